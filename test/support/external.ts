@@ -1,0 +1,26 @@
+/**
+ * Which external adapter a contract suite may run against, decided synchronously at collection
+ * time from what test/support/global-setup.ts found. A suite that cannot run prints one visible
+ * SKIPPED line with the reason instead of passing silently.
+ */
+export type ExternalTarget =
+  | { readonly kind: 'url'; readonly url: string }
+  | { readonly kind: 'docker' }
+  | { readonly kind: 'skip'; readonly reason: string };
+
+export function externalTarget(adapter: 'mongodb' | 'eventstore' | 'redis'): ExternalTarget {
+  if (adapter === 'redis') {
+    const url = process.env.TEST_REDIS_URL;
+    return url ? { kind: 'url', url } : { kind: 'skip', reason: process.env.TEST_REDIS_SKIP ?? 'Redis unreachable' };
+  }
+  const variable = adapter === 'mongodb' ? 'MONGODB_URL' : 'EVENTSTORE_URL';
+  const url = process.env[variable];
+  if (url) return { kind: 'url', url };
+  if (process.env.TEST_DOCKER === '1') return { kind: 'docker' };
+  return { kind: 'skip', reason: `${variable} is not set and no Docker engine answers` };
+}
+
+/** Prints the SKIPPED line where a human reading the test output will see it. */
+export function announceSkip(suite: string, reason: string): void {
+  process.stderr.write(`\nSKIPPED ${suite}: ${reason}\n`);
+}

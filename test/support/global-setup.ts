@@ -1,0 +1,45 @@
+/**
+ * Runs once before every jest run: finds out which external adapters can be tested here and
+ * publishes the answer through the environment the test workers inherit.
+ *  - Redis: REDIS_URL, or the local default. Under CI=true an unreachable Redis fails the run:
+ *    CI must exercise the Redis adapter, never skip it.
+ *  - MongoDB / EventStoreDB: MONGODB_URL / EVENTSTORE_URL, or a Docker engine for testcontainers.
+ */
+import { execFileSync } from 'node:child_process';
+import net from 'node:net';
+
+function reachable(url: string, timeoutMs = 1000): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = net.connect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port || 6379) });
+    const done = (ok: boolean) => {
+      socket.destroy();
+      resolve(ok);
+    };
+    socket.setTimeout(timeoutMs, () => done(false));
+    socket.once('connect', () => done(true));
+    socket.once('error', () => done(false));
+  });
+}
+
+function dockerAnswers(): boolean {
+  try {
+    execFileSync('docker', ['info', '--format', '{{.ServerVersion}}'], { stdio: 'pipe', timeout: 5000 });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export default async function globalSetup(): Promise<void> {
+  const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
+  if (await reachable(redisUrl)) {
+    process.env.TEST_REDIS_URL = redisUrl;
+  } else if (process.env.CI === 'true') {
+    throw new Error(`CI=true but Redis does not answer at ${redisUrl}: the Redis tests must run in CI`);
+  } else {
+    process.env.TEST_REDIS_SKIP = `Redis does not answer at ${redisUrl}`;
+  }
+  const docker = !process.env.MONGODB_URL || !process.env.EVENTSTORE_URL ? dockerAnswers() : false;
+  if (docker) process.env.TEST_DOCKER = '1';
+}
