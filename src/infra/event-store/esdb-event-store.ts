@@ -1,0 +1,214 @@
+import {
+  ANY,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  NO_STREAM,
+  START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  excludeSystemEvents,
+  jsonEvent,
+  type AppendExpectedRevision,
+  type JSONType,
+  type Position,
+  type ReadPosition,
+  type RecordedEvent as EsdbRecordedEvent,
+  type ResolvedEvent,
+} from '@eventstore/db-client';
+import type { EventMetadata } from '../../domain/event';
+import {
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type RecordedEvent,
+  type Subscription,
+} from './event-store';
+
+/*
+ * Positions: the port's global position is the ESDB commit position. Every event appended through
+ * the gRPC API is its own implicit transaction record, so its commit and prepare positions are
+ * equal and `{commit: p, prepare: p}` names exactly that event. ESDB reads $all *from* a position
+ * inclusively while the port's `from` is exclusive, so reads and subscriptions start at `from` and
+ * skip every event whose commit position is not greater than it.
+ */
+
+const readAllPageSize = 512;
+const pingDeadlineMs = 5000;
+
+function toEsdbRevision(expected: ExpectedRevision): AppendExpectedRevision {
+  if (expected === 'no_stream') return NO_STREAM;
+  if (expected === 'any') return ANY;
+  return expected;
+}
+
+function startAt(from: bigint | undefined): ReadPosition {
+  return from === undefined ? START : { commit: from, prepare: from };
+}
+
+function isSystemEvent(event: EsdbRecordedEvent): boolean {
+  return event.type.startsWith('$');
+}
+
+function toRecorded(event: EsdbRecordedEvent, position: Position | undefined): RecordedEvent {
+  if (!position) throw new Error(`EventStoreDB returned no position for ${event.streamId}@${event.revision}`);
+  return {
+    streamId: event.streamId,
+    type: event.type,
+    data: event.data,
+    metadata: event.metadata as EventMetadata,
+    revision: event.revision,
+    position: position.commit,
+  };
+}
+
+function fromResolved(resolved: ResolvedEvent): RecordedEvent | undefined {
+  const event = resolved.event;
+  if (!event) return undefined;
+  const commit = event.position?.commit ?? resolved.commitPosition;
+  return toRecorded(event, commit === undefined ? undefined : { commit, prepare: commit });
+}
+
+/** The commit position of an append is that of its last event. */
+function appendPosition(position: Position | undefined, count: number): bigint {
+  if (position) return position.commit;
+  // Callers wait for projections to reach this position: guessing one would break read-your-writes.
+  if (count > 0) throw new Error('EventStoreDB returned no position for an append (server older than 22.6?)');
+  return -1n;
+}
+
+/** Fails before anything is sent, like the SQLite adapter, when an event cannot be stored as JSON. */
+function asJson(value: unknown): JSONType {
+  return JSON.parse(JSON.stringify(value ?? null)) as JSONType;
+}
+
+export class EsdbEventStore implements EventStore {
+  private readonly subscriptions = new Set<Subscription>();
+
+  private constructor(private readonly client: EventStoreDBClient) {}
+
+  static connect(connectionString: string): EsdbEventStore {
+    return new EsdbEventStore(EventStoreDBClient.connectionString(connectionString));
+  }
+
+  async appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    const proposed = events.map((event) =>
+      jsonEvent({ type: event.type, data: asJson(event.data), metadata: asJson(event.metadata) }),
+    );
+    try {
+      const result = await this.client.appendToStream(streamId, proposed, { expectedRevision: toEsdbRevision(expected) });
+      return { nextExpectedRevision: result.nextExpectedRevision, position: appendPosition(result.position, events.length) };
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        const actual = typeof error.actualVersion === 'bigint' ? error.actualVersion : 'no_stream';
+        throw new WrongExpectedRevisionError(streamId, expected, actual);
+      }
+      throw error;
+    }
+  }
+
+  async readStream(streamId: string): Promise<RecordedEvent[]> {
+    const events: RecordedEvent[] = [];
+    try {
+      for await (const resolved of this.client.readStream(streamId)) {
+        const event = fromResolved(resolved);
+        if (event) events.push(event);
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw error;
+    }
+    return events;
+  }
+
+  async readLastEvent(streamId: string): Promise<RecordedEvent | undefined> {
+    try {
+      for await (const resolved of this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
+        const event = fromResolved(resolved);
+        if (event) return event;
+      }
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return undefined;
+      throw error;
+    }
+    return undefined;
+  }
+
+  async readAll(from: bigint | undefined, maxCount: number): Promise<RecordedEvent[]> {
+    // readAll in this client has no server-side filter: page until enough user events are found.
+    const events: RecordedEvent[] = [];
+    let after = from;
+    while (events.length < maxCount) {
+      let seen = 0;
+      let lastPosition: Position | undefined;
+      for await (const resolved of this.client.readAll({ fromPosition: startAt(after), maxCount: readAllPageSize })) {
+        seen += 1;
+        const event = resolved.event;
+        if (!event) continue;
+        lastPosition = event.position;
+        if (after !== undefined && event.position.commit <= after) continue;
+        if (!isSystemEvent(event)) events.push(toRecorded(event, event.position));
+        if (events.length === maxCount) break;
+      }
+      if (seen < readAllPageSize || !lastPosition || lastPosition.commit === after) break;
+      after = lastPosition.commit;
+    }
+    return events;
+  }
+
+  subscribeToAll(
+    from: bigint | undefined,
+    onEvent: (event: RecordedEvent) => Promise<void>,
+    onError?: (error: unknown) => void,
+  ): Subscription {
+    const subscription = this.client.subscribeToAll({ fromPosition: startAt(from), filter: excludeSystemEvents() });
+    let closed = false;
+    const handle: Subscription = {
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        this.subscriptions.delete(handle);
+        await subscription.unsubscribe();
+      },
+    };
+    const run = async () => {
+      // The async iterator pulls one event at a time, so onEvent is awaited before the next.
+      for await (const resolved of subscription) {
+        if (closed) return;
+        const event = resolved.event;
+        if (!event || isSystemEvent(event)) continue;
+        if (from !== undefined && event.position.commit <= from) continue;
+        await onEvent(toRecorded(event, event.position));
+      }
+      if (!closed) throw new Error('EventStoreDB subscription to $all ended');
+    };
+    run().catch(async (error: unknown) => {
+      if (closed) return;
+      closed = true;
+      this.subscriptions.delete(handle);
+      await subscription.unsubscribe().catch(() => undefined);
+      // Without an onError nobody would learn that delivery stopped: let it surface as an unhandled rejection.
+      if (!onError) throw error;
+      onError(error);
+    });
+    this.subscriptions.add(handle);
+    return handle;
+  }
+
+  async ping(): Promise<void> {
+    // Any read answers the question; a missing stream is an answer too.
+    try {
+      for await (const _ of this.client.readStream('ping', { maxCount: 1, deadline: pingDeadlineMs })) break;
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    // Subscriptions first, so that disposing the client is not reported to them as a failure.
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+    await this.client.dispose();
+  }
+}

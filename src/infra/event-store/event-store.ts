@@ -1,0 +1,73 @@
+import type { EventMetadata } from '../../domain/event';
+
+/** The expected state of a stream at append time: optimistic concurrency. */
+export type ExpectedRevision =
+  | 'no_stream' // the stream must not exist yet
+  | 'any' // no check
+  | bigint; // the revision of the stream's last event (0-based)
+
+export type NewEvent = {
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: EventMetadata;
+};
+
+export type RecordedEvent = {
+  readonly streamId: string;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: EventMetadata;
+  /** 0-based position of the event inside its stream. */
+  readonly revision: bigint;
+  /** Global, strictly increasing position across all streams. */
+  readonly position: bigint;
+};
+
+export type AppendResult = {
+  /** Revision of the last appended event. */
+  readonly nextExpectedRevision: bigint;
+  /** Global position of the last appended event. */
+  readonly position: bigint;
+};
+
+/** Raised when the stream's revision is not the expected one; the command layer retries. */
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: bigint | 'no_stream',
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+export type Subscription = { close(): Promise<void> };
+
+/**
+ * The event store port. Appends of several events are atomic: all are stored or none.
+ * Positions passed to readAll/subscribeToAll are exclusive: `from` is the last position
+ * already seen, or undefined to start at the beginning.
+ */
+export interface EventStore {
+  appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** Every event of one stream, oldest first; [] when the stream does not exist. */
+  readStream(streamId: string): Promise<RecordedEvent[]>;
+  /** The last event of a stream, or undefined when the stream does not exist. */
+  readLastEvent(streamId: string): Promise<RecordedEvent | undefined>;
+  /** User events of all streams after `from`, oldest first, at most `maxCount`. */
+  readAll(from: bigint | undefined, maxCount: number): Promise<RecordedEvent[]>;
+  /**
+   * Catch-up subscription: every user event after `from`, in global order, then live ones.
+   * `onEvent` is awaited before the next event is delivered. `onError` is called once if the
+   * subscription dies.
+   */
+  subscribeToAll(
+    from: bigint | undefined,
+    onEvent: (event: RecordedEvent) => Promise<void>,
+    onError?: (error: unknown) => void,
+  ): Subscription;
+  /** Throws when the store cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,171 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { EventMetadata } from '../../domain/event';
+import {
+  WrongExpectedRevisionError,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type RecordedEvent,
+  type Subscription,
+} from './event-store';
+import { pollingSubscription } from './polling-subscription';
+
+const schema = `
+  create table if not exists events (
+    position integer primary key autoincrement,
+    stream_id text not null,
+    revision integer not null,
+    type text not null,
+    data text not null,
+    metadata text not null,
+    unique (stream_id, revision)
+  )`;
+
+/** Another process (the operator CLI) may append to the same file; we only learn of it by polling. */
+const pollIntervalMs = 200;
+const subscriptionPageSize = 256;
+
+type Row = {
+  readonly position: bigint;
+  readonly stream_id: string;
+  readonly revision: bigint;
+  readonly type: string;
+  readonly data: string;
+  readonly metadata: string;
+};
+
+function toRecorded(row: Row): RecordedEvent {
+  return {
+    streamId: row.stream_id,
+    type: row.type,
+    data: JSON.parse(row.data) as unknown,
+    metadata: JSON.parse(row.metadata) as EventMetadata,
+    revision: row.revision,
+    position: row.position,
+  };
+}
+
+function checkExpected(streamId: string, expected: ExpectedRevision, actual: bigint | undefined): void {
+  const ok = expected === 'any' || (expected === 'no_stream' ? actual === undefined : actual === expected);
+  if (!ok) throw new WrongExpectedRevisionError(streamId, expected, actual ?? 'no_stream');
+}
+
+/** The embedded event store: one SQLite file in WAL mode. */
+export class SqliteEventStore implements EventStore {
+  private readonly statements;
+  private readonly appendTransaction;
+  /** Wakes this instance's live subscriptions right after a commit, instead of at the next poll. */
+  private readonly listeners = new Set<() => void>();
+  private readonly subscriptions = new Set<Subscription>();
+
+  private constructor(private readonly db: Database.Database) {
+    // Positions and revisions are bigint in the port; a number would silently lose precision past 2^53.
+    db.defaultSafeIntegers(true);
+    this.statements = {
+      last: db.prepare<[string], Row>('select * from events where stream_id = ? order by revision desc limit 1'),
+      stream: db.prepare<[string], Row>('select * from events where stream_id = ? order by revision'),
+      all: db.prepare<[bigint, number], Row>('select * from events where position > ? order by position limit ?'),
+      insert: db.prepare<[string, bigint, string, string, string], Row>(
+        'insert into events (stream_id, revision, type, data, metadata) values (?, ?, ?, ?, ?)',
+      ),
+    };
+    this.appendTransaction = db.transaction(
+      (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
+        const last = this.statements.last.get(streamId);
+        checkExpected(streamId, expected, last?.revision);
+        let revision = last?.revision ?? -1n;
+        let position = last?.position ?? -1n;
+        for (const event of events) {
+          revision += 1n;
+          // Serialised inside the transaction: an event that cannot be stored rolls back the whole append.
+          const info = this.statements.insert.run(
+            streamId,
+            revision,
+            event.type,
+            JSON.stringify(event.data ?? null),
+            JSON.stringify(event.metadata),
+          );
+          position = BigInt(info.lastInsertRowid);
+        }
+        return { nextExpectedRevision: revision, position };
+      },
+    );
+  }
+
+  static open(filePath: string): SqliteEventStore {
+    fs.mkdirSync(path.dirname(filePath), { recursive: true });
+    const db = new Database(filePath);
+    try {
+      db.pragma('journal_mode = WAL');
+      // FULL syncs the WAL on every commit: an acknowledged append survives kill -9 and power loss.
+      db.pragma('synchronous = FULL');
+      db.exec(schema);
+      return new SqliteEventStore(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  async appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    // IMMEDIATE takes the write lock before reading the revision, so a writer in another process
+    // cannot slip in between the check and the insert.
+    const result = this.appendTransaction.immediate(streamId, events, expected);
+    if (events.length > 0) for (const wake of this.listeners) wake();
+    return result;
+  }
+
+  async readStream(streamId: string): Promise<RecordedEvent[]> {
+    return this.statements.stream.all(streamId).map(toRecorded);
+  }
+
+  async readLastEvent(streamId: string): Promise<RecordedEvent | undefined> {
+    const row = this.statements.last.get(streamId);
+    return row && toRecorded(row);
+  }
+
+  async readAll(from: bigint | undefined, maxCount: number): Promise<RecordedEvent[]> {
+    return this.readAllNow(from, maxCount);
+  }
+
+  subscribeToAll(
+    from: bigint | undefined,
+    onEvent: (event: RecordedEvent) => Promise<void>,
+    onError?: (error: unknown) => void,
+  ): Subscription {
+    const subscription = pollingSubscription({
+      from,
+      read: (after) => this.readAllNow(after, subscriptionPageSize),
+      pageSize: subscriptionPageSize,
+      pollIntervalMs,
+      listen: (wake) => {
+        this.listeners.add(wake);
+        return () => this.listeners.delete(wake);
+      },
+      onEvent,
+      onError,
+      onClosed: () => this.subscriptions.delete(subscription),
+    });
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('select 1').get();
+  }
+
+  async close(): Promise<void> {
+    // Subscriptions first, so that none of them reads a closed database.
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+    if (this.db.open) this.db.close();
+  }
+
+  private readAllNow(from: bigint | undefined, maxCount: number): RecordedEvent[] {
+    // SQLite reads a negative LIMIT as "no limit".
+    if (maxCount <= 0) return [];
+    return this.statements.all.all(from ?? 0n, maxCount).map(toRecorded);
+  }
+}

@@ -1,0 +1,560 @@
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
+import type { EventMetadata } from '../../src/domain/event';
+import { EsdbEventStore } from '../../src/infra/event-store/esdb-event-store';
+import {
+  WrongExpectedRevisionError,
+  type EventStore,
+  type NewEvent,
+  type RecordedEvent,
+} from '../../src/infra/event-store/event-store';
+import { SqliteEventStore } from '../../src/infra/event-store/sqlite-event-store';
+import { announceSkip, externalTarget } from '../support/external';
+
+type Subject = {
+  readonly store: EventStore;
+  /** True when the store holds this test's events only; a shared store also holds other tests' events. */
+  readonly isolated: boolean;
+  /** A stream name that no other test uses. */
+  stream(name: string): string;
+  dispose(): Promise<void>;
+};
+
+const metadata: EventMetadata = {
+  actor: { userId: 7, credential: 'session' },
+  correlationId: 'correlation-1',
+  at: '2024-05-01T10:00:00.000Z',
+};
+
+const event = (type: string, data: unknown = { type }): NewEvent => ({ type, data, metadata });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function eventually(assertion: () => void, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      assertion();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await sleep(20);
+  }
+}
+
+/** The current end of $all, as a position to read or subscribe after. */
+async function mark(subject: Subject): Promise<bigint> {
+  const result = await subject.store.appendToStream(subject.stream('marker'), [event('Marked')], 'no_stream');
+  return result.position;
+}
+
+function describeEventStoreContract(name: string, factory: () => Promise<Subject>): void {
+  describe(`${name} (event store contract)`, () => {
+    let subject: Subject;
+    let store: EventStore;
+
+    beforeEach(async () => {
+      subject = await factory();
+      store = subject.store;
+    });
+
+    afterEach(async () => {
+      await subject.dispose();
+    });
+
+    describe('appendToStream', () => {
+      it('creates a stream expected not to exist, with revisions from 0', async () => {
+        // given
+        const stream = subject.stream('account');
+        // when
+        const result = await store.appendToStream(stream, [event('Opened'), event('Credited')], 'no_stream');
+        // then
+        expect(result.nextExpectedRevision).toBe(1n);
+        const events = await store.readStream(stream);
+        expect(events.map((e) => [e.streamId, e.type, e.revision])).toEqual([
+          [stream, 'Opened', 0n],
+          [stream, 'Credited', 1n],
+        ]);
+      });
+
+      it("appends when the expected revision is the stream's last revision", async () => {
+        // given
+        const stream = subject.stream('account');
+        await store.appendToStream(stream, [event('Opened')], 'no_stream');
+        // when
+        const result = await store.appendToStream(stream, [event('Credited')], 0n);
+        // then
+        expect(result.nextExpectedRevision).toBe(1n);
+        expect((await store.readStream(stream)).map((e) => e.type)).toEqual(['Opened', 'Credited']);
+      });
+
+      it('rejects a stale revision and stores nothing', async () => {
+        // given
+        const stream = subject.stream('account');
+        await store.appendToStream(stream, [event('Opened'), event('Credited')], 'no_stream');
+        // when
+        const append = store.appendToStream(stream, [event('Debited')], 0n);
+        // then
+        await expect(append).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+        expect(await store.readStream(stream)).toHaveLength(2);
+      });
+
+      it('rejects a revision on a stream that does not exist', async () => {
+        // given
+        const stream = subject.stream('account');
+        // when
+        const append = store.appendToStream(stream, [event('Opened')], 0n);
+        // then
+        await expect(append).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+        expect(await store.readStream(stream)).toEqual([]);
+      });
+
+      it('rejects no_stream when the stream exists', async () => {
+        // given
+        const stream = subject.stream('account');
+        await store.appendToStream(stream, [event('Opened')], 'no_stream');
+        // when
+        const append = store.appendToStream(stream, [event('Opened')], 'no_stream');
+        // then
+        await expect(append).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+        expect(await store.readStream(stream)).toHaveLength(1);
+      });
+
+      it('appends whatever the revision when any is expected', async () => {
+        // given
+        const stream = subject.stream('account');
+        await store.appendToStream(stream, [event('Opened')], 'any');
+        // when
+        const result = await store.appendToStream(stream, [event('Credited')], 'any');
+        // then
+        expect(result.nextExpectedRevision).toBe(1n);
+      });
+
+      it('stores none of the events of a rejected multi-event append', async () => {
+        // given
+        const stream = subject.stream('account');
+        await store.appendToStream(stream, [event('Opened')], 'no_stream');
+        // when
+        const append = store.appendToStream(stream, [event('Credited'), event('Debited')], 'no_stream');
+        // then
+        await expect(append).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+        expect((await store.readStream(stream)).map((e) => e.type)).toEqual(['Opened']);
+      });
+
+      it('stores none of the events when a later one cannot be stored', async () => {
+        // given
+        const stream = subject.stream('account');
+        const unserialisable = event('Broken', { amount: 1n });
+        // when
+        const append = store.appendToStream(stream, [event('Opened'), unserialisable], 'no_stream');
+        // then
+        await expect(append).rejects.toThrow();
+        expect(await store.readStream(stream)).toEqual([]);
+        await expect(store.appendToStream(stream, [event('Opened')], 'no_stream')).resolves.toBeDefined();
+      });
+
+      it('returns the global position of the last appended event', async () => {
+        // given
+        const stream = subject.stream('account');
+        // when
+        const result = await store.appendToStream(stream, [event('Opened'), event('Credited')], 'no_stream');
+        // then
+        const events = await store.readStream(stream);
+        expect(result.position).toBe(events[1]?.position);
+        expect(events[0]!.position).toBeLessThan(events[1]!.position);
+      });
+
+      it('round-trips data and metadata', async () => {
+        // given
+        const stream = subject.stream('account');
+        const auditable: EventMetadata = {
+          actor: { userId: 12, credential: 'apiKey', apiKeyId: 34, impersonatorId: 56 },
+          correlationId: randomUUID(),
+          at: '2024-06-30T23:59:59.999Z',
+        };
+        const data = { name: 'Žofia', tags: ['a', 'b'], nested: { count: 3, ok: true, none: null } };
+        // when
+        await store.appendToStream(stream, [{ type: 'Opened', data, metadata: auditable }], 'no_stream');
+        // then
+        const [stored] = await store.readStream(stream);
+        expect(stored?.data).toEqual(data);
+        expect(stored?.metadata).toEqual(auditable);
+      });
+    });
+
+    describe('readStream and readLastEvent', () => {
+      it('reads [] and undefined for a stream that does not exist', async () => {
+        // given
+        const stream = subject.stream('missing');
+        // when / then
+        expect(await store.readStream(stream)).toEqual([]);
+        expect(await store.readLastEvent(stream)).toBeUndefined();
+      });
+
+      it("reads one stream's events oldest first, ignoring other streams", async () => {
+        // given
+        const stream = subject.stream('account');
+        const other = subject.stream('other');
+        await store.appendToStream(stream, [event('Opened')], 'no_stream');
+        await store.appendToStream(other, [event('Unrelated')], 'no_stream');
+        await store.appendToStream(stream, [event('Credited'), event('Debited')], 0n);
+        // when
+        const events = await store.readStream(stream);
+        // then
+        expect(events.map((e) => e.type)).toEqual(['Opened', 'Credited', 'Debited']);
+      });
+
+      it('reads the last event of a stream', async () => {
+        // given
+        const stream = subject.stream('account');
+        await store.appendToStream(stream, [event('Opened'), event('Credited'), event('Debited')], 'no_stream');
+        // when
+        const last = await store.readLastEvent(stream);
+        // then
+        expect(last).toEqual((await store.readStream(stream))[2]);
+        expect(last?.revision).toBe(2n);
+      });
+    });
+
+    describe('readAll', () => {
+      it('reads from the oldest event when no position is given', async () => {
+        // given
+        const stream = subject.stream('account');
+        await store.appendToStream(stream, [event('Opened'), event('Credited')], 'no_stream');
+        const ours = await store.readStream(stream);
+        // when
+        const [oldest] = await store.readAll(undefined, 1);
+        // then
+        expect(oldest!.position).toBeLessThanOrEqual(ours[0]!.position);
+        if (subject.isolated) expect(await store.readAll(undefined, 100)).toEqual(ours);
+      });
+
+      it('reads the events after a position, excluding it, in global order across streams', async () => {
+        // given
+        const first = subject.stream('first');
+        const second = subject.stream('second');
+        const a = await store.appendToStream(first, [event('A')], 'no_stream');
+        await store.appendToStream(second, [event('B')], 'no_stream');
+        await store.appendToStream(first, [event('C')], 0n);
+        // when
+        const events = await store.readAll(a.position, 1000);
+        // then
+        const ours = events.filter((e) => e.streamId === first || e.streamId === second);
+        expect(ours.map((e) => e.type)).toEqual(['B', 'C']);
+        expect(events.every((e) => e.position > a.position)).toBe(true);
+        expectStrictlyIncreasing(events);
+      });
+
+      it('reads at most maxCount events', async () => {
+        // given
+        const from = await mark(subject);
+        await store.appendToStream(subject.stream('account'), [event('A'), event('B'), event('C')], 'no_stream');
+        // when
+        const events = await store.readAll(from, 2);
+        // then
+        expect(events).toHaveLength(2);
+      });
+    });
+
+    describe('subscribeToAll', () => {
+      it('catches up, then delivers live events, and stops delivering once closed', async () => {
+        // given
+        const stream = subject.stream('account');
+        const from = await mark(subject);
+        await store.appendToStream(stream, [event('Opened'), event('Credited')], 'no_stream');
+        const received: RecordedEvent[] = [];
+        // when
+        const subscription = store.subscribeToAll(from, async (e) => {
+          received.push(e);
+        });
+        // then: catch-up
+        const ours = () => received.filter((e) => e.streamId === stream).map((e) => e.type);
+        await eventually(() => expect(ours()).toEqual(['Opened', 'Credited']));
+        // then: live
+        await store.appendToStream(stream, [event('Debited')], 1n);
+        await eventually(() => expect(ours()).toEqual(['Opened', 'Credited', 'Debited']));
+        // then: closed
+        await subscription.close();
+        await store.appendToStream(stream, [event('Closed')], 2n);
+        await sleep(600);
+        expect(ours()).toEqual(['Opened', 'Credited', 'Debited']);
+        expect(received.every((e) => e.position > from)).toBe(true);
+        expectStrictlyIncreasing(received);
+      });
+
+      it('starts after the given position, excluding it', async () => {
+        // given
+        const stream = subject.stream('account');
+        const opened = await store.appendToStream(stream, [event('Opened')], 'no_stream');
+        await store.appendToStream(stream, [event('Credited')], 0n);
+        const received: string[] = [];
+        // when
+        const subscription = store.subscribeToAll(opened.position, async (e) => {
+          if (e.streamId === stream) received.push(e.type);
+        });
+        // then
+        try {
+          await eventually(() => expect(received).toEqual(['Credited']));
+        } finally {
+          await subscription.close();
+        }
+      });
+
+      it('awaits each onEvent before delivering the next event', async () => {
+        // given
+        const stream = subject.stream('account');
+        const from = await mark(subject);
+        await store.appendToStream(stream, [event('A'), event('B'), event('C')], 'no_stream');
+        let running = 0;
+        let mostRunning = 0;
+        const received: string[] = [];
+        // when
+        const subscription = store.subscribeToAll(from, async (e) => {
+          running += 1;
+          mostRunning = Math.max(mostRunning, running);
+          await sleep(20);
+          if (e.streamId === stream) received.push(e.type);
+          running -= 1;
+        });
+        // then
+        try {
+          await eventually(() => expect(received).toEqual(['A', 'B', 'C']));
+          expect(mostRunning).toBe(1);
+        } finally {
+          await subscription.close();
+        }
+      });
+
+      it('calls onError once and stops when onEvent throws', async () => {
+        // given
+        const from = await mark(subject);
+        await store.appendToStream(subject.stream('account'), [event('A'), event('B')], 'no_stream');
+        let delivered = 0;
+        const errors: unknown[] = [];
+        const failure = new Error('projection failed');
+        // when
+        const subscription = store.subscribeToAll(
+          from,
+          async () => {
+            delivered += 1;
+            throw failure;
+          },
+          (error) => errors.push(error),
+        );
+        // then
+        try {
+          await eventually(() => expect(errors).toEqual([failure]));
+          await sleep(400);
+          expect(errors).toHaveLength(1);
+          expect(delivered).toBe(1);
+        } finally {
+          await subscription.close();
+        }
+      });
+    });
+  });
+}
+
+function expectStrictlyIncreasing(events: readonly RecordedEvent[]): void {
+  const positions = events.map((e) => e.position);
+  const sorted = [...new Set(positions)].sort((x, y) => (x < y ? -1 : 1));
+  expect(positions).toEqual(sorted);
+}
+
+// --- SQLite: always -------------------------------------------------------------------------
+
+function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'event-store-'));
+}
+
+describeEventStoreContract('SqliteEventStore', async () => {
+  const dir = tempDir();
+  const store = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
+  return {
+    store,
+    isolated: true,
+    stream: (name) => `${name}-${randomUUID()}`,
+    dispose: async () => {
+      await store.close();
+      fs.rmSync(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+describe('SqliteEventStore (one file, several instances)', () => {
+  let dir: string;
+  let file: string;
+  const opened: SqliteEventStore[] = [];
+  const open = () => {
+    const store = SqliteEventStore.open(file);
+    opened.push(store);
+    return store;
+  };
+
+  beforeEach(() => {
+    dir = tempDir();
+    file = path.join(dir, 'nested', 'events.sqlite');
+  });
+
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((store) => store.close()));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps appended events across close and reopen', async () => {
+    // given
+    const first = open();
+    await first.appendToStream('account-1', [event('Opened'), event('Credited')], 'no_stream');
+    const before = await first.readStream('account-1');
+    await first.close();
+    // when
+    const reopened = open();
+    // then
+    expect(await reopened.readStream('account-1')).toEqual(before);
+    expect((await reopened.appendToStream('account-1', [event('Debited')], 1n)).position).toBeGreaterThan(
+      before[1]!.position,
+    );
+  });
+
+  it('lets a second instance read what the first appended', async () => {
+    // given
+    const writer = open();
+    const reader = open();
+    // when
+    await writer.appendToStream('account-1', [event('Opened')], 'no_stream');
+    // then
+    expect((await reader.readStream('account-1')).map((e) => e.type)).toEqual(['Opened']);
+    expect((await reader.readAll(undefined, 10)).map((e) => e.type)).toEqual(['Opened']);
+  });
+
+  it('enforces the expected revision across instances', async () => {
+    // given
+    const one = open();
+    const other = open();
+    await one.appendToStream('account-1', [event('Opened')], 'no_stream');
+    // when
+    const append = other.appendToStream('account-1', [event('Opened')], 'no_stream');
+    // then
+    await expect(append).rejects.toBeInstanceOf(WrongExpectedRevisionError);
+  });
+
+  it("delivers to a subscription the events another instance appends, by polling", async () => {
+    // given
+    const writer = open();
+    const reader = open();
+    const received: string[] = [];
+    const subscription = reader.subscribeToAll(undefined, async (e) => {
+      received.push(e.type);
+    });
+    // when
+    await writer.appendToStream('account-1', [event('Opened')], 'no_stream');
+    // then
+    try {
+      await eventually(() => expect(received).toEqual(['Opened']), 2000);
+    } finally {
+      await subscription.close();
+    }
+  });
+
+  it('wakes its own subscriptions on append, without waiting for the next poll', async () => {
+    // given: a subscription that has caught up and whose poll timer will never fire
+    jest.useFakeTimers({ doNotFake: ['setImmediate', 'nextTick', 'queueMicrotask'] });
+    const settle = async () => {
+      for (let i = 0; i < 20; i += 1) await new Promise((resolve) => setImmediate(resolve));
+    };
+    const store = open();
+    const received: string[] = [];
+    const subscription = store.subscribeToAll(undefined, async (e) => {
+      received.push(e.type);
+    });
+    try {
+      await settle();
+      // when
+      await store.appendToStream('account-1', [event('Opened')], 'no_stream');
+      await settle();
+      // then
+      expect(received).toEqual(['Opened']);
+    } finally {
+      await subscription.close();
+      jest.useRealTimers();
+    }
+  });
+
+  it('stops its subscriptions when the store closes', async () => {
+    // given
+    const store = open();
+    const errors: unknown[] = [];
+    store.subscribeToAll(undefined, async () => undefined, (error) => errors.push(error));
+    // when
+    await store.close();
+    await sleep(400);
+    // then
+    expect(errors).toEqual([]);
+  });
+});
+
+// --- EventStoreDB: when reachable --------------------------------------------------------------
+
+const esdb = externalTarget('eventstore');
+
+async function untilReady(connectionString: string): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const store = EsdbEventStore.connect(connectionString);
+    try {
+      await store.ping();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await sleep(500);
+    } finally {
+      await store.close();
+    }
+  }
+}
+
+if (esdb.kind === 'skip') {
+  announceSkip('event store contract (EventStoreDB)', esdb.reason);
+} else {
+  describe('EventStoreDB', () => {
+    let connectionString: string;
+    let container: StartedTestContainer | undefined;
+
+    beforeAll(async () => {
+      if (esdb.kind === 'url') {
+        connectionString = esdb.url;
+      } else {
+        container = await new GenericContainer('docker.eventstore.com/eventstore/eventstore:24.10')
+          .withEnvironment({
+            EVENTSTORE_INSECURE: 'true',
+            EVENTSTORE_RUN_PROJECTIONS: 'None',
+            EVENTSTORE_MEM_DB: 'true',
+          })
+          .withExposedPorts(2113)
+          .withWaitStrategy(Wait.forHttp('/health/live', 2113).forStatusCodeMatching((code) => code < 300))
+          .withStartupTimeout(120_000)
+          .start();
+        connectionString = `esdb://${container.getHost()}:${container.getMappedPort(2113)}?tls=false`;
+      }
+      await untilReady(connectionString);
+    }, 180_000);
+
+    afterAll(async () => {
+      await container?.stop();
+    });
+
+    describeEventStoreContract('EsdbEventStore', async () => {
+      const store = EsdbEventStore.connect(connectionString);
+      return {
+        store,
+        isolated: false,
+        stream: (name) => `${name}-${randomUUID()}`,
+        dispose: () => store.close(),
+      };
+    });
+  });
+}
