@@ -1,0 +1,331 @@
+/**
+ * The cache / rate-limit port contract, run against every adapter this machine can reach. Both
+ * adapters must give identical decisions for the same requests: the scenarios below pin the
+ * documented behaviour, and generated request histories compare each adapter with the pure rules.
+ */
+import { randomUUID } from 'node:crypto';
+import fc from 'fast-check';
+import { Redis } from 'ioredis';
+import type { RateLimitDecision, RateLimitPolicy, RateLimitState } from '../../src/domain/rate-limit';
+import { consumeRateLimit } from '../../src/domain/rate-limit';
+import type { Cache, RateLimiter } from '../../src/infra/cache/cache';
+import { MemoryCache } from '../../src/infra/cache/memory-cache';
+import { RedisCache } from '../../src/infra/cache/redis-cache';
+import { announceSkip, externalTarget } from '../support/external';
+
+type Subject = Cache & RateLimiter;
+
+type Harness = {
+  readonly subject: Subject;
+  /** Other clients of the same store (other processes, in production); may include `subject`. */
+  readonly peers: readonly Subject[];
+  dispose(): Promise<void>;
+};
+
+const policy: RateLimitPolicy = {
+  limit: 5,
+  windowSeconds: 3600,
+  baseLockoutSeconds: 60,
+  maxLockoutSeconds: 480,
+  violationMemorySeconds: 86_400,
+};
+const T0 = Date.UTC(2025, 0, 1, 12);
+const s = (seconds: number): number => seconds * 1000;
+
+export function describeCacheContract(name: string, factory: () => Promise<Harness>): void {
+  describe(`cache contract: ${name}`, () => {
+    let harness: Harness;
+    let cache: Subject;
+    const key = (): string => `k-${randomUUID()}`;
+
+    beforeAll(async () => {
+      harness = await factory();
+      cache = harness.subject;
+    });
+    afterAll(async () => {
+      await harness?.dispose();
+    });
+
+    /** `n` sequential requests at one instant. */
+    async function consumeN(k: string, nowMs: number, n: number): Promise<RateLimitDecision[]> {
+      const decisions: RateLimitDecision[] = [];
+      for (let i = 0; i < n; i++) decisions.push(await cache.consume(k, policy, nowMs));
+      return decisions;
+    }
+
+    /** Uses up the window at `nowMs` and returns the lockout the violation earned. */
+    async function violate(k: string, nowMs: number): Promise<number | undefined> {
+      const decisions = await consumeN(k, nowMs, policy.limit + 1);
+      expect(decisions.slice(0, policy.limit).every((d) => d.allowed)).toBe(true);
+      const last = decisions.at(-1);
+      expect(last?.allowed).toBe(false);
+      return last?.retryAfterSeconds;
+    }
+
+    it('answers ping', async () => {
+      await expect(cache.ping()).resolves.toBeUndefined();
+    });
+
+    describe('values', () => {
+      it('returns null for a key never set', async () => {
+        await expect(cache.get(key())).resolves.toBeNull();
+      });
+
+      it('returns what was set, and the latest value after an overwrite', async () => {
+        const k = key();
+        await cache.set(k, 'first', 60);
+        await expect(cache.get(k)).resolves.toBe('first');
+        await cache.set(k, 'second ✓ {"json":true}', 60);
+        await expect(cache.get(k)).resolves.toBe('second ✓ {"json":true}');
+      });
+
+      it('forgets a deleted key, and deleting an absent key is fine', async () => {
+        const k = key();
+        await cache.set(k, 'v', 60);
+        await cache.del(k);
+        await expect(cache.get(k)).resolves.toBeNull();
+        await expect(cache.del(key())).resolves.toBeUndefined();
+      });
+
+      it('hides a value once its TTL has passed', async () => {
+        const short = key();
+        const long = key();
+        await cache.set(short, 'gone soon', 1);
+        await cache.set(long, 'stays', 60);
+        await expect(cache.get(short)).resolves.toBe('gone soon');
+        await new Promise((resolve) => setTimeout(resolve, 1100));
+        await expect(cache.get(short)).resolves.toBeNull();
+        await expect(cache.get(long)).resolves.toBe('stays');
+      });
+
+      it('rejects a TTL that is not positive', async () => {
+        await expect(cache.set(key(), 'v', 0)).rejects.toThrow(RangeError);
+        await expect(cache.set(key(), 'v', -1)).rejects.toThrow(RangeError);
+        await expect(cache.set(key(), 'v', Number.NaN)).rejects.toThrow(RangeError);
+      });
+
+      it('keeps values and rate limits of the same key apart', async () => {
+        const k = key();
+        await cache.set(k, 'v', 60);
+        await expect(cache.consume(k, policy, T0)).resolves.toMatchObject({ allowed: true, remaining: 4 });
+        await expect(cache.get(k)).resolves.toBe('v');
+      });
+    });
+
+    describe('rate limit', () => {
+      it('allows the first `limit` requests with remaining counting down, then denies for 60 s', async () => {
+        const decisions = await consumeN(key(), T0, policy.limit + 1);
+
+        expect(decisions).toEqual([
+          { allowed: true, limit: 5, remaining: 4, resetSeconds: 3600 },
+          { allowed: true, limit: 5, remaining: 3, resetSeconds: 3600 },
+          { allowed: true, limit: 5, remaining: 2, resetSeconds: 3600 },
+          { allowed: true, limit: 5, remaining: 1, resetSeconds: 3600 },
+          { allowed: true, limit: 5, remaining: 0, resetSeconds: 3600 },
+          { allowed: false, limit: 5, remaining: 0, resetSeconds: 3600, retryAfterSeconds: 60 },
+        ]);
+      });
+
+      it('counts resetSeconds down through the window', async () => {
+        const k = key();
+        await cache.consume(k, policy, T0);
+
+        await expect(cache.consume(k, policy, T0 + s(600) + 1)).resolves.toEqual({
+          allowed: true,
+          limit: 5,
+          remaining: 3,
+          resetSeconds: 3000,
+        });
+      });
+
+      it('denies during the lockout with the remaining lockout, then allows in a new window', async () => {
+        const k = key();
+        await violate(k, T0);
+
+        await expect(cache.consume(k, policy, T0 + s(30))).resolves.toEqual({
+          allowed: false,
+          limit: 5,
+          remaining: 0,
+          resetSeconds: 3570,
+          retryAfterSeconds: 30,
+        });
+        await expect(cache.consume(k, policy, T0 + s(60) - 1)).resolves.toMatchObject({
+          allowed: false,
+          retryAfterSeconds: 1,
+        });
+        const after = await consumeN(k, T0 + s(60), policy.limit);
+        expect(after[0]).toEqual({ allowed: true, limit: 5, remaining: 4, resetSeconds: 3600 });
+        expect(after.every((d) => d.allowed)).toBe(true);
+      });
+
+      it('does not count requests denied during a lockout as new violations', async () => {
+        const k = key();
+        await violate(k, T0);
+        await consumeN(k, T0 + s(10), 20);
+
+        await expect(violate(k, T0 + s(60))).resolves.toBe(120);
+      });
+
+      it('doubles the lockout on each violation within 24 h, capped at maxLockout', async () => {
+        const k = key();
+        let now = T0;
+        const lockouts: (number | undefined)[] = [];
+        for (let i = 0; i < 5; i++) {
+          const lockout = await violate(k, now);
+          lockouts.push(lockout);
+          now += s(lockout ?? 0);
+        }
+
+        expect(lockouts).toEqual([60, 120, 240, 480, 480]);
+      });
+
+      it('forgets a violation 24 h after it happened', async () => {
+        const k = key();
+        await violate(k, T0);
+        await expect(violate(k, T0 + s(60))).resolves.toBe(120);
+
+        await expect(violate(k, T0 + s(60 + 86_400))).resolves.toBe(60);
+      });
+
+      it('keeps separate keys independent', async () => {
+        const a = key();
+        const b = key();
+        await violate(a, T0);
+
+        await expect(cache.consume(b, policy, T0)).resolves.toEqual({
+          allowed: true,
+          limit: 5,
+          remaining: 4,
+          resetSeconds: 3600,
+        });
+        await expect(cache.consume(a, policy, T0 + s(1))).resolves.toMatchObject({ allowed: false });
+      });
+
+      it('allows exactly `limit` of many concurrent requests', async () => {
+        const k = key();
+        const total = policy.limit + 5;
+        const decisions = await Promise.all(
+          Array.from({ length: total }, (_, i) => {
+            const peer = harness.peers[i % harness.peers.length] ?? cache;
+            return peer.consume(k, policy, T0);
+          }),
+        );
+
+        expect(decisions.filter((d) => d.allowed)).toHaveLength(policy.limit);
+        expect(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort()).toEqual([0, 1, 2, 3, 4]);
+        expect(decisions.filter((d) => !d.allowed).every((d) => d.retryAfterSeconds === 60)).toBe(true);
+      });
+
+      it('rejects an invalid policy', async () => {
+        await expect(cache.consume(key(), { ...policy, limit: 0 }, T0)).rejects.toThrow(RangeError);
+      });
+    });
+  });
+}
+
+const policyArb = fc
+  .record({
+    limit: fc.integer({ min: 1, max: 4 }),
+    windowSeconds: fc.integer({ min: 1, max: 20 }),
+    baseLockoutSeconds: fc.integer({ min: 1, max: 10 }),
+    extraLockoutSeconds: fc.integer({ min: 0, max: 60 }),
+    violationMemorySeconds: fc.integer({ min: 0, max: 120 }),
+  })
+  .map(({ extraLockoutSeconds, ...p }) => ({ ...p, maxLockoutSeconds: p.baseLockoutSeconds + extraLockoutSeconds }));
+// Steps cluster around the interesting boundaries: same instant, sub-second, whole seconds.
+const stepArb = fc.oneof(
+  fc.constant(0),
+  fc.integer({ min: 1, max: 999 }),
+  fc.integer({ min: 1, max: 15 }).map((n) => n * 1000),
+  fc.integer({ min: 0, max: 130_000 }),
+);
+
+/** Random policies and request timings: the adapter must answer exactly what the pure rules say. */
+function describeAgreesWithRules(name: string, open: () => Subject, cleanUp?: () => Promise<void>): void {
+  describe(`${name} decides exactly as the pure rules (generated request histories)`, () => {
+    let limiter: Subject;
+    beforeAll(() => {
+      limiter = open();
+    });
+    afterAll(async () => {
+      await cleanUp?.();
+      await limiter?.close();
+    });
+
+    it('for random policies and request timings', async () => {
+      await fc.assert(
+        fc.asyncProperty(policyArb, fc.array(stepArb, { minLength: 1, maxLength: 40 }), async (p, steps) => {
+          const k = `gen-${randomUUID()}`;
+          let state: RateLimitState | null = null;
+          let now = T0;
+          for (const step of steps) {
+            now += step;
+            const expected = consumeRateLimit(state, now, p);
+            state = expected.state;
+            expect(await limiter.consume(k, p, now)).toEqual(expected.decision);
+          }
+        }),
+        { numRuns: 150 },
+      );
+    });
+  });
+}
+
+describeCacheContract('MemoryCache', async () => {
+  const cache = new MemoryCache();
+  return { subject: cache, peers: [cache], dispose: () => cache.close() };
+});
+describeAgreesWithRules('MemoryCache', () => new MemoryCache());
+
+const redis = externalTarget('redis');
+if (redis.kind === 'url') {
+  const url = redis.url;
+  const prefix = `prs-test:${randomUUID()}:`;
+
+  /** Deletes every key this run created, whichever client created it. */
+  async function cleanUp(): Promise<void> {
+    const admin = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      let cursor = '0';
+      do {
+        const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 500);
+        if (keys.length > 0) await admin.del(...keys);
+        cursor = next;
+      } while (cursor !== '0');
+    } finally {
+      admin.disconnect();
+    }
+  }
+
+  describeCacheContract('RedisCache', async () => {
+    const subject = RedisCache.connect(url, prefix);
+    // Separate connections, so the concurrency test races Lua scripts from different clients.
+    const peers = [subject, RedisCache.connect(url, prefix), RedisCache.connect(url, prefix)];
+    return {
+      subject,
+      peers,
+      dispose: async () => {
+        await cleanUp();
+        await Promise.all(peers.map((p) => p.close()));
+      },
+    };
+  });
+
+  describeAgreesWithRules('RedisCache', () => RedisCache.connect(url, prefix), cleanUp);
+} else {
+  announceSkip('cache contract (Redis)', redis.kind === 'skip' ? redis.reason : 'no Redis URL');
+}
+
+describe('RedisCache against a Redis that does not answer', () => {
+  it('fails commands quickly instead of hanging', async () => {
+    const dead = RedisCache.connect('redis://127.0.0.1:1', 'prs-test-dead:');
+    const started = Date.now();
+    try {
+      await expect(dead.ping()).rejects.toBeInstanceOf(Error);
+      await expect(dead.get('k')).rejects.toBeInstanceOf(Error);
+      expect(Date.now() - started).toBeLessThan(5000);
+    } finally {
+      await dead.close();
+    }
+  });
+});
