@@ -1,0 +1,23 @@
+import type { Config } from '../config';
+import type { SessionVerifier } from '../infra/auth/session-verifier';
+import type { Cache, RateLimiter } from '../infra/cache/cache';
+import type { EventStore } from '../infra/event-store/event-store';
+import type { Logger } from '../infra/logger';
+import type { ReadStore } from '../infra/read-store/read-store';
+import type { Secrets } from '../infra/dev-secrets';
+import type { DirectoryReader } from '../projections/directory/directory-reader';
+import type { ProjectionRunner } from '../projections/projection-runner';
+
+/** Everything a route needs, built once by the composition root. */
+export type AppContext = {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly secrets: Secrets;
+  readonly eventStore: EventStore;
+  readonly readStore: ReadStore;
+  readonly cache: Cache & RateLimiter;
+  readonly runner: ProjectionRunner;
+  readonly directory: DirectoryReader;
+  readonly sessions: SessionVerifier;
+  readonly clock: () => Date;
+};

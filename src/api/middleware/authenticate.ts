@@ -1,0 +1,61 @@
+import type { Request, RequestHandler, Response } from 'express';
+import type { Caller } from '../../domain/auth/caller';
+import { assertAccountMayAct } from '../../domain/auth/caller';
+import type { Actor } from '../../domain/event';
+import { DomainError } from '../../domain/errors';
+import type { SessionVerifier } from '../../infra/auth/session-verifier';
+import type { DirectoryReader } from '../../projections/directory/directory-reader';
+
+/** Verifies an `X-API-Key` header; supplied by the API key feature. */
+export interface ApiKeyAuthenticator {
+  authenticate(key: string, req: Request, res: Response): Promise<Omit<Actor, 'impersonatorId'>>;
+}
+
+const unauthenticated = (reason: string) => new DomainError('unauthenticated', reason);
+
+export function authenticate(deps: {
+  sessions: SessionVerifier;
+  directory: DirectoryReader;
+  apiKeys?: ApiKeyAuthenticator;
+}): RequestHandler {
+  return async (req, res, next) => {
+    const authorization = req.header('authorization');
+    const apiKey = req.header('x-api-key');
+    if (authorization !== undefined && apiKey !== undefined) {
+      throw unauthenticated('send either X-API-Key or Authorization: Bearer, not both');
+    }
+    let actor: Actor;
+    if (apiKey !== undefined) {
+      if (!deps.apiKeys) throw unauthenticated('API key authentication is not enabled on this server');
+      actor = await deps.apiKeys.authenticate(apiKey, req, res);
+    } else {
+      if (authorization === undefined) throw unauthenticated('authentication required');
+      const match = /^Bearer +(\S+)$/i.exec(authorization);
+      if (!match?.[1]) throw unauthenticated('the Authorization header must be "Bearer <token>"');
+      const token = match[1];
+      if (token.startsWith('svc_')) throw unauthenticated('API keys go in the X-API-Key header, not in Authorization');
+      const verdict = await deps.sessions.verify(token);
+      if (!verdict.ok) throw unauthenticated(verdict.reason);
+      const { userId, impersonatorId } = verdict.claims;
+      actor = impersonatorId === undefined ? { userId, credential: 'session' } : { userId, credential: 'session', impersonatorId };
+    }
+    const user = await deps.directory.user(actor.userId);
+    if (!user) throw unauthenticated('the token names a user this service does not know');
+    assertAccountMayAct(user.status);
+    const caller: Caller = {
+      userId: user.userId,
+      name: user.name,
+      status: user.status,
+      platformRoles: user.platformRoles,
+      actor,
+    };
+    res.locals.caller = caller;
+    next();
+  };
+}
+
+export function callerOf(res: Response): Caller {
+  const caller = res.locals.caller as Caller | undefined;
+  if (!caller) throw unauthenticated('authentication required');
+  return caller;
+}

@@ -1,0 +1,35 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { DomainError } from '../../domain/errors';
+import type { Logger } from '../../infra/logger';
+import { problemForKind, sendProblem } from '../problem';
+
+/** The one place errors become responses. No stack trace ever leaves the process. */
+export function errorHandler(logger: Logger): ErrorRequestHandler {
+  return (error: unknown, _req, res, _next) => {
+    if (res.headersSent) return;
+    if (error instanceof DomainError) {
+      if (error.kind === 'unauthenticated') res.setHeader('WWW-Authenticate', wwwAuthenticate(error.message));
+      sendProblem(res, problemForKind[error.kind], error.message, error.errors);
+      return;
+    }
+    const http = error as { type?: string; status?: number; expose?: boolean };
+    if (http.type === 'entity.parse.failed') return sendProblem(res, 'malformedJson', 'the body could not be parsed as JSON');
+    if (http.type === 'entity.too.large') return sendProblem(res, 'payloadTooLarge', 'the body is over the size limit');
+    if (http.type === 'encoding.unsupported' || http.type === 'charset.unsupported') {
+      return sendProblem(res, 'unsupportedMediaType', 'unsupported body encoding');
+    }
+    if (http.status === 400 && http.expose) return sendProblem(res, 'validation', 'the request could not be read');
+    logger.error({ err: error }, 'unhandled error');
+    sendProblem(res, 'internal', 'an unexpected error occurred');
+  };
+}
+
+export const routeNotFound: RequestHandler = (req, res) => {
+  sendProblem(res, 'routeNotFound', `no endpoint ${req.method} ${req.path}`);
+};
+
+/** RFC 6750: tell the client why its credentials were refused. */
+export function wwwAuthenticate(reason: string): string {
+  const safe = reason.replace(/["\\]/g, "'");
+  return `Bearer realm="api", error="invalid_token", error_description="${safe}"`;
+}

@@ -1,0 +1,46 @@
+import type { Response } from 'express';
+import type { DomainErrorKind, FieldError } from '../domain/errors';
+
+/** RFC 9457 problem details. `type` is stable and is what clients (and tests) branch on. */
+export type Problem = {
+  type: string;
+  title: string;
+  status: number;
+  detail?: string;
+  errors?: readonly FieldError[];
+};
+
+export const PROBLEM_TYPES = {
+  validation: { type: '/problems/validation', title: 'The request is not valid', status: 400 },
+  malformedJson: { type: '/problems/malformed-json', title: 'The body is not valid JSON', status: 400 },
+  unauthenticated: { type: '/problems/unauthenticated', title: 'Authentication required', status: 401 },
+  forbidden: { type: '/problems/forbidden', title: 'Not allowed', status: 403 },
+  notFound: { type: '/problems/not-found', title: 'Not found', status: 404 },
+  routeNotFound: { type: '/problems/route-not-found', title: 'No such endpoint', status: 404 },
+  methodNotAllowed: { type: '/problems/method-not-allowed', title: 'Method not allowed', status: 405 },
+  conflict: { type: '/problems/conflict', title: 'Conflict', status: 409 },
+  payloadTooLarge: { type: '/problems/payload-too-large', title: 'The body is too large', status: 413 },
+  unsupportedMediaType: { type: '/problems/unsupported-media-type', title: 'Unsupported media type', status: 415 },
+  rateLimited: { type: '/problems/rate-limited', title: 'Too many requests', status: 429 },
+  internal: { type: '/problems/internal', title: 'Internal error', status: 500 },
+  unavailable: { type: '/problems/unavailable', title: 'Service unavailable', status: 503 },
+} as const;
+
+export type ProblemKey = keyof typeof PROBLEM_TYPES;
+
+export const problemForKind: Record<DomainErrorKind, ProblemKey> = {
+  validation: 'validation',
+  unauthenticated: 'unauthenticated',
+  forbidden: 'forbidden',
+  not_found: 'notFound',
+  conflict: 'conflict',
+  payload_too_large: 'payloadTooLarge',
+  rate_limited: 'rateLimited',
+  unavailable: 'unavailable',
+};
+
+export function sendProblem(res: Response, key: ProblemKey, detail?: string, errors?: readonly FieldError[]): void {
+  const base = PROBLEM_TYPES[key];
+  const body: Problem = { ...base, ...(detail ? { detail } : {}), ...(errors && errors.length > 0 ? { errors } : {}) };
+  res.status(base.status).type('application/problem+json').send(JSON.stringify(body));
+}

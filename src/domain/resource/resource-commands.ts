@@ -1,0 +1,76 @@
+import type { CircleFacts, ProjectFacts, Viewer } from '../access/viewer';
+import type { Command } from '../event';
+import type { CircleRef, ResourceScope } from './resource';
+
+/**
+ * The commands of a resource. Their body shape was validated by the caller; privacy levels stay
+ * raw numbers because which levels are valid depends on the resource and the block, which only
+ * decide knows.
+ */
+export type CreateResource = Command<
+  'CreateResource',
+  {
+    /** Allocated beforehand from the id sequence. */
+    readonly resourceId: number;
+    /** Resolved by the caller from the request's scope shape (or its paragraph). */
+    readonly scope: ResourceScope;
+    readonly paragraphId: number | null;
+    readonly name: string;
+    readonly description: string;
+    readonly resourceUrl: string;
+    readonly icon: string;
+    readonly tags: readonly string[];
+    readonly privacyLevel: number;
+  }
+>;
+
+export type UpdateResource = Command<
+  'UpdateResource',
+  {
+    readonly resourceId: number;
+    readonly name: string;
+    readonly description: string;
+    readonly resourceUrl: string;
+    readonly icon: string;
+    readonly tags: readonly string[];
+    readonly privacyLevel: number;
+  }
+>;
+
+export type DeleteResource = Command<'DeleteResource', { readonly resourceId: number }>;
+
+export type CircleChanges = {
+  readonly circlesToAdd: readonly CircleRef[];
+  readonly circlesToRemove: readonly CircleRef[];
+};
+
+export type OwnerPrivacyChange = CircleChanges & { readonly privacyLevel: number };
+export type ShareUpsert = CircleChanges & { readonly communityId: number; readonly privacyLevel: number };
+export type ShareRemoval = { readonly communityId: number };
+
+/**
+ * SaveResourcePrivacy: every block optional and independent, applied together or not at all.
+ * UnshareResourceFromCommunity is this command with a single `sharesToRemove` entry.
+ */
+export type ChangeResourcePrivacy = Command<
+  'ChangeResourcePrivacy',
+  {
+    readonly resourceId: number;
+    readonly owner?: OwnerPrivacyChange;
+    readonly sharesToUpsert: readonly ShareUpsert[];
+    readonly sharesToRemove: readonly ShareRemoval[];
+  }
+>;
+
+export type ResourceCommand = CreateResource | UpdateResource | DeleteResource | ChangeResourcePrivacy;
+
+/** What decide needs besides the command and the state, loaded by the command handler. */
+export type ResourceDecisionContext = {
+  /** ISO 8601; the clock is read once per request, outside the domain. */
+  readonly now: string;
+  readonly viewer: Viewer;
+  /** The resource's project (for a create: the scope's project). */
+  readonly project: ProjectFacts;
+  /** Every circle the command references; a circle missing here is unknown to the directory. */
+  readonly circles: ReadonlyMap<number, CircleFacts>;
+};

@@ -1,0 +1,66 @@
+import type { PrivacyLevel } from './privacy-level';
+
+/**
+ * A granted circle as the client names it: exactly one of projectId/communityId is set, saying
+ * whether it is a project circle or a community circle.
+ */
+export type CircleRef = {
+  readonly circleId: number;
+  readonly projectId: number | null;
+  readonly communityId: number | null;
+};
+
+/** A level and, at Custom (4), the circles it grants. Used for the own privacy and for each share. */
+export type PrivacyBlock = {
+  readonly privacyLevel: PrivacyLevel;
+  readonly circles: readonly CircleRef[];
+};
+
+/** The privacy that governs viewers coming from `communityId`, independent of the own level. */
+export type Share = PrivacyBlock & { readonly communityId: number };
+
+/** Fixed at creation; an update never moves a resource to another scope (SPEC "Scopes of a resource"). */
+export type ResourceScope =
+  | { readonly kind: 'project'; readonly projectId: number }
+  | {
+      readonly kind: 'communityProject';
+      readonly projectId: number;
+      readonly communityId: number;
+      readonly communityProjectId: number;
+    };
+
+export type ResourceType = 0 | 1 | 2 | 3;
+
+export type Resource = {
+  readonly resourceId: number;
+  readonly scope: ResourceScope;
+  readonly paragraphId: number | null;
+  readonly name: string;
+  readonly description: string;
+  readonly resourceUrl: string;
+  readonly resourceType: ResourceType;
+  readonly image: string;
+  readonly icon: string;
+  readonly tags: readonly string[];
+  readonly postDate: string;
+  readonly lastUpdated: string;
+  readonly createdBy: number;
+  /** Set when the creator's only right to add was being a mentor: they keep the right to edit it. */
+  readonly createdByMentor: boolean;
+  readonly owner: PrivacyBlock;
+  readonly shares: readonly Share[];
+};
+
+export type ResourceState =
+  | { readonly status: 'initial' }
+  | { readonly status: 'active'; readonly resource: Resource }
+  | { readonly status: 'deleted'; readonly resourceId: number };
+
+/** The owning community of a community-project resource; null for a project resource. */
+export function owningCommunityId(resource: Pick<Resource, 'scope'>): number | null {
+  return resource.scope.kind === 'communityProject' ? resource.scope.communityId : null;
+}
+
+export function findShare(resource: Pick<Resource, 'shares'>, communityId: number): Share | undefined {
+  return resource.shares.find((share) => share.communityId === communityId);
+}

@@ -1,0 +1,50 @@
+import type { Server } from 'node:http';
+import { buildApp } from './api/app';
+import { ConfigError, loadConfig } from './config';
+import { createLogger } from './infra/logger';
+import { createServices } from './services';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`${error.message}\n`);
+      process.exit(2);
+    }
+    throw error;
+  }
+  const logger = createLogger(config.LOG_LEVEL);
+  const services = await createServices(config, logger);
+  const app = buildApp(services);
+  const server: Server = app.listen(config.PORT, () => {
+    const address = server.address();
+    const port = typeof address === 'object' && address ? address.port : config.PORT;
+    logger.info(
+      {
+        port,
+        eventStore: config.EVENTSTORE_URL ? 'eventstoredb' : 'sqlite',
+        readStore: config.MONGODB_URL ? 'mongodb' : 'memory',
+        cache: config.REDIS_URL ? 'redis' : 'memory',
+      },
+      `listening on http://localhost:${port}`,
+    );
+  });
+  const shutdown = (signal: string) => {
+    logger.info({ signal }, 'shutting down');
+    server.close(() => {
+      void services.close().then(() => process.exit(0));
+    });
+    // Idle keep-alive connections would hold close() open until they time out.
+    server.closeIdleConnections();
+    setTimeout(() => process.exit(0), 5000).unref();
+  };
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,41 @@
+import { ConfigError, loadConfig } from '../../src/config';
+
+describe('configuration', () => {
+  it('given no variables, then the embedded defaults apply', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({ PORT: 3000, DATA_DIR: './data', API_KEY_CAP: 10, RATE_LIMIT_PER_HOUR: 1000, UPLOAD_MAX_MB: 3, UPLOAD_BIG_MAX_MB: 100 });
+    expect(config.MONGODB_URL).toBeUndefined();
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['API_KEY_CAP', '0'],
+    ['MONGODB_URL', 'not a url'],
+    ['AUTH_JWT_SECRET', 'short'],
+    ['NODE_ENV', 'staging'],
+  ])('given %s=%s, then loading fails naming the variable', (variable, value) => {
+    let error: unknown;
+    try {
+      loadConfig({ [variable]: value });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variables).toEqual([variable]);
+  });
+
+  it('given NODE_ENV=production without secrets, then it refuses to start', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
+    try {
+      loadConfig({ NODE_ENV: 'production' });
+    } catch (e) {
+      expect((e as ConfigError).variables).toEqual(expect.arrayContaining(['DIRECTORY_SYNC_TOKEN', 'AUTH_JWT_SECRET']));
+    }
+  });
+
+  it('given NODE_ENV=production with explicit secrets, then it loads', () => {
+    const secret = 'x'.repeat(40);
+    expect(loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: secret, DIRECTORY_SYNC_TOKEN: secret }).NODE_ENV).toBe('production');
+  });
+});

@@ -1,0 +1,607 @@
+import type { Resource } from '../../src/domain/resource/resource';
+import {
+  D,
+  D_CIRCLE,
+  E,
+  E_CIRCLE,
+  FOREIGN_PROJECT_CIRCLE,
+  MENTORS_CIRCLE,
+  N,
+  N_CIRCLE,
+  NOW,
+  O,
+  OWNER,
+  O_CIRCLE,
+  P,
+  P_CIRCLE,
+  P_INACTIVE_CIRCLE,
+  RID,
+  TEAM_CIRCLE,
+  approvedMember,
+  changePrivacy,
+  communityScope,
+  context,
+  createResource,
+  created,
+  deleteResource,
+  fields,
+  given,
+  granted,
+  mentor,
+  outsider,
+  ownerBlock,
+  owningAdmin,
+  projectScope,
+  ref,
+  share,
+  shareBlock,
+  shared,
+  sharedIntoAdmin,
+  team,
+  updateResource,
+  viewer,
+} from './resource-fixtures';
+
+const resourceOf = (state: { status: string; resource?: Resource }): Resource => {
+  if (state.status !== 'active' || !state.resource) throw new Error(`expected an active resource, got ${state.status}`);
+  return state.resource;
+};
+
+describe('CreateResource', () => {
+  it('given nothing, when the team creates a project resource, then it is created as asked', () => {
+    const { events, state } = given().when(
+      createResource({ scope: projectScope, privacyLevel: 3, tags: [' water ', 'Pumps', '', 'pumps', 'WATER'] }),
+      context(team),
+    );
+
+    expect(events).toEqual([
+      {
+        type: 'ResourceCreated',
+        data: {
+          resourceId: RID,
+          scope: projectScope,
+          paragraphId: null,
+          name: 'Pump manual',
+          description: 'How to fix the pump',
+          resourceUrl: 'resource_files/abc/manual.pdf',
+          resourceType: 3,
+          image: '',
+          icon: 'book',
+          tags: ['water', 'Pumps'],
+          privacyLevel: 3,
+          createdBy: team.userId,
+          createdByMentor: false,
+          postDate: NOW,
+        },
+      },
+    ]);
+    const resource = resourceOf(state);
+    expect(resource.lastUpdated).toBe(NOW);
+    expect(resource.owner).toEqual({ privacyLevel: 3, circles: [] });
+    expect(resource.shares).toEqual([]);
+  });
+
+  it('given nothing, when an admin of the community creates a community-project resource at Community, then it is created', () => {
+    const { events } = given().when(createResource({ privacyLevel: 2 }), context(owningAdmin));
+
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ type: 'ResourceCreated', data: { privacyLevel: 2, createdByMentor: false } });
+  });
+
+  it('given nothing, when a mentor creates inside a community, then it is Custom with the team and mentors circles, whatever was asked', () => {
+    const { events, state } = given().when(createResource({ privacyLevel: 1 }), context(mentor));
+
+    expect(events.map((e) => e.type)).toEqual(['ResourceCreated', 'CircleGranted', 'CircleGranted']);
+    expect(events[0]).toMatchObject({ data: { privacyLevel: 4, createdBy: mentor.userId, createdByMentor: true } });
+    expect(resourceOf(state).owner).toEqual({
+      privacyLevel: 4,
+      circles: [
+        { circleId: TEAM_CIRCLE, projectId: P, communityId: null },
+        { circleId: MENTORS_CIRCLE, projectId: P, communityId: null },
+      ],
+    });
+  });
+
+  it('given nothing, when a mentor who also administers the community creates, then the requested level stands', () => {
+    const mentorAdmin = viewer(12, { mentor: true, admins: [O] });
+
+    const { events } = given().when(createResource({ privacyLevel: 1 }), context(mentorAdmin));
+
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ data: { privacyLevel: 1, createdByMentor: false } });
+  });
+
+  it.each([
+    ['an approved member', approvedMember, communityScope],
+    ['an outsider', outsider, communityScope],
+    ['a mentor, on a project resource', mentor, projectScope],
+    ['a community admin, on a project resource', owningAdmin, projectScope],
+    ['an admin of another community', sharedIntoAdmin, communityScope],
+  ])('given nothing, when %s creates, then it is forbidden', (_who, who, scope) => {
+    const error = given().whenFailing(createResource({ scope }), context(who));
+
+    expect(error.kind).toBe('forbidden');
+  });
+
+  it.each([0, 6, 7, -1, 1.5])('given nothing, when the level is %p, then it is invalid, even for an outsider', (level) => {
+    for (const who of [team, outsider]) {
+      const error = given().whenFailing(createResource({ privacyLevel: level }), context(who));
+
+      expect(error.kind).toBe('validation');
+      expect(fields(error)).toEqual(['privacyLevel']);
+    }
+  });
+
+  it('given nothing, when the team creates a project resource at Community, then it is invalid', () => {
+    const error = given().whenFailing(createResource({ scope: projectScope, privacyLevel: 2 }), context(team));
+
+    expect(error.kind).toBe('validation');
+    expect(fields(error)).toEqual(['privacyLevel']);
+  });
+
+  it('given an existing resource, when it is created again, then it conflicts', () => {
+    const error = given([created()]).whenFailing(createResource(), context(team));
+
+    expect(error.kind).toBe('conflict');
+  });
+
+  it.each([
+    ['https://example.org/photo.JPG?size=large', 1, 'https://example.org/photo.JPG?size=large'],
+    ['https://youtu.be/dQw4w9WgXcQ', 2, 'https://img.youtube.com/vi/dQw4w9WgXcQ/hqdefault.jpg'],
+    ['https://example.org/page', 0, ''],
+  ])('given nothing, when the URL is %s, then the type and image are detected', (resourceUrl, resourceType, image) => {
+    const { events } = given().when(createResource({ resourceUrl }), context(team));
+
+    expect(events[0]).toMatchObject({ data: { resourceType, image } });
+  });
+});
+
+describe('UpdateResource', () => {
+  it('given a resource, when the team updates it, then the fields change and the scope stays', () => {
+    const { events, state } = given([created()]).when(
+      updateResource({ resourceUrl: 'https://vimeo.com/12345', tags: ['b', 'B', 'a'] }),
+      context(team),
+    );
+
+    expect(events).toEqual([
+      {
+        type: 'ResourceUpdated',
+        data: {
+          resourceId: RID,
+          name: 'Pump manual v2',
+          description: 'Now with pictures',
+          resourceUrl: 'https://vimeo.com/12345',
+          resourceType: 2,
+          image: '',
+          icon: 'book',
+          tags: ['b', 'a'],
+          lastUpdated: NOW,
+        },
+      },
+    ]);
+    const resource = resourceOf(state);
+    expect(resource.scope).toEqual(communityScope);
+    expect(resource.lastUpdated).toBe(NOW);
+    expect(resource.postDate).not.toBe(NOW);
+  });
+
+  it.each([
+    ['never created', []],
+    ['deleted', [created(), { type: 'ResourceDeleted' as const, data: { resourceId: RID, resourceUrl: 'x' } }]],
+  ])('given a resource %s, when it is updated, then it is not found', (_what, history) => {
+    const error = given(history).whenFailing(updateResource(), context(team));
+
+    expect(error.kind).toBe('not_found');
+  });
+
+  it.each([
+    ['an approved member', approvedMember],
+    ['a mentor who did not create it', mentor],
+    ['an admin of a community it is shared into', sharedIntoAdmin],
+  ])('given a resource, when %s updates it, then it is forbidden', (_who, who) => {
+    const error = given([created(), shared(D, 1)]).whenFailing(updateResource(), context(who));
+
+    expect(error.kind).toBe('forbidden');
+  });
+
+  it('given a resource a mentor created, when that mentor updates it at the same level, then it is updated', () => {
+    const history = [created({ privacyLevel: 4, createdBy: mentor.userId, createdByMentor: true }), granted(OWNER, TEAM_CIRCLE)];
+
+    const { events } = given(history).when(updateResource({ privacyLevel: 4 }), context(mentor));
+
+    expect(events.map((e) => e.type)).toEqual(['ResourceUpdated']);
+  });
+
+  it('given a resource a mentor created, when that mentor sends another level, then it is forbidden on privacyLevel', () => {
+    const history = [created({ privacyLevel: 4, createdBy: mentor.userId, createdByMentor: true })];
+
+    const error = given(history).whenFailing(updateResource({ privacyLevel: 1 }), context(mentor));
+
+    expect(error.kind).toBe('forbidden');
+    expect(fields(error)).toEqual(['privacyLevel']);
+  });
+
+  it('given a resource a mentor created, when they are no longer a mentor, then they may not edit it', () => {
+    const history = [created({ privacyLevel: 4, createdBy: mentor.userId, createdByMentor: true })];
+
+    const error = given(history).whenFailing(updateResource({ privacyLevel: 4 }), context(viewer(mentor.userId)));
+
+    expect(error.kind).toBe('forbidden');
+  });
+
+  it('given a community-project resource, when the owning admin changes its level, then the level changes', () => {
+    const { events, state } = given([created()]).when(updateResource({ privacyLevel: 2 }), context(owningAdmin));
+
+    expect(events.map((e) => e.type)).toEqual(['ResourceUpdated', 'OwnerPrivacyChanged']);
+    expect(resourceOf(state).owner.privacyLevel).toBe(2);
+  });
+
+  it('given a project resource, when the team moves it to Community, then it is invalid', () => {
+    const error = given([created({ scope: projectScope })]).whenFailing(updateResource({ privacyLevel: 2 }), context(team));
+
+    expect(error.kind).toBe('validation');
+    expect(fields(error)).toEqual(['privacyLevel']);
+  });
+
+  it.each([0, 6])('given a resource, when the level sent is %p, then it is invalid', (level) => {
+    const error = given([created()]).whenFailing(updateResource({ privacyLevel: level }), context(team));
+
+    expect(error.kind).toBe('validation');
+    expect(fields(error)).toEqual(['privacyLevel']);
+  });
+
+  it('given a Custom resource with circles, when the team moves it off Custom, then its circles are revoked first', () => {
+    const history = [created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE), granted(OWNER, O_CIRCLE)];
+
+    const { events, state } = given(history).when(updateResource({ privacyLevel: 3 }), context(team));
+
+    expect(events.map((e) => e.type)).toEqual(['ResourceUpdated', 'CircleRevoked', 'CircleRevoked', 'OwnerPrivacyChanged']);
+    expect(resourceOf(state).owner).toEqual({ privacyLevel: 3, circles: [] });
+  });
+});
+
+describe('DeleteResource', () => {
+  it('given a resource, when the team deletes it, then it is deleted with its URL, and a second delete is not found', () => {
+    const { events, state } = given([created(), shared(D, 1)]).when(deleteResource(), context(team));
+
+    expect(events).toEqual([
+      { type: 'ResourceDeleted', data: { resourceId: RID, resourceUrl: 'resource_files/abc/manual.pdf' } },
+    ]);
+    expect(state).toEqual({ status: 'deleted', resourceId: RID });
+    expect(given([created(), ...events]).whenFailing(deleteResource(), context(team)).kind).toBe('not_found');
+  });
+
+  it('given a resource a mentor created, when that mentor deletes it, then it is deleted', () => {
+    const history = [created({ privacyLevel: 4, createdBy: mentor.userId, createdByMentor: true })];
+
+    expect(given(history).when(deleteResource(), context(mentor)).events.map((e) => e.type)).toEqual(['ResourceDeleted']);
+  });
+
+  it.each([
+    ['an approved member', approvedMember],
+    ['a mentor who did not create it', mentor],
+    ['an admin of a community it is shared into', sharedIntoAdmin],
+  ])('given a resource, when %s deletes it, then it is forbidden', (_who, who) => {
+    expect(given([created(), shared(D, 1)]).whenFailing(deleteResource(), context(who)).kind).toBe('forbidden');
+  });
+});
+
+describe('ChangeResourcePrivacy', () => {
+  const cpResource = [created()];
+  const projectResource = [created({ scope: projectScope })];
+
+  describe('404 and permissions', () => {
+    it('given no resource, when its privacy is changed, then it is not found', () => {
+      expect(given().whenFailing(changePrivacy({ owner: ownerBlock(1) }), context(team)).kind).toBe('not_found');
+    });
+
+    it('given a resource, when an approved member changes the own privacy, then it is forbidden on owner', () => {
+      const error = given(cpResource).whenFailing(changePrivacy({ owner: ownerBlock(3) }), context(approvedMember));
+
+      expect(error.kind).toBe('forbidden');
+      expect(fields(error)).toEqual(['owner']);
+    });
+
+    it('given a shared community-project resource, when the team updates the share, then it conflicts (they may only remove it)', () => {
+      const error = given([...cpResource, shared(D, 1)]).whenFailing(
+        changePrivacy({ sharesToUpsert: [shareBlock(D, 3)] }),
+        context(team),
+      );
+
+      expect(error.kind).toBe('conflict');
+      expect(fields(error)).toEqual(['sharesToUpsert[0]']);
+    });
+
+    it('given a community-project resource, when the team adds a share, then it is forbidden', () => {
+      const error = given(cpResource).whenFailing(changePrivacy({ sharesToUpsert: [shareBlock(D, 1)] }), context(team));
+
+      expect(error.kind).toBe('forbidden');
+      expect(fields(error)).toEqual(['sharesToUpsert[0]']);
+    });
+
+    it('given a shared resource, when an approved member removes the share, then it is forbidden on sharesToRemove[0]', () => {
+      const error = given([...cpResource, shared(D, 1)]).whenFailing(
+        changePrivacy({ sharesToRemove: [{ communityId: D }] }),
+        context(approvedMember),
+      );
+
+      expect(error.kind).toBe('forbidden');
+      expect(fields(error)).toEqual(['sharesToRemove[0]']);
+    });
+
+    it('given a resource, when the team removes a share that does not exist, then nothing happens and nothing fails', () => {
+      expect(given(cpResource).when(changePrivacy({ sharesToRemove: [{ communityId: D }] }), context(team)).events).toEqual([]);
+    });
+
+    it('given a resource, when an outsider removes a share that does not exist, then it is still forbidden', () => {
+      const error = given(cpResource).whenFailing(changePrivacy({ sharesToRemove: [{ communityId: D }] }), context(outsider));
+
+      expect(error.kind).toBe('forbidden');
+    });
+
+    it('given a resource, when a permission fails and a level is also invalid, then the permission is reported', () => {
+      const error = given(cpResource).whenFailing(changePrivacy({ owner: ownerBlock(0) }), context(approvedMember));
+
+      expect(error.kind).toBe('forbidden');
+    });
+
+    it('given a resource, when the first block is allowed and the second is not, then the change is refused as a whole', () => {
+      const error = given([...cpResource, shared(D, 1)]).whenFailing(
+        changePrivacy({ owner: ownerBlock(3), sharesToUpsert: [shareBlock(D, 3)] }),
+        context(team),
+      );
+
+      expect(error.kind).toBe('conflict');
+      expect(fields(error)).toEqual(['sharesToUpsert[0]']);
+    });
+  });
+
+  describe('400s', () => {
+    const invalid: [string, Parameters<typeof changePrivacy>[0], string[], 'cp' | 'project'][] = [
+      ['own level 0', { owner: ownerBlock(0) }, ['owner.privacyLevel'], 'cp'],
+      ['own level 6', { owner: ownerBlock(6) }, ['owner.privacyLevel'], 'cp'],
+      ['own level Community on a project resource', { owner: ownerBlock(2) }, ['owner.privacyLevel'], 'project'],
+      ['share level 0', { sharesToUpsert: [shareBlock(D, 0)] }, ['sharesToUpsert[0].privacyLevel'], 'cp'],
+      ['share level 7', { sharesToUpsert: [shareBlock(D, 7)] }, ['sharesToUpsert[0].privacyLevel'], 'project'],
+      ['circles with level Team', { owner: ownerBlock(3, [ref(P_CIRCLE)]) }, ['owner.circlesToAdd'], 'cp'],
+      ['circles with a share at Public', { sharesToUpsert: [shareBlock(D, 1, [ref(D_CIRCLE)])] }, ['sharesToUpsert[0].circlesToAdd'], 'cp'],
+      [
+        'a circle ref with both projectId and communityId',
+        { owner: ownerBlock(4, [{ circleId: P_CIRCLE, projectId: P, communityId: O }]) },
+        ['owner.circlesToAdd[0].projectId'],
+        'cp',
+      ],
+      [
+        'a circle ref with neither projectId nor communityId',
+        { owner: ownerBlock(4, [], [{ circleId: P_CIRCLE, projectId: null, communityId: null }]) },
+        ['owner.circlesToRemove[0].projectId'],
+        'cp',
+      ],
+      [
+        'an unknown circle',
+        { owner: ownerBlock(4, [ref(P_CIRCLE), { circleId: 999, projectId: P, communityId: null }]) },
+        ['owner.circlesToAdd[1].circleId'],
+        'cp',
+      ],
+      [
+        'a circle named as a circle of the wrong project',
+        { owner: ownerBlock(4, [{ circleId: P_CIRCLE, projectId: 8, communityId: null }]) },
+        ['owner.circlesToAdd[0].projectId'],
+        'cp',
+      ],
+      [
+        'a circle named as a circle of the wrong community',
+        { owner: ownerBlock(4, [{ circleId: O_CIRCLE, projectId: null, communityId: E }]) },
+        ['owner.circlesToAdd[0].communityId'],
+        'cp',
+      ],
+      ['a foreign community’s circle in the owner block', { owner: ownerBlock(4, [ref(E_CIRCLE)]) }, ['owner.circlesToAdd[0].circleId'], 'cp'],
+      ['another project’s circle in the owner block', { owner: ownerBlock(4, [ref(FOREIGN_PROJECT_CIRCLE)]) }, ['owner.circlesToAdd[0].circleId'], 'cp'],
+      [
+        'a community circle in a project resource’s owner block',
+        { owner: ownerBlock(4, [ref(P_CIRCLE), ref(O_CIRCLE)]) },
+        ['owner.circlesToAdd[1].circleId'],
+        'project',
+      ],
+      [
+        'another community’s circle in a share',
+        { sharesToUpsert: [shareBlock(D, 4, [ref(D_CIRCLE), ref(O_CIRCLE)])] },
+        ['sharesToUpsert[0].circlesToAdd[1].circleId'],
+        'cp',
+      ],
+      ['a share into the owning community', { sharesToUpsert: [shareBlock(O, 1)] }, ['sharesToUpsert[0].communityId'], 'cp'],
+      [
+        'a project resource shared into a community the project is not in',
+        { sharesToUpsert: [shareBlock(N, 1)] },
+        ['sharesToUpsert[0].communityId'],
+        'project',
+      ],
+      ['a share at Community into a community the project is not in', { sharesToUpsert: [shareBlock(N, 2)] }, ['sharesToUpsert[0].privacyLevel'], 'cp'],
+      ['a share at Team into a community the project is not in', { sharesToUpsert: [shareBlock(N, 3)] }, ['sharesToUpsert[0].privacyLevel'], 'cp'],
+      [
+        'a share at Team and mentors into a community the project is not in',
+        { sharesToUpsert: [shareBlock(N, 5)] },
+        ['sharesToUpsert[0].privacyLevel'],
+        'cp',
+      ],
+      [
+        'the same community twice among upserts',
+        { sharesToUpsert: [shareBlock(D, 1), shareBlock(D, 3)] },
+        ['sharesToUpsert[1].communityId'],
+        'cp',
+      ],
+      [
+        'the same community upserted and removed',
+        { sharesToUpsert: [shareBlock(D, 1)], sharesToRemove: [{ communityId: D }] },
+        ['sharesToRemove[0].communityId'],
+        'cp',
+      ],
+      [
+        'a circle both added and removed',
+        { owner: ownerBlock(4, [ref(P_CIRCLE)], [ref(P_CIRCLE)]) },
+        ['owner.circlesToRemove[0].circleId'],
+        'cp',
+      ],
+    ];
+
+    it.each(invalid)('given a resource, when the request has %s, then it is invalid', (_what, body, expected, kind) => {
+      // The team and the owning admin together hold every right, so only the 400 rules speak.
+      const everything = viewer(20, { team: true, admins: [O] });
+      const history = kind === 'cp' ? cpResource : projectResource;
+
+      const error = given(history).whenFailing(changePrivacy(body), context(everything));
+
+      expect(error.kind).toBe('validation');
+      expect(fields(error)).toEqual(expected);
+    });
+
+    it('given a resource, when several blocks are invalid, then every invalid field is reported at once', () => {
+      const error = given(cpResource).whenFailing(
+        changePrivacy({ owner: ownerBlock(0), sharesToUpsert: [shareBlock(O, 1), shareBlock(N, 3)] }),
+        context(owningAdmin),
+      );
+
+      expect(fields(error)).toEqual(['owner.privacyLevel', 'sharesToUpsert[0].communityId', 'sharesToUpsert[1].privacyLevel']);
+    });
+
+    it.each([1, 4])('given a community-project resource, when it is shared at %p into a community the project is not in, then it is shared', (level) => {
+      const circlesToAdd = level === 4 ? [ref(N_CIRCLE), ref(P_CIRCLE)] : [];
+
+      const { events } = given(cpResource).when(
+        changePrivacy({ sharesToUpsert: [shareBlock(N, level, circlesToAdd)] }),
+        context(owningAdmin),
+      );
+
+      expect(events.map((e) => e.type)).toEqual(level === 4 ? ['ResourceShared', 'CircleGranted', 'CircleGranted'] : ['ResourceShared']);
+    });
+
+    it('given a Custom resource, when an inactive project circle is granted, then it is granted (it admits no one while inactive)', () => {
+      const { events } = given([created({ privacyLevel: 4 })]).when(
+        changePrivacy({ owner: ownerBlock(4, [ref(P_INACTIVE_CIRCLE)]) }),
+        context(team),
+      );
+
+      expect(events.map((e) => e.type)).toEqual(['CircleGranted']);
+    });
+  });
+
+  describe('events', () => {
+    it('given a Public resource, when the owner block moves to Custom with circles, then the level changes and the circles are granted', () => {
+      const { events, state } = given(cpResource).when(
+        changePrivacy({ owner: ownerBlock(4, [ref(P_CIRCLE), ref(O_CIRCLE), ref(P_CIRCLE)]) }),
+        context(owningAdmin),
+      );
+
+      expect(events).toEqual([
+        { type: 'OwnerPrivacyChanged', data: { resourceId: RID, privacyLevel: 4, lastUpdated: NOW } },
+        { type: 'CircleGranted', data: { resourceId: RID, block: OWNER, circle: ref(P_CIRCLE) } },
+        { type: 'CircleGranted', data: { resourceId: RID, block: OWNER, circle: ref(O_CIRCLE) } },
+      ]);
+      expect(resourceOf(state).owner).toEqual({ privacyLevel: 4, circles: [ref(P_CIRCLE), ref(O_CIRCLE)] });
+      expect(resourceOf(state).lastUpdated).toBe(NOW);
+    });
+
+    it('given a Custom resource, when a circle is removed and another added, then the removal comes first', () => {
+      const { events, state } = given([created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE)]).when(
+        changePrivacy({ owner: ownerBlock(4, [ref(O_CIRCLE)], [ref(P_CIRCLE), ref(MENTORS_CIRCLE)]) }),
+        context(team),
+      );
+
+      expect(events.map((e) => e.type)).toEqual(['CircleRevoked', 'CircleGranted']);
+      expect(resourceOf(state).owner.circles).toEqual([ref(O_CIRCLE)]);
+    });
+
+    it('given a Custom resource with circles, when the owner block moves off Custom, then every circle is revoked before the level changes', () => {
+      const { events, state } = given([created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE), granted(OWNER, O_CIRCLE)]).when(
+        changePrivacy({ owner: ownerBlock(1, [], [ref(P_CIRCLE)]) }),
+        context(team),
+      );
+
+      expect(events.map((e) => e.type)).toEqual(['CircleRevoked', 'CircleRevoked', 'OwnerPrivacyChanged']);
+      expect(resourceOf(state).owner).toEqual({ privacyLevel: 1, circles: [] });
+    });
+
+    it('given a project resource, when the team shares it at Custom with the community’s circle, then the share and its grant are recorded', () => {
+      const { events, state } = given(projectResource).when(
+        changePrivacy({ sharesToUpsert: [shareBlock(D, 4, [ref(D_CIRCLE)])] }),
+        context(team),
+      );
+
+      expect(events).toEqual([
+        { type: 'ResourceShared', data: { resourceId: RID, communityId: D, privacyLevel: 4 } },
+        { type: 'CircleGranted', data: { resourceId: RID, block: share(D), circle: ref(D_CIRCLE) } },
+      ]);
+      expect(resourceOf(state).shares).toEqual([{ communityId: D, privacyLevel: 4, circles: [ref(D_CIRCLE)] }]);
+      expect(resourceOf(state).owner.privacyLevel).toBe(1);
+    });
+
+    it('given a Custom share, when it moves to Team, then its circles are revoked and the share survives', () => {
+      const history = [...cpResource, shared(D, 4), granted(share(D), D_CIRCLE)];
+
+      const { events, state } = given(history).when(changePrivacy({ sharesToUpsert: [shareBlock(D, 3)] }), context(owningAdmin));
+
+      expect(events).toEqual([
+        { type: 'CircleRevoked', data: { resourceId: RID, block: share(D), circle: ref(D_CIRCLE) } },
+        { type: 'SharePrivacyChanged', data: { resourceId: RID, communityId: D, privacyLevel: 3 } },
+      ]);
+      expect(resourceOf(state).shares).toEqual([{ communityId: D, privacyLevel: 3, circles: [] }]);
+    });
+
+    it('given a Custom share, when its last circle is removed, then the empty Custom share stays', () => {
+      const history = [...cpResource, shared(D, 4), granted(share(D), D_CIRCLE)];
+
+      const { state } = given(history).when(
+        changePrivacy({ sharesToUpsert: [shareBlock(D, 4, [], [ref(D_CIRCLE)])] }),
+        context(owningAdmin),
+      );
+
+      expect(resourceOf(state).shares).toEqual([{ communityId: D, privacyLevel: 4, circles: [] }]);
+    });
+
+    it('given a shared resource, when an admin of the shared-into community removes the share, then it is gone with its circles', () => {
+      const history = [...cpResource, shared(D, 4), granted(share(D), D_CIRCLE)];
+
+      const { events, state } = given(history).when(changePrivacy({ sharesToRemove: [{ communityId: D }] }), context(sharedIntoAdmin));
+
+      expect(events).toEqual([{ type: 'ResourceUnshared', data: { resourceId: RID, communityId: D } }]);
+      expect(resourceOf(state).shares).toEqual([]);
+    });
+
+    it('given a resource, when every block changes at once, then owner events come first, then upserts, then removals', () => {
+      const everything = viewer(20, { team: true, admins: [O] });
+      const history = [...cpResource, shared(E, 1)];
+
+      const { events } = given(history).when(
+        changePrivacy({
+          owner: ownerBlock(3),
+          sharesToUpsert: [shareBlock(D, 5)],
+          sharesToRemove: [{ communityId: E }],
+        }),
+        context(everything),
+      );
+
+      expect(events.map((e) => e.type)).toEqual(['OwnerPrivacyChanged', 'ResourceShared', 'ResourceUnshared']);
+    });
+
+    it('given any change applied once, when the same request is sent again, then nothing is emitted', () => {
+      const everything = viewer(20, { team: true, admins: [O] });
+      const history = [created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE), shared(D, 1), shared(E, 4), granted(share(E), E_CIRCLE)];
+      const request = changePrivacy({
+        owner: ownerBlock(4, [ref(O_CIRCLE)], [ref(P_CIRCLE)]),
+        sharesToUpsert: [shareBlock(D, 4, [ref(D_CIRCLE)]), shareBlock(N, 1), shareBlock(E, 3)],
+        sharesToRemove: [{ communityId: 50 }],
+      });
+
+      const first = given(history).when(request, context(everything));
+      const second = given([...history, ...first.events]).when(request, context(everything));
+
+      expect(first.events.length).toBeGreaterThan(0);
+      expect(second.events).toEqual([]);
+      expect(second.state).toEqual(first.state);
+    });
+
+    it('given a request with no blocks, when it is decided, then nothing is emitted', () => {
+      expect(given(cpResource).when(changePrivacy(), context(approvedMember)).events).toEqual([]);
+    });
+  });
+});

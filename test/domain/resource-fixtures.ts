@@ -1,0 +1,263 @@
+/**
+ * A small world for the resource rules: project P in communities O (owning), D (shared into) and
+ * E (another community of P); N is a community P is not in. Circles: P's built-in team and
+ * mentors circles, two more project circles (one inactive), one community circle per community,
+ * and a circle of another project.
+ */
+import type { CircleFacts, CommunityFacts, ProjectFacts, Viewer } from '../../src/domain/access/viewer';
+import type { EventMetadata } from '../../src/domain/event';
+import { DomainError } from '../../src/domain/errors';
+import type { CircleRef, ResourceScope, ResourceState } from '../../src/domain/resource/resource';
+import type {
+  ChangeResourcePrivacy,
+  CreateResource,
+  DeleteResource,
+  OwnerPrivacyChange,
+  ResourceCommand,
+  ResourceDecisionContext,
+  ShareUpsert,
+  UpdateResource,
+} from '../../src/domain/resource/resource-commands';
+import { decide } from '../../src/domain/resource/resource-decide';
+import type { BlockRef, ResourceEventData } from '../../src/domain/resource/resource-events';
+import { foldResource } from '../../src/domain/resource/resource-evolve';
+
+export const P = 7;
+export const OTHER_PROJECT = 8;
+export const O = 10;
+export const D = 20;
+export const E = 30;
+export const N = 40;
+export const CP_ID = 100; // the community-project of P in O
+export const RID = 1;
+export const NOW = '2025-03-01T12:00:00.000Z';
+export const EARLIER = '2025-01-01T00:00:00.000Z';
+
+export const TEAM_CIRCLE = 71;
+export const MENTORS_CIRCLE = 72;
+export const P_CIRCLE = 501;
+export const P_INACTIVE_CIRCLE = 502;
+export const O_CIRCLE = 601;
+export const D_CIRCLE = 602;
+export const E_CIRCLE = 603;
+export const N_CIRCLE = 604;
+export const FOREIGN_PROJECT_CIRCLE = 801;
+
+export const project: ProjectFacts = {
+  projectId: P,
+  name: 'Water for all',
+  visibility: 'private',
+  teamCircleId: TEAM_CIRCLE,
+  mentorsCircleId: MENTORS_CIRCLE,
+  communityIds: [O, D, E],
+};
+
+export const community = (communityId: number, visibility: 'public' | 'private' = 'private'): CommunityFacts => ({
+  communityId,
+  name: `community ${communityId}`,
+  visibility,
+});
+
+const circleFacts = (circleId: number, projectId: number | null, communityId: number | null, isActive = true): CircleFacts => ({
+  circleId,
+  name: `circle ${circleId}`,
+  longName: `circle ${circleId} (long)`,
+  isActive,
+  projectId,
+  communityId,
+});
+
+export const circles: ReadonlyMap<number, CircleFacts> = new Map(
+  [
+    circleFacts(TEAM_CIRCLE, P, null),
+    circleFacts(MENTORS_CIRCLE, P, null),
+    circleFacts(P_CIRCLE, P, null),
+    circleFacts(P_INACTIVE_CIRCLE, P, null, false),
+    circleFacts(O_CIRCLE, null, O),
+    circleFacts(D_CIRCLE, null, D),
+    circleFacts(E_CIRCLE, null, E),
+    circleFacts(N_CIRCLE, null, N),
+    circleFacts(FOREIGN_PROJECT_CIRCLE, OTHER_PROJECT, null),
+  ].map((c) => [c.circleId, c]),
+);
+
+/** The ref a client sends for a known circle. */
+export const ref = (circleId: number): CircleRef => {
+  const facts = circles.get(circleId);
+  if (!facts) throw new Error(`no fixture circle ${circleId}`);
+  return { circleId, projectId: facts.projectId, communityId: facts.communityId };
+};
+
+export type ViewerSpec = {
+  team?: boolean;
+  mentor?: boolean;
+  approved?: readonly number[];
+  pending?: readonly number[];
+  admins?: readonly number[];
+  circles?: readonly number[];
+};
+
+/** A viewer of project P; `circles` must already exclude inactive circles, as the directory reader does. */
+export function viewer(userId: number, spec: ViewerSpec = {}): Viewer {
+  const communities = new Map<number, { role: 'member' | 'admin'; status: 'pending' | 'approved' }>();
+  for (const c of spec.approved ?? []) communities.set(c, { role: 'member', status: 'approved' });
+  for (const c of spec.pending ?? []) communities.set(c, { role: 'member', status: 'pending' });
+  for (const c of spec.admins ?? []) communities.set(c, { role: 'admin', status: 'approved' });
+  const projects = new Map<number, 'team' | 'mentor'>();
+  const own = new Set(spec.circles ?? []);
+  if (spec.team) {
+    projects.set(P, 'team');
+    own.add(TEAM_CIRCLE);
+  }
+  if (spec.mentor) {
+    projects.set(P, 'mentor');
+    own.add(MENTORS_CIRCLE);
+  }
+  return { userId, communities, projects, circles: own };
+}
+
+export const team = viewer(1, { team: true });
+export const mentor = viewer(2, { mentor: true });
+export const owningAdmin = viewer(3, { admins: [O] });
+export const sharedIntoAdmin = viewer(4, { admins: [D] });
+export const otherCommunityAdmin = viewer(5, { admins: [E] });
+export const approvedMember = viewer(6, { approved: [O, D, E] });
+export const outsider = viewer(9);
+
+export const context = (who: Viewer, now = NOW): ResourceDecisionContext => ({ now, viewer: who, project, circles });
+
+export const metadata: EventMetadata = {
+  actor: { userId: 1, credential: 'session' },
+  correlationId: 'test',
+  at: NOW,
+};
+
+export const projectScope: ResourceScope = { kind: 'project', projectId: P };
+export const communityScope: ResourceScope = { kind: 'communityProject', projectId: P, communityId: O, communityProjectId: CP_ID };
+
+export const createResource = (data: Partial<CreateResource['data']> = {}): CreateResource => ({
+  type: 'CreateResource',
+  data: {
+    resourceId: RID,
+    scope: communityScope,
+    paragraphId: null,
+    name: 'Pump manual',
+    description: 'How to fix the pump',
+    resourceUrl: 'resource_files/abc/manual.pdf',
+    icon: 'book',
+    tags: ['water'],
+    privacyLevel: 1,
+    ...data,
+  },
+  metadata,
+});
+
+export const updateResource = (data: Partial<UpdateResource['data']> = {}): UpdateResource => ({
+  type: 'UpdateResource',
+  data: {
+    resourceId: RID,
+    name: 'Pump manual v2',
+    description: 'Now with pictures',
+    resourceUrl: 'resource_files/abc/manual.pdf',
+    icon: 'book',
+    tags: ['water'],
+    privacyLevel: 1,
+    ...data,
+  },
+  metadata,
+});
+
+export const deleteResource = (resourceId = RID): DeleteResource => ({ type: 'DeleteResource', data: { resourceId }, metadata });
+
+export const changePrivacy = (
+  data: { owner?: OwnerPrivacyChange; sharesToUpsert?: ShareUpsert[]; sharesToRemove?: { communityId: number }[] } = {},
+): ChangeResourcePrivacy => ({
+  type: 'ChangeResourcePrivacy',
+  data: { resourceId: RID, sharesToUpsert: [], sharesToRemove: [], ...data },
+  metadata,
+});
+
+export const ownerBlock = (privacyLevel: number, circlesToAdd: CircleRef[] = [], circlesToRemove: CircleRef[] = []): OwnerPrivacyChange => ({
+  privacyLevel,
+  circlesToAdd,
+  circlesToRemove,
+});
+
+export const shareBlock = (
+  communityId: number,
+  privacyLevel: number,
+  circlesToAdd: CircleRef[] = [],
+  circlesToRemove: CircleRef[] = [],
+): ShareUpsert => ({ communityId, privacyLevel, circlesToAdd, circlesToRemove });
+
+// --- given events ---------------------------------------------------------------------------
+
+export const created = (
+  data: Partial<Extract<ResourceEventData, { type: 'ResourceCreated' }>['data']> = {},
+): ResourceEventData => ({
+  type: 'ResourceCreated',
+  data: {
+    resourceId: RID,
+    scope: communityScope,
+    paragraphId: null,
+    name: 'Pump manual',
+    description: 'How to fix the pump',
+    resourceUrl: 'resource_files/abc/manual.pdf',
+    resourceType: 3,
+    image: '',
+    icon: 'book',
+    tags: ['water'],
+    privacyLevel: 1,
+    createdBy: 1,
+    createdByMentor: false,
+    postDate: EARLIER,
+    ...data,
+  },
+});
+
+export const granted = (block: BlockRef, circleId: number): ResourceEventData => ({
+  type: 'CircleGranted',
+  data: { resourceId: RID, block, circle: ref(circleId) },
+});
+
+export const revoked = (block: BlockRef, circleId: number): ResourceEventData => ({
+  type: 'CircleRevoked',
+  data: { resourceId: RID, block, circle: ref(circleId) },
+});
+
+export const shared = (communityId: number, privacyLevel: 1 | 2 | 3 | 4 | 5): ResourceEventData => ({
+  type: 'ResourceShared',
+  data: { resourceId: RID, communityId, privacyLevel },
+});
+
+export const OWNER: BlockRef = { kind: 'owner' };
+export const share = (communityId: number): BlockRef => ({ kind: 'share', communityId });
+
+// --- given / when / then --------------------------------------------------------------------
+
+export type Outcome = { events: ResourceEventData[]; state: ResourceState };
+
+/** Emmett-style decider specification: given past events, when a command, then events or an error. */
+export function given(history: readonly ResourceEventData[] = []) {
+  const state = foldResource(history);
+  return {
+    state,
+    when(command: ResourceCommand, ctx: ResourceDecisionContext): Outcome {
+      const events = decide(command, state, ctx);
+      return { events, state: foldResource([...history, ...events]) };
+    },
+    /** The DomainError the command fails with; fails the test if it succeeds or throws anything else. */
+    whenFailing(command: ResourceCommand, ctx: ResourceDecisionContext): DomainError {
+      let events: ResourceEventData[];
+      try {
+        events = decide(command, state, ctx);
+      } catch (error) {
+        if (error instanceof DomainError) return error;
+        throw error;
+      }
+      throw new Error(`expected a DomainError, got events ${JSON.stringify(events)}`);
+    },
+  };
+}
+
+export const fields = (error: DomainError): string[] => error.errors.map((e) => e.field);

@@ -1,0 +1,133 @@
+import { principalsFor } from '../../src/domain/access/views';
+import type { PrivacyLevel } from '../../src/domain/resource/privacy-level';
+import type { Resource } from '../../src/domain/resource/resource';
+import type { ResourceView } from '../../src/domain/resource/resource-views';
+import { canSee, viewsOf } from '../../src/domain/resource/resource-views';
+import { shareCandidateIds } from '../../src/domain/resource/share-candidates';
+import { foldResource } from '../../src/domain/resource/resource-evolve';
+import type { ResourceEventData } from '../../src/domain/resource/resource-events';
+import {
+  D,
+  D_CIRCLE,
+  E,
+  N,
+  O,
+  OWNER,
+  P,
+  P_CIRCLE,
+  community,
+  created,
+  granted,
+  mentor,
+  owningAdmin,
+  project,
+  projectScope,
+  ref,
+  share,
+  shared,
+  viewer,
+} from './resource-fixtures';
+
+const fold = (events: ResourceEventData[]): Resource => {
+  const state = foldResource(events);
+  if (state.status !== 'active') throw new Error('expected an active resource');
+  return state.resource;
+};
+
+const byKey = (views: ResourceView[]): Record<string, ResourceView> => Object.fromEntries(views.map((v) => [v.viewKey, v]));
+
+describe('viewsOf', () => {
+  it('given a project resource shared into D, then it has the project view and one view per community, D governed by the share', () => {
+    const resource = fold([created({ scope: projectScope, privacyLevel: 3 }), shared(D, 4), granted(share(D), D_CIRCLE)]);
+
+    const views = byKey(viewsOf(resource, project.communityIds));
+
+    expect(Object.keys(views).sort()).toEqual([`c:${D}`, `c:${E}`, `c:${O}`, `p:${P}`].sort());
+    expect(views[`p:${P}`]).toMatchObject({ communityId: null, governedBy: 'own', effectivePrivacyLevel: 3, originCommunityId: null });
+    expect(views[`c:${E}`]).toMatchObject({ communityId: E, governedBy: 'own', effectivePrivacyLevel: 3, originCommunityId: null });
+    expect(views[`c:${D}`]).toEqual({
+      viewKey: `c:${D}`,
+      communityId: D,
+      governedBy: 'share',
+      effectivePrivacyLevel: 4,
+      circles: [ref(D_CIRCLE)],
+      originCommunityId: null,
+      audience: [`team:p:${P}`, `circle:${D_CIRCLE}`],
+    });
+  });
+
+  it('given a community-project resource shared into D and N, then it is seen in O (own) and through each share, with O as origin', () => {
+    const resource = fold([created({ privacyLevel: 2 }), shared(D, 1), shared(N, 4)]);
+
+    const views = byKey(viewsOf(resource, project.communityIds));
+
+    expect(Object.keys(views).sort()).toEqual([`c:${D}`, `c:${N}`, `c:${O}`].sort());
+    expect(views[`c:${O}`]).toMatchObject({ governedBy: 'own', effectivePrivacyLevel: 2, originCommunityId: null });
+    expect(views[`c:${O}`]?.audience).toEqual([`team:p:${P}`, `admin:c:${O}`, `member:c:${O}`]);
+    expect(views[`c:${D}`]).toMatchObject({ governedBy: 'share', effectivePrivacyLevel: 1, originCommunityId: O });
+    expect(views[`c:${N}`]).toMatchObject({ governedBy: 'share', effectivePrivacyLevel: 4, originCommunityId: O, circles: [] });
+  });
+
+  it.each<[PrivacyLevel, string[]]>([
+    [1, ['public']],
+    [2, [`member:c:${D}`]],
+    [3, []],
+    [4, [`circle:${P_CIRCLE}`]],
+    [5, [`mentor:p:${P}`]],
+  ])('given a share at %p, then its audience is the editors plus %j', (level, extra) => {
+    const history = [created(), shared(D, level), ...(level === 4 ? [granted(share(D), P_CIRCLE)] : [])];
+
+    const view = byKey(viewsOf(fold(history), project.communityIds))[`c:${D}`];
+
+    expect(view?.audience).toEqual([`team:p:${P}`, `admin:c:${O}`, ...extra]);
+  });
+
+  it('given a resource a mentor created, then its author is in every audience while the author is a mentor of the project', () => {
+    const resource = fold([
+      created({ privacyLevel: 4, createdBy: mentor.userId, createdByMentor: true }),
+      granted(OWNER, P_CIRCLE),
+    ]);
+    const [own] = viewsOf(resource, project.communityIds);
+    if (!own) throw new Error('no view');
+    const view = { kind: 'community' as const, project, community: community(O) };
+
+    expect(own.audience).toContain(`author:${mentor.userId}`);
+    expect(canSee(new Set(principalsFor(mentor, view)), false, own)).toBe(true);
+    expect(canSee(new Set(principalsFor(viewer(mentor.userId), view)), false, own)).toBe(false);
+  });
+
+  it('given a Team community-project resource shared into D, then the owning admins see it from D too (they may edit it)', () => {
+    const resource = fold([created({ privacyLevel: 3 }), shared(D, 3)]);
+    const fromD = byKey(viewsOf(resource, project.communityIds))[`c:${D}`];
+    if (!fromD) throw new Error('no view');
+
+    const principals = new Set(principalsFor(owningAdmin, { kind: 'community', project, community: community(D) }));
+
+    expect(canSee(principals, false, fromD)).toBe(true);
+  });
+
+  it('given an empty audience match, then only administering the view lets a caller see it', () => {
+    const view: ResourceView = {
+      viewKey: 'c:1',
+      communityId: 1,
+      governedBy: 'own',
+      effectivePrivacyLevel: 3,
+      circles: [],
+      originCommunityId: null,
+      audience: ['team:p:7'],
+    };
+
+    expect(canSee(new Set(['public']), false, view)).toBe(false);
+    expect(canSee(new Set(['public']), true, view)).toBe(true);
+  });
+});
+
+describe('shareCandidateIds', () => {
+  it('given a community-project resource owned by O shared into D, then the candidates are P’s other communities', () => {
+    expect(shareCandidateIds(fold([created(), shared(D, 1)]), project.communityIds)).toEqual([E]);
+  });
+
+  it('given an unshared project resource, then every community of the project is a candidate', () => {
+    expect(shareCandidateIds(fold([created({ scope: projectScope })]), project.communityIds)).toEqual([O, D, E]);
+  });
+});

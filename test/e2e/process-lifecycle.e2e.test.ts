@@ -1,0 +1,159 @@
+/**
+ * The service as an operator runs it: a real process on the embedded default, the CLI beside
+ * it on the same DATA_DIR, restarts, and a kill -9 in the middle of a burst of writes.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { mintSessionToken } from '../../src/infra/auth/session-verifier';
+
+const run = promisify(execFile);
+const root = path.join(__dirname, '..', '..');
+const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address();
+      s.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+type Running = { child: ChildProcess; url: string };
+
+async function startService(env: Record<string, string>): Promise<Running> {
+  const port = await freePort();
+  // One process (no wrapper), so that a signal reaches the server itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'development' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/health/ready`);
+      if (res.status === 200) return { child, url };
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`service did not start: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function stop(running: Running, signal: NodeJS.Signals): Promise<void> {
+  return new Promise((resolve) => {
+    if (running.child.exitCode !== null) return resolve();
+    running.child.once('exit', () => resolve());
+    running.child.kill(signal);
+  });
+}
+
+async function cli(env: Record<string, string>, ...args: string[]): Promise<string> {
+  const { stdout } = await run(tsx, ['src/cli/main.ts', ...args], { cwd: root, env: { ...process.env, ...env } });
+  return stdout.trim();
+}
+
+async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('the service process on its embedded default', () => {
+  jest.setTimeout(120_000);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-e2e-'));
+  const env = { DATA_DIR: dataDir };
+  let service: Running | undefined;
+
+  afterAll(async () => {
+    if (service) await stop(service, 'SIGKILL');
+  });
+
+  const getCurrent = async (url: string, token: string) =>
+    fetch(`${url}/api/user/getcurrent`, { headers: { authorization: `Bearer ${token}` } });
+
+  it('serves, seeds from the CLI, authenticates a CLI token, and keeps its data across a restart', async () => {
+    service = await startService(env);
+    expect(await cli(env, 'seed')).toMatch(/imported \d+ directory events/);
+    const token = await cli(env, 'dev-token', '--user', '1');
+
+    const first = await waitFor(async () => {
+      const res = await getCurrent(service!.url, token);
+      return res.status === 200 ? ((await res.json()) as { id: number; name: string }) : undefined;
+    }, 'the seeded user');
+    expect(first).toMatchObject({ id: 1, name: 'Ada Lovelace', credential: 'session' });
+
+    await stop(service, 'SIGTERM');
+    service = await startService(env);
+    const again = await getCurrent(service.url, token);
+    expect(again.status).toBe(200);
+    expect(await again.json()).toMatchObject({ id: 1, name: 'Ada Lovelace' });
+  });
+
+  it('a kill -9 in the middle of a burst loses no acknowledged event, and the read model rebuilt at start equals a fresh rebuild', async () => {
+    if (!service) service = await startService(env);
+    const secrets = JSON.parse(fs.readFileSync(path.join(dataDir, 'dev-secrets.json'), 'utf8')) as { directoryToken: string; jwtSecret: string };
+    const headers = { 'content-type': 'application/json', 'x-directory-token': secrets.directoryToken };
+    const { url } = service;
+
+    // Given a quiet service, its read-model digest before a kill
+    const digestOf = async (u: string) =>
+      ((await (await fetch(`${u}/internal/read-models/digest`, { headers })).json()) as { digest: string }).digest;
+    const quiet = await digestOf(url);
+
+    // When a burst of directory imports is under way and the process is killed
+    const acknowledged: number[] = [];
+    const send = async (userId: number) => {
+      const res = await fetch(`${url}/internal/directory/events`, {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ events: [{ type: 'UserUpserted', data: { userId, name: `Burst ${userId}`, status: 'active' } }] }),
+      });
+      if (res.status === 200) acknowledged.push(userId);
+    };
+    const burst = Array.from({ length: 400 }, (_, i) => 2000 + i);
+    const lanes = Array.from({ length: 4 }, (_, lane) =>
+      (async () => {
+        for (let i = lane; i < burst.length; i += 4) await send(burst[i]!).catch(() => undefined);
+      })(),
+    );
+    await waitFor(async () => (acknowledged.length >= 40 ? true : undefined), 'some acknowledged imports');
+    await stop(service, 'SIGKILL');
+    await Promise.all(lanes);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(40);
+    expect(acknowledged.length).toBeLessThan(burst.length);
+
+    // Then after a restart every acknowledged event is there
+    service = await startService(env);
+    const missing: number[] = [];
+    for (const userId of acknowledged) {
+      const res = await getCurrent(service.url, await mintSessionToken(secrets.jwtSecret, { userId }));
+      if (res.status !== 200) missing.push(userId);
+    }
+    expect(missing).toEqual([]);
+    const restarted = await digestOf(service.url);
+    const fresh = JSON.parse(await cli(env, 'digest')) as { digest: string };
+    expect(restarted).toBe(fresh.digest);
+    expect(restarted).not.toBe(quiet);
+    const counts = ((await (await fetch(`${service.url}/internal/read-models/digest`, { headers })).json()) as {
+      counts: Record<string, number>;
+    }).counts;
+    const seededUsers = 11;
+    expect(counts.dir_users).toBeGreaterThanOrEqual(seededUsers + acknowledged.length);
+  });
+});

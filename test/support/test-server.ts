@@ -1,0 +1,84 @@
+import fs from 'node:fs';
+import type { Server } from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { buildApp } from '../../src/api/app';
+import { loadConfig } from '../../src/config';
+import { mintSessionToken } from '../../src/infra/auth/session-verifier';
+import { createLogger } from '../../src/infra/logger';
+import type { Services } from '../../src/services';
+import { createServices } from '../../src/services';
+
+export type HttpResult<T = unknown> = { status: number; headers: Headers; body: T; text: string };
+
+export type RequestOptions = { token?: string; apiKey?: string; headers?: Record<string, string> };
+
+/**
+ * The whole service on its embedded adapters, listening on a real port in a fresh DATA_DIR.
+ * Tests talk to it over HTTP only, as a client following SPEC.md would.
+ */
+export type TestServer = {
+  readonly url: string;
+  readonly dataDir: string;
+  readonly services: Services;
+  token(userId: number, options?: { impersonatorId?: number; ttlSeconds?: number; issuedAt?: number }): Promise<string>;
+  directory(events: readonly { type: string; data: Record<string, unknown> }[]): Promise<HttpResult>;
+  request<T = any>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<HttpResult<T>>;
+  get<T = any>(path: string, options?: RequestOptions): Promise<HttpResult<T>>;
+  post<T = any>(path: string, body: unknown, options?: RequestOptions): Promise<HttpResult<T>>;
+  close(): Promise<void>;
+};
+
+export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+  const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'prs-test-'));
+  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: '0', ...env, DATA_DIR: dataDir });
+  const services = await createServices(config, createLogger(config.LOG_LEVEL));
+  const app = buildApp(services);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const address = server.address();
+  if (!address || typeof address === 'string') throw new Error('no address');
+  const url = `http://127.0.0.1:${address.port}`;
+
+  const request = async <T>(method: string, p: string, body?: unknown, options: RequestOptions = {}) => {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    if (options.apiKey) headers['x-api-key'] = options.apiKey;
+    let payload: string | undefined;
+    if (body !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      payload = typeof body === 'string' ? body : JSON.stringify(body);
+    }
+    const response = await fetch(url + p, { method, headers, body: payload });
+    const text = await response.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      // not JSON: keep the text
+    }
+    return { status: response.status, headers: response.headers, body: parsed as T, text };
+  };
+
+  return {
+    url,
+    dataDir,
+    services,
+    token: (userId, options = {}) => mintSessionToken(services.secrets.jwtSecret ?? '', { userId, ...options }),
+    directory: (events) =>
+      request('POST', '/internal/directory/events', { events }, {
+        headers: { 'x-directory-token': services.secrets.directoryToken },
+      }),
+    request,
+    get: (p, options) => request('GET', p, undefined, options),
+    post: (p, body, options) => request('POST', p, body, options),
+    async close() {
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+      await services.close();
+    },
+  };
+}
