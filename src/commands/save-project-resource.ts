@@ -1,0 +1,111 @@
+import { DomainError, notFound } from '../domain/errors';
+import type { ResourceScope } from '../domain/resource/resource';
+import type { CreateResource, UpdateResource } from '../domain/resource/resource-commands';
+import { decide } from '../domain/resource/resource-decide';
+import { initialState } from '../domain/resource/resource-evolve';
+import type { ScopeFields, ScopeShape } from '../domain/resource/scope-shape';
+import { scopeShapeOf } from '../domain/resource/scope-shape';
+import type { DirectoryReader } from '../projections/directory/directory-reader';
+import { nextId } from './id-sequence';
+import type { RequestInfo, ResourceCommandDeps, ResourceCommandResult } from './resource-command-runner';
+import { decisionContext, projectOfResource, runResourceCommand } from './resource-command-runner';
+
+export type SaveResourceInput = ScopeFields & {
+  readonly id: number;
+  readonly name: string;
+  readonly description: string;
+  readonly resourceUrl: string;
+  readonly privacyLevel: number;
+  readonly icon: string;
+  readonly resourceTags: readonly string[];
+};
+
+/** Resolves a scope shape against the directory: 404 for unknown ids, 400 for a project outside the community. */
+async function resolveScope(directory: DirectoryReader, shape: ScopeShape): Promise<{ scope: ResourceScope; paragraphId: number | null }> {
+  const inCommunity = async (projectId: number, communityId: number, field: string): Promise<ResourceScope> => {
+    const link = await directory.communityProjectOf(projectId, communityId);
+    if (!link) {
+      throw new DomainError('validation', `project ${projectId} is not part of community ${communityId}`, [
+        { field, message: 'the project is not part of this community' },
+      ]);
+    }
+    return { kind: 'communityProject', projectId, communityId, communityProjectId: link.communityProjectId };
+  };
+  switch (shape.kind) {
+    case 'paragraph': {
+      const paragraph = await directory.paragraph(shape.paragraphId);
+      if (!paragraph) throw notFound(`paragraph ${shape.paragraphId} not found`);
+      const scope =
+        paragraph.communityId === null
+          ? ({ kind: 'project', projectId: paragraph.projectId } as const)
+          : await inCommunity(paragraph.projectId, paragraph.communityId, 'paragraphId');
+      return { scope, paragraphId: shape.paragraphId };
+    }
+    case 'communityProject': {
+      const link = await directory.communityProject(shape.communityProjectId);
+      if (!link) throw notFound(`community project ${shape.communityProjectId} not found`);
+      return {
+        scope: { kind: 'communityProject', projectId: link.projectId, communityId: link.communityId, communityProjectId: link.communityProjectId },
+        paragraphId: null,
+      };
+    }
+    case 'projectInCommunity': {
+      if (!(await directory.community(shape.communityId))) throw notFound(`community ${shape.communityId} not found`);
+      if (!(await directory.project(shape.projectId))) throw notFound(`project ${shape.projectId} not found`);
+      return { scope: await inCommunity(shape.projectId, shape.communityId, 'communityId'), paragraphId: null };
+    }
+    case 'project':
+      return { scope: { kind: 'project', projectId: shape.projectId }, paragraphId: null };
+    default: {
+      const unexpected: never = shape;
+      throw new Error(`unknown scope shape ${JSON.stringify(unexpected)}`);
+    }
+  }
+}
+
+/**
+ * SaveProjectResource: id 0 creates (the scope comes from the request's shape), any other id
+ * updates (the scope stays the one it was created with; scope fields are ignored).
+ */
+export async function saveProjectResource(
+  deps: ResourceCommandDeps,
+  request: RequestInfo,
+  input: SaveResourceInput,
+): Promise<ResourceCommandResult> {
+  const fields = {
+    name: input.name,
+    description: input.description,
+    resourceUrl: input.resourceUrl,
+    icon: input.icon,
+    tags: input.resourceTags,
+    privacyLevel: input.privacyLevel,
+  };
+  if (input.id !== 0) {
+    const projectId = await projectOfResource(deps.eventStore, input.id);
+    const { context, metadata } = await decisionContext(deps, request, projectId, []);
+    const command: UpdateResource = { type: 'UpdateResource', data: { resourceId: input.id, ...fields }, metadata };
+    return runResourceCommand(deps, command, context, metadata);
+  }
+
+  const { scope, paragraphId } = await resolveScope(deps.directory, scopeShapeOf(input));
+  const { context, metadata } = await decisionContext(deps, request, scope.projectId, []);
+  const create = (resourceId: number): CreateResource => ({
+    type: 'CreateResource',
+    data: { resourceId, scope, paragraphId, ...fields },
+    metadata,
+  });
+  // Decide once before allocating an id, so refused requests burn no ids.
+  decide(create(0), initialState, context);
+  const resourceId = await nextId(deps.eventStore, 'resource', metadata);
+  return runResourceCommand(deps, create(resourceId), context, metadata);
+}
+
+export async function removeProjectResource(
+  deps: ResourceCommandDeps,
+  request: RequestInfo,
+  resourceId: number,
+): Promise<ResourceCommandResult> {
+  const projectId = await projectOfResource(deps.eventStore, resourceId);
+  const { context, metadata } = await decisionContext(deps, request, projectId, []);
+  return runResourceCommand(deps, { type: 'DeleteResource', data: { resourceId }, metadata }, context, metadata);
+}

@@ -1,0 +1,205 @@
+import {
+  canChangeOwnerPrivacy,
+  canEditResource,
+  canSeeResourcePrivacyShare,
+  canSeeShareCandidates,
+  canShareCrossCommunity,
+} from '../../domain/access/permissions';
+import type { View } from '../../domain/access/views';
+import { administersView, principalsFor } from '../../domain/access/views';
+import type { CircleFacts, CommunityFacts, ProjectFacts, Viewer } from '../../domain/access/viewer';
+import { notFound } from '../../domain/errors';
+import type { PrivacyLevel } from '../../domain/resource/privacy-level';
+import { PRIVACY } from '../../domain/resource/privacy-level';
+import type { CircleRef, PrivacyBlock, Resource } from '../../domain/resource/resource';
+import { owningCommunityId } from '../../domain/resource/resource';
+import { canSee } from '../../domain/resource/resource-views';
+import { shareCandidateIds } from '../../domain/resource/share-candidates';
+import type { ReadStore } from '../../infra/read-store/read-store';
+import type { DirectoryReader } from '../directory/directory-reader';
+import type { ResourceDoc, ResourceViewDoc } from './resource-collections';
+import { RES } from './resource-collections';
+
+/** SPEC "Circle group": the granted circles of one project or one community. */
+export type PrivacyCircle = {
+  id: number;
+  name: string;
+  longName: string;
+  isActive: boolean;
+  projectId: number | null;
+  communityId: number | null;
+};
+
+export type CircleGroup = {
+  name: string;
+  isProject: boolean;
+  isCommunity: boolean;
+  privacyCircles: PrivacyCircle[];
+};
+
+/** SPEC GetResourcePrivacy response body. */
+export type ResourcePrivacyAnswer = {
+  resourceId: number;
+  isProjectScoped: boolean;
+  owningCommunityId: number | null;
+  owningCommunityName: string | null;
+  owner: { privacyLevel: number; circles: CircleGroup[] };
+  shares: { communityId: number; communityName: string; privacyLevel: number; circles: CircleGroup[] }[];
+  shareCandidates: { communityId: number; communityName: string }[];
+  canEdit: boolean;
+  canShareCrossCommunity: boolean;
+};
+
+/**
+ * Whether the caller may read the resource at all: an editor, or someone who sees it in at least
+ * one of its views under the list's own rules (the caller's principals for that view against the
+ * view's audience; a community's admins see everything in their community's view).
+ */
+async function canReadResource(
+  store: ReadStore,
+  directory: DirectoryReader,
+  viewer: Viewer,
+  resource: Resource,
+  project: ProjectFacts,
+): Promise<boolean> {
+  if (canEditResource(viewer, resource)) return true;
+  const docs = await store.collection<ResourceViewDoc>(RES.views).find({ resourceId: resource.resourceId });
+  const communityIds = docs.flatMap((d) => (d.viewCommunityId === null ? [] : [d.viewCommunityId]));
+  const communities = await directory.communities(communityIds);
+  return docs.some((doc) => {
+    let view: View = { kind: 'project', project };
+    if (doc.viewCommunityId !== null) {
+      const community = communities.get(doc.viewCommunityId);
+      if (!community) return false;
+      view = { kind: 'community', project, community };
+    }
+    return canSee(new Set(principalsFor(viewer, view)), administersView(viewer, view), {
+      viewKey: doc.viewKey,
+      communityId: doc.viewCommunityId,
+      governedBy: doc.governedBy,
+      effectivePrivacyLevel: doc.effectivePrivacyLevel as PrivacyLevel,
+      circles: doc.circles,
+      originCommunityId: doc.originCommunityId,
+      audience: doc.audience,
+    });
+  });
+}
+
+/** Circles are listed only at Custom: a block off Custom grants none (SPEC "Circle group"). */
+const grantedCircles = (block: PrivacyBlock): readonly CircleRef[] =>
+  block.privacyLevel === PRIVACY.Custom ? block.circles : [];
+
+/**
+ * Groups granted circles by the project or community they belong to, as the grant named it:
+ * project groups first, then community groups, each in id order, circles in id order. Names come
+ * from the directory; a circle it never described (a project's built-in team or mentors circle can
+ * be such) is listed with empty names and as active, as the viewer rules count it.
+ */
+function circleGroups(
+  circles: readonly CircleRef[],
+  facts: ReadonlyMap<number, CircleFacts>,
+  projectNames: ReadonlyMap<number, string>,
+  communities: ReadonlyMap<number, CommunityFacts>,
+): CircleGroup[] {
+  const groups = new Map<string, { sort: [number, number]; group: CircleGroup }>();
+  for (const ref of [...circles].sort((a, b) => a.circleId - b.circleId)) {
+    const isProject = ref.projectId !== null;
+    const ownerId = (isProject ? ref.projectId : ref.communityId) ?? 0;
+    const key = `${isProject ? 'p' : 'c'}:${ownerId}`;
+    let entry = groups.get(key);
+    if (!entry) {
+      const name = isProject ? (projectNames.get(ownerId) ?? '') : (communities.get(ownerId)?.name ?? '');
+      entry = { sort: [isProject ? 0 : 1, ownerId], group: { name, isProject, isCommunity: !isProject, privacyCircles: [] } };
+      groups.set(key, entry);
+    }
+    const circle = facts.get(ref.circleId);
+    entry.group.privacyCircles.push({
+      id: ref.circleId,
+      name: circle?.name ?? '',
+      longName: circle?.longName ?? '',
+      isActive: circle?.isActive ?? true,
+      projectId: ref.projectId,
+      communityId: ref.communityId,
+    });
+  }
+  return [...groups.values()]
+    .sort((a, b) => a.sort[0] - b.sort[0] || a.sort[1] - b.sort[1])
+    .map((e) => e.group);
+}
+
+/**
+ * GetResourcePrivacy: the own level and its circles, the shares the caller may see, and where the
+ * resource could still be shared. 404 for an unknown resource and for one the caller cannot see.
+ *
+ * Visibility (SPEC "Visibility of the response"): the team and the owning community's admins see
+ * every share and every candidate; an admin of a shared-into community sees that community's
+ * share; anyone else who can read the resource gets empty `shares` and `shareCandidates`.
+ */
+export async function getResourcePrivacy(
+  store: ReadStore,
+  directory: DirectoryReader,
+  viewer: Viewer,
+  resourceId: number,
+): Promise<ResourcePrivacyAnswer> {
+  const doc = await store.collection<ResourceDoc>(RES.resources).findOne({ _id: `r:${resourceId}` });
+  const missing = () => notFound(`resource ${resourceId} not found`);
+  if (!doc) throw missing();
+  const resource = doc.resource;
+  const project = await directory.project(resource.scope.projectId);
+  if (!project) throw missing();
+  if (!(await canReadResource(store, directory, viewer, resource, project))) throw missing();
+
+  const owning = owningCommunityId(resource);
+  const shares = [...resource.shares]
+    .filter((s) => canSeeResourcePrivacyShare(viewer, resource, s.communityId))
+    .sort((a, b) => a.communityId - b.communityId);
+  const candidates = canSeeShareCandidates(viewer, resource) ? shareCandidateIds(resource, project.communityIds) : [];
+
+  const granted = [grantedCircles(resource.owner), ...shares.map(grantedCircles)].flat();
+  const projectIds = [...new Set(granted.flatMap((c) => (c.projectId === null ? [] : [c.projectId])))];
+  const communityIds = [
+    ...(owning === null ? [] : [owning]),
+    ...shares.map((s) => s.communityId),
+    ...candidates,
+    ...granted.flatMap((c) => (c.communityId === null ? [] : [c.communityId])),
+  ];
+  const [circleFacts, communities, projectNames] = await Promise.all([
+    directory.circles(granted.map((c) => c.circleId)),
+    directory.communities(communityIds),
+    projectNamesOf(directory, project, projectIds),
+  ]);
+  const nameOf = (communityId: number) => communities.get(communityId)?.name ?? '';
+  const groups = (block: PrivacyBlock) => circleGroups(grantedCircles(block), circleFacts, projectNames, communities);
+
+  return {
+    resourceId: resource.resourceId,
+    isProjectScoped: resource.scope.kind === 'project',
+    owningCommunityId: owning,
+    owningCommunityName: owning === null ? null : nameOf(owning),
+    owner: { privacyLevel: resource.owner.privacyLevel, circles: groups(resource.owner) },
+    shares: shares.map((s) => ({
+      communityId: s.communityId,
+      communityName: nameOf(s.communityId),
+      privacyLevel: s.privacyLevel,
+      circles: groups(s),
+    })),
+    shareCandidates: candidates
+      .sort((a, b) => a - b)
+      .map((communityId) => ({ communityId, communityName: nameOf(communityId) })),
+    canEdit: canChangeOwnerPrivacy(viewer, resource),
+    canShareCrossCommunity: canShareCrossCommunity(viewer, resource),
+  };
+}
+
+/** Names of the projects whose circles are granted: nearly always only the resource's own project. */
+async function projectNamesOf(
+  directory: DirectoryReader,
+  project: ProjectFacts,
+  projectIds: readonly number[],
+): Promise<Map<number, string>> {
+  const names = new Map<number, string>([[project.projectId, project.name]]);
+  const others = projectIds.filter((id) => id !== project.projectId);
+  const loaded = await Promise.all(others.map((id) => directory.project(id)));
+  for (const p of loaded) if (p) names.set(p.projectId, p.name);
+  return names;
+}
