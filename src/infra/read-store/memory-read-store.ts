@@ -273,9 +273,75 @@ function assertValidSpec(spec: IndexSpec): void {
 }
 
 /** Collections and their unique-index bookkeeping, shared by the store and its collection views. */
+/** A query value an equality lookup can answer: a scalar, or `{$in: [scalars]}`. */
+function lookupKeys(condition: unknown): string[] | undefined {
+  const scalar = (v: unknown) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean';
+  if (scalar(condition)) return [keyText(condition)];
+  if (isPlainObject(condition) && Object.keys(condition).length === 1 && Array.isArray(condition.$in)) {
+    return condition.$in.every(scalar) ? condition.$in.map(keyText) : undefined;
+  }
+  return undefined;
+}
+
 class MemoryState {
   private readonly collections = new Map<string, Map<string, Doc>>();
   private readonly indexesByCollection = new Map<string, Map<string, Index>>();
+  /**
+   * Per collection, per leading field of a declared index: key text -> _ids. It only narrows
+   * the documents a filter is tested against (the full filter still decides), so that lookups
+   * by an indexed field cost what they would in MongoDB rather than a collection scan.
+   */
+  private readonly lookups = new Map<string, Map<string, Map<string, Set<string>>>>();
+
+  /** The stored documents a filter can match: by _id, by an indexed field, or all of them. */
+  candidates(collection: string, filter: Filter): Iterable<Doc> {
+    const docs = this.collections.get(collection);
+    if (docs === undefined) return [];
+    if (typeof filter._id === 'string') {
+      const doc = docs.get(filter._id);
+      return doc === undefined ? [] : [doc];
+    }
+    let best: Set<string> | undefined;
+    for (const [field, buckets] of this.lookups.get(collection) ?? []) {
+      const keys = lookupKeys(filter[field]);
+      if (keys === undefined) continue;
+      const ids = new Set<string>();
+      for (const key of keys) for (const id of buckets.get(key) ?? []) ids.add(id);
+      if (best === undefined || ids.size < best.size) best = ids;
+    }
+    if (best === undefined) return docs.values();
+    // Insertion order, as a scan would give, so unsorted reads do not depend on the index.
+    return [...docs.values()].length <= best.size * 4
+      ? [...docs.values()].filter((d) => best.has(d._id))
+      : [...best].map((id) => docs.get(id)).filter((d): d is Doc => d !== undefined);
+  }
+
+  private addLookupField(collection: string, field: string): void {
+    const byField = this.lookups.get(collection) ?? new Map<string, Map<string, Set<string>>>();
+    this.lookups.set(collection, byField);
+    if (byField.has(field)) return;
+    const buckets = new Map<string, Set<string>>();
+    byField.set(field, buckets);
+    for (const doc of this.docs(collection)) this.lookupAdd(buckets, field, doc);
+  }
+
+  private lookupAdd(buckets: Map<string, Set<string>>, field: string, doc: Doc): void {
+    for (const key of new Set(valuesAt(doc, field).map(keyText))) {
+      const ids = buckets.get(key) ?? new Set<string>();
+      ids.add(doc._id);
+      buckets.set(key, ids);
+    }
+  }
+
+  private lookupRemove(collection: string, doc: Doc): void {
+    for (const [field, buckets] of this.lookups.get(collection) ?? []) {
+      for (const key of new Set(valuesAt(doc, field).map(keyText))) {
+        const ids = buckets.get(key);
+        ids?.delete(doc._id);
+        if (ids?.size === 0) buckets.delete(key);
+      }
+    }
+  }
 
   /** The stored documents themselves: whoever hands one out copies it first. */
   docs(collection: string): Iterable<Doc> {
@@ -312,11 +378,14 @@ class MemoryState {
     }
     byName.set(spec.name, index);
     this.indexesByCollection.set(spec.collection, byName);
+    const leading = Object.keys(spec.keys)[0];
+    if (leading !== undefined && leading !== '_id') this.addLookupField(spec.collection, leading);
   }
 
   clear(): void {
     this.collections.clear();
     this.indexesByCollection.clear();
+    this.lookups.clear();
   }
 
   /** Checks every unique index before changing anything, so a rejected write leaves no trace. */
@@ -335,13 +404,18 @@ class MemoryState {
       this.collections.set(collection, docs);
     }
     const previous = docs.get(doc._id);
-    if (previous !== undefined) this.unindex(collection, previous);
+    if (previous !== undefined) {
+      this.unindex(collection, previous);
+      this.lookupRemove(collection, previous);
+    }
     for (const { owners, keys } of planned) for (const key of keys) owners.set(key, doc._id);
     docs.set(doc._id, doc);
+    for (const [field, buckets] of this.lookups.get(collection) ?? []) this.lookupAdd(buckets, field, doc);
   }
 
   remove(collection: string, doc: Doc): void {
     this.unindex(collection, doc);
+    this.lookupRemove(collection, doc);
     this.collections.get(collection)?.delete(doc._id);
   }
 
@@ -405,7 +479,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
 
   async findOne(filter: Filter): Promise<T | null> {
     const query = compile(filter);
-    for (const doc of this.state.docs(this.name)) {
+    for (const doc of this.state.candidates(this.name, filter)) {
       if (query.test(doc)) return structuredClone(doc) as T;
     }
     return null;
@@ -458,7 +532,7 @@ class MemoryCollection<T extends Doc> implements Collection<T> {
   private matching(filter: Filter, atMost = Infinity): T[] {
     const query = compile(filter);
     const out: T[] = [];
-    for (const doc of this.state.docs(this.name)) {
+    for (const doc of this.state.candidates(this.name, filter)) {
       if (out.length >= atMost) break;
       if (query.test(doc)) out.push(doc as T);
     }
