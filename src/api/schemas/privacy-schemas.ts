@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/**
+ * Request shapes of the privacy endpoints (SPEC "GetResourcePrivacy", "SaveResourcePrivacy",
+ * "UnshareResourceFromCommunity"). Only the shape is checked here: which levels and circles are
+ * valid for a block depends on the resource, which only the domain knows.
+ */
+const positiveId = z.number().int().positive();
+
+/** Generous but bounded: one request never needs more, and a bound keeps a decision cheap. */
+export const MAX_CIRCLES_PER_BLOCK = 100;
+export const MAX_SHARES_PER_REQUEST = 100;
+
+/** A JSON `null` or a missing array both mean "none". */
+const listOf = <T extends z.ZodType>(item: T, max: number) =>
+  z
+    .array(item)
+    .max(max)
+    .nullish()
+    .transform((v): z.infer<T>[] => v ?? []);
+
+/**
+ * SPEC "Circle grant": exactly one of projectId (a project circle) and communityId (a community
+ * circle) is set. A missing id counts as null; a 400 names the item, e.g.
+ * `owner.circlesToAdd[0].projectId`.
+ */
+export const circleGrant = z
+  .object({
+    circleId: positiveId,
+    projectId: positiveId.nullish().transform((v) => v ?? null),
+    communityId: positiveId.nullish().transform((v) => v ?? null),
+  })
+  .superRefine((grant, ctx) => {
+    if ((grant.projectId === null) === (grant.communityId === null)) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['projectId'],
+        message: 'exactly one of projectId and communityId must be set',
+      });
+    }
+  });
+
+const circleChanges = {
+  circlesToAdd: listOf(circleGrant, MAX_CIRCLES_PER_BLOCK),
+  circlesToRemove: listOf(circleGrant, MAX_CIRCLES_PER_BLOCK),
+};
+
+/** A privacy level stays a raw integer: 0, 6 or Community on a project resource are the domain's 400s. */
+const privacyLevel = z.number().int();
+
+export const saveResourcePrivacyBody = z.object({
+  resourceId: positiveId,
+  owner: z
+    .object({ privacyLevel, ...circleChanges })
+    .nullish()
+    .transform((v) => v ?? undefined),
+  sharesToUpsert: listOf(z.object({ communityId: positiveId, privacyLevel, ...circleChanges }), MAX_SHARES_PER_REQUEST),
+  sharesToRemove: listOf(z.object({ communityId: positiveId }), MAX_SHARES_PER_REQUEST),
+});
+
+export type SaveResourcePrivacyBody = z.infer<typeof saveResourcePrivacyBody>;
+
+export const unshareResourceBody = z.object({
+  resourceId: positiveId,
+  communityId: positiveId,
+});
+
+export const getResourcePrivacyQuery = z.object({
+  resourceId: z.coerce.number().int().positive(),
+});
