@@ -1,5 +1,5 @@
-import type { PageRequest, PageResponse } from '../../api/pagination';
-import { readPage } from '../../api/pagination';
+import type { PageRequest, PageResponse } from '../paging';
+import { readPage } from '../paging';
 import type { ReadStore, Sort } from '../../infra/read-store/read-store';
 import type { ApplicationDefinitionDoc, ApplicationDoc } from './directory-collections';
 import { DIR } from './directory-collections';
