@@ -7,9 +7,11 @@ import { MemoryCache } from './infra/cache/memory-cache';
 import { RedisCache } from './infra/cache/redis-cache';
 import { resolveSecrets } from './infra/dev-secrets';
 import { EsdbEventStore } from './infra/event-store/esdb-event-store';
+import { meteredEventStore } from './infra/event-store/metered-event-store';
 import type { EventStore } from './infra/event-store/event-store';
 import { SqliteEventStore } from './infra/event-store/sqlite-event-store';
 import type { Logger } from './infra/logger';
+import { Metrics } from './infra/metrics';
 import { MemoryReadStore } from './infra/read-store/memory-read-store';
 import { MongoReadStore } from './infra/read-store/mongo-read-store';
 import type { ReadStore } from './infra/read-store/read-store';
@@ -37,7 +39,8 @@ function openCache(config: Config): Cache & RateLimiter {
 /** The composition root: opens every adapter, then projects the log before anything is served. */
 export async function createServices(config: Config, logger: Logger, clock: () => Date = () => new Date()): Promise<Services> {
   const secrets = resolveSecrets(config);
-  const eventStore = openEventStore(config);
+  const metrics = new Metrics();
+  const eventStore = meteredEventStore(openEventStore(config), metrics);
   const readStore = await openReadStore(config);
   const cache = openCache(config);
   const runner = new ProjectionRunner(eventStore, readStore, allProjections, logger);
@@ -53,6 +56,7 @@ export async function createServices(config: Config, logger: Logger, clock: () =
     directory: new DirectoryReader(readStore),
     sessions: new SessionVerifier({ secret: secrets.jwtSecret, jwksUrl: secrets.jwksUrl }),
     clock,
+    metrics,
     async close() {
       await runner.stop();
       await Promise.allSettled([eventStore.close(), readStore.close(), cache.close()]);

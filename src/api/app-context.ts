@@ -3,6 +3,7 @@ import type { SessionVerifier } from '../infra/auth/session-verifier';
 import type { Cache, RateLimiter } from '../infra/cache/cache';
 import type { EventStore } from '../infra/event-store/event-store';
 import type { Logger } from '../infra/logger';
+import type { Metrics } from '../infra/metrics';
 import type { ReadStore } from '../infra/read-store/read-store';
 import type { Secrets } from '../infra/dev-secrets';
 import type { DirectoryReader } from '../projections/directory/directory-reader';
@@ -20,4 +21,5 @@ export type AppContext = {
   readonly directory: DirectoryReader;
   readonly sessions: SessionVerifier;
   readonly clock: () => Date;
+  readonly metrics: Metrics;
 };

@@ -18,7 +18,7 @@ export function buildApp(ctx: AppContext): express.Express {
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
-  app.use(requestLog(ctx.logger));
+  app.use(requestLog(ctx.logger, ctx.metrics));
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: false }));
 
   app.use(healthRoutes(ctx));

@@ -145,6 +145,22 @@ describe('foundation over HTTP', () => {
     });
   });
 
+  describe('metrics', () => {
+    it('are refused without the internal token', async () => {
+      expect((await server.get('/internal/metrics')).status).toBe(401);
+    });
+
+    it('count requests by route template and appended events by stream type', async () => {
+      await server.get('/api/user/getcurrent', { token: await server.token(demo.users.team) });
+      const res = await server.get('/internal/metrics', { headers: { 'x-directory-token': server.services.secrets.directoryToken } });
+      expect(res.status).toBe(200);
+      expect(res.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/user\/getcurrent",status="200"\} [1-9]/);
+      expect(res.text).toMatch(/events_appended_total\{stream_type="directory"\} [1-9]/);
+      expect(res.text).toMatch(/projection_checkpoint_position [1-9]/);
+      expect(res.text).not.toContain(server.services.secrets.directoryToken);
+    });
+  });
+
   describe('read models', () => {
     it('the live read models equal a rebuild from position 0', async () => {
       const headers = { 'x-directory-token': server.services.secrets.directoryToken };

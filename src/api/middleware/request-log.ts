@@ -1,9 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from '../../infra/logger';
+import type { Metrics } from '../../infra/metrics';
 
-/** One log line per request: method, path, status, duration. Never headers or bodies. */
-export function requestLog(logger: Logger): RequestHandler {
+/**
+ * One log line per request (method, path, status, duration; never headers or bodies) and one
+ * histogram sample labelled by the route template, so ids never become label values.
+ */
+export function requestLog(logger: Logger, metrics: Metrics): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     const incoming = req.header('x-correlation-id');
@@ -13,6 +17,8 @@ export function requestLog(logger: Logger): RequestHandler {
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
       logger.info({ method: req.method, path: req.path, status: res.statusCode, ms, correlationId }, 'request');
+      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, ms / 1000);
     });
     next();
   };

@@ -1,0 +1,19 @@
+import type { Metrics } from '../metrics';
+import type { EventStore } from './event-store';
+
+/** Counts appended events by stream type (`resource`, `directory`, `sequence`), nothing else changes. */
+export function meteredEventStore(inner: EventStore, metrics: Metrics): EventStore {
+  return {
+    async appendToStream(streamId, events, expected) {
+      const result = await inner.appendToStream(streamId, events, expected);
+      metrics.eventsAppended.inc({ stream_type: streamId.split('-')[0] ?? streamId }, events.length);
+      return result;
+    },
+    readStream: (streamId) => inner.readStream(streamId),
+    readLastEvent: (streamId) => inner.readLastEvent(streamId),
+    readAll: (from, maxCount) => inner.readAll(from, maxCount),
+    subscribeToAll: (from, onEvent, onError) => inner.subscribeToAll(from, onEvent, onError),
+    ping: () => inner.ping(),
+    close: () => inner.close(),
+  };
+}
