@@ -9,6 +9,14 @@ type CheckpointDoc = Doc & { position: string };
 const CHECKPOINTS = 'projection_checkpoints';
 const CHECKPOINT_ID = 'read-models';
 const CATCH_UP_BATCH = 500;
+const RESUBSCRIBE_MAX_DELAY_MS = 30_000;
+
+/** A projection threw: a bug or bad data, not a transport fault, so retrying cannot help. */
+class ProjectionFailedError extends Error {
+  constructor(readonly projection: string, readonly reason: unknown) {
+    super(`projection ${projection} failed`);
+  }
+}
 
 /**
  * Runs every projection over the event log in global order, one event at a time, and keeps a
@@ -20,6 +28,8 @@ export class ProjectionRunner {
   private subscription: Subscription | undefined;
   private failure: unknown;
   private waiters: { position: bigint; resolve: () => void }[] = [];
+  private resubscribeTimer: NodeJS.Timeout | undefined;
+  private resubscribeAttempts = 0;
 
   constructor(
     private readonly events: EventStore,
@@ -37,17 +47,39 @@ export class ProjectionRunner {
       for (const event of batch) await this.handle(event);
       if (batch.length < CATCH_UP_BATCH) break;
     }
+    this.subscribe();
+  }
+
+  /**
+   * Follows the log live. A dropped subscription (the event store restarted, a network fault)
+   * resumes from the last applied position with a growing delay; a failing projection stops
+   * the runner and readiness reports it, since replaying the same event would fail again.
+   */
+  private subscribe(): void {
+    if (!(this.failure instanceof ProjectionFailedError)) this.failure = undefined;
     this.subscription = this.events.subscribeToAll(
       this.position,
-      (event) => this.handle(event),
+      async (event) => {
+        await this.handle(event);
+        this.resubscribeAttempts = 0;
+      },
       (error) => {
         this.failure = error;
-        this.logger.error({ err: error }, 'projection subscription stopped');
+        this.subscription = undefined;
+        if (error instanceof ProjectionFailedError) {
+          this.logger.error({ err: error.reason, projection: error.projection }, 'projection failed; read models stopped');
+          return;
+        }
+        const delay = Math.min(RESUBSCRIBE_MAX_DELAY_MS, 250 * 2 ** this.resubscribeAttempts++);
+        this.logger.warn({ err: error, delayMs: delay }, 'event subscription dropped; resubscribing');
+        this.resubscribeTimer = setTimeout(() => this.subscribe(), delay);
+        this.resubscribeTimer.unref();
       },
     );
   }
 
   async stop(): Promise<void> {
+    clearTimeout(this.resubscribeTimer);
     await this.subscription?.close();
     this.subscription = undefined;
   }
@@ -67,7 +99,8 @@ export class ProjectionRunner {
 
   /** Why the read models are not being kept up to date, or undefined when they are. */
   get problem(): string | undefined {
-    if (this.failure !== undefined) return 'projection failed';
+    if (this.failure instanceof ProjectionFailedError) return 'projection failed';
+    if (this.failure !== undefined) return 'event subscription dropped';
     if (this.subscription === undefined) return 'projections not running';
     return undefined;
   }
@@ -98,7 +131,7 @@ export class ProjectionRunner {
         await projection.apply(event, this.store);
       } catch (error) {
         this.logger.error({ err: error, projection: projection.name, position: String(event.position) }, 'projection failed');
-        throw error;
+        throw new ProjectionFailedError(projection.name, error);
       }
     }
     this.position = event.position;
