@@ -6,6 +6,7 @@ import { requestLog } from './middleware/request-log';
 import { applicationRoutes } from './routes/application-routes';
 import { directoryRoutes } from './routes/directory-routes';
 import { healthRoutes } from './routes/health-routes';
+import { openApiRoutes } from './routes/openapi-routes';
 import { operatorRoutes } from './routes/operator-routes';
 import { privacyRoutes } from './routes/privacy-routes';
 import { resourceRoutes } from './routes/resource-routes';
@@ -22,6 +23,7 @@ export function buildApp(ctx: AppContext): express.Express {
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: false }));
 
   app.use(healthRoutes(ctx));
+  app.use(openApiRoutes());
   app.use(directoryRoutes(ctx));
   app.use(operatorRoutes(ctx));
 

@@ -15,7 +15,7 @@ const pathId = z
   .transform(Number)
   .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
 
-const paramsSchema = z.object({ applicationDefinitionId: pathId });
+export const applicationsPathParams = z.object({ applicationDefinitionId: pathId });
 
 /**
  * Request body (SPEC.md "Paginated endpoints"): skip, take (alias pageSize) and orderBy —
@@ -35,7 +35,7 @@ export function applicationRoutes(ctx: AppContext): Router {
   const router = Router();
   router.post('/api/ApplicationDefinition/:applicationDefinitionId/Applications', async (req, res) => {
     const caller = callerOf(res);
-    const { applicationDefinitionId } = parseWith(paramsSchema, req.params);
+    const { applicationDefinitionId } = parseWith(applicationsPathParams, req.params);
     // A POST without a body is a request for the defaults.
     const body = parseWith(listApplicationsBody, req.body ?? {});
     const definition = await applicationDefinition(ctx.readStore, applicationDefinitionId);

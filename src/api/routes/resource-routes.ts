@@ -4,30 +4,12 @@ import { listResources, savedResourceRecord } from '../../projections/resources/
 import type { AppContext } from '../app-context';
 import { callerOf } from '../middleware/authenticate';
 import { pageRequestOf } from '../pagination';
+import { SAVED_RESOURCE_FIELDS } from '../schemas/response-schemas';
 import { getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from '../schemas/resource-schemas';
 import { parseWith } from '../validation';
 
-/** The fields SPEC.md lists for the SaveProjectResource response, in its order. */
-const SAVED_FIELDS = [
-  'id',
-  'name',
-  'description',
-  'resourceUrl',
-  'resourceType',
-  'icon',
-  'postDate',
-  'lastUpdated',
-  'resourceTags',
-  'privacyLevel',
-  'effectivePrivacyLevel',
-  'currentlySharedWith',
-  'canEdit',
-  'isProjectScoped',
-  'isCommunityProjectScoped',
-  'projectId',
-  'communityProjectId',
-  'paragraphId',
-] as const;
+/** The fields SPEC.md lists for the SaveProjectResource response (its response schema's keys). */
+const SAVED_FIELDS = Object.keys(SAVED_RESOURCE_FIELDS) as (keyof typeof SAVED_RESOURCE_FIELDS)[];
 
 export function resourceRoutes(ctx: AppContext): Router {
   const router = Router();
