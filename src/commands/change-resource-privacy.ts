@@ -1,8 +1,6 @@
-import type { FieldError } from '../domain/errors';
-import { DomainError, notFound } from '../domain/errors';
+import { notFound } from '../domain/errors';
 import type { CircleRef } from '../domain/resource/resource';
 import type { ChangeResourcePrivacy, CircleChanges } from '../domain/resource/resource-commands';
-import { decide } from '../domain/resource/resource-decide';
 import { resourceStreamId } from '../domain/resource/resource-events';
 import { foldResource } from '../domain/resource/resource-evolve';
 import type { RequestInfo, ResourceCommandDeps, ResourceCommandResult } from './resource-command-runner';
@@ -35,11 +33,6 @@ function referencedCircleIds(input: ChangeResourcePrivacyInput): number[] {
 /**
  * SaveResourcePrivacy: every block of the request in one ChangeResourcePrivacy command, decided
  * against one revision of the resource and appended at once, so the request is all or nothing.
- *
- * Besides the domain's rules, a share into a community the directory does not know is a 400 on
- * `sharesToUpsert[i].communityId` (the decider sees the project's communities, not every
- * community). It is checked only once the domain accepts the request on the current state, so
- * the order 404 → 403/409 → 400 holds, and it is reported together with the domain's own 400s.
  */
 export async function changeResourcePrivacy(
   deps: ResourceCommandDeps,
@@ -49,7 +42,10 @@ export async function changeResourcePrivacy(
   const state = foldResource(await deps.eventStore.readStream(resourceStreamId(input.resourceId)));
   if (state.status !== 'active') throw notFound(`resource ${input.resourceId} not found`);
   const projectId = state.resource.scope.projectId;
-  const { context, metadata } = await decisionContext(deps, request, projectId, referencedCircleIds(input));
+  const { context, metadata } = await decisionContext(deps, request, projectId, {
+    circleIds: referencedCircleIds(input),
+    communityIds: input.sharesToUpsert.map((s) => s.communityId),
+  });
   const command: ChangeResourcePrivacy = {
     type: 'ChangeResourcePrivacy',
     data: {
@@ -65,31 +61,7 @@ export async function changeResourcePrivacy(
     metadata,
   };
 
-  const unknownCommunities = await unknownShareCommunities(deps, input);
-  if (unknownCommunities.length > 0) {
-    try {
-      decide(command, state, context);
-    } catch (error) {
-      if (!(error instanceof DomainError) || error.kind !== 'validation') throw error;
-      const reported = new Set(error.errors.map((e) => e.field));
-      throw new DomainError('validation', error.message, [
-        ...error.errors,
-        ...unknownCommunities.filter((e) => !reported.has(e.field)),
-      ]);
-    }
-    throw new DomainError('validation', 'the privacy change is not valid', unknownCommunities);
-  }
   return runResourceCommand(deps, command, context, metadata);
-}
-
-async function unknownShareCommunities(deps: ResourceCommandDeps, input: ChangeResourcePrivacyInput): Promise<FieldError[]> {
-  if (input.sharesToUpsert.length === 0) return [];
-  const known = await deps.directory.communities(input.sharesToUpsert.map((s) => s.communityId));
-  return input.sharesToUpsert.flatMap((s, i) =>
-    known.has(s.communityId)
-      ? []
-      : [{ field: `sharesToUpsert[${i}].communityId`, message: `community ${s.communityId} does not exist` }],
-  );
 }
 
 /** UnshareResourceFromCommunity: exactly one `sharesToRemove` entry of SaveResourcePrivacy. */

@@ -26,22 +26,26 @@ export type ResourceCommandResult = {
   readonly resource: Resource | undefined;
 };
 
-/** Loads the facts a decision needs: the caller, the project, the circles the command names. */
+/** The directory ids a command names, beyond its resource's project. */
+export type Referenced = { readonly circleIds?: readonly number[]; readonly communityIds?: readonly number[] };
+
+/** Loads the facts a decision needs: the caller, the project, the circles and communities the command names. */
 export async function decisionContext(
   deps: ResourceCommandDeps,
   request: RequestInfo,
   projectId: number,
-  circleIds: readonly number[],
+  referenced: Referenced = {},
 ): Promise<{ context: ResourceDecisionContext; metadata: EventMetadata }> {
   const now = deps.clock().toISOString();
-  const [viewer, project, circles] = await Promise.all([
+  const [viewer, project, circles, communities] = await Promise.all([
     deps.directory.viewer(request.caller.userId),
     deps.directory.project(projectId),
-    deps.directory.circles(circleIds),
+    deps.directory.circles(referenced.circleIds ?? []),
+    deps.directory.communities(referenced.communityIds ?? []),
   ]);
   if (!project) throw notFound(`project ${projectId} not found`);
   return {
-    context: { now, viewer, project: project satisfies ProjectFacts, circles },
+    context: { now, viewer, project: project satisfies ProjectFacts, circles, knownCommunities: new Set(communities.keys()) },
     metadata: { actor: request.caller.actor, correlationId: request.correlationId, at: now },
   };
 }

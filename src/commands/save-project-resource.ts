@@ -82,13 +82,13 @@ export async function saveProjectResource(
   };
   if (input.id !== 0) {
     const projectId = await projectOfResource(deps.eventStore, input.id);
-    const { context, metadata } = await decisionContext(deps, request, projectId, []);
+    const { context, metadata } = await decisionContext(deps, request, projectId);
     const command: UpdateResource = { type: 'UpdateResource', data: { resourceId: input.id, ...fields }, metadata };
     return runResourceCommand(deps, command, context, metadata);
   }
 
   const { scope, paragraphId } = await resolveScope(deps.directory, scopeShapeOf(input));
-  const { context, metadata } = await decisionContext(deps, request, scope.projectId, []);
+  const { context, metadata } = await decisionContext(deps, request, scope.projectId);
   const create = (resourceId: number): CreateResource => ({
     type: 'CreateResource',
     data: { resourceId, scope, paragraphId, ...fields },
@@ -106,6 +106,6 @@ export async function removeProjectResource(
   resourceId: number,
 ): Promise<ResourceCommandResult> {
   const projectId = await projectOfResource(deps.eventStore, resourceId);
-  const { context, metadata } = await decisionContext(deps, request, projectId, []);
+  const { context, metadata } = await decisionContext(deps, request, projectId);
   return runResourceCommand(deps, { type: 'DeleteResource', data: { resourceId }, metadata }, context, metadata);
 }

@@ -7,6 +7,7 @@ import {
   FOREIGN_PROJECT_CIRCLE,
   MENTORS_CIRCLE,
   N,
+  UNKNOWN_COMMUNITY,
   N_CIRCLE,
   NOW,
   O,
@@ -410,6 +411,7 @@ describe('ChangeResourcePrivacy', () => {
         'cp',
       ],
       ['a share into the owning community', { sharesToUpsert: [shareBlock(O, 1)] }, ['sharesToUpsert[0].communityId'], 'cp'],
+      ['a share into a community the directory does not know', { sharesToUpsert: [shareBlock(UNKNOWN_COMMUNITY, 1)] }, ['sharesToUpsert[0].communityId'], 'cp'],
       [
         'a project resource shared into a community the project is not in',
         { sharesToUpsert: [shareBlock(N, 1)] },

@@ -124,7 +124,10 @@ export const otherCommunityAdmin = viewer(5, { admins: [E] });
 export const approvedMember = viewer(6, { approved: [O, D, E] });
 export const outsider = viewer(9);
 
-export const context = (who: Viewer, now = NOW): ResourceDecisionContext => ({ now, viewer: who, project, circles });
+/** The communities the directory knows: the project's, and N which the project is not in. */
+export const UNKNOWN_COMMUNITY = 999;
+export const knownCommunities: ReadonlySet<number> = new Set([...project.communityIds, N]);
+export const context = (who: Viewer, now = NOW): ResourceDecisionContext => ({ now, viewer: who, project, circles, knownCommunities });
 
 export const metadata: EventMetadata = {
   actor: { userId: 1, credential: 'session' },

@@ -73,4 +73,6 @@ export type ResourceDecisionContext = {
   readonly project: ProjectFacts;
   /** Every circle the command references; a circle missing here is unknown to the directory. */
   readonly circles: ReadonlyMap<number, CircleFacts>;
+  /** Which of the communities the command shares into exist in the directory. */
+  readonly knownCommunities: ReadonlySet<number>;
 };

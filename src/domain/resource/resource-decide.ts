@@ -212,7 +212,9 @@ function changePrivacy(
     const path = `sharesToUpsert[${i}]`;
     once(upsert.communityId, `${path}.communityId`);
     errors.push(...blockErrors(path, upsert, 'share', upsert.communityId, context));
-    if (upsert.communityId === owning) {
+    if (!context.knownCommunities.has(upsert.communityId)) {
+      errors.push({ field: `${path}.communityId`, message: `community ${upsert.communityId} does not exist` });
+    } else if (upsert.communityId === owning) {
       errors.push({ field: `${path}.communityId`, message: 'a resource cannot be shared into its owning community' });
     } else if (!project.communityIds.includes(upsert.communityId)) {
       if (resource.scope.kind === 'project') {
