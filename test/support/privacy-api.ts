@@ -68,15 +68,7 @@ export type Where = { projectId: number; communityId: number } | { projectId: nu
 let counter = 0;
 
 export function privacyApi(server: TestServer) {
-  const tokens = new Map<number, Promise<string>>();
-  const tokenOf = (userId: number): Promise<string> => {
-    let token = tokens.get(userId);
-    if (!token) {
-      token = server.token(userId);
-      tokens.set(userId, token);
-    }
-    return token;
-  };
+  const tokenOf = (userId: number): Promise<string> => server.sessionToken(userId);
 
   const api = {
     tokenOf,

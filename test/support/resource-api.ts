@@ -71,15 +71,7 @@ export function newResource(scopeFields: Record<string, unknown>, overrides: Rec
 }
 
 export function resourceApi(server: TestServer) {
-  const tokens = new Map<number, Promise<string>>();
-  const tokenOf = (userId: number): Promise<string> => {
-    let token = tokens.get(userId);
-    if (!token) {
-      token = server.token(userId);
-      tokens.set(userId, token);
-    }
-    return token;
-  };
+  const tokenOf = (userId: number): Promise<string> => server.sessionToken(userId);
   return {
     tokenOf,
     async save<T = ResourceRecord>(userId: number, body: unknown): Promise<HttpResult<Answer<T>>> {

@@ -22,6 +22,8 @@ export type TestServer = {
   readonly dataDir: string;
   readonly services: Services;
   token(userId: number, options?: { impersonatorId?: number; ttlSeconds?: number; issuedAt?: number }): Promise<string>;
+  /** A plain session token for the user, minted once per server and reused. */
+  sessionToken(userId: number): Promise<string>;
   directory(events: readonly { type: string; data: Record<string, unknown> }[]): Promise<HttpResult>;
   request<T = any>(method: string, path: string, body?: unknown, options?: RequestOptions): Promise<HttpResult<T>>;
   get<T = any>(path: string, options?: RequestOptions): Promise<HttpResult<T>>;
@@ -61,11 +63,19 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   };
 
+  const token = (userId: number, options = {}) => mintSessionToken(services.secrets.jwtSecret ?? '', { userId, ...options });
+  const sessions = new Map<number, Promise<string>>();
+
   return {
     url,
     dataDir,
     services,
-    token: (userId, options = {}) => mintSessionToken(services.secrets.jwtSecret ?? '', { userId, ...options }),
+    token,
+    sessionToken(userId) {
+      const cached = sessions.get(userId) ?? token(userId);
+      sessions.set(userId, cached);
+      return cached;
+    },
     directory: (events) =>
       request('POST', '/internal/directory/events', { events }, {
         headers: { 'x-directory-token': services.secrets.directoryToken },
