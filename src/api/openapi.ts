@@ -1,9 +1,9 @@
 import fs from 'node:fs';
-import path from 'node:path';
 import type { ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import type { z } from 'zod';
 import { directoryBatchSchema } from '../domain/directory/directory-events';
+import { packageFile } from '../infra/package-file';
 import { applicationsPathParams, listApplicationsBody } from './routes/application-routes';
 import { getResourcePrivacyQuery, saveResourcePrivacyBody, unshareResourceBody } from './schemas/privacy-schemas';
 import { getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from './schemas/resource-schemas';
@@ -250,17 +250,16 @@ function buildRegistry(): OpenAPIRegistry {
   return registry;
 }
 
-/** title and version of package.json, found beside src/ (tsx, jest) or dist/src/ (built). */
+type PackageInfo = { name?: string; version?: string; description?: string };
+
+const readPackage = (file: string): PackageInfo => JSON.parse(fs.readFileSync(file, 'utf8')) as PackageInfo;
+
+/** title and version of this service's package.json (not of a dependency's on the way up). */
 function packageInfo(): { title: string; version: string; description?: string } {
-  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'package.json');
-    if (!fs.existsSync(candidate)) continue;
-    const pkg = JSON.parse(fs.readFileSync(candidate, 'utf8')) as { name?: string; version?: string; description?: string };
-    if (pkg.name && pkg.version) {
-      return { title: pkg.name, version: pkg.version, ...(pkg.description ? { description: pkg.description } : {}) };
-    }
-  }
-  throw new Error('package.json not found');
+  const file = packageFile('package.json', (f) => Boolean(readPackage(f).name && readPackage(f).version));
+  if (!file) throw new Error('package.json not found');
+  const pkg = readPackage(file);
+  return { title: pkg.name ?? '', version: pkg.version ?? '', ...(pkg.description ? { description: pkg.description } : {}) };
 }
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;

@@ -14,6 +14,7 @@ import { mintSessionToken } from '../infra/auth/session-verifier';
 import { resolveSecrets } from '../infra/dev-secrets';
 import type { RecordedEvent } from '../infra/event-store/event-store';
 import { createLogger } from '../infra/logger';
+import { packageFile } from '../infra/package-file';
 import { MemoryReadStore } from '../infra/read-store/memory-read-store';
 import { allProjections } from '../projections/all-projections';
 import { ProjectionRunner } from '../projections/projection-runner';
@@ -59,13 +60,10 @@ async function main(argv: string[]): Promise<number> {
 
 type Config = ReturnType<typeof loadConfig>;
 
-/** The demo directory ships beside package.json; the CLI runs from src/ (tsx) or dist/src/ (bin). */
 function demoDirectoryFile(): string {
-  for (let dir = __dirname; dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    const candidate = path.join(dir, 'demo', 'directory.json');
-    if (fs.existsSync(candidate)) return candidate;
-  }
-  throw new Error('demo/directory.json not found');
+  const file = packageFile(path.join('demo', 'directory.json'));
+  if (!file) throw new Error('demo/directory.json not found');
+  return file;
 }
 
 async function devToken(args: string[], config: Config): Promise<number> {
