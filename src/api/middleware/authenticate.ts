@@ -59,3 +59,8 @@ export function callerOf(res: Response): Caller {
   if (!caller) throw unauthenticated('authentication required');
   return caller;
 }
+
+/** Who is asking and under which correlation id: what a command records in its events' metadata. */
+export function requestInfoOf(res: Response): { caller: Caller; correlationId: string } {
+  return { caller: callerOf(res), correlationId: res.locals.correlationId as string };
+}

@@ -4,6 +4,7 @@ import { directoryBatchSchema } from '../../domain/directory/directory-events';
 import { systemActor } from '../../domain/event';
 import type { AppContext } from '../app-context';
 import { requireInternalToken } from '../middleware/internal-token';
+import { readYourWrites } from '../read-your-writes';
 import { parseWith } from '../validation';
 
 /** The platform's feed of people, communities, projects and circles (DESIGN.md "Directory"). */
@@ -16,7 +17,7 @@ export function directoryRoutes(ctx: AppContext): Router {
       correlationId: res.locals.correlationId as string,
       at: ctx.clock().toISOString(),
     });
-    await ctx.runner.waitFor(position, ctx.config.PROJECTION_WAIT_MS);
+    await readYourWrites(ctx, position);
     res.json({ accepted: batch.events.length, position: position.toString() });
   });
   return router;

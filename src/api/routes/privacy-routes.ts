@@ -4,21 +4,17 @@ import { changeResourcePrivacy, unshareResourceFromCommunity } from '../../comma
 import type { ResourceCommandResult } from '../../commands/resource-command-runner';
 import { getResourcePrivacy } from '../../projections/resources/privacy-queries';
 import type { AppContext } from '../app-context';
-import { callerOf } from '../middleware/authenticate';
+import { callerOf, requestInfoOf } from '../middleware/authenticate';
+import { readYourWrites } from '../read-your-writes';
 import { getResourcePrivacyQuery, saveResourcePrivacyBody, unshareResourceBody } from '../schemas/privacy-schemas';
 import { parseWith } from '../validation';
 
 /** SPEC "GetResourcePrivacy", "SaveResourcePrivacy", "UnshareResourceFromCommunity". */
 export function privacyRoutes(ctx: AppContext): Router {
   const router = Router();
-  const deps = { eventStore: ctx.eventStore, directory: ctx.directory, clock: ctx.clock };
-  const requestInfo = (res: Response) => ({
-    caller: callerOf(res),
-    correlationId: res.locals.correlationId as string,
-  });
   /** Read-your-writes, then SPEC's answer: status 200 with an empty body. */
   const done = async (res: Response, result: ResourceCommandResult) => {
-    if (result.position !== undefined) await ctx.runner.waitFor(result.position, ctx.config.PROJECTION_WAIT_MS);
+    await readYourWrites(ctx, result.position);
     res.status(200).end();
   };
 
@@ -30,12 +26,12 @@ export function privacyRoutes(ctx: AppContext): Router {
 
   router.post('/api/Privacy/SaveResourcePrivacy', async (req, res) => {
     const body = parseWith(saveResourcePrivacyBody, req.body);
-    await done(res, await changeResourcePrivacy(deps, requestInfo(res), body));
+    await done(res, await changeResourcePrivacy(ctx, requestInfoOf(res), body));
   });
 
   router.post('/api/Privacy/UnshareResourceFromCommunity', async (req, res) => {
     const body = parseWith(unshareResourceBody, req.body);
-    await done(res, await unshareResourceFromCommunity(deps, requestInfo(res), body));
+    await done(res, await unshareResourceFromCommunity(ctx, requestInfoOf(res), body));
   });
 
   return router;

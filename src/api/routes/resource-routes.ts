@@ -2,8 +2,9 @@ import { Router } from 'express';
 import { removeProjectResource, saveProjectResource } from '../../commands/save-project-resource';
 import { listResources, savedResourceRecord } from '../../projections/resources/resource-queries';
 import type { AppContext } from '../app-context';
-import { callerOf } from '../middleware/authenticate';
+import { callerOf, requestInfoOf } from '../middleware/authenticate';
 import { pageRequestOf } from '../pagination';
+import { readYourWrites } from '../read-your-writes';
 import { SAVED_RESOURCE_FIELDS } from '../schemas/response-schemas';
 import { getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from '../schemas/resource-schemas';
 import { parseWith } from '../validation';
@@ -13,11 +14,6 @@ const SAVED_FIELDS = Object.keys(SAVED_RESOURCE_FIELDS) as (keyof typeof SAVED_R
 
 export function resourceRoutes(ctx: AppContext): Router {
   const router = Router();
-  const deps = { eventStore: ctx.eventStore, directory: ctx.directory, clock: ctx.clock };
-  const requestInfo = (res: Parameters<typeof callerOf>[0]) => ({
-    caller: callerOf(res),
-    correlationId: res.locals.correlationId as string,
-  });
 
   router.post('/api/Project/GetResourceList', async (req, res) => {
     const body = parseWith(getResourceListBody, req.body);
@@ -36,9 +32,9 @@ export function resourceRoutes(ctx: AppContext): Router {
 
   router.post('/api/Resource/SaveProjectResource', async (req, res) => {
     const body = parseWith(saveProjectResourceBody, req.body);
-    const request = requestInfo(res);
-    const result = await saveProjectResource(deps, request, body);
-    if (result.position !== undefined) await ctx.runner.waitFor(result.position, ctx.config.PROJECTION_WAIT_MS);
+    const request = requestInfoOf(res);
+    const result = await saveProjectResource(ctx, request, body);
+    await readYourWrites(ctx, result.position);
     if (!result.resource) throw new Error('a saved resource must exist');
     const viewer = await ctx.directory.viewer(request.caller.userId);
     const record = await savedResourceRecord(ctx.directory, viewer, result.resource);
@@ -47,8 +43,8 @@ export function resourceRoutes(ctx: AppContext): Router {
 
   router.get('/api/Resource/RemoveProjectResource', async (req, res) => {
     const { id } = parseWith(removeProjectResourceQuery, req.query);
-    const result = await removeProjectResource(deps, requestInfo(res), id);
-    if (result.position !== undefined) await ctx.runner.waitFor(result.position, ctx.config.PROJECTION_WAIT_MS);
+    const result = await removeProjectResource(ctx, requestInfoOf(res), id);
+    await readYourWrites(ctx, result.position);
     res.json({ statusCode: 200 });
   });
 
