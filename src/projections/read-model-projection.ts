@@ -1,0 +1,32 @@
+import type { RecordedEvent } from '../infra/event-store/event-store';
+
+/** A fingerprint of one read model: operators compare the live one with a fresh rebuild. */
+export type ReadModelDigest = { readonly digest: string; readonly counts: Readonly<Record<string, number>> };
+
+/**
+ * What every read-model store offers the projection runner, whatever its adapter. The checkpoint
+ * is the global position of the last event the projection folded in.
+ */
+export interface ProjectionStore {
+  /**
+   * Runs `work` (the projection folding a batch of events) and records `position` as the
+   * projection's checkpoint as one unit: on SQLite one transaction, so a crash never applies an
+   * event twice nor skips one. On MongoDB the writes are guarded by the event's position instead.
+   */
+  commit(projection: string, position: bigint, work: () => Promise<void>): Promise<void>;
+  checkpoint(projection: string): Promise<bigint | undefined>;
+  /** Drops the read model's data and the projection's checkpoint: a rebuild from position 0 follows. */
+  reset(projection: string): Promise<void>;
+  digest(): Promise<ReadModelDigest>;
+}
+
+/**
+ * A projector folds events into its own read model, through that read model's store. `apply`
+ * must leave the read model as it was when the event is older than what the store already holds
+ * (writes guarded by the event position), so replaying any range changes nothing.
+ */
+export interface ReadModelProjection {
+  readonly name: string;
+  readonly store: ProjectionStore;
+  apply(event: RecordedEvent): Promise<void>;
+}
