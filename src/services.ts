@@ -18,6 +18,10 @@ import type { ReadStore } from './infra/read-store/read-store';
 import { allProjections } from './projections/all-projections';
 import { DirectoryReader } from './projections/directory/directory-reader';
 import { ProjectionRunner } from './projections/projection-runner';
+import type { ReadModelProjection } from './projections/read-model-projection';
+import { ReadModels } from './projections/read-models';
+import { MongoReadDb } from './infra/read-models/mongo-read-db';
+import { SqliteReadDb } from './infra/read-models/sqlite-read-db';
 
 export type Services = AppContext & { close(): Promise<void> };
 
@@ -30,6 +34,25 @@ export function openEventStore(config: Config): EventStore {
 
 export async function openReadStore(config: Config): Promise<ReadStore> {
   return config.MONGODB_URL ? MongoReadStore.connect(config.MONGODB_URL) : new MemoryReadStore();
+}
+
+/** Where the read models live: MongoDB where its URL is set, a SQLite file under DATA_DIR otherwise. */
+export type ReadDb = { readonly kind: 'sqlite'; readonly sqlite: SqliteReadDb } | { readonly kind: 'mongo'; readonly mongo: MongoReadDb };
+
+export async function openReadDb(config: Config): Promise<ReadDb> {
+  return config.MONGODB_URL
+    ? { kind: 'mongo', mongo: await MongoReadDb.connect(config.MONGODB_URL) }
+    : { kind: 'sqlite', sqlite: SqliteReadDb.open(path.join(config.DATA_DIR, 'read-models.sqlite')) };
+}
+
+async function closeReadDb(readDb: ReadDb): Promise<void> {
+  if (readDb.kind === 'sqlite') readDb.sqlite.close();
+  else await readDb.mongo.close();
+}
+
+/** Every read model's store, opened on the read database, and the projections that feed them. */
+export function openReadModelStores(_readDb: ReadDb): { projections: ReadModelProjection[] } {
+  return { projections: [] };
 }
 
 function openCache(config: Config): Cache & RateLimiter {
@@ -45,6 +68,10 @@ export async function createServices(config: Config, logger: Logger, clock: () =
   const cache = openCache(config);
   const runner = new ProjectionRunner(eventStore, readStore, allProjections, logger);
   await runner.start();
+  const readDb = await openReadDb(config);
+  const stores = openReadModelStores(readDb);
+  const readModels = new ReadModels(eventStore, stores.projections, logger);
+  await readModels.start();
   return {
     config,
     logger,
@@ -53,13 +80,14 @@ export async function createServices(config: Config, logger: Logger, clock: () =
     readStore,
     cache,
     runner,
+    readModels,
     directory: new DirectoryReader(readStore),
     sessions: new SessionVerifier({ secret: secrets.jwtSecret, jwksUrl: secrets.jwksUrl }),
     clock,
     metrics,
     async close() {
-      await runner.stop();
-      await Promise.allSettled([eventStore.close(), readStore.close(), cache.close()]);
+      await Promise.all([runner.stop(), readModels.stop()]);
+      await Promise.allSettled([eventStore.close(), readStore.close(), cache.close(), closeReadDb(readDb)]);
     },
   };
 }

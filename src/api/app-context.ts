@@ -8,6 +8,7 @@ import type { ReadStore } from '../infra/read-store/read-store';
 import type { Secrets } from '../infra/dev-secrets';
 import type { DirectoryReader } from '../projections/directory/directory-reader';
 import type { ProjectionRunner } from '../projections/projection-runner';
+import type { ReadModels } from '../projections/read-models';
 
 /** Everything a route needs, built once by the composition root. */
 export type AppContext = {
@@ -18,6 +19,7 @@ export type AppContext = {
   readonly readStore: ReadStore;
   readonly cache: Cache & RateLimiter;
   readonly runner: ProjectionRunner;
+  readonly readModels: ReadModels;
   readonly directory: DirectoryReader;
   readonly sessions: SessionVerifier;
   readonly clock: () => Date;

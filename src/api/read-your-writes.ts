@@ -5,5 +5,9 @@ import type { AppContext } from './app-context';
  * PROJECTION_WAIT_MS; `undefined` means the command appended nothing, so there is nothing to wait for.
  */
 export async function readYourWrites(ctx: AppContext, position: bigint | undefined): Promise<void> {
-  if (position !== undefined) await ctx.runner.waitFor(position, ctx.config.PROJECTION_WAIT_MS);
+  if (position === undefined) return;
+  await Promise.all([
+    ctx.runner.waitFor(position, ctx.config.PROJECTION_WAIT_MS),
+    ctx.readModels.waitFor(position, ctx.config.PROJECTION_WAIT_MS),
+  ]);
 }

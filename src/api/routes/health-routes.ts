@@ -20,7 +20,7 @@ export function healthRoutes(ctx: AppContext): Router {
       eventStore: await probe(() => ctx.eventStore.ping()),
       readStore: await probe(() => ctx.readStore.ping()),
       cache: await probe(() => ctx.cache.ping()),
-      projections: ctx.runner.problem ?? 'ok',
+      projections: ctx.runner.problem ?? ctx.readModels.problem ?? 'ok',
     };
     const ready = Object.values(checks).every((v) => v === 'ok');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });

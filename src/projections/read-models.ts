@@ -1,0 +1,57 @@
+import { createHash } from 'node:crypto';
+import type { EventStore } from '../infra/event-store/event-store';
+import type { Logger } from '../infra/logger';
+import type { ReadModelDigest, ReadModelProjection } from './read-model-projection';
+import { ReadModelRunner } from './read-model-runner';
+
+/**
+ * Every read model's runner behind one face: a write waits until all of them show its events,
+ * readiness reports the first one that is not keeping up.
+ */
+export class ReadModels {
+  readonly runners: readonly ReadModelRunner[];
+
+  constructor(events: EventStore, projections: readonly ReadModelProjection[], logger: Logger) {
+    this.runners = projections.map((projection) => new ReadModelRunner(events, projection, logger));
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.runners.map((runner) => runner.start()));
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all(this.runners.map((runner) => runner.stop()));
+  }
+
+  async rebuild(): Promise<void> {
+    for (const runner of this.runners) await runner.rebuild();
+  }
+
+  async waitFor(position: bigint, timeoutMs: number): Promise<void> {
+    await Promise.all(this.runners.map((runner) => runner.waitFor(position, timeoutMs)));
+  }
+
+  /** The lowest checkpoint: every read model holds at least the events up to it. */
+  get checkpoint(): bigint | undefined {
+    let lowest: bigint | undefined;
+    for (const runner of this.runners) {
+      const position = runner.checkpoint;
+      if (position === undefined) return undefined;
+      if (lowest === undefined || position < lowest) lowest = position;
+    }
+    return lowest;
+  }
+
+  get problem(): string | undefined {
+    for (const runner of this.runners) if (runner.problem) return runner.problem;
+    return undefined;
+  }
+
+  async digest(): Promise<{ digest: string; counts: Record<string, number> }> {
+    const parts: ReadModelDigest[] = [];
+    for (const runner of this.runners) parts.push(await runner.projection.store.digest());
+    const counts = Object.assign({}, ...parts.map((p) => p.counts)) as Record<string, number>;
+    const digest = createHash('sha256').update(parts.map((p) => p.digest).join('|')).digest('hex');
+    return { digest, counts };
+  }
+}
