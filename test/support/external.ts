@@ -24,3 +24,16 @@ export function externalTarget(adapter: 'mongodb' | 'eventstore' | 'redis'): Ext
 export function announceSkip(suite: string, reason: string): void {
   process.stderr.write(`\nSKIPPED ${suite}: ${reason}\n`);
 }
+
+/**
+ * Declares a suite that needs an external adapter. Where it cannot run, its tests are still
+ * declared, as skipped, so jest's count and CI's closing line show them, and the reason is printed.
+ */
+export function describeExternal(suite: string, target: ExternalTarget, body: () => void): void {
+  if (target.kind === 'skip') {
+    announceSkip(suite, target.reason);
+    describe.skip(`${suite} (skipped: ${target.reason})`, body);
+  } else {
+    describe(suite, body);
+  }
+}
