@@ -12,16 +12,22 @@ import type { EventStore } from './infra/event-store/event-store';
 import { SqliteEventStore } from './infra/event-store/sqlite-event-store';
 import type { Logger } from './infra/logger';
 import { Metrics } from './infra/metrics';
-import { MemoryReadStore } from './infra/read-store/memory-read-store';
-import { MongoReadStore } from './infra/read-store/mongo-read-store';
-import type { ReadStore } from './infra/read-store/read-store';
-import { allProjections } from './projections/all-projections';
+import { MongoApplicationStore } from './infra/read-models/mongo-application-store';
+import { MongoDirectoryStore } from './infra/read-models/mongo-directory-store';
+import { MongoResourceViewStore } from './infra/read-models/mongo-resource-view-store';
+import { SqliteApplicationStore } from './infra/read-models/sqlite-application-store';
+import { SqliteDirectoryStore } from './infra/read-models/sqlite-directory-store';
+import { closeReadDb, openReadDb, type ReadDb } from './infra/read-models/read-db';
+import { SqliteResourceViewStore } from './infra/read-models/sqlite-resource-view-store';
+import { applicationProjection } from './projections/applications/application-projection';
+import type { ApplicationStore } from './projections/applications/application-store';
+import { directoryProjection } from './projections/directory/directory-projection';
 import { DirectoryReader } from './projections/directory/directory-reader';
-import { ProjectionRunner } from './projections/projection-runner';
+import type { DirectoryStore } from './projections/directory/directory-store';
 import type { ReadModelProjection } from './projections/read-model-projection';
 import { ReadModels } from './projections/read-models';
-import { MongoReadDb } from './infra/read-models/mongo-read-db';
-import { SqliteReadDb } from './infra/read-models/sqlite-read-db';
+import { resourceProjection } from './projections/resources/resource-projection';
+import type { ResourceViewStore } from './projections/resources/resource-view-store';
 
 export type Services = AppContext & { close(): Promise<void> };
 
@@ -32,44 +38,45 @@ export function openEventStore(config: Config): EventStore {
     : SqliteEventStore.open(path.join(config.DATA_DIR, 'events.sqlite'));
 }
 
-export async function openReadStore(config: Config): Promise<ReadStore> {
-  return config.MONGODB_URL ? MongoReadStore.connect(config.MONGODB_URL) : new MemoryReadStore();
-}
-
-/** Where the read models live: MongoDB where its URL is set, a SQLite file under DATA_DIR otherwise. */
-export type ReadDb = { readonly kind: 'sqlite'; readonly sqlite: SqliteReadDb } | { readonly kind: 'mongo'; readonly mongo: MongoReadDb };
-
-export async function openReadDb(config: Config): Promise<ReadDb> {
-  return config.MONGODB_URL
-    ? { kind: 'mongo', mongo: await MongoReadDb.connect(config.MONGODB_URL) }
-    : { kind: 'sqlite', sqlite: SqliteReadDb.open(path.join(config.DATA_DIR, 'read-models.sqlite')) };
-}
-
-async function closeReadDb(readDb: ReadDb): Promise<void> {
-  if (readDb.kind === 'sqlite') readDb.sqlite.close();
-  else await readDb.mongo.close();
-}
+export type ReadModelStores = {
+  readonly directory: DirectoryStore;
+  readonly resources: ResourceViewStore;
+  readonly applications: ApplicationStore;
+  readonly projections: ReadModelProjection[];
+};
 
 /** Every read model's store, opened on the read database, and the projections that feed them. */
-export function openReadModelStores(_readDb: ReadDb): { projections: ReadModelProjection[] } {
-  return { projections: [] };
+export async function openReadModelStores(readDb: ReadDb): Promise<ReadModelStores> {
+  const stores =
+    readDb.kind === 'sqlite'
+      ? {
+          directory: new SqliteDirectoryStore(readDb.sqlite),
+          resources: new SqliteResourceViewStore(readDb.sqlite),
+          applications: new SqliteApplicationStore(readDb.sqlite),
+        }
+      : {
+          directory: await MongoDirectoryStore.open(readDb.mongo),
+          resources: await MongoResourceViewStore.open(readDb.mongo),
+          applications: await MongoApplicationStore.open(readDb.mongo),
+        };
+  return {
+    ...stores,
+    projections: [directoryProjection(stores.directory), resourceProjection(stores.resources), applicationProjection(stores.applications)],
+  };
 }
 
 function openCache(config: Config): Cache & RateLimiter {
   return config.REDIS_URL ? RedisCache.connect(config.REDIS_URL) : new MemoryCache();
 }
 
-/** The composition root: opens every adapter, then projects the log before anything is served. */
+/** The composition root: opens every adapter, then catches the read models up before anything is served. */
 export async function createServices(config: Config, logger: Logger, clock: () => Date = () => new Date()): Promise<Services> {
   const secrets = resolveSecrets(config);
   const metrics = new Metrics();
   const eventStore = meteredEventStore(openEventStore(config), metrics);
-  const readStore = await openReadStore(config);
-  const cache = openCache(config);
-  const runner = new ProjectionRunner(eventStore, readStore, allProjections, logger);
-  await runner.start();
   const readDb = await openReadDb(config);
-  const stores = openReadModelStores(readDb);
+  const stores = await openReadModelStores(readDb);
+  const cache = openCache(config);
   const readModels = new ReadModels(eventStore, stores.projections, logger);
   await readModels.start();
   return {
@@ -77,17 +84,18 @@ export async function createServices(config: Config, logger: Logger, clock: () =
     logger,
     secrets,
     eventStore,
-    readStore,
-    cache,
-    runner,
+    readDb,
     readModels,
-    directory: new DirectoryReader(readStore),
+    cache,
+    directory: new DirectoryReader(stores.directory),
+    resources: stores.resources,
+    applications: stores.applications,
     sessions: new SessionVerifier({ secret: secrets.jwtSecret, jwksUrl: secrets.jwksUrl }),
     clock,
     metrics,
     async close() {
-      await Promise.all([runner.stop(), readModels.stop()]);
-      await Promise.allSettled([eventStore.close(), readStore.close(), cache.close(), closeReadDb(readDb)]);
+      await readModels.stop();
+      await Promise.allSettled([eventStore.close(), cache.close(), closeReadDb(readDb)]);
     },
   };
 }

@@ -4,10 +4,11 @@ import type { Cache, RateLimiter } from '../infra/cache/cache';
 import type { EventStore } from '../infra/event-store/event-store';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
-import type { ReadStore } from '../infra/read-store/read-store';
 import type { Secrets } from '../infra/dev-secrets';
 import type { DirectoryReader } from '../projections/directory/directory-reader';
-import type { ProjectionRunner } from '../projections/projection-runner';
+import type { ApplicationStore } from '../projections/applications/application-store';
+import type { ResourceViewStore } from '../projections/resources/resource-view-store';
+import type { ReadDb } from '../infra/read-models/read-db';
 import type { ReadModels } from '../projections/read-models';
 
 /** Everything a route needs, built once by the composition root. */
@@ -16,11 +17,12 @@ export type AppContext = {
   readonly logger: Logger;
   readonly secrets: Secrets;
   readonly eventStore: EventStore;
-  readonly readStore: ReadStore;
+  readonly readDb: ReadDb;
   readonly cache: Cache & RateLimiter;
-  readonly runner: ProjectionRunner;
   readonly readModels: ReadModels;
   readonly directory: DirectoryReader;
+  readonly resources: ResourceViewStore;
+  readonly applications: ApplicationStore;
   readonly sessions: SessionVerifier;
   readonly clock: () => Date;
   readonly metrics: Metrics;

@@ -6,8 +6,5 @@ import type { AppContext } from './app-context';
  */
 export async function readYourWrites(ctx: AppContext, position: bigint | undefined): Promise<void> {
   if (position === undefined) return;
-  await Promise.all([
-    ctx.runner.waitFor(position, ctx.config.PROJECTION_WAIT_MS),
-    ctx.readModels.waitFor(position, ctx.config.PROJECTION_WAIT_MS),
-  ]);
+  await ctx.readModels.waitFor(position, ctx.config.PROJECTION_WAIT_MS);
 }

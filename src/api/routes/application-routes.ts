@@ -2,7 +2,7 @@ import { Router } from 'express';
 import { z } from 'zod';
 import { isCommunityAdmin } from '../../domain/access/viewer';
 import { forbidden, notFound } from '../../domain/errors';
-import { applicationDefinition, listApplications } from '../../projections/directory/application-queries';
+import { applicationDefinition, listApplications } from '../../projections/applications/application-queries';
 import type { AppContext } from '../app-context';
 import { callerOf } from '../middleware/authenticate';
 import { pageRequestOf, paginated } from '../pagination';
@@ -38,13 +38,13 @@ export function applicationRoutes(ctx: AppContext): Router {
     const { applicationDefinitionId } = parseWith(applicationsPathParams, req.params);
     // A POST without a body is a request for the defaults.
     const body = parseWith(listApplicationsBody, req.body ?? {});
-    const definition = await applicationDefinition(ctx.readStore, applicationDefinitionId);
+    const definition = await applicationDefinition(ctx.applications, applicationDefinitionId);
     if (!definition) throw notFound(`no application definition ${applicationDefinitionId}`);
     const viewer = await ctx.directory.viewer(caller.userId);
     if (!isCommunityAdmin(viewer, definition.communityId)) {
       throw forbidden('only the administrators of the community owning this application definition may list its applications');
     }
-    res.json(await listApplications(ctx.readStore, definition, { orderBy: body.orderBy ?? 0, page: pageRequestOf(body) }));
+    res.json(await listApplications(ctx.applications, definition, { orderBy: body.orderBy ?? 0, page: pageRequestOf(body) }));
   });
   return router;
 }

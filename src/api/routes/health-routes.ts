@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { pingReadDb } from '../../infra/read-models/read-db';
 import type { AppContext } from '../app-context';
 
 /** Liveness says the process answers; readiness checks every store and the projections. */
@@ -18,9 +19,9 @@ export function healthRoutes(ctx: AppContext): Router {
     };
     const checks = {
       eventStore: await probe(() => ctx.eventStore.ping()),
-      readStore: await probe(() => ctx.readStore.ping()),
+      readStore: await probe(() => pingReadDb(ctx.readDb)),
       cache: await probe(() => ctx.cache.ping()),
-      projections: ctx.runner.problem ?? ctx.readModels.problem ?? 'ok',
+      projections: ctx.readModels.problem ?? 'ok',
     };
     const ready = Object.values(checks).every((v) => v === 'ok');
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });

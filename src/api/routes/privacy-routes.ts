@@ -21,7 +21,7 @@ export function privacyRoutes(ctx: AppContext): Router {
   router.get('/api/Privacy/GetResourcePrivacy', async (req, res) => {
     const { resourceId } = parseWith(getResourcePrivacyQuery, req.query);
     const viewer = await ctx.directory.viewer(callerOf(res).userId);
-    res.json(await getResourcePrivacy(ctx.readStore, ctx.directory, viewer, resourceId));
+    res.json(await getResourcePrivacy(ctx.resources, ctx.directory, viewer, resourceId));
   });
 
   router.post('/api/Privacy/SaveResourcePrivacy', async (req, res) => {

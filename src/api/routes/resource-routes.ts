@@ -18,7 +18,7 @@ export function resourceRoutes(ctx: AppContext): Router {
   router.post('/api/Project/GetResourceList', async (req, res) => {
     const body = parseWith(getResourceListBody, req.body);
     const viewer = await ctx.directory.viewer(callerOf(res).userId);
-    const answer = await listResources(ctx.readStore, ctx.directory, viewer, {
+    const answer = await listResources(ctx.resources, ctx.directory, viewer, {
       projectId: body.projectId,
       communityId: body.communityId ? body.communityId : null,
       paragraphId: body.paragraphId ? body.paragraphId : null,

@@ -5,7 +5,7 @@ import type {
   ApplicationDefinitionFilters,
   ApplicationItem,
   ApplicationListAnswer,
-} from '../../projections/directory/application-queries';
+} from '../../projections/applications/application-queries';
 import type { CircleGroup, PrivacyCircle, ResourcePrivacyAnswer } from '../../projections/resources/privacy-queries';
 import type { ResourceListAnswer, ResourceRecord } from '../../projections/resources/resource-queries';
 import type { Problem } from '../problem';

@@ -15,10 +15,8 @@ import type { CircleRef, PrivacyBlock, Resource } from '../../domain/resource/re
 import { owningCommunityId } from '../../domain/resource/resource';
 import { canSee } from '../../domain/resource/resource-views';
 import { shareCandidateIds } from '../../domain/resource/share-candidates';
-import type { ReadStore } from '../../infra/read-store/read-store';
 import type { DirectoryReader } from '../directory/directory-reader';
-import type { ResourceDoc, ResourceViewDoc } from './resource-collections';
-import { RES } from './resource-collections';
+import type { ResourceViewStore } from './resource-view-store';
 
 /** SPEC "Circle group": the granted circles of one project or one community. */
 export type PrivacyCircle = {
@@ -55,15 +53,15 @@ export type ResourcePrivacyAnswer = {
  * one of its views under the list's own rules (the caller's principals for that view against the
  * view's audience; a community's admins see everything in their community's view).
  */
-async function canReadResource(
-  store: ReadStore,
+export async function canReadResource(
+  store: ResourceViewStore,
   directory: DirectoryReader,
   viewer: Viewer,
   resource: Resource,
   project: ProjectFacts,
 ): Promise<boolean> {
   if (canEditResource(viewer, resource)) return true;
-  const docs = await store.collection<ResourceViewDoc>(RES.views).find({ resourceId: resource.resourceId });
+  const docs = await store.viewsOfResource(resource.resourceId);
   const communityIds = docs.flatMap((d) => (d.viewCommunityId === null ? [] : [d.viewCommunityId]));
   const communities = await directory.communities(communityIds);
   return docs.some((doc) => {
@@ -136,15 +134,14 @@ function circleGroups(
  * share; anyone else who can read the resource gets empty `shares` and `shareCandidates`.
  */
 export async function getResourcePrivacy(
-  store: ReadStore,
+  store: ResourceViewStore,
   directory: DirectoryReader,
   viewer: Viewer,
   resourceId: number,
 ): Promise<ResourcePrivacyAnswer> {
-  const doc = await store.collection<ResourceDoc>(RES.resources).findOne({ _id: `r:${resourceId}` });
+  const resource = await store.resource(resourceId);
   const missing = () => notFound(`resource ${resourceId} not found`);
-  if (!doc) throw missing();
-  const resource = doc.resource;
+  if (!resource) throw missing();
   const project = await directory.project(resource.scope.projectId);
   if (!project) throw missing();
   if (!(await canReadResource(store, directory, viewer, resource, project))) throw missing();

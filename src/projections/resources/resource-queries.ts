@@ -4,13 +4,10 @@ import { administersView, principalsFor, viewKey } from '../../domain/access/vie
 import type { Viewer } from '../../domain/access/viewer';
 import { notFound } from '../../domain/errors';
 import type { Resource } from '../../domain/resource/resource';
-import type { Filter, ReadStore, Sort } from '../../infra/read-store/read-store';
 import type { PageRequest } from '../paging';
-import { readPage } from '../paging';
 import type { DirectoryReader } from '../directory/directory-reader';
-import type { ResourceViewDoc } from './resource-collections';
-import { RES } from './resource-collections';
-import { viewDocs } from './resource-projection';
+import { viewRecords } from './resource-projection';
+import type { ResourceViewRecord, ResourceViewStore } from './resource-view-store';
 
 /** A resource as SPEC.md's resource record shows it to one caller. */
 export type ResourceRecord = {
@@ -54,18 +51,11 @@ export type ResourceListAnswer = {
   resources: { count: number; list: ResourceRecord[] };
 };
 
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-const ORDER: Record<0 | 1, Sort> = {
-  0: { resourceId: 1 },
-  1: { postDate: -1, resourceId: -1 },
-};
-
 /** Maps view documents to records, resolving every community name they mention in one query. */
 export async function toRecords(
   directory: DirectoryReader,
   viewer: Viewer,
-  docs: readonly ResourceViewDoc[],
+  docs: readonly ResourceViewRecord[],
 ): Promise<ResourceRecord[]> {
   const editable = docs.map((d) => canEditResource(viewer, d));
   const ids = docs.flatMap((d, i) => [
@@ -84,7 +74,7 @@ export async function toRecords(
     icon: d.icon,
     postDate: d.postDate,
     lastUpdated: d.lastUpdated,
-    resourceTags: d.resourceTags,
+    resourceTags: [...d.resourceTags],
     privacyLevel: d.privacyLevel,
     effectivePrivacyLevel: d.effectivePrivacyLevel,
     originCommunityId: d.originCommunityId,
@@ -103,10 +93,10 @@ export async function toRecords(
 
 /**
  * GetResourceList: the caller's view of a project, answered by one indexed query on the
- * per-community visibility read model (`viewKey`, `projectId`, `audience $in principals`).
+ * per-community visibility read model: the caller's principals against each view's audience set.
  */
 export async function listResources(
-  store: ReadStore,
+  store: ResourceViewStore,
   directory: DirectoryReader,
   viewer: Viewer,
   query: ResourceListQuery,
@@ -120,16 +110,17 @@ export async function listResources(
     view = { kind: 'community', project, community };
   }
 
-  const filter: Filter = { viewKey: viewKey(view), projectId: project.projectId };
-  if (!administersView(viewer, view)) filter.audience = { $in: principalsFor(viewer, view) };
-  if (query.paragraphId !== null) filter.paragraphId = query.paragraphId;
-  if (query.tags.length > 0) filter.tagsLower = { $in: query.tags.map((t) => t.toLowerCase()) };
-  if (query.concept) {
-    const pattern = { $regex: escapeRegex(query.concept), $options: 'i' };
-    filter.$or = [{ name: pattern }, { description: pattern }, { resourceTags: pattern }];
-  }
-
-  const page = await readPage(store.collection<ResourceViewDoc>(RES.views), filter, ORDER[query.orderBy], query.page);
+  const page = await store.page({
+    viewKey: viewKey(view),
+    projectId: project.projectId,
+    audience: administersView(viewer, view) ? { kind: 'everything' } : { kind: 'principals', principals: principalsFor(viewer, view) },
+    paragraphId: query.paragraphId,
+    concept: query.concept ? query.concept.toLowerCase() : null,
+    tags: query.tags.map((t) => t.toLowerCase()),
+    orderBy: query.orderBy,
+    skip: query.page.skip,
+    take: query.page.take,
+  });
   // Adding "inside a community" needs the project to be in it (SaveProjectResource answers 400
   // otherwise): from a community the project is not in, only the team may add (project resources).
   const addingCommunityId =
@@ -145,7 +136,7 @@ export async function listResources(
 /** The record of a resource just saved, seen from its owning view (own level governs). */
 export async function savedResourceRecord(directory: DirectoryReader, viewer: Viewer, resource: Resource): Promise<ResourceRecord> {
   const owningKey = resource.scope.kind === 'project' ? `p:${resource.scope.projectId}` : `c:${resource.scope.communityId}`;
-  const docs = viewDocs(resource, []);
+  const docs = viewRecords(resource, []);
   const own = docs.find((d) => d.viewKey === owningKey) ?? docs[0];
   if (!own) throw new Error(`resource ${resource.resourceId} has no owning view`);
   const [record] = await toRecords(directory, viewer, [own]);

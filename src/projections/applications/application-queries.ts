@@ -1,8 +1,7 @@
 import type { PageRequest, PageResponse } from '../paging';
-import { readPage } from '../paging';
-import type { ReadStore, Sort } from '../../infra/read-store/read-store';
-import type { ApplicationDefinitionDoc, ApplicationDoc } from './directory-collections';
-import { DIR } from './directory-collections';
+import type { ApplicationFilterField, ApplicationOrder, ApplicationRecord, ApplicationStore } from './application-store';
+
+export type { ApplicationOrder } from './application-store';
 
 /** What the rules need to know about an application definition: its name and owning community. */
 export type ApplicationDefinitionFacts = {
@@ -47,16 +46,8 @@ export type ApplicationListAnswer = PageResponse<ApplicationItem> & {
   filters: null;
 };
 
-export type ApplicationOrder = 0 | 1;
-
-/** 0: applicationId ascending; 1: submittedAt descending, then applicationId descending. */
-const ORDER: Record<ApplicationOrder, Sort> = {
-  0: { applicationId: 1 },
-  1: { submittedAt: -1, applicationId: -1 },
-};
-
-/** Filter key of the answer -> field of the application document. */
-const FILTER_FIELDS: Record<keyof ApplicationDefinitionFilters, keyof ApplicationDoc & string> = {
+/** Filter key of the answer -> field of the application record. */
+const FILTER_FIELDS: Record<keyof ApplicationDefinitionFilters, ApplicationFilterField> = {
   applicationTags: 'tags',
   applicationCountries: 'country',
   applicationStages: 'stage',
@@ -66,51 +57,47 @@ const FILTER_FIELDS: Record<keyof ApplicationDefinitionFilters, keyof Applicatio
 };
 
 export async function applicationDefinition(
-  store: ReadStore,
+  store: ApplicationStore,
   applicationDefinitionId: number,
 ): Promise<ApplicationDefinitionFacts | null> {
-  const doc = await store
-    .collection<ApplicationDefinitionDoc>(DIR.applicationDefinitions)
-    .findOne({ _id: `ad:${applicationDefinitionId}` });
-  return doc ? { applicationDefinitionId: doc.applicationDefinitionId, name: doc.name, communityId: doc.communityId } : null;
+  const record = await store.definition(applicationDefinitionId);
+  return record ? { applicationDefinitionId: record.applicationDefinitionId, name: record.name, communityId: record.communityId } : null;
 }
 
 /** One page of a definition's applications, its total, and the values its filters can take. */
 export async function listApplications(
-  store: ReadStore,
+  store: ApplicationStore,
   definition: ApplicationDefinitionFacts,
   query: { orderBy: ApplicationOrder; page: PageRequest },
 ): Promise<ApplicationListAnswer> {
-  const applications = store.collection<ApplicationDoc>(DIR.applications);
-  const filter = { applicationDefinitionId: definition.applicationDefinitionId };
-  const keys = Object.keys(FILTER_FIELDS) as (keyof ApplicationDefinitionFilters)[];
-  const [page, ...values] = await Promise.all([
-    readPage(applications, filter, ORDER[query.orderBy], query.page),
-    ...keys.map((key) => applications.distinct(FILTER_FIELDS[key], filter)),
+  const [page, values] = await Promise.all([
+    store.page(definition.applicationDefinitionId, query.orderBy, query.page),
+    store.filterValues(definition.applicationDefinitionId),
   ]);
+  const keys = Object.keys(FILTER_FIELDS) as (keyof ApplicationDefinitionFilters)[];
   const applicationDefinitionFilters = Object.fromEntries(
-    keys.map((key, i) => [key, (values[i] ?? []).filter((v): v is string => typeof v === 'string')]),
+    keys.map((key) => [key, values[FILTER_FIELDS[key]]]),
   ) as ApplicationDefinitionFilters;
   return {
     applicationDefinitionFilters,
     count: page.count,
-    list: page.list.map((doc) => toItem(doc, definition)),
+    list: page.list.map((record) => toItem(record, definition)),
     filters: null,
   };
 }
 
-function toItem(doc: ApplicationDoc, definition: ApplicationDefinitionFacts): ApplicationItem {
+function toItem(doc: ApplicationRecord, definition: ApplicationDefinitionFacts): ApplicationItem {
   return {
     id: doc.applicationId,
     applicationDefinitionId: doc.applicationDefinitionId,
     applicationDefinitionName: definition.name,
     name: doc.name,
     submittedAt: doc.submittedAt,
-    tags: doc.tags,
+    tags: [...doc.tags],
     country: doc.country,
     stage: doc.stage,
     industry: doc.industry,
-    sdgs: doc.sdgs,
-    userInterests: doc.userInterests,
+    sdgs: [...doc.sdgs],
+    userInterests: [...doc.userInterests],
   };
 }

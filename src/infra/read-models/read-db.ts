@@ -1,0 +1,24 @@
+import path from 'node:path';
+import type { Config } from '../../config';
+import { MongoReadDb } from './mongo-read-db';
+import { SqliteReadDb } from './sqlite-read-db';
+
+/** Where the read models live: MongoDB where its URL is set, a SQLite file under DATA_DIR otherwise. */
+export type ReadDb = { readonly kind: 'sqlite'; readonly sqlite: SqliteReadDb } | { readonly kind: 'mongo'; readonly mongo: MongoReadDb };
+
+export async function openReadDb(config: Config): Promise<ReadDb> {
+  return config.MONGODB_URL
+    ? { kind: 'mongo', mongo: await MongoReadDb.connect(config.MONGODB_URL) }
+    : { kind: 'sqlite', sqlite: SqliteReadDb.open(path.join(config.DATA_DIR, 'read-models.sqlite')) };
+}
+
+export async function pingReadDb(readDb: ReadDb): Promise<void> {
+  if (readDb.kind === 'sqlite') readDb.sqlite.db.prepare('select 1').get();
+  else await readDb.mongo.ping();
+}
+
+export async function closeReadDb(readDb: ReadDb): Promise<void> {
+  if (readDb.kind === 'sqlite') readDb.sqlite.close();
+  else await readDb.mongo.close();
+}
+

@@ -1,0 +1,186 @@
+import type Database from 'better-sqlite3';
+import type { CircleFacts, CommunityFacts, ProjectFacts } from '../../domain/access/viewer';
+import type { DirectoryChange, DirectoryRecord, DirectoryTable } from '../../projections/directory/directory-records';
+import { DIRECTORY_TABLES } from '../../projections/directory/directory-records';
+import type {
+  CommunityProjectRecord,
+  DirectoryStore,
+  Memberships,
+  ParagraphRecord,
+  UserRecord,
+} from '../../projections/directory/directory-store';
+import type { ProjectionStore } from '../../projections/read-model-projection';
+import { sqliteProjectionStore, type SqliteReadDb } from './sqlite-read-db';
+
+const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const tableName = (table: DirectoryTable) => `dir_${snake(table)}`;
+
+type Row = { record: string };
+
+/** One table per record kind: its integer key and lookup columns, the whole record as JSON. */
+function createTables(db: Database.Database): void {
+  for (const [table, spec] of Object.entries(DIRECTORY_TABLES) as [DirectoryTable, (typeof DIRECTORY_TABLES)[DirectoryTable]][]) {
+    const name = tableName(table);
+    const columns = spec.columns.map((c) => `${snake(c)} integer not null`).join(', ');
+    db.exec(`create table if not exists ${name} (
+      ${columns},
+      record text not null,
+      position integer not null,
+      removed integer not null default 0,
+      primary key (${spec.key.map(snake).join(', ')})
+    ) strict`);
+    if ('lookup' in spec) {
+      db.exec(`create index if not exists ${name}_by_${snake(spec.lookup)} on ${name} (${snake(spec.lookup)}) where removed = 0`);
+    }
+  }
+}
+
+type Statements = {
+  readonly put: Database.Statement;
+  readonly remove: Database.Statement;
+  readonly get: Database.Statement;
+};
+
+/** The embedded directory read model. Removals keep a tombstone, so an older upsert replayed cannot resurrect a record. */
+export class SqliteDirectoryStore implements DirectoryStore {
+  readonly projection: ProjectionStore;
+  private readonly statements: Record<DirectoryTable, Statements>;
+  private readonly byUser;
+  private readonly linksOfProject;
+  private readonly linkOf;
+
+  constructor(private readonly read: SqliteReadDb) {
+    const db = read.db;
+    createTables(db);
+    this.projection = sqliteProjectionStore(read, Object.keys(DIRECTORY_TABLES).map((t) => tableName(t as DirectoryTable)));
+    this.statements = Object.fromEntries(
+      (Object.keys(DIRECTORY_TABLES) as DirectoryTable[]).map((table) => {
+        const spec = DIRECTORY_TABLES[table];
+        const name = tableName(table);
+        const cols = spec.columns.map(snake);
+        const keyCols = spec.key.map(snake);
+        const keyMatch = keyCols.map((c) => `${c} = @${c}`).join(' and ');
+        const guarded = (set: string) =>
+          `insert into ${name} (${cols.join(', ')}, record, position, removed) values (${cols.map((c) => `@${c}`).join(', ')}, @record, @position, @removed)
+           on conflict (${keyCols.join(', ')}) do update set ${set} where excluded.position > ${name}.position`;
+        return [
+          table,
+          {
+            put: db.prepare(guarded(`${cols.map((c) => `${c} = excluded.${c}`).join(', ')}, record = excluded.record, position = excluded.position, removed = 0`)),
+            remove: db.prepare(guarded('position = excluded.position, removed = 1')),
+            get: db.prepare(`select record from ${name} where ${keyMatch} and removed = 0`),
+          },
+        ];
+      }),
+    ) as Record<DirectoryTable, Statements>;
+    const lookup = (table: DirectoryTable, column: string) =>
+      db.prepare<[number], Row>(`select record from ${tableName(table)} where ${snake(column)} = ? and removed = 0`);
+    this.byUser = {
+      communities: lookup('communityMembers', 'userId'),
+      projects: lookup('projectMembers', 'userId'),
+      circles: lookup('circleMembers', 'userId'),
+    };
+    this.linksOfProject = lookup('communityProjects', 'projectId');
+    this.linkOf = db.prepare<[number, number], Row>(
+      `select record from ${tableName('communityProjects')} where project_id = ? and community_id = ? and removed = 0 order by community_project_id limit 1`,
+    );
+  }
+
+  private get<T>(table: DirectoryTable, key: Record<string, number>): T | null {
+    const params = Object.fromEntries(Object.entries(key).map(([k, v]) => [snake(k), v]));
+    const row = this.statements[table].get.get(params) as Row | undefined;
+    return row ? (JSON.parse(row.record) as T) : null;
+  }
+
+  private many<T>(table: DirectoryTable, field: string, ids: readonly number[]): T[] {
+    return [...new Set(ids)].flatMap((id) => {
+      const found = this.get<T>(table, { [field]: id });
+      return found ? [found] : [];
+    });
+  }
+
+  async user(userId: number): Promise<UserRecord | null> {
+    return this.get<UserRecord>('users', { userId });
+  }
+
+  async community(communityId: number): Promise<CommunityFacts | null> {
+    const record = this.get<CommunityFacts>('communities', { communityId });
+    return record && communityFacts(record);
+  }
+
+  async communities(communityIds: readonly number[]): Promise<Map<number, CommunityFacts>> {
+    return new Map(this.many<CommunityFacts>('communities', 'communityId', communityIds).map((c) => [c.communityId, communityFacts(c)]));
+  }
+
+  async project(projectId: number): Promise<ProjectFacts | null> {
+    const record = this.get<Omit<ProjectFacts, 'communityIds'>>('projects', { projectId });
+    if (!record) return null;
+    const links = this.linksOfProject.all(projectId).map((r) => JSON.parse(r.record) as CommunityProjectRecord);
+    return {
+      projectId: record.projectId,
+      name: record.name,
+      visibility: record.visibility,
+      teamCircleId: record.teamCircleId,
+      mentorsCircleId: record.mentorsCircleId,
+      communityIds: [...new Set(links.map((l) => l.communityId))].sort((a, b) => a - b),
+    };
+  }
+
+  async communityProject(communityProjectId: number): Promise<CommunityProjectRecord | null> {
+    return this.get<CommunityProjectRecord>('communityProjects', { communityProjectId });
+  }
+
+  async communityProjectOf(projectId: number, communityId: number): Promise<CommunityProjectRecord | null> {
+    const row = this.linkOf.get(projectId, communityId);
+    return row ? (JSON.parse(row.record) as CommunityProjectRecord) : null;
+  }
+
+  async paragraph(paragraphId: number): Promise<ParagraphRecord | null> {
+    return this.get<ParagraphRecord>('paragraphs', { paragraphId });
+  }
+
+  async circles(circleIds: readonly number[]): Promise<Map<number, CircleFacts>> {
+    return new Map(this.many<CircleFacts>('circles', 'circleId', circleIds).map((c) => [c.circleId, circleFacts(c)]));
+  }
+
+  async memberships(userId: number): Promise<Memberships> {
+    const parse = <T>(rows: Row[]) => rows.map((r) => JSON.parse(r.record) as T);
+    const communities = parse<Memberships['communities'][number]>(this.byUser.communities.all(userId));
+    const projectRows = parse<{ projectId: number; role: 'team' | 'mentor' }>(this.byUser.projects.all(userId));
+    const circles = parse<{ circleId: number }>(this.byUser.circles.all(userId));
+    return {
+      communities: communities.map((c) => ({ communityId: c.communityId, role: c.role, status: c.status })),
+      projects: projectRows.map((p) => {
+        const project = this.get<{ teamCircleId: number; mentorsCircleId: number }>('projects', { projectId: p.projectId });
+        return {
+          projectId: p.projectId,
+          role: p.role,
+          teamCircleId: project?.teamCircleId ?? null,
+          mentorsCircleId: project?.mentorsCircleId ?? null,
+        };
+      }),
+      circleIds: circles.map((c) => c.circleId),
+    };
+  }
+
+  async write(change: DirectoryChange, position: bigint): Promise<void> {
+    const spec = DIRECTORY_TABLES[change.table];
+    const params: Record<string, unknown> = { record: JSON.stringify(change.op === 'put' ? change.record : {}), position, removed: change.op === 'remove' ? 1 : 0 };
+    for (const column of spec.columns) params[snake(column)] = columnValue(change.record, column);
+    this.statements[change.table][change.op].run(params);
+  }
+}
+
+/** A removal names only the key: the other integer columns of its tombstone are 0. */
+function columnValue(record: DirectoryRecord, column: string): number {
+  const value = record[column];
+  return typeof value === 'number' ? value : 0;
+}
+
+function communityFacts(c: CommunityFacts): CommunityFacts {
+  return { communityId: c.communityId, name: c.name, visibility: c.visibility };
+}
+
+function circleFacts(c: CircleFacts): CircleFacts {
+  return { circleId: c.circleId, name: c.name, longName: c.longName, isActive: c.isActive, projectId: c.projectId, communityId: c.communityId };
+}

@@ -1,0 +1,243 @@
+import type Database from 'better-sqlite3';
+import type { Resource } from '../../domain/resource/resource';
+import type { ProjectionStore } from '../../projections/read-model-projection';
+import type {
+  ProjectLink,
+  ResourceViewRecord,
+  ResourceViewStore,
+  StoredResource,
+  ViewPage,
+  ViewPageQuery,
+} from '../../projections/resources/resource-view-store';
+import { admits } from '../../projections/resources/resource-view-store';
+import { sqliteProjectionStore, type SqliteReadDb } from './sqlite-read-db';
+
+const schema = `
+  create table if not exists res_resources (
+    resource_id integer primary key,
+    project_id integer not null,
+    position integer not null,
+    resource text
+  ) strict;
+  create index if not exists res_resources_by_project on res_resources (project_id) where resource is not null;
+
+  create table if not exists res_project_links (
+    community_project_id integer primary key,
+    community_id integer not null,
+    project_id integer not null,
+    position integer not null,
+    removed integer not null
+  ) strict;
+  create index if not exists res_project_links_by_project on res_project_links (project_id) where removed = 0;
+
+  create table if not exists res_views (
+    resource_id integer not null,
+    view_key text not null,
+    project_id integer not null,
+    paragraph_id integer not null,
+    post_date text not null,
+    audience_key text not null,
+    search text not null,
+    tags text not null,
+    doc text not null,
+    primary key (resource_id, view_key)
+  ) strict;
+  create index if not exists res_views_by_id on res_views (view_key, project_id, resource_id);
+  create index if not exists res_views_by_recent on res_views (view_key, project_id, post_date desc, resource_id desc);
+  create index if not exists res_views_by_audience_id on res_views (view_key, project_id, audience_key, resource_id);
+  create index if not exists res_views_by_audience_recent on res_views (view_key, project_id, audience_key, post_date desc, resource_id desc);
+
+  create table if not exists res_view_counts (
+    view_key text not null,
+    project_id integer not null,
+    paragraph_id integer not null,
+    audience_key text not null,
+    n integer not null,
+    primary key (view_key, project_id, paragraph_id, audience_key)
+  ) strict;
+`;
+
+/** Below this share of the view's rows admitting the caller, the page is read from the audience index instead. */
+const DENSE_SHARE = 1 / 8;
+
+type ViewKeyRow = { view_key: string; project_id: number; paragraph_id: number; audience_key: string };
+
+/**
+ * The embedded resources read model. A list is one indexed page query plus a count summed over a
+ * few per-(view, paragraph, audience set) counters that the projection keeps in step, so neither
+ * grows with the size of the view; only free-text and tag searches count by scanning the view.
+ */
+export class SqliteResourceViewStore implements ResourceViewStore {
+  readonly projection: ProjectionStore;
+  private readonly db: Database.Database;
+  private readonly s;
+  private readonly pageStatements = new Map<string, Database.Statement>();
+
+  constructor(read: SqliteReadDb) {
+    this.db = read.db;
+    this.db.exec(schema);
+    this.projection = sqliteProjectionStore(read, ['res_resources', 'res_project_links', 'res_views', 'res_view_counts']);
+    const db = this.db;
+    this.s = {
+      stored: db.prepare<[number], { resource: string | null; position: number | bigint }>('select resource, position from res_resources where resource_id = ?'),
+      putResource: db.prepare(
+        `insert into res_resources (resource_id, project_id, position, resource) values (?, ?, ?, ?)
+         on conflict (resource_id) do update set project_id = excluded.project_id, position = excluded.position, resource = excluded.resource`,
+      ),
+      ofProject: db.prepare<[number], { resource: string }>('select resource from res_resources where project_id = ? and resource is not null order by resource_id'),
+      views: db.prepare<[number], { doc: string }>('select doc from res_views where resource_id = ? order by view_key'),
+      viewKeys: db.prepare<[number], ViewKeyRow>('select view_key, project_id, paragraph_id, audience_key from res_views where resource_id = ?'),
+      deleteViews: db.prepare('delete from res_views where resource_id = ?'),
+      insertView: db.prepare(
+        `insert into res_views (resource_id, view_key, project_id, paragraph_id, post_date, audience_key, search, tags, doc)
+         values (@resource_id, @view_key, @project_id, @paragraph_id, @post_date, @audience_key, @search, @tags, @doc)`,
+      ),
+      count: db.prepare(
+        `insert into res_view_counts (view_key, project_id, paragraph_id, audience_key, n) values (?, ?, ?, ?, ?)
+         on conflict (view_key, project_id, paragraph_id, audience_key) do update set n = n + excluded.n`,
+      ),
+      dropEmptyCounts: db.prepare('delete from res_view_counts where view_key = ? and project_id = ? and n <= 0'),
+      counts: db.prepare<[string, number], { paragraph_id: number; audience_key: string; n: number }>(
+        'select paragraph_id, audience_key, n from res_view_counts where view_key = ? and project_id = ?',
+      ),
+      link: db.prepare<[number], { community_project_id: number; community_id: number; project_id: number; position: number | bigint; removed: number }>(
+        'select * from res_project_links where community_project_id = ?',
+      ),
+      putLink: db.prepare(
+        `insert into res_project_links (community_project_id, community_id, project_id, position, removed) values (?, ?, ?, ?, ?)
+         on conflict (community_project_id) do update set community_id = excluded.community_id, project_id = excluded.project_id,
+           position = excluded.position, removed = excluded.removed
+         where excluded.position > res_project_links.position`,
+      ),
+      communities: db.prepare<[number], { community_id: number }>(
+        'select distinct community_id from res_project_links where project_id = ? and removed = 0 order by community_id',
+      ),
+    };
+  }
+
+  async resource(resourceId: number): Promise<Resource | null> {
+    const row = this.s.stored.get(resourceId);
+    return row?.resource ? (JSON.parse(row.resource) as Resource) : null;
+  }
+
+  async viewsOfResource(resourceId: number): Promise<ResourceViewRecord[]> {
+    return this.s.views.all(resourceId).map((r) => JSON.parse(r.doc) as ResourceViewRecord);
+  }
+
+  async page(q: ViewPageQuery): Promise<ViewPage> {
+    const paragraph = q.paragraphId ?? 0;
+    const counters = this.s.counts.all(q.viewKey, q.projectId).filter((c) => q.paragraphId === null || c.paragraph_id === paragraph);
+    const perKey = new Map<string, number>();
+    for (const c of counters) perKey.set(c.audience_key, (perKey.get(c.audience_key) ?? 0) + c.n);
+    const total = [...perKey.values()].reduce((a, b) => a + b, 0);
+    const keys = [...perKey.keys()].filter((key) => admits(q.audience, key));
+    const admitted = keys.reduce((sum, key) => sum + (perKey.get(key) ?? 0), 0);
+    if (admitted === 0) return { count: 0, list: [] };
+
+    const everything = q.audience.kind === 'everything';
+    const searching = q.concept !== null || q.tags.length > 0;
+    const dense = everything || admitted >= total * DENSE_SHARE;
+    const params = {
+      view_key: q.viewKey,
+      project_id: q.projectId,
+      paragraph_id: paragraph,
+      keys: JSON.stringify(keys),
+      concept: q.concept ?? '',
+      tags: JSON.stringify(q.tags),
+      skip: q.skip,
+      take: q.take,
+    };
+    const count = searching ? (this.statement('count', q, dense, everything).get(params) as { n: number }).n : admitted;
+    if (q.take === 0 || count === 0) return { count, list: [] };
+    const rows = this.statement('page', q, dense, everything).all(params) as { doc: string }[];
+    return { count, list: rows.map((r) => JSON.parse(r.doc) as ResourceViewRecord) };
+  }
+
+  /** Page and count statements, prepared once per shape of query. */
+  private statement(kind: 'page' | 'count', q: ViewPageQuery, dense: boolean, everything: boolean): Database.Statement {
+    const signature = [kind, q.orderBy, dense, everything, q.paragraphId !== null, q.concept !== null, q.tags.length > 0].join('|');
+    let statement = this.pageStatements.get(signature);
+    if (!statement) {
+      const index = dense
+        ? q.orderBy === 0 ? 'res_views_by_id' : 'res_views_by_recent'
+        : q.orderBy === 0 ? 'res_views_by_audience_id' : 'res_views_by_audience_recent';
+      const where = ['view_key = @view_key', 'project_id = @project_id'];
+      if (!everything) where.push('audience_key in (select value from json_each(@keys))');
+      if (q.paragraphId !== null) where.push('paragraph_id = @paragraph_id');
+      if (q.concept !== null) where.push('exists (select 1 from json_each(search) where instr(value, @concept) > 0)');
+      if (q.tags.length > 0) where.push('exists (select 1 from json_each(tags) where value in (select value from json_each(@tags)))');
+      const order = q.orderBy === 0 ? 'resource_id' : 'post_date desc, resource_id desc';
+      const sql =
+        kind === 'count'
+          ? `select count(*) as n from res_views indexed by ${index} where ${where.join(' and ')}`
+          : `select doc from res_views indexed by ${index} where ${where.join(' and ')} order by ${order} limit @take offset @skip`;
+      statement = this.db.prepare(sql);
+      this.pageStatements.set(signature, statement);
+    }
+    return statement;
+  }
+
+  async stored(resourceId: number): Promise<StoredResource | null> {
+    const row = this.s.stored.get(resourceId);
+    if (!row) return null;
+    return { resource: row.resource ? (JSON.parse(row.resource) as Resource) : null, position: BigInt(row.position) };
+  }
+
+  async putResource(resourceId: number, resource: Resource | null, position: bigint, views: readonly ResourceViewRecord[]): Promise<void> {
+    const projectId = resource?.scope.projectId ?? this.s.viewKeys.get(resourceId)?.project_id ?? 0;
+    this.s.putResource.run(resourceId, projectId, position, resource ? JSON.stringify(resource) : null);
+    await this.replaceViews(resourceId, views);
+  }
+
+  async replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): Promise<void> {
+    const touched = new Set<string>();
+    for (const old of this.s.viewKeys.all(resourceId)) {
+      this.s.count.run(old.view_key, old.project_id, old.paragraph_id, old.audience_key, -1);
+      touched.add(JSON.stringify([old.view_key, old.project_id]));
+    }
+    this.s.deleteViews.run(resourceId);
+    for (const view of views) {
+      const paragraph = view.paragraphId ?? 0;
+      this.s.insertView.run({
+        resource_id: resourceId,
+        view_key: view.viewKey,
+        project_id: view.projectId,
+        paragraph_id: paragraph,
+        post_date: view.postDate,
+        audience_key: view.audienceKey,
+        search: JSON.stringify([view.name, view.description, ...view.resourceTags].map((t) => t.toLowerCase())),
+        tags: JSON.stringify(view.tagsLower),
+        doc: JSON.stringify(view),
+      });
+      this.s.count.run(view.viewKey, view.projectId, paragraph, view.audienceKey, 1);
+    }
+    for (const key of touched) {
+      const [viewKey, projectId] = JSON.parse(key) as [string, number];
+      this.s.dropEmptyCounts.run(viewKey, projectId);
+    }
+  }
+
+  async resourcesOfProject(projectId: number): Promise<Resource[]> {
+    return this.s.ofProject.all(projectId).map((r) => JSON.parse(r.resource) as Resource);
+  }
+
+  async projectLink(communityProjectId: number): Promise<(ProjectLink & { position: bigint; removed: boolean }) | null> {
+    const row = this.s.link.get(communityProjectId);
+    if (!row) return null;
+    return {
+      communityProjectId: row.community_project_id,
+      communityId: row.community_id,
+      projectId: row.project_id,
+      position: BigInt(row.position),
+      removed: row.removed === 1,
+    };
+  }
+
+  async writeProjectLink(link: ProjectLink, removed: boolean, position: bigint): Promise<void> {
+    this.s.putLink.run(link.communityProjectId, link.communityId, link.projectId, position, removed ? 1 : 0);
+  }
+
+  async projectCommunities(projectId: number): Promise<number[]> {
+    return this.s.communities.all(projectId).map((r) => r.community_id);
+  }
+}

@@ -1,0 +1,21 @@
+import type { DirectoryEvent } from '../../domain/directory/directory-events';
+import { DIRECTORY_STREAM } from '../../domain/directory/directory-events';
+import type { RecordedEvent } from '../../infra/event-store/event-store';
+import type { ReadModelProjection } from '../read-model-projection';
+import type { ApplicationStore } from './application-store';
+
+/** Folds application definitions and applications from the directory feed; writes guarded by position. */
+export function applicationProjection(store: ApplicationStore): ReadModelProjection {
+  return {
+    name: 'applications',
+    store: store.projection,
+    async apply(recorded: RecordedEvent): Promise<void> {
+      if (recorded.streamId !== DIRECTORY_STREAM) return;
+      const event = { type: recorded.type, data: recorded.data } as DirectoryEvent;
+      if (event.type === 'ApplicationDefinitionUpserted') await store.putDefinition(event.data, recorded.position);
+      if (event.type === 'ApplicationUpserted') {
+        await store.putApplication({ ...event.data, submittedAt: new Date(event.data.submittedAt).toISOString() }, recorded.position);
+      }
+    },
+  };
+}
