@@ -15,11 +15,10 @@ import { resolveSecrets } from '../infra/dev-secrets';
 import type { RecordedEvent } from '../infra/event-store/event-store';
 import { createLogger } from '../infra/logger';
 import { packageFile } from '../infra/package-file';
-import { MemoryReadStore } from '../infra/read-store/memory-read-store';
-import { allProjections } from '../projections/all-projections';
-import { ProjectionRunner } from '../projections/projection-runner';
-import { readModelDigest } from '../projections/read-model-digest';
-import { openEventStore, openReadStore } from '../services';
+import { closeReadDb, openReadDb, type ReadDb } from '../infra/read-models/read-db';
+import { SqliteReadDb } from '../infra/read-models/sqlite-read-db';
+import { ReadModels } from '../projections/read-models';
+import { openEventStore, openReadModelStores } from '../services';
 import { zodFieldErrors } from '../api/validation';
 
 const USAGE = `usage: npm run cli -- <command> [options]
@@ -33,7 +32,7 @@ commands:
   audit [--stream <id>] [--user <id>] [--type <EventType>]
                          print the event history with its metadata, one JSON line per event
   digest                 project the whole log afresh and print the read-model digest
-  rebuild                drop the MongoDB read models and project the log again
+  rebuild                empty the read models and project the whole log again (stop the service first)
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -146,41 +145,29 @@ async function audit(args: string[], config: Config): Promise<number> {
   return 0;
 }
 
-async function digest(config: Config): Promise<number> {
+/** Projects the log into the given read database and prints the digest. */
+async function project(config: Config, readDb: ReadDb, mode: 'catch-up' | 'rebuild'): Promise<number> {
   const store = openEventStore(config);
-  const readStore = new MemoryReadStore();
-  const runner = new ProjectionRunner(store, readStore, allProjections, createLogger('error'));
+  const readModels = new ReadModels(store, (await openReadModelStores(readDb)).projections, createLogger('error'));
   try {
-    await runner.start();
-    const result = await readModelDigest(readStore, allProjections);
-    process.stdout.write(`${JSON.stringify({ checkpoint: runner.checkpoint?.toString() ?? null, ...result })}\n`);
+    if (mode === 'rebuild') await readModels.rebuild();
+    else await readModels.start();
+    const result = await readModels.digest();
+    process.stdout.write(`${JSON.stringify({ ...(mode === 'rebuild' ? { rebuilt: true } : {}), checkpoint: readModels.checkpoint?.toString() ?? null, ...result })}\n`);
   } finally {
-    await runner.stop();
-    await store.close();
+    await readModels.stop();
+    await Promise.allSettled([store.close(), closeReadDb(readDb)]);
   }
   return 0;
 }
 
+/** A fresh projection of the whole log, in memory: compare with GET /internal/read-models/digest. */
+async function digest(config: Config): Promise<number> {
+  return project(config, { kind: 'sqlite', sqlite: SqliteReadDb.open(':memory:') }, 'catch-up');
+}
+
 async function rebuild(config: Config): Promise<number> {
-  if (!config.MONGODB_URL) {
-    process.stdout.write(
-      'the embedded read store lives in the server process and is rebuilt at every start;\n' +
-        'rebuild a running server with POST /internal/read-models/rebuild\n',
-    );
-    return 0;
-  }
-  const store = openEventStore(config);
-  const readStore = await openReadStore(config);
-  const runner = new ProjectionRunner(store, readStore, allProjections, createLogger('error'));
-  try {
-    await runner.rebuild();
-    const result = await readModelDigest(readStore, allProjections);
-    process.stdout.write(`${JSON.stringify({ rebuilt: true, checkpoint: runner.checkpoint?.toString() ?? null, ...result })}\n`);
-  } finally {
-    await runner.stop();
-    await Promise.allSettled([store.close(), readStore.close()]);
-  }
-  return 0;
+  return project(config, await openReadDb(config), 'rebuild');
 }
 
 main(process.argv.slice(2)).then(

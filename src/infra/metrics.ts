@@ -5,7 +5,8 @@ export class Metrics {
   readonly registry = new Registry();
   readonly httpDuration: Histogram<'method' | 'route' | 'status'>;
   readonly eventsAppended: Counter<'stream_type'>;
-  readonly projectedPosition: Gauge;
+  readonly projectionCheckpoint: Gauge<'projection'>;
+  readonly projectionLag: Gauge<'projection'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -22,9 +23,16 @@ export class Metrics {
       labelNames: ['stream_type'],
       registers: [this.registry],
     });
-    this.projectedPosition = new Gauge({
-      name: 'projection_checkpoint_position',
-      help: 'Global position of the last event applied to the read models',
+    this.projectionCheckpoint = new Gauge({
+      name: 'read_model_checkpoint_position',
+      help: 'Global position of the last event each projection committed',
+      labelNames: ['projection'],
+      registers: [this.registry],
+    });
+    this.projectionLag = new Gauge({
+      name: 'read_model_lag_events',
+      help: 'Events in the log that each projection has not committed yet',
+      labelNames: ['projection'],
       registers: [this.registry],
     });
   }

@@ -31,6 +31,8 @@ export class ReadModelRunner {
   private resubscribeTimer: NodeJS.Timeout | undefined;
   private resubscribeAttempts = 0;
   private running = false;
+  /** The newest event this runner has been handed, committed or not: its lag is measured against it. */
+  private seen: bigint | undefined;
 
   constructor(
     private readonly events: EventStore,
@@ -65,6 +67,7 @@ export class ReadModelRunner {
     this.subscription = this.events.subscribeToAll(
       this.position,
       async (event) => {
+        if (this.seen === undefined || event.position > this.seen) this.seen = event.position;
         if (this.position !== undefined && event.position <= this.position) return;
         await this.commit([event]);
         this.resubscribeAttempts = 0;
@@ -101,6 +104,10 @@ export class ReadModelRunner {
 
   get checkpoint(): bigint | undefined {
     return this.position;
+  }
+
+  get newestSeen(): bigint | undefined {
+    return this.seen === undefined || (this.position !== undefined && this.position > this.seen) ? this.position : this.seen;
   }
 
   /** Why the read model is not being kept up to date, or undefined when it is. */

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { EventStore } from '../infra/event-store/event-store';
 import type { Logger } from '../infra/logger';
+import type { Metrics } from '../infra/metrics';
 import type { ReadModelDigest, ReadModelProjection } from './read-model-projection';
 import { ReadModelRunner } from './read-model-runner';
 
@@ -45,6 +46,17 @@ export class ReadModels {
   get problem(): string | undefined {
     for (const runner of this.runners) if (runner.problem) return runner.problem;
     return undefined;
+  }
+
+  /** Each projection's checkpoint, and its lag behind the newest event any of them has seen. */
+  async reportMetrics(metrics: Metrics): Promise<void> {
+    let head = 0n;
+    for (const runner of this.runners) if ((runner.newestSeen ?? 0n) > head) head = runner.newestSeen ?? 0n;
+    for (const runner of this.runners) {
+      const checkpoint = runner.checkpoint ?? 0n;
+      metrics.projectionCheckpoint.set({ projection: runner.name }, Number(checkpoint));
+      metrics.projectionLag.set({ projection: runner.name }, Number(head - checkpoint));
+    }
   }
 
   async digest(): Promise<{ digest: string; counts: Record<string, number> }> {

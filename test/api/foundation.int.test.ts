@@ -156,7 +156,8 @@ describe('foundation over HTTP', () => {
       expect(res.status).toBe(200);
       expect(res.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/user\/getcurrent",status="200"\} [1-9]/);
       expect(res.text).toMatch(/events_appended_total\{stream_type="directory"\} [1-9]/);
-      expect(res.text).toMatch(/projection_checkpoint_position [1-9]/);
+      expect(res.text).toMatch(/read_model_checkpoint_position\{projection="resources"\} [1-9]/);
+      expect(res.text).toMatch(/read_model_lag_events\{projection="directory"\} 0/);
       expect(res.text).not.toContain(server.services.secrets.directoryToken);
     });
   });

@@ -1,25 +1,22 @@
 import { Router } from 'express';
-import { allProjections } from '../../projections/all-projections';
-import { readModelDigest } from '../../projections/read-model-digest';
 import type { AppContext } from '../app-context';
 import { requireInternalToken } from '../middleware/internal-token';
 
-/** Operator endpoints: metrics, and inspecting and rebuilding the read models of this process. */
+/** Operator endpoints: metrics, and inspecting and rebuilding the read models. */
 export function operatorRoutes(ctx: AppContext): Router {
   const router = Router();
   const guard = requireInternalToken(ctx.secrets.directoryToken);
+  const describe = async () => ({ checkpoint: ctx.readModels.checkpoint?.toString() ?? null, ...(await ctx.readModels.digest()) });
   router.get('/internal/read-models/digest', guard, async (_req, res) => {
-    const { digest, counts } = await readModelDigest(ctx.readStore, allProjections);
-    res.json({ checkpoint: ctx.runner.checkpoint?.toString() ?? null, digest, counts });
+    res.json(await describe());
   });
   router.get('/internal/metrics', guard, async (_req, res) => {
-    ctx.metrics.projectedPosition.set(Number(ctx.runner.checkpoint ?? 0n));
+    await ctx.readModels.reportMetrics(ctx.metrics);
     res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
   });
   router.post('/internal/read-models/rebuild', guard, async (_req, res) => {
-    await ctx.runner.rebuild();
-    const { digest, counts } = await readModelDigest(ctx.readStore, allProjections);
-    res.json({ checkpoint: ctx.runner.checkpoint?.toString() ?? null, digest, counts });
+    await ctx.readModels.rebuild();
+    res.json(await describe());
   });
   return router;
 }

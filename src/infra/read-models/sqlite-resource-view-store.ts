@@ -60,6 +60,14 @@ const schema = `
 /** Below this share of the view's rows admitting the caller, the page is read from the audience index instead. */
 const DENSE_SHARE = 1 / 8;
 
+type PagePlan = {
+  readonly admitted: number;
+  readonly everything: boolean;
+  readonly searching: boolean;
+  readonly dense: boolean;
+  readonly params: Record<string, string | number>;
+};
+
 type ViewKeyRow = { view_key: string; project_id: number; paragraph_id: number; audience_key: string };
 
 /**
@@ -125,6 +133,33 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   }
 
   async page(q: ViewPageQuery): Promise<ViewPage> {
+    const plan = this.plan(q);
+    if (plan.admitted === 0) return { count: 0, list: [] };
+    const count = plan.searching ? (this.statement('count', q, plan).get(plan.params) as { n: number }).n : plan.admitted;
+    if (q.take === 0 || count === 0) return { count, list: [] };
+    const rows = this.statement('page', q, plan).all(plan.params) as { doc: string }[];
+    return { count, list: rows.map((r) => JSON.parse(r.doc) as ResourceViewRecord) };
+  }
+
+  /**
+   * How a page query is answered: SQLite's plan for the statements `page` runs (none for a count
+   * read from the counters). For operators and for the test that keeps lists off full scans.
+   */
+  explainPage(q: ViewPageQuery): { counted: 'counters' | 'query'; plans: string[] } {
+    const plan = this.plan(q);
+    const explain = (kind: 'page' | 'count') =>
+      (this.db.prepare(`explain query plan ${this.statement(kind, q, plan).source}`).all(plan.params) as { detail: string }[])
+        .map((r) => r.detail)
+        .join('; ');
+    return { counted: plan.searching ? 'query' : 'counters', plans: [explain('page'), ...(plan.searching ? [explain('count')] : [])] };
+  }
+
+  /**
+   * The counters say how many of the view's rows admit the caller. When many do, the page is read
+   * in order from the view's index, skipping the few that do not; when few do, it is read from
+   * the audience index and only those rows are sorted.
+   */
+  private plan(q: ViewPageQuery): PagePlan {
     const paragraph = q.paragraphId ?? 0;
     const counters = this.s.counts.all(q.viewKey, q.projectId).filter((c) => q.paragraphId === null || c.paragraph_id === paragraph);
     const perKey = new Map<string, number>();
@@ -132,29 +167,27 @@ export class SqliteResourceViewStore implements ResourceViewStore {
     const total = [...perKey.values()].reduce((a, b) => a + b, 0);
     const keys = [...perKey.keys()].filter((key) => admits(q.audience, key));
     const admitted = keys.reduce((sum, key) => sum + (perKey.get(key) ?? 0), 0);
-    if (admitted === 0) return { count: 0, list: [] };
-
     const everything = q.audience.kind === 'everything';
-    const searching = q.concept !== null || q.tags.length > 0;
-    const dense = everything || admitted >= total * DENSE_SHARE;
-    const params = {
-      view_key: q.viewKey,
-      project_id: q.projectId,
-      paragraph_id: paragraph,
-      keys: JSON.stringify(keys),
-      concept: q.concept ?? '',
-      tags: JSON.stringify(q.tags),
-      skip: q.skip,
-      take: q.take,
+    return {
+      admitted,
+      everything,
+      searching: q.concept !== null || q.tags.length > 0,
+      dense: everything || admitted >= total * DENSE_SHARE,
+      params: {
+        view_key: q.viewKey,
+        project_id: q.projectId,
+        paragraph_id: paragraph,
+        keys: JSON.stringify(keys),
+        concept: q.concept ?? '',
+        tags: JSON.stringify(q.tags),
+        skip: q.skip,
+        take: q.take,
+      },
     };
-    const count = searching ? (this.statement('count', q, dense, everything).get(params) as { n: number }).n : admitted;
-    if (q.take === 0 || count === 0) return { count, list: [] };
-    const rows = this.statement('page', q, dense, everything).all(params) as { doc: string }[];
-    return { count, list: rows.map((r) => JSON.parse(r.doc) as ResourceViewRecord) };
   }
 
   /** Page and count statements, prepared once per shape of query. */
-  private statement(kind: 'page' | 'count', q: ViewPageQuery, dense: boolean, everything: boolean): Database.Statement {
+  private statement(kind: 'page' | 'count', q: ViewPageQuery, { dense, everything }: PagePlan): Database.Statement {
     const signature = [kind, q.orderBy, dense, everything, q.paragraphId !== null, q.concept !== null, q.tags.length > 0].join('|');
     let statement = this.pageStatements.get(signature);
     if (!statement) {

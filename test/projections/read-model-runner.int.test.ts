@@ -1,0 +1,155 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { EventStore, RecordedEvent } from '../../src/infra/event-store/event-store';
+import { SqliteEventStore } from '../../src/infra/event-store/sqlite-event-store';
+import { createLogger } from '../../src/infra/logger';
+import { SqliteReadDb, sqliteProjectionStore } from '../../src/infra/read-models/sqlite-read-db';
+import type { ReadModelProjection } from '../../src/projections/read-model-projection';
+import { ReadModelRunner } from '../../src/projections/read-model-runner';
+
+const metadata = { actor: { userId: 0, credential: 'system' as const }, correlationId: 't', at: '2026-01-01T00:00:00.000Z' };
+
+function openEvents(): SqliteEventStore {
+  return SqliteEventStore.open(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prs-runner-')), 'events.sqlite'));
+}
+
+/** A read model of one table: the event types it folded, in order. */
+function recordingProjection(read: SqliteReadDb, failOn?: string): ReadModelProjection & { seen(): string[] } {
+  read.db.exec('create table if not exists seen (position integer primary key, type text not null)');
+  const insert = read.db.prepare('insert into seen (position, type) values (?, ?)');
+  return {
+    name: 'recording',
+    store: sqliteProjectionStore(read, ['seen']),
+    async apply(event: RecordedEvent) {
+      insert.run(event.position, event.type);
+      if (event.type === failOn) throw new Error('boom');
+    },
+    seen: () => (read.db.prepare('select type from seen order by position').all() as { type: string }[]).map((r) => r.type),
+  };
+}
+
+/** The event store, except that its first live subscription drops right after it starts. */
+function droppingOnce(inner: EventStore): EventStore {
+  let dropped = false;
+  return {
+    appendToStream: inner.appendToStream.bind(inner),
+    readStream: inner.readStream.bind(inner),
+    readLastEvent: inner.readLastEvent.bind(inner),
+    readAll: inner.readAll.bind(inner),
+    ping: inner.ping.bind(inner),
+    close: inner.close.bind(inner),
+    subscribeToAll(from, onEvent, onError) {
+      if (dropped) return inner.subscribeToAll(from, onEvent, onError);
+      dropped = true;
+      setTimeout(() => onError?.(new Error('connection reset')), 10);
+      return { close: async () => undefined };
+    },
+  };
+}
+
+describe('read-model runner', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+  const track = (runner: ReadModelRunner, events: SqliteEventStore) => {
+    cleanups.push(async () => {
+      await runner.stop();
+      await events.close();
+    });
+    return runner;
+  };
+  const append = (events: EventStore, stream: string, type: string) => events.appendToStream(stream, [{ type, data: {}, metadata }], 'any');
+
+  it('given a subscription that drops, when events are appended later, then it resubscribes and projects them', async () => {
+    // given
+    const events = openEvents();
+    const projection = recordingProjection(SqliteReadDb.open(':memory:'));
+    const runner = track(new ReadModelRunner(droppingOnce(events), projection, createLogger('silent')), events);
+    await runner.start();
+    await new Promise((r) => setTimeout(r, 50));
+    // when
+    const { position } = await append(events, 's-1', 'Happened');
+    await runner.waitFor(position, 5000);
+    // then
+    expect(projection.seen()).toEqual(['Happened']);
+    expect(runner.problem).toBeUndefined();
+  });
+
+  it('given a projection that throws mid-batch, then nothing of the batch is kept and the checkpoint stays', async () => {
+    // given
+    const events = openEvents();
+    await append(events, 's-1', 'Fine');
+    await append(events, 's-2', 'Poison');
+    const projection = recordingProjection(SqliteReadDb.open(':memory:'), 'Poison');
+    const runner = new ReadModelRunner(events, projection, createLogger('silent'));
+    cleanups.push(async () => events.close());
+    // when
+    await expect(runner.start()).rejects.toThrow();
+    // then: the batch rolled back as a whole
+    expect(projection.seen()).toEqual([]);
+    expect(await projection.store.checkpoint('recording')).toBeUndefined();
+  });
+
+  it('given a live event that fails, then the runner stops and reports it instead of skipping the event', async () => {
+    // given
+    const events = openEvents();
+    const projection = recordingProjection(SqliteReadDb.open(':memory:'), 'Poison');
+    const runner = track(new ReadModelRunner(events, projection, createLogger('silent')), events);
+    await runner.start();
+    // when
+    await append(events, 's-1', 'Poison');
+    const { position } = await append(events, 's-2', 'After');
+    // then
+    await expect(runner.waitFor(position, 500)).rejects.toMatchObject({ kind: 'unavailable' });
+    expect(runner.problem).toBe('projection recording failed');
+    expect(projection.seen()).toEqual([]);
+  });
+
+  it('given a read model with a checkpoint, when it starts again, then it folds only the events after the checkpoint', async () => {
+    // given
+    const events = openEvents();
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-read-'));
+    const first = SqliteReadDb.open(path.join(dir, 'read.sqlite'));
+    const before = new ReadModelRunner(events, recordingProjection(first), createLogger('silent'));
+    await append(events, 's-1', 'A');
+    await before.start();
+    await before.stop();
+    first.close();
+    await append(events, 's-2', 'B');
+    // when
+    const projection = recordingProjection(SqliteReadDb.open(path.join(dir, 'read.sqlite')));
+    const runner = track(new ReadModelRunner(events, projection, createLogger('silent')), events);
+    await runner.start();
+    // then: A was not folded again (its row would collide on the primary key and stop the runner)
+    expect(projection.seen()).toEqual(['A', 'B']);
+    expect(runner.problem).toBeUndefined();
+  });
+
+  it('given a subscription that delivers every event twice, then each is applied once', async () => {
+    // given
+    const events = openEvents();
+    const projection = recordingProjection(SqliteReadDb.open(':memory:'));
+    const twice: EventStore = {
+      ...droppingOnce(events),
+      subscribeToAll: (from, onEvent, onError) =>
+        events.subscribeToAll(
+          from,
+          async (event) => {
+            await onEvent(event);
+            await onEvent(event);
+          },
+          onError,
+        ),
+    };
+    const runner = track(new ReadModelRunner(twice, projection, createLogger('silent')), events);
+    await runner.start();
+    // when
+    await append(events, 's-1', 'A');
+    const { position } = await append(events, 's-2', 'B');
+    await runner.waitFor(position, 5000);
+    // then
+    expect(projection.seen()).toEqual(['A', 'B']);
+  });
+});
