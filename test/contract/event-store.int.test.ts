@@ -12,7 +12,7 @@ import {
   type RecordedEvent,
 } from '../../src/infra/event-store/event-store';
 import { SqliteEventStore } from '../../src/infra/event-store/sqlite-event-store';
-import { announceSkip, externalTarget } from '../support/external';
+import { describeExternal, externalTarget } from '../support/external';
 
 type Subject = {
   readonly store: EventStore;
@@ -517,10 +517,8 @@ async function untilReady(connectionString: string): Promise<void> {
   }
 }
 
-if (esdb.kind === 'skip') {
-  announceSkip('event store contract (EventStoreDB)', esdb.reason);
-} else {
-  describe('EventStoreDB', () => {
+describeExternal('event store contract (EventStoreDB)', esdb, () => {
+  {
     let connectionString: string;
     let container: StartedTestContainer | undefined;
 
@@ -556,5 +554,5 @@ if (esdb.kind === 'skip') {
         dispose: () => store.close(),
       };
     });
-  });
-}
+  }
+});
