@@ -1,107 +1,156 @@
 /**
- * `npm run bench`: the service on its embedded default, measured over real HTTP on loopback.
- * Prints throughput and latency percentiles; asserts nothing (speed is measured here, never in
- * tests). Sizes: BENCH_RESOURCES (default 2000), BENCH_REQUESTS (default 2000).
+ * `npm run bench`: the service on its embedded default, in its own process, loaded over loopback
+ * HTTP by autocannon from this one. Every scenario is reported beside a no-op route measured in
+ * the same run (GET /health/live: the same Express stack, no work), as a ratio, with p50/p99.
+ * Asserts nothing: speed is measured here, never in tests.
+ *
+ *   BENCH_SCALE=20k|200k (default 20k)   BENCH_SECONDS=5   BENCH_CONNECTIONS=50
  */
-import { demo, demoDirectory } from '../test/support/demo-directory';
-import type { TestServer } from '../test/support/test-server';
-import { startTestServer } from '../test/support/test-server';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { mintSessionToken } from '../src/infra/auth/session-verifier';
+import { CALLERS, SCALES, VIEWS, seed } from './scale-data';
 
-const RESOURCES = Number(process.env.BENCH_RESOURCES ?? 2000);
-const REQUESTS = Number(process.env.BENCH_REQUESTS ?? 2000);
-const CONCURRENCY = 8;
+const SCALE_NAME = process.env.BENCH_SCALE ?? '20k';
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
+const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
+const ROOT = path.join(__dirname, '..');
 
-type Row = { scenario: string; n: number; perSecond: number; p50: number; p95: number; p99: number };
+type Result = { scenario: string; rps: number; p50: number; p99: number; errors: number };
 
-function percentile(sorted: number[], p: number): number {
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const log = (line: string) => process.stderr.write(`${line}\n`);
+
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  return Math.round(kb / 1024);
 }
 
-async function measure(scenario: string, n: number, concurrency: number, op: (i: number) => Promise<void>): Promise<Row> {
-  const latencies: number[] = [];
-  let next = 0;
+async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; readyMs: number }> {
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
   const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      for (let i = next++; i < n; i = next++) {
-        const t = performance.now();
-        await op(i);
-        latencies.push(performance.now() - t);
-      }
-    }),
-  );
-  const seconds = (performance.now() - started) / 1000;
-  latencies.sort((a, b) => a - b);
-  const ms = (v: number) => Math.round(v * 100) / 100;
-  return {
-    scenario,
-    n,
-    perSecond: Math.round(n / seconds),
-    p50: ms(percentile(latencies, 50)),
-    p95: ms(percentile(latencies, 95)),
-    p99: ms(percentile(latencies, 99)),
-  };
+  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'main.js')], {
+    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+    try {
+      const res = await fetch(`${url}/health/ready`);
+      if (res.status === 200) break;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  return { child, url, readyMs: Math.round(performance.now() - started) };
 }
 
-async function expectOk(server: TestServer, path: string, body: unknown, token: string): Promise<void> {
-  const res = await server.post(path, body, { token });
-  if (res.status !== 200) throw new Error(`${path}: ${res.status} ${res.text}`);
+async function stopService(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+function load(scenario: string, options: autocannon.Options): Promise<Result> {
+  return new Promise((resolve, reject) => {
+    autocannon({ duration: SECONDS, connections: CONNECTIONS, ...options }, (error, result) => {
+      if (error) return reject(error);
+      const errors = result.errors + result.timeouts + result.non2xx;
+      resolve({ scenario, rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors });
+    });
+  });
 }
 
 async function main(): Promise<void> {
-  const server = await startTestServer({ LOG_LEVEL: 'silent' });
-  try {
-    await server.directory(demoDirectory.events);
-    const team = await server.token(demo.users.team);
-    const member = await server.token(demo.users.member1);
-    const admin = await server.token(demo.users.admin1);
-    const rows: Row[] = [];
+  const scale = SCALES[SCALE_NAME];
+  if (!scale) throw new Error(`BENCH_SCALE must be one of ${Object.keys(SCALES).join(', ')}`);
+  log('building dist/ ...');
+  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
 
-    rows.push(
-      await measure(`SaveProjectResource (create, ${CONCURRENCY} clients)`, RESOURCES, CONCURRENCY, (i) =>
-        expectOk(server, '/api/Resource/SaveProjectResource', {
-          id: 0,
-          name: `Bench resource ${i}`,
-          description: 'measured',
-          resourceUrl: `https://example.org/file-${i}.pdf`,
-          privacyLevel: 1 + (i % 3),
-          resourceTags: [`tag${i % 10}`],
-          communityProjectId: demo.communityProjects.solarIn1,
-        }, team),
-      ),
-    );
-    const list = (token: string, extra: object) => () =>
-      expectOk(server, '/api/Project/GetResourceList', { projectId: demo.projects.solar, communityId: demo.communities.public1, take: 20, orderBy: 1, ...extra }, token);
-    rows.push(await measure(`GetResourceList, member, ${RESOURCES} resources`, REQUESTS, CONCURRENCY, list(member, {})));
-    rows.push(await measure(`GetResourceList, admin, skip 1000`, REQUESTS, CONCURRENCY, list(admin, { skip: 1000 })));
-    rows.push(await measure(`GetResourceList, concept search`, REQUESTS, CONCURRENCY, list(member, { concept: 'resource 19' })));
-    rows.push(
-      await measure('directory feed, 10 events per batch', 300, CONCURRENCY, (i) =>
-        server
-          .directory(
-            Array.from({ length: 10 }, (_, k) => ({
-              type: 'UserUpserted',
-              data: { userId: 100_000 + i * 10 + k, name: `Bench user ${k}`, status: 'active' },
-            })),
-          )
-          .then((res) => {
-            if (res.status !== 200) throw new Error(`directory: ${res.status}`);
-          }),
-      ),
-    );
-    const headers = { 'x-directory-token': server.services.secrets.directoryToken };
-    rows.push(
-      await measure('rebuild every read model from position 0', 3, 1, async () => {
-        const res = await server.post('/internal/read-models/rebuild', {}, { headers });
-        if (res.status !== 200) throw new Error(`rebuild: ${res.status}`);
-      }),
-    );
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-bench-'));
+  const secrets = { AUTH_JWT_SECRET: randomBytes(32).toString('base64url'), DIRECTORY_SYNC_TOKEN: randomBytes(32).toString('base64url') };
+  const env = { NODE_ENV: 'test', DATA_DIR: dataDir, ...secrets };
 
-    console.log(`\nembedded default (SQLite + in-memory read store), node ${process.version}, loopback HTTP`);
-    console.table(rows);
-  } finally {
-    await server.close();
-  }
+  log(`seeding ${SCALE_NAME} through the commands into ${dataDir} ...`);
+  const seedStarted = performance.now();
+  const resources = await seed(dataDir, scale, secrets.AUTH_JWT_SECRET, secrets.DIRECTORY_SYNC_TOKEN, log);
+  const seedSeconds = (performance.now() - seedStarted) / 1000;
+  log(`  ${resources} resources in ${seedSeconds.toFixed(1)} s`);
+
+  // Two restarts: the first after the seed process, the second after a clean stop.
+  const first = await startService(env);
+  await stopService(first.child);
+  const service = await startService(env);
+  const idleRss = rssMb(service.child.pid ?? 0);
+  const token = (userId: number) => mintSessionToken(secrets.AUTH_JWT_SECRET, { userId });
+  const auth = async (userId: number) => ({ authorization: `Bearer ${await token(userId)}`, 'content-type': 'application/json' });
+  const list = async (scenario: string, userId: number, body: object) =>
+    load(scenario, { url: `${service.url}/api/Project/GetResourceList`, method: 'POST', headers: await auth(userId), body: JSON.stringify({ take: 20, orderBy: 1, ...body }) });
+  const big = { projectId: VIEWS.hotProject, communityId: VIEWS.hotCommunity };
+  const small = { projectId: VIEWS.smallProject, communityId: VIEWS.hotCommunity };
+
+  const results: Result[] = [];
+  const noop = () => load('no-op route (GET /health/live)', { url: `${service.url}/health/live` });
+  results.push(await noop());
+  results.push(await list('GetResourceList, 4,000-resource view, member', CALLERS.member, big));
+  results.push(await list('GetResourceList, 4,000-resource view, team', CALLERS.team, big));
+  results.push(await list('GetResourceList, 4,000-resource view, admin', CALLERS.admin, big));
+  results.push(await list('GetResourceList, 4,000-resource view, outsider', CALLERS.outsider, big));
+  results.push(await list('GetResourceList, 4,000-resource view, member, skip 1000', CALLERS.member, { ...big, skip: 1000 }));
+  results.push(await list('GetResourceList, 4,000-resource view, member, concept search', CALLERS.member, { ...big, concept: 'number 39' }));
+  results.push(await list('GetResourceList, 32-resource view, member', CALLERS.member, small));
+  results.push(
+    await load('GetResourcePrivacy, team', { url: `${service.url}/api/Privacy/GetResourcePrivacy?resourceId=100`, headers: await auth(CALLERS.team) }),
+  );
+  const save = await load('SaveProjectResource (create), 16 clients', {
+    url: `${service.url}/api/Resource/SaveProjectResource`,
+    method: 'POST',
+    connections: 16,
+    headers: await auth(CALLERS.team),
+    body: JSON.stringify({ id: 0, name: 'Bench save', resourceUrl: 'https://example.org/bench.pdf', privacyLevel: 2, ...small }),
+  });
+  results.push(save);
+  results.push({ ...(await noop()), scenario: 'no-op route, again after the load' });
+  const loadedRss = rssMb(service.child.pid ?? 0);
+
+  const headers = { 'x-directory-token': secrets.DIRECTORY_SYNC_TOKEN };
+  const rebuildStarted = performance.now();
+  const rebuilt = (await (await fetch(`${service.url}/internal/read-models/rebuild`, { method: 'POST', headers })).json()) as { checkpoint: string };
+  const rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
+  await stopService(service.child);
+
+  const ceiling = Math.max(...results.filter((r) => r.scenario.startsWith('no-op')).map((r) => r.rps));
+  const noopP99 = Math.max(...results.filter((r) => r.scenario.startsWith('no-op')).map((r) => r.p99));
+  const lines = [
+    `### ${SCALE_NAME}: ${resources.toLocaleString('en')} resources, ${scale.users.toLocaleString('en')} users, ${scale.projects} projects, ${scale.communities} communities`,
+    '',
+    `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, embedded default (SQLite event store and read models), ${SECONDS} s per scenario, ${CONNECTIONS} connections unless stated.`,
+    '',
+    '| scenario | req/s | share of no-op | p50 ms | p99 ms | p99 / no-op p99 | errors |',
+    '|---|---|---|---|---|---|---|',
+    ...results.map(
+      (r) =>
+        `| ${r.scenario} | ${r.rps} | ${Math.round((100 * r.rps) / ceiling)}% | ${r.p50} | ${r.p99} | ${(r.p99 / Math.max(1, noopP99)).toFixed(1)}× | ${r.errors} |`,
+    ),
+    '',
+    '| measure | value |',
+    '|---|---|',
+    `| seeding through the commands (in process) | ${Math.round(resources / seedSeconds)} resources/s |`,
+    `| restart to ready, after the seed | ${first.readyMs} ms |`,
+    `| restart to ready, after a clean stop | ${service.readyMs} ms |`,
+    `| full rebuild (${rebuilt.checkpoint} events) | ${rebuildSeconds.toFixed(1)} s, ${Math.round(Number(rebuilt.checkpoint) / rebuildSeconds)} events/s |`,
+    `| RSS idle after start / after the load | ${idleRss} MB / ${loadedRss} MB |`,
+    '',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  if (process.env.BENCH_KEEP) log(`kept ${dataDir}`);
+  else fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
 main().catch((error: unknown) => {

@@ -2,6 +2,7 @@ import path from 'node:path';
 import type { AppContext } from './api/app-context';
 import type { Config } from './config';
 import { SessionVerifier } from './infra/auth/session-verifier';
+import { VerifiedTokenCache } from './infra/auth/verified-token-cache';
 import type { Cache, RateLimiter } from './infra/cache/cache';
 import { MemoryCache } from './infra/cache/memory-cache';
 import { RedisCache } from './infra/cache/redis-cache';
@@ -90,7 +91,7 @@ export async function createServices(config: Config, logger: Logger, clock: () =
     directory: new DirectoryReader(stores.directory),
     resources: stores.resources,
     applications: stores.applications,
-    sessions: new SessionVerifier({ secret: secrets.jwtSecret, jwksUrl: secrets.jwksUrl }),
+    sessions: new VerifiedTokenCache(new SessionVerifier({ secret: secrets.jwtSecret, jwksUrl: secrets.jwksUrl }), clock),
     clock,
     metrics,
     async close() {

@@ -1,5 +1,5 @@
 import type { Config } from '../config';
-import type { SessionVerifier } from '../infra/auth/session-verifier';
+import type { TokenVerifier } from '../infra/auth/verified-token-cache';
 import type { Cache, RateLimiter } from '../infra/cache/cache';
 import type { EventStore } from '../infra/event-store/event-store';
 import type { Logger } from '../infra/logger';
@@ -23,7 +23,7 @@ export type AppContext = {
   readonly directory: DirectoryReader;
   readonly resources: ResourceViewStore;
   readonly applications: ApplicationStore;
-  readonly sessions: SessionVerifier;
+  readonly sessions: TokenVerifier;
   readonly clock: () => Date;
   readonly metrics: Metrics;
 };

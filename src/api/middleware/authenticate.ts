@@ -3,7 +3,7 @@ import type { Caller } from '../../domain/auth/caller';
 import { assertAccountMayAct } from '../../domain/auth/caller';
 import type { Actor } from '../../domain/event';
 import { DomainError } from '../../domain/errors';
-import type { SessionVerifier } from '../../infra/auth/session-verifier';
+import type { TokenVerifier } from '../../infra/auth/verified-token-cache';
 import type { DirectoryReader } from '../../projections/directory/directory-reader';
 
 /** Verifies an `X-API-Key` header; supplied by the API key feature. */
@@ -14,7 +14,7 @@ export interface ApiKeyAuthenticator {
 const unauthenticated = (reason: string) => new DomainError('unauthenticated', reason);
 
 export function authenticate(deps: {
-  sessions: SessionVerifier;
+  sessions: TokenVerifier;
   directory: DirectoryReader;
   apiKeys?: ApiKeyAuthenticator;
 }): RequestHandler {

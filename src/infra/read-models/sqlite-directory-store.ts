@@ -59,7 +59,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
         const name = tableName(table);
         const cols = spec.columns.map(snake);
         const keyCols = spec.key.map(snake);
-        const keyMatch = keyCols.map((c) => `${c} = @${c}`).join(' and ');
+        const keyMatch = keyCols.map((c) => `${c} = ?`).join(' and ');
         const guarded = (set: string) =>
           `insert into ${name} (${cols.join(', ')}, record, position, removed) values (${cols.map((c) => `@${c}`).join(', ')}, @record, @position, @removed)
            on conflict (${keyCols.join(', ')}) do update set ${set} where excluded.position > ${name}.position`;
@@ -86,34 +86,34 @@ export class SqliteDirectoryStore implements DirectoryStore {
     );
   }
 
-  private get<T>(table: DirectoryTable, key: Record<string, number>): T | null {
-    const params = Object.fromEntries(Object.entries(key).map(([k, v]) => [snake(k), v]));
-    const row = this.statements[table].get.get(params) as Row | undefined;
+  /** `key`: the record's key values, in the order of its table's key columns. */
+  private get<T>(table: DirectoryTable, ...key: number[]): T | null {
+    const row = this.statements[table].get.get(...key) as Row | undefined;
     return row ? (JSON.parse(row.record) as T) : null;
   }
 
-  private many<T>(table: DirectoryTable, field: string, ids: readonly number[]): T[] {
+  private many<T>(table: DirectoryTable, ids: readonly number[]): T[] {
     return [...new Set(ids)].flatMap((id) => {
-      const found = this.get<T>(table, { [field]: id });
+      const found = this.get<T>(table, id);
       return found ? [found] : [];
     });
   }
 
   async user(userId: number): Promise<UserRecord | null> {
-    return this.get<UserRecord>('users', { userId });
+    return this.get<UserRecord>('users', userId);
   }
 
   async community(communityId: number): Promise<CommunityFacts | null> {
-    const record = this.get<CommunityFacts>('communities', { communityId });
+    const record = this.get<CommunityFacts>('communities', communityId);
     return record && communityFacts(record);
   }
 
   async communities(communityIds: readonly number[]): Promise<Map<number, CommunityFacts>> {
-    return new Map(this.many<CommunityFacts>('communities', 'communityId', communityIds).map((c) => [c.communityId, communityFacts(c)]));
+    return new Map(this.many<CommunityFacts>('communities', communityIds).map((c) => [c.communityId, communityFacts(c)]));
   }
 
   async project(projectId: number): Promise<ProjectFacts | null> {
-    const record = this.get<Omit<ProjectFacts, 'communityIds'>>('projects', { projectId });
+    const record = this.get<Omit<ProjectFacts, 'communityIds'>>('projects', projectId);
     if (!record) return null;
     const links = this.linksOfProject.all(projectId).map((r) => JSON.parse(r.record) as CommunityProjectRecord);
     return {
@@ -127,7 +127,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
   }
 
   async communityProject(communityProjectId: number): Promise<CommunityProjectRecord | null> {
-    return this.get<CommunityProjectRecord>('communityProjects', { communityProjectId });
+    return this.get<CommunityProjectRecord>('communityProjects', communityProjectId);
   }
 
   async communityProjectOf(projectId: number, communityId: number): Promise<CommunityProjectRecord | null> {
@@ -136,11 +136,11 @@ export class SqliteDirectoryStore implements DirectoryStore {
   }
 
   async paragraph(paragraphId: number): Promise<ParagraphRecord | null> {
-    return this.get<ParagraphRecord>('paragraphs', { paragraphId });
+    return this.get<ParagraphRecord>('paragraphs', paragraphId);
   }
 
   async circles(circleIds: readonly number[]): Promise<Map<number, CircleFacts>> {
-    return new Map(this.many<CircleFacts>('circles', 'circleId', circleIds).map((c) => [c.circleId, circleFacts(c)]));
+    return new Map(this.many<CircleFacts>('circles', circleIds).map((c) => [c.circleId, circleFacts(c)]));
   }
 
   async memberships(userId: number): Promise<Memberships> {
@@ -151,7 +151,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
     return {
       communities: communities.map((c) => ({ communityId: c.communityId, role: c.role, status: c.status })),
       projects: projectRows.map((p) => {
-        const project = this.get<{ teamCircleId: number; mentorsCircleId: number }>('projects', { projectId: p.projectId });
+        const project = this.get<{ teamCircleId: number; mentorsCircleId: number }>('projects', p.projectId);
         return {
           projectId: p.projectId,
           role: p.role,

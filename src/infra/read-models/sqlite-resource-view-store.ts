@@ -60,6 +60,9 @@ const schema = `
 /** Below this share of the view's rows admitting the caller, the page is read from the audience index instead. */
 const DENSE_SHARE = 1 / 8;
 
+/** Parsed records kept per process: a few MB at most. */
+const PARSED_CACHE_SIZE = 5_000;
+
 type PagePlan = {
   readonly admitted: number;
   readonly everything: boolean;
@@ -80,6 +83,12 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   private readonly db: Database.Database;
   private readonly s;
   private readonly pageStatements = new Map<string, Database.Statement>();
+  /**
+   * Parsed view records by their stored text. Parsing was the largest cost of a page; the same
+   * few thousand records are asked for again and again, and a text that changes is a new key, so
+   * the cache is never stale, with several processes writing or one.
+   */
+  private readonly parsed = new Map<string, ResourceViewRecord>();
 
   constructor(read: SqliteReadDb) {
     this.db = read.db;
@@ -138,7 +147,17 @@ export class SqliteResourceViewStore implements ResourceViewStore {
     const count = plan.searching ? (this.statement('count', q, plan).get(plan.params) as { n: number }).n : plan.admitted;
     if (q.take === 0 || count === 0) return { count, list: [] };
     const rows = this.statement('page', q, plan).all(plan.params) as { doc: string }[];
-    return { count, list: rows.map((r) => JSON.parse(r.doc) as ResourceViewRecord) };
+    return { count, list: rows.map((r) => this.parse(r.doc)) };
+  }
+
+  private parse(doc: string): ResourceViewRecord {
+    let record = this.parsed.get(doc);
+    if (!record) {
+      record = JSON.parse(doc) as ResourceViewRecord;
+      if (this.parsed.size >= PARSED_CACHE_SIZE) this.parsed.delete(this.parsed.keys().next().value as string);
+      this.parsed.set(doc, record);
+    }
+    return record;
   }
 
   /**
