@@ -11,12 +11,20 @@ import { canonicalDigest } from '../../projections/canonical-digest';
  */
 export class SqliteReadDb {
   private queue: Promise<unknown> = Promise.resolve();
+  private readonly statements;
 
   private constructor(readonly db: Database.Database) {
     db.exec(`create table if not exists projection_checkpoints (
       projection text primary key,
       position text not null
     ) strict`);
+    this.statements = {
+      read: db.prepare<[string], { position: string }>('select position from projection_checkpoints where projection = ?'),
+      write: db.prepare(
+        'insert into projection_checkpoints (projection, position) values (?, ?) on conflict (projection) do update set position = excluded.position',
+      ),
+      clear: db.prepare('delete from projection_checkpoints where projection = ?'),
+    };
   }
 
   /**
@@ -61,20 +69,16 @@ export class SqliteReadDb {
   }
 
   checkpoint(projection: string): bigint | undefined {
-    const row = this.db
-      .prepare<[string], { position: string }>('select position from projection_checkpoints where projection = ?')
-      .get(projection);
+    const row = this.statements.read.get(projection);
     return row ? BigInt(row.position) : undefined;
   }
 
   writeCheckpoint(projection: string, position: bigint): void {
-    this.db
-      .prepare('insert into projection_checkpoints (projection, position) values (?, ?) on conflict (projection) do update set position = excluded.position')
-      .run(projection, position.toString());
+    this.statements.write.run(projection, position.toString());
   }
 
   clearCheckpoint(projection: string): void {
-    this.db.prepare('delete from projection_checkpoints where projection = ?').run(projection);
+    this.statements.clear.run(projection);
   }
 
   close(): void {
