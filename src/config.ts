@@ -20,6 +20,8 @@ export const configSchema = z.object({
   UPLOAD_BIG_MAX_MB: positiveInt(100),
   /** How long a command waits for its events to reach the read models before answering 503. */
   PROJECTION_WAIT_MS: positiveInt(5000),
+  /** all: serve the API and run the projections (under their leases); api: serve only; projector: project only. */
+  ROLE: z.enum(['all', 'api', 'projector']).default('all'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -1,3 +1,5 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
 import path from 'node:path';
 import type { AppContext } from './api/app-context';
 import type { Config } from './config';
@@ -18,7 +20,7 @@ import { MongoDirectoryStore } from './infra/read-models/mongo-directory-store';
 import { MongoResourceViewStore } from './infra/read-models/mongo-resource-view-store';
 import { SqliteApplicationStore } from './infra/read-models/sqlite-application-store';
 import { SqliteDirectoryStore } from './infra/read-models/sqlite-directory-store';
-import { closeReadDb, openReadDb, type ReadDb } from './infra/read-models/read-db';
+import { closeReadDb, leaseStoreOf, openReadDb, type ReadDb } from './infra/read-models/read-db';
 import { SqliteResourceViewStore } from './infra/read-models/sqlite-resource-view-store';
 import { applicationProjection } from './projections/applications/application-projection';
 import type { ApplicationStore } from './projections/applications/application-store';
@@ -31,6 +33,13 @@ import { resourceProjection } from './projections/resources/resource-projection'
 import type { ResourceViewStore } from './projections/resources/resource-view-store';
 
 export type Services = AppContext & { close(): Promise<void> };
+
+/**
+ * A projector that stops renewing loses its projections after LEASE_TTL_MS; standbys look every
+ * LEASE_RETRY_MS, so a takeover happens within their sum.
+ */
+const LEASE_TTL_MS = 3000;
+const LEASE_RETRY_MS = 1000;
 
 /** Production adapters where their URL is set, the embedded ones otherwise (DESIGN.md "Shape"). */
 export function openEventStore(config: Config): EventStore {
@@ -78,7 +87,16 @@ export async function createServices(config: Config, logger: Logger, clock: () =
   const readDb = await openReadDb(config);
   const stores = await openReadModelStores(readDb);
   const cache = openCache(config);
-  const readModels = new ReadModels(eventStore, stores.projections, logger);
+  const readModels = new ReadModels(eventStore, stores.projections, logger, {
+    role: config.ROLE === 'api' ? 'follow' : 'project',
+    lease: {
+      store: leaseStoreOf(readDb),
+      holder: `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`,
+      ttlMs: LEASE_TTL_MS,
+      retryMs: LEASE_RETRY_MS,
+      now: () => Date.now(),
+    },
+  });
   await readModels.start();
   return {
     config,

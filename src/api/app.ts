@@ -23,9 +23,18 @@ export function buildApp(ctx: AppContext): express.Express {
   app.use(express.json({ limit: JSON_BODY_LIMIT, strict: false }));
 
   app.use(healthRoutes(ctx));
+  app.use(operatorRoutes(ctx));
+  // A projector process answers health, metrics and operator calls only: the API is served elsewhere.
+  if (ctx.config.ROLE !== 'projector') mountApi(app, ctx);
+
+  app.use(routeNotFound);
+  app.use(errorHandler(ctx.logger));
+  return app;
+}
+
+function mountApi(app: express.Express, ctx: AppContext): void {
   app.use(openApiRoutes());
   app.use(directoryRoutes(ctx));
-  app.use(operatorRoutes(ctx));
 
   // Every /api route below requires a credential.
   app.use('/api', authenticate({ sessions: ctx.sessions, directory: ctx.directory }));
@@ -33,8 +42,4 @@ export function buildApp(ctx: AppContext): express.Express {
   app.use(applicationRoutes(ctx));
   app.use(resourceRoutes(ctx));
   app.use(privacyRoutes(ctx));
-
-  app.use(routeNotFound);
-  app.use(errorHandler(ctx.logger));
-  return app;
 }

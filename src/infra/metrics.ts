@@ -7,6 +7,7 @@ export class Metrics {
   readonly eventsAppended: Counter<'stream_type'>;
   readonly projectionCheckpoint: Gauge<'projection'>;
   readonly projectionLag: Gauge<'projection'>;
+  readonly projectionLeading: Gauge<'projection'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -26,6 +27,12 @@ export class Metrics {
     this.projectionCheckpoint = new Gauge({
       name: 'read_model_checkpoint_position',
       help: 'Global position of the last event each projection committed',
+      labelNames: ['projection'],
+      registers: [this.registry],
+    });
+    this.projectionLeading = new Gauge({
+      name: 'read_model_leading',
+      help: '1 while this process holds the projection (writes the read model), 0 while it follows another',
       labelNames: ['projection'],
       registers: [this.registry],
     });

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../infra/event-store/event-store';
+import type { Fence } from './projection-lease';
 
 /** A fingerprint of one read model: operators compare the live one with a fresh rebuild. */
 export type ReadModelDigest = { readonly digest: string; readonly counts: Readonly<Record<string, number>> };
@@ -12,11 +13,17 @@ export interface ProjectionStore {
    * Runs `work` (the projection folding a batch of events) and records `position` as the
    * projection's checkpoint as one unit: on SQLite one transaction, so a crash never applies an
    * event twice nor skips one. On MongoDB the writes are guarded by the event's position instead.
+   * With a `fence`, the commit first checks that the lease is still this holder's (and renews it);
+   * otherwise it writes nothing and throws LeaseLostError.
    */
-  commit(projection: string, position: bigint, work: () => Promise<void>): Promise<void>;
+  commit(projection: string, position: bigint, work: () => Promise<void>, fence?: Fence): Promise<void>;
   checkpoint(projection: string): Promise<bigint | undefined>;
+  /** The event log the checkpoint counts positions of: a checkpoint of another log is worthless. */
+  checkpointLog(projection: string): Promise<string | undefined>;
   /** Drops the read model's data and the projection's checkpoint: a rebuild from position 0 follows. */
   reset(projection: string): Promise<void>;
+  /** Records which event log the checkpoint belongs to (after a reset, before the first commit). */
+  setCheckpointLog(projection: string, log: string): Promise<void>;
   digest(): Promise<ReadModelDigest>;
 }
 

@@ -3,7 +3,7 @@ import type { EventStore } from '../infra/event-store/event-store';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import type { ReadModelDigest, ReadModelProjection } from './read-model-projection';
-import { ReadModelRunner } from './read-model-runner';
+import { ReadModelRunner, type RunnerOptions } from './read-model-runner';
 
 /**
  * Every read model's runner behind one face: a write waits until all of them show its events,
@@ -12,8 +12,8 @@ import { ReadModelRunner } from './read-model-runner';
 export class ReadModels {
   readonly runners: readonly ReadModelRunner[];
 
-  constructor(events: EventStore, projections: readonly ReadModelProjection[], logger: Logger) {
-    this.runners = projections.map((projection) => new ReadModelRunner(events, projection, logger));
+  constructor(events: EventStore, projections: readonly ReadModelProjection[], logger: Logger, options?: RunnerOptions) {
+    this.runners = projections.map((projection) => new ReadModelRunner(events, projection, logger, options));
   }
 
   async start(): Promise<void> {
@@ -56,6 +56,7 @@ export class ReadModels {
       const checkpoint = runner.checkpoint ?? 0n;
       metrics.projectionCheckpoint.set({ projection: runner.name }, Number(checkpoint));
       metrics.projectionLag.set({ projection: runner.name }, Number(head - checkpoint));
+      metrics.projectionLeading.set({ projection: runner.name }, runner.isLeading ? 1 : 0);
     }
   }
 

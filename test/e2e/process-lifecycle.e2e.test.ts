@@ -2,77 +2,11 @@
  * The service as an operator runs it: a real process on the embedded default, the CLI beside
  * it on the same DATA_DIR, restarts, and a kill -9 in the middle of a burst of writes.
  */
-import type { ChildProcess } from 'node:child_process';
-import { execFile, spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { mintSessionToken } from '../../src/infra/auth/session-verifier';
-
-const run = promisify(execFile);
-const root = path.join(__dirname, '..', '..');
-const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, '127.0.0.1', () => {
-      const address = s.address();
-      s.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
-
-type Running = { child: ChildProcess; url: string };
-
-async function startService(env: Record<string, string>): Promise<Running> {
-  const port = await freePort();
-  // One process (no wrapper), so that a signal reaches the server itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'development' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    try {
-      const res = await fetch(`${url}/health/ready`);
-      if (res.status === 200) return { child, url };
-    } catch {
-      // not listening yet
-    }
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`service did not start: ${stderr}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
-function stop(running: Running, signal: NodeJS.Signals): Promise<void> {
-  return new Promise((resolve) => {
-    if (running.child.exitCode !== null) return resolve();
-    running.child.once('exit', () => resolve());
-    running.child.kill(signal);
-  });
-}
-
-async function cli(env: Record<string, string>, ...args: string[]): Promise<string> {
-  const { stdout } = await run(tsx, ['src/cli/main.ts', ...args], { cwd: root, env: { ...process.env, ...env } });
-  return stdout.trim();
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
-  const deadline = Date.now() + 15_000;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { cli, startService, stop, waitFor, type Running } from '../support/service-process';
 
 describe('the service process on its embedded default', () => {
   jest.setTimeout(120_000);

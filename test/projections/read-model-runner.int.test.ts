@@ -33,6 +33,7 @@ function recordingProjection(read: SqliteReadDb, failOn?: string): ReadModelProj
 function droppingOnce(inner: EventStore): EventStore {
   let dropped = false;
   return {
+    identity: inner.identity,
     appendToStream: inner.appendToStream.bind(inner),
     readStream: inner.readStream.bind(inner),
     readLastEvent: inner.readLastEvent.bind(inner),
@@ -152,4 +153,67 @@ describe('read-model runner', () => {
     // then
     expect(projection.seen()).toEqual(['A', 'B']);
   });
+
+  describe('under a lease', () => {
+    it('given a holder whose lease expired and was taken over, when it commits, then its writes are refused and it stands by', async () => {
+      // given: A projects under a lease; then its clock-time passes the lease and B takes over
+      const events = openEvents();
+      const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-lease-'));
+      const readA = SqliteReadDb.open(path.join(dir, 'read.sqlite'));
+      const readB = SqliteReadDb.open(path.join(dir, 'read.sqlite'));
+      let now = 1_000_000;
+      const lease = (read: SqliteReadDb, holder: string) => ({ store: read.leases, holder, ttlMs: 3000, retryMs: 60_000, now: () => now });
+      const a = new ReadModelRunner(events, recordingProjection(readA), createLogger('silent'), { role: 'project', lease: lease(readA, 'a') });
+      const projectionB = recordingProjection(readB);
+      const b = new ReadModelRunner(events, projectionB, createLogger('silent'), { role: 'project', lease: lease(readB, 'b') });
+      cleanups.push(async () => {
+        await Promise.all([a.stop(), b.stop()]);
+        await events.close();
+      });
+      await a.start();
+      await b.start();
+      expect([a.isLeading, b.isLeading]).toEqual([true, false]);
+      now += 3001;
+      expect(await readB.leases.acquire('recording', 'b', 3000, now)).toMatchObject({ holder: 'b', token: 2n });
+
+      // when an event reaches A's live subscription
+      await append(events, 's-1', 'WrittenWhileStale');
+      // then A's commit is refused by the fence, nothing of it is stored, and A stops leading
+      await waitUntil(() => !a.isLeading);
+      expect(projectionB.seen()).toEqual([]);
+    });
+
+    it('given a lease nobody renews, when a standby looks again after it expired, then the standby takes over and catches up', async () => {
+      // given
+      const events = openEvents();
+      const read = SqliteReadDb.open(':memory:');
+      let now = 1_000_000;
+      await read.leases.acquire('recording', 'gone', 3000, now);
+      const projection = recordingProjection(read);
+      const standby = new ReadModelRunner(events, projection, createLogger('silent'), {
+        role: 'project',
+        lease: { store: read.leases, holder: 'standby', ttlMs: 3000, retryMs: 20, now: () => now },
+      });
+      cleanups.push(async () => {
+        await standby.stop();
+        await events.close();
+      });
+      await append(events, 's-1', 'Before');
+      await standby.start();
+      expect(standby.isLeading).toBe(false);
+      // when
+      now += 3001;
+      // then
+      await waitUntil(() => standby.isLeading);
+      expect(projection.seen()).toEqual(['Before']);
+    });
+  });
 });
+
+async function waitUntil(condition: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

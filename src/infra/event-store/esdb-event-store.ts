@@ -87,10 +87,15 @@ function asJson(value: unknown): JSONType {
 export class EsdbEventStore implements EventStore {
   private readonly subscriptions = new Set<Subscription>();
 
-  private constructor(private readonly client: EventStoreDBClient) {}
+  private constructor(
+    private readonly client: EventStoreDBClient,
+    readonly identity: string,
+  ) {}
 
   static connect(connectionString: string): EsdbEventStore {
-    return new EsdbEventStore(EventStoreDBClient.connectionString(connectionString));
+    // The hosts name the cluster; credentials and options do not.
+    const hosts = connectionString.replace(/^[a-z+]+:\/\/(?:[^@/]*@)?/i, '').split(/[/?]/)[0] ?? connectionString;
+    return new EsdbEventStore(EventStoreDBClient.connectionString(connectionString), `esdb:${hosts}`);
   }
 
   async appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {

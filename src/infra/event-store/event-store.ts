@@ -50,6 +50,11 @@ export type Subscription = { close(): Promise<void> };
  * already seen, or undefined to start at the beginning.
  */
 export interface EventStore {
+  /**
+   * Which log this is (`sqlite:<id made when the file was created>`, `esdb:<hosts>`): positions
+   * mean nothing in another log, so a read model's checkpoint records it.
+   */
+  readonly identity: string;
   appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** Every event of one stream, oldest first; [] when the stream does not exist. */
   readStream(streamId: string): Promise<RecordedEvent[]>;

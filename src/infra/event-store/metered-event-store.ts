@@ -4,6 +4,7 @@ import type { EventStore } from './event-store';
 /** Counts appended events by stream type (`resource`, `directory`, `sequence`), nothing else changes. */
 export function meteredEventStore(inner: EventStore, metrics: Metrics): EventStore {
   return {
+    identity: inner.identity,
     async appendToStream(streamId, events, expected) {
       const result = await inner.appendToStream(streamId, events, expected);
       metrics.eventsAppended.inc({ stream_type: streamId.split('-')[0] ?? streamId }, events.length);

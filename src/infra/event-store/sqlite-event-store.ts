@@ -22,7 +22,9 @@ const schema = `
     data text not null,
     metadata text not null,
     unique (stream_id, revision)
-  )`;
+  );
+  create table if not exists meta (key text primary key, value text not null);
+  insert into meta (key, value) values ('log_id', lower(hex(randomblob(16)))) on conflict (key) do nothing`;
 
 /** Another process (the operator CLI) may append to the same file; we only learn of it by polling. */
 const pollIntervalMs = 200;
@@ -61,9 +63,13 @@ export class SqliteEventStore implements EventStore {
   private readonly listeners = new Set<() => void>();
   private readonly subscriptions = new Set<Subscription>();
 
+  readonly identity: string;
+
   private constructor(private readonly db: Database.Database) {
     // Positions and revisions are bigint in the port; a number would silently lose precision past 2^53.
     db.defaultSafeIntegers(true);
+    const logId = db.prepare<[], { value: string }>(`select value from meta where key = 'log_id'`).get();
+    this.identity = `sqlite:${logId?.value ?? 'unknown'}`;
     this.statements = {
       last: db.prepare<[string], Row>('select * from events where stream_id = ? order by revision desc limit 1'),
       stream: db.prepare<[string], Row>('select * from events where stream_id = ? order by revision'),

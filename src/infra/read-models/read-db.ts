@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Config } from '../../config';
+import type { LeaseStore } from '../../projections/projection-lease';
 import { MongoReadDb } from './mongo-read-db';
 import { SqliteReadDb } from './sqlite-read-db';
 
@@ -22,3 +23,7 @@ export async function closeReadDb(readDb: ReadDb): Promise<void> {
   else await readDb.mongo.close();
 }
 
+
+export function leaseStoreOf(readDb: ReadDb): LeaseStore {
+  return readDb.kind === 'sqlite' ? readDb.sqlite.leases : readDb.mongo.leases;
+}

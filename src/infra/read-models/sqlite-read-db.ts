@@ -1,6 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import type { Fence, Lease, LeaseStore } from '../../projections/projection-lease';
+import { LeaseLostError } from '../../projections/projection-lease';
 import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
 import { canonicalDigest } from '../../projections/canonical-digest';
 
@@ -18,12 +20,32 @@ export class SqliteReadDb {
       projection text primary key,
       position text not null
     ) strict`);
+    // Added after the first release: the log a checkpoint counts positions of.
+    const columns = db.prepare('select name from pragma_table_info(?)').all('projection_checkpoints') as { name: string }[];
+    if (!columns.some((c) => c.name === 'log')) db.exec('alter table projection_checkpoints add column log text');
+    db.exec(`create table if not exists projection_leases (
+      projection text primary key,
+      holder text not null,
+      token integer not null,
+      expires_at integer not null
+    ) strict`);
     this.statements = {
-      read: db.prepare<[string], { position: string }>('select position from projection_checkpoints where projection = ?'),
+      read: db.prepare<[string], { position: string; log: string | null }>('select position, log from projection_checkpoints where projection = ?'),
       write: db.prepare(
         'insert into projection_checkpoints (projection, position) values (?, ?) on conflict (projection) do update set position = excluded.position',
       ),
+      setLog: db.prepare(
+        `insert into projection_checkpoints (projection, position, log) values (?, '', ?) on conflict (projection) do update set log = excluded.log`,
+      ),
       clear: db.prepare('delete from projection_checkpoints where projection = ?'),
+      lease: db.prepare<[string], { holder: string; token: number | bigint; expires_at: number }>(
+        'select holder, token, expires_at from projection_leases where projection = ?',
+      ),
+      putLease: db.prepare(
+        `insert into projection_leases (projection, holder, token, expires_at) values (?, ?, ?, ?)
+         on conflict (projection) do update set holder = excluded.holder, token = excluded.token, expires_at = excluded.expires_at`,
+      ),
+      dropLease: db.prepare('delete from projection_leases where projection = ? and holder = ? and token = ?'),
     };
   }
 
@@ -70,8 +92,40 @@ export class SqliteReadDb {
 
   checkpoint(projection: string): bigint | undefined {
     const row = this.statements.read.get(projection);
-    return row ? BigInt(row.position) : undefined;
+    // A row holding only the log (set before the first commit) is no checkpoint yet.
+    return row && row.position !== '' ? BigInt(row.position) : undefined;
   }
+
+  checkpointLog(projection: string): string | undefined {
+    return this.statements.read.get(projection)?.log ?? undefined;
+  }
+
+  setCheckpointLog(projection: string, log: string): void {
+    this.statements.setLog.run(projection, log);
+  }
+
+  /** Inside a write transaction: the lease must still be this holder's; it is renewed. */
+  fence(fence: Fence): void {
+    const row = this.statements.lease.get(fence.projection);
+    if (!row || row.holder !== fence.holder || BigInt(row.token) !== fence.token) throw new LeaseLostError(fence.projection);
+    this.statements.putLease.run(fence.projection, fence.holder, fence.token, fence.nowMs + fence.ttlMs);
+  }
+
+  /** Leases live beside the read models, so every process sharing DATA_DIR sees the same ones. */
+  readonly leases: LeaseStore = {
+    acquire: (projection, holder, ttlMs, nowMs) =>
+      this.transaction(async (): Promise<Lease | null> => {
+        const row = this.statements.lease.get(projection);
+        if (row && row.holder !== holder && row.expires_at > nowMs) return null;
+        const token = row && row.holder === holder ? BigInt(row.token) : BigInt(row?.token ?? 0) + 1n;
+        this.statements.putLease.run(projection, holder, token, nowMs + ttlMs);
+        return { projection, holder, token };
+      }),
+    release: (lease) =>
+      this.transaction(async () => {
+        this.statements.dropLease.run(lease.projection, lease.holder, lease.token);
+      }),
+  };
 
   writeCheckpoint(projection: string, position: bigint): void {
     this.statements.write.run(projection, position.toString());
@@ -92,12 +146,15 @@ export class SqliteReadDb {
  */
 export function sqliteProjectionStore(read: SqliteReadDb, tables: readonly string[]): ProjectionStore {
   return {
-    commit: (projection, position, work) =>
+    commit: (projection, position, work, fence) =>
       read.transaction(async () => {
+        if (fence) read.fence(fence);
         await work();
         read.writeCheckpoint(projection, position);
       }),
     checkpoint: async (projection) => read.checkpoint(projection),
+    checkpointLog: async (projection) => read.checkpointLog(projection),
+    setCheckpointLog: async (projection, log) => read.setCheckpointLog(projection, log),
     reset: (projection) =>
       read.transaction(async () => {
         for (const table of tables) read.db.exec(`delete from ${table}`);

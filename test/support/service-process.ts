@@ -1,0 +1,73 @@
+/**
+ * The service and its CLI as real processes, for end-to-end tests: one node process each (no
+ * wrapper), so that a signal reaches the server itself.
+ */
+import type { ChildProcess } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import net from 'node:net';
+import path from 'node:path';
+import { promisify } from 'node:util';
+
+const run = promisify(execFile);
+export const root = path.join(__dirname, '..', '..');
+const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const address = s.address();
+      s.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
+export type Running = { child: ChildProcess; url: string };
+
+export async function startService(env: Record<string, string>, options: { ready?: boolean } = {}): Promise<Running> {
+  const port = await freePort();
+  // One process (no wrapper), so that a signal reaches the server itself.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'development' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/health/${options.ready === false ? 'live' : 'ready'}`);
+      if (res.status === 200) return { child, url };
+    } catch {
+      // not listening yet
+    }
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`service did not start: ${stderr}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export function stop(running: Running, signal: NodeJS.Signals): Promise<void> {
+  return new Promise((resolve) => {
+    if (running.child.exitCode !== null || running.child.signalCode !== null) return resolve();
+    running.child.once('exit', () => resolve());
+    running.child.kill(signal);
+  });
+}
+
+export async function cli(env: Record<string, string>, ...args: string[]): Promise<string> {
+  const { stdout } = await run(tsx, ['src/cli/main.ts', ...args], { cwd: root, env: { ...process.env, ...env } });
+  return stdout.trim();
+}
+
+export async function waitFor<T>(probe: () => Promise<T | undefined>, what: string): Promise<T> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
