@@ -10,6 +10,7 @@ import type { ApplicationStore } from '../projections/applications/application-s
 import type { ResourceViewStore } from '../projections/resources/resource-view-store';
 import type { ReadDb } from '../infra/read-models/read-db';
 import type { ReadModels } from '../projections/read-models';
+import type { ReadSide } from '../read-side';
 
 /** Everything a route needs, built once by the composition root. */
 export type AppContext = {
@@ -20,6 +21,7 @@ export type AppContext = {
   readonly readDb: ReadDb;
   readonly cache: Cache & RateLimiter;
   readonly readModels: ReadModels;
+  readonly readSide: ReadSide;
   readonly directory: DirectoryReader;
   readonly resources: ResourceViewStore;
   readonly applications: ApplicationStore;

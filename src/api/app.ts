@@ -37,7 +37,16 @@ function mountApi(app: express.Express, ctx: AppContext): void {
   app.use(directoryRoutes(ctx));
 
   // Every /api route below requires a credential.
-  app.use('/api', authenticate({ sessions: ctx.sessions, directory: ctx.directory }));
+  app.use(
+    '/api',
+    authenticate({
+      sessions: ctx.sessions,
+      // Read at each request: a blue/green rebuild replaces the directory being served.
+      get directory() {
+        return ctx.directory;
+      },
+    }),
+  );
   app.use(userRoutes());
   app.use(applicationRoutes(ctx));
   app.use(resourceRoutes(ctx));

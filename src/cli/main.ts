@@ -15,7 +15,10 @@ import { resolveSecrets } from '../infra/dev-secrets';
 import type { RecordedEvent } from '../infra/event-store/event-store';
 import { createLogger } from '../infra/logger';
 import { packageFile } from '../infra/package-file';
-import { closeReadDb, openReadDb, type ReadDb } from '../infra/read-models/read-db';
+import { closeReadDb, type ReadDb } from '../infra/read-models/read-db';
+import { readGenerations } from '../infra/read-models/read-generations';
+import { ReadSide } from '../read-side';
+import { Presets, SingleBar } from 'cli-progress';
 import { SqliteReadDb } from '../infra/read-models/sqlite-read-db';
 import { ReadModels } from '../projections/read-models';
 import { openEventStore, openReadModelStores } from '../services';
@@ -145,15 +148,15 @@ async function audit(args: string[], config: Config): Promise<number> {
   return 0;
 }
 
-/** Projects the log into the given read database and prints the digest. */
-async function project(config: Config, readDb: ReadDb, mode: 'catch-up' | 'rebuild'): Promise<number> {
+/** A fresh projection of the whole log, in memory: compare with GET /internal/read-models/digest. */
+async function digest(config: Config): Promise<number> {
   const store = openEventStore(config);
+  const readDb: ReadDb = { kind: 'sqlite', sqlite: SqliteReadDb.open(':memory:') };
   const readModels = new ReadModels(store, (await openReadModelStores(readDb)).projections, createLogger('error'));
   try {
-    if (mode === 'rebuild') await readModels.rebuild();
-    else await readModels.start();
+    await readModels.start();
     const result = await readModels.digest();
-    process.stdout.write(`${JSON.stringify({ ...(mode === 'rebuild' ? { rebuilt: true } : {}), checkpoint: readModels.checkpoint?.toString() ?? null, ...result })}\n`);
+    process.stdout.write(`${JSON.stringify({ checkpoint: readModels.checkpoint?.toString() ?? null, ...result })}\n`);
   } finally {
     await readModels.stop();
     await Promise.allSettled([store.close(), closeReadDb(readDb)]);
@@ -161,13 +164,37 @@ async function project(config: Config, readDb: ReadDb, mode: 'catch-up' | 'rebui
   return 0;
 }
 
-/** A fresh projection of the whole log, in memory: compare with GET /internal/read-models/digest. */
-async function digest(config: Config): Promise<number> {
-  return project(config, { kind: 'sqlite', sqlite: SqliteReadDb.open(':memory:') }, 'catch-up');
-}
-
+/**
+ * Blue/green: projects the whole log into a new generation while the running services keep
+ * answering from the current one, then switches them all to it.
+ */
 async function rebuild(config: Config): Promise<number> {
-  return project(config, await openReadDb(config), 'rebuild');
+  const events = openEventStore(config);
+  const logger = createLogger('error');
+  const side = await ReadSide.open({ config, events, logger, generations: readGenerations(config), runners: () => ({ role: 'follow' }) });
+  const bar = new SingleBar(
+    { format: 'rebuilding |{bar}| {percentage}% | {value}/{total} | {eps} events/s', stream: process.stderr, noTTYOutput: false },
+    Presets.shades_classic,
+  );
+  let started = false;
+  try {
+    await side.rebuild({
+      switchHere: false,
+      progress: (p) => {
+        if (!started) {
+          bar.start(Number(p.head), 0, { eps: 0 });
+          started = true;
+        }
+        bar.update(Number(p.position), { eps: Math.round(p.eventsPerSecond) });
+      },
+    });
+    if (started) bar.stop();
+    process.stdout.write(`${JSON.stringify({ rebuilt: true, generation: await readGenerations(config).current() })}\n`);
+  } finally {
+    await side.close();
+    await events.close();
+  }
+  return 0;
 }
 
 main(process.argv.slice(2)).then(

@@ -40,6 +40,8 @@ export type RunnerOptions = {
   readonly lease?: LeaseOptions;
   /** Store errors worth retrying (a network fault, an election); anything else stops the projection. */
   readonly isTransient?: (error: unknown) => boolean;
+  /** Told the position of each committed batch while catching up (a rebuild's progress). */
+  readonly onCatchUp?: (projection: string, position: bigint) => void;
 };
 
 type Waiter = { position: bigint; resolve: () => void };
@@ -193,7 +195,10 @@ export class ReadModelRunner {
     this.position = await this.projection.store.checkpoint(this.name);
     for (;;) {
       const batch = await this.events.readAll(this.position, CATCH_UP_BATCH);
-      if (batch.length > 0) await this.commit(batch);
+      if (batch.length > 0) {
+        await this.commit(batch);
+        if (this.position !== undefined) this.options.onCatchUp?.(this.name, this.position);
+      }
       if (batch.length < CATCH_UP_BATCH) break;
       // Let requests, and the lease renewal, run between batches of a long catch-up.
       await yieldToRequests();

@@ -38,6 +38,7 @@ function droppingOnce(inner: EventStore): EventStore {
     readStream: inner.readStream.bind(inner),
     readLastEvent: inner.readLastEvent.bind(inner),
     readAll: inner.readAll.bind(inner),
+    headPosition: inner.headPosition.bind(inner),
     ping: inner.ping.bind(inner),
     close: inner.close.bind(inner),
     subscribeToAll(from, onEvent, onError) {

@@ -15,7 +15,7 @@ export function operatorRoutes(ctx: AppContext): Router {
     res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
   });
   router.post('/internal/read-models/rebuild', guard, async (_req, res) => {
-    await ctx.readModels.rebuild();
+    await ctx.readSide.rebuild({ switchHere: true });
     res.json(await describe());
   });
   return router;

@@ -141,6 +141,17 @@ export class EsdbEventStore implements EventStore {
     return undefined;
   }
 
+  async headPosition(): Promise<bigint | undefined> {
+    const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 });
+    try {
+      for await (const resolved of read) return resolved.event?.position?.commit ?? resolved.commitPosition;
+      return undefined;
+    } finally {
+      // Left after the first event: end the call rather than let the server stream on.
+      read.cancel?.();
+    }
+  }
+
   async readAll(from: bigint | undefined, maxCount: number): Promise<RecordedEvent[]> {
     // readAll in this client has no server-side filter: page until enough user events are found.
     const events: RecordedEvent[] = [];

@@ -60,6 +60,8 @@ export interface EventStore {
   readStream(streamId: string): Promise<RecordedEvent[]>;
   /** The last event of a stream, or undefined when the stream does not exist. */
   readLastEvent(streamId: string): Promise<RecordedEvent | undefined>;
+  /** The global position of the newest event in the log (a system event's, on EventStoreDB), or undefined when empty. */
+  headPosition(): Promise<bigint | undefined>;
   /** User events of all streams after `from`, oldest first, at most `maxCount`. */
   readAll(from: bigint | undefined, maxCount: number): Promise<RecordedEvent[]>;
   /**

@@ -73,6 +73,7 @@ export class SqliteEventStore implements EventStore {
     this.statements = {
       last: db.prepare<[string], Row>('select * from events where stream_id = ? order by revision desc limit 1'),
       stream: db.prepare<[string], Row>('select * from events where stream_id = ? order by revision'),
+      head: db.prepare<[], { position: bigint | null }>('select max(position) as position from events'),
       all: db.prepare<[bigint, number], Row>('select * from events where position > ? order by position limit ?'),
       insert: db.prepare<[string, bigint, string, string, string], Row>(
         'insert into events (stream_id, revision, type, data, metadata) values (?, ?, ?, ?, ?)',
@@ -135,6 +136,10 @@ export class SqliteEventStore implements EventStore {
 
   async readAll(from: bigint | undefined, maxCount: number): Promise<RecordedEvent[]> {
     return this.readAllNow(from, maxCount);
+  }
+
+  async headPosition(): Promise<bigint | undefined> {
+    return this.statements.head.get()?.position ?? undefined;
   }
 
   subscribeToAll(
