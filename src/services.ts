@@ -54,7 +54,13 @@ export async function createServices(config: Config, logger: Logger, clock: () =
     cache,
     runner,
     directory: new DirectoryReader(readStore),
-    sessions: new SessionVerifier({ secret: secrets.jwtSecret, jwksUrl: secrets.jwksUrl }),
+    sessions: new SessionVerifier({
+      secret: secrets.jwtSecret,
+      jwksUrl: secrets.jwksUrl,
+      audience: config.AUTH_JWT_AUDIENCE,
+      issuer: config.AUTH_JWT_ISSUER,
+      clock,
+    }),
     clock,
     metrics,
     async close() {

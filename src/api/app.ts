@@ -2,7 +2,9 @@ import express from 'express';
 import type { AppContext } from './app-context';
 import { authenticate } from './middleware/authenticate';
 import { errorHandler, routeNotFound } from './middleware/error-handler';
+import { requireInternalToken } from './middleware/internal-token';
 import { requestLog } from './middleware/request-log';
+import { securityHeaders } from './middleware/security-headers';
 import { applicationRoutes } from './routes/application-routes';
 import { directoryRoutes } from './routes/directory-routes';
 import { healthRoutes } from './routes/health-routes';
@@ -20,15 +22,19 @@ export function buildApp(ctx: AppContext): express.Express {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.use(requestLog(ctx.logger, ctx.metrics));
-  app.use(express.json({ limit: JSON_BODY_LIMIT, strict: false }));
+  app.use(securityHeaders);
+  // Bodies are parsed only once the caller is known: an anonymous request costs the same
+  // whatever it sends (issue 11).
+  const jsonBody = express.json({ limit: JSON_BODY_LIMIT, strict: false });
 
   app.use(healthRoutes(ctx));
   app.use(openApiRoutes());
+  app.use('/internal', requireInternalToken(ctx.secrets.directoryToken), jsonBody);
   app.use(directoryRoutes(ctx));
   app.use(operatorRoutes(ctx));
 
   // Every /api route below requires a credential.
-  app.use('/api', authenticate({ sessions: ctx.sessions, directory: ctx.directory }));
+  app.use('/api', authenticate({ sessions: ctx.sessions, directory: ctx.directory }), jsonBody);
   app.use(userRoutes());
   app.use(applicationRoutes(ctx));
   app.use(resourceRoutes(ctx));
