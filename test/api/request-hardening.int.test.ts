@@ -1,3 +1,4 @@
+import { WrongExpectedRevisionError } from '../../src/infra/event-store/event-store';
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
@@ -92,5 +93,39 @@ describe('request hardening', () => {
       expect(echoed).not.toBe(value);
       expect(echoed).toMatch(/^[A-Za-z0-9._-]{1,64}$/);
     });
+  });
+});
+
+describe('a command whose retries run out', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+    expect((await server.directory(demoDirectory.events)).status).toBe(200);
+  });
+  afterAll(() => server.close());
+
+  it('given a resource stream that always loses the race, when saving, then 503 with Retry-After and nothing appended', async () => {
+    const store = server.services.eventStore;
+    const append = store.appendToStream.bind(store);
+    const before = (await store.readAll(undefined, 100_000)).length;
+    const spy = jest.spyOn(store, 'appendToStream').mockImplementation((streamId, events, expected) =>
+      streamId.startsWith('resource-')
+        ? Promise.reject(new WrongExpectedRevisionError(streamId, expected, 0n))
+        : append(streamId, events, expected),
+    );
+    try {
+      const res = await server.post(
+        '/api/Resource/SaveProjectResource',
+        { id: 0, name: 'Busy', resourceUrl: 'https://example.org/busy', privacyLevel: 1, communityProjectId: demo.communityProjects.solarIn1 },
+        { token: await server.sessionToken(demo.users.team) },
+      );
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('1');
+      expect(res.body.type).toBe('/problems/unavailable');
+    } finally {
+      spy.mockRestore();
+    }
+    const resourceEvents = (await store.readAll(undefined, 100_000)).slice(before).filter((e) => e.streamId.startsWith('resource-'));
+    expect(resourceEvents).toEqual([]);
   });
 });

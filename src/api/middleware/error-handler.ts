@@ -9,6 +9,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return;
     if (error instanceof DomainError) {
       if (error.kind === 'unauthenticated') res.setHeader('WWW-Authenticate', wwwAuthenticate(error.message));
+      // Every 503 is transient (a busy stream, read models catching up): say when to come back.
+      if (error.kind === 'unavailable') res.setHeader('Retry-After', '1');
       sendProblem(res, problemForKind[error.kind], error.message, error.errors);
       return;
     }
