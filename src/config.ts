@@ -1,7 +1,9 @@
 import { z } from 'zod';
+import { secretWeakness } from './secret-strength';
 
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.url().optional());
 const optionalSecret = z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32).optional());
+const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().max(500).optional());
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 export const configSchema = z.object({
@@ -13,6 +15,9 @@ export const configSchema = z.object({
   REDIS_URL: optionalUrl,
   AUTH_JWT_SECRET: optionalSecret,
   AUTH_JWKS_URL: optionalUrl,
+  /** Checked against the token's `aud` and `iss` when set; both required with AUTH_JWKS_URL. */
+  AUTH_JWT_AUDIENCE: optionalText,
+  AUTH_JWT_ISSUER: optionalText,
   DIRECTORY_SYNC_TOKEN: optionalSecret,
   API_KEY_CAP: positiveInt(10),
   RATE_LIMIT_PER_HOUR: positiveInt(1000),
@@ -43,15 +48,38 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(variables, `invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const config = parsed.data;
-  if (config.NODE_ENV === 'production') {
-    const missing = (['DIRECTORY_SYNC_TOKEN'] as const).filter((k) => !config[k]);
-    if (!config.AUTH_JWT_SECRET && !config.AUTH_JWKS_URL) missing.push('AUTH_JWT_SECRET' as never);
+  if (config.AUTH_JWKS_URL) {
+    // An identity provider issues tokens for many clients: without both checks any of them works here.
+    const missing = (['AUTH_JWT_AUDIENCE', 'AUTH_JWT_ISSUER'] as const).filter((k) => !config[k]);
     if (missing.length > 0) {
-      throw new ConfigError(
-        missing,
-        `NODE_ENV=production refuses generated dev secrets; set ${missing.join(', ')} (or AUTH_JWKS_URL)`,
-      );
+      throw new ConfigError([...missing], `AUTH_JWKS_URL needs ${missing.join(' and ')} so tokens issued for other clients are refused`);
     }
   }
+  if (config.NODE_ENV === 'production') assertProductionSecrets(config);
   return config;
+}
+
+/** Production refuses generated dev secrets, placeholders copied from examples, and guessable values. */
+function assertProductionSecrets(config: Config): void {
+  const missing: string[] = [];
+  if (!config.DIRECTORY_SYNC_TOKEN) missing.push('DIRECTORY_SYNC_TOKEN');
+  if (!config.AUTH_JWT_SECRET && !config.AUTH_JWKS_URL) missing.push('AUTH_JWT_SECRET');
+  if (missing.length > 0) {
+    throw new ConfigError(
+      missing,
+      `NODE_ENV=production refuses generated dev secrets; set ${missing.join(', ')} (or AUTH_JWKS_URL)`,
+    );
+  }
+  const weak = (['AUTH_JWT_SECRET', 'DIRECTORY_SYNC_TOKEN'] as const).flatMap((variable) => {
+    const value = config[variable];
+    const weakness = value === undefined ? undefined : secretWeakness(value);
+    return weakness ? [{ variable, weakness }] : [];
+  });
+  if (weak.length > 0) {
+    const lines = weak.map((w) => `${w.variable}: ${w.weakness === 'placeholder' ? 'a placeholder value' : 'too predictable'}`);
+    throw new ConfigError(
+      weak.map((w) => w.variable),
+      `NODE_ENV=production refuses weak secrets (generate one with \`openssl rand -base64 48\`):\n  ${lines.join('\n  ')}`,
+    );
+  }
 }

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { buildApp } from './api/app';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './infra/logger';
+import { installProcessGuards } from './process-guards';
 import { createServices } from './services';
 
 async function main(): Promise<void> {
@@ -16,6 +17,7 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(config.LOG_LEVEL);
+  installProcessGuards(logger);
   const services = await createServices(config, logger);
   const app = buildApp(services);
   const server: Server = app.listen(config.PORT, () => {

@@ -81,7 +81,16 @@ export async function createServices(config: Config, logger: Logger, clock: () =
       return readSide.current.stores.applications;
     },
     cache,
-    sessions: new VerifiedTokenCache(new SessionVerifier({ secret: secrets.jwtSecret, jwksUrl: secrets.jwksUrl }), clock),
+    sessions: new VerifiedTokenCache(
+      new SessionVerifier({
+        secret: secrets.jwtSecret,
+        jwksUrl: secrets.jwksUrl,
+        audience: config.AUTH_JWT_AUDIENCE,
+        issuer: config.AUTH_JWT_ISSUER,
+        clock,
+      }),
+      clock,
+    ),
     clock,
     metrics,
     async close() {

@@ -2,7 +2,9 @@ import express from 'express';
 import type { AppContext } from './app-context';
 import { authenticate } from './middleware/authenticate';
 import { errorHandler, routeNotFound } from './middleware/error-handler';
+import { requireInternalToken } from './middleware/internal-token';
 import { requestLog } from './middleware/request-log';
+import { securityHeaders } from './middleware/security-headers';
 import { applicationRoutes } from './routes/application-routes';
 import { directoryRoutes } from './routes/directory-routes';
 import { healthRoutes } from './routes/health-routes';
@@ -20,19 +22,23 @@ export function buildApp(ctx: AppContext): express.Express {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.use(requestLog(ctx.logger, ctx.metrics));
-  app.use(express.json({ limit: JSON_BODY_LIMIT, strict: false }));
+  app.use(securityHeaders);
+  // Bodies are parsed only once the caller is known: an anonymous request costs the same
+  // whatever it sends (issue 11).
+  const jsonBody = express.json({ limit: JSON_BODY_LIMIT, strict: false });
 
   app.use(healthRoutes(ctx));
+  app.use('/internal', requireInternalToken(ctx.secrets.directoryToken), jsonBody);
   app.use(operatorRoutes(ctx));
   // A projector process answers health, metrics and operator calls only: the API is served elsewhere.
-  if (ctx.config.ROLE !== 'projector') mountApi(app, ctx);
+  if (ctx.config.ROLE !== 'projector') mountApi(app, ctx, jsonBody);
 
   app.use(routeNotFound);
   app.use(errorHandler(ctx.logger));
   return app;
 }
 
-function mountApi(app: express.Express, ctx: AppContext): void {
+function mountApi(app: express.Express, ctx: AppContext, jsonBody: express.RequestHandler): void {
   app.use(openApiRoutes());
   app.use(directoryRoutes(ctx));
 
@@ -46,6 +52,7 @@ function mountApi(app: express.Express, ctx: AppContext): void {
         return ctx.directory;
       },
     }),
+    jsonBody,
   );
   app.use(userRoutes());
   app.use(applicationRoutes(ctx));

@@ -1,5 +1,6 @@
 import type { EventMetadata } from '../domain/event';
 import { WrongExpectedRevisionError, type EventStore } from '../infra/event-store/event-store';
+import { contentionExhausted } from './contention';
 
 const maxAttempts = 20;
 
@@ -53,7 +54,8 @@ async function allocate(store: EventStore, sequence: string, metadata: EventMeta
       await store.appendToStream(streamId, [{ type: 'IdAllocated', data: { id }, metadata }], last?.revision ?? 'no_stream');
       return id;
     } catch (error) {
-      if (!(error instanceof WrongExpectedRevisionError) || attempt >= maxAttempts) throw error;
+      if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      if (attempt >= maxAttempts) throw contentionExhausted(streamId);
       await backoff(attempt);
     }
   }

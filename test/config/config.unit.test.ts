@@ -35,7 +35,7 @@ describe('configuration', () => {
   });
 
   it('given NODE_ENV=production with explicit secrets, then it loads', () => {
-    const secret = 'x'.repeat(40);
+    const secret = 'k3J9x-Qm2_vT8wLp4ZrN7sYb1HdC6fGa';
     expect(loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: secret, DIRECTORY_SYNC_TOKEN: secret }).NODE_ENV).toBe('production');
   });
 });

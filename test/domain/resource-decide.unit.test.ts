@@ -103,10 +103,18 @@ describe('CreateResource', () => {
     });
   });
 
-  it('given nothing, when a mentor who also administers the community creates, then the requested level stands', () => {
+  it('given nothing, when a mentor who also administers the community creates, then it is still Custom with the team and mentors circles', () => {
     const mentorAdmin = viewer(12, { mentor: true, admins: [O] });
 
-    const { events } = given().when(createResource({ privacyLevel: 1 }), context(mentorAdmin));
+    const { events, state } = given().when(createResource({ privacyLevel: 1 }), context(mentorAdmin));
+
+    expect(events.map((e) => e.type)).toEqual(['ResourceCreated', 'CircleGranted', 'CircleGranted']);
+    expect(events[0]).toMatchObject({ data: { privacyLevel: 4, createdByMentor: true } });
+    expect(resourceOf(state).owner.circles.map((c) => c.circleId)).toEqual([TEAM_CIRCLE, MENTORS_CIRCLE]);
+  });
+
+  it('given nothing, when a community admin who is not a mentor creates, then the requested level stands', () => {
+    const { events } = given().when(createResource({ privacyLevel: 1 }), context(owningAdmin));
 
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ data: { privacyLevel: 1, createdByMentor: false } });
@@ -220,6 +228,22 @@ describe('UpdateResource', () => {
 
     expect(error.kind).toBe('forbidden');
     expect(fields(error)).toEqual(['privacyLevel']);
+  });
+
+  it.each([
+    ['created on the team, now a mentor', { createdBy: 40, createdByMentor: false, privacyLevel: 1 as const }, viewer(40, { mentor: true })],
+    ['created as a community admin, now a mentor', { createdBy: 40, createdByMentor: false, privacyLevel: 2 as const }, viewer(40, { mentor: true })],
+    ['created as a mentor, now on the team', { createdBy: 40, createdByMentor: true, privacyLevel: 4 as const }, viewer(40, { team: true })],
+  ])('given a resource %s, when its creator updates it at the same level, then it is updated', (_story, creation, now) => {
+    const { events } = given([created(creation)]).when(updateResource({ privacyLevel: creation.privacyLevel }), context(now));
+
+    expect(events.map((e) => e.type)).toEqual(['ResourceUpdated']);
+  });
+
+  it('given a resource created on the team, when its creator is now only an approved member, then they may not edit it', () => {
+    const error = given([created({ createdBy: 40 })]).whenFailing(updateResource({ privacyLevel: 1 }), context(viewer(40, { approved: [O] })));
+
+    expect(error.kind).toBe('forbidden');
   });
 
   it('given a resource a mentor created, when they are no longer a mentor, then they may not edit it', () => {

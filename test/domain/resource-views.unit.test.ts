@@ -34,6 +34,9 @@ const fold = (events: ResourceEventData[]): Resource => {
   return state.resource;
 };
 
+/** The fixtures' `created` is by user 1; every audience names its creator (DESIGN "May edit"). */
+const CREATOR = 1;
+
 const byKey = (views: ResourceView[]): Record<string, ResourceView> => Object.fromEntries(views.map((v) => [v.viewKey, v]));
 
 describe('viewsOf', () => {
@@ -52,7 +55,7 @@ describe('viewsOf', () => {
       effectivePrivacyLevel: 4,
       circles: [ref(D_CIRCLE)],
       originCommunityId: null,
-      audience: [`team:p:${P}`, `circle:${D_CIRCLE}`],
+      audience: [`team:p:${P}`, `author:${CREATOR}`, `circle:${D_CIRCLE}`],
     });
   });
 
@@ -63,7 +66,7 @@ describe('viewsOf', () => {
 
     expect(Object.keys(views).sort()).toEqual([`c:${D}`, `c:${N}`, `c:${O}`].sort());
     expect(views[`c:${O}`]).toMatchObject({ governedBy: 'own', effectivePrivacyLevel: 2, originCommunityId: null });
-    expect(views[`c:${O}`]?.audience).toEqual([`team:p:${P}`, `admin:c:${O}`, `member:c:${O}`]);
+    expect(views[`c:${O}`]?.audience).toEqual([`team:p:${P}`, `admin:c:${O}`, `author:${CREATOR}`, `member:c:${O}`]);
     expect(views[`c:${D}`]).toMatchObject({ governedBy: 'share', effectivePrivacyLevel: 1, originCommunityId: O });
     expect(views[`c:${N}`]).toMatchObject({ governedBy: 'share', effectivePrivacyLevel: 4, originCommunityId: O, circles: [] });
   });
@@ -79,7 +82,21 @@ describe('viewsOf', () => {
 
     const view = byKey(viewsOf(fold(history), project.communityIds))[`c:${D}`];
 
-    expect(view?.audience).toEqual([`team:p:${P}`, `admin:c:${O}`, ...extra]);
+    expect(view?.audience).toEqual([`team:p:${P}`, `admin:c:${O}`, `author:${CREATOR}`, ...extra]);
+  });
+
+  it.each([
+    ['on the team', viewer(70, { team: true }), true],
+    ['a mentor', viewer(70, { mentor: true }), true],
+    ['an approved member only', viewer(70, { approved: [O] }), false],
+    ['no longer anything', viewer(70), false],
+  ])('given a Team resource created by a community admin, when its creator is now %s, then they see it: %p', (_now, creator, expected) => {
+    const resource = fold([created({ privacyLevel: 3, createdBy: 70 })]);
+    const [own] = viewsOf(resource, project.communityIds);
+    if (!own) throw new Error('no view');
+    const view = { kind: 'community' as const, project, community: community(O) };
+
+    expect(canSee(new Set(principalsFor(creator, view)), false, own)).toBe(expected);
   });
 
   it('given a resource a mentor created, then its author is in every audience while the author is a mentor of the project', () => {

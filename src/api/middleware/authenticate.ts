@@ -39,6 +39,14 @@ export function authenticate(deps: {
       const { userId, impersonatorId } = verdict.claims;
       actor = impersonatorId === undefined ? { userId, credential: 'session' } : { userId, credential: 'session', impersonatorId };
     }
+    if (actor.impersonatorId !== undefined) {
+      // The impersonation grant lives only as long as the impersonator's own account: a support
+      // agent who is banned loses every token they hold at once. 401, not 403: the credential is
+      // void, whatever the impersonated user may do.
+      const impersonator = await deps.directory.user(actor.impersonatorId);
+      if (!impersonator) throw unauthenticated('the impersonator is not a user this service knows');
+      if (impersonator.status !== 'active') throw unauthenticated('the impersonator account is not active');
+    }
     const user = await deps.directory.user(actor.userId);
     if (!user) throw unauthenticated('the token names a user this service does not know');
     assertAccountMayAct(user.status);

@@ -9,9 +9,13 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (res.headersSent) return;
     if (error instanceof DomainError) {
       if (error.kind === 'unauthenticated') res.setHeader('WWW-Authenticate', wwwAuthenticate(error.message));
+      // Every 503 is transient (a busy stream, read models catching up): say when to come back.
+      if (error.kind === 'unavailable') res.setHeader('Retry-After', '1');
       sendProblem(res, problemForKind[error.kind], error.message, error.errors);
       return;
     }
+    // The router decodes path parameters: a bad percent-escape is the client's mistake.
+    if (error instanceof URIError) return sendProblem(res, 'validation', 'the URL contains a malformed percent-escape');
     const http = error as { type?: string; status?: number; expose?: boolean };
     if (http.type === 'entity.parse.failed') return sendProblem(res, 'malformedJson', 'the body could not be parsed as JSON');
     if (http.type === 'entity.too.large') return sendProblem(res, 'payloadTooLarge', 'the body is over the size limit');
@@ -30,6 +34,7 @@ export const routeNotFound: RequestHandler = (req, res) => {
 
 /** RFC 6750: tell the client why its credentials were refused. */
 export function wwwAuthenticate(reason: string): string {
-  const safe = reason.replace(/["\\]/g, "'");
+  // A header value takes visible ASCII only; anything else would make the answer itself fail.
+  const safe = reason.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?');
   return `Bearer realm="api", error="invalid_token", error_description="${safe}"`;
 }

@@ -3,6 +3,8 @@ import type { RequestHandler } from 'express';
 import type { Logger } from '../../infra/logger';
 import type { Metrics } from '../../infra/metrics';
 
+export const SAFE_CORRELATION_ID = /^[A-Za-z0-9._-]{1,64}$/;
+
 /**
  * One log line per request (method, path, status, duration; never headers or bodies) and one
  * histogram sample labelled by the route template, so ids never become label values.
@@ -11,7 +13,8 @@ export function requestLog(logger: Logger, metrics: Metrics): RequestHandler {
   return (req, res, next) => {
     const started = process.hrtime.bigint();
     const incoming = req.header('x-correlation-id');
-    const correlationId = incoming && /^[A-Za-z0-9._-]{1,100}$/.test(incoming) ? incoming : randomUUID();
+    // A client's id is echoed into logs, events and headers: only a short token of safe characters.
+    const correlationId = incoming !== undefined && SAFE_CORRELATION_ID.test(incoming) ? incoming : randomUUID();
     res.locals.correlationId = correlationId;
     res.setHeader('X-Correlation-Id', correlationId);
     res.on('finish', () => {

@@ -9,7 +9,7 @@ import { isCommunityAdmin, isMentor, isTeam } from './viewer';
  * response"; DESIGN "May edit").
  */
 
-type ResourceFacts = Pick<Resource, 'scope' | 'createdBy' | 'createdByMentor'>;
+type ResourceFacts = Pick<Resource, 'scope' | 'createdBy'>;
 
 const isOwningCommunityAdmin = (viewer: Viewer, resource: Pick<Resource, 'scope'>): boolean => {
   const owner = owningCommunityId(resource);
@@ -28,13 +28,13 @@ export const canEditResourcesFlag = canAddResources;
 
 /**
  * Edit or delete: the team (every resource of the project), the owning community's admins (its
- * community-project resources), and a mentor for the resources they created as a mentor — only
- * while still a mentor of the project.
+ * community-project resources), and the resource's creator while they are on the project's team
+ * or one of its mentors, whatever role they had when they created it (DESIGN "May edit").
  */
 export function canEditResource(viewer: Viewer, resource: ResourceFacts): boolean {
   const projectId = resource.scope.projectId;
   if (isTeam(viewer, projectId) || isOwningCommunityAdmin(viewer, resource)) return true;
-  return resource.createdByMentor && resource.createdBy === viewer.userId && isMentor(viewer, projectId);
+  return resource.createdBy === viewer.userId && isMentor(viewer, projectId);
 }
 
 /** The own level and its circles: the team; for a community-project resource also the owning admins. */
@@ -97,4 +97,15 @@ export function canSeeResourcePrivacyShare(
  */
 export function canShareCrossCommunity(viewer: Viewer, resource: Pick<Resource, 'scope'>): boolean {
   return canUpsertShare(viewer, resource) || canSeeAllShares(viewer, resource);
+}
+
+/**
+ * GetResourcePrivacy's circle groups: granted circles name people's groups, a private community's
+ * included, so a caller who can only read the resource gets the level without them. Those who may
+ * edit the resource see every block's circles; the admins of a shared-into community also see
+ * their own share's (pass its community id).
+ */
+export function canSeeGrantedCircles(viewer: Viewer, resource: ResourceFacts, shareCommunityId?: number): boolean {
+  if (canEditResource(viewer, resource)) return true;
+  return shareCommunityId !== undefined && isCommunityAdmin(viewer, shareCommunityId);
 }

@@ -11,6 +11,6 @@ export const principal = {
   member: (communityId: number): string => `member:c:${communityId}`,
   admin: (communityId: number): string => `admin:c:${communityId}`,
   circle: (circleId: number): string => `circle:${circleId}`,
-  /** The creator of a resource, who may edit it while they are a mentor of its project. */
+  /** The creator of a resource, who may edit it while they are on its project's team or a mentor. */
   author: (userId: number): string => `author:${userId}`,
 } as const;

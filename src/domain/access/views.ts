@@ -44,8 +44,9 @@ export function principalsFor(viewer: Viewer, view: View): string[] {
   if (isTeam(viewer, projectId)) principals.push(principal.team(projectId));
   if (isMentor(viewer, projectId)) {
     principals.push(principal.mentor(projectId));
-    // A mentor edits (hence sees) the resources they created, but only while still a mentor of
-    // this project: the author principal is granted per view, for this project only.
+    // The creator of a resource edits (hence sees) it while on the team or a mentor of its
+    // project, whatever role they created it with: the team principal covers the team, and the
+    // author principal, granted per view for this project only, covers the mentors.
     principals.push(principal.author(viewer.userId));
   }
   for (const [communityId, membership] of viewer.communities) {

@@ -1,9 +1,12 @@
 /**
- * What makes a bearer token's claims acceptable (DESIGN.md "Credentials"). Signature and expiry
- * are checked by the JWT library; these are the rules it cannot know.
+ * What makes a bearer token acceptable (DESIGN.md "Credentials"). The JWT library checks the
+ * signature, audience and issuer; every rule about time and kind lives here, against a clock the
+ * caller passes in, so no lifetime is ever counted from a claim the client chose.
  */
 export const SESSION_MAX_LIFETIME_S = 7 * 24 * 3600;
 export const IMPERSONATION_MAX_LIFETIME_S = 3600;
+/** How far another machine's clock may run ahead of ours when it stamps `iat` or `nbf`. */
+export const CLOCK_SKEW_S = 60;
 
 export type SessionClaims = {
   readonly userId: number;
@@ -14,19 +17,42 @@ export type ClaimsVerdict = { ok: true; claims: SessionClaims } | { ok: false; r
 
 const decimalId = /^[1-9][0-9]{0,15}$/;
 
-export function checkSessionClaims(payload: Record<string, unknown>): ClaimsVerdict {
-  const { sub, iat, exp, act } = payload;
-  if (typeof sub !== 'string' || !decimalId.test(sub)) return { ok: false, reason: 'sub must be a decimal user id' };
-  if (typeof iat !== 'number' || typeof exp !== 'number') return { ok: false, reason: 'iat and exp are required' };
+/**
+ * Identity providers mark refresh and ID tokens: Cognito with `token_use`, Keycloak with a `typ`
+ * claim, others with the `typ` header (`id+jwt`, `refresh+jwt`). Only access tokens open a session.
+ */
+const NOT_ACCESS = /refresh|offline|^id(\b|_|\+|$)/i;
+
+export function isNonAccessTokenKind(headerTyp: unknown, payload: Record<string, unknown>): boolean {
+  if (payload.token_use !== undefined && payload.token_use !== 'access') return true;
+  return [headerTyp, payload.typ].some((value) => typeof value === 'string' && NOT_ACCESS.test(value));
+}
+
+export function checkSessionClaims(
+  payload: Record<string, unknown>,
+  nowSeconds: number,
+  headerTyp?: unknown,
+): ClaimsVerdict {
+  const { sub, iat, exp, nbf, act } = payload;
+  if (typeof sub !== 'string' || !decimalId.test(sub)) return refused('sub must be a decimal user id');
+  if (typeof iat !== 'number' || typeof exp !== 'number') return refused('iat and exp are required');
+  if (isNonAccessTokenKind(headerTyp, payload)) return refused('only access tokens are accepted, not refresh or ID tokens');
   let impersonatorId: number | undefined;
   if (act !== undefined) {
     const actSub = typeof act === 'object' && act !== null ? (act as Record<string, unknown>).sub : undefined;
-    if (typeof actSub !== 'string' || !decimalId.test(actSub)) return { ok: false, reason: 'act.sub must be a decimal user id' };
+    if (typeof actSub !== 'string' || !decimalId.test(actSub)) return refused('act.sub must be a decimal user id');
     impersonatorId = Number(actSub);
   }
+  if (exp <= nowSeconds) return refused('token expired');
+  if (exp < iat) return refused('exp is before iat');
+  if (iat > nowSeconds + CLOCK_SKEW_S) return refused('iat is in the future');
+  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > nowSeconds + CLOCK_SKEW_S)) return refused('token not valid yet (nbf)');
   const maxLifetime = impersonatorId === undefined ? SESSION_MAX_LIFETIME_S : IMPERSONATION_MAX_LIFETIME_S;
-  if (exp - iat > maxLifetime) {
-    return { ok: false, reason: impersonatorId === undefined ? 'token lifetime over 7 days' : 'impersonation token lifetime over 1 hour' };
+  // Both bounds: from now (what the client cannot choose) and from iat (what the issuer declared).
+  if (exp - nowSeconds > maxLifetime + CLOCK_SKEW_S || exp - iat > maxLifetime) {
+    return refused(impersonatorId === undefined ? 'token lifetime over 7 days' : 'impersonation token lifetime over 1 hour');
   }
   return { ok: true, claims: impersonatorId === undefined ? { userId: Number(sub) } : { userId: Number(sub), impersonatorId } };
 }
+
+const refused = (reason: string): ClaimsVerdict => ({ ok: false, reason });

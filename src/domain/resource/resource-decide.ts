@@ -5,7 +5,7 @@ import {
   canRemoveShare,
   canUpsertShare,
 } from '../access/permissions';
-import { isCommunityAdmin, isTeam } from '../access/viewer';
+import { isMentor } from '../access/viewer';
 import type { DomainErrorKind, FieldError } from '../errors';
 import { DomainError, notFound, validationError } from '../errors';
 import type { PrivacyBlockKind, PrivacyLevel } from './privacy-level';
@@ -68,11 +68,10 @@ function create(command: CreateResource, state: ResourceState, context: Resource
     throw validationError('privacyLevel', 'level Community (2) is invalid on a project resource');
   }
 
-  // SPEC SaveProjectResource rule 3: a mentor's resource is always Custom, granted to the team and
-  // the mentors, whatever was requested. Only when being a mentor is the caller's sole right: a
-  // mentor who is also an admin of the community adds like an admin.
-  const mentorOnly =
-    !isTeam(viewer, project.projectId) && !(communityId !== null && isCommunityAdmin(viewer, communityId));
+  // SPEC SaveProjectResource rule 3: a mentor's resource is "always" Custom, granted to the team
+  // and the mentors, whatever was requested and whatever other role the mentor holds (a community
+  // admin too). Only a caller on the team (never also a mentor) or a non-mentor admin chooses.
+  const byMentor = isMentor(viewer, project.projectId);
   const { resourceType, image } = detectResourceType(data.resourceUrl);
   const events: ResourceEventData[] = [
     {
@@ -88,14 +87,14 @@ function create(command: CreateResource, state: ResourceState, context: Resource
         image,
         icon: data.icon,
         tags: normalizeTags(data.tags),
-        privacyLevel: mentorOnly ? PRIVACY.Custom : data.privacyLevel,
+        privacyLevel: byMentor ? PRIVACY.Custom : data.privacyLevel,
         createdBy: viewer.userId,
-        createdByMentor: mentorOnly,
+        createdByMentor: byMentor,
         postDate: context.now,
       },
     },
   ];
-  if (mentorOnly) {
+  if (byMentor) {
     for (const circleId of new Set([project.teamCircleId, project.mentorsCircleId])) {
       events.push({
         type: 'CircleGranted',

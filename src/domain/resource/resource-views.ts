@@ -83,7 +83,9 @@ function editorsOf(resource: Resource): string[] {
   const editors = [principal.team(resource.scope.projectId)];
   const owning = owningCommunityId(resource);
   if (owning !== null) editors.push(principal.admin(owning));
-  if (resource.createdByMentor) editors.push(principal.author(resource.createdBy));
+  // The creator edits while on the team (the team principal) or a mentor: principalsFor grants the
+  // author principal to the project's mentors only, so it admits the creator exactly then.
+  editors.push(principal.author(resource.createdBy));
   return editors;
 }
 

@@ -45,7 +45,7 @@ export type Resource = {
   readonly postDate: string;
   readonly lastUpdated: string;
   readonly createdBy: number;
-  /** Set when the creator's only right to add was being a mentor: they keep the right to edit it. */
+  /** Set when a mentor created it (its level was forced to Custom); edit rights follow createdBy alone. */
   readonly createdByMentor: boolean;
   readonly owner: PrivacyBlock;
   readonly shares: readonly Share[];

@@ -1,25 +1,43 @@
 import type { JWTVerifyGetKey } from 'jose';
 import { createRemoteJWKSet, errors, jwtVerify, SignJWT } from 'jose';
 import type { ClaimsVerdict } from '../../domain/auth/session-token';
-import { checkSessionClaims } from '../../domain/auth/session-token';
+import { CLOCK_SKEW_S, checkSessionClaims } from '../../domain/auth/session-token';
+
+export type SessionVerifierOptions = {
+  secret?: string;
+  jwksUrl?: string;
+  /** `aud` the token must carry (AUTH_JWT_AUDIENCE); required with a JWKS URL by the configuration. */
+  audience?: string;
+  /** `iss` the token must carry (AUTH_JWT_ISSUER). */
+  issuer?: string;
+  clock?: () => Date;
+};
 
 /** Verifies interactive bearer tokens: HS256 with a shared secret, or keys from a JWKS URL. */
 export class SessionVerifier {
   private readonly key: Uint8Array | JWTVerifyGetKey;
+  private readonly clock: () => Date;
 
-  constructor(options: { secret?: string; jwksUrl?: string }) {
+  constructor(private readonly options: SessionVerifierOptions) {
     if (options.jwksUrl) this.key = createRemoteJWKSet(new URL(options.jwksUrl));
     else if (options.secret) this.key = new TextEncoder().encode(options.secret);
     else throw new Error('SessionVerifier needs a secret or a JWKS URL');
+    this.clock = options.clock ?? (() => new Date());
   }
 
   async verify(token: string): Promise<ClaimsVerdict> {
+    const now = this.clock();
     try {
-      const { payload } = await jwtVerify(token, this.key as Uint8Array, {
+      const { payload, protectedHeader } = await jwtVerify(token, this.key as Uint8Array, {
         algorithms: ['HS256', 'RS256', 'ES256', 'EdDSA'],
         requiredClaims: ['sub', 'iat', 'exp'],
+        currentDate: now,
+        // jose's own exp/nbf checks get the skew; checkSessionClaims applies the exact rules.
+        clockTolerance: CLOCK_SKEW_S,
+        ...(this.options.audience ? { audience: this.options.audience } : {}),
+        ...(this.options.issuer ? { issuer: this.options.issuer } : {}),
       });
-      return checkSessionClaims(payload);
+      return checkSessionClaims(payload, Math.floor(now.getTime() / 1000), protectedHeader.typ);
     } catch (error) {
       if (error instanceof errors.JWTExpired) return { ok: false, reason: 'token expired' };
       if (error instanceof errors.JWSSignatureVerificationFailed) return { ok: false, reason: 'bad signature' };
@@ -29,17 +47,34 @@ export class SessionVerifier {
   }
 }
 
-/** Mints a session token (dev CLI and tests): HS256, `sub`, `iat`, `exp`, optional `act`. */
+/** Mints a session token (dev CLI and tests): HS256, `sub`, `iat`, `exp`, optional `act`, `nbf`, `aud`, `iss`. */
 export async function mintSessionToken(
   secret: string,
-  options: { userId: number; ttlSeconds?: number; impersonatorId?: number; issuedAt?: number },
+  options: {
+    userId: number;
+    ttlSeconds?: number;
+    impersonatorId?: number;
+    issuedAt?: number;
+    expiresAt?: number;
+    notBefore?: number;
+    audience?: string;
+    issuer?: string;
+    typ?: string;
+    claims?: Record<string, unknown>;
+  },
 ): Promise<string> {
   const iat = options.issuedAt ?? Math.floor(Date.now() / 1000);
   const ttl = options.ttlSeconds ?? (options.impersonatorId === undefined ? 7 * 24 * 3600 : 3600);
-  const jwt = new SignJWT(options.impersonatorId === undefined ? {} : { act: { sub: String(options.impersonatorId) } })
-    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+  const jwt = new SignJWT({
+    ...options.claims,
+    ...(options.impersonatorId === undefined ? {} : { act: { sub: String(options.impersonatorId) } }),
+  })
+    .setProtectedHeader({ alg: 'HS256', typ: options.typ ?? 'JWT' })
     .setSubject(String(options.userId))
     .setIssuedAt(iat)
-    .setExpirationTime(iat + ttl);
+    .setExpirationTime(options.expiresAt ?? iat + ttl);
+  if (options.notBefore !== undefined) jwt.setNotBefore(options.notBefore);
+  if (options.audience !== undefined) jwt.setAudience(options.audience);
+  if (options.issuer !== undefined) jwt.setIssuer(options.issuer);
   return jwt.sign(new TextEncoder().encode(secret));
 }

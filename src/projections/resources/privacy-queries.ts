@@ -1,6 +1,7 @@
 import {
   canChangeOwnerPrivacy,
   canEditResource,
+  canSeeGrantedCircles,
   canSeeResourcePrivacyShare,
   canSeeShareCandidates,
   canShareCrossCommunity,
@@ -173,12 +174,12 @@ export async function getResourcePrivacy(
     isProjectScoped: resource.scope.kind === 'project',
     owningCommunityId: owning,
     owningCommunityName: owning === null ? null : nameOf(owning),
-    owner: { privacyLevel: resource.owner.privacyLevel, circles: groups(resource.owner) },
+    owner: { privacyLevel: resource.owner.privacyLevel, circles: canSeeGrantedCircles(viewer, resource) ? groups(resource.owner) : [] },
     shares: shares.map((s) => ({
       communityId: s.communityId,
       communityName: nameOf(s.communityId),
       privacyLevel: s.privacyLevel,
-      circles: groups(s),
+      circles: canSeeGrantedCircles(viewer, resource, s.communityId) ? groups(s) : [],
     })),
     shareCandidates: candidates
       .sort((a, b) => a - b)
