@@ -6,7 +6,11 @@ import { requireInternalToken } from '../middleware/internal-token';
 export function operatorRoutes(ctx: AppContext): Router {
   const router = Router();
   const guard = requireInternalToken(ctx.secrets.directoryToken);
-  const describe = async () => ({ checkpoint: ctx.readModels.checkpoint?.toString() ?? null, ...(await ctx.readModels.digest()) });
+  const describe = async () => ({
+    generation: ctx.readSide.current.number,
+    checkpoint: ctx.readModels.checkpoint?.toString() ?? null,
+    ...(await ctx.readModels.digest()),
+  });
   router.get('/internal/read-models/digest', guard, async (_req, res) => {
     res.json(await describe());
   });
