@@ -4,6 +4,7 @@ import { authenticate } from './middleware/authenticate';
 import { errorHandler, routeNotFound } from './middleware/error-handler';
 import { requestLog } from './middleware/request-log';
 import { applicationRoutes } from './routes/application-routes';
+import { auditRoutes } from './routes/audit-routes';
 import { directoryRoutes } from './routes/directory-routes';
 import { healthRoutes } from './routes/health-routes';
 import { openApiRoutes } from './routes/openapi-routes';
@@ -33,6 +34,7 @@ export function buildApp(ctx: AppContext): express.Express {
   app.use(applicationRoutes(ctx));
   app.use(resourceRoutes(ctx));
   app.use(privacyRoutes(ctx));
+  app.use(auditRoutes(ctx));
 
   app.use(routeNotFound);
   app.use(errorHandler(ctx.logger));
