@@ -6,6 +6,7 @@ import { requestLog } from './middleware/request-log';
 import { applicationRoutes } from './routes/application-routes';
 import { auditRoutes } from './routes/audit-routes';
 import { directoryRoutes } from './routes/directory-routes';
+import { docsPage } from './routes/docs-page';
 import { healthRoutes } from './routes/health-routes';
 import { openApiRoutes } from './routes/openapi-routes';
 import { operatorRoutes } from './routes/operator-routes';
@@ -25,6 +26,7 @@ export function buildApp(ctx: AppContext): express.Express {
 
   app.use(healthRoutes(ctx));
   app.use(openApiRoutes());
+  app.use('/docs', docsPage());
   app.use(directoryRoutes(ctx));
   app.use(operatorRoutes(ctx));
 
