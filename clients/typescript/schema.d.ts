@@ -2032,11 +2032,11 @@ export interface operations {
                 /** @description Only this stream, e.g. `resource-12`, `directory`, `audit-3` */
                 stream?: string;
                 /** @description Only events whose actor is this user */
-                userId?: string;
+                userId?: number;
                 /** @description Only events made with this credential */
                 credential?: "session" | "apiKey" | "system";
                 /** @description Only events made with this API key */
-                apiKeyId?: string;
+                apiKeyId?: number;
                 /** @description Only events of this type, e.g. `ResourceShared` */
                 type?: string;
                 /** @description Only events at or after this time (metadata.at) */
@@ -2046,7 +2046,7 @@ export interface operations {
                 /** @description The `next` cursor of the previous page */
                 after?: string;
                 /** @description Page size, 1 to 1000; default 100 */
-                limit?: string;
+                limit?: number;
             };
             header?: never;
             path?: never;
@@ -2149,7 +2149,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Resource id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };
@@ -2267,7 +2267,7 @@ export interface operations {
             header?: never;
             path: {
                 /** @description Resource id */
-                id: string;
+                id: number;
             };
             cookie?: never;
         };

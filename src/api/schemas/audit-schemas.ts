@@ -7,11 +7,8 @@ import { AUDIT_PAGE_MAX } from '../../audit/audit-queries';
  * parameter is a 400 naming it.
  */
 
-const positiveId = z
-  .string()
-  .regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer')
-  .transform(Number)
-  .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
+// Coerced from the query string, so that the document (and the typed client) says integer.
+const positiveId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
 const isoTime = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601 time with an offset, e.g. 2025-03-01T00:00:00Z' });
 
@@ -33,11 +30,11 @@ export const auditEventsQuery = strictQuery({
   from: isoTime.optional().meta({ description: 'Only events at or after this time (metadata.at)' }),
   to: isoTime.optional().meta({ description: 'Only events at or before this time (metadata.at)' }),
   after: z.string().min(1).max(200).optional().meta({ description: 'The `next` cursor of the previous page' }),
-  limit: z
-    .string()
-    .regex(/^[0-9]{1,6}$/, 'must be an integer')
-    .transform(Number)
-    .pipe(z.number().int().min(1).max(AUDIT_PAGE_MAX))
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(AUDIT_PAGE_MAX)
     .optional()
     .meta({ description: `Page size, 1 to ${AUDIT_PAGE_MAX}; default 100` }),
 }).refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), {
