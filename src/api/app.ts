@@ -6,7 +6,9 @@ import { requireInternalToken } from './middleware/internal-token';
 import { requestLog } from './middleware/request-log';
 import { securityHeaders } from './middleware/security-headers';
 import { applicationRoutes } from './routes/application-routes';
+import { auditRoutes } from './routes/audit-routes';
 import { directoryRoutes } from './routes/directory-routes';
+import { docsPage } from './routes/docs-page';
 import { healthRoutes } from './routes/health-routes';
 import { openApiRoutes } from './routes/openapi-routes';
 import { operatorRoutes } from './routes/operator-routes';
@@ -40,6 +42,7 @@ export function buildApp(ctx: AppContext): express.Express {
 
 function mountApi(app: express.Express, ctx: AppContext, jsonBody: express.RequestHandler): void {
   app.use(openApiRoutes());
+  app.use('/docs', docsPage());
   app.use(directoryRoutes(ctx));
 
   // Every /api route below requires a credential.
@@ -58,4 +61,5 @@ function mountApi(app: express.Express, ctx: AppContext, jsonBody: express.Reque
   app.use(applicationRoutes(ctx));
   app.use(resourceRoutes(ctx));
   app.use(privacyRoutes(ctx));
+  app.use(auditRoutes(ctx));
 }

@@ -4,7 +4,17 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 import type { z } from 'zod';
 import { directoryBatchSchema } from '../domain/directory/directory-events';
 import { packageFile } from '../infra/package-file';
+import { PROBLEM_TYPES } from './problem';
 import { applicationsPathParams, listApplicationsBody } from './routes/application-routes';
+import {
+  auditAccessQuery,
+  auditEventPageSchema,
+  auditEventsQuery,
+  auditHistoryQuery,
+  auditResourcePathParams,
+  resourceAccessSchema,
+  resourceHistorySchema,
+} from './schemas/audit-schemas';
 import { getResourcePrivacyQuery, saveResourcePrivacyBody, unshareResourceBody } from './schemas/privacy-schemas';
 import { getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from './schemas/resource-schemas';
 import {
@@ -27,10 +37,10 @@ import {
  * GET /openapi.json; test/api/openapi.int.test.ts fails when a served route is missing here.
  */
 
-export const SECURITY = { bearer: 'bearerAuth', directoryToken: 'directoryToken' } as const;
+export const SECURITY = { bearer: 'bearerAuth', apiKey: 'apiKeyAuth', directoryToken: 'directoryToken' } as const;
 
 /** An error status a route can answer, and when. */
-type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 503;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503;
 
 const ERROR_DESCRIPTIONS: Record<ErrorStatus | 500, string> = {
   400: 'Invalid request (`/problems/validation`, `/problems/malformed-json`); `errors[].field` names each bad field',
@@ -40,17 +50,36 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus | 500, string> = {
   409: 'Conflict (`/problems/conflict`)',
   413: 'The body is over the size limit (`/problems/payload-too-large`)',
   415: 'Unsupported body encoding (`/problems/unsupported-media-type`)',
+  429: 'Over the rate limit of the API key (`/problems/rate-limited`); `Retry-After` says when to try again',
   503: 'Stored, but the read models did not catch up in time (`/problems/unavailable`)',
   500: 'Unexpected error (`/problems/internal`)',
 };
 
-const problemResponse = (status: ErrorStatus | 500): ResponseConfig => ({
-  description: ERROR_DESCRIPTIONS[status],
-  ...(status === 401
-    ? { headers: { 'WWW-Authenticate': { description: 'Why the credential was refused (RFC 6750)', schema: { type: 'string' } } } }
-    : {}),
-  content: { 'application/problem+json': { schema: problemSchema } },
-});
+/**
+ * Every API-key request answers these (DESIGN "Rate limit"); they are documented as components
+ * and referenced from each /api response.
+ */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': 'Requests allowed per window for this API key',
+  'RateLimit-Remaining': 'Requests left in the current window',
+  'RateLimit-Reset': 'Seconds until the window resets (or the lockout ends)',
+  'RateLimit-Policy': 'The quota policy, IETF draft syntax: `"hourly";q=1000;w=3600`',
+  RateLimit: 'The current state, IETF draft syntax: `"hourly";r=<remaining>;t=<seconds>`',
+} as const;
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const rateLimitHeaders = Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, headerRef(name)]));
+
+const problemResponse = (status: ErrorStatus | 500, rateLimited: boolean): ResponseConfig => {
+  const headers: Record<string, unknown> = rateLimited ? { ...rateLimitHeaders } : {};
+  if (status === 401) headers['WWW-Authenticate'] = { description: 'Why the credential was refused (RFC 6750)', schema: { type: 'string' } };
+  if (status === 429) headers['Retry-After'] = headerRef('Retry-After');
+  return {
+    description: ERROR_DESCRIPTIONS[status],
+    ...(Object.keys(headers).length > 0 ? { headers: headers as ResponseConfig['headers'] } : {}),
+    content: { 'application/problem+json': { schema: problemSchema } },
+  };
+};
 
 const json = (description: string, schema: z.ZodType): ResponseConfig => ({
   description,
@@ -59,15 +88,25 @@ const json = (description: string, schema: z.ZodType): ResponseConfig => ({
 
 const jsonBody = (schema: z.ZodType, required = true) => ({ required, content: { 'application/json': { schema } } });
 
-type Operation = Omit<RouteConfig, 'responses'> & {
+type Operation = Omit<RouteConfig, 'responses' | 'operationId'> & {
+  /** Stable: generated clients name their methods after it. */
+  operationId: string;
   ok: Record<number, ResponseConfig>;
   errors: readonly ErrorStatus[];
 };
 
-/** Registers one operation with its success responses, its problems, and the 500 every route can answer. */
+/**
+ * Registers one operation with its success responses, its problems, and the 500 every route can
+ * answer. /api operations accept API keys, so they also answer 429 and carry the rate-limit headers.
+ */
 function operation(registry: OpenAPIRegistry, { ok, errors, ...route }: Operation): void {
-  const responses: RouteConfig['responses'] = { ...ok };
-  for (const status of [...errors, 500 as const]) responses[status] = problemResponse(status);
+  const rateLimited = route.path.startsWith('/api/');
+  const responses: RouteConfig['responses'] = {};
+  for (const [status, response] of Object.entries(ok)) {
+    responses[Number(status)] = rateLimited ? { ...response, headers: rateLimitHeaders as ResponseConfig['headers'] } : response;
+  }
+  const statuses = rateLimited ? [...errors, 429 as const] : errors;
+  for (const status of [...statuses, 500 as const]) responses[status] = problemResponse(status, rateLimited);
   registry.registerPath({ ...route, responses });
 }
 
@@ -79,13 +118,23 @@ function buildRegistry(): OpenAPIRegistry {
     bearerFormat: 'JWT',
     description: 'Interactive session token: `Authorization: Bearer <token>`',
   });
+  registry.registerComponent('securitySchemes', SECURITY.apiKey, {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'API key for machine use: `X-API-Key: <keyId>.<secret>`; acts as the user who created it',
+  });
+  for (const [name, description] of Object.entries(RATE_LIMIT_HEADERS)) {
+    registry.registerComponent('headers', name, { description, schema: { type: name === 'RateLimit' || name === 'RateLimit-Policy' ? 'string' : 'integer' } });
+  }
+  registry.registerComponent('headers', 'Retry-After', { description: 'Seconds to wait before the next request', schema: { type: 'integer' } });
   registry.registerComponent('securitySchemes', SECURITY.directoryToken, {
     type: 'apiKey',
     in: 'header',
     name: 'X-Directory-Token',
     description: 'The directory sync token of the platform and of operators (/internal routes)',
   });
-  const api = { security: [{ [SECURITY.bearer]: [] }] };
+  const api: { security: Record<string, string[]>[] } = { security: [{ [SECURITY.bearer]: [] }, { [SECURITY.apiKey]: [] }] };
   const internal = { security: [{ [SECURITY.directoryToken]: [] }] };
   const publicRoute = { security: [] };
 
@@ -93,35 +142,42 @@ function buildRegistry(): OpenAPIRegistry {
   operation(registry, {
     method: 'get',
     path: '/health/live',
+    operationId: 'getLiveness',
     tags: ['health'],
     summary: 'Liveness: the process answers',
     ...publicRoute,
     ok: { 200: json('Alive', healthLiveSchema) },
-    errors: [],
+    // express reads a JSON body on every route: a malformed one is a 400 here too.
+    errors: [400],
   });
   operation(registry, {
     method: 'get',
     path: '/health/ready',
+    operationId: 'getReadiness',
     tags: ['health'],
     summary: 'Readiness: event store, read store, cache and projections',
     ...publicRoute,
     ok: { 200: json('Ready', healthReadySchema), 503: json('Not ready: `checks` says which part', healthReadySchema) },
-    errors: [],
+    // express reads a JSON body on every route: a malformed one is a 400 here too.
+    errors: [400],
   });
   operation(registry, {
     method: 'get',
     path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
     tags: ['health'],
     summary: 'This OpenAPI document',
     ...publicRoute,
     ok: { 200: { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },
-    errors: [],
+    // express reads a JSON body on every route: a malformed one is a 400 here too.
+    errors: [400],
   });
 
   // Resources.
   operation(registry, {
     method: 'post',
     path: '/api/Project/GetResourceList',
+    operationId: 'getResourceList',
     tags: ['resources'],
     summary: 'The resources of a project the caller may see, one page of them, with capability flags',
     ...api,
@@ -132,6 +188,7 @@ function buildRegistry(): OpenAPIRegistry {
   operation(registry, {
     method: 'post',
     path: '/api/Resource/SaveProjectResource',
+    operationId: 'saveProjectResource',
     tags: ['resources'],
     summary: 'Create (`id` 0) or update a resource; answers once the read models caught up',
     ...api,
@@ -142,6 +199,7 @@ function buildRegistry(): OpenAPIRegistry {
   operation(registry, {
     method: 'get',
     path: '/api/Resource/RemoveProjectResource',
+    operationId: 'removeProjectResource',
     tags: ['resources'],
     summary: 'Delete a resource permanently, with its circle grants and shares',
     ...api,
@@ -154,6 +212,7 @@ function buildRegistry(): OpenAPIRegistry {
   operation(registry, {
     method: 'get',
     path: '/api/Privacy/GetResourcePrivacy',
+    operationId: 'getResourcePrivacy',
     tags: ['privacy'],
     summary: "A resource's own level and circles, the shares the caller may see, and where it could be shared",
     ...api,
@@ -164,6 +223,7 @@ function buildRegistry(): OpenAPIRegistry {
   operation(registry, {
     method: 'post',
     path: '/api/Privacy/SaveResourcePrivacy',
+    operationId: 'saveResourcePrivacy',
     tags: ['privacy'],
     summary: 'Change the own level, granted circles and shares in one atomic call',
     ...api,
@@ -174,6 +234,7 @@ function buildRegistry(): OpenAPIRegistry {
   operation(registry, {
     method: 'post',
     path: '/api/Privacy/UnshareResourceFromCommunity',
+    operationId: 'unshareResourceFromCommunity',
     tags: ['privacy'],
     summary: 'Withdraw one share',
     ...api,
@@ -186,6 +247,7 @@ function buildRegistry(): OpenAPIRegistry {
   operation(registry, {
     method: 'post',
     path: '/api/ApplicationDefinition/{applicationDefinitionId}/Applications',
+    operationId: 'listApplications',
     tags: ['applications'],
     summary: "One page of an application definition's applications, for the admins of its community",
     ...api,
@@ -196,6 +258,7 @@ function buildRegistry(): OpenAPIRegistry {
   operation(registry, {
     method: 'get',
     path: '/api/user/getcurrent',
+    operationId: 'getCurrentUser',
     tags: ['user'],
     summary: 'The current user and the credential of this request',
     ...api,
@@ -203,10 +266,50 @@ function buildRegistry(): OpenAPIRegistry {
     errors: [401, 403],
   });
 
+  // Audit (platform role auditor).
+  operation(registry, {
+    method: 'get',
+    path: '/api/audit/events',
+    operationId: 'listAuditEvents',
+    tags: ['audit'],
+    summary: 'The event log in order, with its metadata, filtered, one page per cursor',
+    description:
+      'Each page examines at most a bounded number of events: a selective filter may answer a short or empty page with `hasMore` true; continue with `after=next`. The read is recorded in the stream `audit-{userId}`.',
+    ...api,
+    request: { query: auditEventsQuery },
+    ok: { 200: json('One page of events', auditEventPageSchema) },
+    errors: [400, 401, 403],
+  });
+  operation(registry, {
+    method: 'get',
+    path: '/api/audit/resources/{id}/history',
+    operationId: 'getResourceHistory',
+    tags: ['audit'],
+    summary: 'Every change of one resource as readable steps: who, when, with which credential, what changed',
+    ...api,
+    request: { params: auditResourcePathParams, query: auditHistoryQuery },
+    ok: { 200: json('The steps, oldest first (one step per command)', resourceHistorySchema) },
+    errors: [400, 401, 403, 404],
+  });
+  operation(registry, {
+    method: 'get',
+    path: '/api/audit/resources/{id}/access',
+    operationId: 'getResourceAccess',
+    tags: ['audit'],
+    summary: 'Who could see the resource at a moment, through which view and why',
+    description:
+      'The resource and the directory replayed to `at`, judged by the rules the service applies now: for `at` = now the answer is what GetResourceList serves.',
+    ...api,
+    request: { params: auditResourcePathParams, query: auditAccessQuery },
+    ok: { 200: json('Per view, the users who could see it and their reasons', resourceAccessSchema) },
+    errors: [400, 401, 403, 404],
+  });
+
   // Platform feed and operators.
   operation(registry, {
     method: 'post',
     path: '/internal/directory/events',
+    operationId: 'ingestDirectoryEvents',
     tags: ['internal'],
     summary: 'Directory feed: people, communities, projects and circles, one atomic batch',
     ...internal,
@@ -217,6 +320,7 @@ function buildRegistry(): OpenAPIRegistry {
   operation(registry, {
     method: 'get',
     path: '/internal/read-models/digest',
+    operationId: 'getReadModelDigest',
     tags: ['internal'],
     summary: 'Fingerprint of the live read models (compare with `resources-cli digest`)',
     ...internal,
@@ -226,6 +330,7 @@ function buildRegistry(): OpenAPIRegistry {
   operation(registry, {
     method: 'post',
     path: '/internal/read-models/rebuild',
+    operationId: 'rebuildReadModels',
     tags: ['internal'],
     summary: 'Project the whole event log again into the read models of this process',
     ...internal,
@@ -235,6 +340,7 @@ function buildRegistry(): OpenAPIRegistry {
   operation(registry, {
     method: 'get',
     path: '/internal/metrics',
+    operationId: 'getMetrics',
     tags: ['internal'],
     summary: 'Prometheus metrics of this process',
     ...internal,
@@ -250,16 +356,41 @@ function buildRegistry(): OpenAPIRegistry {
   return registry;
 }
 
-type PackageInfo = { name?: string; version?: string; description?: string };
+type PackageInfo = { name?: string; version?: string; description?: string; license?: string };
 
 const readPackage = (file: string): PackageInfo => JSON.parse(fs.readFileSync(file, 'utf8')) as PackageInfo;
 
-/** title and version of this service's package.json (not of a dependency's on the way up). */
-function packageInfo(): { title: string; version: string; description?: string } {
+/** Every problem `type` the service answers, for the document's description. */
+const problemCatalogue = (): string =>
+  [
+    '| status | type | title |',
+    '|---|---|---|',
+    ...Object.values(PROBLEM_TYPES).map((p) => `| ${p.status} | \`${p.type}\` | ${p.title} |`),
+  ].join('\n');
+
+const LICENSE_URLS: Record<string, string> = {
+  // npm's meaning of UNLICENSED: not licensed for use by others.
+  UNLICENSED: 'https://docs.npmjs.com/cli/v10/configuring-npm/package-json#license',
+};
+
+/** title, version and license of this service's package.json (not of a dependency's on the way up). */
+function packageInfo() {
   const file = packageFile('package.json', (f) => Boolean(readPackage(f).name && readPackage(f).version));
   if (!file) throw new Error('package.json not found');
   const pkg = readPackage(file);
-  return { title: pkg.name ?? '', version: pkg.version ?? '', ...(pkg.description ? { description: pkg.description } : {}) };
+  const license = pkg.license ?? 'UNLICENSED';
+  return {
+    title: pkg.name ?? '',
+    version: pkg.version ?? '',
+    description: [
+      pkg.description ?? '',
+      'Credentials: an interactive session (`Authorization: Bearer <token>`) or an API key (`X-API-Key: <keyId>.<secret>`), never both. ' +
+        'API-key requests carry the `RateLimit-*` headers and answer 429 with `Retry-After` over the limit.',
+      'Every error is an RFC 9457 problem (`application/problem+json`) whose stable `type` is one of:',
+      problemCatalogue(),
+    ].join('\n\n'),
+    license: LICENSE_URLS[license] ? { name: license, url: LICENSE_URLS[license] } : { name: license, identifier: license },
+  };
 }
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
@@ -271,11 +402,14 @@ export function openApiDocument(): OpenApiDocument {
   cached ??= new OpenApiGeneratorV31(buildRegistry().definitions).generateDocument({
     openapi: '3.1.0',
     info: packageInfo(),
+    // Relative: the document describes the service that serves it, wherever that is.
+    servers: [{ url: '/', description: 'This service' }],
     tags: [
       { name: 'resources', description: 'Project resources (SPEC.md)' },
       { name: 'privacy', description: 'Privacy and cross-community sharing (SPEC.md)' },
       { name: 'applications', description: 'The paginated example endpoint (SPEC.md "Paginated endpoints")' },
       { name: 'user', description: 'The current user' },
+      { name: 'audit', description: 'The audit trail, for users with the platform role auditor (either credential)' },
       { name: 'internal', description: 'Directory feed and operator endpoints, X-Directory-Token' },
       { name: 'health', description: 'Public: probes and this document' },
     ],

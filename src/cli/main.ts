@@ -12,7 +12,6 @@ import { directoryBatchSchema } from '../domain/directory/directory-events';
 import { systemActor } from '../domain/event';
 import { mintSessionToken } from '../infra/auth/session-verifier';
 import { resolveSecrets } from '../infra/dev-secrets';
-import type { RecordedEvent } from '../infra/event-store/event-store';
 import { createLogger } from '../infra/logger';
 import { packageFile } from '../infra/package-file';
 import { closeReadDb, type ReadDb } from '../infra/read-models/read-db';
@@ -23,6 +22,7 @@ import { SqliteReadDb } from '../infra/read-models/sqlite-read-db';
 import { ReadModels } from '../projections/read-models';
 import { openEventStore, openReadModelStores } from '../services';
 import { zodFieldErrors } from '../api/validation';
+import { AUDIT_USAGE, auditCommand } from './audit-command';
 
 const USAGE = `usage: npm run cli -- <command> [options]
 
@@ -32,14 +32,37 @@ commands:
   import-directory <file.json>
                          append a directory batch {"events": [...]} (all or nothing)
   seed                   import the demo directory (demo/directory.json)
-  audit [--stream <id>] [--user <id>] [--type <EventType>]
-                         print the event history with its metadata, one JSON line per event
+  audit events|history|access [options]
+                         the audit trail: events with filters, one resource's history,
+                         who could see a resource at a time (audit --help for the options)
   digest                 project the whole log afresh and print the read-model digest
-  rebuild                empty the read models and project the whole log again (stop the service first)
+  rebuild                project the whole log into a new generation of the read models, then switch
+                         every running service to it (blue/green: they keep answering meanwhile)
+
+every command takes --help
 `;
+
+/** `<command> --help`: the command's own usage line(s). */
+const COMMAND_HELP: Record<string, string> = {
+  'dev-token': 'usage: npm run cli -- dev-token --user <id> [--impersonator <id>] [--ttl <seconds>]\n  mint a bearer token for a user (not in production)\n',
+  'import-directory': 'usage: npm run cli -- import-directory <file.json>\n  append a directory batch {"events": [...]} (all or nothing)\n',
+  seed: 'usage: npm run cli -- seed\n  import the demo directory (demo/directory.json)\n',
+  audit: AUDIT_USAGE,
+  digest: 'usage: npm run cli -- digest\n  project the whole log afresh in memory and print the read-model digest\n',
+  rebuild: 'usage: npm run cli -- rebuild\n  project the whole log into a new read-model generation, then switch every running service to it\n',
+};
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const help = command === undefined ? undefined : COMMAND_HELP[command];
+  if (help && (rest.includes('--help') || rest.includes('-h'))) {
+    process.stdout.write(help);
+    return 0;
+  }
+  if (command === '--help' || command === '-h') {
+    process.stdout.write(USAGE);
+    return 0;
+  }
   const config = loadConfig();
   switch (command) {
     case 'dev-token':
@@ -49,7 +72,7 @@ async function main(argv: string[]): Promise<number> {
     case 'seed':
       return importDirectory(demoDirectoryFile(), config);
     case 'audit':
-      return audit(rest, config);
+      return auditCommand(rest, () => openEventStore(config));
     case 'digest':
       return digest(config);
     case 'rebuild':
@@ -114,34 +137,6 @@ async function importDirectory(file: string | undefined, config: Config): Promis
       at: new Date().toISOString(),
     });
     process.stdout.write(`imported ${parsed.data.events.length} directory events (position ${position})\n`);
-  } finally {
-    await store.close();
-  }
-  return 0;
-}
-
-async function audit(args: string[], config: Config): Promise<number> {
-  const { values } = parseArgs({
-    args,
-    options: { stream: { type: 'string' }, user: { type: 'string' }, type: { type: 'string' } },
-  });
-  const store = openEventStore(config);
-  const keep = (e: RecordedEvent) =>
-    (!values.stream || e.streamId === values.stream) &&
-    (!values.user || e.metadata.actor.userId === Number(values.user)) &&
-    (!values.type || e.type === values.type);
-  try {
-    let from: bigint | undefined;
-    for (;;) {
-      const batch = await store.readAll(from, 1000);
-      for (const e of batch.filter(keep)) {
-        process.stdout.write(
-          `${JSON.stringify({ position: e.position.toString(), stream: e.streamId, revision: e.revision.toString(), type: e.type, data: e.data, metadata: e.metadata })}\n`,
-        );
-      }
-      if (batch.length < 1000) break;
-      from = batch.at(-1)?.position;
-    }
   } finally {
     await store.close();
   }

@@ -19,6 +19,7 @@ export const demo = {
     outsider: 8, // Hal: no membership at all
     banned: 9, // Ivy
     inactive: 10, // Jo
+    auditor: 11, // Kai: platform role auditor, no membership
   },
   communities: { public1: 1, private2: 2, public3: 3 },
   projects: { solar: 10, water: 20 },

@@ -71,3 +71,11 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, what: stri
   }
 }
 
+
+/** A started service that stops itself with SIGTERM. */
+export type ServiceProcess = Running & { stop(): Promise<void> };
+
+export async function startServiceProcess(env: Record<string, string>): Promise<ServiceProcess> {
+  const running = await startService(env);
+  return { ...running, stop: () => stop(running, 'SIGTERM') };
+}

@@ -242,6 +242,8 @@ export const directoryFeedAnswerSchema = z
 /** GET /internal/read-models/digest and POST /internal/read-models/rebuild. */
 export const readModelDigestSchema = z
   .object({
+    /** The read-model generation served (a blue/green rebuild moves to the next). */
+    generation: z.number().int().nonnegative(),
     checkpoint: z.string().nullable(),
     digest: z.string(),
     counts: z.record(z.string(), count),

@@ -1,0 +1,44 @@
+import type { AccessReview } from '../domain/audit/access-review';
+import { describeReason } from '../domain/audit/access-review';
+import type { HistoryStep } from '../domain/audit/resource-history';
+import { describeChange } from '../domain/audit/resource-history';
+import type { RecordedEvent } from '../infra/event-store/event-store';
+
+/**
+ * The JSON shapes of the audit API (src/api/schemas/audit-schemas.ts), written by the HTTP
+ * routes and, line by line, by the CLI: both print the same records. Positions and revisions are
+ * 64-bit, hence decimal strings.
+ */
+
+export const auditEventJson = (e: RecordedEvent) => ({
+  position: e.position.toString(),
+  streamId: e.streamId,
+  revision: e.revision.toString(),
+  type: e.type,
+  data: e.data,
+  metadata: e.metadata,
+});
+
+export const historyStepJson = (step: HistoryStep, names: ReadonlyMap<number, string>) => ({
+  at: step.at,
+  actor: step.actor,
+  actorName: names.get(step.actor.userId) ?? null,
+  correlationId: step.correlationId,
+  fromRevision: step.fromRevision.toString(),
+  toRevision: step.toRevision.toString(),
+  eventTypes: step.eventTypes,
+  changes: step.changes.map((change) => ({ ...change, description: describeChange(change) })),
+});
+
+export const accessJson = (resourceId: number, at: Date, review: AccessReview) => ({
+  resourceId,
+  at: at.toISOString(),
+  status: review.status,
+  views: review.views.map((view) => ({
+    ...view,
+    users: view.users.map((user) => ({
+      ...user,
+      reasons: user.reasons.map((reason) => ({ ...reason, description: describeReason(reason) })),
+    })),
+  })),
+});

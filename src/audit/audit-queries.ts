@@ -1,0 +1,92 @@
+import type { AccessReview } from '../domain/audit/access-review';
+import { reviewAccess } from '../domain/audit/access-review';
+import type { AuditFilter } from '../domain/audit/audit-log';
+import { matchesFilter } from '../domain/audit/audit-log';
+import type { HistoryStep } from '../domain/audit/resource-history';
+import { resourceHistory } from '../domain/audit/resource-history';
+import { DIRECTORY_STREAM } from '../domain/directory/directory-events';
+import { foldDirectory } from '../domain/directory/directory-state';
+import { resourceStreamId } from '../domain/resource/resource-events';
+import { foldResource } from '../domain/resource/resource-evolve';
+import type { EventStore, RecordedEvent } from '../infra/event-store/event-store';
+
+/**
+ * The audit API's reads, straight from the event store (the log is the audit trail; no read
+ * model stands between an auditor and what was recorded). Shared by the HTTP routes and the CLI.
+ */
+
+export const AUDIT_PAGE_MAX = 1000;
+/** Events examined per page at most: a selective filter answers a short (even empty) page with a cursor rather than scanning the whole log in one request. */
+export const AUDIT_SCAN_MAX = 20_000;
+const BATCH = 1000;
+
+export type AuditPage = {
+  readonly items: RecordedEvent[];
+  /** Position of the last event examined: resume after it. Undefined when nothing was examined and no cursor was given. */
+  readonly lastSeen: bigint | undefined;
+  /** More matching events may follow; false once the end of the log (as of this read) was reached. */
+  readonly hasMore: boolean;
+};
+
+export async function readAuditPage(
+  store: EventStore,
+  filter: AuditFilter,
+  after: bigint | undefined,
+  limit: number,
+  scanMax = AUDIT_SCAN_MAX,
+): Promise<AuditPage> {
+  if (filter.stream !== undefined) {
+    // One stream is read whole (streams are per resource, per user, ...), then paged by position.
+    const rest = (await store.readStream(filter.stream)).filter((e) => after === undefined || e.position > after);
+    const items: RecordedEvent[] = [];
+    let lastSeen = after;
+    let i = 0;
+    for (; i < rest.length && items.length < limit; i++) {
+      const e = rest[i] as RecordedEvent;
+      lastSeen = e.position;
+      if (matchesFilter(e, filter)) items.push(e);
+    }
+    return { items, lastSeen, hasMore: rest.slice(i).some((e) => matchesFilter(e, filter)) };
+  }
+  const items: RecordedEvent[] = [];
+  let lastSeen = after;
+  let scanned = 0;
+  for (;;) {
+    const want = Math.min(BATCH, scanMax - scanned);
+    const batch = await store.readAll(lastSeen, want);
+    for (const [i, e] of batch.entries()) {
+      lastSeen = e.position;
+      scanned++;
+      if (!matchesFilter(e, filter)) continue;
+      items.push(e);
+      if (items.length === limit) {
+        const more = batch.slice(i + 1).some((next) => matchesFilter(next, filter)) || batch.length === want;
+        return { items, lastSeen, hasMore: more };
+      }
+    }
+    if (batch.length < want) return { items, lastSeen, hasMore: false };
+    if (scanned >= scanMax) return { items, lastSeen, hasMore: true };
+  }
+}
+
+/** Every step of one resource's stream; null when the resource never existed. */
+export async function readResourceHistory(store: EventStore, resourceId: number): Promise<HistoryStep[] | null> {
+  const events = await store.readStream(resourceStreamId(resourceId));
+  return events.length === 0 ? null : resourceHistory(events);
+}
+
+const upTo = (at: number) => (e: RecordedEvent) => Date.parse(e.metadata.at) <= at;
+
+/**
+ * Who could see the resource at `at`: its stream and the directory stream, each folded up to
+ * that moment (by the time recorded in every event's metadata). Null when it never existed.
+ */
+export async function reviewAccessAt(store: EventStore, resourceId: number, at: Date): Promise<AccessReview | null> {
+  const [resourceEvents, directoryEvents] = await Promise.all([
+    store.readStream(resourceStreamId(resourceId)),
+    store.readStream(DIRECTORY_STREAM),
+  ]);
+  if (resourceEvents.length === 0) return null;
+  const until = upTo(at.getTime());
+  return reviewAccess(foldResource(resourceEvents.filter(until)), foldDirectory(directoryEvents.filter(until)));
+}

@@ -1,0 +1,285 @@
+import { parseArgs } from 'node:util';
+import { SingleBar } from 'cli-progress';
+import type { z } from 'zod';
+import { auditAccessQuery, auditEventsQuery, auditResourcePathParams } from '../api/schemas/audit-schemas';
+import { zodFieldErrors } from '../api/validation';
+import { accessJson, auditEventJson, historyStepJson } from '../audit/audit-json';
+import { AUDIT_PAGE_MAX, readAuditPage, readResourceHistory, reviewAccessAt } from '../audit/audit-queries';
+import { recordAuditRead } from '../commands/record-audit-read';
+import type { AuditFilter } from '../domain/audit/audit-log';
+import { decodeCursor } from '../domain/audit/audit-log';
+import { DIRECTORY_STREAM } from '../domain/directory/directory-events';
+import { foldDirectory } from '../domain/directory/directory-state';
+import { DomainError } from '../domain/errors';
+import { systemActor } from '../domain/event';
+import type { EventStore } from '../infra/event-store/event-store';
+import { formatTable } from './table';
+
+/**
+ * `audit events|history|access`: the audit API's three reads for an operator on the machine,
+ * with the same filters and the same JSON records (one per line), or a table. Reads are recorded
+ * like an auditor's, as the platform (`audit-0`).
+ */
+export const AUDIT_USAGE = `usage: npm run cli -- audit <events|history|access> [options]
+
+  audit events [--stream <id>] [--user <id>] [--credential session|apiKey|system] [--api-key <id>]
+               [--type <EventType>] [--from <ISO time>] [--to <ISO time>] [--after <cursor>]
+               [--limit <n>] [--format jsonl|table] [--no-progress]
+      the event log in order with its metadata; every matching event unless --limit is given
+      (a progress bar on stderr when it is a terminal)
+  audit history <resourceId> [--format jsonl|table]
+      every change of one resource, one step per command: who, when, credential, what changed
+  audit access <resourceId> [--at <ISO time>] [--format jsonl|table]
+      who could see the resource at that moment (default now), through which view and why
+
+  audit --stream|--user|--type ... (no subcommand) is audit events.
+`;
+
+const FORMAT = { type: 'string', default: 'jsonl' } as const;
+const HELP = { type: 'boolean', short: 'h' } as const;
+
+class UsageError extends Error {}
+
+type Out = { write(text: string): void };
+
+export async function auditCommand(args: readonly string[], open: () => EventStore, out: Out = process.stdout): Promise<number> {
+  const [first, ...rest] = args;
+  const sub = first === undefined || first.startsWith('-') ? 'events' : first;
+  const subArgs = first === undefined || first.startsWith('-') ? [...args] : rest;
+  if (sub === 'help' || subArgs.includes('--help') || subArgs.includes('-h')) {
+    out.write(AUDIT_USAGE);
+    return 0;
+  }
+  try {
+    switch (sub) {
+      case 'events':
+        return await withStore(open, (store) => events(subArgs, store, out));
+      case 'history':
+        return await withStore(open, (store) => history(subArgs, store, out));
+      case 'access':
+        return await withStore(open, (store) => access(subArgs, store, out));
+      default:
+        throw new UsageError(`unknown audit command ${sub}`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof DomainError || isParseArgsError(error)) {
+      const fields = error instanceof DomainError && error.errors.length > 0 ? error.errors.map((e) => `${e.field}: ${e.message}`) : [error.message];
+      process.stderr.write(`${fields.join('\n')}\n\n${AUDIT_USAGE}`);
+      return 2;
+    }
+    throw error;
+  }
+}
+
+const isParseArgsError = (error: unknown): error is Error => {
+  const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+  return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
+};
+
+async function withStore(open: () => EventStore, run: (store: EventStore) => Promise<number>): Promise<number> {
+  const store = open();
+  try {
+    return await run(store);
+  } finally {
+    await store.close();
+  }
+}
+
+/** The API's query schema checks the CLI's flags too; a bad one is named by its flag. */
+function parseFlags<S extends z.ZodType>(schema: S, input: Record<string, unknown>, flagOf: Record<string, string>): z.infer<S> {
+  const result = schema.safeParse(input);
+  if (result.success) return result.data;
+  const errors = zodFieldErrors(result.error).map((e) => ({ ...e, field: `--${flagOf[e.field] ?? e.field}` }));
+  throw new DomainError('validation', 'invalid options', errors);
+}
+
+function formatOf(value: string | undefined): 'jsonl' | 'table' {
+  if (value === 'jsonl' || value === 'table') return value;
+  throw new UsageError(`--format must be jsonl or table, not ${String(value)}`);
+}
+
+const record = (store: EventStore, route: string, params: Record<string, unknown>) =>
+  recordAuditRead(store, { actor: systemActor, correlationId: `cli-audit-${Date.now()}`, at: new Date().toISOString() }, route, params);
+
+const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+
+async function events(args: string[], store: EventStore, out: Out): Promise<number> {
+  const { values } = parseArgs({
+    args,
+    options: {
+      stream: { type: 'string' },
+      user: { type: 'string' },
+      credential: { type: 'string' },
+      'api-key': { type: 'string' },
+      type: { type: 'string' },
+      from: { type: 'string' },
+      to: { type: 'string' },
+      after: { type: 'string' },
+      limit: { type: 'string' },
+      format: FORMAT,
+      'no-progress': { type: 'boolean' },
+      help: HELP,
+    },
+  });
+  const format = formatOf(values.format);
+  const query = parseFlags(
+    auditEventsQuery,
+    defined({
+      stream: values.stream,
+      userId: values.user,
+      credential: values.credential,
+      apiKeyId: values['api-key'],
+      type: values.type,
+      from: values.from,
+      to: values.to,
+      after: values.after,
+    }),
+    { userId: 'user', apiKeyId: 'api-key' },
+  );
+  let remaining = Infinity;
+  if (values.limit !== undefined) {
+    if (!/^[1-9][0-9]{0,9}$/.test(values.limit)) throw new UsageError('--limit must be a positive integer');
+    remaining = Number(values.limit);
+  }
+  const filter: AuditFilter = {
+    ...defined({ stream: query.stream, userId: query.userId, credential: query.credential, apiKeyId: query.apiKeyId, type: query.type }),
+    ...(query.from !== undefined ? { from: Date.parse(query.from) } : {}),
+    ...(query.to !== undefined ? { to: Date.parse(query.to) } : {}),
+  };
+  await record(store, 'cli audit events', { ...query });
+
+  const progress = new TimeProgress(values['no-progress'] !== true && process.stderr.isTTY === true, filter);
+  const rows: string[][] = [];
+  let after = query.after === undefined ? undefined : decodeCursor(query.after, '--after');
+  try {
+    for (;;) {
+      const page = await readAuditPage(store, filter, after, Math.min(AUDIT_PAGE_MAX, remaining));
+      for (const e of page.items) {
+        if (format === 'jsonl') out.write(`${JSON.stringify(auditEventJson(e))}\n`);
+        else {
+          const a = e.metadata.actor;
+          const who = `${a.userId} ${a.credential}${a.apiKeyId ? ` key ${a.apiKeyId}` : ''}${a.impersonatorId ? ` for ${a.impersonatorId}` : ''}`;
+          rows.push([e.position.toString(), e.metadata.at, e.streamId, e.type, who, e.metadata.correlationId]);
+        }
+      }
+      remaining -= page.items.length;
+      progress.update(page.items.at(-1)?.metadata.at, page.items.length, page.hasMore && remaining > 0);
+      if (!page.hasMore || remaining <= 0) break;
+      after = page.lastSeen;
+    }
+  } finally {
+    progress.stop();
+  }
+  if (format === 'table') out.write(formatTable(['position', 'at', 'stream', 'type', 'actor', 'correlation id'], rows));
+  return 0;
+}
+
+/**
+ * Progress of a long export, measured in time covered: events carry their time, so the share of
+ * the span from the first event (or --from) to --to (or now) is known whatever the store's
+ * positions look like. Shown only on a terminal and only once a second page is needed.
+ */
+class TimeProgress {
+  private bar: SingleBar | undefined;
+  private start: number | undefined;
+  private readonly end: number;
+  private count = 0;
+
+  constructor(
+    private readonly enabled: boolean,
+    filter: AuditFilter,
+  ) {
+    this.start = filter.from;
+    this.end = filter.to ?? Date.now();
+  }
+
+  update(lastAt: string | undefined, items: number, more: boolean): void {
+    this.count += items;
+    if (!this.enabled) return;
+    const at = lastAt === undefined ? undefined : Date.parse(lastAt);
+    this.start ??= at;
+    if (!this.bar && more) {
+      this.bar = new SingleBar({ stream: process.stderr, format: 'audit events [{bar}] {percentage}% | {count} events', hideCursor: true });
+      this.bar.start(100, 0, { count: 0 });
+    }
+    if (!this.bar) return;
+    const span = this.end - (this.start ?? this.end);
+    const done = at === undefined || span <= 0 ? 0 : Math.min(100, Math.floor(((at - (this.start ?? at)) / span) * 100));
+    this.bar.update(more ? done : 100, { count: this.count });
+  }
+
+  stop(): void {
+    this.bar?.stop();
+  }
+}
+
+function resourceIdOf(positionals: string[]): number {
+  const [id, ...extra] = positionals;
+  if (id === undefined || extra.length > 0) throw new UsageError('give one resource id');
+  return parseFlags(auditResourcePathParams, { id }, { id: 'resourceId' }).id;
+}
+
+async function history(args: string[], store: EventStore, out: Out): Promise<number> {
+  const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { format: FORMAT, help: HELP } });
+  const format = formatOf(values.format);
+  const id = resourceIdOf(positionals);
+  await record(store, 'cli audit history', { id });
+  const steps = await readResourceHistory(store, id);
+  if (!steps) {
+    process.stderr.write(`resource ${id} has no history\n`);
+    return 1;
+  }
+  const directory = foldDirectory(await store.readStream(DIRECTORY_STREAM));
+  const names = new Map([...directory.users.values()].map((u) => [u.userId, u.name] as const));
+  const json = steps.map((step) => historyStepJson(step, names));
+  if (format === 'jsonl') {
+    for (const step of json) out.write(`${JSON.stringify(step)}\n`);
+    return 0;
+  }
+  const rows = json.flatMap((s) =>
+    s.changes.map((c, i) =>
+      i === 0
+        ? [s.at, `${s.actor.userId} ${s.actorName ?? ''}`.trim(), credentialOf(s.actor), s.correlationId, c.description]
+        : ['', '', '', '', c.description],
+    ),
+  );
+  out.write(formatTable(['at', 'who', 'credential', 'correlation id', 'change'], rows));
+  return 0;
+}
+
+const credentialOf = (a: { credential: string; apiKeyId?: number; impersonatorId?: number }) =>
+  `${a.credential}${a.apiKeyId ? ` ${a.apiKeyId}` : ''}${a.impersonatorId ? ` (impersonated by ${a.impersonatorId})` : ''}`;
+
+async function access(args: string[], store: EventStore, out: Out): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { at: { type: 'string' }, format: FORMAT, help: HELP },
+  });
+  const format = formatOf(values.format);
+  const id = resourceIdOf(positionals);
+  const query = parseFlags(auditAccessQuery, defined({ at: values.at }), {});
+  const at = query.at === undefined ? new Date() : new Date(query.at);
+  await record(store, 'cli audit access', { id, at: at.toISOString() });
+  const review = await reviewAccessAt(store, id, at);
+  if (!review) {
+    process.stderr.write(`resource ${id} has no history\n`);
+    return 1;
+  }
+  const json = accessJson(id, at, review);
+  if (format === 'jsonl') {
+    out.write(`${JSON.stringify(json)}\n`);
+    return 0;
+  }
+  out.write(`resource ${id} at ${json.at}: ${json.status}\n`);
+  const rows = json.views.flatMap((v) =>
+    v.users.map((u) => [
+      v.communityId === null ? `project-wide (${v.viewKey})` : `${v.communityName ?? ''} (${v.viewKey})`,
+      `${v.governedBy} ${v.effectivePrivacyLevel}`,
+      `${u.userId} ${u.name}`,
+      u.reasons.map((r) => r.description).join('; '),
+    ]),
+  );
+  out.write(formatTable(['view', 'level', 'user', 'why'], rows));
+  return 0;
+}
