@@ -103,6 +103,30 @@ export class ReadModelRunner {
     await this.follow();
   }
 
+  /**
+   * For a runner that projects without a lease (a rebuild's builder): readies the read model and
+   * says where its catch-up starts, so that several runners can catch up from one read of the
+   * log (`catchUp`) before each `follows live`.
+   */
+  async prepareCatchUp(): Promise<bigint | undefined> {
+    this.running = true;
+    this.leading = true;
+    await this.adoptLog();
+    this.position = await this.projection.store.checkpoint(this.name);
+    return this.position;
+  }
+
+  async catchUp(batch: readonly RecordedEvent[]): Promise<void> {
+    const fresh = this.position === undefined ? batch : batch.filter((e) => e.position > (this.position ?? 0n));
+    if (fresh.length === 0) return;
+    await this.commit(fresh);
+    if (this.position !== undefined) this.options.onCatchUp?.(this.name, this.position);
+  }
+
+  followLive(): void {
+    this.subscribe();
+  }
+
   async stop(): Promise<void> {
     this.running = false;
     clearTimeout(this.resubscribeTimer);

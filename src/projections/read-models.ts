@@ -1,9 +1,12 @@
 import { createHash } from 'node:crypto';
+import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { EventStore } from '../infra/event-store/event-store';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import type { ReadModelDigest, ReadModelProjection } from './read-model-projection';
 import { ReadModelRunner, type RunnerOptions } from './read-model-runner';
+
+const SHARED_CATCH_UP_BATCH = 2000;
 
 /**
  * Every read model's runner behind one face: a write waits until all of them show its events,
@@ -12,12 +15,32 @@ import { ReadModelRunner, type RunnerOptions } from './read-model-runner';
 export class ReadModels {
   readonly runners: readonly ReadModelRunner[];
 
-  constructor(events: EventStore, projections: readonly ReadModelProjection[], logger: Logger, options?: RunnerOptions) {
+  constructor(
+    private readonly events: EventStore,
+    projections: readonly ReadModelProjection[],
+    logger: Logger,
+    private readonly options?: RunnerOptions,
+  ) {
     this.runners = projections.map((projection) => new ReadModelRunner(events, projection, logger, options));
   }
 
   async start(): Promise<void> {
-    await Promise.all(this.runners.map((runner) => runner.start()));
+    if (this.options?.role === 'follow' || this.options?.lease) {
+      await Promise.all(this.runners.map((runner) => runner.start()));
+      return;
+    }
+    // No lease: every runner projects here. One read of the log feeds them all (a rebuild reads
+    // the whole log once instead of once per read model).
+    const starts = await Promise.all(this.runners.map((runner) => runner.prepareCatchUp()));
+    let from = starts.some((p) => p === undefined) ? undefined : starts.reduce((a, b) => (b !== undefined && a !== undefined && b < a ? b : a));
+    for (;;) {
+      const batch = await this.events.readAll(from, SHARED_CATCH_UP_BATCH);
+      for (const runner of this.runners) await runner.catchUp(batch);
+      if (batch.length < SHARED_CATCH_UP_BATCH) break;
+      from = batch.at(-1)?.position;
+      await yieldToRequests();
+    }
+    for (const runner of this.runners) runner.followLive();
   }
 
   async stop(): Promise<void> {
