@@ -40,7 +40,8 @@ export type ApiKeyRotated = Event<
 >;
 
 export type ApiKeyEvent = ApiKeyCreated | ApiKeyRevoked | ApiKeyRotated;
-export type ApiKeyEventData = Pick<ApiKeyEvent, 'type' | 'data'>;
+/** An event as decided, before the command layer stamps its metadata. */
+export type ApiKeyEventData = ApiKeyEvent extends infer E ? (E extends ApiKeyEvent ? Pick<E, 'type' | 'data'> : never) : never;
 
 export const API_KEY_EVENT_TYPES: ReadonlySet<string> = new Set<ApiKeyEvent['type']>([
   'ApiKeyCreated',
