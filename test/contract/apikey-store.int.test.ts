@@ -171,14 +171,14 @@ function applyWrite<T extends { _id: number }>(docs: T[], { filter, update, upse
   const { $setOnInsert, ...modifier } = update as Record<string, Record<string, unknown>>;
   const matched = new Query(filter as Record<string, unknown>).find<T>(docs).all().length > 0;
   if (matched) {
-    if (Object.keys(modifier).length > 0) updateOne(docs, filter as Record<string, unknown>, modifier as never);
+    if (Object.keys(modifier).length > 0) updateOne(docs, filter as never, modifier as never);
     return;
   }
   if (!upsert) return;
   const fromFilter = Object.fromEntries(Object.entries(filter).filter(([, v]) => typeof v !== 'object' || v === null));
   const doc = { ...fromFilter, ...$setOnInsert } as T;
   docs.push(doc);
-  if (Object.keys(modifier).length > 0) updateOne(docs, { _id: doc._id }, modifier as never);
+  if (Object.keys(modifier).length > 0) updateOne(docs, { _id: doc._id } as never, modifier as never);
 }
 
 /** The MongoDB adapter's pure filters and updates, evaluated by mingo over in-memory documents. */
