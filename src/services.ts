@@ -22,6 +22,11 @@ import type { ReadModelProjection } from './projections/read-model-projection';
 import { ReadModels } from './projections/read-models';
 import { MongoReadDb } from './infra/read-models/mongo-read-db';
 import { SqliteReadDb } from './infra/read-models/sqlite-read-db';
+import { ResilientCache } from './infra/cache/resilient-cache';
+import { MongoApiKeyStore } from './infra/read-models/mongo-apikey-store';
+import { SqliteApiKeyStore } from './infra/read-models/sqlite-apikey-store';
+import { apiKeyProjection } from './projections/apikeys/apikey-projection';
+import type { ApiKeyStore } from './projections/apikeys/apikey-store';
 
 export type Services = AppContext & { close(): Promise<void> };
 
@@ -51,12 +56,16 @@ async function closeReadDb(readDb: ReadDb): Promise<void> {
 }
 
 /** Every read model's store, opened on the read database, and the projections that feed them. */
-export function openReadModelStores(_readDb: ReadDb): { projections: ReadModelProjection[] } {
-  return { projections: [] };
+export function openReadModelStores(readDb: ReadDb): { projections: ReadModelProjection[]; apiKeys: ApiKeyStore } {
+  const apiKeys = readDb.kind === 'sqlite' ? new SqliteApiKeyStore(readDb.sqlite) : new MongoApiKeyStore(readDb.mongo);
+  return { projections: [apiKeyProjection(apiKeys)], apiKeys };
 }
 
-function openCache(config: Config): Cache & RateLimiter {
-  return config.REDIS_URL ? RedisCache.connect(config.REDIS_URL) : new MemoryCache();
+/** Redis behind the outage policy of ResilientCache, or the in-process cache. */
+function openCache(config: Config, logger: Logger): Cache & RateLimiter {
+  return config.REDIS_URL
+    ? new ResilientCache(RedisCache.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX), logger)
+    : new MemoryCache();
 }
 
 /** The composition root: opens every adapter, then projects the log before anything is served. */
@@ -65,7 +74,7 @@ export async function createServices(config: Config, logger: Logger, clock: () =
   const metrics = new Metrics();
   const eventStore = meteredEventStore(openEventStore(config), metrics);
   const readStore = await openReadStore(config);
-  const cache = openCache(config);
+  const cache = openCache(config, logger);
   const runner = new ProjectionRunner(eventStore, readStore, allProjections, logger);
   await runner.start();
   const readDb = await openReadDb(config);
@@ -81,6 +90,7 @@ export async function createServices(config: Config, logger: Logger, clock: () =
     cache,
     runner,
     readModels,
+    apiKeys: stores.apiKeys,
     directory: new DirectoryReader(readStore),
     sessions: new SessionVerifier({ secret: secrets.jwtSecret, jwksUrl: secrets.jwksUrl }),
     clock,

@@ -9,6 +9,7 @@ import type { Secrets } from '../infra/dev-secrets';
 import type { DirectoryReader } from '../projections/directory/directory-reader';
 import type { ProjectionRunner } from '../projections/projection-runner';
 import type { ReadModels } from '../projections/read-models';
+import type { ApiKeyStore } from '../projections/apikeys/apikey-store';
 
 /** Everything a route needs, built once by the composition root. */
 export type AppContext = {
@@ -20,6 +21,7 @@ export type AppContext = {
   readonly cache: Cache & RateLimiter;
   readonly runner: ProjectionRunner;
   readonly readModels: ReadModels;
+  readonly apiKeys: ApiKeyStore;
   readonly directory: DirectoryReader;
   readonly sessions: SessionVerifier;
   readonly clock: () => Date;
