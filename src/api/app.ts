@@ -11,6 +11,9 @@ import { operatorRoutes } from './routes/operator-routes';
 import { privacyRoutes } from './routes/privacy-routes';
 import { resourceRoutes } from './routes/resource-routes';
 import { userRoutes } from './routes/user-routes';
+import { apiKeyRoutes } from './routes/apikey-routes';
+import { ApiKeyVerifier } from './middleware/api-key-authenticator';
+import { argon2Hasher } from '../infra/auth/secret-hasher';
 
 /** JSON bodies above this are refused with 413 before they are parsed. */
 export const JSON_BODY_LIMIT = '1mb';
@@ -28,8 +31,17 @@ export function buildApp(ctx: AppContext): express.Express {
   app.use(operatorRoutes(ctx));
 
   // Every /api route below requires a credential.
-  app.use('/api', authenticate({ sessions: ctx.sessions, directory: ctx.directory }));
+  const apiKeys = new ApiKeyVerifier({
+    store: ctx.apiKeys,
+    cache: ctx.cache,
+    hasher: argon2Hasher,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    limitPerHour: ctx.config.RATE_LIMIT_PER_HOUR,
+  });
+  app.use('/api', authenticate({ sessions: ctx.sessions, directory: ctx.directory, apiKeys }));
   app.use(userRoutes());
+  app.use(apiKeyRoutes(ctx, argon2Hasher));
   app.use(applicationRoutes(ctx));
   app.use(resourceRoutes(ctx));
   app.use(privacyRoutes(ctx));

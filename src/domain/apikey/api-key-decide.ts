@@ -16,6 +16,7 @@ export const HOUR_MS = 3_600_000;
 export type KeyState = {
   readonly id: number;
   readonly keyId: string;
+  readonly name: string;
   readonly secretHash: string;
   readonly createdAt: string;
   readonly expiresAt: string;
@@ -151,6 +152,7 @@ export function evolve(state: ApiKeysState, event: ApiKeyEventData): ApiKeysStat
       keys.set(data.id, {
         id: data.id,
         keyId: data.keyId,
+        name: data.name,
         secretHash: data.secretHash,
         createdAt: data.createdAt,
         expiresAt: data.expiresAt,
