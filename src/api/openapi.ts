@@ -5,6 +5,13 @@ import type { z } from 'zod';
 import { directoryBatchSchema } from '../domain/directory/directory-events';
 import { packageFile } from '../infra/package-file';
 import { applicationsPathParams, listApplicationsBody } from './routes/application-routes';
+import {
+  apiKeyListSchema,
+  apiKeyPathParams,
+  createApiKeyBody,
+  issuedApiKeySchema,
+  rotateApiKeyBody,
+} from './schemas/apikey-schemas';
 import { getResourcePrivacyQuery, saveResourcePrivacyBody, unshareResourceBody } from './schemas/privacy-schemas';
 import { getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from './schemas/resource-schemas';
 import {
@@ -27,10 +34,10 @@ import {
  * GET /openapi.json; test/api/openapi.int.test.ts fails when a served route is missing here.
  */
 
-export const SECURITY = { bearer: 'bearerAuth', directoryToken: 'directoryToken' } as const;
+export const SECURITY = { bearer: 'bearerAuth', apiKey: 'apiKeyAuth', directoryToken: 'directoryToken' } as const;
 
 /** An error status a route can answer, and when. */
-type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 503;
+type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503;
 
 const ERROR_DESCRIPTIONS: Record<ErrorStatus | 500, string> = {
   400: 'Invalid request (`/problems/validation`, `/problems/malformed-json`); `errors[].field` names each bad field',
@@ -40,6 +47,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus | 500, string> = {
   409: 'Conflict (`/problems/conflict`)',
   413: 'The body is over the size limit (`/problems/payload-too-large`)',
   415: 'Unsupported body encoding (`/problems/unsupported-media-type`)',
+  429: 'API key over its hourly quota, or too many failed key attempts (`/problems/rate-limited`); `Retry-After` in seconds',
   503: 'Stored, but the read models did not catch up in time (`/problems/unavailable`)',
   500: 'Unexpected error (`/problems/internal`)',
 };
@@ -48,6 +56,9 @@ const problemResponse = (status: ErrorStatus | 500): ResponseConfig => ({
   description: ERROR_DESCRIPTIONS[status],
   ...(status === 401
     ? { headers: { 'WWW-Authenticate': { description: 'Why the credential was refused (RFC 6750)', schema: { type: 'string' } } } }
+    : {}),
+  ...(status === 429
+    ? { headers: { 'Retry-After': { description: 'Seconds until a request can succeed again', schema: { type: 'integer' } } } }
     : {}),
   content: { 'application/problem+json': { schema: problemSchema } },
 });
@@ -67,7 +78,9 @@ type Operation = Omit<RouteConfig, 'responses'> & {
 /** Registers one operation with its success responses, its problems, and the 500 every route can answer. */
 function operation(registry: OpenAPIRegistry, { ok, errors, ...route }: Operation): void {
   const responses: RouteConfig['responses'] = { ...ok };
-  for (const status of [...errors, 500 as const]) responses[status] = problemResponse(status);
+  // Every route that takes an API key can answer its quota's 429.
+  const byKey = route.security?.some((s) => SECURITY.apiKey in s) === true && !errors.includes(429);
+  for (const status of [...errors, ...(byKey ? [429 as const] : []), 500 as const]) responses[status] = problemResponse(status);
   registry.registerPath({ ...route, responses });
 }
 
@@ -79,13 +92,21 @@ function buildRegistry(): OpenAPIRegistry {
     bearerFormat: 'JWT',
     description: 'Interactive session token: `Authorization: Bearer <token>`',
   });
+  registry.registerComponent('securitySchemes', SECURITY.apiKey, {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description:
+      'API key `svc_live_<keyId>.<secret>` for machine clients; every answer carries RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, RateLimit-Policy and RateLimit',
+  });
   registry.registerComponent('securitySchemes', SECURITY.directoryToken, {
     type: 'apiKey',
     in: 'header',
     name: 'X-Directory-Token',
     description: 'The directory sync token of the platform and of operators (/internal routes)',
   });
-  const api = { security: [{ [SECURITY.bearer]: [] }] };
+  const api = { security: [{ [SECURITY.bearer]: [] }, { [SECURITY.apiKey]: [] }] as Record<string, string[]>[] };
+  const sessionOnly = { security: [{ [SECURITY.bearer]: [] }] };
   const internal = { security: [{ [SECURITY.directoryToken]: [] }] };
   const publicRoute = { security: [] };
 
@@ -203,6 +224,47 @@ function buildRegistry(): OpenAPIRegistry {
     errors: [401, 403],
   });
 
+  // API keys: interactive sessions only (a call made with a key is a 403).
+  operation(registry, {
+    method: 'post',
+    path: '/api/apikey',
+    tags: ['apikeys'],
+    summary: 'Create an API key; the plaintext key is in this answer only',
+    ...sessionOnly,
+    request: { body: jsonBody(createApiKeyBody) },
+    ok: { 200: json('The new key, with its plaintext `key`', issuedApiKeySchema) },
+    errors: [400, 401, 403, 409, 413, 415, 503],
+  });
+  operation(registry, {
+    method: 'get',
+    path: '/api/apikey',
+    tags: ['apikeys'],
+    summary: "The caller's keys that are not revoked, newest first; never a secret",
+    ...sessionOnly,
+    ok: { 200: json('A bare array, `[]` when there are none', apiKeyListSchema) },
+    errors: [401, 403],
+  });
+  operation(registry, {
+    method: 'delete',
+    path: '/api/apikey/{id}',
+    tags: ['apikeys'],
+    summary: 'Revoke a key at once and permanently, on every process',
+    ...sessionOnly,
+    request: { params: apiKeyPathParams },
+    ok: { 204: { description: 'Revoked; no body' } },
+    errors: [400, 401, 403, 404, 503],
+  });
+  operation(registry, {
+    method: 'post',
+    path: '/api/apikey/{id}/rotate',
+    tags: ['apikeys'],
+    summary: 'A new secret for the same key; the previous one keeps working for `graceHours` (default 24)',
+    ...sessionOnly,
+    request: { params: apiKeyPathParams, body: jsonBody(rotateApiKeyBody, false) },
+    ok: { 200: json('The key with its new plaintext `key` (same id and keyId)', issuedApiKeySchema) },
+    errors: [400, 401, 403, 404, 409, 413, 415, 503],
+  });
+
   // Platform feed and operators.
   operation(registry, {
     method: 'post',
@@ -276,6 +338,7 @@ export function openApiDocument(): OpenApiDocument {
       { name: 'privacy', description: 'Privacy and cross-community sharing (SPEC.md)' },
       { name: 'applications', description: 'The paginated example endpoint (SPEC.md "Paginated endpoints")' },
       { name: 'user', description: 'The current user' },
+      { name: 'apikeys', description: 'API keys for machine clients (SPEC.md; rotation from DESIGN.md)' },
       { name: 'internal', description: 'Directory feed and operator endpoints, X-Directory-Token' },
       { name: 'health', description: 'Public: probes and this document' },
     ],
