@@ -13,6 +13,8 @@ export const configSchema = z.object({
   EVENTSTORE_URL: optionalUrl,
   MONGODB_URL: optionalUrl,
   REDIS_URL: optionalUrl,
+  /** Prefix of every Redis key this service writes: processes sharing a budget share it. */
+  REDIS_KEY_PREFIX: z.string().min(1).max(64).default('prs:'),
   AUTH_JWT_SECRET: optionalSecret,
   AUTH_JWKS_URL: optionalUrl,
   /** Checked against the token's `aud` and `iss` when set; both required with AUTH_JWKS_URL. */

@@ -12,11 +12,16 @@ import type { ReadModelProjection } from './projections/read-model-projection';
 import { resourceProjection } from './projections/resources/resource-projection';
 import type { ResourceViewStore } from './projections/resources/resource-view-store';
 import type { ReadDb } from './infra/read-models/read-db';
+import { MongoApiKeyStore } from './infra/read-models/mongo-apikey-store';
+import { SqliteApiKeyStore } from './infra/read-models/sqlite-apikey-store';
+import { apiKeyProjection } from './projections/apikeys/apikey-projection';
+import type { ApiKeyStore } from './projections/apikeys/apikey-store';
 
 export type ReadModelStores = {
   readonly directory: DirectoryStore;
   readonly resources: ResourceViewStore;
   readonly applications: ApplicationStore;
+  readonly apiKeys: ApiKeyStore;
   readonly projections: ReadModelProjection[];
 };
 
@@ -28,15 +33,17 @@ export async function openReadModelStores(readDb: ReadDb): Promise<ReadModelStor
           directory: new SqliteDirectoryStore(readDb.sqlite),
           resources: new SqliteResourceViewStore(readDb.sqlite),
           applications: new SqliteApplicationStore(readDb.sqlite),
+          apiKeys: new SqliteApiKeyStore(readDb.sqlite),
         }
       : {
           directory: await MongoDirectoryStore.open(readDb.mongo),
           resources: await MongoResourceViewStore.open(readDb.mongo),
           applications: await MongoApplicationStore.open(readDb.mongo),
+          apiKeys: new MongoApiKeyStore(readDb.mongo),
         };
   return {
     ...stores,
-    projections: [directoryProjection(stores.directory), resourceProjection(stores.resources), applicationProjection(stores.applications)],
+    projections: [directoryProjection(stores.directory), resourceProjection(stores.resources), applicationProjection(stores.applications), apiKeyProjection(stores.apiKeys)],
   };
 }
 

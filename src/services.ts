@@ -20,6 +20,7 @@ import { readGenerations } from './infra/read-models/read-generations';
 import { ReadSide } from './read-side';
 
 export { openReadModelStores, type ReadModelStores } from './read-model-stores';
+import { ResilientCache } from './infra/cache/resilient-cache';
 
 export type Services = AppContext & { close(): Promise<void> };
 
@@ -37,8 +38,11 @@ export function openEventStore(config: Config): EventStore {
     : SqliteEventStore.open(path.join(config.DATA_DIR, 'events.sqlite'));
 }
 
-function openCache(config: Config): Cache & RateLimiter {
-  return config.REDIS_URL ? RedisCache.connect(config.REDIS_URL) : new MemoryCache();
+/** Redis behind the outage policy of ResilientCache, or the in-process cache. */
+function openCache(config: Config, logger: Logger): Cache & RateLimiter {
+  return config.REDIS_URL
+    ? new ResilientCache(RedisCache.connect(config.REDIS_URL, config.REDIS_KEY_PREFIX), logger)
+    : new MemoryCache();
 }
 
 /** The composition root: opens every adapter, then catches the read models up before anything is served. */
@@ -46,7 +50,7 @@ export async function createServices(config: Config, logger: Logger, clock: () =
   const secrets = resolveSecrets(config);
   const metrics = new Metrics();
   const eventStore = meteredEventStore(openEventStore(config), metrics);
-  const cache = openCache(config);
+  const cache = openCache(config, logger);
   const holder = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const readSide = await ReadSide.open({
     config,
@@ -81,6 +85,9 @@ export async function createServices(config: Config, logger: Logger, clock: () =
       return readSide.current.stores.applications;
     },
     cache,
+    get apiKeys() {
+      return readSide.current.stores.apiKeys;
+    },
     sessions: new VerifiedTokenCache(
       new SessionVerifier({
         secret: secrets.jwtSecret,

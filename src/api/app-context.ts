@@ -11,6 +11,7 @@ import type { ResourceViewStore } from '../projections/resources/resource-view-s
 import type { ReadDb } from '../infra/read-models/read-db';
 import type { ReadModels } from '../projections/read-models';
 import type { ReadSide } from '../read-side';
+import type { ApiKeyStore } from '../projections/apikeys/apikey-store';
 
 /** Everything a route needs, built once by the composition root. */
 export type AppContext = {
@@ -22,6 +23,7 @@ export type AppContext = {
   readonly cache: Cache & RateLimiter;
   readonly readModels: ReadModels;
   readonly readSide: ReadSide;
+  readonly apiKeys: ApiKeyStore;
   readonly directory: DirectoryReader;
   readonly resources: ResourceViewStore;
   readonly applications: ApplicationStore;

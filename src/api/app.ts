@@ -15,6 +15,9 @@ import { operatorRoutes } from './routes/operator-routes';
 import { privacyRoutes } from './routes/privacy-routes';
 import { resourceRoutes } from './routes/resource-routes';
 import { userRoutes } from './routes/user-routes';
+import { apiKeyRoutes } from './routes/apikey-routes';
+import { ApiKeyVerifier } from './middleware/api-key-authenticator';
+import { argon2Hasher } from '../infra/auth/secret-hasher';
 
 /** JSON bodies above this are refused with 413 before they are parsed. */
 export const JSON_BODY_LIMIT = '1mb';
@@ -46,18 +49,30 @@ function mountApi(app: express.Express, ctx: AppContext, jsonBody: express.Reque
   app.use(directoryRoutes(ctx));
 
   // Every /api route below requires a credential.
+  const apiKeys = new ApiKeyVerifier({
+    // Read at each request: a blue/green rebuild replaces the read models being served.
+    get store() {
+      return ctx.apiKeys;
+    },
+    cache: ctx.cache,
+    hasher: argon2Hasher,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    limitPerHour: ctx.config.RATE_LIMIT_PER_HOUR,
+  });
   app.use(
     '/api',
     authenticate({
       sessions: ctx.sessions,
-      // Read at each request: a blue/green rebuild replaces the directory being served.
       get directory() {
         return ctx.directory;
       },
+      apiKeys,
     }),
     jsonBody,
   );
   app.use(userRoutes());
+  app.use(apiKeyRoutes(ctx, argon2Hasher));
   app.use(applicationRoutes(ctx));
   app.use(resourceRoutes(ctx));
   app.use(privacyRoutes(ctx));

@@ -15,6 +15,13 @@ import {
   resourceAccessSchema,
   resourceHistorySchema,
 } from './schemas/audit-schemas';
+import {
+  apiKeyListSchema,
+  apiKeyPathParams,
+  createApiKeyBody,
+  issuedApiKeySchema,
+  rotateApiKeyBody,
+} from './schemas/apikey-schemas';
 import { getResourcePrivacyQuery, saveResourcePrivacyBody, unshareResourceBody } from './schemas/privacy-schemas';
 import { getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from './schemas/resource-schemas';
 import {
@@ -100,7 +107,8 @@ type Operation = Omit<RouteConfig, 'responses' | 'operationId'> & {
  * answer. /api operations accept API keys, so they also answer 429 and carry the rate-limit headers.
  */
 function operation(registry: OpenAPIRegistry, { ok, errors, ...route }: Operation): void {
-  const rateLimited = route.path.startsWith('/api/');
+  // Routes that take an API key answer its quota's headers, and 429.
+  const rateLimited = route.path.startsWith('/api/') && (route.security ?? []).some((s) => SECURITY.apiKey in s);
   const responses: RouteConfig['responses'] = {};
   for (const [status, response] of Object.entries(ok)) {
     responses[Number(status)] = rateLimited ? { ...response, headers: rateLimitHeaders as ResponseConfig['headers'] } : response;
@@ -135,6 +143,7 @@ function buildRegistry(): OpenAPIRegistry {
     description: 'The directory sync token of the platform and of operators (/internal routes)',
   });
   const api: { security: Record<string, string[]>[] } = { security: [{ [SECURITY.bearer]: [] }, { [SECURITY.apiKey]: [] }] };
+  const sessionOnly = { security: [{ [SECURITY.bearer]: [] }] };
   const internal = { security: [{ [SECURITY.directoryToken]: [] }] };
   const publicRoute = { security: [] };
 
@@ -305,6 +314,51 @@ function buildRegistry(): OpenAPIRegistry {
     errors: [400, 401, 403, 404],
   });
 
+  // API keys: interactive sessions only (a call made with a key is a 403).
+  operation(registry, {
+    method: 'post',
+    path: '/api/apikey',
+    operationId: 'createApiKey',
+    tags: ['apikeys'],
+    summary: 'Create an API key; the plaintext key is in this answer only',
+    ...sessionOnly,
+    request: { body: jsonBody(createApiKeyBody) },
+    ok: { 200: json('The new key, with its plaintext `key`', issuedApiKeySchema) },
+    errors: [400, 401, 403, 409, 413, 415, 503],
+  });
+  operation(registry, {
+    method: 'get',
+    path: '/api/apikey',
+    operationId: 'listApiKeys',
+    tags: ['apikeys'],
+    summary: "The caller's keys that are not revoked, newest first; never a secret",
+    ...sessionOnly,
+    ok: { 200: json('A bare array, `[]` when there are none', apiKeyListSchema) },
+    errors: [401, 403],
+  });
+  operation(registry, {
+    method: 'delete',
+    path: '/api/apikey/{id}',
+    operationId: 'revokeApiKey',
+    tags: ['apikeys'],
+    summary: 'Revoke a key at once and permanently, on every process',
+    ...sessionOnly,
+    request: { params: apiKeyPathParams },
+    ok: { 204: { description: 'Revoked; no body' } },
+    errors: [400, 401, 403, 404, 503],
+  });
+  operation(registry, {
+    method: 'post',
+    path: '/api/apikey/{id}/rotate',
+    operationId: 'rotateApiKey',
+    tags: ['apikeys'],
+    summary: 'A new secret for the same key; the previous one keeps working for `graceHours` (default 24)',
+    ...sessionOnly,
+    request: { params: apiKeyPathParams, body: jsonBody(rotateApiKeyBody, false) },
+    ok: { 200: json('The key with its new plaintext `key` (same id and keyId)', issuedApiKeySchema) },
+    errors: [400, 401, 403, 404, 409, 413, 415, 503],
+  });
+
   // Platform feed and operators.
   operation(registry, {
     method: 'post',
@@ -410,6 +464,7 @@ export function openApiDocument(): OpenApiDocument {
       { name: 'applications', description: 'The paginated example endpoint (SPEC.md "Paginated endpoints")' },
       { name: 'user', description: 'The current user' },
       { name: 'audit', description: 'The audit trail, for users with the platform role auditor (either credential)' },
+      { name: 'apikeys', description: 'API keys for machine clients (SPEC.md; rotation from DESIGN.md)' },
       { name: 'internal', description: 'Directory feed and operator endpoints, X-Directory-Token' },
       { name: 'health', description: 'Public: probes and this document' },
     ],

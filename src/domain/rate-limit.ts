@@ -12,7 +12,8 @@
  * - During a lockout every request is denied and none counts as a new violation, so a client that
  *   keeps retrying is not punished more than one that waits.
  * - When the lockout ends a fresh window starts: `Retry-After` promises that a request made after
- *   it succeeds, which would be false if the exhausted window carried on.
+ *   it succeeds, which would be false if the exhausted window carried on. So while locked out,
+ *   `resetSeconds` (when the quota is full again) is the end of the lockout, like `Retry-After`.
  *
  * Times are integer milliseconds since the epoch; policy values are integer seconds.
  */
@@ -30,7 +31,7 @@ export type RateLimitDecision = {
   readonly limit: number;
   /** Requests left in the current window; never negative. */
   readonly remaining: number;
-  /** Seconds until the window ends, or the lockout ends when that is later. */
+  /** Seconds until the quota is full again: the window's end, or the lockout's end while locked out. */
   readonly resetSeconds: number;
   /** Set on denials only: seconds until a request can succeed again (at least 1). */
   readonly retryAfterSeconds?: number;
@@ -49,7 +50,7 @@ export type RateLimitState =
     }
   | {
       readonly kind: 'locked';
-      /** The window the violation happened in: it still bounds `resetSeconds`. */
+      /** The window the violation happened in (kept for the state's expiry). */
       readonly windowStartMs: number;
       readonly lockedUntilMs: number;
       readonly lastViolation: Violation;
@@ -90,14 +91,13 @@ export function consumeRateLimit(state: RateLimitState | null, nowMs: number, po
 
   if (state?.kind === 'locked' && nowMs < state.lockedUntilMs) {
     const retryAfterSeconds = Math.max(1, ceilSeconds(state.lockedUntilMs - nowMs));
-    const windowLeft = ceilSeconds(state.windowStartMs + windowMs - nowMs);
     return {
       state,
       decision: {
         allowed: false,
         limit: policy.limit,
         remaining: 0,
-        resetSeconds: Math.max(windowLeft, retryAfterSeconds),
+        resetSeconds: retryAfterSeconds,
         retryAfterSeconds,
       },
     };
@@ -133,7 +133,7 @@ export function consumeRateLimit(state: RateLimitState | null, nowMs: number, po
       allowed: false,
       limit: policy.limit,
       remaining: 0,
-      resetSeconds: Math.max(windowLeft, lockoutSeconds),
+      resetSeconds: lockoutSeconds,
       retryAfterSeconds: lockoutSeconds,
     },
   };
@@ -150,3 +150,29 @@ export function rateLimitStateExpiresAtMs(state: RateLimitState, policy: RateLim
     state.lastViolation === null ? 0 : state.lastViolation.atMs + policy.violationMemorySeconds * 1000;
   return Math.max(windowEndMs, lockedUntilMs, forgottenAtMs);
 }
+
+/**
+ * The per-key quota of API keys (DESIGN.md "Rate limit"): `limitPerHour` requests an hour; each
+ * violation within 24 h of the previous one doubles the lockout from 60 s, capped at 24 h.
+ */
+export function apiKeyRatePolicy(limitPerHour: number): RateLimitPolicy {
+  return {
+    limit: limitPerHour,
+    windowSeconds: 3600,
+    baseLockoutSeconds: 60,
+    maxLockoutSeconds: 86_400,
+    violationMemorySeconds: 86_400,
+  };
+}
+
+/**
+ * Verification attempts (argon2 runs) allowed per key id and per client address: a flood of
+ * wrong secrets is refused before hashing once over it, and never touches the key's own quota.
+ */
+export const API_KEY_VERIFY_POLICY: RateLimitPolicy = {
+  limit: 10,
+  windowSeconds: 60,
+  baseLockoutSeconds: 60,
+  maxLockoutSeconds: 3600,
+  violationMemorySeconds: 3600,
+};

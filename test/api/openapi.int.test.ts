@@ -141,7 +141,7 @@ describe('OpenAPI document and response contract', () => {
       }
     });
 
-    it('secures /api with a bearer JWT or an X-API-Key, /internal with the X-Directory-Token header; the rest is public', () => {
+    it('secures /api with a bearer JWT or an API key (key management: bearer only) and /internal with the X-Directory-Token header; the rest is public', () => {
       expect(doc.components.securitySchemes).toEqual({
         bearerAuth: expect.objectContaining({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' }),
         apiKeyAuth: expect.objectContaining({ type: 'apiKey', in: 'header', name: 'X-API-Key' }),
@@ -149,7 +149,8 @@ describe('OpenAPI document and response contract', () => {
       });
       for (const [p, item] of Object.entries(doc.paths)) {
         for (const op of Object.values(item)) {
-          if (p.startsWith('/api/')) expect(op.security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: [] }]);
+          if (p.startsWith('/api/apikey')) expect(op.security).toEqual([{ bearerAuth: [] }]);
+          else if (p.startsWith('/api/')) expect(op.security).toEqual([{ bearerAuth: [] }, { apiKeyAuth: [] }]);
           else if (p.startsWith('/internal/')) expect(op.security).toEqual([{ directoryToken: [] }]);
           else expect(op.security).toEqual([]);
         }

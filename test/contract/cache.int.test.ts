@@ -122,7 +122,7 @@ export function describeCacheContract(name: string, factory: () => Promise<Harne
           { allowed: true, limit: 5, remaining: 2, resetSeconds: 3600 },
           { allowed: true, limit: 5, remaining: 1, resetSeconds: 3600 },
           { allowed: true, limit: 5, remaining: 0, resetSeconds: 3600 },
-          { allowed: false, limit: 5, remaining: 0, resetSeconds: 3600, retryAfterSeconds: 60 },
+          { allowed: false, limit: 5, remaining: 0, resetSeconds: 60, retryAfterSeconds: 60 },
         ]);
       });
 
@@ -146,7 +146,7 @@ export function describeCacheContract(name: string, factory: () => Promise<Harne
           allowed: false,
           limit: 5,
           remaining: 0,
-          resetSeconds: 3570,
+          resetSeconds: 30,
           retryAfterSeconds: 30,
         });
         await expect(cache.consume(k, policy, T0 + s(60) - 1)).resolves.toMatchObject({

@@ -1,5 +1,5 @@
 import type { RateLimitPolicy, RateLimitState } from '../../src/domain/rate-limit';
-import { consumeRateLimit, rateLimitStateExpiresAtMs } from '../../src/domain/rate-limit';
+import { apiKeyRatePolicy, consumeRateLimit, rateLimitStateExpiresAtMs } from '../../src/domain/rate-limit';
 
 const policy: RateLimitPolicy = {
   limit: 3,
@@ -74,7 +74,7 @@ describe('consumeRateLimit', () => {
         allowed: false,
         limit: 3,
         remaining: 0,
-        resetSeconds: 3590,
+        resetSeconds: 60,
         retryAfterSeconds: 60,
       });
     });
@@ -125,8 +125,8 @@ describe('consumeRateLimit', () => {
       expect(decisions[0]).toEqual({ allowed: true, limit: 3, remaining: 2, resetSeconds: 3600 });
     });
 
-    it('when locked, then resetSeconds is the later of window end and lockout end', () => {
-      expect(consumeRateLimit(locked, T0 + s(30), policy).decision.resetSeconds).toBe(3570);
+    it('when locked, then resetSeconds is the end of the lockout, as retryAfter (a fresh window starts then)', () => {
+      expect(consumeRateLimit(locked, T0 + s(30), policy).decision.resetSeconds).toBe(30);
 
       const lateInWindow = violatedAt(T0 + s(3590), consumeMany(null, T0, 1).state);
       expect(consumeRateLimit(lateInWindow, T0 + s(3595), policy).decision.resetSeconds).toBe(55);
@@ -219,5 +219,30 @@ describe('rateLimitStateExpiresAtMs', () => {
         consumeMany(null, at - 1, policy.limit + 1).decisions,
       );
     }
+  });
+});
+
+describe('apiKeyRatePolicy', () => {
+  it('given a key that goes over its hourly quota again after each lockout, then the lockout doubles from 60 s up to 24 h', () => {
+    const p = apiKeyRatePolicy(2);
+    let state: RateLimitState | null = null;
+    let now = T0;
+    const lockouts: (number | undefined)[] = [];
+    for (let i = 0; i < 12; i++) {
+      const { state: next, decisions } = consumeMany(state, now, p.limit + 1, p);
+      lockouts.push(decisions.at(-1)?.retryAfterSeconds);
+      state = next;
+      now += s(decisions.at(-1)?.retryAfterSeconds ?? 0);
+    }
+
+    expect(lockouts).toEqual([60, 120, 240, 480, 960, 1920, 3840, 7680, 15_360, 30_720, 61_440, 86_400]);
+  });
+
+  it('given a violation more than 24 h ago, when the key goes over again, then the lockout is back to 60 s', () => {
+    const p = apiKeyRatePolicy(2);
+    const first = consumeMany(null, T0, 3, p).state;
+    const { decisions } = consumeMany(first, T0 + s(86_400), 3, p);
+
+    expect(decisions.at(-1)).toMatchObject({ allowed: false, retryAfterSeconds: 60, resetSeconds: 60 });
   });
 });

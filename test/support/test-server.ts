@@ -31,10 +31,11 @@ export type TestServer = {
   close(): Promise<void>;
 };
 
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+/** `clock`: the service's clock, for tests of time (expiry, lockouts) that must never sleep. */
+export async function startTestServer(env: Record<string, string> = {}, options: { clock?: () => Date } = {}): Promise<TestServer> {
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'prs-test-'));
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: '0', ...env, DATA_DIR: dataDir });
-  const services = await createServices(config, createLogger(config.LOG_LEVEL));
+  const services = await createServices(config, createLogger(config.LOG_LEVEL), options.clock);
   const app = buildApp(services);
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -63,7 +64,9 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   };
 
-  const token = (userId: number, options = {}) => mintSessionToken(services.secrets.jwtSecret ?? '', { userId, ...options });
+  // Issued at the service's own clock, so tests that move the clock get tokens it accepts.
+  const token = (userId: number, options = {}) =>
+    mintSessionToken(services.secrets.jwtSecret ?? '', { userId, issuedAt: Math.floor(services.clock().getTime() / 1000), ...options });
   const sessions = new Map<number, Promise<string>>();
 
   return {

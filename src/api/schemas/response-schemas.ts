@@ -261,7 +261,9 @@ export const healthReadySchema = z
       .object({
         eventStore: probe,
         readStore: probe,
-        cache: probe,
+        cache: z.enum(['ok', 'degraded', 'unreachable']).meta({
+          description: '"degraded": Redis is down; this process serves on its own cache and rate limits',
+        }),
         projections: z.string().meta({ description: '"ok", or why the projections stopped' }),
       })
       .strict(),

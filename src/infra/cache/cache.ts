@@ -17,6 +17,8 @@ export interface Cache {
   del(key: string): Promise<void>;
   /** Resolves when the backing store answers; rejects otherwise. */
   ping(): Promise<void>;
+  /** Adapters that keep serving from a fallback while their store is down say so here. */
+  health?(): Promise<'ok' | 'degraded'>;
   close(): Promise<void>;
 }
 

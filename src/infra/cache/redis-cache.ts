@@ -37,8 +37,7 @@ local vl = tonumber(s[6])
 
 if kind == 'l' and now < lu then
   local retryAfter = math.max(1, ceilSeconds(lu - now))
-  local reset = math.max(ceilSeconds(ws + windowMs - now), retryAfter)
-  return {0, limit, 0, reset, retryAfter}
+  return {0, limit, 0, retryAfter, retryAfter}
 end
 
 if not (kind == 'c' and now < ws + windowMs) then
@@ -72,7 +71,7 @@ end
 va = now
 vl = lockout
 save('l', 0, now + lockout * 1000)
-return {0, limit, 0, math.max(windowLeft, lockout), lockout}
+return {0, limit, 0, lockout, lockout}
 `;
 
 type ConsumeReply = [number, number, number, number, number];

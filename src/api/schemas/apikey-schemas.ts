@@ -1,0 +1,55 @@
+import { z } from 'zod';
+
+const integer = z.number().int();
+const timestamp = z.string().meta({ description: 'ISO 8601 UTC timestamp' });
+
+/** POST /api/apikey (SPEC.md): the name is trimmed, then 1–100 characters; a lifetime of 1–180 whole days. */
+export const createApiKeyBody = z
+  .object({
+    name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
+    expiresInDays: integer.min(1).max(180).optional().meta({ description: 'Lifetime in days, 1 to 180; default 90' }),
+  })
+  .meta({ id: 'CreateApiKeyRequest' });
+
+/** POST /api/apikey/{id}/rotate: how long the previous secret keeps working. */
+export const rotateApiKeyBody = z
+  .object({
+    graceHours: integer.min(0).max(168).optional().meta({ description: 'Hours the previous secret keeps working, 0 to 168; default 24' }),
+  })
+  .meta({ id: 'RotateApiKeyRequest' });
+
+export const apiKeyPathParams = z.object({
+  id: z
+    .string()
+    .regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer')
+    .transform(Number)
+    .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
+});
+
+/** The creation (and rotation) answer: the only one that carries the plaintext `key`. */
+export const issuedApiKeySchema = z
+  .object({
+    id: integer,
+    key: z.string().meta({ description: 'The full key, `keyId.secret`; shown once, never retrievable again' }),
+    keyId: z.string().meta({ description: 'The public part, `svc_live_...`' }),
+    name: z.string(),
+    createdAt: timestamp,
+    expiresAt: timestamp,
+  })
+  .strict()
+  .meta({ id: 'IssuedApiKey' });
+
+export const apiKeyListItemSchema = z
+  .object({
+    id: integer,
+    keyId: z.string(),
+    name: z.string(),
+    createdAt: timestamp,
+    expiresAt: timestamp,
+    lastUsedAt: timestamp.nullable().meta({ description: 'Recorded at most once a minute, so it may lag' }),
+    isExpired: z.boolean(),
+  })
+  .strict()
+  .meta({ id: 'ApiKey' });
+
+export const apiKeyListSchema = z.array(apiKeyListItemSchema).meta({ id: 'ApiKeyList' });

@@ -1,0 +1,44 @@
+import type { ApiKeyEventData } from '../../domain/apikey/api-key-events';
+import { API_KEY_EVENT_TYPES } from '../../domain/apikey/api-key-events';
+import type { RecordedEvent } from '../../infra/event-store/event-store';
+import type { ReadModelProjection } from '../read-model-projection';
+import type { ApiKeyStore } from './apikey-store';
+
+export const API_KEYS_PROJECTION = 'apikeys';
+
+/** Folds the API-key events into the `apikeys` read model; every other event is ignored. */
+export function apiKeyProjection(store: ApiKeyStore): ReadModelProjection {
+  return {
+    name: API_KEYS_PROJECTION,
+    store: store.projectionStore,
+    async apply(recorded: RecordedEvent): Promise<void> {
+      if (!API_KEY_EVENT_TYPES.has(recorded.type)) return;
+      const event = { type: recorded.type, data: recorded.data } as ApiKeyEventData;
+      switch (event.type) {
+        case 'ApiKeyCreated': {
+          const { id, keyId, userId, name, secretHash, createdAt, expiresAt } = event.data;
+          await store.keyCreated({ id, keyId, userId, name, secretHash, createdAt, expiresAt }, recorded.position);
+          return;
+        }
+        case 'ApiKeyRevoked':
+          await store.keyRevoked(event.data.id, recorded.position);
+          return;
+        case 'ApiKeyRotated':
+          await store.keyRotated(
+            event.data.id,
+            {
+              secretHash: event.data.secretHash,
+              graceSecretHash: event.data.previousSecretHash,
+              graceUntil: event.data.previousSecretValidUntil,
+            },
+            recorded.position,
+          );
+          return;
+        default: {
+          const _exhaustive: never = event;
+          throw new Error(`unknown API-key event ${JSON.stringify(_exhaustive)}`);
+        }
+      }
+    },
+  };
+}
