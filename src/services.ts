@@ -22,6 +22,14 @@ import type { ReadModelProjection } from './projections/read-model-projection';
 import { ReadModels } from './projections/read-models';
 import { MongoReadDb } from './infra/read-models/mongo-read-db';
 import { SqliteReadDb } from './infra/read-models/sqlite-read-db';
+import { DiskFileStore } from './infra/files/disk-file-store';
+import type { FileStore } from './infra/files/file-store';
+import { GridFsFileStore } from './infra/files/gridfs-file-store';
+import { MongoFilesStore } from './infra/read-models/mongo-files-store';
+import { SqliteFilesStore } from './infra/read-models/sqlite-files-store';
+import { filesProjection } from './projections/files/files-projection';
+import type { FilesStore } from './projections/files/files-store';
+import { startOrphanSweeper } from './commands/file-lifecycle';
 
 export type Services = AppContext & { close(): Promise<void> };
 
@@ -51,8 +59,20 @@ async function closeReadDb(readDb: ReadDb): Promise<void> {
 }
 
 /** Every read model's store, opened on the read database, and the projections that feed them. */
-export function openReadModelStores(_readDb: ReadDb): { projections: ReadModelProjection[] } {
-  return { projections: [] };
+export async function openReadModelStores(readDb: ReadDb): Promise<{ projections: ReadModelProjection[]; files: FilesStore }> {
+  let files: FilesStore;
+  if (readDb.kind === 'sqlite') files = new SqliteFilesStore(readDb.sqlite);
+  else {
+    const mongoFiles = new MongoFilesStore(readDb.mongo);
+    await mongoFiles.ensureIndexes();
+    files = mongoFiles;
+  }
+  return { projections: [filesProjection(files)], files };
+}
+
+/** Uploaded files: GridFS where MONGODB_URL is set, DATA_DIR/files otherwise. */
+export async function openFileStore(config: Config): Promise<FileStore> {
+  return config.MONGODB_URL ? GridFsFileStore.connect(config.MONGODB_URL) : new DiskFileStore(path.join(config.DATA_DIR, 'files'));
 }
 
 function openCache(config: Config): Cache & RateLimiter {
@@ -69,10 +89,11 @@ export async function createServices(config: Config, logger: Logger, clock: () =
   const runner = new ProjectionRunner(eventStore, readStore, allProjections, logger);
   await runner.start();
   const readDb = await openReadDb(config);
-  const stores = openReadModelStores(readDb);
+  const stores = await openReadModelStores(readDb);
+  const fileStore = await openFileStore(config);
   const readModels = new ReadModels(eventStore, stores.projections, logger);
   await readModels.start();
-  return {
+  const services: AppContext = {
     config,
     logger,
     secrets,
@@ -85,9 +106,16 @@ export async function createServices(config: Config, logger: Logger, clock: () =
     sessions: new SessionVerifier({ secret: secrets.jwtSecret, jwksUrl: secrets.jwksUrl }),
     clock,
     metrics,
+    fileStore,
+    files: stores.files,
+  };
+  const sweeper = startOrphanSweeper(services);
+  return {
+    ...services,
     async close() {
+      sweeper.stop();
       await Promise.all([runner.stop(), readModels.stop()]);
-      await Promise.allSettled([eventStore.close(), readStore.close(), cache.close(), closeReadDb(readDb)]);
+      await Promise.allSettled([eventStore.close(), readStore.close(), cache.close(), closeReadDb(readDb), fileStore.close()]);
     },
   };
 }

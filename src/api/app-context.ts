@@ -6,6 +6,8 @@ import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import type { ReadStore } from '../infra/read-store/read-store';
 import type { Secrets } from '../infra/dev-secrets';
+import type { FileStore } from '../infra/files/file-store';
+import type { FilesStore } from '../projections/files/files-store';
 import type { DirectoryReader } from '../projections/directory/directory-reader';
 import type { ProjectionRunner } from '../projections/projection-runner';
 import type { ReadModels } from '../projections/read-models';
@@ -24,4 +26,7 @@ export type AppContext = {
   readonly sessions: SessionVerifier;
   readonly clock: () => Date;
   readonly metrics: Metrics;
+  /** The uploaded files' bytes, and the files read model (uploads, references). */
+  readonly fileStore: FileStore;
+  readonly files: FilesStore;
 };

@@ -5,6 +5,7 @@ import { errorHandler, routeNotFound } from './middleware/error-handler';
 import { requestLog } from './middleware/request-log';
 import { applicationRoutes } from './routes/application-routes';
 import { directoryRoutes } from './routes/directory-routes';
+import { fileRoutes } from './routes/file-routes';
 import { healthRoutes } from './routes/health-routes';
 import { openApiRoutes } from './routes/openapi-routes';
 import { operatorRoutes } from './routes/operator-routes';
@@ -33,6 +34,7 @@ export function buildApp(ctx: AppContext): express.Express {
   app.use(applicationRoutes(ctx));
   app.use(resourceRoutes(ctx));
   app.use(privacyRoutes(ctx));
+  app.use(fileRoutes(ctx));
 
   app.use(routeNotFound);
   app.use(errorHandler(ctx.logger));
