@@ -91,7 +91,7 @@ export function receiveUpload(req: IncomingMessage, fileStore: FileStore, limit:
       parser = busboy({
         headers: req.headers,
         defParamCharset: 'utf8',
-        limits: { files: 1, fields: 1, parts: 2, fileSize: limit + 1, fieldSize: 256, fieldNameSize: 64, headerPairs: 16 },
+        limits: { files: 1, fields: 1, parts: 3, fileSize: limit + 1, fieldSize: 256, fieldNameSize: 64, headerPairs: 16 },
       });
     } catch {
       reject(validationError('file', 'the body must be multipart/form-data with a boundary'));
