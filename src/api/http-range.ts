@@ -24,7 +24,8 @@ export function parseRange(header: string | undefined, size: number): RangeAnswe
   }
   const start = Number(first);
   const end = last === '' ? size - 1 : Number(last);
-  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end) || end < start) return { kind: 'whole' };
+  if (!Number.isSafeInteger(start) || !Number.isSafeInteger(end)) return { kind: 'whole' };
+  if (last !== '' && end < start) return { kind: 'whole' };
   if (start >= size) return { kind: 'unsatisfiable' };
   return { kind: 'partial', start, end: Math.min(end, size - 1) };
 }
