@@ -19,7 +19,9 @@ import { MemoryReadStore } from '../infra/read-store/memory-read-store';
 import { allProjections } from '../projections/all-projections';
 import { ProjectionRunner } from '../projections/projection-runner';
 import { readModelDigest } from '../projections/read-model-digest';
-import { openEventStore, openReadStore } from '../services';
+import { openEventStore, openFileStore, openReadDb, openReadModelStores, openReadStore } from '../services';
+import { sweepOrphans } from '../commands/file-lifecycle';
+import { ReadModels } from '../projections/read-models';
 import { zodFieldErrors } from '../api/validation';
 
 const USAGE = `usage: npm run cli -- <command> [options]
@@ -34,6 +36,7 @@ commands:
                          print the event history with its metadata, one JSON line per event
   digest                 project the whole log afresh and print the read-model digest
   rebuild                drop the MongoDB read models and project the log again
+  sweep-uploads          delete uploads no resource references after UPLOAD_ORPHAN_HOURS
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -52,6 +55,8 @@ async function main(argv: string[]): Promise<number> {
       return digest(config);
     case 'rebuild':
       return rebuild(config);
+    case 'sweep-uploads':
+      return sweepUploads(config);
     default:
       process.stderr.write(USAGE);
       return command === undefined || command === 'help' ? 0 : 2;
@@ -179,6 +184,25 @@ async function rebuild(config: Config): Promise<number> {
   } finally {
     await runner.stop();
     await Promise.allSettled([store.close(), readStore.close()]);
+  }
+  return 0;
+}
+
+/** The orphan sweeper once, now (the server also runs it every hour). */
+async function sweepUploads(config: Config): Promise<number> {
+  const logger = createLogger('error');
+  const eventStore = openEventStore(config);
+  const readDb = await openReadDb(config);
+  const stores = await openReadModelStores(readDb);
+  const readModels = new ReadModels(eventStore, stores.projections, logger);
+  const fileStore = await openFileStore(config);
+  try {
+    await readModels.start();
+    const { deleted } = await sweepOrphans({ eventStore, fileStore, files: stores.files, readModels, config }, new Date());
+    process.stdout.write(`${JSON.stringify({ deleted })}\n`);
+  } finally {
+    await readModels.stop();
+    await Promise.allSettled([eventStore.close(), fileStore.close(), readDb.kind === 'sqlite' ? readDb.sqlite.close() : readDb.mongo.close()]);
   }
   return 0;
 }

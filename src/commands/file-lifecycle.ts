@@ -119,7 +119,10 @@ const SWEEP_BATCH = 100;
  * Deletes every upload made more than UPLOAD_ORPHAN_HOURS before `now` that no resource
  * references (FileDeleted, reason `orphaned`), and staged bytes a dead process left behind.
  */
-export async function sweepOrphans(deps: FileDeps, now: Date): Promise<{ deleted: string[] }> {
+export async function sweepOrphans(
+  deps: Pick<FileDeps, 'eventStore' | 'fileStore' | 'files' | 'readModels' | 'config'>,
+  now: Date,
+): Promise<{ deleted: string[] }> {
   const cutoff = new Date(now.getTime() - deps.config.UPLOAD_ORPHAN_HOURS * 3_600_000);
   const metadata: EventMetadata = { actor: systemActor, correlationId: `sweep-${now.toISOString()}`, at: now.toISOString() };
   const deleted: string[] = [];
