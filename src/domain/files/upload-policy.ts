@@ -209,7 +209,6 @@ export const uploadPathOf = (p: UploadPath): string => `${p.folder}/${p.fileId}/
  * exact name percent-encoded as UTF-8.
  */
 export function contentDisposition(fileName: string): string {
-  // eslint-disable-next-line no-control-regex
   const fallback = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\%]/g, '_');
   const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
