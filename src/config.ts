@@ -25,6 +25,8 @@ export const configSchema = z.object({
   RATE_LIMIT_PER_HOUR: positiveInt(1000),
   UPLOAD_MAX_MB: positiveInt(3),
   UPLOAD_BIG_MAX_MB: positiveInt(100),
+  /** An upload no resource references is deleted after this many hours. */
+  UPLOAD_ORPHAN_HOURS: positiveInt(24),
   /** How long a command waits for its events to reach the read models before answering 503. */
   PROJECTION_WAIT_MS: positiveInt(5000),
   /** all: serve the API and run the projections (under their leases); api: serve only; projector: project only. */

@@ -21,6 +21,10 @@ import { ReadSide } from './read-side';
 
 export { openReadModelStores, type ReadModelStores } from './read-model-stores';
 import { ResilientCache } from './infra/cache/resilient-cache';
+import { DiskFileStore } from './infra/files/disk-file-store';
+import type { FileStore } from './infra/files/file-store';
+import { GridFsFileStore } from './infra/files/gridfs-file-store';
+import { startOrphanSweeper } from './commands/file-lifecycle';
 
 export type Services = AppContext & { close(): Promise<void> };
 
@@ -45,6 +49,11 @@ function openCache(config: Config, logger: Logger): Cache & RateLimiter {
     : new MemoryCache();
 }
 
+/** Uploaded files: GridFS where MONGODB_URL is set, DATA_DIR/files otherwise. */
+export async function openFileStore(config: Config): Promise<FileStore> {
+  return config.MONGODB_URL ? GridFsFileStore.connect(config.MONGODB_URL) : new DiskFileStore(path.join(config.DATA_DIR, 'files'));
+}
+
 /** The composition root: opens every adapter, then catches the read models up before anything is served. */
 export async function createServices(config: Config, logger: Logger, clock: () => Date = () => new Date()): Promise<Services> {
   const secrets = resolveSecrets(config);
@@ -62,7 +71,8 @@ export async function createServices(config: Config, logger: Logger, clock: () =
       lease: { store: leaseStoreOf(readDb), holder, ttlMs: LEASE_TTL_MS, retryMs: LEASE_RETRY_MS, now: () => Date.now() },
     }),
   });
-  return {
+  const fileStore = await openFileStore(config);
+  const services: Services = {
     config,
     logger,
     secrets,
@@ -100,9 +110,16 @@ export async function createServices(config: Config, logger: Logger, clock: () =
     ),
     clock,
     metrics,
+    fileStore,
+    get files() {
+      return readSide.current.stores.files;
+    },
     async close() {
+      sweeper.stop();
       await readSide.close();
-      await Promise.allSettled([eventStore.close(), cache.close()]);
+      await Promise.allSettled([eventStore.close(), cache.close(), fileStore.close()]);
     },
   };
+  const sweeper = startOrphanSweeper(services);
+  return services;
 }

@@ -5,6 +5,8 @@ import type { EventStore } from '../infra/event-store/event-store';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import type { Secrets } from '../infra/dev-secrets';
+import type { FileStore } from '../infra/files/file-store';
+import type { FilesStore } from '../projections/files/files-store';
 import type { DirectoryReader } from '../projections/directory/directory-reader';
 import type { ApplicationStore } from '../projections/applications/application-store';
 import type { ResourceViewStore } from '../projections/resources/resource-view-store';
@@ -30,4 +32,7 @@ export type AppContext = {
   readonly sessions: TokenVerifier;
   readonly clock: () => Date;
   readonly metrics: Metrics;
+  /** The uploaded files' bytes, and the files read model (uploads, references). */
+  readonly fileStore: FileStore;
+  readonly files: FilesStore;
 };

@@ -9,6 +9,7 @@ import { applicationRoutes } from './routes/application-routes';
 import { auditRoutes } from './routes/audit-routes';
 import { directoryRoutes } from './routes/directory-routes';
 import { docsPage } from './routes/docs-page';
+import { fileRoutes } from './routes/file-routes';
 import { healthRoutes } from './routes/health-routes';
 import { openApiRoutes } from './routes/openapi-routes';
 import { operatorRoutes } from './routes/operator-routes';
@@ -76,5 +77,6 @@ function mountApi(app: express.Express, ctx: AppContext, jsonBody: express.Reque
   app.use(applicationRoutes(ctx));
   app.use(resourceRoutes(ctx));
   app.use(privacyRoutes(ctx));
+  app.use(fileRoutes(ctx));
   app.use(auditRoutes(ctx));
 }

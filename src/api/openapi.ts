@@ -24,6 +24,8 @@ import {
 } from './schemas/apikey-schemas';
 import { getResourcePrivacyQuery, saveResourcePrivacyBody, unshareResourceBody } from './schemas/privacy-schemas';
 import { getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from './schemas/resource-schemas';
+import { downloadQuery, uploadAnswerSchema, uploadQuery } from './schemas/file-schemas';
+import { ACCEPTED_EXTENSIONS } from '../domain/files/upload-policy';
 import {
   applicationListSchema,
   currentUserSchema,
@@ -215,6 +217,73 @@ function buildRegistry(): OpenAPIRegistry {
     request: { query: removeProjectResourceQuery },
     ok: { 200: json('Deleted: `{"statusCode": 200}`', removeProjectResourceSchema) },
     errors: [400, 401, 403, 404, 409, 503],
+  });
+
+  // Files (SPEC "POST /api/File/Upload"; DESIGN "Upload").
+  registry.registerPath({
+    method: 'post',
+    path: '/api/File/Upload',
+    operationId: 'uploadFile',
+    tags: ['files'],
+    summary: 'Store a file (multipart, one `file` part, optional `folder`) and answer its path; creates no resource',
+    description: `Accepted extensions: ${ACCEPTED_EXTENSIONS.map((e) => `.${e}`).join(', ')}. The declared content type must fit the extension (\`application/octet-stream\` always fits) and the leading bytes must not contradict it. Ceiling: UPLOAD_MAX_MB (3) MiB, UPLOAD_BIG_MAX_MB (100) MiB with \`isBigFile=true\`; 1 MB = 1024 × 1024 bytes.`,
+    ...api,
+    request: {
+      query: uploadQuery,
+      body: {
+        required: true,
+        content: {
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              required: ['file'],
+              properties: {
+                file: { type: 'string', format: 'binary' },
+                folder: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', default: 'resource_files' },
+              },
+            },
+          },
+        },
+      },
+    },
+    responses: {
+      200: { ...json('The stored path, `folder/<random id>/<sanitised file name>`', uploadAnswerSchema), headers: rateLimitHeaders as ResponseConfig['headers'] },
+      429: problemResponse(429, true),
+      400: problemResponse(400, true),
+      401: problemResponse(401, true),
+      403: problemResponse(403, true),
+      413: problemResponse(413, true),
+      415: problemResponse(415, true),
+      500: {
+        description: 'SPEC: the extension, the content type or the content is not accepted (`/problems/upload-refused`, `detail` says why); or an unexpected error (`/problems/internal`)',
+        content: { 'application/problem+json': { schema: problemSchema } },
+      },
+      503: problemResponse(503, true),
+    },
+  });
+  operation(registry, {
+    method: 'get',
+    path: '/api/File/Download',
+    operationId: 'downloadFile',
+    tags: ['files'],
+    summary: 'The bytes of an upload, for a caller who can see a resource referencing it (or its uploader while none does)',
+    ...api,
+    request: { query: downloadQuery },
+    ok: {
+      200: {
+        description: 'The file, as an attachment (`Content-Disposition` with RFC 6266 `filename*`), `X-Content-Type-Options: nosniff`, `Cache-Control: private`, `Accept-Ranges: bytes`',
+        content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+      },
+      206: {
+        description: 'One byte range (`Range: bytes=a-b`, `a-`, `-n`), with `Content-Range`',
+        content: { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } },
+      },
+      416: {
+        description: 'The range starts past the end (`/problems/range-not-satisfiable`); `Content-Range: bytes */<size>`',
+        content: { 'application/problem+json': { schema: problemSchema } },
+      },
+    },
+    errors: [400, 401, 403, 404],
   });
 
   // Privacy.
@@ -461,6 +530,7 @@ export function openApiDocument(): OpenApiDocument {
     tags: [
       { name: 'resources', description: 'Project resources (SPEC.md)' },
       { name: 'privacy', description: 'Privacy and cross-community sharing (SPEC.md)' },
+      { name: 'files', description: 'Upload and protected download of resource files (SPEC.md, DESIGN.md "Upload")' },
       { name: 'applications', description: 'The paginated example endpoint (SPEC.md "Paginated endpoints")' },
       { name: 'user', description: 'The current user' },
       { name: 'audit', description: 'The audit trail, for users with the platform role auditor (either credential)' },

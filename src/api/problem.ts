@@ -21,8 +21,10 @@ export const PROBLEM_TYPES = {
   conflict: { type: '/problems/conflict', title: 'Conflict', status: 409 },
   payloadTooLarge: { type: '/problems/payload-too-large', title: 'The body is too large', status: 413 },
   unsupportedMediaType: { type: '/problems/unsupported-media-type', title: 'Unsupported media type', status: 415 },
+  rangeNotSatisfiable: { type: '/problems/range-not-satisfiable', title: 'Range not satisfiable', status: 416 },
   rateLimited: { type: '/problems/rate-limited', title: 'Too many requests', status: 429 },
   internal: { type: '/problems/internal', title: 'Internal error', status: 500 },
+  uploadRefused: { type: '/problems/upload-refused', title: 'The file is not accepted', status: 500 },
   unavailable: { type: '/problems/unavailable', title: 'Service unavailable', status: 503 },
 } as const;
 

@@ -20,7 +20,8 @@ import { ReadSide } from '../read-side';
 import { Presets, SingleBar } from 'cli-progress';
 import { SqliteReadDb } from '../infra/read-models/sqlite-read-db';
 import { ReadModels } from '../projections/read-models';
-import { openEventStore, openReadModelStores } from '../services';
+import { openEventStore, openFileStore, openReadModelStores } from '../services';
+import { sweepOrphans } from '../commands/file-lifecycle';
 import { zodFieldErrors } from '../api/validation';
 import { AUDIT_USAGE, auditCommand } from './audit-command';
 
@@ -38,6 +39,7 @@ commands:
   digest                 project the whole log afresh and print the read-model digest
   rebuild                project the whole log into a new generation of the read models, then switch
                          every running service to it (blue/green: they keep answering meanwhile)
+  sweep-uploads          delete uploads no resource references after UPLOAD_ORPHAN_HOURS
 
 every command takes --help
 `;
@@ -50,6 +52,7 @@ const COMMAND_HELP: Record<string, string> = {
   audit: AUDIT_USAGE,
   digest: 'usage: npm run cli -- digest\n  project the whole log afresh in memory and print the read-model digest\n',
   rebuild: 'usage: npm run cli -- rebuild\n  project the whole log into a new read-model generation, then switch every running service to it\n',
+  'sweep-uploads': 'usage: npm run cli -- sweep-uploads\n  delete uploads no resource references after UPLOAD_ORPHAN_HOURS\n',
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -77,6 +80,8 @@ async function main(argv: string[]): Promise<number> {
       return digest(config);
     case 'rebuild':
       return rebuild(config);
+    case 'sweep-uploads':
+      return sweepUploads(config);
     default:
       process.stderr.write(USAGE);
       return command === undefined || command === 'help' ? 0 : 2;
@@ -188,6 +193,24 @@ async function rebuild(config: Config): Promise<number> {
   } finally {
     await side.close();
     await events.close();
+  }
+  return 0;
+}
+
+/** The orphan sweeper once, now (the server also runs it every hour). */
+async function sweepUploads(config: Config): Promise<number> {
+  const logger = createLogger('error');
+  const eventStore = openEventStore(config);
+  // Follows the read models a running service projects (or catches them up if none runs).
+  const side = await ReadSide.open({ config, events: eventStore, logger, generations: readGenerations(config), runners: () => ({ role: 'follow' }) });
+  const fileStore = await openFileStore(config);
+  try {
+    const { readModels, stores } = side.current;
+    const { deleted } = await sweepOrphans({ eventStore, fileStore, files: stores.files, readModels, config }, new Date());
+    process.stdout.write(`${JSON.stringify({ deleted })}\n`);
+  } finally {
+    await side.close();
+    await Promise.allSettled([eventStore.close(), fileStore.close()]);
   }
   return 0;
 }

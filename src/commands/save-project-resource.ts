@@ -6,6 +6,8 @@ import { initialState } from '../domain/resource/resource-evolve';
 import type { ScopeFields, ScopeShape } from '../domain/resource/scope-shape';
 import { scopeShapeOf } from '../domain/resource/scope-shape';
 import type { DirectoryReader } from '../projections/directory/directory-reader';
+import type { FilesStore } from '../projections/files/files-store';
+import { assertUsableUpload, uploadPathOfResource } from './file-lifecycle';
 import { nextId } from './id-sequence';
 import type { RequestInfo, ResourceCommandDeps, ResourceCommandResult } from './resource-command-runner';
 import { decisionContext, projectOfResource, runResourceCommand } from './resource-command-runner';
@@ -67,11 +69,17 @@ async function resolveScope(directory: DirectoryReader, shape: ScopeShape): Prom
  * SaveProjectResource: id 0 creates (the scope comes from the request's shape), any other id
  * updates (the scope stays the one it was created with; scope fields are ignored).
  */
+/** The files read model, when the service has one: an upload path is checked against it (refused without). */
+export type SaveResourceDeps = ResourceCommandDeps & { readonly files?: FilesStore };
+
+/** `released`: the upload path the resource referenced before, when the command may have dropped the last reference to it. */
+export type SaveResourceResult = ResourceCommandResult & { readonly released?: string };
+
 export async function saveProjectResource(
-  deps: ResourceCommandDeps,
+  deps: SaveResourceDeps,
   request: RequestInfo,
   input: SaveResourceInput,
-): Promise<ResourceCommandResult> {
+): Promise<SaveResourceResult> {
   const fields = {
     name: input.name,
     description: input.description,
@@ -83,12 +91,16 @@ export async function saveProjectResource(
   if (input.id !== 0) {
     const projectId = await projectOfResource(deps.eventStore, input.id);
     const { context, metadata } = await decisionContext(deps, request, projectId);
+    await assertUsableUpload(deps, context.viewer, input.resourceUrl);
+    const before = await uploadPathOfResource(deps.eventStore, input.id);
     const command: UpdateResource = { type: 'UpdateResource', data: { resourceId: input.id, ...fields }, metadata };
-    return runResourceCommand(deps, command, context, metadata);
+    const result = await runResourceCommand(deps, command, context, metadata);
+    return before !== undefined && before !== result.resource?.resourceUrl ? { ...result, released: before } : result;
   }
 
   const { scope, paragraphId } = await resolveScope(deps.directory, scopeShapeOf(input));
   const { context, metadata } = await decisionContext(deps, request, scope.projectId);
+  await assertUsableUpload(deps, context.viewer, input.resourceUrl);
   const create = (resourceId: number): CreateResource => ({
     type: 'CreateResource',
     data: { resourceId, scope, paragraphId, ...fields },
@@ -104,8 +116,10 @@ export async function removeProjectResource(
   deps: ResourceCommandDeps,
   request: RequestInfo,
   resourceId: number,
-): Promise<ResourceCommandResult> {
+): Promise<SaveResourceResult> {
   const projectId = await projectOfResource(deps.eventStore, resourceId);
   const { context, metadata } = await decisionContext(deps, request, projectId);
-  return runResourceCommand(deps, { type: 'DeleteResource', data: { resourceId }, metadata }, context, metadata);
+  const before = await uploadPathOfResource(deps.eventStore, resourceId);
+  const result = await runResourceCommand(deps, { type: 'DeleteResource', data: { resourceId }, metadata }, context, metadata);
+  return before !== undefined ? { ...result, released: before } : result;
 }

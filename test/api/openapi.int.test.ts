@@ -180,7 +180,7 @@ describe('OpenAPI document and response contract', () => {
       };
       const base = { id: 0, description: 'd', icon: 'book', communityProjectId: demo.communityProjects.solarIn1 };
       shared = await save({ ...base, name: 'Pitch deck', resourceUrl: 'https://example.org/deck.pdf', privacyLevel: 2, resourceTags: ['pitch'] });
-      custom = await save({ ...base, name: 'Partner notes', resourceUrl: 'notes/abc123/notes.docx', privacyLevel: 3 });
+      custom = await save({ ...base, name: 'Partner notes', resourceUrl: 'https://example.org/notes.docx', privacyLevel: 3 });
 
       const privacy = async (userId: number, body: unknown) => {
         const res = await server.post('/api/Privacy/SaveResourcePrivacy', body, await auth(userId));

@@ -397,17 +397,18 @@ describe('POST /api/Resource/SaveProjectResource', () => {
     });
   });
 
+  // Upload paths must name real uploads now: their detection is tested in test/files/files-access.int.test.ts.
   describe('resourceType and image, detected from the URL', () => {
     it.each<[string, string, number, (url: string) => string]>([
-      ['an uploaded PDF', 'resource_files/a1b2c3/Business plan.pdf', 3, () => ''],
-      ['an uploaded PNG', 'resource_files/a1b2c3/logo.PNG', 1, (url) => url],
+      ['a linked PDF', 'https://example.org/files/Business%20plan.pdf', 3, () => ''],
+      ['a linked PNG', 'https://example.org/files/logo.PNG', 1, (url) => url],
       ['a linked JPEG', 'https://cdn.example.org/photos/kiosk.jpg?size=large', 1, (url) => url],
-      ['an uploaded MP4', 'resource_files/a1b2c3/demo.mp4', 2, () => ''],
+      ['a linked MP4', 'https://example.org/files/demo.mp4', 2, () => ''],
       ['a YouTube watch link', 'https://www.youtube.com/watch?v=dQw4w9WgXcQ', 2, () => 'https://img.youtube.com/vi/dQw4w9WgXcQ/hqdefault.jpg'],
       ['a youtu.be link', 'https://youtu.be/dQw4w9WgXcQ', 2, () => 'https://img.youtube.com/vi/dQw4w9WgXcQ/hqdefault.jpg'],
       ['a Vimeo link', 'https://vimeo.com/76979871', 2, () => ''],
       ['a web page', 'https://example.org/about', 0, () => ''],
-      ['an uploaded spreadsheet', 'resource_files/a1b2c3/budget.xlsx', 0, () => ''],
+      ['a linked spreadsheet', 'https://example.org/files/budget.xlsx', 0, () => ''],
     ])('given %s (%s), then resourceType %d and its preview image', async (_what, resourceUrl, resourceType, image) => {
       const res = await api.save(users.team, newResource(scope.project(P), { resourceUrl, resourceType: (resourceType + 1) % 4 }));
       expect(res.status).toBe(200);
@@ -435,11 +436,11 @@ describe('POST /api/Resource/SaveProjectResource', () => {
     });
 
     it('when an update changes the URL, then the type is detected again', async () => {
-      const created = await api.create(users.team, newResource(scope.project(P), { resourceUrl: 'resource_files/x1/a.pdf' }));
+      const created = await api.create(users.team, newResource(scope.project(P), { resourceUrl: 'https://example.org/x1/a.pdf' }));
       expect(created.resourceType).toBe(3);
-      const res = await api.save(users.team, { ...newResource({}), id: created.id, resourceUrl: 'resource_files/x1/a.webp', privacyLevel: 1 });
+      const res = await api.save(users.team, { ...newResource({}), id: created.id, resourceUrl: 'https://example.org/x1/a.webp', privacyLevel: 1 });
       expect(res.body.resourceType).toBe(1);
-      expect((await seenIn(users.team, created.id, null))?.image).toBe('resource_files/x1/a.webp');
+      expect((await seenIn(users.team, created.id, null))?.image).toBe('https://example.org/x1/a.webp');
     });
   });
 

@@ -1,4 +1,5 @@
 import { Router } from 'express';
+import { releaseIfUnreferenced } from '../../commands/file-lifecycle';
 import { removeProjectResource, saveProjectResource } from '../../commands/save-project-resource';
 import { listResources, savedResourceRecord } from '../../projections/resources/resource-queries';
 import type { AppContext } from '../app-context';
@@ -11,6 +12,12 @@ import { parseWith } from '../validation';
 
 /** The fields SPEC.md lists for the SaveProjectResource response (its response schema's keys). */
 const SAVED_FIELDS = Object.keys(SAVED_RESOURCE_FIELDS) as (keyof typeof SAVED_RESOURCE_FIELDS)[];
+
+const fileMetadata = (ctx: AppContext, request: ReturnType<typeof requestInfoOf>) => ({
+  actor: request.caller.actor,
+  correlationId: request.correlationId,
+  at: ctx.clock().toISOString(),
+});
 
 export function resourceRoutes(ctx: AppContext): Router {
   const router = Router();
@@ -35,6 +42,7 @@ export function resourceRoutes(ctx: AppContext): Router {
     const request = requestInfoOf(res);
     const result = await saveProjectResource(ctx, request, body);
     await readYourWrites(ctx, result.position);
+    await releaseIfUnreferenced(ctx, result.released, result.position, fileMetadata(ctx, request));
     if (!result.resource) throw new Error('a saved resource must exist');
     const viewer = await ctx.directory.viewer(request.caller.userId);
     const record = await savedResourceRecord(ctx.directory, viewer, result.resource);
@@ -43,8 +51,10 @@ export function resourceRoutes(ctx: AppContext): Router {
 
   router.get('/api/Resource/RemoveProjectResource', async (req, res) => {
     const { id } = parseWith(removeProjectResourceQuery, req.query);
-    const result = await removeProjectResource(ctx, requestInfoOf(res), id);
+    const request = requestInfoOf(res);
+    const result = await removeProjectResource(ctx, request, id);
     await readYourWrites(ctx, result.position);
+    await releaseIfUnreferenced(ctx, result.released, result.position, fileMetadata(ctx, request));
     res.json({ statusCode: 200 });
   });
 

@@ -1,0 +1,45 @@
+import type { FileEvent } from '../../domain/files/file-events';
+import { parseUploadPath } from '../../domain/files/upload-policy';
+import type { ResourceEvent } from '../../domain/resource/resource-events';
+import type { RecordedEvent } from '../../infra/event-store/event-store';
+import type { ReadModelProjection } from '../read-model-projection';
+import type { FilesStore } from './files-store';
+
+export const FILES_PROJECTION = 'files';
+
+type Folded = Stripped<FileEvent | ResourceEvent>;
+type Stripped<E> = E extends { type: infer T; data: infer D } ? { type: T; data: D } : never;
+
+/** Only paths of the upload shape are references to a stored file; links are not. */
+const uploadPathOrNull = (resourceUrl: string): string | null => (parseUploadPath(resourceUrl) ? resourceUrl : null);
+
+/**
+ * Folds FileUploaded/FileDeleted into the files, and ResourceCreated/Updated/Deleted into which
+ * resource references which path (a deleted resource keeps a tombstone row, so replaying an older
+ * ResourceUpdated cannot bring its reference back).
+ */
+export function filesProjection(store: FilesStore): ReadModelProjection {
+  return {
+    name: FILES_PROJECTION,
+    store: store.projectionStore,
+    async apply(recorded: RecordedEvent): Promise<void> {
+      const event = { type: recorded.type, data: recorded.data } as Folded;
+      const position = recorded.position;
+      switch (event.type) {
+        case 'FileUploaded': {
+          const { path, name, size, contentType, uploadedBy, at } = event.data;
+          return store.recordUpload({ path, name, size, contentType, uploadedBy, uploadedAt: at }, position);
+        }
+        case 'FileDeleted':
+          return store.recordDeletion(event.data.path, position);
+        case 'ResourceCreated':
+        case 'ResourceUpdated':
+          return store.setReference(event.data.resourceId, uploadPathOrNull(event.data.resourceUrl), position);
+        case 'ResourceDeleted':
+          return store.setReference(event.data.resourceId, null, position);
+        default:
+          return;
+      }
+    },
+  };
+}

@@ -1,0 +1,71 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { text } from 'node:stream/consumers';
+import { DiskFileStore } from '../../src/infra/files/disk-file-store';
+import type { FileStore } from '../../src/infra/files/file-store';
+import { InvalidFilePathError } from '../../src/infra/files/file-store';
+import { GridFsFileStore } from '../../src/infra/files/gridfs-file-store';
+import { describeMongo } from '../support/mongo-target';
+
+/** The file store port's contract, on the disk adapter always and on GridFS where MongoDB answers. */
+function fileStoreContract(open: () => Promise<FileStore>) {
+  let store: FileStore;
+  beforeEach(async () => {
+    store = await open();
+  });
+  afterEach(() => store.close());
+
+  const P = 'resource_files/abc123/notes.txt';
+
+  it('given staged bytes, nothing is under the path until commit; then stat, open and ranges read them', async () => {
+    const staged = await store.stage(Readable.from([Buffer.from('hello '), Buffer.from('world')]));
+    expect(staged.size).toBe(11);
+    expect(await store.stat(P)).toBeNull();
+    await store.commit(staged, P);
+    expect(await store.stat(P)).toEqual({ size: 11 });
+    expect(await text((await store.open(P))!)).toBe('hello world');
+    expect(await text((await store.open(P, { start: 6, end: 10 }))!)).toBe('world');
+  });
+
+  it('given a discarded or failed stage, nothing is stored', async () => {
+    const staged = await store.stage(Readable.from([Buffer.from('x')]));
+    await store.discard(staged);
+    const failing = new Readable({
+      read() {
+        this.push(Buffer.from('partial'));
+        this.destroy(new Error('client went away'));
+      },
+    });
+    await expect(store.stage(failing)).rejects.toThrow('client went away');
+    expect(await store.purgeStaging(new Date(Date.now() + 60_000))).toBe(0);
+  });
+
+  it('delete removes the file once; a second delete says false', async () => {
+    const staged = await store.stage(Readable.from([Buffer.from('x')]));
+    await store.commit(staged, P);
+    expect(await store.delete(P)).toBe(true);
+    expect(await store.delete(P)).toBe(false);
+    expect(await store.stat(P)).toBeNull();
+    expect(await store.open(P)).toBeNull();
+  });
+
+  it.each(['../x/y.txt', 'a/../../y.txt', '/etc/passwd', 'a/b', 'a/b/c/d.txt', 'a/b/..', '.staging/k/x'])('refuses the path %j', async (bad) => {
+    await expect(store.stat(bad)).rejects.toBeInstanceOf(InvalidFilePathError);
+  });
+
+  it('purgeStaging removes staged files older than the cutoff', async () => {
+    await store.stage(Readable.from([Buffer.from('left behind')]));
+    expect(await store.purgeStaging(new Date(Date.now() - 60_000))).toBe(0);
+    expect(await store.purgeStaging(new Date(Date.now() + 60_000))).toBe(1);
+  });
+}
+
+describe('file store contract (disk, DATA_DIR/files)', () => {
+  fileStoreContract(async () => new DiskFileStore(fs.mkdtempSync(path.join(os.tmpdir(), 'prs-files-'))));
+});
+
+describeMongo('file store contract (GridFS)', (mongo) => {
+  fileStoreContract(() => GridFsFileStore.connect(mongo().url, mongo().dbName()));
+});
