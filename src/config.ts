@@ -1,7 +1,26 @@
 import { z } from 'zod';
 import { secretWeakness } from './secret-strength';
+import {
+  connectionStringProblem,
+  eventStoreConnectionString,
+  mongodbConnectionString,
+  redisConnectionString,
+  type ConnectionStringRule,
+} from './connection-string';
 
 const optionalUrl = z.preprocess((v) => (v === '' ? undefined : v), z.url().optional());
+/** A store's connection string: scheme-aware, since z.url() refuses replica-set and cluster hosts. */
+const optionalConnectionString = (rule: ConnectionStringRule) =>
+  z.preprocess(
+    (v) => (v === '' ? undefined : v),
+    z
+      .string()
+      .superRefine((value, ctx) => {
+        const problem = connectionStringProblem(value, rule);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      })
+      .optional(),
+  );
 const optionalSecret = z.preprocess((v) => (v === '' ? undefined : v), z.string().min(32).optional());
 const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().max(500).optional());
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
@@ -10,9 +29,9 @@ export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   DATA_DIR: z.string().min(1).default('./data'),
-  EVENTSTORE_URL: optionalUrl,
-  MONGODB_URL: optionalUrl,
-  REDIS_URL: optionalUrl,
+  EVENTSTORE_URL: optionalConnectionString(eventStoreConnectionString),
+  MONGODB_URL: optionalConnectionString(mongodbConnectionString),
+  REDIS_URL: optionalConnectionString(redisConnectionString),
   /** Prefix of every Redis key this service writes: processes sharing a budget share it. */
   REDIS_KEY_PREFIX: z.string().min(1).max(64).default('prs:'),
   AUTH_JWT_SECRET: optionalSecret,

@@ -18,6 +18,7 @@ import { Metrics } from './infra/metrics';
 import { leaseStoreOf } from './infra/read-models/read-db';
 import { readGenerations } from './infra/read-models/read-generations';
 import { ReadSide } from './read-side';
+import { isTransientStoreError } from './projections/transient-error';
 
 export { openReadModelStores, type ReadModelStores } from './read-model-stores';
 import { ResilientCache } from './infra/cache/resilient-cache';
@@ -68,6 +69,8 @@ export async function createServices(config: Config, logger: Logger, clock: () =
     generations: readGenerations(config),
     runners: (readDb) => ({
       role: config.ROLE === 'api' ? 'follow' : 'project',
+      // A network fault or an election retries with backoff; only a bug stops a projection.
+      isTransient: isTransientStoreError,
       lease: { store: leaseStoreOf(readDb), holder, ttlMs: LEASE_TTL_MS, retryMs: LEASE_RETRY_MS, now: () => Date.now() },
     }),
   });

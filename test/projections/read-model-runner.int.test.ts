@@ -7,6 +7,7 @@ import { createLogger } from '../../src/infra/logger';
 import { SqliteReadDb, sqliteProjectionStore } from '../../src/infra/read-models/sqlite-read-db';
 import type { ReadModelProjection } from '../../src/projections/read-model-projection';
 import { ReadModelRunner } from '../../src/projections/read-model-runner';
+import { isTransientStoreError } from '../../src/projections/transient-error';
 
 const metadata = { actor: { userId: 0, credential: 'system' as const }, correlationId: 't', at: '2026-01-01T00:00:00.000Z' };
 
@@ -153,6 +154,29 @@ describe('read-model runner', () => {
     await runner.waitFor(position, 5000);
     // then
     expect(projection.seen()).toEqual(['A', 'B']);
+  });
+
+  it('given a transient store error on a live event, then the runner retries from its checkpoint instead of stopping', async () => {
+    // given: the store refuses the first commit as busy (another process held the write lock too long)
+    const events = openEvents();
+    const read = SqliteReadDb.open(':memory:');
+    const projection = recordingProjection(read);
+    let refusals = 1;
+    const flaky = {
+      ...projection,
+      async apply(event: RecordedEvent) {
+        if (refusals-- > 0) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+        await projection.apply(event);
+      },
+    };
+    const runner = track(new ReadModelRunner(events, flaky, createLogger('silent'), { role: 'project', isTransient: isTransientStoreError }), events);
+    await runner.start();
+    // when
+    const { position } = await append(events, 's-1', 'AfterABusyMoment');
+    // then
+    await runner.waitFor(position, 5000);
+    expect(projection.seen()).toEqual(['AfterABusyMoment']);
+    expect(runner.problem).toBeUndefined();
   });
 
   describe('under a lease', () => {

@@ -26,6 +26,7 @@ import {
   type RecordedEvent,
   type Subscription,
 } from './event-store';
+import { consumeRead, readAtMost, withDeadline } from './streaming-read';
 
 /*
  * Positions: the port's global position is the ESDB commit position. Every event appended through
@@ -36,7 +37,8 @@ import {
  */
 
 const readAllPageSize = 512;
-const pingDeadlineMs = 5000;
+/** Readiness asks often and must answer quickly when the server does not. */
+const pingDeadlineMs = 2000;
 
 function toEsdbRevision(expected: ExpectedRevision): AppendExpectedRevision {
   if (expected === 'no_stream') return NO_STREAM;
@@ -117,10 +119,11 @@ export class EsdbEventStore implements EventStore {
   async readStream(streamId: string): Promise<RecordedEvent[]> {
     const events: RecordedEvent[] = [];
     try {
-      for await (const resolved of this.client.readStream(streamId)) {
+      await consumeRead(this.client.readStream(streamId), (resolved) => {
         const event = fromResolved(resolved);
         if (event) events.push(event);
-      }
+        return true;
+      });
     } catch (error) {
       if (error instanceof StreamNotFoundError) return [];
       throw error;
@@ -130,15 +133,13 @@ export class EsdbEventStore implements EventStore {
 
   async readLastEvent(streamId: string): Promise<RecordedEvent | undefined> {
     try {
-      for await (const resolved of this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 })) {
-        const event = fromResolved(resolved);
-        if (event) return event;
-      }
+      const read = this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 });
+      const [event] = await readAtMost(read, 1, fromResolved);
+      return event;
     } catch (error) {
       if (error instanceof StreamNotFoundError) return undefined;
       throw error;
     }
-    return undefined;
   }
 
   async headPosition(): Promise<bigint | undefined> {
@@ -159,15 +160,16 @@ export class EsdbEventStore implements EventStore {
     while (events.length < maxCount) {
       let seen = 0;
       let lastPosition: Position | undefined;
-      for await (const resolved of this.client.readAll({ fromPosition: startAt(after), maxCount: readAllPageSize })) {
+      const skipTo = after;
+      await consumeRead(this.client.readAll({ fromPosition: startAt(after), maxCount: readAllPageSize }), (resolved) => {
         seen += 1;
         const event = resolved.event;
-        if (!event) continue;
+        if (!event) return true;
         lastPosition = event.position;
-        if (after !== undefined && event.position.commit <= after) continue;
+        if (skipTo !== undefined && event.position.commit <= skipTo) return true;
         if (!isSystemEvent(event)) events.push(toRecorded(event, event.position));
-        if (events.length === maxCount) break;
-      }
+        return events.length < maxCount;
+      });
       if (seen < readAllPageSize || !lastPosition || lastPosition.commit === after) break;
       after = lastPosition.commit;
     }
@@ -214,9 +216,11 @@ export class EsdbEventStore implements EventStore {
   }
 
   async ping(): Promise<void> {
-    // Any read answers the question; a missing stream is an answer too.
+    // Any read answers the question; a missing stream is an answer too. The client sends reads
+    // with an infinite gRPC deadline whatever `deadline` says, so the ping keeps its own.
+    const read = this.client.readStream('ping', { maxCount: 1, deadline: pingDeadlineMs });
     try {
-      for await (const _ of this.client.readStream('ping', { maxCount: 1, deadline: pingDeadlineMs })) break;
+      await withDeadline(read, pingDeadlineMs, (started) => readAtMost(started, 1, () => true));
     } catch (error) {
       if (!(error instanceof StreamNotFoundError)) throw error;
     }

@@ -29,6 +29,12 @@ const schema = `
 /** Another process (the operator CLI) may append to the same file; we only learn of it by polling. */
 const pollIntervalMs = 200;
 const subscriptionPageSize = 256;
+/**
+ * Several processes may share one DATA_DIR (API processes, a projector, the operator CLI): a
+ * writer that finds the write lock taken waits this long for it instead of failing at once with
+ * SQLITE_BUSY. Appends hold the lock for one short transaction, so the wait is short in practice.
+ */
+export const sqliteBusyTimeoutMs = 5000;
 
 type Row = {
   readonly position: bigint;
@@ -104,8 +110,10 @@ export class SqliteEventStore implements EventStore {
 
   static open(filePath: string): SqliteEventStore {
     fs.mkdirSync(path.dirname(filePath), { recursive: true });
-    const db = new Database(filePath);
+    // The timeout also covers the pragmas and the schema below, which take locks of their own.
+    const db = new Database(filePath, { timeout: sqliteBusyTimeoutMs });
     try {
+      db.pragma(`busy_timeout = ${sqliteBusyTimeoutMs}`);
       db.pragma('journal_mode = WAL');
       // FULL syncs the WAL on every commit: an acknowledged append survives kill -9 and power loss.
       db.pragma('synchronous = FULL');

@@ -1,0 +1,97 @@
+import {
+  MongoError,
+  MongoErrorLabel,
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerSelectionError,
+  MongoStalePrimaryError,
+} from 'mongodb';
+
+/*
+ * Is a failure of a projection the store's passing trouble (retry with backoff) or a bug
+ * (stop, and say so)? Transient: the network, timeouts, a primary election or a node that is not
+ * (or no longer) the primary, a closed connection, a locked SQLite file. Anything else — a
+ * TypeError, a failed assertion in a projection, a duplicate key — is fatal: retrying a bug only
+ * repeats it. Pure: looks at the error only, never at a connection.
+ */
+
+/** Server codes of a not-primary node, an election or a shutdown (the driver's retryable set). */
+const transientMongoCodes = new Set([
+  6, // HostUnreachable
+  7, // HostNotFound
+  89, // NetworkTimeout
+  91, // ShutdownInProgress
+  189, // PrimarySteppedDown
+  9001, // SocketException
+  10107, // NotWritablePrimary
+  11600, // InterruptedAtShutdown
+  11602, // InterruptedDueToReplStateChange
+  13435, // NotPrimaryNoSecondaryOk
+  13436, // NotPrimaryOrSecondary
+]);
+
+const transientMongoLabels = [
+  MongoErrorLabel.RetryableWriteError,
+  MongoErrorLabel.TransientTransactionError,
+  MongoErrorLabel.ResetPool,
+  MongoErrorLabel.PoolRequestedRetry,
+];
+
+/** @eventstore/db-client CommandError types: the node is unreachable, slow, or not the leader. */
+const transientEsdbTypes = new Set(['unavailable', 'deadline-exceeded', 'timeout', 'not-leader']);
+/** gRPC status codes: DEADLINE_EXCEEDED and UNAVAILABLE. */
+const transientGrpcCodes = new Set([4, 14]);
+
+/** Node system errors of a connection that failed, dropped or timed out, or a DNS hiccup. */
+const transientSystemCodes = new Set([
+  'ECONNRESET',
+  'ECONNREFUSED',
+  'ECONNABORTED',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+]);
+
+/** better-sqlite3's codes of a database another connection holds, extended codes included. */
+const transientSqlitePrefixes = ['SQLITE_BUSY', 'SQLITE_LOCKED'];
+
+/** How deep to follow `cause` when a transient error was wrapped. */
+const maxCauseDepth = 5;
+
+function isTransientMongoError(error: MongoError): boolean {
+  if (
+    error instanceof MongoNetworkError ||
+    error instanceof MongoServerSelectionError ||
+    error instanceof MongoNotConnectedError ||
+    error instanceof MongoOperationTimeoutError ||
+    error instanceof MongoStalePrimaryError
+  ) {
+    return true;
+  }
+  if (transientMongoLabels.some((label) => error.hasErrorLabel(label))) return true;
+  return typeof error.code === 'number' && transientMongoCodes.has(error.code);
+}
+
+function isTransientByShape(error: object): boolean {
+  const { code, type } = error as { code?: unknown; type?: unknown };
+  if (typeof type === 'string' && transientEsdbTypes.has(type)) return true;
+  if (typeof code === 'number') return transientGrpcCodes.has(code);
+  if (typeof code === 'string') {
+    return transientSystemCodes.has(code) || transientSqlitePrefixes.some((prefix) => code.startsWith(prefix));
+  }
+  return false;
+}
+
+/** True when `error` is a store's passing failure that a retry with backoff may get past. */
+export function isTransientStoreError(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth <= maxCauseDepth; depth += 1) {
+    if (typeof current !== 'object' || current === null) return false;
+    if (current instanceof MongoError ? isTransientMongoError(current) : isTransientByShape(current)) return true;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return false;
+}

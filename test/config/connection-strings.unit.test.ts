@@ -1,0 +1,102 @@
+import { ConfigError, loadConfig } from '../../src/config';
+
+type Variable = 'MONGODB_URL' | 'EVENTSTORE_URL' | 'REDIS_URL';
+
+const accepted: ReadonlyArray<readonly [Variable, string]> = [
+  ['MONGODB_URL', 'mongodb://localhost:27017/resources'],
+  ['MONGODB_URL', 'mongodb://mongo/resources'],
+  ['MONGODB_URL', 'mongodb://a:27017,b:27017,c:27017/db?replicaSet=rs0'],
+  ['MONGODB_URL', 'mongodb://app:s%40cret@a.example.com:27017,b.example.com:27018/db?replicaSet=rs0&authSource=admin'],
+  ['MONGODB_URL', 'mongodb://10.0.0.5:27017,[::1]:27017/db'],
+  ['MONGODB_URL', 'mongodb://mongo_1:27017,mongo_2:27017/'],
+  ['MONGODB_URL', 'mongodb+srv://cluster0.abcde.mongodb.net/resources?retryWrites=true&w=majority'],
+  ['MONGODB_URL', 'mongodb+srv://user:pass@cluster0.abcde.mongodb.net'],
+  ['MONGODB_URL', 'mongodb://%2Ftmp%2Fmongodb-27017.sock/db'],
+  ['EVENTSTORE_URL', 'esdb://localhost:2113?tls=false'],
+  ['EVENTSTORE_URL', 'esdb://n1:2113,n2:2113,n3:2113?tls=false'],
+  ['EVENTSTORE_URL', 'esdb://admin:changeit@n1.example.com:2113,n2.example.com:2113?nodePreference=leader'],
+  ['EVENTSTORE_URL', 'esdb+discover://cluster.example.com:2113?tls=true'],
+  ['EVENTSTORE_URL', 'esdb+discover://n1:2113,n2:2113'],
+  ['REDIS_URL', 'redis://localhost:6379'],
+  ['REDIS_URL', 'redis://:password@redis:6379/2'],
+  ['REDIS_URL', 'rediss://user:password@cache.example.com:6380'],
+];
+
+const refused: ReadonlyArray<readonly [Variable, string]> = [
+  ['MONGODB_URL', 'not a url'],
+  ['MONGODB_URL', 'http://localhost:27017/db'],
+  ['MONGODB_URL', 'esdb://localhost:2113'],
+  ['MONGODB_URL', 'mongodb://'],
+  ['MONGODB_URL', 'mongodb:///db'],
+  ['MONGODB_URL', 'mongodb://a:27017,,c:27017/db'],
+  ['MONGODB_URL', 'mongodb://a:27017,b:99999/db'],
+  ['MONGODB_URL', 'mongodb://a:0/db'],
+  ['MONGODB_URL', 'mongodb://a:port/db'],
+  ['MONGODB_URL', 'mongodb://a b:27017/db'],
+  ['MONGODB_URL', ' mongodb://a:27017/db'],
+  ['MONGODB_URL', 'mongodb://a:27017/db?replicaSet=rs 0'],
+  ['MONGODB_URL', 'mongodb://a:27017:1/db'],
+  ['MONGODB_URL', 'mongodb://[::1/db'],
+  ['MONGODB_URL', 'mongodb://user:p@ss@a:27017/db'],
+  ['MONGODB_URL', 'mongodb+srv://cluster0.example.net:27017/db'],
+  ['MONGODB_URL', 'mongodb+srv://a.example.net,b.example.net/db'],
+  ['EVENTSTORE_URL', 'http://localhost:2113'],
+  ['EVENTSTORE_URL', 'mongodb://localhost:27017'],
+  ['EVENTSTORE_URL', 'esdb://n1:2113,n2:2113,?tls=false'],
+  ['EVENTSTORE_URL', 'esdb://n1:2113, n2:2113'],
+  ['EVENTSTORE_URL', 'esdb+discover://?tls=false'],
+  ['EVENTSTORE_URL', 'esdb://n1:-1'],
+  ['EVENTSTORE_URL', 'ESDB://eventstore:2113?tls=false'],
+  ['REDIS_URL', 'http://localhost:6379'],
+  ['REDIS_URL', 'redis://a:6379,b:6379'],
+  ['REDIS_URL', 'redis://'],
+];
+
+function loadingError(env: NodeJS.ProcessEnv): unknown {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}
+
+describe('store connection strings', () => {
+  it.each(accepted)('given %s=%s, then it is accepted as given', (variable, value) => {
+    // given
+    const env = { [variable]: value };
+    // when
+    const config = loadConfig(env);
+    // then
+    expect(config[variable]).toBe(value);
+  });
+
+  it.each(refused)('given %s=%j, then loading fails naming the variable', (variable, value) => {
+    // given
+    const env = { [variable]: value };
+    // when
+    const error = loadingError(env);
+    // then
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variables).toEqual([variable]);
+  });
+
+  it.each(['MONGODB_URL', 'EVENTSTORE_URL', 'REDIS_URL'] as const)('given %s empty, then the embedded default applies', (variable) => {
+    // given
+    const env = { [variable]: '' };
+    // when
+    const config = loadConfig(env);
+    // then
+    expect(config[variable]).toBeUndefined();
+  });
+
+  it('given a bad value in two variables, then the error names both', () => {
+    // given
+    const env = { MONGODB_URL: 'mongodb://a,,b/db', EVENTSTORE_URL: 'esdb://n1:2113 ,n2' };
+    // when
+    const error = loadingError(env);
+    // then
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).variables).toEqual(expect.arrayContaining(['MONGODB_URL', 'EVENTSTORE_URL']));
+  });
+});

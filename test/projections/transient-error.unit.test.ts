@@ -1,0 +1,116 @@
+import {
+  DeadlineExceededError,
+  NotLeaderError,
+  StreamNotFoundError,
+  UnavailableError,
+  convertToCommandError,
+} from '@eventstore/db-client';
+import Database from 'better-sqlite3';
+import {
+  MongoInvalidArgumentError,
+  MongoNetworkError,
+  MongoNetworkTimeoutError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerError,
+  MongoServerSelectionError,
+  MongoStalePrimaryError,
+  MongoWriteConcernError,
+} from 'mongodb';
+import { ReadDeadlineExceededError } from '../../src/infra/event-store/streaming-read';
+import { isTransientStoreError } from '../../src/projections/transient-error';
+
+/**
+ * What @grpc/grpc-js hands the EventStoreDB client when a call fails with `code`; the server names
+ * its exception (e.g. not-leader) in the trailers, which the client reads through getMap().
+ */
+function grpcServiceError(code: number, details: string, trailers: Record<string, string> = {}) {
+  const metadata = { getMap: () => trailers };
+  return Object.assign(new Error(`${code} ${details}`), { code, details, metadata }) as never;
+}
+
+function systemError(code: string): NodeJS.ErrnoException {
+  return Object.assign(new Error(`connect ${code} 10.0.0.1:27017`), { code, syscall: 'connect' });
+}
+
+const serverError = (code: number, errorLabels: string[] = []) =>
+  new MongoServerError({ code, errmsg: `server error ${code}`, errorLabels });
+
+const notLeaderTrailers = { exception: 'not-leader', 'leader-endpoint-host': 'n2', 'leader-endpoint-port': '2113' };
+
+const transient: ReadonlyArray<readonly [string, unknown]> = [
+  ['MongoNetworkError', new MongoNetworkError('connection 3 to mongo:27017 closed')],
+  ['MongoNetworkTimeoutError', new MongoNetworkTimeoutError('connection timed out')],
+  ['MongoServerSelectionError', new MongoServerSelectionError('Server selection timed out after 30000 ms', {} as never)],
+  ['MongoNotConnectedError', new MongoNotConnectedError('client must be connected')],
+  ['MongoOperationTimeoutError', new MongoOperationTimeoutError('timed out')],
+  ['MongoStalePrimaryError', new MongoStalePrimaryError('stale primary')],
+  ['ShutdownInProgress (91)', serverError(91)],
+  ['PrimarySteppedDown (189)', serverError(189)],
+  ['NotWritablePrimary (10107)', serverError(10107)],
+  ['InterruptedAtShutdown (11600)', serverError(11600)],
+  ['InterruptedDueToReplStateChange (11602)', serverError(11602)],
+  ['NotPrimaryNoSecondaryOk (13435)', serverError(13435)],
+  ['NotPrimaryOrSecondary (13436)', serverError(13436)],
+  ['label RetryableWriteError', serverError(1, ['RetryableWriteError'])],
+  ['label TransientTransactionError', serverError(251, ['TransientTransactionError'])],
+  ['label ResetPool', serverError(1, ['ResetPool'])],
+  ['label PoolRequestedRetry', serverError(1, ['PoolRequestedRetry'])],
+  ['write concern error 91', new MongoWriteConcernError({ writeConcernError: { code: 91, errmsg: 'shutting down' } } as never)],
+  ['EventStoreDB UNAVAILABLE (from gRPC)', convertToCommandError(grpcServiceError(14, 'No connection established'))],
+  ['EventStoreDB DEADLINE_EXCEEDED (from gRPC)', convertToCommandError(grpcServiceError(4, 'Deadline exceeded'))],
+  ['EventStoreDB UnavailableError', new UnavailableError(undefined, 'unavailable')],
+  ['EventStoreDB DeadlineExceededError', new DeadlineExceededError(undefined, 'deadline')],
+  ['EventStoreDB NotLeaderError (from gRPC)', convertToCommandError(grpcServiceError(5, 'Leader info available', notLeaderTrailers))],
+  ['raw gRPC UNAVAILABLE', grpcServiceError(14, 'unavailable')],
+  ['our read deadline', new ReadDeadlineExceededError(2000)],
+  ['SQLITE_BUSY', new Database.SqliteError('database is locked', 'SQLITE_BUSY')],
+  ['SQLITE_BUSY_SNAPSHOT', new Database.SqliteError('database is locked', 'SQLITE_BUSY_SNAPSHOT')],
+  ['SQLITE_LOCKED', new Database.SqliteError('database table is locked', 'SQLITE_LOCKED')],
+  ['ECONNRESET', systemError('ECONNRESET')],
+  ['ECONNREFUSED', systemError('ECONNREFUSED')],
+  ['ETIMEDOUT', systemError('ETIMEDOUT')],
+  ['EPIPE', systemError('EPIPE')],
+  ['a wrapped ECONNRESET', new Error('projection resources failed', { cause: systemError('ECONNRESET') })],
+];
+
+const fatal: ReadonlyArray<readonly [string, unknown]> = [
+  ['TypeError (a projection bug)', new TypeError("Cannot read properties of undefined (reading 'id')")],
+  ['RangeError', new RangeError('Invalid array length')],
+  ['plain Error', new Error('unexpected event shape')],
+  ['duplicate key (11000)', serverError(11000)],
+  ['MongoServerError without a transient code or label', serverError(2)],
+  ['MongoInvalidArgumentError', new MongoInvalidArgumentError('bad option')],
+  ['EventStoreDB StreamNotFoundError', new StreamNotFoundError(undefined, 'resource-1')],
+  ['EventStoreDB access denied (from gRPC)', convertToCommandError(grpcServiceError(7, 'Access denied', { exception: 'access-denied' }))],
+  ['raw gRPC INVALID_ARGUMENT', grpcServiceError(3, 'invalid argument')],
+  ['SQLITE_CONSTRAINT_UNIQUE', new Database.SqliteError('UNIQUE constraint failed', 'SQLITE_CONSTRAINT_UNIQUE')],
+  ['SQLITE_CORRUPT', new Database.SqliteError('database disk image is malformed', 'SQLITE_CORRUPT')],
+  ['ENOENT', systemError('ENOENT')],
+  ['a string', 'ECONNRESET'],
+  ['undefined', undefined],
+  ['null', null],
+];
+
+describe('transient store errors', () => {
+  it.each(transient)('given %s, then it is transient (retry with backoff)', (_name, error) => {
+    // when
+    const verdict = isTransientStoreError(error);
+    // then
+    expect(verdict).toBe(true);
+  });
+
+  it.each(fatal)('given %s, then it is fatal (the runner stops)', (_name, error) => {
+    // when
+    const verdict = isTransientStoreError(error);
+    // then
+    expect(verdict).toBe(false);
+  });
+
+  it('given gRPC failures, when the EventStoreDB client converts them, then they are the classes the table relies on', () => {
+    // given / when / then
+    expect(convertToCommandError(grpcServiceError(14, 'x'))).toBeInstanceOf(UnavailableError);
+    expect(convertToCommandError(grpcServiceError(4, 'x'))).toBeInstanceOf(DeadlineExceededError);
+    expect(convertToCommandError(grpcServiceError(5, 'x', notLeaderTrailers))).toBeInstanceOf(NotLeaderError);
+  });
+});
