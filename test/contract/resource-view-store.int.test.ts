@@ -8,7 +8,7 @@ import { MongoResourceViewStore } from '../../src/infra/read-models/mongo-resour
 import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
 import { SqliteResourceViewStore } from '../../src/infra/read-models/sqlite-resource-view-store';
 import { resourceProjection } from '../../src/projections/resources/resource-projection';
-import type { ResourceViewStore } from '../../src/projections/resources/resource-view-store';
+import type { Audience, ResourceViewStore } from '../../src/projections/resources/resource-view-store';
 import { mingoReadDb } from '../support/mingo-mongo';
 import { describeMongo } from '../support/mongo-target';
 import {
@@ -233,7 +233,7 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
         await put(resource(2, { owner: { privacyLevel: 3, circles: [] } }), 2n);
         await put(resource(3, { owner: { privacyLevel: 4, circles: [{ circleId: CIRCLE, projectId: P, communityId: null }] } }), 3n);
 
-        const ids = async (audience: Parameters<typeof query>[0]['audience']) => (await store.page(query({ audience }))).list.map((v) => v.resourceId);
+        const ids = async (audience: Audience) => (await store.page(query({ audience }))).list.map((v) => v.resourceId);
         expect(await ids(everything)).toEqual([1, 2, 3]);
         expect(await ids(principals('public'))).toEqual([1]);
         expect(await ids(principals(`circle:${CIRCLE}`))).toEqual([3]);
