@@ -1,4 +1,4 @@
-import type { Document, IndexDescription, Sort } from 'mongodb';
+import type { Document, IndexDescription } from 'mongodb';
 import type {
   ApplicationDefinitionRecord,
   ApplicationFilterField,
@@ -6,7 +6,7 @@ import type {
   ApplicationRecord,
 } from '../../projections/applications/application-store';
 import { APPLICATION_FILTER_FIELDS } from '../../projections/applications/application-store';
-import { guardedUpsert, type GuardedUpsert } from './mongo-guarded-write';
+import { guardedUpsert, type GuardedUpsert, type SortOrder } from './mongo-guarded-write';
 
 /**
  * The documents and queries of the MongoDB applications read model, as pure functions so that
@@ -31,7 +31,7 @@ export const RECORD_PROJECTION: Document = { _id: 0, position: 0 };
 
 export const applicationsOfDefinition = (applicationDefinitionId: number): Document => ({ applicationDefinitionId });
 
-export function applicationSort(orderBy: ApplicationOrder): Sort {
+export function applicationSort(orderBy: ApplicationOrder): SortOrder {
   return orderBy === 0 ? { applicationId: 1 } : { submittedAt: -1, applicationId: -1 };
 }
 

@@ -1,7 +1,7 @@
-import type { Document, IndexDescription, Sort } from 'mongodb';
+import type { Document, IndexDescription } from 'mongodb';
 import type { DirectoryChange, DirectoryRecord, DirectoryTable } from '../../projections/directory/directory-records';
 import { DIRECTORY_TABLES } from '../../projections/directory/directory-records';
-import { guardedUpsert, type GuardedUpsert } from './mongo-guarded-write';
+import { guardedUpsert, type GuardedUpsert, type SortOrder } from './mongo-guarded-write';
 
 /**
  * The documents and queries of the MongoDB directory read model, as pure functions so that tests
@@ -59,13 +59,13 @@ export function lookupFilter(table: LookupTable, value: number): Document {
 }
 
 /** Key order within one lookup value, so that answers do not depend on insertion order. */
-export function lookupSort(table: DirectoryTable): Sort {
-  return Object.fromEntries(DIRECTORY_TABLES[table].key.map((field) => [field, 1])) as Sort;
+export function lookupSort(table: DirectoryTable): SortOrder {
+  return Object.fromEntries(DIRECTORY_TABLES[table].key.map((field) => [field, 1]));
 }
 
 export const communityProjectOfFilter = (projectId: number, communityId: number): Document => ({ projectId, communityId, removed: false });
 
-export const COMMUNITY_PROJECT_OF_SORT: Sort = { communityProjectId: 1 };
+export const COMMUNITY_PROJECT_OF_SORT: SortOrder = { communityProjectId: 1 };
 
 /**
  * Lookups by user or by project, partial on live records so that tombstones cost nothing. The

@@ -1,5 +1,8 @@
 import type { Collection, Document } from 'mongodb';
 
+/** A sort document with plain directions, which the driver and mingo both take. */
+export type SortOrder = Record<string, 1 | -1>;
+
 /** A filter and an update document for one `updateOne(..., {upsert: true})`. */
 export type GuardedUpsert = { readonly filter: Document; readonly update: Document };
 

@@ -1,8 +1,8 @@
-import type { Document, IndexDescription, Sort } from 'mongodb';
+import type { Document, IndexDescription } from 'mongodb';
 import type { Resource } from '../../domain/resource/resource';
 import type { ProjectLink, ResourceViewRecord, ViewPageQuery } from '../../projections/resources/resource-view-store';
 import { admits } from '../../projections/resources/resource-view-store';
-import { guardedUpsert, type GuardedUpsert } from './mongo-guarded-write';
+import { guardedUpsert, type GuardedUpsert, type SortOrder } from './mongo-guarded-write';
 
 /**
  * The documents and queries of the MongoDB resources read model, as pure functions so that tests
@@ -55,7 +55,7 @@ export const staleViewsFilter = (resourceId: number, keep: readonly string[]): D
 
 export const viewsOfResourceFilter = (resourceId: number): Document => ({ resourceId });
 
-export const VIEWS_OF_RESOURCE_SORT: Sort = { viewKey: 1 };
+export const VIEWS_OF_RESOURCE_SORT: SortOrder = { viewKey: 1 };
 
 /** The one view a page reads from; its distinct audience keys are few, whatever its size. */
 export const viewFilter = (q: Pick<ViewPageQuery, 'viewKey' | 'projectId'>): Document => ({ viewKey: q.viewKey, projectId: q.projectId });
@@ -83,7 +83,7 @@ export function pageFilter(q: ViewPageQuery, keys: readonly string[]): Document 
   return filter;
 }
 
-export function pageSort(orderBy: ViewPageQuery['orderBy']): Sort {
+export function pageSort(orderBy: ViewPageQuery['orderBy']): SortOrder {
   return orderBy === 0 ? { resourceId: 1 } : { postDate: -1, resourceId: -1 };
 }
 
@@ -99,7 +99,7 @@ export function resourceWrite(resourceId: number, resource: Resource | null, pos
 
 export const liveResourcesOfProjectFilter = (projectId: number): Document => ({ projectId, resource: { $ne: null } });
 
-export const RESOURCES_OF_PROJECT_SORT: Sort = { _id: 1 };
+export const RESOURCES_OF_PROJECT_SORT: SortOrder = { _id: 1 };
 
 export function projectLinkWrite(link: ProjectLink, removed: boolean, position: bigint): GuardedUpsert {
   return guardedUpsert(link.communityProjectId, position, { communityId: link.communityId, projectId: link.projectId, removed });
@@ -107,7 +107,7 @@ export function projectLinkWrite(link: ProjectLink, removed: boolean, position: 
 
 export const projectCommunitiesFilter = (projectId: number): Document => ({ projectId, removed: false });
 
-export const PROJECT_COMMUNITIES_SORT: Sort = { communityId: 1 };
+export const PROJECT_COMMUNITIES_SORT: SortOrder = { communityId: 1 };
 
 /**
  * The page indexes mirror the SQLite adapter's: by id and by recency for callers admitted to much
