@@ -216,8 +216,10 @@ export class SqliteResourceViewStore implements ResourceViewStore {
       const where = ['view_key = @view_key', 'project_id = @project_id'];
       if (!everything) where.push('audience_key in (select value from json_each(@keys))');
       if (q.paragraphId !== null) where.push('paragraph_id = @paragraph_id');
-      if (q.concept !== null) where.push('exists (select 1 from json_each(search) where instr(value, @concept) > 0)');
-      if (q.tags.length > 0) where.push('exists (select 1 from json_each(tags) where value in (select value from json_each(@tags)))');
+      // Not `exists (...)`: SQLite 3.53 turns an EXISTS over json_each into a join and then applies
+      // OFFSET to the joined rows, so a row matching twice (two terms, two tags) shifts the page.
+      if (q.concept !== null) where.push('(select 1 from json_each(search) where instr(value, @concept) > 0 limit 1) is not null');
+      if (q.tags.length > 0) where.push('(select 1 from json_each(tags) where value in (select value from json_each(@tags)) limit 1) is not null');
       const order = q.orderBy === 0 ? 'resource_id' : 'post_date desc, resource_id desc';
       const sql =
         kind === 'count'

@@ -1,0 +1,387 @@
+/**
+ * The resources read model's contract, run against every adapter: SQLite always, the MongoDB
+ * adapter on the in-process mingo stand-in always, and on a real MongoDB when one answers.
+ */
+import type { RecordedEvent } from '../../src/infra/event-store/event-store';
+import { MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
+import { MongoResourceViewStore } from '../../src/infra/read-models/mongo-resource-view-store';
+import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
+import { SqliteResourceViewStore } from '../../src/infra/read-models/sqlite-resource-view-store';
+import { resourceProjection } from '../../src/projections/resources/resource-projection';
+import type { Audience, ResourceViewStore } from '../../src/projections/resources/resource-view-store';
+import { mingoReadDb } from '../support/mingo-mongo';
+import { describeMongo } from '../support/mongo-target';
+import {
+  CIRCLE,
+  D,
+  O,
+  OTHER_PARAGRAPH,
+  OTHER_PROJECT,
+  P,
+  PARAGRAPH,
+  ViewModel,
+  communityView,
+  day,
+  everything,
+  largeView,
+  naivePage,
+  pageQueries,
+  principals,
+  projectView,
+  query,
+  resource,
+} from './resource-view-fixtures';
+
+type Opened = { store: ResourceViewStore; dispose: () => Promise<void> };
+
+const metadata = { actor: { userId: 1, credential: 'session' as const }, correlationId: 'c', at: '2025-01-01T00:00:00.000Z' };
+const recorded = (position: bigint, type: string, data: object): RecordedEvent => ({
+  streamId: `resource-${(data as { resourceId: number }).resourceId}`,
+  type,
+  data,
+  metadata,
+  revision: 0n,
+  position,
+});
+const created = (position: bigint, resourceId: number, name = 'Created') =>
+  recorded(position, 'ResourceCreated', {
+    resourceId,
+    scope: { kind: 'project', projectId: P },
+    paragraphId: null,
+    name,
+    description: '',
+    resourceUrl: 'https://example.org/a.pdf',
+    resourceType: 0,
+    image: '',
+    icon: '',
+    tags: ['a'],
+    privacyLevel: 1,
+    createdBy: 1,
+    createdByMentor: false,
+    postDate: day(0),
+  });
+const updated = (position: bigint, resourceId: number, name: string) =>
+  recorded(position, 'ResourceUpdated', {
+    resourceId,
+    name,
+    description: '',
+    resourceUrl: 'https://example.org/a.pdf',
+    resourceType: 0,
+    image: '',
+    icon: '',
+    tags: ['b'],
+    lastUpdated: day(1),
+  });
+const deleted = (position: bigint, resourceId: number) => recorded(position, 'ResourceDeleted', { resourceId, resourceUrl: 'https://example.org/a.pdf' });
+
+export function describeResourceViewStoreContract(name: string, open: () => Promise<Opened>): void {
+  describe(`${name} honours the ResourceViewStore contract`, () => {
+    let store: ResourceViewStore;
+    let dispose: () => Promise<void>;
+    let model: ViewModel;
+    beforeEach(async () => {
+      ({ store, dispose } = await open());
+      model = new ViewModel();
+    });
+    afterEach(async () => dispose());
+
+    const put = async (r: ReturnType<typeof resource>, position: bigint, communities: number[] = [O]) =>
+      store.putResource(r.resourceId, r, position, model.put(r, communities));
+    const remove = async (resourceId: number, position: bigint) => {
+      model.remove(resourceId);
+      await store.putResource(resourceId, null, position, []);
+    };
+    const expectPages = async (queries: Parameters<typeof naivePage>[1][]) => {
+      for (const q of queries) expect({ q, page: await store.page(q) }).toEqual({ q, page: naivePage(model.all(), q) });
+    };
+
+    describe('resources and their views', () => {
+      it('given a stored resource, when read back, then the resource, its position and its views sorted by view key are answered', async () => {
+        const r = resource(1, { shares: [{ communityId: D, privacyLevel: 1, circles: [] }] });
+        await put(r, 5n, [O]);
+
+        expect(await store.resource(1)).toEqual(r);
+        expect(await store.stored(1)).toEqual({ resource: r, position: 5n });
+        const views = await store.viewsOfResource(1);
+        expect(views.map((v) => v.viewKey)).toEqual(['c:10', 'c:20', 'p:7']);
+        expect(views).toEqual([...model.views.get(1)!].sort((a, b) => (a.viewKey < b.viewKey ? -1 : 1)));
+      });
+
+      it('given nothing stored, when read, then null and no views', async () => {
+        expect(await store.resource(404)).toBeNull();
+        expect(await store.stored(404)).toBeNull();
+        expect(await store.viewsOfResource(404)).toEqual([]);
+      });
+
+      it('given a deleted resource, when read, then a tombstone at its position and no views, and it leaves its project', async () => {
+        await put(resource(1), 1n);
+        await put(resource(2), 2n);
+        await remove(1, 3n);
+
+        expect(await store.resource(1)).toBeNull();
+        expect(await store.stored(1)).toEqual({ resource: null, position: 3n });
+        expect(await store.viewsOfResource(1)).toEqual([]);
+        expect((await store.resourcesOfProject(P)).map((r) => r.resourceId)).toEqual([2]);
+      });
+
+      it('given resources of two projects, when listed by project, then only that project live ones in id order', async () => {
+        await put(resource(30), 1n);
+        await put(resource(4), 2n);
+        await put(resource(17, { scope: { kind: 'project', projectId: OTHER_PROJECT } }), 3n);
+
+        expect((await store.resourcesOfProject(P)).map((r) => r.resourceId)).toEqual([4, 30]);
+        expect(await store.resourcesOfProject(OTHER_PROJECT)).toEqual([resource(17, { scope: { kind: 'project', projectId: OTHER_PROJECT } })]);
+        expect(await store.resourcesOfProject(999)).toEqual([]);
+      });
+
+      it('given a resource, when its views are replaced, then only the new views remain', async () => {
+        await put(resource(1), 1n, [O, D]);
+        const views = model.put(resource(1), [D]);
+        await store.replaceViews(1, views);
+
+        expect((await store.viewsOfResource(1)).map((v) => v.viewKey)).toEqual(['c:20', 'p:7']);
+        expect(await store.stored(1)).toEqual({ resource: resource(1), position: 1n });
+      });
+    });
+
+    describe('project links', () => {
+      it('given links written, when read, then each link with its position, and the project communities distinct in id order', async () => {
+        await store.writeProjectLink({ communityProjectId: 100, communityId: D, projectId: P }, false, 1n);
+        await store.writeProjectLink({ communityProjectId: 101, communityId: O, projectId: P }, false, 2n);
+        await store.writeProjectLink({ communityProjectId: 102, communityId: D, projectId: P }, false, 3n);
+        await store.writeProjectLink({ communityProjectId: 103, communityId: 5, projectId: OTHER_PROJECT }, false, 4n);
+
+        expect(await store.projectLink(101)).toEqual({ communityProjectId: 101, communityId: O, projectId: P, position: 2n, removed: false });
+        expect(await store.projectLink(404)).toBeNull();
+        expect(await store.projectCommunities(P)).toEqual([O, D]);
+        expect(await store.projectCommunities(OTHER_PROJECT)).toEqual([5]);
+      });
+
+      it('given a newer link, when an older write arrives, then nothing changes', async () => {
+        await store.writeProjectLink({ communityProjectId: 100, communityId: D, projectId: P }, false, 5n);
+        await store.writeProjectLink({ communityProjectId: 100, communityId: O, projectId: OTHER_PROJECT }, false, 4n);
+        await store.writeProjectLink({ communityProjectId: 100, communityId: O, projectId: OTHER_PROJECT }, false, 5n);
+
+        expect(await store.projectLink(100)).toEqual({ communityProjectId: 100, communityId: D, projectId: P, position: 5n, removed: false });
+      });
+
+      it('given a removed link, when an older upsert is replayed, then it stays removed; a newer one restores it', async () => {
+        await store.writeProjectLink({ communityProjectId: 100, communityId: D, projectId: P }, false, 1n);
+        await store.writeProjectLink({ communityProjectId: 100, communityId: D, projectId: P }, true, 3n);
+        await store.writeProjectLink({ communityProjectId: 100, communityId: D, projectId: P }, false, 2n);
+
+        expect(await store.projectLink(100)).toEqual({ communityProjectId: 100, communityId: D, projectId: P, position: 3n, removed: true });
+        expect(await store.projectCommunities(P)).toEqual([]);
+
+        await store.writeProjectLink({ communityProjectId: 100, communityId: D, projectId: P }, false, 4n);
+        expect(await store.projectCommunities(P)).toEqual([D]);
+      });
+    });
+
+    describe('pages', () => {
+      it('given equal post dates, when paged by recency, then ties go by id descending; by id, ascending', async () => {
+        for (const [i, id] of [3, 1, 4, 2, 5].entries()) await put(resource(id, { postDate: id === 5 ? day(0) : day(1) }), BigInt(i + 1));
+
+        const ids = async (orderBy: 0 | 1, skip = 0, take = 20) => (await store.page(query({ orderBy, skip, take }))).list.map((v) => v.resourceId);
+        expect(await ids(1)).toEqual([4, 3, 2, 1, 5]);
+        expect(await ids(0)).toEqual([1, 2, 3, 4, 5]);
+        expect(await ids(1, 1, 2)).toEqual([3, 2]);
+        expect(await ids(0, 4, 10)).toEqual([5]);
+        expect(await store.page(query({ skip: 10 }))).toEqual({ count: 5, list: [] });
+        expect(await store.page(query({ take: 0 }))).toEqual({ count: 5, list: [] });
+      });
+
+      it('given resources of two projects in one community view, when paged, then only the asked project resources', async () => {
+        await put(resource(1), 1n);
+        await put(resource(2, { scope: { kind: 'project', projectId: OTHER_PROJECT } }), 2n);
+
+        expect((await store.page(query({ ...communityView(O) }))).list.map((v) => v.resourceId)).toEqual([1]);
+        expect((await store.page(query({ ...communityView(O, OTHER_PROJECT) }))).list.map((v) => v.resourceId)).toEqual([2]);
+        expect(await store.page(query({ ...communityView(D) }))).toEqual({ count: 0, list: [] });
+      });
+
+      it('given texts with pattern characters and mixed case, when searched by concept and tags, then substrings and tags match literally', async () => {
+        await put(resource(1, { name: 'Guide v1.2 (draft)', tags: ['C++'] }), 1n);
+        await put(resource(2, { name: 'Guide v1x2', description: 'About [pumps]' }), 2n);
+        await put(resource(3, { name: 'Other', tags: ['Pumps', 'Water'] }), 3n);
+
+        const ids = async (over: Parameters<typeof query>[0]) => (await store.page(query(over))).list.map((v) => v.resourceId);
+        expect(await ids({ concept: '1.2' })).toEqual([1]);
+        expect(await ids({ concept: '(draft)' })).toEqual([1]);
+        expect(await ids({ concept: 'c++' })).toEqual([1]);
+        expect(await ids({ concept: '[pumps]' })).toEqual([2]);
+        expect(await ids({ concept: 'pumps' })).toEqual([2, 3]);
+        expect(await ids({ concept: 'guide' })).toEqual([1, 2]);
+        expect(await ids({ concept: '.*' })).toEqual([]);
+        expect(await ids({ tags: ['water', 'c++'] })).toEqual([1, 3]);
+        expect(await ids({ tags: ['pumps'], concept: 'other' })).toEqual([3]);
+        expect((await store.page(query({ concept: 'guide', take: 0 }))).count).toBe(2);
+      });
+
+      it('given resources in paragraphs, when paged by paragraph, then only that paragraph', async () => {
+        await put(resource(1, { paragraphId: PARAGRAPH }), 1n);
+        await put(resource(2, { paragraphId: OTHER_PARAGRAPH }), 2n);
+        await put(resource(3), 3n);
+
+        expect(await store.page(query({ paragraphId: PARAGRAPH }))).toEqual(naivePage(model.all(), query({ paragraphId: PARAGRAPH })));
+        expect((await store.page(query({ paragraphId: PARAGRAPH }))).list.map((v) => v.resourceId)).toEqual([1]);
+        expect((await store.page(query({ paragraphId: null }))).count).toBe(3);
+      });
+
+      it('given uneven audiences, when callers with different principals page, then each sees exactly what admits them', async () => {
+        await put(resource(1), 1n);
+        await put(resource(2, { owner: { privacyLevel: 3, circles: [] } }), 2n);
+        await put(resource(3, { owner: { privacyLevel: 4, circles: [{ circleId: CIRCLE, projectId: P, communityId: null }] } }), 3n);
+
+        const ids = async (audience: Audience) => (await store.page(query({ audience }))).list.map((v) => v.resourceId);
+        expect(await ids(everything)).toEqual([1, 2, 3]);
+        expect(await ids(principals('public'))).toEqual([1]);
+        expect(await ids(principals(`circle:${CIRCLE}`))).toEqual([3]);
+        expect(await ids(principals('public', `circle:${CIRCLE}`))).toEqual([1, 3]);
+        expect(await ids(principals(`team:p:${P}`))).toEqual([1, 2, 3]);
+        expect(await store.page(query({ audience: principals('nobody') }))).toEqual({ count: 0, list: [] });
+        expect(await store.page(query({ audience: principals() }))).toEqual({ count: 0, list: [] });
+      });
+
+      it('given views, when audiences, paragraphs, deletions and view replacements change them, then counts and pages follow', async () => {
+        for (let id = 1; id <= 12; id++) await put(resource(id, { paragraphId: id % 2 ? PARAGRAPH : null }), BigInt(id), [O, D]);
+        const queries = [projectView(), communityView(O), communityView(D)].flatMap((view) =>
+          [everything, principals('public'), principals(`team:p:${P}`), principals('member:c:20')].flatMap((audience) => [
+            query({ ...view, audience }),
+            query({ ...view, audience, paragraphId: PARAGRAPH, take: 0 }),
+            query({ ...view, audience, paragraphId: 0 }),
+          ]),
+        );
+        await expectPages(queries);
+
+        await put(resource(2, { owner: { privacyLevel: 3, circles: [] }, paragraphId: PARAGRAPH }), 20n, [O, D]);
+        await put(resource(3, { paragraphId: null, owner: { privacyLevel: 2, circles: [] } }), 21n, [O, D]);
+        await remove(4, 22n);
+        await store.replaceViews(5, model.put(resource(5, { paragraphId: PARAGRAPH }), [O]));
+        await store.replaceViews(6, model.put(resource(6), []));
+        await expectPages(queries);
+
+        await remove(2, 23n);
+        await store.replaceViews(6, model.put(resource(6), [O, D]));
+        await expectPages(queries);
+      });
+
+      describe('a view of 2,000 resources', () => {
+        it('given callers admitted to few, most or all of its rows, when they page with every filter, then each answer equals a brute-force filter and sort', async () => {
+          let position = 1n;
+          for (const r of largeView(2000)) await put(r, position++, [O]);
+          await put(resource(5000, { scope: { kind: 'project', projectId: OTHER_PROJECT } }), position++, [O]);
+
+          const admittedToCircle = naivePage(model.all(), query({ audience: principals(`circle:${CIRCLE}`), take: 0 })).count;
+          const admittedToPublic = naivePage(model.all(), query({ audience: principals('public'), take: 0 })).count;
+          expect(admittedToCircle).toBeLessThan(2000 / 8);
+          expect(admittedToPublic).toBeGreaterThan(2000 / 2);
+
+          await expectPages([...pageQueries(projectView()), ...pageQueries(communityView(O))]);
+        }, 120_000);
+      });
+    });
+
+    describe('folded through the projection, guarded by position', () => {
+      it('given a newer event applied, when an older one is replayed, then the resource and its views are unchanged', async () => {
+        const projection = resourceProjection(store);
+        await projection.apply(created(1n, 1));
+        await projection.apply(updated(2n, 1, 'Renamed'));
+        const before = { stored: await store.stored(1), views: await store.viewsOfResource(1) };
+
+        await projection.apply(updated(2n, 1, 'Renamed'));
+        await projection.apply(created(1n, 1, 'Old'));
+
+        expect({ stored: await store.stored(1), views: await store.viewsOfResource(1) }).toEqual(before);
+        expect(before.stored?.resource?.name).toBe('Renamed');
+        expect(before.stored?.position).toBe(2n);
+      });
+
+      it('given a deleted resource, when older events are replayed, then the tombstone stays', async () => {
+        const projection = resourceProjection(store);
+        await projection.apply(created(1n, 1));
+        await projection.apply(updated(2n, 1, 'Renamed'));
+        await projection.apply(deleted(3n, 1));
+
+        await projection.apply(created(1n, 1));
+        await projection.apply(updated(2n, 1, 'Renamed'));
+
+        expect(await store.stored(1)).toEqual({ resource: null, position: 3n });
+        expect(await store.viewsOfResource(1)).toEqual([]);
+      });
+
+      it('given a history, when any range of it is replayed twice, then the digest is the one of a single pass', async () => {
+        const projection = resourceProjection(store);
+        const link = (position: bigint, type: string, data: object): RecordedEvent => ({ ...recorded(position, type, data), streamId: 'directory' });
+        const history: RecordedEvent[] = [
+          created(1n, 1),
+          created(2n, 2),
+          link(3n, 'CommunityProjectUpserted', { communityProjectId: 100, communityId: O, projectId: P }),
+          updated(4n, 1, 'Renamed'),
+          link(5n, 'CommunityProjectUpserted', { communityProjectId: 101, communityId: D, projectId: P }),
+          deleted(6n, 2),
+          link(7n, 'CommunityProjectRemoved', { communityProjectId: 100 }),
+          created(8n, 3),
+        ];
+        for (const event of history) await projection.apply(event);
+        const once = await store.projection.digest();
+
+        for (const [from, to] of [
+          [0, history.length],
+          [2, 5],
+          [5, 8],
+        ]) {
+          for (const event of history.slice(from, to)) await projection.apply(event);
+          for (const event of history.slice(from, to)) await projection.apply(event);
+          expect(await store.projection.digest()).toEqual(once);
+        }
+        expect(await store.projectCommunities(P)).toEqual([D]);
+        expect((await store.page(query({ ...communityView(D) }))).list.map((v) => v.resourceId)).toEqual([1, 3]);
+      });
+    });
+
+    describe('the projection side', () => {
+      it('given a committed batch, when the checkpoint is read, then it is the batch position; after reset, nothing remains', async () => {
+        expect(await store.projection.checkpoint('resources')).toBeUndefined();
+        await store.projection.commit('resources', 9n, async () => {
+          await put(resource(1), 9n);
+          await store.writeProjectLink({ communityProjectId: 100, communityId: O, projectId: P }, false, 9n);
+        });
+        expect(await store.projection.checkpoint('resources')).toBe(9n);
+        expect((await store.projection.digest()).counts).not.toEqual({});
+
+        await store.projection.reset('resources');
+
+        expect(await store.projection.checkpoint('resources')).toBeUndefined();
+        expect(await store.stored(1)).toBeNull();
+        expect(await store.projectLink(100)).toBeNull();
+        expect(await store.page(query())).toEqual({ count: 0, list: [] });
+        expect(Object.values((await store.projection.digest()).counts).every((n) => n === 0)).toBe(true);
+      });
+    });
+  });
+}
+
+describeResourceViewStoreContract('SqliteResourceViewStore', async () => {
+  const read = SqliteReadDb.open(':memory:');
+  return { store: new SqliteResourceViewStore(read), dispose: async () => read.close() };
+});
+
+describeResourceViewStoreContract('MongoResourceViewStore on the mingo stand-in', async () => ({
+  store: await MongoResourceViewStore.open(mingoReadDb()),
+  dispose: async () => undefined,
+}));
+
+describeMongo('MongoResourceViewStore', (mongo) => {
+  describeResourceViewStoreContract('MongoResourceViewStore', async () => {
+    const { url, dbName } = mongo();
+    const read = await MongoReadDb.connect(url, dbName());
+    return {
+      store: await MongoResourceViewStore.open(read),
+      dispose: async () => {
+        await read.db.dropDatabase();
+        await read.close();
+      },
+    };
+  });
+});
