@@ -73,8 +73,11 @@ export class SqliteDirectoryStore implements DirectoryStore {
         ];
       }),
     ) as Record<DirectoryTable, Statements>;
+    // In key order, as the MongoDB adapter answers: both adapters list memberships alike.
     const lookup = (table: DirectoryTable, column: string) =>
-      db.prepare<[number], Row>(`select record from ${tableName(table)} where ${snake(column)} = ? and removed = 0`);
+      db.prepare<[number], Row>(
+        `select record from ${tableName(table)} where ${snake(column)} = ? and removed = 0 order by ${DIRECTORY_TABLES[table].key.map(snake).join(', ')}`,
+      );
     this.byUser = {
       communities: lookup('communityMembers', 'userId'),
       projects: lookup('projectMembers', 'userId'),

@@ -45,8 +45,7 @@ export function viewRecords(resource: Resource, communities: readonly number[]):
   }));
 }
 
-async function reprojectProject(store: ResourceViewStore, projectId: number): Promise<void> {
-  const communities = await store.projectCommunities(projectId);
+async function reprojectProject(store: ResourceViewStore, projectId: number, communities: readonly number[]): Promise<void> {
   for (const resource of await store.resourcesOfProject(projectId)) {
     await store.replaceViews(resource.resourceId, viewRecords(resource, communities));
   }
@@ -71,9 +70,18 @@ export function resourceProjection(store: ResourceViewStore): ReadModelProjectio
         const link = upserted
           ? { communityProjectId: data.communityProjectId, communityId: data.communityId ?? 0, projectId: data.projectId ?? 0 }
           : { communityProjectId: data.communityProjectId, communityId: previous?.communityId ?? 0, projectId: previous?.projectId ?? 0 };
+        // The views first, the link (with the event's position) last: a crash in between leaves
+        // the link looking unapplied, so a replay re-projects again (MongoDB has no transaction).
+        const before = previous && !previous.removed ? previous : undefined;
+        const affected = new Set([link.projectId, ...(before ? [before.projectId] : [])]);
+        for (const projectId of affected) {
+          if (projectId === 0) continue;
+          const communities = new Set(await store.projectCommunities(projectId));
+          if (before && before.projectId === projectId) communities.delete(before.communityId);
+          if (upserted && link.projectId === projectId) communities.add(link.communityId);
+          await reprojectProject(store, projectId, [...communities].sort((a, b) => a - b));
+        }
         await store.writeProjectLink(link, !upserted, recorded.position);
-        const affected = new Set([link.projectId, ...(previous && !previous.removed ? [previous.projectId] : [])]);
-        for (const projectId of affected) if (projectId !== 0) await reprojectProject(store, projectId);
         return;
       }
       if (!recorded.streamId.startsWith('resource-') || !resourceTypes.has(recorded.type)) return;
