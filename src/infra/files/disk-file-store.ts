@@ -8,6 +8,7 @@ import type { ByteRange, FileStore, StagedFile } from './file-store';
 import { InvalidFilePathError } from './file-store';
 
 const STAGING = '.staging';
+const READ_CHUNK_BYTES = 1024 * 1024;
 
 /**
  * Files under `root` (DATA_DIR/files). Staged files live in `root/.staging` (same file system,
@@ -82,7 +83,8 @@ export class DiskFileStore implements FileStore {
       if (isMissing(error)) return null;
       throw error;
     }
-    return handle.createReadStream(range ? { start: range.start, end: range.end } : {});
+    // 1 MiB reads: a 3 MB download in three reads instead of forty-eight.
+    return handle.createReadStream({ highWaterMark: READ_CHUNK_BYTES, ...(range ? { start: range.start, end: range.end } : {}) });
   }
 
   async delete(storedPath: string): Promise<boolean> {
