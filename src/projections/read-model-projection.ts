@@ -35,5 +35,10 @@ export interface ProjectionStore {
 export interface ReadModelProjection {
   readonly name: string;
   readonly store: ProjectionStore;
+  /**
+   * Whether `apply` would change anything for this event (by its stream and type alone). The
+   * runner commits no transaction for events its projection ignores; it only moves the checkpoint.
+   */
+  handles?(event: RecordedEvent): boolean;
   apply(event: RecordedEvent): Promise<void>;
 }

@@ -13,6 +13,8 @@ const WAITING_POLL_MS = 5;
 const IDLE_POLL_MS = 250;
 /** A follower that sees the log ahead of the shared checkpoint for this long reports that nobody projects. */
 const STALLED_AFTER_MS = 2000;
+/** How soon a checkpoint moved only by ignored events is written, for the processes that follow it. */
+const IDLE_CHECKPOINT_MS = 5;
 
 /** A projection threw on an event: a bug or bad data, not a transport fault, so retrying cannot help. */
 export class ProjectionFailedError extends Error {
@@ -73,6 +75,9 @@ export class ReadModelRunner {
   private behindSince: number | undefined;
   /** Following: whether the shared read model has once caught up with the log since this process started. */
   private caughtUpOnce = false;
+  /** Leading: a position reached through ignored events only, not yet written as the checkpoint. */
+  private unwritten: bigint | undefined;
+  private checkpointTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly events: EventStore,
@@ -129,6 +134,9 @@ export class ReadModelRunner {
 
   async stop(): Promise<void> {
     this.running = false;
+    clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = undefined;
+    if (this.leading && this.unwritten !== undefined) await this.writeUnwritten();
     clearTimeout(this.resubscribeTimer);
     clearTimeout(this.leaseTimer);
     clearTimeout(this.pollTimer);
@@ -268,6 +276,16 @@ export class ReadModelRunner {
   private async commit(batch: readonly RecordedEvent[]): Promise<void> {
     const last = batch.at(-1);
     if (!last) return;
+    const handles = this.projection.handles?.bind(this.projection);
+    if (handles && !batch.some(handles)) {
+      // Nothing to write but the checkpoint: this process moves on at once, and the checkpoint
+      // follows a moment later for the others (a crash before then replays ignored events only).
+      this.advanceTo(last.position);
+      this.unwritten = last.position;
+      this.checkpointTimer ??= setTimeout(() => void this.writeUnwritten(), IDLE_CHECKPOINT_MS);
+      return;
+    }
+    this.unwritten = undefined;
     let current: RecordedEvent | undefined;
     try {
       await this.projection.store.commit(
@@ -287,6 +305,19 @@ export class ReadModelRunner {
       throw new ProjectionFailedError(this.name, error);
     }
     this.advanceTo(last.position);
+  }
+
+  private async writeUnwritten(): Promise<void> {
+    this.checkpointTimer = undefined;
+    const position = this.unwritten;
+    if (position === undefined || !this.leading) return;
+    try {
+      await this.projection.store.commit(this.name, position, async () => undefined, this.fence());
+      if (this.unwritten === position) this.unwritten = undefined;
+    } catch (error) {
+      if (error instanceof LeaseLostError) await this.demote();
+      else this.logger.warn({ err: error, projection: this.name }, 'could not write the checkpoint; will write it with the next change');
+    }
   }
 
   private fence(): Fence | undefined {

@@ -11,6 +11,7 @@ export function apiKeyProjection(store: ApiKeyStore): ReadModelProjection {
   return {
     name: API_KEYS_PROJECTION,
     store: store.projectionStore,
+    handles: (event) => API_KEY_EVENT_TYPES.has(event.type),
     async apply(recorded: RecordedEvent): Promise<void> {
       if (!API_KEY_EVENT_TYPES.has(recorded.type)) return;
       const event = { type: recorded.type, data: recorded.data } as ApiKeyEventData;

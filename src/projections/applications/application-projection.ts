@@ -9,6 +9,7 @@ export function applicationProjection(store: ApplicationStore): ReadModelProject
   return {
     name: 'applications',
     store: store.projection,
+    handles: (event) => event.streamId === DIRECTORY_STREAM && (event.type === 'ApplicationDefinitionUpserted' || event.type === 'ApplicationUpserted'),
     async apply(recorded: RecordedEvent): Promise<void> {
       if (recorded.streamId !== DIRECTORY_STREAM) return;
       const event = { type: recorded.type, data: recorded.data } as DirectoryEvent;

@@ -10,6 +10,7 @@ export function directoryProjection(store: DirectoryStore): ReadModelProjection 
   return {
     name: 'directory',
     store: store.projection,
+    handles: (event) => event.streamId === DIRECTORY_STREAM,
     async apply(recorded: RecordedEvent): Promise<void> {
       if (recorded.streamId !== DIRECTORY_STREAM) return;
       const change = directoryChange({ type: recorded.type, data: recorded.data } as DirectoryEvent);

@@ -18,10 +18,14 @@ const uploadPathOrNull = (resourceUrl: string): string | null => (parseUploadPat
  * resource references which path (a deleted resource keeps a tombstone row, so replaying an older
  * ResourceUpdated cannot bring its reference back).
  */
+/** The events this read model folds: the files' own, and the resources that reference them. */
+const FOLDED_TYPES: ReadonlySet<string> = new Set(['FileUploaded', 'FileDeleted', 'ResourceCreated', 'ResourceUpdated', 'ResourceDeleted']);
+
 export function filesProjection(store: FilesStore): ReadModelProjection {
   return {
     name: FILES_PROJECTION,
     store: store.projectionStore,
+    handles: (event) => FOLDED_TYPES.has(event.type),
     async apply(recorded: RecordedEvent): Promise<void> {
       const event = { type: recorded.type, data: recorded.data } as Folded;
       const position = recorded.position;

@@ -61,6 +61,8 @@ export function resourceProjection(store: ResourceViewStore): ReadModelProjectio
   return {
     name: 'resources',
     store: store.projection,
+    handles: (event) =>
+      event.type === 'CommunityProjectUpserted' || event.type === 'CommunityProjectRemoved' || (event.streamId.startsWith('resource-') && resourceTypes.has(event.type)),
     async apply(recorded: RecordedEvent): Promise<void> {
       if (recorded.type === 'CommunityProjectUpserted' || recorded.type === 'CommunityProjectRemoved') {
         const data = recorded.data as { communityProjectId: number; communityId?: number; projectId?: number };
