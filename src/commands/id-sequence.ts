@@ -16,45 +16,45 @@ function backoff(attempt: number): Promise<void> {
 }
 
 /**
- * Allocations of one sequence through one event store, queued in this process: concurrent
- * requests here would otherwise all read the same last id and all but one lose the append,
- * retrying with backoff (that was the largest part of a create's latency under load).
- * Conflicts with other processes are still settled by the expected revision.
+ * The last allocation this process made of each sequence, per event store: a guess of the
+ * stream's revision, checked by the append's expected revision, so that concurrent allocations
+ * here need not wait for each other's commit (they go out in one group commit, in order).
+ * A wrong guess (another process allocated meanwhile) is a WrongExpectedRevisionError: the
+ * guess is dropped and the allocation retried from the stream itself.
  */
-const queues = new WeakMap<EventStore, Map<string, Promise<unknown>>>();
+const guesses = new WeakMap<EventStore, Map<string, { revision: bigint; id: number }>>();
 
-function inTurn<T>(store: EventStore, sequence: string, work: () => Promise<T>): Promise<T> {
-  let perStore = queues.get(store);
-  if (!perStore) queues.set(store, (perStore = new Map()));
-  const previous = perStore.get(sequence) ?? Promise.resolve();
-  const next = previous.then(work, work);
-  const settled = next.catch(() => undefined);
-  perStore.set(sequence, settled);
-  void settled.then(() => {
-    if (perStore.get(sequence) === settled) perStore.delete(sequence);
-  });
-  return next;
+async function reserve(store: EventStore, streamId: string): Promise<{ expected: bigint | 'no_stream'; id: number }> {
+  let perStore = guesses.get(store);
+  if (!perStore) guesses.set(store, (perStore = new Map()));
+  let last = perStore.get(streamId);
+  if (!last) {
+    const event = await store.readLastEvent(streamId);
+    // Another reservation may have been made while this one read the stream.
+    last = perStore.get(streamId) ?? (event ? { revision: event.revision, id: lastId(event.data) } : { revision: -1n, id: 0 });
+  }
+  perStore.set(streamId, { revision: last.revision + 1n, id: last.id + 1 });
+  return { expected: last.revision < 0n ? 'no_stream' : last.revision, id: last.id + 1 };
+}
+
+function forget(store: EventStore, streamId: string): void {
+  guesses.get(store)?.delete(streamId);
 }
 
 /**
  * Allocates the next integer id of a sequence. The id is claimed by appending to the sequence's
- * stream with the expected revision, so two processes can never hand out the same id; nothing is
- * cached, because a cache would break that with several API processes.
+ * stream with the expected revision, so two processes can never hand out the same id.
  */
-export function nextId(store: EventStore, sequence: string, metadata: EventMetadata): Promise<number> {
-  return inTurn(store, sequence, () => allocate(store, sequence, metadata));
-}
-
-async function allocate(store: EventStore, sequence: string, metadata: EventMetadata): Promise<number> {
+export async function nextId(store: EventStore, sequence: string, metadata: EventMetadata): Promise<number> {
   const streamId = `sequence-${sequence}`;
   for (let attempt = 1; ; attempt += 1) {
-    const last = await store.readLastEvent(streamId);
-    const id = (last ? lastId(last.data) : 0) + 1;
+    const { expected, id } = await reserve(store, streamId);
     try {
-      await store.appendToStream(streamId, [{ type: 'IdAllocated', data: { id }, metadata }], last?.revision ?? 'no_stream');
+      await store.appendToStream(streamId, [{ type: 'IdAllocated', data: { id }, metadata }], expected);
       return id;
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
+      forget(store, streamId);
       if (attempt >= maxAttempts) throw contentionExhausted(streamId);
       await backoff(attempt);
     }

@@ -61,12 +61,23 @@ function checkExpected(streamId: string, expected: ExpectedRevision, actual: big
   if (!ok) throw new WrongExpectedRevisionError(streamId, expected, actual ?? 'no_stream');
 }
 
+type PendingAppend = {
+  readonly streamId: string;
+  readonly events: readonly NewEvent[];
+  readonly expected: ExpectedRevision;
+  readonly resolve: (result: AppendResult) => void;
+  readonly reject: (error: unknown) => void;
+};
+
 /** The embedded event store: one SQLite file in WAL mode. */
 export class SqliteEventStore implements EventStore {
   private readonly statements;
   private readonly appendTransaction;
   /** Wakes this instance's live subscriptions right after a commit, instead of at the next poll. */
   private readonly listeners = new Set<() => void>();
+  /** Appends waiting for the next group commit. */
+  private pending: PendingAppend[] = [];
+  private readonly groupCommit;
   private readonly subscriptions = new Set<Subscription>();
 
   readonly identity: string;
@@ -106,6 +117,18 @@ export class SqliteEventStore implements EventStore {
         return { nextExpectedRevision: revision, position };
       },
     );
+    this.groupCommit = db.transaction((batch: readonly PendingAppend[]) => this.appendEach(batch));
+  }
+
+  /** Inside the group commit: each append runs as a savepoint of the one transaction. */
+  private appendEach(batch: readonly PendingAppend[]): ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[] {
+    return batch.map((append) => {
+      try {
+        return { ok: true as const, result: this.appendTransaction(append.streamId, append.events, append.expected) };
+      } catch (error) {
+        return { ok: false as const, error };
+      }
+    });
   }
 
   static open(filePath: string): SqliteEventStore {
@@ -125,12 +148,39 @@ export class SqliteEventStore implements EventStore {
     }
   }
 
-  async appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    // IMMEDIATE takes the write lock before reading the revision, so a writer in another process
-    // cannot slip in between the check and the insert.
-    const result = this.appendTransaction.immediate(streamId, events, expected);
-    if (events.length > 0) for (const wake of this.listeners) wake();
-    return result;
+  /**
+   * Group commit: the appends that arrive while the process is busy are written in one
+   * transaction, one fsync for all of them, each in its own savepoint (an append whose expected
+   * revision fails rolls back alone). Each answers only after the commit, so an acknowledged
+   * append is durable. With one append at a time this is one transaction per append, as before.
+   */
+  appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ streamId, events, expected, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    let outcomes: ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[];
+    try {
+      // IMMEDIATE takes the write lock before reading any revision, so a writer in another
+      // process cannot slip in between a check and its insert.
+      outcomes = this.groupCommit.immediate(batch);
+    } catch (error) {
+      for (const append of batch) append.reject(error);
+      return;
+    }
+    if (outcomes.some((o) => o.ok)) for (const wake of this.listeners) wake();
+    outcomes.forEach((outcome, i) => {
+      const append = batch[i];
+      if (!append) return;
+      if (outcome.ok) append.resolve(outcome.result);
+      else append.reject(outcome.error);
+    });
   }
 
   async readStream(streamId: string): Promise<RecordedEvent[]> {
