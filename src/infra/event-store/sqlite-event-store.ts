@@ -28,6 +28,12 @@ const schema = `
 
 /** Another process (the operator CLI) may append to the same file; we only learn of it by polling. */
 const pollIntervalMs = 200;
+/**
+ * How often a process with live subscriptions asks SQLite whether another connection committed
+ * (`PRAGMA data_version`, a counter read without touching the log): a projector learns of an API
+ * process's append within this, instead of at its next poll.
+ */
+const otherWritersCheckMs = 5;
 const subscriptionPageSize = 256;
 /**
  * Several processes may share one DATA_DIR (API processes, a projector, the operator CLI): a
@@ -75,6 +81,7 @@ export class SqliteEventStore implements EventStore {
   private readonly appendTransaction;
   /** Wakes this instance's live subscriptions right after a commit, instead of at the next poll. */
   private readonly listeners = new Set<() => void>();
+  private otherWriters: NodeJS.Timeout | undefined;
   /** Appends waiting for the next group commit. */
   private pending: PendingAppend[] = [];
   private readonly groupCommit;
@@ -212,7 +219,11 @@ export class SqliteEventStore implements EventStore {
       pollIntervalMs,
       listen: (wake) => {
         this.listeners.add(wake);
-        return () => this.listeners.delete(wake);
+        this.watchOtherWriters();
+        return () => {
+          this.listeners.delete(wake);
+          if (this.listeners.size === 0) this.stopWatchingOtherWriters();
+        };
       },
       onEvent,
       onError,
@@ -226,7 +237,31 @@ export class SqliteEventStore implements EventStore {
     this.db.prepare('select 1').get();
   }
 
+  private watchOtherWriters(): void {
+    if (this.otherWriters) return;
+    let seen = this.dataVersion();
+    this.otherWriters = setInterval(() => {
+      if (!this.db.open) return;
+      const now = this.dataVersion();
+      if (now !== seen) {
+        seen = now;
+        for (const wake of this.listeners) wake();
+      }
+    }, otherWritersCheckMs);
+    this.otherWriters.unref();
+  }
+
+  private stopWatchingOtherWriters(): void {
+    clearInterval(this.otherWriters);
+    this.otherWriters = undefined;
+  }
+
+  private dataVersion(): bigint {
+    return this.db.pragma('data_version', { simple: true }) as bigint;
+  }
+
   async close(): Promise<void> {
+    this.stopWatchingOtherWriters();
     // Subscriptions first, so that none of them reads a closed database.
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
     if (this.db.open) this.db.close();
