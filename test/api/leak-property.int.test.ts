@@ -1,15 +1,24 @@
+import { samples } from '../support/file-samples';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
+import { fileApi } from '../support/upload-client';
 
 /**
  * The leak property (issue 11): random directory states and random privacy changes; after every
- * step, for every caller and every view, what GetResourceList and GetResourcePrivacy show must be
- * exactly what a naive reading of SPEC.md and DESIGN.md allows. The rules below are written from
- * those documents, on purpose without importing anything from src/domain.
+ * step, for every caller and every view, what GetResourceList and GetResourcePrivacy show, and which
+ * uploaded files GET /api/File/Download serves, must be exactly what a naive reading of SPEC.md and
+ * DESIGN.md allows. The rules below are written from those documents, on purpose without importing
+ * anything from src/domain.
  *
- * LEAK_STEPS=10000 for the long run (default 200); LEAK_SEED=<n> replays a failure.
+ * Some resources are file resources: W uploads a small PNG and saves its path as `resourceUrl`
+ * (several resources may share one path); callers upload files of their own that nothing may
+ * reference. DESIGN "Upload": a file is served only to callers who can see a resource that
+ * references its path, or to its uploader while nothing references it; deleting the last resource
+ * that references a path deletes the file.
+ *
+ * LEAK_STEPS=10000 for the long run (default 150); LEAK_SEED=<n> replays a failure.
  */
-const STEPS = Number(process.env.LEAK_STEPS ?? 200);
+const STEPS = Number(process.env.LEAK_STEPS ?? 150);
 const SEED = Number(process.env.LEAK_SEED ?? Math.floor(Math.random() * 2 ** 31));
 
 // The world: project P in communities 1 and 2 (not 3); writer W is on P's team and admin of all three.
@@ -25,10 +34,16 @@ const PROJECT_CIRCLE = 110;
 const COMMUNITY_CIRCLE: Record<number, number> = { 1: 201, 2: 202, 3: 203 };
 const PLAIN_CIRCLES = [PROJECT_CIRCLE, 201, 202, 203];
 const MAX_RESOURCES = 4;
+/** W's uploads still stored at once, callers' uploads in all (never referenced, so never deleted), and how many deleted ones keep being asked for (always 404). */
+const MAX_LIVE_UPLOADS = 5;
+const MAX_CALLER_UPLOADS = 2;
+const DEAD_UPLOADS_CHECKED = 3;
+const LINK_URL = 'https://example.org/r';
 
 type Membership = { role: 'member' | 'admin'; status: 'pending' | 'approved' };
 type Block = { level: number; circles: Set<number> };
-type ModelResource = { id: number; owning: number | null; own: Block; shares: Map<number, Block> };
+type ModelResource = { id: number; owning: number | null; url: string; own: Block; shares: Map<number, Block> };
+type Upload = { path: string; uploader: number; deleted: boolean };
 
 /** A small seeded generator, so that a failing run can be replayed with LEAK_SEED. */
 function random(seed: number) {
@@ -54,6 +69,7 @@ class World {
   readonly circleMembers = new Map<number, Set<number>>(PLAIN_CIRCLES.map((c) => [c, new Set()]));
   readonly circleActive = new Map<number, boolean>(PLAIN_CIRCLES.map((c) => [c, true]));
   readonly resources = new Map<number, ModelResource>();
+  readonly uploads: Upload[] = [];
 
   // --- SPEC / DESIGN, read naively -------------------------------------------------------------
   approved = (u: number, c: number) => this.members.get(u)?.get(c)?.status === 'approved';
@@ -110,9 +126,13 @@ class World {
       .sort((a, b) => a.id - b.id);
   }
 
+  /** Whether the caller may read the resource at all: edit it, or see it in some view. */
+  readable = (u: number, r: ModelResource) => this.editor(u, r) || [null, ...COMMUNITIES].some((view) => this.sees(u, r, view));
+
+  referencing = (path: string) => [...this.resources.values()].filter((r) => r.url === path);
+
   expectedPrivacy(u: number, r: ModelResource) {
-    const readable = this.editor(u, r) || [null, ...COMMUNITIES].some((view) => this.sees(u, r, view));
-    if (!readable) return { status: 404 };
+    if (!this.readable(u, r)) return { status: 404 };
     const seesAllShares = this.team(u) || (r.owning !== null && this.admin(u, r.owning));
     const circlesOf = (block: Block, shown: boolean) => (shown && block.level === 4 ? [...block.circles].sort((a, b) => a - b) : []);
     return {
@@ -125,12 +145,26 @@ class World {
       canEdit: this.team(u) || (r.owning !== null && this.admin(u, r.owning)),
     };
   }
+
+  /** DESIGN "Upload": a resource the caller can see references it, or they uploaded it and nothing does. */
+  expectedDownload(u: number, upload: Upload): number {
+    if (upload.deleted) return 404;
+    const referencing = this.referencing(upload.path);
+    if (referencing.length === 0) return upload.uploader === u ? 200 : 404;
+    return referencing.some((r) => this.readable(u, r)) ? 200 : 404;
+  }
+
+  /** The uploads asked for after each step: every stored one and the last few deleted ones. */
+  checkedUploads(): Upload[] {
+    return [...this.uploads.filter((f) => !f.deleted), ...this.uploads.filter((f) => f.deleted).slice(-DEAD_UPLOADS_CHECKED)];
+  }
 }
 
 type DirectoryEvent = { type: string; data: Record<string, unknown> };
 
 describe('leak property: what callers are shown equals what the rules allow', () => {
   let server: TestServer;
+  let files: ReturnType<typeof fileApi>;
   const world = new World();
   const rng = random(SEED);
   const log: string[] = [];
@@ -148,6 +182,9 @@ describe('leak property: what callers are shown equals what the rules allow', ()
       ...COMMUNITIES.map((c) => circleEvent(COMMUNITY_CIRCLE[c]!, true)),
     ];
     expect((await server.directory(events)).status).toBe(200);
+    world.projectRole.set(W, 'team');
+    world.members.set(W, new Map(COMMUNITIES.map((c) => [c, { role: 'admin', status: 'approved' }])));
+    files = fileApi(server);
   });
   afterAll(() => server.close());
 
@@ -242,25 +279,60 @@ describe('leak property: what callers are shown equals what the rules allow', ()
     return { body: { privacyLevel: level, circlesToAdd: add.map(grant), circlesToRemove: remove.map(grant) }, apply };
   }
 
+  /** A small real PNG uploaded over HTTP; the model learns its path once the service stored it. */
+  async function upload(uploader: number): Promise<Upload> {
+    const path = await files.uploaded(uploader, `step ${world.uploads.length + 1}.png`, 'image/png', samples.png());
+    const stored: Upload = { path, uploader, deleted: false };
+    world.uploads.push(stored);
+    return stored;
+  }
+
+  /** Which `resourceUrl` a new resource gets: a link, one of W's stored uploads (fresh or shared), or, refused, someone else's. */
+  async function resourceUrlForCreate(): Promise<{ url: string; refused: boolean }> {
+    const draw = rng.next();
+    if (draw < 0.4) return { url: LINK_URL, refused: false };
+    const others = world.uploads.filter((f) => !f.deleted && f.uploader !== W && world.referencing(f.path).length === 0);
+    if (draw < 0.47 && others.length > 0) return { url: rng.pick(others).path, refused: true };
+    const mine = world.uploads.filter((f) => !f.deleted && f.uploader === W);
+    if (mine.length === 0 || (rng.next() < 0.3 && mine.length < MAX_LIVE_UPLOADS)) return { url: (await upload(W)).path, refused: false };
+    return { url: rng.pick(mine).path, refused: false };
+  }
+
   async function resourceStep(): Promise<string> {
     const resources = [...world.resources.values()];
+    if (rng.next() < 0.12) {
+      const picked = rng.pick([W, ...CALLERS]);
+      const uploader = picked !== W && world.uploads.filter((f) => f.uploader !== W).length < MAX_CALLER_UPLOADS ? picked : W;
+      if (uploader !== W || world.uploads.filter((f) => !f.deleted && f.uploader === W).length < MAX_LIVE_UPLOADS) {
+        const stored = await upload(uploader);
+        return `${uploader} uploads ${stored.path}: 200`;
+      }
+    }
     const kind = resources.length === 0 ? 0 : rng.int(resources.length < MAX_RESOURCES ? 5 : 4) === 4 ? 0 : 1 + rng.int(4);
     if (kind === 0) {
       const owning = rng.pick([null, ...P_COMMUNITIES]);
       const level = 1 + rng.int(5);
+      const { url, refused } = await resourceUrlForCreate();
       const scopeFields = owning === null ? { projectId: P, communityProjectId: 0, communityId: 0 } : { communityProjectId: COMMUNITY_PROJECT[owning] };
       const res = await server.post<{ id: number }>(
         '/api/Resource/SaveProjectResource',
-        { id: 0, name: 'R', resourceUrl: 'https://example.org/r', privacyLevel: level, ...scopeFields },
+        { id: 0, name: 'R', resourceUrl: url, privacyLevel: level, ...scopeFields },
         { token: await token() },
       );
-      if (res.status === 200) world.resources.set(res.body.id, { id: res.body.id, owning, own: { level, circles: new Set() }, shares: new Map() });
-      return `create in ${owning ?? 'project'} at ${level}: ${res.status}`;
+      // DESIGN "Uploads": an upload path must be the caller's own, or referenced by a resource they may edit.
+      if (refused && res.status !== 400) throw new Error(`LEAK_SEED=${SEED}: W saved a resource on someone else's upload ${url}: ${res.status}`);
+      if (res.status === 200) world.resources.set(res.body.id, { id: res.body.id, owning, url, own: { level, circles: new Set() }, shares: new Map() });
+      return `create in ${owning ?? 'project'} at ${level} on ${url}: ${res.status}`;
     }
     const r = rng.pick(resources);
     if (kind === 1) {
       const res = await server.get(`/api/Resource/RemoveProjectResource?id=${r.id}`, { token: await token() });
-      if (res.status === 200) world.resources.delete(r.id);
+      if (res.status === 200) {
+        world.resources.delete(r.id);
+        // Deleting the last resource that references an upload deletes the file.
+        const released = world.uploads.find((f) => f.path === r.url);
+        if (released && world.referencing(released.path).length === 0) released.deleted = true;
+      }
       return `remove ${r.id}: ${res.status}`;
     }
     if (kind === 2) {
@@ -327,21 +399,45 @@ describe('leak property: what callers are shown equals what the rules allow', ()
     };
   }
 
+  /** GET /api/File/Download for every upload asked for: its status, and on 200 whether the bytes are the upload's. */
+  async function observedDownloads(u: number) {
+    return Promise.all(
+      world.checkedUploads().map(async (f) => {
+        const res = await files.download(u, f.path);
+        return { path: f.path, status: res.status, ...(res.status === 200 ? { intact: res.bytes.equals(samples.png()) } : {}) };
+      }),
+    );
+  }
+
+  const expectedDownloads = (u: number) =>
+    world.checkedUploads().map((f) => {
+      const status = world.expectedDownload(u, f);
+      return { path: f.path, status, ...(status === 200 ? { intact: true } : {}) };
+    });
+
   it(`given ${STEPS} random steps (seed ${SEED}), then after each one every caller is shown exactly what the rules allow`, async () => {
+    // Downloads by callers other than W: served and refused, on a referenced path and on an unreferenced one.
+    const seen = new Set<string>();
     for (let step = 1; step <= STEPS; step++) {
       log.push(rng.next() < 0.55 ? await directoryStep() : await resourceStep());
-      const shown = await Promise.all(CALLERS.map(observed));
-      for (const [i, u] of CALLERS.entries()) {
-        const got = shown[i];
-        const want = expected(u);
+      const [shown, downloads] = await Promise.all([Promise.all(CALLERS.map(observed)), Promise.all([W, ...CALLERS].map(observedDownloads))]);
+      for (const [i, u] of [W, ...CALLERS].entries()) {
+        // W (team, the writer and main uploader) is asked only about downloads: the team sees everything.
+        const got = { ...(u === W ? {} : shown[i - 1]), downloads: downloads[i] };
+        const want = { ...(u === W ? {} : expected(u)), downloads: expectedDownloads(u) };
         if (JSON.stringify(got) !== JSON.stringify(want)) {
           const context = `LEAK_SEED=${SEED}, step ${step}, caller ${u}\nlast steps:\n  ${log.slice(-12).join('\n  ')}`;
           expect({ context, ...got }).toEqual({ context, ...want });
         }
+        if (u === W) continue;
+        for (const d of downloads[i]!) seen.add(`${d.status} ${world.referencing(d.path).length > 0 ? 'referenced' : 'unreferenced'}`);
       }
     }
-    // The property only means something if the walk actually changed privacy along the way.
+    // The property only means something if the walk actually changed privacy along the way,
+    // and if downloads were both served and refused.
     const applied = log.filter((line) => line.endsWith(': 200')).length;
     expect(applied).toBeGreaterThan(STEPS / 10);
-  }, Math.max(60_000, STEPS * 250));
+    expect(log.some((line) => / on resource_files\/.*: 200$/.test(line))).toBe(true);
+    expect([...seen].sort()).toEqual(expect.arrayContaining(['200 referenced', '404 referenced', '404 unreferenced']));
+  }, Math.max(60_000, STEPS * 600));
 });
