@@ -27,7 +27,8 @@ async function main(): Promise<void> {
       {
         port,
         eventStore: config.EVENTSTORE_URL ? 'eventstoredb' : 'sqlite',
-        readStore: config.MONGODB_URL ? 'mongodb' : 'memory',
+        readModels: config.MONGODB_URL ? 'mongodb' : 'sqlite',
+        role: config.ROLE,
         cache: config.REDIS_URL ? 'redis' : 'memory',
       },
       `listening on http://localhost:${port}`,
