@@ -1,7 +1,7 @@
 import type { Collection, Document } from 'mongodb';
 import type { CircleFacts, CommunityFacts, ProjectFacts } from '../../domain/access/viewer';
 import type { DirectoryChange, DirectoryTable } from '../../projections/directory/directory-records';
-import { DIRECTORY_TABLES } from '../../projections/directory/directory-records';
+import { DIRECTORY_TABLES, projectFactsOf } from '../../projections/directory/directory-records';
 import type {
   CommunityProjectRecord,
   DirectoryStore,
@@ -81,14 +81,7 @@ export class MongoDirectoryStore implements DirectoryStore {
     const links = (await this.collection('communityProjects')
       .find(lookupFilter('communityProjects', projectId), { projection: RECORD_PROJECTION })
       .toArray()) as unknown as CommunityProjectRecord[];
-    return {
-      projectId: record.projectId,
-      name: record.name,
-      visibility: record.visibility,
-      teamCircleId: record.teamCircleId,
-      mentorsCircleId: record.mentorsCircleId,
-      communityIds: [...new Set(links.map((l) => l.communityId))].sort((a, b) => a - b),
-    };
+    return projectFactsOf(record, links);
   }
 
   async communityProject(communityProjectId: number): Promise<CommunityProjectRecord | null> {

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { CircleFacts, CommunityFacts, ProjectFacts } from '../../domain/access/viewer';
 import type { DirectoryChange, DirectoryRecord, DirectoryTable } from '../../projections/directory/directory-records';
-import { DIRECTORY_TABLES } from '../../projections/directory/directory-records';
+import { DIRECTORY_TABLES, projectFactsOf } from '../../projections/directory/directory-records';
 import type {
   CommunityProjectRecord,
   DirectoryStore,
@@ -119,14 +119,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
     const record = this.get<Omit<ProjectFacts, 'communityIds'>>('projects', projectId);
     if (!record) return null;
     const links = this.linksOfProject.all(projectId).map((r) => JSON.parse(r.record) as CommunityProjectRecord);
-    return {
-      projectId: record.projectId,
-      name: record.name,
-      visibility: record.visibility,
-      teamCircleId: record.teamCircleId,
-      mentorsCircleId: record.mentorsCircleId,
-      communityIds: [...new Set(links.map((l) => l.communityId))].sort((a, b) => a - b),
-    };
+    return projectFactsOf(record, links);
   }
 
   async communityProject(communityProjectId: number): Promise<CommunityProjectRecord | null> {

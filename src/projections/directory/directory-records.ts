@@ -1,3 +1,4 @@
+import type { ProjectFacts } from '../../domain/access/viewer';
 import type { DirectoryEvent } from '../../domain/directory/directory-events';
 
 /**
@@ -69,4 +70,19 @@ export function directoryChange(event: DirectoryEvent): DirectoryChange | undefi
       throw new Error(`unknown directory event ${(unexpected as { type: string }).type}`);
     }
   }
+}
+
+/** A project record and its community links as the rules see it: the communities in id order. */
+export function projectFactsOf(
+  record: Omit<ProjectFacts, 'communityIds'>,
+  links: readonly { readonly communityId: number }[],
+): ProjectFacts {
+  return {
+    projectId: record.projectId,
+    name: record.name,
+    visibility: record.visibility,
+    teamCircleId: record.teamCircleId,
+    mentorsCircleId: record.mentorsCircleId,
+    communityIds: [...new Set(links.map((l) => l.communityId))].sort((a, b) => a - b),
+  };
 }
