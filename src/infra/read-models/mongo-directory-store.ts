@@ -1,7 +1,7 @@
 import type { Collection, Document } from 'mongodb';
 import type { CircleFacts, CommunityFacts, ProjectFacts } from '../../domain/access/viewer';
 import type { DirectoryChange, DirectoryTable } from '../../projections/directory/directory-records';
-import { DIRECTORY_TABLES, projectFactsOf } from '../../projections/directory/directory-records';
+import { DIRECTORY_TABLES, circleFactsOf, communityFactsOf, membershipsOf, projectFactsOf } from '../../projections/directory/directory-records';
 import type {
   CommunityProjectRecord,
   DirectoryStore,
@@ -67,12 +67,12 @@ export class MongoDirectoryStore implements DirectoryStore {
 
   async community(communityId: number): Promise<CommunityFacts | null> {
     const record = await this.get<CommunityFacts>('communities', communityId);
-    return record && communityFacts(record);
+    return record && communityFactsOf(record);
   }
 
   async communities(communityIds: readonly number[]): Promise<Map<number, CommunityFacts>> {
     const found = await this.many<CommunityFacts>('communities', 'communityId', communityIds);
-    return new Map(found.map((c) => [c.communityId, communityFacts(c)]));
+    return new Map(found.map((c) => [c.communityId, communityFactsOf(c)]));
   }
 
   async project(projectId: number): Promise<ProjectFacts | null> {
@@ -103,7 +103,7 @@ export class MongoDirectoryStore implements DirectoryStore {
 
   async circles(circleIds: readonly number[]): Promise<Map<number, CircleFacts>> {
     const found = await this.many<CircleFacts>('circles', 'circleId', circleIds);
-    return new Map(found.map((c) => [c.circleId, circleFacts(c)]));
+    return new Map(found.map((c) => [c.circleId, circleFactsOf(c)]));
   }
 
   async memberships(userId: number): Promise<Memberships> {
@@ -122,19 +122,7 @@ export class MongoDirectoryStore implements DirectoryStore {
       projectRows.map((p) => p.projectId),
     );
     const projectById = new Map(projects.map((p) => [p.projectId, p]));
-    return {
-      communities: communities.map((c) => ({ communityId: c.communityId, role: c.role, status: c.status })),
-      projects: projectRows.map((p) => {
-        const project = projectById.get(p.projectId);
-        return {
-          projectId: p.projectId,
-          role: p.role,
-          teamCircleId: project?.teamCircleId ?? null,
-          mentorsCircleId: project?.mentorsCircleId ?? null,
-        };
-      }),
-      circleIds: circles.map((c) => c.circleId),
-    };
+    return membershipsOf(communities, projectRows, circles, (projectId) => projectById.get(projectId));
   }
 
   async write(change: DirectoryChange, position: bigint): Promise<void> {
@@ -142,10 +130,4 @@ export class MongoDirectoryStore implements DirectoryStore {
   }
 }
 
-function communityFacts(c: CommunityFacts): CommunityFacts {
-  return { communityId: c.communityId, name: c.name, visibility: c.visibility };
-}
 
-function circleFacts(c: CircleFacts): CircleFacts {
-  return { circleId: c.circleId, name: c.name, longName: c.longName, isActive: c.isActive, projectId: c.projectId, communityId: c.communityId };
-}

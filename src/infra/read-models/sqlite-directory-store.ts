@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { CircleFacts, CommunityFacts, ProjectFacts } from '../../domain/access/viewer';
 import type { DirectoryChange, DirectoryRecord, DirectoryTable } from '../../projections/directory/directory-records';
-import { DIRECTORY_TABLES, projectFactsOf } from '../../projections/directory/directory-records';
+import { DIRECTORY_TABLES, circleFactsOf, communityFactsOf, membershipsOf, projectFactsOf } from '../../projections/directory/directory-records';
 import type {
   CommunityProjectRecord,
   DirectoryStore,
@@ -108,11 +108,11 @@ export class SqliteDirectoryStore implements DirectoryStore {
 
   async community(communityId: number): Promise<CommunityFacts | null> {
     const record = this.get<CommunityFacts>('communities', communityId);
-    return record && communityFacts(record);
+    return record && communityFactsOf(record);
   }
 
   async communities(communityIds: readonly number[]): Promise<Map<number, CommunityFacts>> {
-    return new Map(this.many<CommunityFacts>('communities', communityIds).map((c) => [c.communityId, communityFacts(c)]));
+    return new Map(this.many<CommunityFacts>('communities', communityIds).map((c) => [c.communityId, communityFactsOf(c)]));
   }
 
   async project(projectId: number): Promise<ProjectFacts | null> {
@@ -136,7 +136,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
   }
 
   async circles(circleIds: readonly number[]): Promise<Map<number, CircleFacts>> {
-    return new Map(this.many<CircleFacts>('circles', circleIds).map((c) => [c.circleId, circleFacts(c)]));
+    return new Map(this.many<CircleFacts>('circles', circleIds).map((c) => [c.circleId, circleFactsOf(c)]));
   }
 
   async memberships(userId: number): Promise<Memberships> {
@@ -144,19 +144,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
     const communities = parse<Memberships['communities'][number]>(this.byUser.communities.all(userId));
     const projectRows = parse<{ projectId: number; role: 'team' | 'mentor' }>(this.byUser.projects.all(userId));
     const circles = parse<{ circleId: number }>(this.byUser.circles.all(userId));
-    return {
-      communities: communities.map((c) => ({ communityId: c.communityId, role: c.role, status: c.status })),
-      projects: projectRows.map((p) => {
-        const project = this.get<{ teamCircleId: number; mentorsCircleId: number }>('projects', p.projectId);
-        return {
-          projectId: p.projectId,
-          role: p.role,
-          teamCircleId: project?.teamCircleId ?? null,
-          mentorsCircleId: project?.mentorsCircleId ?? null,
-        };
-      }),
-      circleIds: circles.map((c) => c.circleId),
-    };
+    return membershipsOf(communities, projectRows, circles, (projectId) => this.get<{ teamCircleId: number; mentorsCircleId: number }>('projects', projectId));
   }
 
   async write(change: DirectoryChange, position: bigint): Promise<void> {
@@ -173,10 +161,4 @@ function columnValue(record: DirectoryRecord, column: string): number {
   return typeof value === 'number' ? value : 0;
 }
 
-function communityFacts(c: CommunityFacts): CommunityFacts {
-  return { communityId: c.communityId, name: c.name, visibility: c.visibility };
-}
 
-function circleFacts(c: CircleFacts): CircleFacts {
-  return { circleId: c.circleId, name: c.name, longName: c.longName, isActive: c.isActive, projectId: c.projectId, communityId: c.communityId };
-}

@@ -1,5 +1,6 @@
-import type { ProjectFacts } from '../../domain/access/viewer';
+import type { CircleFacts, CommunityFacts, ProjectFacts } from '../../domain/access/viewer';
 import type { DirectoryEvent } from '../../domain/directory/directory-events';
+import type { Memberships } from './directory-store';
 
 /**
  * The directory read model's record kinds: each is stored whole (an upsert replaces the record),
@@ -84,5 +85,39 @@ export function projectFactsOf(
     teamCircleId: record.teamCircleId,
     mentorsCircleId: record.mentorsCircleId,
     communityIds: [...new Set(links.map((l) => l.communityId))].sort((a, b) => a - b),
+  };
+}
+
+/** The stored community record, as the rules see it. */
+export function communityFactsOf(c: CommunityFacts): CommunityFacts {
+  return { communityId: c.communityId, name: c.name, visibility: c.visibility };
+}
+
+/** The stored circle record, as the rules see it. */
+export function circleFactsOf(c: CircleFacts): CircleFacts {
+  return { circleId: c.circleId, name: c.name, longName: c.longName, isActive: c.isActive, projectId: c.projectId, communityId: c.communityId };
+}
+
+type BuiltInCircles = { readonly teamCircleId: number; readonly mentorsCircleId: number };
+
+/** One user's membership records, with the built-in circles of the projects they belong to. */
+export function membershipsOf(
+  communities: readonly Memberships['communities'][number][],
+  projectRows: readonly { readonly projectId: number; readonly role: 'team' | 'mentor' }[],
+  circleRows: readonly { readonly circleId: number }[],
+  projectById: (projectId: number) => BuiltInCircles | null | undefined,
+): Memberships {
+  return {
+    communities: communities.map((c) => ({ communityId: c.communityId, role: c.role, status: c.status })),
+    projects: projectRows.map((p) => {
+      const project = projectById(p.projectId);
+      return {
+        projectId: p.projectId,
+        role: p.role,
+        teamCircleId: project?.teamCircleId ?? null,
+        mentorsCircleId: project?.mentorsCircleId ?? null,
+      };
+    }),
+    circleIds: circleRows.map((c) => c.circleId),
   };
 }
