@@ -148,18 +148,6 @@ export class ReadModelRunner {
     if (lease && this.options.lease) await this.options.lease.store.release(lease).catch(() => undefined);
   }
 
-  /** Empties the read model and projects the whole log again from position 0 (the lease holder only). */
-  async rebuild(): Promise<void> {
-    if (!this.leading) throw new DomainError('conflict', `another process projects ${this.name}; rebuild there`);
-    clearTimeout(this.resubscribeTimer);
-    await this.subscription?.close();
-    this.subscription = undefined;
-    await this.projection.store.reset(this.name);
-    this.position = undefined;
-    this.failure = undefined;
-    await this.catchUpAndSubscribe();
-  }
-
   get checkpoint(): bigint | undefined {
     return this.position;
   }
@@ -227,10 +215,7 @@ export class ReadModelRunner {
     this.position = await this.projection.store.checkpoint(this.name);
     for (;;) {
       const batch = await this.events.readAll(this.position, CATCH_UP_BATCH);
-      if (batch.length > 0) {
-        await this.commit(batch);
-        if (this.position !== undefined) this.options.onCatchUp?.(this.name, this.position);
-      }
+      await this.catchUp(batch);
       if (batch.length < CATCH_UP_BATCH) break;
       // Let requests, and the lease renewal, run between batches of a long catch-up.
       await yieldToRequests();

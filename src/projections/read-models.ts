@@ -47,10 +47,6 @@ export class ReadModels {
     await Promise.all(this.runners.map((runner) => runner.stop()));
   }
 
-  async rebuild(): Promise<void> {
-    for (const runner of this.runners) await runner.rebuild();
-  }
-
   async waitFor(position: bigint, timeoutMs: number): Promise<void> {
     await Promise.all(this.runners.map((runner) => runner.waitFor(position, timeoutMs)));
   }
