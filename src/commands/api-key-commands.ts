@@ -1,21 +1,20 @@
 import { randomBytes } from 'node:crypto';
-import type { ApiKeyCommand, ApiKeysState } from '../domain/apikey/api-key-decide';
-import { assertMayCreateApiKey, decide, foldApiKeys } from '../domain/apikey/api-key-decide';
-import type { ApiKeyEventData } from '../domain/apikey/api-key-events';
+import type { ApiKeyCommand, ApiKeyDecisionContext, ApiKeysState } from '../domain/apikey/api-key-decide';
+import { apiKeyDecider, assertMayCreateApiKey } from '../domain/apikey/api-key-decide';
 import { apiKeyStreamId } from '../domain/apikey/api-key-events';
 import { assertInteractiveSession } from '../domain/auth/caller';
 import { formatApiKey, newKeyId, newSecret } from '../domain/auth/api-key-format';
-import type { EventMetadata } from '../domain/event';
 import type { SecretHasher } from '../infra/auth/secret-hasher';
-import type { EventStore, RecordedEvent } from '../infra/event-store/event-store';
-import type { DirectoryReader } from '../projections/directory/directory-reader';
+import type { EventStore } from '../infra/event-store/event-store';
 import { handleCommand } from './command-handler';
+import type { DirectoryFacts } from './directory-facts';
 import { nextId } from './id-sequence';
-import type { RequestInfo } from './resource-command-runner';
+import type { RequestInfo } from './request-info';
+import { metadataOf } from './request-info';
 
 export type ApiKeyCommandDeps = {
   readonly eventStore: EventStore;
-  readonly directory: DirectoryReader;
+  readonly directory: DirectoryFacts;
   readonly clock: () => Date;
   readonly hasher: SecretHasher;
   readonly cap: number;
@@ -33,14 +32,21 @@ export type IssuedApiKey = {
 
 export type ApiKeyCommandResult<T> = { readonly position: bigint | undefined; readonly answer: T };
 
-const fold = (events: readonly RecordedEvent[]): ApiKeysState => foldApiKeys(events as unknown as ApiKeyEventData[]);
-
-function metadataOf(request: RequestInfo, now: string): EventMetadata {
-  return { actor: request.caller.actor, correlationId: request.correlationId, at: now };
-}
-
-async function run(deps: ApiKeyCommandDeps, userId: number, command: ApiKeyCommand, now: string) {
-  return handleCommand(deps.eventStore, apiKeyStreamId(userId), fold, (state) => decide(command, state, { now, cap: deps.cap }), command.metadata);
+/** Runs a command on the caller's key stream; `commandFor` builds it from the keys read, once per attempt. */
+function run(
+  deps: ApiKeyCommandDeps,
+  request: RequestInfo,
+  now: string,
+  commandFor: (state: ApiKeysState, context: ApiKeyDecisionContext) => ApiKeyCommand | Promise<ApiKeyCommand>,
+) {
+  const context: ApiKeyDecisionContext = { now, cap: deps.cap };
+  return handleCommand(
+    deps.eventStore,
+    apiKeyStreamId(request.caller.userId),
+    apiKeyDecider,
+    (state) => commandFor(state, context),
+    metadataOf(request, now),
+  );
 }
 
 export async function createApiKey(
@@ -55,14 +61,12 @@ export async function createApiKey(
   const secret = newSecret(keyId, randomBytes);
   const secretHash = await deps.hasher.hash(secret);
   const now = deps.clock().toISOString();
-  const metadata = metadataOf(request, now);
-  const id = await nextId(deps.eventStore, 'apikey', metadata);
-  const command: ApiKeyCommand = {
+  const id = await nextId(deps.eventStore, 'apikey', metadataOf(request, now));
+  const { position, events } = await run(deps, request, now, (_state, context) => ({
     type: 'CreateApiKey',
     data: { userId: caller.userId, id, keyId, name: body.name, secretHash, expiresInDays: body.expiresInDays },
-    metadata,
-  };
-  const { position, events } = await run(deps, caller.userId, command, now);
+    metadata: context,
+  }));
   const [event] = events;
   if (event?.type !== 'ApiKeyCreated') throw new Error('CreateApiKey must record ApiKeyCreated');
   const { name, createdAt, expiresAt } = event.data;
@@ -73,8 +77,11 @@ export async function revokeApiKey(deps: ApiKeyCommandDeps, request: RequestInfo
   const { caller } = request;
   assertInteractiveSession(caller);
   const now = deps.clock().toISOString();
-  const command: ApiKeyCommand = { type: 'RevokeApiKey', data: { userId: caller.userId, id }, metadata: metadataOf(request, now) };
-  const { position } = await run(deps, caller.userId, command, now);
+  const { position } = await run(deps, request, now, (_state, context) => ({
+    type: 'RevokeApiKey',
+    data: { userId: caller.userId, id },
+    metadata: context,
+  }));
   return { position, answer: null };
 }
 
@@ -87,19 +94,18 @@ export async function rotateApiKey(
 ): Promise<ApiKeyCommandResult<IssuedApiKey>> {
   const { caller } = request;
   assertInteractiveSession(caller);
-  const stream = fold(await deps.eventStore.readStream(apiKeyStreamId(caller.userId)));
-  const existing = stream.keys.get(id);
-  // The keyId is needed before hashing (the checksum covers it); decide checks everything again.
-  const keyId = existing?.keyId ?? 'svc_live_0000000000000000';
-  const secret = newSecret(keyId, randomBytes);
-  const secretHash = existing ? await deps.hasher.hash(secret) : '';
   const now = deps.clock().toISOString();
-  const command: ApiKeyCommand = {
-    type: 'RotateApiKey',
-    data: { userId: caller.userId, id, secretHash, graceHours },
-    metadata: metadataOf(request, now),
-  };
-  const { position, state } = await run(deps, caller.userId, command, now);
+  let issued = { keyId: '', secret: '' };
+  const { position, state } = await run(deps, request, now, async (keys, context) => {
+    const existing = keys.keys.get(id);
+    // The keyId is needed before hashing (the checksum covers it); decide checks everything again.
+    const keyId = existing?.keyId ?? 'svc_live_0000000000000000';
+    const secret = newSecret(keyId, randomBytes);
+    const secretHash = existing ? await deps.hasher.hash(secret) : '';
+    issued = { keyId, secret };
+    return { type: 'RotateApiKey', data: { userId: caller.userId, id, secretHash, graceHours }, metadata: context };
+  });
+  const { keyId, secret } = issued;
   const key = state.keys.get(id);
   if (!key || key.keyId !== keyId) throw new Error('a rotated key must exist');
   return {

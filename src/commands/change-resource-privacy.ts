@@ -1,10 +1,9 @@
-import { notFound } from '../domain/errors';
 import type { CircleRef } from '../domain/resource/resource';
 import type { ChangeResourcePrivacy, CircleChanges } from '../domain/resource/resource-commands';
-import { resourceStreamId } from '../domain/resource/resource-events';
-import { foldResource } from '../domain/resource/resource-evolve';
-import type { RequestInfo, ResourceCommandDeps, ResourceCommandResult } from './resource-command-runner';
-import { decisionContext, runResourceCommand } from './resource-command-runner';
+import type { RequestInfo } from './request-info';
+import { metadataOf } from './request-info';
+import type { ResourceCommandDeps, ResourceCommandResult } from './resource-command-runner';
+import { decisionContext, existingResource, runResourceCommand } from './resource-command-runner';
 
 type CircleChangesInput = {
   readonly circlesToAdd: readonly CircleRef[];
@@ -39,29 +38,28 @@ export async function changeResourcePrivacy(
   request: RequestInfo,
   input: ChangeResourcePrivacyInput,
 ): Promise<ResourceCommandResult> {
-  const state = foldResource(await deps.eventStore.readStream(resourceStreamId(input.resourceId)));
-  if (state.status !== 'active') throw notFound(`resource ${input.resourceId} not found`);
-  const projectId = state.resource.scope.projectId;
-  const { context, metadata } = await decisionContext(deps, request, projectId, {
-    circleIds: referencedCircleIds(input),
-    communityIds: input.sharesToUpsert.map((s) => s.communityId),
-  });
-  const command: ChangeResourcePrivacy = {
-    type: 'ChangeResourcePrivacy',
-    data: {
-      resourceId: input.resourceId,
-      ...(input.owner ? { owner: { privacyLevel: input.owner.privacyLevel, ...copyCircles(input.owner) } } : {}),
-      sharesToUpsert: input.sharesToUpsert.map((s) => ({
-        communityId: s.communityId,
-        privacyLevel: s.privacyLevel,
-        ...copyCircles(s),
-      })),
-      sharesToRemove: input.sharesToRemove.map((s) => ({ communityId: s.communityId })),
-    },
-    metadata,
+  const now = deps.clock().toISOString();
+  const data: ChangeResourcePrivacy['data'] = {
+    resourceId: input.resourceId,
+    ...(input.owner ? { owner: { privacyLevel: input.owner.privacyLevel, ...copyCircles(input.owner) } } : {}),
+    sharesToUpsert: input.sharesToUpsert.map((s) => ({
+      communityId: s.communityId,
+      privacyLevel: s.privacyLevel,
+      ...copyCircles(s),
+    })),
+    sharesToRemove: input.sharesToRemove.map((s) => ({ communityId: s.communityId })),
   };
-
-  return runResourceCommand(deps, command, context, metadata);
+  const referenced = { circleIds: referencedCircleIds(input), communityIds: input.sharesToUpsert.map((s) => s.communityId) };
+  return runResourceCommand(
+    deps.eventStore,
+    input.resourceId,
+    async (state): Promise<ChangeResourcePrivacy> => {
+      const { projectId } = existingResource(state, input.resourceId).scope;
+      const metadata = await decisionContext(deps.directory, request, now, projectId, referenced);
+      return { type: 'ChangeResourcePrivacy', data, metadata };
+    },
+    metadataOf(request, now),
+  );
 }
 
 /** UnshareResourceFromCommunity: exactly one `sharesToRemove` entry of SaveResourcePrivacy. */

@@ -1,5 +1,6 @@
+import type { Decider } from '../domain/decider';
 import type { EventMetadata } from '../domain/event';
-import type { EventStore, RecordedEvent } from '../infra/event-store/event-store';
+import type { EventStore } from '../infra/event-store/event-store';
 import { WrongExpectedRevisionError } from '../infra/event-store/event-store';
 import type { Backoff } from './contention';
 import { contentionExhausted, jitteredBackoff } from './contention';
@@ -8,25 +9,36 @@ export type EventData = { readonly type: string; readonly data: unknown };
 
 export const MAX_ATTEMPTS = 10;
 
+export type CommandOutcome<State, Event> = {
+  /** Global position of the last appended event; undefined when the decision appended nothing. */
+  readonly position: bigint | undefined;
+  readonly events: Event[];
+  /** The state after the events. */
+  readonly state: State;
+};
+
 /**
- * Load, decide, append — retried when another writer appended to the stream in between, so
- * the decision is always taken on the latest state, with a jittered wait between attempts; when
- * they run out, a DomainError 'unavailable' (503). Returns the global position of the last
- * appended event (undefined when the decision appended nothing).
+ * The one way a command runs: read the stream once, fold it from the decider's initial state,
+ * let `commandFor` build the command from that state (loading whatever facts it needs: the
+ * resource's project, the caller, the directory), decide, and append at the revision read. When
+ * another writer appended in between, the whole load, build, decide, append runs again on the
+ * new state, after a jittered wait; when the attempts run out, a DomainError 'unavailable' (503).
  */
-export async function handleCommand<State, Result extends readonly EventData[]>(
+export async function handleCommand<State, Command, Event extends EventData>(
   store: EventStore,
   streamId: string,
-  fold: (events: readonly RecordedEvent[]) => State,
-  decide: (state: State) => Result,
+  decider: Decider<State, Command, Event>,
+  commandFor: (state: State) => Command | Promise<Command>,
   metadata: EventMetadata,
   backoff: Backoff = jitteredBackoff,
-): Promise<{ position: bigint | undefined; events: Result; state: State }> {
+): Promise<CommandOutcome<State, Event>> {
   for (let attempt = 1; ; attempt++) {
     const history = await store.readStream(streamId);
-    const state = fold(history);
-    const events = decide(state);
-    if (events.length === 0) return { position: undefined, events, state };
+    // The stream holds what this decider's events were appended as: its own events.
+    const state = history.reduce((current, event) => decider.evolve(current, event as unknown as Event), decider.initialState());
+    const events = decider.decide(await commandFor(state), state);
+    const after = events.reduce(decider.evolve, state);
+    if (events.length === 0) return { position: undefined, events, state: after };
     const last = history.at(-1);
     try {
       const result = await store.appendToStream(
@@ -34,7 +46,7 @@ export async function handleCommand<State, Result extends readonly EventData[]>(
         events.map((e) => ({ type: e.type, data: e.data, metadata })),
         last ? last.revision : 'no_stream',
       );
-      return { position: result.position, events, state };
+      return { position: result.position, events, state: after };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       if (attempt >= MAX_ATTEMPTS) throw contentionExhausted(streamId);

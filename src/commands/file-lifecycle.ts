@@ -4,40 +4,33 @@ import { systemActor } from '../domain/event';
 import { canEditResource } from '../domain/access/permissions';
 import type { Viewer } from '../domain/access/viewer';
 import { validationError } from '../domain/errors';
-import type { FileDeleted, FileEvent, FileUploaded } from '../domain/files/file-events';
+import type { DeleteFile, RecordUpload } from '../domain/files/file-decide';
+import { fileDecider } from '../domain/files/file-decide';
+import type { FileDeleted, FileUploaded } from '../domain/files/file-events';
 import { fileStreamId } from '../domain/files/file-events';
 import { parseUploadPath } from '../domain/files/upload-policy';
 import type { Resource } from '../domain/resource/resource';
 import { canReadResource, viewCommunityIds } from '../domain/resource/resource-access';
 import { resourceStreamId } from '../domain/resource/resource-events';
 import { foldResource } from '../domain/resource/resource-evolve';
-import type { EventStore, RecordedEvent } from '../infra/event-store/event-store';
+import type { EventStore } from '../infra/event-store/event-store';
 import type { FileStore, StagedFile } from '../infra/files/file-store';
 import type { Logger } from '../infra/logger';
-import type { DirectoryReader } from '../projections/directory/directory-reader';
 import type { FilesStore, StoredFile } from '../projections/files/files-store';
 import type { ReadModels } from '../projections/read-models';
 import { handleCommand } from './command-handler';
+import type { DirectoryFacts } from './directory-facts';
 
 export type FileDeps = {
   readonly eventStore: EventStore;
   readonly fileStore: FileStore;
   readonly files: FilesStore;
   readonly readModels: ReadModels;
-  readonly directory: DirectoryReader;
+  readonly directory: DirectoryFacts;
   readonly clock: () => Date;
   readonly logger: Logger;
   readonly config: { readonly UPLOAD_ORPHAN_HOURS: number; readonly PROJECTION_WAIT_MS: number };
 };
-
-type FileState = { readonly uploaded: boolean; readonly deleted: boolean };
-
-const foldFile = (events: readonly RecordedEvent[]): FileState =>
-  events.reduce<FileState>(
-    (state, event) =>
-      event.type === 'FileUploaded' ? { ...state, uploaded: true } : event.type === 'FileDeleted' ? { ...state, deleted: true } : state,
-    { uploaded: false, deleted: false },
-  );
 
 /**
  * Publishes a checked, staged upload under its path and records FileUploaded on the file's own
@@ -53,9 +46,10 @@ export async function storeUpload(
   if (!parsed) throw new Error('not an upload path');
   await deps.fileStore.commit(staged, file.path);
   try {
-    const event: Omit<FileUploaded, 'metadata'> = { type: 'FileUploaded', data: { ...file, size: staged.size } };
-    const result = await deps.eventStore.appendToStream(fileStreamId(parsed.fileId), [{ ...event, metadata }], 'no_stream');
-    return result.position;
+    const command: RecordUpload = { type: 'RecordUpload', data: { ...file, size: staged.size } };
+    const { position } = await handleCommand(deps.eventStore, fileStreamId(parsed.fileId), fileDecider, () => command, metadata);
+    if (position === undefined) throw new Error('RecordUpload must record FileUploaded');
+    return position;
   } catch (error) {
     await deps.fileStore.delete(file.path).catch(() => undefined);
     throw error;
@@ -74,14 +68,8 @@ export async function deleteUpload(
 ): Promise<bigint | undefined> {
   const parsed = parseUploadPath(path);
   if (!parsed) return undefined;
-  const { position } = await handleCommand(
-    deps.eventStore,
-    fileStreamId(parsed.fileId),
-    foldFile,
-    (state): Omit<FileEvent, 'metadata'>[] =>
-      state.uploaded && !state.deleted ? [{ type: 'FileDeleted', data: { path, reason } }] : [],
-    metadata,
-  );
+  const command: DeleteFile = { type: 'DeleteFile', data: { path, reason } };
+  const { position } = await handleCommand(deps.eventStore, fileStreamId(parsed.fileId), fileDecider, () => command, metadata);
   await deps.fileStore.delete(path);
   return position;
 }
@@ -106,12 +94,9 @@ export async function releaseIfUnreferenced(
   if (position !== undefined) await deps.readModels.waitFor(position, deps.config.PROJECTION_WAIT_MS);
 }
 
-/** The upload path a resource references now, read from its stream; undefined for a link or no resource. */
-export async function uploadPathOfResource(eventStore: EventStore, resourceId: number): Promise<string | undefined> {
-  const state = foldResource(await eventStore.readStream(resourceStreamId(resourceId)));
-  if (state.status !== 'active') return undefined;
-  return parseUploadPath(state.resource.resourceUrl) ? state.resource.resourceUrl : undefined;
-}
+/** The upload path a resource references; undefined for a link. */
+export const uploadPathOf = (resource: Resource): string | undefined =>
+  parseUploadPath(resource.resourceUrl) ? resource.resourceUrl : undefined;
 
 const SWEEP_BATCH = 100;
 
@@ -196,6 +181,8 @@ export async function assertUsableUpload(
   deps: { readonly eventStore: EventStore; readonly files?: FilesStore },
   viewer: Viewer,
   resourceUrl: string,
+  /** The resource being updated, already read: its own stream is not read again. */
+  current?: Resource,
 ): Promise<void> {
   if (!parseUploadPath(resourceUrl)) return;
   const refuse = () => validationError('resourceUrl', 'must be a file you uploaded or one of a resource you may edit');
@@ -204,7 +191,7 @@ export async function assertUsableUpload(
   if (!file || file.deleted) throw refuse();
   if (file.uploadedBy === viewer.userId) return;
   for (const resourceId of await deps.files.referencingResources(resourceUrl)) {
-    const resource = await activeResource(deps.eventStore, resourceId);
+    const resource = resourceId === current?.resourceId ? current : await activeResource(deps.eventStore, resourceId);
     if (resource && canEditResource(viewer, resource)) return;
   }
   throw refuse();

@@ -1,16 +1,17 @@
 import { DomainError, notFound } from '../domain/errors';
 import type { ResourceScope } from '../domain/resource/resource';
-import type { CreateResource, UpdateResource } from '../domain/resource/resource-commands';
-import { decide } from '../domain/resource/resource-decide';
-import { initialState } from '../domain/resource/resource-evolve';
+import type { CreateResource, DeleteResource, UpdateResource } from '../domain/resource/resource-commands';
+import { resourceDecider } from '../domain/resource/resource-decide';
 import type { ScopeFields, ScopeShape } from '../domain/resource/scope-shape';
 import { scopeShapeOf } from '../domain/resource/scope-shape';
-import type { DirectoryReader } from '../projections/directory/directory-reader';
 import type { FilesStore } from '../projections/files/files-store';
-import { assertUsableUpload, uploadPathOfResource } from './file-lifecycle';
+import type { ScopeDirectory } from './directory-facts';
+import { assertUsableUpload, uploadPathOf } from './file-lifecycle';
 import { nextId } from './id-sequence';
-import type { RequestInfo, ResourceCommandDeps, ResourceCommandResult } from './resource-command-runner';
-import { decisionContext, projectOfResource, runResourceCommand } from './resource-command-runner';
+import type { RequestInfo } from './request-info';
+import { metadataOf } from './request-info';
+import type { ResourceCommandDeps, ResourceCommandResult } from './resource-command-runner';
+import { decisionContext, existingResource, runResourceCommand } from './resource-command-runner';
 
 export type SaveResourceInput = ScopeFields & {
   readonly id: number;
@@ -23,7 +24,7 @@ export type SaveResourceInput = ScopeFields & {
 };
 
 /** Resolves a scope shape against the directory: 404 for unknown ids, 400 for a project outside the community. */
-async function resolveScope(directory: DirectoryReader, shape: ScopeShape): Promise<{ scope: ResourceScope; paragraphId: number | null }> {
+async function resolveScope(directory: ScopeDirectory, shape: ScopeShape): Promise<{ scope: ResourceScope; paragraphId: number | null }> {
   const inCommunity = async (projectId: number, communityId: number, field: string): Promise<ResourceScope> => {
     const link = await directory.communityProjectOf(projectId, communityId);
     if (!link) {
@@ -65,22 +66,22 @@ async function resolveScope(directory: DirectoryReader, shape: ScopeShape): Prom
   }
 }
 
-/**
- * SaveProjectResource: id 0 creates (the scope comes from the request's shape), any other id
- * updates (the scope stays the one it was created with; scope fields are ignored).
- */
 /** The files read model, when the service has one: an upload path is checked against it (refused without). */
-export type SaveResourceDeps = ResourceCommandDeps & { readonly files?: FilesStore };
+export type SaveResourceDeps = ResourceCommandDeps & { readonly directory: ScopeDirectory; readonly files?: FilesStore };
 
 /** `released`: the upload path the resource referenced before, when the command may have dropped the last reference to it. */
 export type SaveResourceResult = ResourceCommandResult & { readonly released?: string };
 
+/**
+ * SaveProjectResource: id 0 creates (the scope comes from the request's shape), any other id
+ * updates (the scope stays the one it was created with; scope fields are ignored).
+ */
 export async function saveProjectResource(
   deps: SaveResourceDeps,
   request: RequestInfo,
   input: SaveResourceInput,
 ): Promise<SaveResourceResult> {
-  const fields = {
+  const content = {
     name: input.name,
     description: input.description,
     resourceUrl: input.resourceUrl,
@@ -88,28 +89,37 @@ export async function saveProjectResource(
     tags: input.resourceTags,
     privacyLevel: input.privacyLevel,
   };
+  const now = deps.clock().toISOString();
+  const metadata = metadataOf(request, now);
   if (input.id !== 0) {
-    const projectId = await projectOfResource(deps.eventStore, input.id);
-    const { context, metadata } = await decisionContext(deps, request, projectId);
-    await assertUsableUpload(deps, context.viewer, input.resourceUrl);
-    const before = await uploadPathOfResource(deps.eventStore, input.id);
-    const command: UpdateResource = { type: 'UpdateResource', data: { resourceId: input.id, ...fields }, metadata };
-    const result = await runResourceCommand(deps, command, context, metadata);
+    let before: string | undefined;
+    const result = await runResourceCommand(
+      deps.eventStore,
+      input.id,
+      async (state): Promise<UpdateResource> => {
+        const resource = existingResource(state, input.id);
+        const context = await decisionContext(deps.directory, request, now, resource.scope.projectId);
+        await assertUsableUpload(deps, context.viewer, input.resourceUrl, resource);
+        before = uploadPathOf(resource);
+        return { type: 'UpdateResource', data: { resourceId: input.id, ...content }, metadata: context };
+      },
+      metadata,
+    );
     return before !== undefined && before !== result.resource?.resourceUrl ? { ...result, released: before } : result;
   }
 
   const { scope, paragraphId } = await resolveScope(deps.directory, scopeShapeOf(input));
-  const { context, metadata } = await decisionContext(deps, request, scope.projectId);
+  const context = await decisionContext(deps.directory, request, now, scope.projectId);
   await assertUsableUpload(deps, context.viewer, input.resourceUrl);
   const create = (resourceId: number): CreateResource => ({
     type: 'CreateResource',
-    data: { resourceId, scope, paragraphId, ...fields },
-    metadata,
+    data: { resourceId, scope, paragraphId, ...content },
+    metadata: context,
   });
   // Decide once before allocating an id, so refused requests burn no ids.
-  decide(create(0), initialState, context);
+  resourceDecider.decide(create(0), resourceDecider.initialState());
   const resourceId = await nextId(deps.eventStore, 'resource', metadata);
-  return runResourceCommand(deps, create(resourceId), context, metadata);
+  return runResourceCommand(deps.eventStore, resourceId, () => create(resourceId), metadata);
 }
 
 export async function removeProjectResource(
@@ -117,9 +127,18 @@ export async function removeProjectResource(
   request: RequestInfo,
   resourceId: number,
 ): Promise<SaveResourceResult> {
-  const projectId = await projectOfResource(deps.eventStore, resourceId);
-  const { context, metadata } = await decisionContext(deps, request, projectId);
-  const before = await uploadPathOfResource(deps.eventStore, resourceId);
-  const result = await runResourceCommand(deps, { type: 'DeleteResource', data: { resourceId }, metadata }, context, metadata);
+  const now = deps.clock().toISOString();
+  let before: string | undefined;
+  const result = await runResourceCommand(
+    deps.eventStore,
+    resourceId,
+    async (state): Promise<DeleteResource> => {
+      const resource = existingResource(state, resourceId);
+      const context = await decisionContext(deps.directory, request, now, resource.scope.projectId);
+      before = uploadPathOf(resource);
+      return { type: 'DeleteResource', data: { resourceId }, metadata: context };
+    },
+    metadataOf(request, now),
+  );
   return before !== undefined ? { ...result, released: before } : result;
 }

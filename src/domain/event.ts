@@ -1,6 +1,7 @@
 /**
  * Every event and command is a readonly `{type, data, metadata}` record whose
- * TypeScript alias equals its `type` string (Emmett's convention).
+ * TypeScript alias equals its `type` string (Emmett's convention): events in the past tense,
+ * commands in the imperative.
  */
 export type Actor = {
   readonly userId: number;
@@ -22,11 +23,14 @@ export type Event<Type extends string = string, Data = unknown> = {
   readonly metadata: EventMetadata;
 };
 
-export type Command<Type extends string = string, Data = unknown> = {
-  readonly type: Type;
-  readonly data: Data;
-  readonly metadata: EventMetadata;
-};
+/**
+ * A request to an aggregate, named in the imperative. `metadata` carries what the decision needs
+ * besides the data and the state (the clock, directory facts), loaded by the command layer; a
+ * command that needs nothing more has none.
+ */
+export type Command<Type extends string = string, Data = unknown, Metadata = undefined> = Metadata extends undefined
+  ? { readonly type: Type; readonly data: Data; readonly metadata?: undefined }
+  : { readonly type: Type; readonly data: Data; readonly metadata: Metadata };
 
 /** An actor used by operator tools (CLI import, seed) that act for the platform, not a user. */
 export const systemActor: Actor = { userId: 0, credential: 'system' };

@@ -1,52 +1,44 @@
 import type { Viewer } from '../access/viewer';
+import type { Decider } from '../decider';
 import type { Command } from '../event';
 import { DomainError, conflict, forbidden, notFound } from '../errors';
-import type { ApiKeyEventData } from './api-key-events';
+import type { ApiKeyCreated, ApiKeyEventData } from './api-key-events';
 
 /**
  * The API-key aggregate: every key of one user (stream `apikeys-{userId}`), decided Emmett-style.
- * `decide(command, state, context)` is pure: the clock and the cap come in through the context,
- * random material and argon2 hashes through the command (the command layer makes them).
+ * `decide(command, state)` is pure: the clock and the cap come in as the command's metadata,
+ * random material and argon2 hashes in its data (the command layer makes them).
  */
 
 export const MAX_LIFETIME_DAYS = 180;
 export const DAY_MS = 86_400_000;
 export const HOUR_MS = 3_600_000;
 
-export type KeyState = {
-  readonly id: number;
-  readonly keyId: string;
-  readonly name: string;
-  readonly secretHash: string;
-  readonly createdAt: string;
-  readonly expiresAt: string;
-  readonly revoked: boolean;
-};
+/** A key as created (its secret hash the latest one), and whether it was revoked since. */
+export type KeyState = Omit<ApiKeyCreated['data'], 'userId'> & { readonly revoked: boolean };
 
 export type ApiKeysState = { readonly userId: number | null; readonly keys: ReadonlyMap<number, KeyState> };
 
 export const initialApiKeysState: ApiKeysState = { userId: null, keys: new Map() };
 
+/**
+ * `id` is allocated beforehand from the `apikey` id sequence; `name` is already trimmed and
+ * checked (1–100 characters) by the request schema.
+ */
 export type CreateApiKey = Command<
   'CreateApiKey',
-  {
-    readonly userId: number;
-    /** Allocated beforehand from the `apikey` id sequence. */
-    readonly id: number;
-    readonly keyId: string;
-    /** Already trimmed and checked (1–100 characters) by the request schema. */
-    readonly name: string;
-    readonly secretHash: string;
-    readonly expiresInDays: number;
-  }
+  Pick<ApiKeyCreated['data'], 'userId' | 'id' | 'keyId' | 'name' | 'secretHash'> & { readonly expiresInDays: number },
+  ApiKeyDecisionContext
 >;
-export type RevokeApiKey = Command<'RevokeApiKey', { readonly userId: number; readonly id: number }>;
+export type RevokeApiKey = Command<'RevokeApiKey', { readonly userId: number; readonly id: number }, ApiKeyDecisionContext>;
 export type RotateApiKey = Command<
   'RotateApiKey',
-  { readonly userId: number; readonly id: number; readonly secretHash: string; readonly graceHours: number }
+  { readonly userId: number; readonly id: number; readonly secretHash: string; readonly graceHours: number },
+  ApiKeyDecisionContext
 >;
 export type ApiKeyCommand = CreateApiKey | RevokeApiKey | RotateApiKey;
 
+/** Every API-key command's metadata. */
 export type ApiKeyDecisionContext = {
   /** ISO 8601, the decision's instant. */
   readonly now: string;
@@ -65,14 +57,14 @@ export function assertMayCreateApiKey(viewer: Viewer): void {
   throw forbidden('creating an API key requires being an administrator of at least one community');
 }
 
-export function decide(command: ApiKeyCommand, state: ApiKeysState, context: ApiKeyDecisionContext): ApiKeyEventData[] {
+export function decide(command: ApiKeyCommand, state: ApiKeysState): ApiKeyEventData[] {
   switch (command.type) {
     case 'CreateApiKey':
-      return create(command, state, context);
+      return create(command, state);
     case 'RevokeApiKey':
-      return revoke(command, state, context);
+      return revoke(command, state);
     case 'RotateApiKey':
-      return rotate(command, state, context);
+      return rotate(command, state);
     default: {
       const _exhaustive: never = command;
       throw new Error(`unknown command ${JSON.stringify(_exhaustive)}`);
@@ -80,7 +72,7 @@ export function decide(command: ApiKeyCommand, state: ApiKeysState, context: Api
   }
 }
 
-function create({ data }: CreateApiKey, state: ApiKeysState, { now, cap }: ApiKeyDecisionContext): ApiKeyEventData[] {
+function create({ data, metadata: { now, cap } }: CreateApiKey, state: ApiKeysState): ApiKeyEventData[] {
   assertStreamOwner(state, data.userId);
   if (state.keys.has(data.id)) throw conflict(`API key ${data.id} already exists`);
   if (!Number.isInteger(data.expiresInDays) || data.expiresInDays < 1) {
@@ -107,14 +99,14 @@ function create({ data }: CreateApiKey, state: ApiKeysState, { now, cap }: ApiKe
   ];
 }
 
-function revoke({ data }: RevokeApiKey, state: ApiKeysState, { now }: ApiKeyDecisionContext): ApiKeyEventData[] {
+function revoke({ data, metadata: { now } }: RevokeApiKey, state: ApiKeysState): ApiKeyEventData[] {
   // A revoked key is gone for its owner (no longer listed), so revoking it again is a 404 too.
   const key = state.keys.get(data.id);
   if (!key || key.revoked) throw notFound(`API key ${data.id} not found`);
   return [{ type: 'ApiKeyRevoked', data: { userId: data.userId, id: data.id, revokedAt: now } }];
 }
 
-function rotate({ data }: RotateApiKey, state: ApiKeysState, { now }: ApiKeyDecisionContext): ApiKeyEventData[] {
+function rotate({ data, metadata: { now } }: RotateApiKey, state: ApiKeysState): ApiKeyEventData[] {
   const key = state.keys.get(data.id);
   if (!key || key.revoked) throw notFound(`API key ${data.id} not found`);
   if (isExpired(key, now)) throw conflict(`API key ${data.id} has expired: create a new key instead`);
@@ -148,17 +140,10 @@ export function evolve(state: ApiKeysState, event: ApiKeyEventData): ApiKeysStat
   const { type, data } = event;
   switch (type) {
     case 'ApiKeyCreated': {
+      const { userId, ...created } = data;
       const keys = new Map(state.keys);
-      keys.set(data.id, {
-        id: data.id,
-        keyId: data.keyId,
-        name: data.name,
-        secretHash: data.secretHash,
-        createdAt: data.createdAt,
-        expiresAt: data.expiresAt,
-        revoked: false,
-      });
-      return { userId: data.userId, keys };
+      keys.set(data.id, { ...created, revoked: false });
+      return { userId, keys };
     }
     case 'ApiKeyRevoked':
       return withKey(state, data.id, (key) => ({ ...key, revoked: true }));
@@ -180,3 +165,9 @@ function withKey(state: ApiKeysState, id: number, change: (key: KeyState) => Key
 }
 
 export const foldApiKeys = (events: readonly ApiKeyEventData[]): ApiKeysState => events.reduce(evolve, initialApiKeysState);
+
+export const apiKeyDecider: Decider<ApiKeysState, ApiKeyCommand, ApiKeyEventData> = {
+  decide,
+  evolve,
+  initialState: () => initialApiKeysState,
+};

@@ -1,43 +1,28 @@
 import type { CircleFacts, ProjectFacts, Viewer } from '../access/viewer';
 import type { Command } from '../event';
-import type { CircleRef, ResourceScope } from './resource';
+import type { CircleRef, ResourceContent, ResourcePlace } from './resource';
 
 /**
- * The commands of a resource. Their body shape was validated by the caller; privacy levels stay
- * raw numbers because which levels are valid depends on the resource and the block, which only
- * decide knows.
+ * The commands of a resource. Their body shape was validated by the caller; their metadata is
+ * the decision context (the clock and the directory facts), loaded by the command layer.
  */
-export type CreateResource = Command<
-  'CreateResource',
-  {
-    /** Allocated beforehand from the id sequence. */
-    readonly resourceId: number;
-    /** Resolved by the caller from the request's scope shape (or its paragraph). */
-    readonly scope: ResourceScope;
-    readonly paragraphId: number | null;
-    readonly name: string;
-    readonly description: string;
-    readonly resourceUrl: string;
-    readonly icon: string;
-    readonly tags: readonly string[];
-    readonly privacyLevel: number;
-  }
->;
+
+/** Raw, because which levels are valid depends on the resource and the block, which only decide knows. */
+type RequestedLevel = { readonly privacyLevel: number };
+
+/**
+ * `resourceId` is allocated beforehand from the id sequence; `scope` is resolved by the caller
+ * from the request's scope shape (or its paragraph).
+ */
+export type CreateResource = Command<'CreateResource', ResourcePlace & ResourceContent & RequestedLevel, ResourceDecisionContext>;
 
 export type UpdateResource = Command<
   'UpdateResource',
-  {
-    readonly resourceId: number;
-    readonly name: string;
-    readonly description: string;
-    readonly resourceUrl: string;
-    readonly icon: string;
-    readonly tags: readonly string[];
-    readonly privacyLevel: number;
-  }
+  Pick<ResourcePlace, 'resourceId'> & ResourceContent & RequestedLevel,
+  ResourceDecisionContext
 >;
 
-export type DeleteResource = Command<'DeleteResource', { readonly resourceId: number }>;
+export type DeleteResource = Command<'DeleteResource', { readonly resourceId: number }, ResourceDecisionContext>;
 
 export type CircleChanges = {
   readonly circlesToAdd: readonly CircleRef[];
@@ -59,12 +44,13 @@ export type ChangeResourcePrivacy = Command<
     readonly owner?: OwnerPrivacyChange;
     readonly sharesToUpsert: readonly ShareUpsert[];
     readonly sharesToRemove: readonly ShareRemoval[];
-  }
+  },
+  ResourceDecisionContext
 >;
 
 export type ResourceCommand = CreateResource | UpdateResource | DeleteResource | ChangeResourcePrivacy;
 
-/** What decide needs besides the command and the state, loaded by the command handler. */
+/** What decide needs besides the command's data and the state: every resource command's metadata. */
 export type ResourceDecisionContext = {
   /** ISO 8601; the clock is read once per request, outside the domain. */
   readonly now: string;

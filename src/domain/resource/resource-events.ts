@@ -1,6 +1,6 @@
 import type { Event } from '../event';
 import type { PrivacyLevel } from './privacy-level';
-import type { CircleRef, ResourceScope, ResourceType } from './resource';
+import type { CircleRef, DetectedType, ResourceContent, ResourcePlace } from './resource';
 
 /** All events of one resource live in one stream, so its rules are checked against one revision. */
 export const resourceStreamId = (resourceId: number): string => `resource-${resourceId}`;
@@ -10,37 +10,19 @@ export type BlockRef = { readonly kind: 'owner' } | { readonly kind: 'share'; re
 
 export type ResourceCreated = Event<
   'ResourceCreated',
-  {
-    readonly resourceId: number;
-    readonly scope: ResourceScope;
-    readonly paragraphId: number | null;
-    readonly name: string;
-    readonly description: string;
-    readonly resourceUrl: string;
-    readonly resourceType: ResourceType;
-    readonly image: string;
-    readonly icon: string;
-    readonly tags: readonly string[];
-    readonly privacyLevel: PrivacyLevel;
-    readonly createdBy: number;
-    readonly createdByMentor: boolean;
-    readonly postDate: string;
-  }
+  ResourcePlace &
+    ResourceContent &
+    DetectedType & {
+      readonly privacyLevel: PrivacyLevel;
+      readonly createdBy: number;
+      readonly createdByMentor: boolean;
+      readonly postDate: string;
+    }
 >;
 
 export type ResourceUpdated = Event<
   'ResourceUpdated',
-  {
-    readonly resourceId: number;
-    readonly name: string;
-    readonly description: string;
-    readonly resourceUrl: string;
-    readonly resourceType: ResourceType;
-    readonly image: string;
-    readonly icon: string;
-    readonly tags: readonly string[];
-    readonly lastUpdated: string;
-  }
+  Pick<ResourcePlace, 'resourceId'> & ResourceContent & DetectedType & { readonly lastUpdated: string }
 >;
 
 export type OwnerPrivacyChanged = Event<

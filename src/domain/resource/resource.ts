@@ -31,17 +31,34 @@ export type ResourceScope =
 
 export type ResourceType = 0 | 1 | 2 | 3;
 
-export type Resource = {
-  readonly resourceId: number;
-  readonly scope: ResourceScope;
-  readonly paragraphId: number | null;
+/**
+ * What a client writes on SaveProjectResource, create or update alike. One list for the commands,
+ * the events and the state, so a new field cannot be recorded by one and forgotten by another.
+ */
+export type ResourceContent = {
   readonly name: string;
   readonly description: string;
   readonly resourceUrl: string;
-  readonly resourceType: ResourceType;
-  readonly image: string;
   readonly icon: string;
   readonly tags: readonly string[];
+};
+
+/** What the service derives from the URL on every save, never what the client says. */
+export type DetectedType = {
+  readonly resourceType: ResourceType;
+  readonly image: string;
+};
+
+/** Where a resource lives, fixed at creation. */
+export type ResourcePlace = {
+  readonly resourceId: number;
+  readonly scope: ResourceScope;
+  readonly paragraphId: number | null;
+};
+
+export type Resource = ResourcePlace &
+  ResourceContent &
+  DetectedType & {
   readonly postDate: string;
   readonly lastUpdated: string;
   readonly createdBy: number;
