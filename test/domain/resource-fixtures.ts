@@ -5,9 +5,8 @@
  * and a circle of another project.
  */
 import type { CircleFacts, CommunityFacts, ProjectFacts, Viewer } from '../../src/domain/access/viewer';
-import type { EventMetadata } from '../../src/domain/event';
-import { DomainError } from '../../src/domain/errors';
-import type { CircleRef, ResourceScope, ResourceState } from '../../src/domain/resource/resource';
+import type { DomainError, DomainErrorKind } from '../../src/domain/errors';
+import type { CircleRef, ResourceScope } from '../../src/domain/resource/resource';
 import type {
   ChangeResourcePrivacy,
   CreateResource,
@@ -18,9 +17,9 @@ import type {
   ShareUpsert,
   UpdateResource,
 } from '../../src/domain/resource/resource-commands';
-import { decide } from '../../src/domain/resource/resource-decide';
+import { resourceDecider } from '../../src/domain/resource/resource-decide';
 import type { BlockRef, ResourceEventData } from '../../src/domain/resource/resource-events';
-import { foldResource } from '../../src/domain/resource/resource-evolve';
+import { DeciderSpecification } from '../support/decider-specification';
 
 export const P = 7;
 export const OTHER_PROJECT = 8;
@@ -129,16 +128,15 @@ export const UNKNOWN_COMMUNITY = 999;
 export const knownCommunities: ReadonlySet<number> = new Set([...project.communityIds, N]);
 export const context = (who: Viewer, now = NOW): ResourceDecisionContext => ({ now, viewer: who, project, circles, knownCommunities });
 
-export const metadata: EventMetadata = {
-  actor: { userId: 1, credential: 'session' },
-  correlationId: 'test',
-  at: NOW,
-};
+/** A command as a test writes it, before `withContext` adds the facts it is decided with. */
+export type Request<C> = C extends unknown ? Omit<C, 'metadata'> : never;
+export const withContext = (request: Request<ResourceCommand>, facts: ResourceDecisionContext): ResourceCommand =>
+  ({ ...request, metadata: facts }) as ResourceCommand;
 
 export const projectScope: ResourceScope = { kind: 'project', projectId: P };
 export const communityScope: ResourceScope = { kind: 'communityProject', projectId: P, communityId: O, communityProjectId: CP_ID };
 
-export const createResource = (data: Partial<CreateResource['data']> = {}): CreateResource => ({
+export const createResource = (data: Partial<CreateResource['data']> = {}): Request<CreateResource> => ({
   type: 'CreateResource',
   data: {
     resourceId: RID,
@@ -152,10 +150,9 @@ export const createResource = (data: Partial<CreateResource['data']> = {}): Crea
     privacyLevel: 1,
     ...data,
   },
-  metadata,
 });
 
-export const updateResource = (data: Partial<UpdateResource['data']> = {}): UpdateResource => ({
+export const updateResource = (data: Partial<UpdateResource['data']> = {}): Request<UpdateResource> => ({
   type: 'UpdateResource',
   data: {
     resourceId: RID,
@@ -167,17 +164,15 @@ export const updateResource = (data: Partial<UpdateResource['data']> = {}): Upda
     privacyLevel: 1,
     ...data,
   },
-  metadata,
 });
 
-export const deleteResource = (resourceId = RID): DeleteResource => ({ type: 'DeleteResource', data: { resourceId }, metadata });
+export const deleteResource = (resourceId = RID): Request<DeleteResource> => ({ type: 'DeleteResource', data: { resourceId } });
 
 export const changePrivacy = (
   data: { owner?: OwnerPrivacyChange; sharesToUpsert?: ShareUpsert[]; sharesToRemove?: { communityId: number }[] } = {},
-): ChangeResourcePrivacy => ({
+): Request<ChangeResourcePrivacy> => ({
   type: 'ChangeResourcePrivacy',
   data: { resourceId: RID, sharesToUpsert: [], sharesToRemove: [], ...data },
-  metadata,
 });
 
 export const ownerBlock = (privacyLevel: number, circlesToAdd: CircleRef[] = [], circlesToRemove: CircleRef[] = []): OwnerPrivacyChange => ({
@@ -238,29 +233,15 @@ export const share = (communityId: number): BlockRef => ({ kind: 'share', commun
 
 // --- given / when / then --------------------------------------------------------------------
 
-export type Outcome = { events: ResourceEventData[]; state: ResourceState };
-
-/** Emmett-style decider specification: given past events, when a command, then events or an error. */
-export function given(history: readonly ResourceEventData[] = []) {
-  const state = foldResource(history);
-  return {
-    state,
-    when(command: ResourceCommand, ctx: ResourceDecisionContext): Outcome {
-      const events = decide(command, state, ctx);
-      return { events, state: foldResource([...history, ...events]) };
-    },
-    /** The DomainError the command fails with; fails the test if it succeeds or throws anything else. */
-    whenFailing(command: ResourceCommand, ctx: ResourceDecisionContext): DomainError {
-      let events: ResourceEventData[];
-      try {
-        events = decide(command, state, ctx);
-      } catch (error) {
-        if (error instanceof DomainError) return error;
-        throw error;
-      }
-      throw new Error(`expected a DomainError, got events ${JSON.stringify(events)}`);
-    },
-  };
-}
+/** given(past events).when(command).then(events) | .thenThrows(DomainError, check) */
+export const given = DeciderSpecification.for(resourceDecider);
 
 export const fields = (error: DomainError): string[] => error.errors.map((e) => e.field);
+
+/** The check of a refusal: its kind, and the request fields it names when given. */
+export const refusal =
+  (kind: DomainErrorKind, named?: readonly string[]) =>
+  (error: DomainError): void => {
+    expect(error.kind).toBe(kind);
+    if (named) expect(fields(error)).toEqual(named);
+  };
