@@ -1,26 +1,45 @@
 import { handleCommand, MAX_ATTEMPTS } from '../../src/commands/command-handler';
+import type { Decider } from '../../src/domain/decider';
 import { DomainError } from '../../src/domain/errors';
-import type { EventStore, NewEvent, RecordedEvent } from '../../src/infra/event-store/event-store';
+import type { EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../src/infra/event-store/event-store';
 import { WrongExpectedRevisionError } from '../../src/infra/event-store/event-store';
 
 const metadata = { actor: { userId: 1, credential: 'session' as const }, correlationId: 'c', at: '2025-01-01T00:00:00.000Z' };
 
-/** A store where another writer wins the race `losses` times before this one gets through. */
-function contendedStore(losses: number): EventStore & { appended: NewEvent[][] } {
+type Counted = { readonly type: 'Counted'; readonly data: { readonly n: number } };
+
+/** A counter: each Count records the next number, decided on the count read. */
+const counter: Decider<number, { type: 'Count' }, Counted> = {
+  decide: (_command, count) => [{ type: 'Counted', data: { n: count + 1 } }],
+  evolve: (_count, event) => event.data.n,
+  initialState: () => 0,
+};
+
+const recorded = (n: number): RecordedEvent =>
+  ({ type: 'Counted', data: { n }, metadata, revision: BigInt(n - 1), position: BigInt(n), streamId: 'counter-1' });
+
+/**
+ * A stream already holding two events, where another writer wins the race `losses` times before
+ * this one gets through; every read and every expected revision is counted.
+ */
+function contendedStore(losses: number) {
   let remaining = losses;
-  const appended: NewEvent[][] = [];
-  return {
+  const calls = { reads: 0, appended: [] as NewEvent[][], expected: [] as ExpectedRevision[] };
+  const store: EventStore = {
     identity: 'test:contended',
-    appended,
     appendToStream(streamId, events, expected) {
+      calls.expected.push(expected);
       if (remaining > 0) {
         remaining -= 1;
         return Promise.reject(new WrongExpectedRevisionError(streamId, expected, 0n));
       }
-      appended.push([...events]);
-      return Promise.resolve({ nextExpectedRevision: 0n, position: 1n });
+      calls.appended.push([...events]);
+      return Promise.resolve({ nextExpectedRevision: 2n, position: 3n });
     },
-    readStream: () => Promise.resolve([] as RecordedEvent[]),
+    readStream: () => {
+      calls.reads += 1;
+      return Promise.resolve([recorded(1), recorded(2)]);
+    },
     readLastEvent: () => Promise.resolve(undefined),
     readAll: () => Promise.resolve([]),
     headPosition: () => Promise.resolve(undefined),
@@ -28,31 +47,76 @@ function contendedStore(losses: number): EventStore & { appended: NewEvent[][] }
     ping: () => Promise.resolve(),
     close: () => Promise.resolve(),
   };
+  return { store, calls };
 }
 
-const run = (store: EventStore, waits: number[]) =>
-  handleCommand(store, 'resource-1', () => null, () => [{ type: 'Happened', data: {} }] as const, metadata, (attempt) => {
-    waits.push(attempt);
-    return Promise.resolve();
+function run(store: EventStore) {
+  const waits: number[] = [];
+  const built: number[] = [];
+  const outcome = handleCommand(
+    store,
+    'counter-1',
+    counter,
+    (count) => {
+      built.push(count);
+      return Promise.resolve({ type: 'Count' as const });
+    },
+    metadata,
+    (attempt) => {
+      waits.push(attempt);
+      return Promise.resolve();
+    },
+  );
+  return { outcome, waits, built };
+}
+
+describe('handleCommand', () => {
+  it('given a stream, when a command runs, then it reads the stream once, builds the command from its state and appends at the revision read', async () => {
+    const { store, calls } = contendedStore(0);
+    const { outcome, built } = run(store);
+
+    const result = await outcome;
+
+    expect(calls.reads).toBe(1);
+    expect(built).toEqual([2]);
+    expect(calls.expected).toEqual([1n]);
+    expect(calls.appended).toEqual([[{ type: 'Counted', data: { n: 3 }, metadata }]]);
+    expect(result).toEqual({ position: 3n, events: [{ type: 'Counted', data: { n: 3 } }], state: 3 });
   });
 
-describe('handleCommand under contention', () => {
-  it('given a few lost races, then it waits between attempts and appends once', async () => {
-    const store = contendedStore(3);
-    const waits: number[] = [];
-    const result = await run(store, waits);
-    expect(result.position).toBe(1n);
-    expect(store.appended).toHaveLength(1);
+  it('given a few lost races, then each attempt reads the stream once, waits, and it appends once', async () => {
+    const { store, calls } = contendedStore(3);
+    const { outcome, waits, built } = run(store);
+
+    const result = await outcome;
+
+    expect(result.position).toBe(3n);
+    expect(calls.reads).toBe(4);
+    expect(built).toHaveLength(4);
+    expect(calls.appended).toHaveLength(1);
     expect(waits).toEqual([1, 2, 3]);
   });
 
   it('given every attempt lost, then a DomainError unavailable and nothing appended', async () => {
-    const store = contendedStore(Number.POSITIVE_INFINITY);
-    const waits: number[] = [];
-    const outcome = await run(store, waits).catch((error: unknown) => error);
-    expect(outcome).toBeInstanceOf(DomainError);
-    expect((outcome as DomainError).kind).toBe('unavailable');
-    expect(store.appended).toHaveLength(0);
+    const { store, calls } = contendedStore(Number.POSITIVE_INFINITY);
+    const { outcome, waits } = run(store);
+
+    const error = await outcome.catch((e: unknown) => e);
+
+    expect(error).toBeInstanceOf(DomainError);
+    expect((error as DomainError).kind).toBe('unavailable');
+    expect(calls.appended).toHaveLength(0);
+    expect(calls.reads).toBe(MAX_ATTEMPTS);
     expect(waits).toHaveLength(MAX_ATTEMPTS - 1);
+  });
+
+  it('given a decision that records nothing, then nothing is appended', async () => {
+    const { store, calls } = contendedStore(0);
+    const idle: Decider<number, { type: 'Count' }, Counted> = { ...counter, decide: () => [] };
+
+    const result = await handleCommand(store, 'counter-1', idle, () => ({ type: 'Count' as const }), metadata);
+
+    expect(result).toEqual({ position: undefined, events: [], state: 2 });
+    expect(calls.expected).toEqual([]);
   });
 });

@@ -1,105 +1,92 @@
 import type { Viewer } from '../../src/domain/access/viewer';
-import type {
-  ApiKeyCommand,
-  ApiKeyDecisionContext,
-  ApiKeysState,
-  CreateApiKey,
-} from '../../src/domain/apikey/api-key-decide';
-import { assertMayCreateApiKey, decide, foldApiKeys } from '../../src/domain/apikey/api-key-decide';
+import type { ApiKeyCommand, ApiKeyDecisionContext, CreateApiKey } from '../../src/domain/apikey/api-key-decide';
+import { apiKeyDecider, assertMayCreateApiKey } from '../../src/domain/apikey/api-key-decide';
 import type { ApiKeyEventData } from '../../src/domain/apikey/api-key-events';
+import type { DomainErrorKind } from '../../src/domain/errors';
 import { DomainError } from '../../src/domain/errors';
-import type { EventMetadata } from '../../src/domain/event';
+import { DeciderSpecification } from '../support/decider-specification';
 
 const USER = 3;
 const NOW = '2025-03-01T12:00:00.000Z';
-const metadata: EventMetadata = { actor: { userId: USER, credential: 'session' }, correlationId: 'c-1', at: NOW };
 const context: ApiKeyDecisionContext = { now: NOW, cap: 3 };
 const at = (iso: string, days: number) => new Date(Date.parse(iso) + days * 86_400_000).toISOString();
 
 const createCommand = (id: number, extra: Partial<CreateApiKey['data']> = {}): CreateApiKey => ({
   type: 'CreateApiKey',
   data: { userId: USER, id, keyId: `svc_live_key${id}`, name: `key ${id}`, secretHash: `hash-${id}`, expiresInDays: 90, ...extra },
-  metadata,
+  metadata: context,
 });
 const created = (id: number, createdAt = NOW, days = 90): ApiKeyEventData => ({
   type: 'ApiKeyCreated',
   data: { userId: USER, id, keyId: `svc_live_key${id}`, name: `key ${id}`, secretHash: `hash-${id}`, createdAt, expiresAt: at(createdAt, days) },
 });
 const revoked = (id: number): ApiKeyEventData => ({ type: 'ApiKeyRevoked', data: { userId: USER, id, revokedAt: NOW } });
-const given = (...events: ApiKeyEventData[]): ApiKeysState => foldApiKeys(events);
 
-/** The DomainError kind `when` throws. */
-function refusal(when: () => unknown): string {
-  try {
-    when();
-  } catch (error) {
-    if (error instanceof DomainError) return error.kind;
-    throw error;
-  }
-  throw new Error('expected a refusal');
-}
+const given = DeciderSpecification.for(apiKeyDecider);
+const refusal = (kind: DomainErrorKind) => (error: DomainError) => error.kind === kind;
 
 describe('API-key decider', () => {
   describe('CreateApiKey', () => {
     it('given no keys, when a key is created, then ApiKeyCreated records the hash, createdAt now and expiresAt now + days', () => {
-      const events = decide(createCommand(1, { expiresInDays: 30 }), given(), context);
-
-      expect(events).toEqual([
-        {
-          type: 'ApiKeyCreated',
-          data: { userId: USER, id: 1, keyId: 'svc_live_key1', name: 'key 1', secretHash: 'hash-1', createdAt: NOW, expiresAt: at(NOW, 30) },
-        },
-      ]);
+      given()
+        .when(createCommand(1, { expiresInDays: 30 }))
+        .then([
+          {
+            type: 'ApiKeyCreated',
+            data: { userId: USER, id: 1, keyId: 'svc_live_key1', name: 'key 1', secretHash: 'hash-1', createdAt: NOW, expiresAt: at(NOW, 30) },
+          },
+        ]);
     });
 
     it('given the cap of active keys, when one more is created, then it is refused as a conflict', () => {
-      expect(refusal(() => decide(createCommand(4), given(created(1), created(2), created(3)), context))).toBe('conflict');
+      given([created(1), created(2), created(3)]).when(createCommand(4)).thenThrows(DomainError, refusal('conflict'));
     });
 
     it('given the cap reached with revoked and expired keys among them, when one more is created, then it is allowed', () => {
       const longAgo = at(NOW, -100);
-      const state = given(created(1), created(2), revoked(2), created(3, longAgo, 90), created(4));
 
-      expect(decide(createCommand(5), state, context)).toHaveLength(1);
+      given([created(1), created(2), revoked(2), created(3, longAgo, 90), created(4)])
+        .when(createCommand(5))
+        .then(({ events }) => expect(events).toHaveLength(1));
     });
 
     it('given a key that expires exactly now, when counting active keys, then it no longer counts', () => {
-      const state = given(created(1), created(2), created(3, at(NOW, -90), 90));
-
-      expect(decide(createCommand(4), state, context)).toHaveLength(1);
+      given([created(1), created(2), created(3, at(NOW, -90), 90)])
+        .when(createCommand(4))
+        .then(({ events }) => expect(events).toHaveLength(1));
     });
 
     it('given an id that already exists, when created again, then it is a conflict', () => {
-      expect(refusal(() => decide(createCommand(1), given(created(1)), context))).toBe('conflict');
+      given([created(1)]).when(createCommand(1)).thenThrows(DomainError, refusal('conflict'));
     });
 
     it.each([0, 1.5, -3])('given expiresInDays %p, when created, then it is a validation error', (days) => {
-      expect(refusal(() => decide(createCommand(1, { expiresInDays: days }), given(), context))).toBe('validation');
+      given().when(createCommand(1, { expiresInDays: days })).thenThrows(DomainError, refusal('validation'));
     });
 
     it('given more than 180 days, when created, then the lifetime is clamped to 180 days', () => {
-      const [event] = decide(createCommand(1, { expiresInDays: 400 }), given(), context);
-
-      expect(event?.type === 'ApiKeyCreated' && event.data.expiresAt).toBe(at(NOW, 180));
+      given()
+        .when(createCommand(1, { expiresInDays: 400 }))
+        .then(({ events: [event] }) => expect(event?.type === 'ApiKeyCreated' && event.data.expiresAt).toBe(at(NOW, 180)));
     });
   });
 
   describe('RevokeApiKey', () => {
-    const revoke = (id: number): ApiKeyCommand => ({ type: 'RevokeApiKey', data: { userId: USER, id }, metadata });
+    const revoke = (id: number): ApiKeyCommand => ({ type: 'RevokeApiKey', data: { userId: USER, id }, metadata: context });
 
     it('given an active key, when revoked, then ApiKeyRevoked', () => {
-      expect(decide(revoke(1), given(created(1)), context)).toEqual([revoked(1)]);
+      given([created(1)]).when(revoke(1)).then([revoked(1)]);
     });
 
     it('given an expired key, when revoked, then ApiKeyRevoked (SPEC: expired → revoked)', () => {
-      expect(decide(revoke(1), given(created(1, at(NOW, -200), 90)), context)).toEqual([revoked(1)]);
+      given([created(1, at(NOW, -200), 90)]).when(revoke(1)).then([revoked(1)]);
     });
 
     it.each([
-      ['an unknown key', given(created(1)), 2],
-      ['a key already revoked', given(created(1), revoked(1)), 1],
-    ])('given %s, when revoked, then not found', (_case, state, id) => {
-      expect(refusal(() => decide(revoke(id), state, context))).toBe('not_found');
+      ['an unknown key', [created(1)], 2],
+      ['a key already revoked', [created(1), revoked(1)], 1],
+    ])('given %s, when revoked, then not found', (_case, history, id) => {
+      given(history).when(revoke(id)).thenThrows(DomainError, refusal('not_found'));
     });
   });
 
@@ -107,49 +94,56 @@ describe('API-key decider', () => {
     const rotate = (id: number, graceHours = 24): ApiKeyCommand => ({
       type: 'RotateApiKey',
       data: { userId: USER, id, secretHash: 'hash-new', graceHours },
-      metadata,
+      metadata: context,
     });
 
     it('given an active key, when rotated, then the old hash stays valid for the grace hours', () => {
-      expect(decide(rotate(1, 48), given(created(1)), context)).toEqual([
-        {
-          type: 'ApiKeyRotated',
-          data: {
-            userId: USER,
-            id: 1,
-            secretHash: 'hash-new',
-            previousSecretHash: 'hash-1',
-            previousSecretValidUntil: '2025-03-03T12:00:00.000Z',
-            rotatedAt: NOW,
+      given([created(1)])
+        .when(rotate(1, 48))
+        .then([
+          {
+            type: 'ApiKeyRotated',
+            data: {
+              userId: USER,
+              id: 1,
+              secretHash: 'hash-new',
+              previousSecretHash: 'hash-1',
+              previousSecretValidUntil: '2025-03-03T12:00:00.000Z',
+              rotatedAt: NOW,
+            },
           },
-        },
-      ]);
+        ]);
     });
 
     it('given a rotated key, when rotated again, then the grace secret is the latest one', () => {
-      const state = given(created(1), {
-        type: 'ApiKeyRotated',
-        data: { userId: USER, id: 1, secretHash: 'hash-2nd', previousSecretHash: 'hash-1', previousSecretValidUntil: NOW, rotatedAt: NOW },
-      });
-      const [event] = decide(rotate(1, 0), state, context);
-
-      expect(event?.type === 'ApiKeyRotated' && event.data).toMatchObject({ previousSecretHash: 'hash-2nd', previousSecretValidUntil: NOW });
+      given([
+        created(1),
+        {
+          type: 'ApiKeyRotated',
+          data: { userId: USER, id: 1, secretHash: 'hash-2nd', previousSecretHash: 'hash-1', previousSecretValidUntil: NOW, rotatedAt: NOW },
+        },
+      ])
+        .when(rotate(1, 0))
+        .then(({ events: [event] }) =>
+          expect(event?.type === 'ApiKeyRotated' && event.data).toMatchObject({ previousSecretHash: 'hash-2nd', previousSecretValidUntil: NOW }),
+        );
     });
 
     it('given a key expiring within the grace, when rotated, then the grace ends with the key', () => {
-      const expiresSoon = given(created(1, at(NOW, -89.99), 90));
-      const [event] = decide(rotate(1, 168), expiresSoon, context);
-
-      expect(event?.type === 'ApiKeyRotated' && event.data.previousSecretValidUntil).toBe(at(at(NOW, -89.99), 90));
+      given([created(1, at(NOW, -89.99), 90)])
+        .when(rotate(1, 168))
+        .then(({ events: [event] }) =>
+          expect(event?.type === 'ApiKeyRotated' && event.data.previousSecretValidUntil).toBe(at(at(NOW, -89.99), 90)),
+        );
     });
 
     it.each([
-      ['an unknown key', given(), rotate(1), 'not_found'],
-      ['a revoked key', given(created(1), revoked(1)), rotate(1), 'not_found'],
-      ['an expired key', given(created(1, at(NOW, -100), 90)), rotate(1), 'conflict'],
-      ['a grace over 168 hours', given(created(1)), rotate(1, 169), 'validation'],
-    ])('given %s, when rotated, then it is refused', (_case, state, command, kind) => {
-      expect(refusal(() => decide(command, state, context))).toBe(kind);
+      ['an unknown key', [], rotate(1), 'not_found'],
+      ['a revoked key', [created(1), revoked(1)], rotate(1), 'not_found'],
+      ['an expired key', [created(1, at(NOW, -100), 90)], rotate(1), 'conflict'],
+      ['a grace over 168 hours', [created(1)], rotate(1, 169), 'validation'],
+    ] as [string, ApiKeyEventData[], ApiKeyCommand, DomainErrorKind][])('given %s, when rotated, then it is refused', (_case, history, command, kind) => {
+      given(history).when(command).thenThrows(DomainError, refusal(kind));
     });
   });
 
@@ -170,7 +164,7 @@ describe('API-key decider', () => {
       ['an approved member only', [[1, 'member', 'approved']]],
       ['a pending admin', [[1, 'admin', 'pending']]],
     ] as [string, [number, 'member' | 'admin', 'pending' | 'approved'][]][])('given %s, then creation is forbidden', (_c, m) => {
-      expect(refusal(() => assertMayCreateApiKey(viewer(m)))).toBe('forbidden');
+      expect(() => assertMayCreateApiKey(viewer(m))).toThrow(expect.objectContaining({ kind: 'forbidden' }));
     });
   });
 });
