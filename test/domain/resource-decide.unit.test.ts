@@ -53,33 +53,35 @@ const resourceOf = (state: { status: string; resource?: Resource }): Resource =>
 
 describe('CreateResource', () => {
   it('given nothing, when the team creates a project resource, then it is created as asked', () => {
-    given().when(withContext(createResource({ scope: projectScope, privacyLevel: 3, tags: [' water ', 'Pumps', '', 'pumps', 'WATER'] }), context(team))).then(({ events, state }) => {
-      expect(events).toEqual([
-        {
-          type: 'ResourceCreated',
-          data: {
-            resourceId: RID,
-            scope: projectScope,
-            paragraphId: null,
-            name: 'Pump manual',
-            description: 'How to fix the pump',
-            resourceUrl: 'resource_files/abc/manual.pdf',
-            resourceType: 3,
-            image: '',
-            icon: 'book',
-            tags: ['water', 'Pumps'],
-            privacyLevel: 3,
-            createdBy: team.userId,
-            createdByMentor: false,
-            postDate: NOW,
+    given()
+      .when(withContext(createResource({ scope: projectScope, privacyLevel: 3, tags: [' water ', 'Pumps', '', 'pumps', 'WATER'] }), context(team)))
+      .then(({ events, state }) => {
+        expect(events).toEqual([
+          {
+            type: 'ResourceCreated',
+            data: {
+              resourceId: RID,
+              scope: projectScope,
+              paragraphId: null,
+              name: 'Pump manual',
+              description: 'How to fix the pump',
+              resourceUrl: 'resource_files/abc/manual.pdf',
+              resourceType: 3,
+              image: '',
+              icon: 'book',
+              tags: ['water', 'Pumps'],
+              privacyLevel: 3,
+              createdBy: team.userId,
+              createdByMentor: false,
+              postDate: NOW,
+            },
           },
-        },
-      ]);
-      const resource = resourceOf(state);
-      expect(resource.lastUpdated).toBe(NOW);
-      expect(resource.owner).toEqual({ privacyLevel: 3, circles: [] });
-      expect(resource.shares).toEqual([]);
-    });
+        ]);
+        const resource = resourceOf(state);
+        expect(resource.lastUpdated).toBe(NOW);
+        expect(resource.owner).toEqual({ privacyLevel: 3, circles: [] });
+        expect(resource.shares).toEqual([]);
+      });
   });
 
   it('given nothing, when an admin of the community creates a community-project resource at Community, then it is created', () => {
@@ -132,12 +134,16 @@ describe('CreateResource', () => {
 
   it.each([0, 6, 7, -1, 1.5])('given nothing, when the level is %p, then it is invalid, even for an outsider', (level) => {
     for (const who of [team, outsider]) {
-      given().when(withContext(createResource({ privacyLevel: level }), context(who))).thenThrows(DomainError, refusal('validation', ['privacyLevel']));
+      given()
+        .when(withContext(createResource({ privacyLevel: level }), context(who)))
+        .thenThrows(DomainError, refusal('validation', ['privacyLevel']));
     }
   });
 
   it('given nothing, when the team creates a project resource at Community, then it is invalid', () => {
-    given().when(withContext(createResource({ scope: projectScope, privacyLevel: 2 }), context(team))).thenThrows(DomainError, refusal('validation', ['privacyLevel']));
+    given()
+      .when(withContext(createResource({ scope: projectScope, privacyLevel: 2 }), context(team)))
+      .thenThrows(DomainError, refusal('validation', ['privacyLevel']));
   });
 
   it('given an existing resource, when it is created again, then it conflicts', () => {
@@ -157,28 +163,30 @@ describe('CreateResource', () => {
 
 describe('UpdateResource', () => {
   it('given a resource, when the team updates it, then the fields change and the scope stays', () => {
-    given([created()]).when(withContext(updateResource({ resourceUrl: 'https://vimeo.com/12345', tags: ['b', 'B', 'a'] }), context(team))).then(({ events, state }) => {
-      expect(events).toEqual([
-        {
-          type: 'ResourceUpdated',
-          data: {
-            resourceId: RID,
-            name: 'Pump manual v2',
-            description: 'Now with pictures',
-            resourceUrl: 'https://vimeo.com/12345',
-            resourceType: 2,
-            image: '',
-            icon: 'book',
-            tags: ['b', 'a'],
-            lastUpdated: NOW,
+    given([created()])
+      .when(withContext(updateResource({ resourceUrl: 'https://vimeo.com/12345', tags: ['b', 'B', 'a'] }), context(team)))
+      .then(({ events, state }) => {
+        expect(events).toEqual([
+          {
+            type: 'ResourceUpdated',
+            data: {
+              resourceId: RID,
+              name: 'Pump manual v2',
+              description: 'Now with pictures',
+              resourceUrl: 'https://vimeo.com/12345',
+              resourceType: 2,
+              image: '',
+              icon: 'book',
+              tags: ['b', 'a'],
+              lastUpdated: NOW,
+            },
           },
-        },
-      ]);
-      const resource = resourceOf(state);
-      expect(resource.scope).toEqual(communityScope);
-      expect(resource.lastUpdated).toBe(NOW);
-      expect(resource.postDate).not.toBe(NOW);
-    });
+        ]);
+        const resource = resourceOf(state);
+        expect(resource.scope).toEqual(communityScope);
+        expect(resource.lastUpdated).toBe(NOW);
+        expect(resource.postDate).not.toBe(NOW);
+      });
   });
 
   it.each([
@@ -193,7 +201,9 @@ describe('UpdateResource', () => {
     ['a mentor who did not create it', mentor],
     ['an admin of a community it is shared into', sharedIntoAdmin],
   ])('given a resource, when %s updates it, then it is forbidden', (_who, who) => {
-    given([created(), shared(D, 1)]).when(withContext(updateResource(), context(who))).thenThrows(DomainError, refusal('forbidden'));
+    given([created(), shared(D, 1)])
+      .when(withContext(updateResource(), context(who)))
+      .thenThrows(DomainError, refusal('forbidden'));
   });
 
   it('given a resource a mentor created, when that mentor updates it at the same level, then it is updated', () => {
@@ -207,7 +217,9 @@ describe('UpdateResource', () => {
   it('given a resource a mentor created, when that mentor sends another level, then it is forbidden on privacyLevel', () => {
     const history = [created({ privacyLevel: 4, createdBy: mentor.userId, createdByMentor: true })];
 
-    given(history).when(withContext(updateResource({ privacyLevel: 1 }), context(mentor))).thenThrows(DomainError, refusal('forbidden', ['privacyLevel']));
+    given(history)
+      .when(withContext(updateResource({ privacyLevel: 1 }), context(mentor)))
+      .thenThrows(DomainError, refusal('forbidden', ['privacyLevel']));
   });
 
   it.each([
@@ -215,19 +227,25 @@ describe('UpdateResource', () => {
     ['created as a community admin, now a mentor', { createdBy: 40, createdByMentor: false, privacyLevel: 2 as const }, viewer(40, { mentor: true })],
     ['created as a mentor, now on the team', { createdBy: 40, createdByMentor: true, privacyLevel: 4 as const }, viewer(40, { team: true })],
   ])('given a resource %s, when its creator updates it at the same level, then it is updated', (_story, creation, now) => {
-    given([created(creation)]).when(withContext(updateResource({ privacyLevel: creation.privacyLevel }), context(now))).then(({ events }) => {
-      expect(events.map((e) => e.type)).toEqual(['ResourceUpdated']);
-    });
+    given([created(creation)])
+      .when(withContext(updateResource({ privacyLevel: creation.privacyLevel }), context(now)))
+      .then(({ events }) => {
+        expect(events.map((e) => e.type)).toEqual(['ResourceUpdated']);
+      });
   });
 
   it('given a resource created on the team, when its creator is now only an approved member, then they may not edit it', () => {
-    given([created({ createdBy: 40 })]).when(withContext(updateResource({ privacyLevel: 1 }), context(viewer(40, { approved: [O] })))).thenThrows(DomainError, refusal('forbidden'));
+    given([created({ createdBy: 40 })])
+      .when(withContext(updateResource({ privacyLevel: 1 }), context(viewer(40, { approved: [O] }))))
+      .thenThrows(DomainError, refusal('forbidden'));
   });
 
   it('given a resource a mentor created, when they are no longer a mentor, then they may not edit it', () => {
     const history = [created({ privacyLevel: 4, createdBy: mentor.userId, createdByMentor: true })];
 
-    given(history).when(withContext(updateResource({ privacyLevel: 4 }), context(viewer(mentor.userId)))).thenThrows(DomainError, refusal('forbidden'));
+    given(history)
+      .when(withContext(updateResource({ privacyLevel: 4 }), context(viewer(mentor.userId))))
+      .thenThrows(DomainError, refusal('forbidden'));
   });
 
   it('given a community-project resource, when the owning admin changes its level, then the level changes', () => {
@@ -238,11 +256,15 @@ describe('UpdateResource', () => {
   });
 
   it('given a project resource, when the team moves it to Community, then it is invalid', () => {
-    given([created({ scope: projectScope })]).when(withContext(updateResource({ privacyLevel: 2 }), context(team))).thenThrows(DomainError, refusal('validation', ['privacyLevel']));
+    given([created({ scope: projectScope })])
+      .when(withContext(updateResource({ privacyLevel: 2 }), context(team)))
+      .thenThrows(DomainError, refusal('validation', ['privacyLevel']));
   });
 
   it.each([0, 6])('given a resource, when the level sent is %p, then it is invalid', (level) => {
-    given([created()]).when(withContext(updateResource({ privacyLevel: level }), context(team))).thenThrows(DomainError, refusal('validation', ['privacyLevel']));
+    given([created()])
+      .when(withContext(updateResource({ privacyLevel: level }), context(team)))
+      .thenThrows(DomainError, refusal('validation', ['privacyLevel']));
   });
 
   it('given a Custom resource with circles, when the team moves it off Custom, then its circles are revoked first', () => {
@@ -262,7 +284,9 @@ describe('DeleteResource', () => {
         { type: 'ResourceDeleted', data: { resourceId: RID, resourceUrl: 'resource_files/abc/manual.pdf' } },
       ]);
       expect(state).toEqual({ status: 'deleted', resourceId: RID });
-      given([created(), ...events]).when(withContext(deleteResource(), context(team))).thenThrows(DomainError, refusal('not_found'));
+      given([created(), ...events])
+        .when(withContext(deleteResource(), context(team)))
+        .thenThrows(DomainError, refusal('not_found'));
     });
   });
 
@@ -279,7 +303,9 @@ describe('DeleteResource', () => {
     ['a mentor who did not create it', mentor],
     ['an admin of a community it is shared into', sharedIntoAdmin],
   ])('given a resource, when %s deletes it, then it is forbidden', (_who, who) => {
-    given([created(), shared(D, 1)]).when(withContext(deleteResource(), context(who))).thenThrows(DomainError, refusal('forbidden'));
+    given([created(), shared(D, 1)])
+      .when(withContext(deleteResource(), context(who)))
+      .thenThrows(DomainError, refusal('forbidden'));
   });
 });
 
@@ -289,51 +315,57 @@ describe('ChangeResourcePrivacy', () => {
 
   describe('404 and permissions', () => {
     it('given no resource, when its privacy is changed, then it is not found', () => {
-      given().when(withContext(changePrivacy({ owner: ownerBlock(1) }), context(team))).thenThrows(DomainError, refusal('not_found'));
+      given()
+        .when(withContext(changePrivacy({ owner: ownerBlock(1) }), context(team)))
+        .thenThrows(DomainError, refusal('not_found'));
     });
 
     it('given a resource, when an approved member changes the own privacy, then it is forbidden on owner', () => {
-      given(cpResource).when(withContext(changePrivacy({ owner: ownerBlock(3) }), context(approvedMember))).thenThrows(DomainError, refusal('forbidden', ['owner']));
+      given(cpResource)
+        .when(withContext(changePrivacy({ owner: ownerBlock(3) }), context(approvedMember)))
+        .thenThrows(DomainError, refusal('forbidden', ['owner']));
     });
 
     it('given a shared community-project resource, when the team updates the share, then it conflicts (they may only remove it)', () => {
-      given([...cpResource, shared(D, 1)]).when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(D, 3)] }), context(team))).thenThrows(DomainError, (error) => {
-        expect(error.kind).toBe('conflict');
-        expect(fields(error)).toEqual(['sharesToUpsert[0]']);
-      });
+      given([...cpResource, shared(D, 1)])
+        .when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(D, 3)] }), context(team)))
+        .thenThrows(DomainError, refusal('conflict', ['sharesToUpsert[0]']));
     });
 
     it('given a community-project resource, when the team adds a share, then it is forbidden', () => {
-      given(cpResource).when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(D, 1)] }), context(team))).thenThrows(DomainError, (error) => {
-        expect(error.kind).toBe('forbidden');
-        expect(fields(error)).toEqual(['sharesToUpsert[0]']);
-      });
+      given(cpResource)
+        .when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(D, 1)] }), context(team)))
+        .thenThrows(DomainError, refusal('forbidden', ['sharesToUpsert[0]']));
     });
 
     it('given a shared resource, when an approved member removes the share, then it is forbidden on sharesToRemove[0]', () => {
-      given([...cpResource, shared(D, 1)]).when(withContext(changePrivacy({ sharesToRemove: [{ communityId: D }] }), context(approvedMember))).thenThrows(DomainError, (error) => {
-        expect(error.kind).toBe('forbidden');
-        expect(fields(error)).toEqual(['sharesToRemove[0]']);
-      });
+      given([...cpResource, shared(D, 1)])
+        .when(withContext(changePrivacy({ sharesToRemove: [{ communityId: D }] }), context(approvedMember)))
+        .thenThrows(DomainError, refusal('forbidden', ['sharesToRemove[0]']));
     });
 
     it('given a resource, when the team removes a share that does not exist, then nothing happens and nothing fails', () => {
-      given(cpResource).when(withContext(changePrivacy({ sharesToRemove: [{ communityId: D }] }), context(team))).thenNothingHappened();
+      given(cpResource)
+        .when(withContext(changePrivacy({ sharesToRemove: [{ communityId: D }] }), context(team)))
+        .thenNothingHappened();
     });
 
     it('given a resource, when an outsider removes a share that does not exist, then it is still forbidden', () => {
-      given(cpResource).when(withContext(changePrivacy({ sharesToRemove: [{ communityId: D }] }), context(outsider))).thenThrows(DomainError, refusal('forbidden'));
+      given(cpResource)
+        .when(withContext(changePrivacy({ sharesToRemove: [{ communityId: D }] }), context(outsider)))
+        .thenThrows(DomainError, refusal('forbidden'));
     });
 
     it('given a resource, when a permission fails and a level is also invalid, then the permission is reported', () => {
-      given(cpResource).when(withContext(changePrivacy({ owner: ownerBlock(0) }), context(approvedMember))).thenThrows(DomainError, refusal('forbidden'));
+      given(cpResource)
+        .when(withContext(changePrivacy({ owner: ownerBlock(0) }), context(approvedMember)))
+        .thenThrows(DomainError, refusal('forbidden'));
     });
 
     it('given a resource, when the first block is allowed and the second is not, then the change is refused as a whole', () => {
-      given([...cpResource, shared(D, 1)]).when(withContext(changePrivacy({ owner: ownerBlock(3), sharesToUpsert: [shareBlock(D, 3)] }), context(team))).thenThrows(DomainError, (error) => {
-        expect(error.kind).toBe('conflict');
-        expect(fields(error)).toEqual(['sharesToUpsert[0]']);
-      });
+      given([...cpResource, shared(D, 1)])
+        .when(withContext(changePrivacy({ owner: ownerBlock(3), sharesToUpsert: [shareBlock(D, 3)] }), context(team)))
+        .thenThrows(DomainError, refusal('conflict', ['sharesToUpsert[0]']));
     });
   });
 
@@ -431,98 +463,115 @@ describe('ChangeResourcePrivacy', () => {
       const everything = viewer(20, { team: true, admins: [O] });
       const history = kind === 'cp' ? cpResource : projectResource;
 
-      given(history).when(withContext(changePrivacy(body), context(everything))).thenThrows(DomainError, (error) => {
-        expect(error.kind).toBe('validation');
-        expect(fields(error)).toEqual(expected);
-      });
+      given(history).when(withContext(changePrivacy(body), context(everything))).thenThrows(DomainError, refusal('validation', expected));
     });
 
     it('given a resource, when several blocks are invalid, then every invalid field is reported at once', () => {
-      given(cpResource).when(withContext(changePrivacy({ owner: ownerBlock(0), sharesToUpsert: [shareBlock(O, 1), shareBlock(N, 3)] }), context(owningAdmin))).thenThrows(DomainError, (error) => {
-        expect(fields(error)).toEqual(['owner.privacyLevel', 'sharesToUpsert[0].communityId', 'sharesToUpsert[1].privacyLevel']);
-      });
+      given(cpResource)
+        .when(withContext(changePrivacy({ owner: ownerBlock(0), sharesToUpsert: [shareBlock(O, 1), shareBlock(N, 3)] }), context(owningAdmin)))
+        .thenThrows(DomainError, (error) => {
+          expect(fields(error)).toEqual(['owner.privacyLevel', 'sharesToUpsert[0].communityId', 'sharesToUpsert[1].privacyLevel']);
+        });
     });
 
     it.each([1, 4])('given a community-project resource, when it is shared at %p into a community the project is not in, then it is shared', (level) => {
       const circlesToAdd = level === 4 ? [ref(N_CIRCLE), ref(P_CIRCLE)] : [];
 
-      given(cpResource).when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(N, level, circlesToAdd)] }), context(owningAdmin))).then(({ events }) => {
-        expect(events.map((e) => e.type)).toEqual(level === 4 ? ['ResourceShared', 'CircleGranted', 'CircleGranted'] : ['ResourceShared']);
-      });
+      given(cpResource)
+        .when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(N, level, circlesToAdd)] }), context(owningAdmin)))
+        .then(({ events }) => {
+          expect(events.map((e) => e.type)).toEqual(level === 4 ? ['ResourceShared', 'CircleGranted', 'CircleGranted'] : ['ResourceShared']);
+        });
     });
 
     it('given a Custom resource, when an inactive project circle is granted, then it is granted (it admits no one while inactive)', () => {
-      given([created({ privacyLevel: 4 })]).when(withContext(changePrivacy({ owner: ownerBlock(4, [ref(P_INACTIVE_CIRCLE)]) }), context(team))).then(({ events }) => {
-        expect(events.map((e) => e.type)).toEqual(['CircleGranted']);
-      });
+      given([created({ privacyLevel: 4 })])
+        .when(withContext(changePrivacy({ owner: ownerBlock(4, [ref(P_INACTIVE_CIRCLE)]) }), context(team)))
+        .then(({ events }) => {
+          expect(events.map((e) => e.type)).toEqual(['CircleGranted']);
+        });
     });
   });
 
   describe('events', () => {
     it('given a Public resource, when the owner block moves to Custom with circles, then the level changes and the circles are granted', () => {
-      given(cpResource).when(withContext(changePrivacy({ owner: ownerBlock(4, [ref(P_CIRCLE), ref(O_CIRCLE), ref(P_CIRCLE)]) }), context(owningAdmin))).then(({ events, state }) => {
-        expect(events).toEqual([
-          { type: 'OwnerPrivacyChanged', data: { resourceId: RID, privacyLevel: 4, lastUpdated: NOW } },
-          { type: 'CircleGranted', data: { resourceId: RID, block: OWNER, circle: ref(P_CIRCLE) } },
-          { type: 'CircleGranted', data: { resourceId: RID, block: OWNER, circle: ref(O_CIRCLE) } },
-        ]);
-        expect(resourceOf(state).owner).toEqual({ privacyLevel: 4, circles: [ref(P_CIRCLE), ref(O_CIRCLE)] });
-        expect(resourceOf(state).lastUpdated).toBe(NOW);
-      });
+      given(cpResource)
+        .when(withContext(changePrivacy({ owner: ownerBlock(4, [ref(P_CIRCLE), ref(O_CIRCLE), ref(P_CIRCLE)]) }), context(owningAdmin)))
+        .then(({ events, state }) => {
+          expect(events).toEqual([
+            { type: 'OwnerPrivacyChanged', data: { resourceId: RID, privacyLevel: 4, lastUpdated: NOW } },
+            { type: 'CircleGranted', data: { resourceId: RID, block: OWNER, circle: ref(P_CIRCLE) } },
+            { type: 'CircleGranted', data: { resourceId: RID, block: OWNER, circle: ref(O_CIRCLE) } },
+          ]);
+          expect(resourceOf(state).owner).toEqual({ privacyLevel: 4, circles: [ref(P_CIRCLE), ref(O_CIRCLE)] });
+          expect(resourceOf(state).lastUpdated).toBe(NOW);
+        });
     });
 
     it('given a Custom resource, when a circle is removed and another added, then the removal comes first', () => {
-      given([created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE)]).when(withContext(changePrivacy({ owner: ownerBlock(4, [ref(O_CIRCLE)], [ref(P_CIRCLE), ref(MENTORS_CIRCLE)]) }), context(team))).then(({ events, state }) => {
-        expect(events.map((e) => e.type)).toEqual(['CircleRevoked', 'CircleGranted']);
-        expect(resourceOf(state).owner.circles).toEqual([ref(O_CIRCLE)]);
-      });
+      given([created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE)])
+        .when(withContext(changePrivacy({ owner: ownerBlock(4, [ref(O_CIRCLE)], [ref(P_CIRCLE), ref(MENTORS_CIRCLE)]) }), context(team)))
+        .then(({ events, state }) => {
+          expect(events.map((e) => e.type)).toEqual(['CircleRevoked', 'CircleGranted']);
+          expect(resourceOf(state).owner.circles).toEqual([ref(O_CIRCLE)]);
+        });
     });
 
     it('given a Custom resource with circles, when the owner block moves off Custom, then every circle is revoked before the level changes', () => {
-      given([created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE), granted(OWNER, O_CIRCLE)]).when(withContext(changePrivacy({ owner: ownerBlock(1, [], [ref(P_CIRCLE)]) }), context(team))).then(({ events, state }) => {
-        expect(events.map((e) => e.type)).toEqual(['CircleRevoked', 'CircleRevoked', 'OwnerPrivacyChanged']);
-        expect(resourceOf(state).owner).toEqual({ privacyLevel: 1, circles: [] });
-      });
+      given([created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE), granted(OWNER, O_CIRCLE)])
+        .when(withContext(changePrivacy({ owner: ownerBlock(1, [], [ref(P_CIRCLE)]) }), context(team)))
+        .then(({ events, state }) => {
+          expect(events.map((e) => e.type)).toEqual(['CircleRevoked', 'CircleRevoked', 'OwnerPrivacyChanged']);
+          expect(resourceOf(state).owner).toEqual({ privacyLevel: 1, circles: [] });
+        });
     });
 
     it('given a project resource, when the team shares it at Custom with the community’s circle, then the share and its grant are recorded', () => {
-      given(projectResource).when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(D, 4, [ref(D_CIRCLE)])] }), context(team))).then(({ events, state }) => {
-        expect(events).toEqual([
-          { type: 'ResourceShared', data: { resourceId: RID, communityId: D, privacyLevel: 4 } },
-          { type: 'CircleGranted', data: { resourceId: RID, block: share(D), circle: ref(D_CIRCLE) } },
-        ]);
-        expect(resourceOf(state).shares).toEqual([{ communityId: D, privacyLevel: 4, circles: [ref(D_CIRCLE)] }]);
-        expect(resourceOf(state).owner.privacyLevel).toBe(1);
-      });
+      given(projectResource)
+        .when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(D, 4, [ref(D_CIRCLE)])] }), context(team)))
+        .then(({ events, state }) => {
+          expect(events).toEqual([
+            { type: 'ResourceShared', data: { resourceId: RID, communityId: D, privacyLevel: 4 } },
+            { type: 'CircleGranted', data: { resourceId: RID, block: share(D), circle: ref(D_CIRCLE) } },
+          ]);
+          expect(resourceOf(state).shares).toEqual([{ communityId: D, privacyLevel: 4, circles: [ref(D_CIRCLE)] }]);
+          expect(resourceOf(state).owner.privacyLevel).toBe(1);
+        });
     });
 
     it('given a Custom share, when it moves to Team, then its circles are revoked and the share survives', () => {
       const history = [...cpResource, shared(D, 4), granted(share(D), D_CIRCLE)];
 
-      given(history).when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(D, 3)] }), context(owningAdmin))).then(({ events, state }) => {
-        expect(events).toEqual([
-          { type: 'CircleRevoked', data: { resourceId: RID, block: share(D), circle: ref(D_CIRCLE) } },
-          { type: 'SharePrivacyChanged', data: { resourceId: RID, communityId: D, privacyLevel: 3 } },
-        ]);
-        expect(resourceOf(state).shares).toEqual([{ communityId: D, privacyLevel: 3, circles: [] }]);
-      });
+      given(history)
+        .when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(D, 3)] }), context(owningAdmin)))
+        .then(({ events, state }) => {
+          expect(events).toEqual([
+            { type: 'CircleRevoked', data: { resourceId: RID, block: share(D), circle: ref(D_CIRCLE) } },
+            { type: 'SharePrivacyChanged', data: { resourceId: RID, communityId: D, privacyLevel: 3 } },
+          ]);
+          expect(resourceOf(state).shares).toEqual([{ communityId: D, privacyLevel: 3, circles: [] }]);
+        });
     });
 
     it('given a Custom share, when its last circle is removed, then the empty Custom share stays', () => {
       const history = [...cpResource, shared(D, 4), granted(share(D), D_CIRCLE)];
 
-      given(history).when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(D, 4, [], [ref(D_CIRCLE)])] }), context(owningAdmin))).then(({ state }) => {
-        expect(resourceOf(state).shares).toEqual([{ communityId: D, privacyLevel: 4, circles: [] }]);
-      });
+      given(history)
+        .when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(D, 4, [], [ref(D_CIRCLE)])] }), context(owningAdmin)))
+        .then(({ state }) => {
+          expect(resourceOf(state).shares).toEqual([{ communityId: D, privacyLevel: 4, circles: [] }]);
+        });
     });
 
     it('given a shared resource, when an admin of the shared-into community removes the share, then it is gone with its circles', () => {
       const history = [...cpResource, shared(D, 4), granted(share(D), D_CIRCLE)];
 
-      given(history).when(withContext(changePrivacy({ sharesToRemove: [{ communityId: D }] }), context(sharedIntoAdmin))).then(({ events, state }) => {
-        expect(events).toEqual([{ type: 'ResourceUnshared', data: { resourceId: RID, communityId: D } }]);
-        expect(resourceOf(state).shares).toEqual([]);
-      });
+      given(history)
+        .when(withContext(changePrivacy({ sharesToRemove: [{ communityId: D }] }), context(sharedIntoAdmin)))
+        .then(({ events, state }) => {
+          expect(events).toEqual([{ type: 'ResourceUnshared', data: { resourceId: RID, communityId: D } }]);
+          expect(resourceOf(state).shares).toEqual([]);
+        });
     });
 
     it('given a resource, when every block changes at once, then owner events come first, then upserts, then removals', () => {
