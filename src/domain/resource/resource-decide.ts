@@ -3,7 +3,7 @@ import { isMentor } from '../access/viewer';
 import type { Decider } from '../decider';
 import { DomainError, validationError } from '../errors';
 import { PRIVACY, isPrivacyLevel, validLevelFor } from './privacy-level';
-import type { ResourceState } from './resource';
+import type { DetectedType, ResourceContent, ResourceState } from './resource';
 import type { CreateResource, DeleteResource, ResourceCommand, UpdateResource } from './resource-commands';
 import {
   activeResource,
@@ -50,6 +50,13 @@ export const resourceDecider: Decider<ResourceState, ResourceCommand, ResourceEv
   initialState: () => initialState,
 };
 
+/** What a save records of the content: the tags normalized, the type and image detected from the URL. */
+function recordedContent(data: ResourceContent): ResourceContent & DetectedType {
+  const { resourceType, image } = detectResourceType(data.resourceUrl);
+  const { name, description, resourceUrl, icon } = data;
+  return { name, description, resourceUrl, resourceType, image, icon, tags: normalizeTags(data.tags) };
+}
+
 function create(command: CreateResource, state: ResourceState): ResourceEventData[] {
   const { data, metadata: context } = command;
   if (state.status !== 'initial') throw refused('conflict', 'id', `resource ${data.resourceId} already exists`);
@@ -70,7 +77,6 @@ function create(command: CreateResource, state: ResourceState): ResourceEventDat
   // and the mentors, whatever was requested and whatever other role the mentor holds (a community
   // admin too). Only a caller on the team (never also a mentor) or a non-mentor admin chooses.
   const byMentor = isMentor(viewer, project.projectId);
-  const { resourceType, image } = detectResourceType(data.resourceUrl);
   const events: ResourceEventData[] = [
     {
       type: 'ResourceCreated',
@@ -78,13 +84,7 @@ function create(command: CreateResource, state: ResourceState): ResourceEventDat
         resourceId: data.resourceId,
         scope: data.scope,
         paragraphId: data.paragraphId,
-        name: data.name,
-        description: data.description,
-        resourceUrl: data.resourceUrl,
-        resourceType,
-        image,
-        icon: data.icon,
-        tags: normalizeTags(data.tags),
+        ...recordedContent(data),
         privacyLevel: byMentor ? PRIVACY.Custom : data.privacyLevel,
         createdBy: viewer.userId,
         createdByMentor: byMentor,
@@ -117,19 +117,12 @@ function update(command: UpdateResource, state: ResourceState): ResourceEventDat
   if (!canEditResource(viewer, resource)) throw new DomainError('forbidden', 'you may not edit this resource');
 
   // The scope is not part of the command: an update cannot move a resource (SPEC scope rule 1).
-  const { resourceType, image } = detectResourceType(data.resourceUrl);
   const events: ResourceEventData[] = [
     {
       type: 'ResourceUpdated',
       data: {
         resourceId: resource.resourceId,
-        name: data.name,
-        description: data.description,
-        resourceUrl: data.resourceUrl,
-        resourceType,
-        image,
-        icon: data.icon,
-        tags: normalizeTags(data.tags),
+        ...recordedContent(data),
         lastUpdated: context.now,
       },
     },

@@ -30,15 +30,12 @@ export type OwnerPrivacyChanged = Event<
   { readonly resourceId: number; readonly privacyLevel: PrivacyLevel; readonly lastUpdated: string }
 >;
 
-export type CircleGranted = Event<
-  'CircleGranted',
-  { readonly resourceId: number; readonly block: BlockRef; readonly circle: CircleRef }
->;
+/** A circle granted to or revoked from one block of a resource. */
+type CircleChange = { readonly resourceId: number; readonly block: BlockRef; readonly circle: CircleRef };
 
-export type CircleRevoked = Event<
-  'CircleRevoked',
-  { readonly resourceId: number; readonly block: BlockRef; readonly circle: CircleRef }
->;
+export type CircleGranted = Event<'CircleGranted', CircleChange>;
+
+export type CircleRevoked = Event<'CircleRevoked', CircleChange>;
 
 /** A new share starts with no circles; grants follow as CircleGranted events. */
 export type ResourceShared = Event<
