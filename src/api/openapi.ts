@@ -27,7 +27,6 @@ import { getResourceListBody, removeProjectResourceQuery, saveProjectResourceBod
 import { downloadQuery, uploadAnswerSchema, uploadQuery } from './schemas/file-schemas';
 import { ACCEPTED_EXTENSIONS } from '../domain/files/upload-policy';
 import {
-  applicationListSchema,
   currentUserSchema,
   directoryFeedAnswerSchema,
   healthLiveSchema,
@@ -35,10 +34,10 @@ import {
   problemSchema,
   readModelDigestSchema,
   removeProjectResourceSchema,
-  resourceListSchema,
-  resourcePrivacySchema,
-  savedResourceSchema,
 } from './schemas/response-schemas';
+import { applicationListSchema } from '../contract/application-list';
+import { resourcePrivacySchema } from '../contract/resource-privacy';
+import { resourceListSchema, savedResourceSchema } from '../contract/resource-record';
 
 /**
  * The OpenAPI 3.1 document of every route the app serves (src/api/app.ts), generated from the

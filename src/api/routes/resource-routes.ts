@@ -1,17 +1,14 @@
 import { Router } from 'express';
 import { releaseIfUnreferenced } from '../../commands/file-lifecycle';
 import { removeProjectResource, saveProjectResource } from '../../commands/save-project-resource';
+import { savedResourceOf } from '../../contract/resource-record';
 import { listResources, savedResourceRecord } from '../../projections/resources/resource-queries';
 import type { AppContext } from '../app-context';
 import { callerOf, requestInfoOf } from '../middleware/authenticate';
 import { pageRequestOf } from '../pagination';
 import { readYourWrites } from '../read-your-writes';
-import { SAVED_RESOURCE_FIELDS } from '../schemas/response-schemas';
 import { getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from '../schemas/resource-schemas';
 import { parseWith } from '../validation';
-
-/** The fields SPEC.md lists for the SaveProjectResource response (its response schema's keys). */
-const SAVED_FIELDS = Object.keys(SAVED_RESOURCE_FIELDS) as (keyof typeof SAVED_RESOURCE_FIELDS)[];
 
 const fileMetadata = (ctx: AppContext, request: ReturnType<typeof requestInfoOf>) => ({
   actor: request.caller.actor,
@@ -46,7 +43,7 @@ export function resourceRoutes(ctx: AppContext): Router {
     if (!result.resource) throw new Error('a saved resource must exist');
     const viewer = await ctx.directory.viewer(request.caller.userId);
     const record = await savedResourceRecord(ctx.directory, viewer, result.resource);
-    res.json(Object.fromEntries(SAVED_FIELDS.map((field) => [field, record[field]])));
+    res.json(savedResourceOf(record));
   });
 
   router.get('/api/Resource/RemoveProjectResource', async (req, res) => {

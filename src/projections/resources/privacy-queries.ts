@@ -16,38 +16,9 @@ import type { CircleRef, PrivacyBlock, Resource } from '../../domain/resource/re
 import { owningCommunityId } from '../../domain/resource/resource';
 import { canSee } from '../../domain/resource/resource-views';
 import { shareCandidateIds } from '../../domain/resource/share-candidates';
+import type { CircleGroup, ResourcePrivacyAnswer } from '../../contract/resource-privacy';
 import type { DirectoryReader } from '../directory/directory-reader';
 import type { ResourceViewStore } from './resource-view-store';
-
-/** SPEC "Circle group": the granted circles of one project or one community. */
-export type PrivacyCircle = {
-  id: number;
-  name: string;
-  longName: string;
-  isActive: boolean;
-  projectId: number | null;
-  communityId: number | null;
-};
-
-export type CircleGroup = {
-  name: string;
-  isProject: boolean;
-  isCommunity: boolean;
-  privacyCircles: PrivacyCircle[];
-};
-
-/** SPEC GetResourcePrivacy response body. */
-export type ResourcePrivacyAnswer = {
-  resourceId: number;
-  isProjectScoped: boolean;
-  owningCommunityId: number | null;
-  owningCommunityName: string | null;
-  owner: { privacyLevel: number; circles: CircleGroup[] };
-  shares: { communityId: number; communityName: string; privacyLevel: number; circles: CircleGroup[] }[];
-  shareCandidates: { communityId: number; communityName: string }[];
-  canEdit: boolean;
-  canShareCrossCommunity: boolean;
-};
 
 /**
  * Whether the caller may read the resource at all: an editor, or someone who sees it in at least
