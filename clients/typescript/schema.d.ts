@@ -844,15 +844,6 @@ export interface operations {
                     "application/json": components["schemas"]["HealthLive"];
                 };
             };
-            /** @description Invalid request (`/problems/validation`, `/problems/malformed-json`); `errors[].field` names each bad field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description Unexpected error (`/problems/internal`) */
             500: {
                 headers: {
@@ -880,15 +871,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["HealthReady"];
-                };
-            };
-            /** @description Invalid request (`/problems/validation`, `/problems/malformed-json`); `errors[].field` names each bad field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error (`/problems/internal`) */
@@ -927,15 +909,6 @@ export interface operations {
                 };
                 content: {
                     "application/json": Record<string, never>;
-                };
-            };
-            /** @description Invalid request (`/problems/validation`, `/problems/malformed-json`); `errors[].field` names each bad field */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
                 };
             };
             /** @description Unexpected error (`/problems/internal`) */
@@ -1200,20 +1173,6 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Conflict (`/problems/conflict`) */
-            409: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
             /** @description The body is over the size limit (`/problems/payload-too-large`) */
             413: {
                 headers: {
@@ -1358,20 +1317,6 @@ export interface operations {
             };
             /** @description Not found (`/problems/not-found`) */
             404: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (`/problems/conflict`) */
-            409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -1553,6 +1498,11 @@ export interface operations {
             /** @description SPEC: the extension, the content type or the content is not accepted (`/problems/upload-refused`, `detail` says why); or an unexpected error (`/problems/internal`) */
             500: {
                 headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2107,20 +2057,6 @@ export interface operations {
             };
             /** @description Not found (`/problems/not-found`) */
             404: {
-                headers: {
-                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/problem+json": components["schemas"]["Problem"];
-                };
-            };
-            /** @description Conflict (`/problems/conflict`) */
-            409: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];

@@ -5,6 +5,7 @@ import { errorHandler, routeNotFound } from './middleware/error-handler';
 import { requireInternalToken } from './middleware/internal-token';
 import { requestLog } from './middleware/request-log';
 import { securityHeaders } from './middleware/security-headers';
+import { openApiDocument } from './openapi';
 import { applicationRoutes } from './routes/application-routes';
 import { auditRoutes } from './routes/audit-routes';
 import { directoryRoutes } from './routes/directory-routes';
@@ -45,7 +46,7 @@ export function buildApp(ctx: AppContext): express.Express {
 }
 
 function mountApi(app: express.Express, ctx: AppContext, jsonBody: express.RequestHandler): void {
-  app.use(openApiRoutes());
+  app.use(openApiRoutes(openApiDocument));
   app.use('/docs', docsPage());
   app.use(directoryRoutes(ctx));
 

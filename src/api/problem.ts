@@ -1,14 +1,8 @@
 import type { Response } from 'express';
 import type { DomainErrorKind, FieldError } from '../domain/errors';
+import type { Problem } from './schemas/response-schemas';
 
-/** RFC 9457 problem details. `type` is stable and is what clients (and tests) branch on. */
-export type Problem = {
-  type: string;
-  title: string;
-  status: number;
-  detail?: string;
-  errors?: readonly FieldError[];
-};
+export type { Problem } from './schemas/response-schemas';
 
 export const PROBLEM_TYPES = {
   validation: { type: '/problems/validation', title: 'The request is not valid', status: 400 },

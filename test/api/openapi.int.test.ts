@@ -1,7 +1,6 @@
 import type { z } from 'zod';
 import { buildApp } from '../../src/api/app';
 import {
-  applicationListSchema,
   currentUserSchema,
   directoryFeedAnswerSchema,
   healthLiveSchema,
@@ -9,10 +8,10 @@ import {
   problemSchema,
   readModelDigestSchema,
   removeProjectResourceSchema,
-  resourceListSchema,
-  resourcePrivacySchema,
-  savedResourceSchema,
 } from '../../src/api/schemas/response-schemas';
+import { applicationListSchema } from '../../src/contract/application-list';
+import { resourcePrivacySchema } from '../../src/contract/resource-privacy';
+import { resourceListSchema, savedResourceSchema } from '../../src/contract/resource-record';
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { HttpResult, TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';

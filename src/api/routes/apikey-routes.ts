@@ -1,50 +1,58 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { ApiKeyCommandDeps } from '../../commands/api-key-commands';
 import { createApiKey, revokeApiKey, rotateApiKey } from '../../commands/api-key-commands';
-import { assertInteractiveSession } from '../../domain/auth/caller';
 import type { SecretHasher } from '../../infra/auth/secret-hasher';
 import type { AppContext } from '../app-context';
 import { callerOf, requestInfoOf } from '../middleware/authenticate';
 import { readYourWrites } from '../read-your-writes';
-import { apiKeyPathParams, createApiKeyBody, rotateApiKeyBody } from '../schemas/apikey-schemas';
-import { parseWith } from '../validation';
+import type { Route } from '../route-declaration';
+import { declareRoute, routerOf } from '../route-declaration';
+import { apiKeyListSchema, apiKeyPathParams, createApiKeyBody, issuedApiKeySchema, rotateApiKeyBody } from '../schemas/apikey-schemas';
 
 const DEFAULT_LIFETIME_DAYS = 90;
 const DEFAULT_GRACE_HOURS = 24;
 
+type ApiKeyRouteDeps = { readonly ctx: AppContext; readonly commands: ApiKeyCommandDeps };
+
 /**
  * Key management (SPEC.md POST/GET/DELETE /api/apikey, DESIGN.md rotation): interactive bearer
- * sessions only — a call made with an API key is a 403 before its body is even read.
+ * sessions only (`access: 'session'`) — a call made with an API key is a 403 before its body is even read.
  */
-export function apiKeyRoutes(ctx: AppContext, hasher: SecretHasher): Router {
-  const router = Router();
-  const deps: ApiKeyCommandDeps = {
-    eventStore: ctx.eventStore,
-    directory: ctx.directory,
-    clock: ctx.clock,
-    hasher,
-    cap: ctx.config.API_KEY_CAP,
-  };
-
-  router.post('/api/apikey', async (req, res) => {
-    assertInteractiveSession(callerOf(res));
-    const body = parseWith(createApiKeyBody, req.body);
-    const result = await createApiKey(deps, requestInfoOf(res), {
-      name: body.name,
-      expiresInDays: body.expiresInDays ?? DEFAULT_LIFETIME_DAYS,
-    });
-    await readYourWrites(ctx, result.position);
-    res.setHeader('Cache-Control', 'no-store');
-    res.json(result.answer);
-  });
-
-  router.get('/api/apikey', async (_req, res) => {
-    const caller = callerOf(res);
-    assertInteractiveSession(caller);
-    const nowMs = ctx.clock().getTime();
-    const keys = await ctx.apiKeys.listForUser(caller.userId);
-    res.json(
-      keys.map((k) => ({
+export const API_KEY_ROUTES: readonly Route<ApiKeyRouteDeps>[] = [
+  declareRoute({
+    method: 'post',
+    path: '/api/apikey',
+    operationId: 'createApiKey',
+    tag: 'apikeys',
+    summary: 'Create an API key; the plaintext key is in this answer only',
+    access: 'session',
+    request: { body: createApiKeyBody },
+    answers: { 200: { description: 'The new key, with its plaintext `key`', json: issuedApiKeySchema } },
+    // 409: the cap of active keys is reached.
+    errors: [400, 401, 403, 409, 413, 415, 503],
+    handle: ({ ctx, commands }: ApiKeyRouteDeps) => async ({ body, res }) => {
+      const result = await createApiKey(commands, requestInfoOf(res), {
+        name: body.name,
+        expiresInDays: body.expiresInDays ?? DEFAULT_LIFETIME_DAYS,
+      });
+      await readYourWrites(ctx, result.position);
+      res.setHeader('Cache-Control', 'no-store');
+      return result.answer;
+    },
+  }),
+  declareRoute({
+    method: 'get',
+    path: '/api/apikey',
+    operationId: 'listApiKeys',
+    tag: 'apikeys',
+    summary: "The caller's keys that are not revoked, newest first; never a secret",
+    access: 'session',
+    answers: { 200: { description: 'A bare array, `[]` when there are none', json: apiKeyListSchema } },
+    errors: [401, 403],
+    handle: ({ ctx }: ApiKeyRouteDeps) => async ({ res }) => {
+      const nowMs = ctx.clock().getTime();
+      const keys = await ctx.apiKeys.listForUser(callerOf(res).userId);
+      return keys.map((k) => ({
         id: k.id,
         keyId: k.keyId,
         name: k.name,
@@ -52,27 +60,52 @@ export function apiKeyRoutes(ctx: AppContext, hasher: SecretHasher): Router {
         expiresAt: k.expiresAt,
         lastUsedAt: k.lastUsedAt,
         isExpired: Date.parse(k.expiresAt) <= nowMs,
-      })),
-    );
-  });
+      }));
+    },
+  }),
+  declareRoute({
+    method: 'delete',
+    path: '/api/apikey/{id}',
+    operationId: 'revokeApiKey',
+    tag: 'apikeys',
+    summary: 'Revoke a key at once and permanently, on every process',
+    access: 'session',
+    request: { params: apiKeyPathParams },
+    answers: { 204: { description: 'Revoked; no body' } },
+    errors: [400, 401, 403, 404, 503],
+    handle: ({ ctx, commands }: ApiKeyRouteDeps) => async ({ params, res }) => {
+      const result = await revokeApiKey(commands, requestInfoOf(res), params.id);
+      await readYourWrites(ctx, result.position);
+      res.status(204).end();
+    },
+  }),
+  declareRoute({
+    method: 'post',
+    path: '/api/apikey/{id}/rotate',
+    operationId: 'rotateApiKey',
+    tag: 'apikeys',
+    summary: 'A new secret for the same key; the previous one keeps working for `graceHours` (default 24)',
+    access: 'session',
+    request: { params: apiKeyPathParams, body: rotateApiKeyBody, bodyOptional: true },
+    answers: { 200: { description: 'The key with its new plaintext `key` (same id and keyId)', json: issuedApiKeySchema } },
+    // 409: the key has expired.
+    errors: [400, 401, 403, 404, 409, 413, 415, 503],
+    handle: ({ ctx, commands }: ApiKeyRouteDeps) => async ({ params, body, res }) => {
+      const result = await rotateApiKey(commands, requestInfoOf(res), params.id, body.graceHours ?? DEFAULT_GRACE_HOURS);
+      await readYourWrites(ctx, result.position);
+      res.setHeader('Cache-Control', 'no-store');
+      return result.answer;
+    },
+  }),
+];
 
-  router.delete('/api/apikey/:id', async (req, res) => {
-    assertInteractiveSession(callerOf(res));
-    const { id } = parseWith(apiKeyPathParams, req.params);
-    const result = await revokeApiKey(deps, requestInfoOf(res), id);
-    await readYourWrites(ctx, result.position);
-    res.status(204).end();
-  });
-
-  router.post('/api/apikey/:id/rotate', async (req, res) => {
-    assertInteractiveSession(callerOf(res));
-    const { id } = parseWith(apiKeyPathParams, req.params);
-    const body = parseWith(rotateApiKeyBody, req.body ?? {});
-    const result = await rotateApiKey(deps, requestInfoOf(res), id, body.graceHours ?? DEFAULT_GRACE_HOURS);
-    await readYourWrites(ctx, result.position);
-    res.setHeader('Cache-Control', 'no-store');
-    res.json(result.answer);
-  });
-
-  return router;
+export function apiKeyRoutes(ctx: AppContext, hasher: SecretHasher): Router {
+  const commands: ApiKeyCommandDeps = {
+    eventStore: ctx.eventStore,
+    directory: ctx.directory,
+    clock: ctx.clock,
+    hasher,
+    cap: ctx.config.API_KEY_CAP,
+  };
+  return routerOf(API_KEY_ROUTES, { ctx, commands });
 }

@@ -1,12 +1,14 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { z } from 'zod';
-import { isCommunityAdmin } from '../../domain/access/viewer';
+import { applicationListSchema } from '../../contract/application-list';
+import { canListApplications } from '../../domain/access/application-access';
 import { forbidden, notFound } from '../../domain/errors';
 import { applicationDefinition, listApplications } from '../../projections/applications/application-queries';
 import type { AppContext } from '../app-context';
 import { callerOf } from '../middleware/authenticate';
 import { pageRequestOf, paginated } from '../pagination';
-import { parseWith } from '../validation';
+import type { Route } from '../route-declaration';
+import { declareRoute, routerOf } from '../route-declaration';
 
 /** A path id: decimal digits naming a positive safe integer (`0`, `-1`, `1.5`, `1e3`, `abc` are 400). */
 const pathId = z
@@ -29,22 +31,30 @@ export const listApplicationsBody = paginated({
 /**
  * Applications submitted to an application definition, for the approved admins of the
  * definition's community. Checked in order: path id and body 400; unknown definition 404;
- * caller not an approved admin of the owning community 403.
+ * caller not allowed 403.
  */
-export function applicationRoutes(ctx: AppContext): Router {
-  const router = Router();
-  router.post('/api/ApplicationDefinition/:applicationDefinitionId/Applications', async (req, res) => {
-    const caller = callerOf(res);
-    const { applicationDefinitionId } = parseWith(applicationsPathParams, req.params);
+export const APPLICATION_ROUTES: readonly Route<AppContext>[] = [
+  declareRoute({
+    method: 'post',
+    path: '/api/ApplicationDefinition/{applicationDefinitionId}/Applications',
+    operationId: 'listApplications',
+    tag: 'applications',
+    summary: "One page of an application definition's applications, for the admins of its community",
+    access: 'api',
     // A POST without a body is a request for the defaults.
-    const body = parseWith(listApplicationsBody, req.body ?? {});
-    const definition = await applicationDefinition(ctx.applications, applicationDefinitionId);
-    if (!definition) throw notFound(`no application definition ${applicationDefinitionId}`);
-    const viewer = await ctx.directory.viewer(caller.userId);
-    if (!isCommunityAdmin(viewer, definition.communityId)) {
-      throw forbidden('only the administrators of the community owning this application definition may list its applications');
-    }
-    res.json(await listApplications(ctx.applications, definition, { orderBy: body.orderBy ?? 0, page: pageRequestOf(body) }));
-  });
-  return router;
-}
+    request: { params: applicationsPathParams, body: listApplicationsBody, bodyOptional: true },
+    answers: { 200: { description: 'One page of applications, their total and the values of each filter', json: applicationListSchema } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handle: (ctx: AppContext) => async ({ params, body, res }) => {
+      const definition = await applicationDefinition(ctx.applications, params.applicationDefinitionId);
+      if (!definition) throw notFound(`no application definition ${params.applicationDefinitionId}`);
+      const viewer = await ctx.directory.viewer(callerOf(res).userId);
+      if (!canListApplications(viewer, definition)) {
+        throw forbidden('only the administrators of the community owning this application definition may list its applications');
+      }
+      return listApplications(ctx.applications, definition, { orderBy: body.orderBy ?? 0, page: pageRequestOf(body) });
+    },
+  }),
+];
+
+export const applicationRoutes = (ctx: AppContext): Router => routerOf(APPLICATION_ROUTES, ctx);

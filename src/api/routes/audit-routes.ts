@@ -1,5 +1,4 @@
-import { Router } from 'express';
-import type { Response } from 'express';
+import type { Response, Router } from 'express';
 import { accessJson, auditEventJson, historyStepJson } from '../../audit/audit-json';
 import { readAuditPage, readResourceHistory, reviewAccessAt } from '../../audit/audit-queries';
 import { recordAuditRead } from '../../commands/record-audit-read';
@@ -8,72 +7,107 @@ import { assertAuditor, decodeCursor, encodeCursor } from '../../domain/audit/au
 import { notFound } from '../../domain/errors';
 import type { AppContext } from '../app-context';
 import { requestInfoOf } from '../middleware/authenticate';
-import { auditAccessQuery, auditEventsQuery, auditHistoryQuery, auditResourcePathParams } from '../schemas/audit-schemas';
-import { parseWith } from '../validation';
+import type { Route } from '../route-declaration';
+import { declareRoute, routerOf } from '../route-declaration';
+import {
+  auditAccessQuery,
+  auditEventPageSchema,
+  auditEventsQuery,
+  auditHistoryQuery,
+  auditResourcePathParams,
+  resourceAccessSchema,
+  resourceHistorySchema,
+} from '../schemas/audit-schemas';
 
 const DEFAULT_LIMIT = 100;
+
+/** Records the auditor's read in their `audit-{userId}` stream. */
+const recordRead = (ctx: AppContext, res: Response, route: string, params: Record<string, unknown>) => {
+  const { caller, correlationId } = requestInfoOf(res);
+  return recordAuditRead(ctx.eventStore, { actor: caller.actor, correlationId, at: ctx.clock().toISOString() }, route, params);
+};
 
 /**
  * The audit API (DESIGN "Audit API"): for users with the platform role auditor, with either
  * credential. Checked in order: role 403, parameters 400; then the read is recorded in the
  * auditor's `audit-{userId}` stream before anything is answered.
  */
-export function auditRoutes(ctx: AppContext): Router {
-  const router = Router();
+export const AUDIT_ROUTES: readonly Route<AppContext>[] = [
+  declareRoute({
+    method: 'get',
+    path: '/api/audit/events',
+    operationId: 'listAuditEvents',
+    tag: 'audit',
+    summary: 'The event log in order, with its metadata, filtered, one page per cursor',
+    description:
+      'Each page examines at most a bounded number of events: a selective filter may answer a short or empty page with `hasMore` true; continue with `after=next`. The read is recorded in the stream `audit-{userId}`.',
+    access: 'api',
+    authorize: assertAuditor,
+    request: { query: auditEventsQuery },
+    answers: { 200: { description: 'One page of events', json: auditEventPageSchema } },
+    errors: [400, 401, 403],
+    handle: (ctx: AppContext) => async ({ query, res }) => {
+      const after = query.after === undefined ? undefined : decodeCursor(query.after);
+      const filter: AuditFilter = {
+        ...(query.stream !== undefined ? { stream: query.stream } : {}),
+        ...(query.userId !== undefined ? { userId: query.userId } : {}),
+        ...(query.credential !== undefined ? { credential: query.credential } : {}),
+        ...(query.apiKeyId !== undefined ? { apiKeyId: query.apiKeyId } : {}),
+        ...(query.type !== undefined ? { type: query.type } : {}),
+        ...(query.from !== undefined ? { from: Date.parse(query.from) } : {}),
+        ...(query.to !== undefined ? { to: Date.parse(query.to) } : {}),
+      };
+      await recordRead(ctx, res, 'GET /api/audit/events', { ...query });
+      const page = await readAuditPage(ctx.eventStore, filter, after, query.limit ?? DEFAULT_LIMIT);
+      return {
+        items: page.items.map(auditEventJson),
+        next: page.lastSeen === undefined ? null : encodeCursor(page.lastSeen),
+        hasMore: page.hasMore,
+      };
+    },
+  }),
+  declareRoute({
+    method: 'get',
+    path: '/api/audit/resources/{id}/history',
+    operationId: 'getResourceHistory',
+    tag: 'audit',
+    summary: 'Every change of one resource as readable steps: who, when, with which credential, what changed',
+    access: 'api',
+    authorize: assertAuditor,
+    request: { params: auditResourcePathParams, query: auditHistoryQuery },
+    answers: { 200: { description: 'The steps, oldest first (one step per command)', json: resourceHistorySchema } },
+    errors: [400, 401, 403, 404],
+    handle: (ctx: AppContext) => async ({ params: { id }, res }) => {
+      await recordRead(ctx, res, 'GET /api/audit/resources/{id}/history', { id });
+      const steps = await readResourceHistory(ctx.eventStore, id);
+      if (!steps) throw notFound(`resource ${id} has no history`);
+      const actorIds = [...new Set(steps.map((s) => s.actor.userId))];
+      const users = await Promise.all(actorIds.map((userId) => ctx.directory.user(userId)));
+      const names = new Map(users.flatMap((u) => (u ? [[u.userId, u.name] as const] : [])));
+      return { resourceId: id, steps: steps.map((step) => historyStepJson(step, names)) };
+    },
+  }),
+  declareRoute({
+    method: 'get',
+    path: '/api/audit/resources/{id}/access',
+    operationId: 'getResourceAccess',
+    tag: 'audit',
+    summary: 'Who could see the resource at a moment, through which view and why',
+    description:
+      'The resource and the directory replayed to `at`, judged by the rules the service applies now: for `at` = now the answer is what GetResourceList serves.',
+    access: 'api',
+    authorize: assertAuditor,
+    request: { params: auditResourcePathParams, query: auditAccessQuery },
+    answers: { 200: { description: 'Per view, the users who could see it and their reasons', json: resourceAccessSchema } },
+    errors: [400, 401, 403, 404],
+    handle: (ctx: AppContext) => async ({ params: { id }, query, res }) => {
+      const at = query.at === undefined ? ctx.clock() : new Date(query.at);
+      await recordRead(ctx, res, 'GET /api/audit/resources/{id}/access', { id, at: at.toISOString() });
+      const review = await reviewAccessAt(ctx.eventStore, id, at);
+      if (!review) throw notFound(`resource ${id} has no history`);
+      return accessJson(id, at, review);
+    },
+  }),
+];
 
-  /** The caller, once checked to be an auditor, and a recorder of this read. */
-  const auditor = (res: Response) => {
-    const { caller, correlationId } = requestInfoOf(res);
-    assertAuditor(caller);
-    return (route: string, params: Record<string, unknown>) =>
-      recordAuditRead(ctx.eventStore, { actor: caller.actor, correlationId, at: ctx.clock().toISOString() }, route, params);
-  };
-
-  router.get('/api/audit/events', async (req, res) => {
-    const record = auditor(res);
-    const query = parseWith(auditEventsQuery, req.query);
-    const after = query.after === undefined ? undefined : decodeCursor(query.after);
-    const filter: AuditFilter = {
-      ...(query.stream !== undefined ? { stream: query.stream } : {}),
-      ...(query.userId !== undefined ? { userId: query.userId } : {}),
-      ...(query.credential !== undefined ? { credential: query.credential } : {}),
-      ...(query.apiKeyId !== undefined ? { apiKeyId: query.apiKeyId } : {}),
-      ...(query.type !== undefined ? { type: query.type } : {}),
-      ...(query.from !== undefined ? { from: Date.parse(query.from) } : {}),
-      ...(query.to !== undefined ? { to: Date.parse(query.to) } : {}),
-    };
-    await record('GET /api/audit/events', { ...query });
-    const page = await readAuditPage(ctx.eventStore, filter, after, query.limit ?? DEFAULT_LIMIT);
-    res.json({
-      items: page.items.map(auditEventJson),
-      next: page.lastSeen === undefined ? null : encodeCursor(page.lastSeen),
-      hasMore: page.hasMore,
-    });
-  });
-
-  router.get('/api/audit/resources/:id/history', async (req, res) => {
-    const record = auditor(res);
-    const { id } = parseWith(auditResourcePathParams, req.params);
-    parseWith(auditHistoryQuery, req.query);
-    await record('GET /api/audit/resources/{id}/history', { id });
-    const steps = await readResourceHistory(ctx.eventStore, id);
-    if (!steps) throw notFound(`resource ${id} has no history`);
-    const actorIds = [...new Set(steps.map((s) => s.actor.userId))];
-    const users = await Promise.all(actorIds.map((userId) => ctx.directory.user(userId)));
-    const names = new Map(users.flatMap((u) => (u ? [[u.userId, u.name] as const] : [])));
-    res.json({ resourceId: id, steps: steps.map((step) => historyStepJson(step, names)) });
-  });
-
-  router.get('/api/audit/resources/:id/access', async (req, res) => {
-    const record = auditor(res);
-    const { id } = parseWith(auditResourcePathParams, req.params);
-    const query = parseWith(auditAccessQuery, req.query);
-    const at = query.at === undefined ? ctx.clock() : new Date(query.at);
-    await record('GET /api/audit/resources/{id}/access', { id, at: at.toISOString() });
-    const review = await reviewAccessAt(ctx.eventStore, id, at);
-    if (!review) throw notFound(`resource ${id} has no history`);
-    res.json(accessJson(id, at, review));
-  });
-
-  return router;
-}
+export const auditRoutes = (ctx: AppContext): Router => routerOf(AUDIT_ROUTES, ctx);

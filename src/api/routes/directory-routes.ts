@@ -1,24 +1,37 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { ingestDirectoryEvents } from '../../commands/ingest-directory-events';
 import { directoryBatchSchema } from '../../domain/directory/directory-events';
 import { systemActor } from '../../domain/event';
 import type { AppContext } from '../app-context';
 import { requireInternalToken } from '../middleware/internal-token';
 import { readYourWrites } from '../read-your-writes';
-import { parseWith } from '../validation';
+import type { Route } from '../route-declaration';
+import { declareRoute, routerOf } from '../route-declaration';
+import { directoryFeedAnswerSchema } from '../schemas/response-schemas';
 
 /** The platform's feed of people, communities, projects and circles (DESIGN.md "Directory"). */
-export function directoryRoutes(ctx: AppContext): Router {
-  const router = Router();
-  router.post('/internal/directory/events', requireInternalToken(ctx.secrets.directoryToken), async (req, res) => {
-    const batch = parseWith(directoryBatchSchema, req.body);
-    const position = await ingestDirectoryEvents(ctx.eventStore, batch, {
-      actor: systemActor,
-      correlationId: res.locals.correlationId as string,
-      at: ctx.clock().toISOString(),
-    });
-    await readYourWrites(ctx, position);
-    res.json({ accepted: batch.events.length, position: position.toString() });
-  });
-  return router;
-}
+export const DIRECTORY_ROUTES: readonly Route<AppContext>[] = [
+  declareRoute({
+    method: 'post',
+    path: '/internal/directory/events',
+    operationId: 'ingestDirectoryEvents',
+    tag: 'internal',
+    summary: 'Directory feed: people, communities, projects and circles, one atomic batch',
+    access: 'internal',
+    request: { body: directoryBatchSchema },
+    answers: { 200: { description: 'Appended and projected', json: directoryFeedAnswerSchema } },
+    errors: [400, 401, 413, 415, 503],
+    handle: (ctx: AppContext) => async ({ body: batch, res }) => {
+      const position = await ingestDirectoryEvents(ctx.eventStore, batch, {
+        actor: systemActor,
+        correlationId: res.locals.correlationId as string,
+        at: ctx.clock().toISOString(),
+      });
+      await readYourWrites(ctx, position);
+      return { accepted: batch.events.length, position: position.toString() };
+    },
+  }),
+];
+
+export const directoryRoutes = (ctx: AppContext): Router =>
+  routerOf(DIRECTORY_ROUTES, ctx, requireInternalToken(ctx.secrets.directoryToken));

@@ -1,31 +1,56 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { pingReadDb } from '../../infra/read-models/read-db';
 import type { AppContext } from '../app-context';
+import type { Route } from '../route-declaration';
+import { declareRoute, routerOf } from '../route-declaration';
+import { healthLiveSchema, healthReadySchema } from '../schemas/response-schemas';
 
-/** Liveness says the process answers; readiness checks every store and the projections. */
-export function healthRoutes(ctx: AppContext): Router {
-  const router = Router();
-  router.get('/health/live', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  router.get('/health/ready', async (_req, res) => {
-    const probe = async (ping: () => Promise<void>) => {
-      try {
-        await ping();
-        return 'ok';
-      } catch {
-        return 'unreachable';
-      }
-    };
-    const checks = {
-      eventStore: await probe(() => ctx.eventStore.ping()),
-      readStore: await probe(() => pingReadDb(ctx.readDb)),
-      // 'degraded': Redis is down and this process serves on its own cache and rate limits.
-      cache: ctx.cache.health ? await ctx.cache.health() : await probe(() => ctx.cache.ping()),
-      projections: ctx.readModels.problem ?? 'ok',
-    };
-    const ready = Object.values(checks).every((v) => v === 'ok' || v === 'degraded');
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'not ready', checks });
-  });
-  return router;
-}
+/** Liveness says the process answers; readiness checks every store and the projections. Public. */
+export const HEALTH_ROUTES: readonly Route<AppContext>[] = [
+  declareRoute({
+    method: 'get',
+    path: '/health/live',
+    operationId: 'getLiveness',
+    tag: 'health',
+    summary: 'Liveness: the process answers',
+    access: 'public',
+    answers: { 200: { description: 'Alive', json: healthLiveSchema } },
+    errors: [],
+    handle: () => () => ({ status: 'ok' as const }),
+  }),
+  declareRoute({
+    method: 'get',
+    path: '/health/ready',
+    operationId: 'getReadiness',
+    tag: 'health',
+    summary: 'Readiness: event store, read store, cache and projections',
+    access: 'public',
+    answers: {
+      200: { description: 'Ready', json: healthReadySchema },
+      503: { description: 'Not ready: `checks` says which part', json: healthReadySchema },
+    },
+    errors: [],
+    handle: (ctx: AppContext) => async ({ res }) => {
+      const probe = async (ping: () => Promise<void>) => {
+        try {
+          await ping();
+          return 'ok' as const;
+        } catch {
+          return 'unreachable' as const;
+        }
+      };
+      const checks = {
+        eventStore: await probe(() => ctx.eventStore.ping()),
+        readStore: await probe(() => pingReadDb(ctx.readDb)),
+        // 'degraded': Redis is down and this process serves on its own cache and rate limits.
+        cache: ctx.cache.health ? await ctx.cache.health() : await probe(() => ctx.cache.ping()),
+        projections: ctx.readModels.problem ?? 'ok',
+      };
+      const ready = Object.values(checks).every((v) => v === 'ok' || v === 'degraded');
+      res.status(ready ? 200 : 503);
+      return { status: ready ? ('ready' as const) : ('not ready' as const), checks };
+    },
+  }),
+];
+
+export const healthRoutes = (ctx: AppContext): Router => routerOf(HEALTH_ROUTES, ctx);

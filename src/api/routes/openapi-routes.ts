@@ -1,11 +1,27 @@
-import { Router } from 'express';
-import { openApiDocument } from '../openapi';
+import type { Router } from 'express';
+import type { Route } from '../route-declaration';
+import { declareRoute, routerOf } from '../route-declaration';
+
+/** The document is handed in by the app: it is built from every declaration, this one included. */
+type OpenApiRouteDeps = { readonly document: () => object };
 
 /** GET /openapi.json: the OpenAPI 3.1 document of this service. Public, like /health. */
-export function openApiRoutes(): Router {
-  const router = Router();
-  router.get('/openapi.json', (_req, res) => {
-    res.json(openApiDocument());
-  });
-  return router;
-}
+export const OPENAPI_ROUTES: readonly Route<OpenApiRouteDeps>[] = [
+  declareRoute({
+    method: 'get',
+    path: '/openapi.json',
+    operationId: 'getOpenApiDocument',
+    tag: 'health',
+    summary: 'This OpenAPI document',
+    access: 'public',
+    answers: { 200: { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },
+    errors: [],
+    handle:
+      ({ document }: OpenApiRouteDeps) =>
+      ({ res }) => {
+        res.json(document());
+      },
+  }),
+];
+
+export const openApiRoutes = (document: () => object): Router => routerOf(OPENAPI_ROUTES, { document });

@@ -1,26 +1,58 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import type { AppContext } from '../app-context';
 import { requireInternalToken } from '../middleware/internal-token';
+import type { Route } from '../route-declaration';
+import { declareRoute, routerOf } from '../route-declaration';
+import { readModelDigestSchema } from '../schemas/response-schemas';
+
+const describe = async (ctx: AppContext) => ({
+  generation: ctx.readSide.current.number,
+  checkpoint: ctx.readModels.checkpoint?.toString() ?? null,
+  ...(await ctx.readModels.digest()),
+});
 
 /** Operator endpoints: metrics, and inspecting and rebuilding the read models. */
-export function operatorRoutes(ctx: AppContext): Router {
-  const router = Router();
-  const guard = requireInternalToken(ctx.secrets.directoryToken);
-  const describe = async () => ({
-    generation: ctx.readSide.current.number,
-    checkpoint: ctx.readModels.checkpoint?.toString() ?? null,
-    ...(await ctx.readModels.digest()),
-  });
-  router.get('/internal/read-models/digest', guard, async (_req, res) => {
-    res.json(await describe());
-  });
-  router.get('/internal/metrics', guard, async (_req, res) => {
-    await ctx.readModels.reportMetrics(ctx.metrics);
-    res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
-  });
-  router.post('/internal/read-models/rebuild', guard, async (_req, res) => {
-    await ctx.readSide.rebuild({ switchHere: true });
-    res.json(await describe());
-  });
-  return router;
-}
+export const OPERATOR_ROUTES: readonly Route<AppContext>[] = [
+  declareRoute({
+    method: 'get',
+    path: '/internal/read-models/digest',
+    operationId: 'getReadModelDigest',
+    tag: 'internal',
+    summary: 'Fingerprint of the live read models (compare with `resources-cli digest`)',
+    access: 'internal',
+    answers: { 200: { description: 'Checkpoint, digest and document counts', json: readModelDigestSchema } },
+    errors: [401],
+    handle: (ctx: AppContext) => () => describe(ctx),
+  }),
+  declareRoute({
+    method: 'post',
+    path: '/internal/read-models/rebuild',
+    operationId: 'rebuildReadModels',
+    tag: 'internal',
+    summary: 'Project the whole event log again into the read models of this process',
+    access: 'internal',
+    answers: { 200: { description: 'The read models after the rebuild', json: readModelDigestSchema } },
+    errors: [401],
+    handle: (ctx: AppContext) => async () => {
+      await ctx.readSide.rebuild({ switchHere: true });
+      return describe(ctx);
+    },
+  }),
+  declareRoute({
+    method: 'get',
+    path: '/internal/metrics',
+    operationId: 'getMetrics',
+    tag: 'internal',
+    summary: 'Prometheus metrics of this process',
+    access: 'internal',
+    answers: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } },
+    errors: [401],
+    handle: (ctx: AppContext) => async ({ res }) => {
+      await ctx.readModels.reportMetrics(ctx.metrics);
+      res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
+    },
+  }),
+];
+
+export const operatorRoutes = (ctx: AppContext): Router =>
+  routerOf(OPERATOR_ROUTES, ctx, requireInternalToken(ctx.secrets.directoryToken));

@@ -1,38 +1,67 @@
-import { Router } from 'express';
-import type { Response } from 'express';
+import type { Response, Router } from 'express';
 import { changeResourcePrivacy, unshareResourceFromCommunity } from '../../commands/change-resource-privacy';
 import type { ResourceCommandResult } from '../../commands/resource-command-runner';
+import { resourcePrivacySchema } from '../../contract/resource-privacy';
 import { getResourcePrivacy } from '../../projections/resources/privacy-queries';
 import type { AppContext } from '../app-context';
 import { callerOf, requestInfoOf } from '../middleware/authenticate';
 import { readYourWrites } from '../read-your-writes';
+import type { Route } from '../route-declaration';
+import { declareRoute, routerOf } from '../route-declaration';
 import { getResourcePrivacyQuery, saveResourcePrivacyBody, unshareResourceBody } from '../schemas/privacy-schemas';
-import { parseWith } from '../validation';
+
+/** Read-your-writes, then SPEC's answer: status 200 with an empty body. */
+const done = async (ctx: AppContext, res: Response, result: ResourceCommandResult): Promise<void> => {
+  await readYourWrites(ctx, result.position);
+  res.status(200).end();
+};
 
 /** SPEC "GetResourcePrivacy", "SaveResourcePrivacy", "UnshareResourceFromCommunity". */
-export function privacyRoutes(ctx: AppContext): Router {
-  const router = Router();
-  /** Read-your-writes, then SPEC's answer: status 200 with an empty body. */
-  const done = async (res: Response, result: ResourceCommandResult) => {
-    await readYourWrites(ctx, result.position);
-    res.status(200).end();
-  };
+export const PRIVACY_ROUTES: readonly Route<AppContext>[] = [
+  declareRoute({
+    method: 'get',
+    path: '/api/Privacy/GetResourcePrivacy',
+    operationId: 'getResourcePrivacy',
+    tag: 'privacy',
+    summary: "A resource's own level and circles, the shares the caller may see, and where it could be shared",
+    access: 'api',
+    request: { query: getResourcePrivacyQuery },
+    answers: { 200: { description: 'The privacy of the resource, as this caller may see it', json: resourcePrivacySchema } },
+    errors: [400, 401, 403, 404],
+    handle: (ctx: AppContext) => async ({ query, res }) => {
+      const viewer = await ctx.directory.viewer(callerOf(res).userId);
+      return getResourcePrivacy(ctx.resources, ctx.directory, viewer, query.resourceId);
+    },
+  }),
+  declareRoute({
+    method: 'post',
+    path: '/api/Privacy/SaveResourcePrivacy',
+    operationId: 'saveResourcePrivacy',
+    tag: 'privacy',
+    summary: 'Change the own level, granted circles and shares in one atomic call',
+    access: 'api',
+    request: { body: saveResourcePrivacyBody },
+    answers: { 200: { description: 'Applied; empty body (read the privacy back to see the result)' } },
+    // 409: a share the caller may withdraw but whose level is someone else's (DESIGN "Privacy changes").
+    errors: [400, 401, 403, 404, 409, 413, 415, 503],
+    handle: (ctx: AppContext) => async ({ body, res }) => {
+      await done(ctx, res, await changeResourcePrivacy(ctx, requestInfoOf(res), body));
+    },
+  }),
+  declareRoute({
+    method: 'post',
+    path: '/api/Privacy/UnshareResourceFromCommunity',
+    operationId: 'unshareResourceFromCommunity',
+    tag: 'privacy',
+    summary: 'Withdraw one share',
+    access: 'api',
+    request: { body: unshareResourceBody },
+    answers: { 200: { description: 'Withdrawn (or there was no such share); empty body' } },
+    errors: [400, 401, 403, 404, 413, 415, 503],
+    handle: (ctx: AppContext) => async ({ body, res }) => {
+      await done(ctx, res, await unshareResourceFromCommunity(ctx, requestInfoOf(res), body));
+    },
+  }),
+];
 
-  router.get('/api/Privacy/GetResourcePrivacy', async (req, res) => {
-    const { resourceId } = parseWith(getResourcePrivacyQuery, req.query);
-    const viewer = await ctx.directory.viewer(callerOf(res).userId);
-    res.json(await getResourcePrivacy(ctx.resources, ctx.directory, viewer, resourceId));
-  });
-
-  router.post('/api/Privacy/SaveResourcePrivacy', async (req, res) => {
-    const body = parseWith(saveResourcePrivacyBody, req.body);
-    await done(res, await changeResourcePrivacy(ctx, requestInfoOf(res), body));
-  });
-
-  router.post('/api/Privacy/UnshareResourceFromCommunity', async (req, res) => {
-    const body = parseWith(unshareResourceBody, req.body);
-    await done(res, await unshareResourceFromCommunity(ctx, requestInfoOf(res), body));
-  });
-
-  return router;
-}
+export const privacyRoutes = (ctx: AppContext): Router => routerOf(PRIVACY_ROUTES, ctx);

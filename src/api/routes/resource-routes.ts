@@ -1,17 +1,16 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { releaseIfUnreferenced } from '../../commands/file-lifecycle';
 import { removeProjectResource, saveProjectResource } from '../../commands/save-project-resource';
+import { resourceListSchema, savedResourceOf, savedResourceSchema } from '../../contract/resource-record';
 import { listResources, savedResourceRecord } from '../../projections/resources/resource-queries';
 import type { AppContext } from '../app-context';
 import { callerOf, requestInfoOf } from '../middleware/authenticate';
 import { pageRequestOf } from '../pagination';
 import { readYourWrites } from '../read-your-writes';
-import { SAVED_RESOURCE_FIELDS } from '../schemas/response-schemas';
+import type { Route } from '../route-declaration';
+import { declareRoute, routerOf } from '../route-declaration';
+import { removeProjectResourceSchema } from '../schemas/response-schemas';
 import { getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from '../schemas/resource-schemas';
-import { parseWith } from '../validation';
-
-/** The fields SPEC.md lists for the SaveProjectResource response (its response schema's keys). */
-const SAVED_FIELDS = Object.keys(SAVED_RESOURCE_FIELDS) as (keyof typeof SAVED_RESOURCE_FIELDS)[];
 
 const fileMetadata = (ctx: AppContext, request: ReturnType<typeof requestInfoOf>) => ({
   actor: request.caller.actor,
@@ -19,44 +18,69 @@ const fileMetadata = (ctx: AppContext, request: ReturnType<typeof requestInfoOf>
   at: ctx.clock().toISOString(),
 });
 
-export function resourceRoutes(ctx: AppContext): Router {
-  const router = Router();
+/** SPEC "GetResourceList", "SaveProjectResource", "RemoveProjectResource". */
+export const RESOURCE_ROUTES: readonly Route<AppContext>[] = [
+  declareRoute({
+    method: 'post',
+    path: '/api/Project/GetResourceList',
+    operationId: 'getResourceList',
+    tag: 'resources',
+    summary: 'The resources of a project the caller may see, one page of them, with capability flags',
+    access: 'api',
+    request: { body: getResourceListBody },
+    answers: { 200: { description: 'One page of the resources the caller may see', json: resourceListSchema } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handle: (ctx: AppContext) => async ({ body, res }) => {
+      const viewer = await ctx.directory.viewer(callerOf(res).userId);
+      return listResources(ctx.resources, ctx.directory, viewer, {
+        projectId: body.projectId,
+        communityId: body.communityId ? body.communityId : null,
+        paragraphId: body.paragraphId ? body.paragraphId : null,
+        concept: body.concept ? body.concept : null,
+        tags: body.tags ?? [],
+        orderBy: body.orderBy ?? 0,
+        page: pageRequestOf(body),
+      });
+    },
+  }),
+  declareRoute({
+    method: 'post',
+    path: '/api/Resource/SaveProjectResource',
+    operationId: 'saveProjectResource',
+    tag: 'resources',
+    summary: 'Create (`id` 0) or update a resource; answers once the read models caught up',
+    access: 'api',
+    request: { body: saveProjectResourceBody },
+    answers: { 200: { description: 'The saved resource', json: savedResourceSchema } },
+    errors: [400, 401, 403, 404, 413, 415, 503],
+    handle: (ctx: AppContext) => async ({ body, res }) => {
+      const request = requestInfoOf(res);
+      const result = await saveProjectResource(ctx, request, body);
+      await readYourWrites(ctx, result.position);
+      await releaseIfUnreferenced(ctx, result.released, result.position, fileMetadata(ctx, request));
+      if (!result.resource) throw new Error('a saved resource must exist');
+      const viewer = await ctx.directory.viewer(request.caller.userId);
+      return savedResourceOf(await savedResourceRecord(ctx.directory, viewer, result.resource));
+    },
+  }),
+  declareRoute({
+    method: 'get',
+    path: '/api/Resource/RemoveProjectResource',
+    operationId: 'removeProjectResource',
+    tag: 'resources',
+    summary: 'Delete a resource permanently, with its circle grants and shares',
+    access: 'api',
+    request: { query: removeProjectResourceQuery },
+    answers: { 200: { description: 'Deleted: `{"statusCode": 200}`', json: removeProjectResourceSchema } },
+    errors: [400, 401, 403, 404, 503],
+    handle: (ctx: AppContext) => async ({ query, res }) => {
+      const request = requestInfoOf(res);
+      const result = await removeProjectResource(ctx, request, query.id);
+      await readYourWrites(ctx, result.position);
+      await releaseIfUnreferenced(ctx, result.released, result.position, fileMetadata(ctx, request));
+      return { statusCode: 200 };
+    },
+  }),
+];
 
-  router.post('/api/Project/GetResourceList', async (req, res) => {
-    const body = parseWith(getResourceListBody, req.body);
-    const viewer = await ctx.directory.viewer(callerOf(res).userId);
-    const answer = await listResources(ctx.resources, ctx.directory, viewer, {
-      projectId: body.projectId,
-      communityId: body.communityId ? body.communityId : null,
-      paragraphId: body.paragraphId ? body.paragraphId : null,
-      concept: body.concept ? body.concept : null,
-      tags: body.tags ?? [],
-      orderBy: body.orderBy ?? 0,
-      page: pageRequestOf(body),
-    });
-    res.json(answer);
-  });
-
-  router.post('/api/Resource/SaveProjectResource', async (req, res) => {
-    const body = parseWith(saveProjectResourceBody, req.body);
-    const request = requestInfoOf(res);
-    const result = await saveProjectResource(ctx, request, body);
-    await readYourWrites(ctx, result.position);
-    await releaseIfUnreferenced(ctx, result.released, result.position, fileMetadata(ctx, request));
-    if (!result.resource) throw new Error('a saved resource must exist');
-    const viewer = await ctx.directory.viewer(request.caller.userId);
-    const record = await savedResourceRecord(ctx.directory, viewer, result.resource);
-    res.json(Object.fromEntries(SAVED_FIELDS.map((field) => [field, record[field]])));
-  });
-
-  router.get('/api/Resource/RemoveProjectResource', async (req, res) => {
-    const { id } = parseWith(removeProjectResourceQuery, req.query);
-    const request = requestInfoOf(res);
-    const result = await removeProjectResource(ctx, request, id);
-    await readYourWrites(ctx, result.position);
-    await releaseIfUnreferenced(ctx, result.released, result.position, fileMetadata(ctx, request));
-    res.json({ statusCode: 200 });
-  });
-
-  return router;
-}
+export const resourceRoutes = (ctx: AppContext): Router => routerOf(RESOURCE_ROUTES, ctx);

@@ -1,18 +1,33 @@
-import { Router } from 'express';
+import type { Router } from 'express';
 import { callerOf } from '../middleware/authenticate';
+import type { Route } from '../route-declaration';
+import { declareRoute, routerOf } from '../route-declaration';
+import type { CurrentUser } from '../schemas/response-schemas';
+import { currentUserSchema } from '../schemas/response-schemas';
 
-export function userRoutes(): Router {
-  const router = Router();
-  router.get('/api/user/getcurrent', (_req, res) => {
-    const caller = callerOf(res);
-    res.json({
-      id: caller.userId,
-      name: caller.name,
-      status: caller.status,
-      credential: caller.actor.credential,
-      apiKeyId: caller.actor.apiKeyId ?? null,
-      impersonatorId: caller.actor.impersonatorId ?? null,
-    });
-  });
-  return router;
-}
+export const USER_ROUTES: readonly Route<void>[] = [
+  declareRoute({
+    method: 'get',
+    path: '/api/user/getcurrent',
+    operationId: 'getCurrentUser',
+    tag: 'user',
+    summary: 'The current user and the credential of this request',
+    access: 'api',
+    answers: { 200: { description: 'The current user', json: currentUserSchema } },
+    errors: [401, 403],
+    handle: () => ({ res }) => {
+      const caller = callerOf(res);
+      return {
+        id: caller.userId,
+        name: caller.name,
+        status: caller.status,
+        // An /api request is made with a session or an API key, never as the system.
+        credential: caller.actor.credential as CurrentUser['credential'],
+        apiKeyId: caller.actor.apiKeyId ?? null,
+        impersonatorId: caller.actor.impersonatorId ?? null,
+      };
+    },
+  }),
+];
+
+export const userRoutes = (): Router => routerOf(USER_ROUTES, undefined);

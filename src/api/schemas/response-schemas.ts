@@ -1,207 +1,17 @@
 import { z } from 'zod';
-import type { AccountStatus } from '../../domain/auth/caller';
-import type { Actor } from '../../domain/event';
-import type {
-  ApplicationDefinitionFilters,
-  ApplicationItem,
-  ApplicationListAnswer,
-} from '../../projections/applications/application-queries';
-import type { CircleGroup, PrivacyCircle, ResourcePrivacyAnswer } from '../../projections/resources/privacy-queries';
-import type { ResourceListAnswer, ResourceRecord } from '../../projections/resources/resource-queries';
-import type { Problem } from '../problem';
+import { count, integer } from '../../contract/primitives';
 
 /**
- * The RESPONSE bodies, as SPEC.md states them (field names, types, nullability). They are the
- * source of the OpenAPI document (src/api/openapi.ts) and of the contract test
+ * The RESPONSE bodies of the API's own answers (the user, problems, the feed, operators, health).
+ * The records the queries build (resources, privacy, applications) are stated in src/contract.
+ * Both are the source of the OpenAPI document and of the contract test
  * (test/api/openapi.int.test.ts). Records are strict: an extra or a missing field fails.
  *
  * `.meta({ id })` names a schema as an OpenAPI component, referenced wherever it is used.
- *
- * At the bottom, compile-time checks tie each schema to the TypeScript type the code builds the
- * answer with, so the two cannot drift.
  */
-
-const integer = z.number().int();
-const count = z.number().int().min(0);
-/** A privacy level a resource or a share can hold: 0 and 6 are refused for resources (SPEC "Privacy level"). */
-const privacyLevel = z.number().int().min(1).max(5).meta({ description: '1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors' });
-const isoTimestamp = z.iso.datetime({ offset: true });
-
-// ---------------------------------------------------------------------------------------------
-// Resources
-
-export const sharedWithSchema = z
-  .object({ communityId: integer, communityName: z.string(), privacyLevel })
-  .strict()
-  .meta({ id: 'SharedWith' });
-
-/** SPEC "Resource record (items of `resources.list` in the list response)". */
-export const resourceRecordSchema = z
-  .object({
-    id: integer,
-    name: z.string(),
-    description: z.string(),
-    resourceUrl: z.string(),
-    resourceType: z.number().int().min(0).max(3).meta({ description: '0 other, 1 image, 2 video, 3 PDF' }),
-    image: z.string(),
-    icon: z.string(),
-    postDate: isoTimestamp,
-    lastUpdated: isoTimestamp,
-    resourceTags: z.array(z.string()),
-    privacyLevel,
-    effectivePrivacyLevel: privacyLevel,
-    originCommunityId: integer.nullable(),
-    originCommunityName: z.string().nullable(),
-    currentlySharedWith: z.array(sharedWithSchema),
-    canEdit: z.boolean().nullable(),
-    isProjectScoped: z.boolean(),
-    isCommunityProjectScoped: z.boolean(),
-    projectId: integer.nullable(),
-    communityProjectId: integer.nullable(),
-    paragraphId: integer.nullable(),
-  })
-  .strict()
-  .meta({ id: 'ResourceRecord' });
-
-/** SPEC GetResourceList response body. */
-export const resourceListSchema = z
-  .object({
-    canEditResources: z.boolean(),
-    canEditPrivacy: z.boolean(),
-    paragraphId: integer.nullable(),
-    resources: z.object({ count, list: z.array(resourceRecordSchema) }).strict(),
-  })
-  .strict()
-  .meta({ id: 'ResourceList' });
-
-/** SPEC SaveProjectResource: "the saved resource with fields id, name, ... (types as in the resource record)". */
-export const SAVED_RESOURCE_FIELDS = {
-  id: true,
-  name: true,
-  description: true,
-  resourceUrl: true,
-  resourceType: true,
-  icon: true,
-  postDate: true,
-  lastUpdated: true,
-  resourceTags: true,
-  privacyLevel: true,
-  effectivePrivacyLevel: true,
-  currentlySharedWith: true,
-  canEdit: true,
-  isProjectScoped: true,
-  isCommunityProjectScoped: true,
-  projectId: true,
-  communityProjectId: true,
-  paragraphId: true,
-} as const;
-
-export const savedResourceSchema = resourceRecordSchema
-  .pick(SAVED_RESOURCE_FIELDS)
-  .strict()
-  .meta({ id: 'SavedResource' });
 
 /** SPEC RemoveProjectResource: `{statusCode: integer}` carrying 200. */
 export const removeProjectResourceSchema = z.object({ statusCode: integer }).strict().meta({ id: 'StatusCode' });
-
-// ---------------------------------------------------------------------------------------------
-// Privacy
-
-/** SPEC "Circle group", the items of `privacyCircles`. */
-export const privacyCircleSchema = z
-  .object({
-    id: integer,
-    name: z.string(),
-    longName: z.string(),
-    isActive: z.boolean(),
-    projectId: integer.nullable(),
-    communityId: integer.nullable(),
-  })
-  .strict()
-  .meta({ id: 'PrivacyCircle' });
-
-/** SPEC "Circle group (item of `circles` in privacy read responses)". */
-export const circleGroupSchema = z
-  .object({
-    name: z.string(),
-    isProject: z.boolean(),
-    isCommunity: z.boolean(),
-    privacyCircles: z.array(privacyCircleSchema),
-  })
-  .strict()
-  .meta({ id: 'CircleGroup' });
-
-/** SPEC GetResourcePrivacy response body. */
-export const resourcePrivacySchema = z
-  .object({
-    resourceId: integer,
-    isProjectScoped: z.boolean(),
-    owningCommunityId: integer.nullable(),
-    owningCommunityName: z.string().nullable(),
-    owner: z.object({ privacyLevel, circles: z.array(circleGroupSchema) }).strict(),
-    shares: z.array(
-      z
-        .object({ communityId: integer, communityName: z.string(), privacyLevel, circles: z.array(circleGroupSchema) })
-        .strict(),
-    ),
-    shareCandidates: z.array(z.object({ communityId: integer, communityName: z.string() }).strict()),
-    canEdit: z.boolean(),
-    canShareCrossCommunity: z.boolean(),
-  })
-  .strict()
-  .meta({ id: 'ResourcePrivacy' });
-
-// ---------------------------------------------------------------------------------------------
-// Applications (SPEC "Paginated endpoints")
-
-const filterValues = z.array(z.string()).nullable();
-
-/** SPEC: keys applicationTags ... applicationUserInterests, each may be null. */
-export const applicationDefinitionFiltersSchema = z
-  .object({
-    applicationTags: filterValues,
-    applicationCountries: filterValues,
-    applicationStages: filterValues,
-    applicationIndustries: filterValues,
-    applicationSDGs: filterValues,
-    applicationUserInterests: filterValues,
-  })
-  .strict()
-  .meta({ id: 'ApplicationDefinitionFilters' });
-
-/**
- * SPEC: "each carrying at least id (integer) and applicationDefinitionName (string)"; the other
- * fields are "not shown" there and are this service's choice, listed so that the item is strict.
- */
-export const applicationItemSchema = z
-  .object({
-    id: integer,
-    applicationDefinitionId: integer,
-    applicationDefinitionName: z.string(),
-    name: z.string(),
-    submittedAt: isoTimestamp,
-    tags: z.array(z.string()),
-    country: z.string().nullable(),
-    stage: z.string().nullable(),
-    industry: z.string().nullable(),
-    sdgs: z.array(z.string()),
-    userInterests: z.array(z.string()),
-  })
-  .strict()
-  .meta({ id: 'ApplicationItem' });
-
-export const applicationListSchema = z
-  .object({
-    applicationDefinitionFilters: applicationDefinitionFiltersSchema,
-    count,
-    list: z.array(applicationItemSchema),
-    filters: z.record(z.string(), z.unknown()).nullable(),
-  })
-  .strict()
-  .meta({ id: 'ApplicationList' });
-
-// ---------------------------------------------------------------------------------------------
-// User, problems, and the service's own (non-SPEC) endpoints
 
 /** GET /api/user/getcurrent (SPEC: "Response: not shown"; README fixes these six fields). */
 export const currentUserSchema = z
@@ -216,6 +26,8 @@ export const currentUserSchema = z
   .strict()
   .meta({ id: 'CurrentUser' });
 
+export type CurrentUser = z.output<typeof currentUserSchema>;
+
 export const fieldErrorSchema = z.object({ field: z.string(), message: z.string() }).strict().meta({ id: 'FieldError' });
 
 /** RFC 9457 problem details, the body of every error (`application/problem+json`). */
@@ -229,6 +41,9 @@ export const problemSchema = z
   })
   .strict()
   .meta({ id: 'Problem' });
+
+/** RFC 9457 problem details. `type` is stable and is what clients (and tests) branch on. */
+export type Problem = z.output<typeof problemSchema>;
 
 /** POST /internal/directory/events. */
 export const directoryFeedAnswerSchema = z
@@ -270,64 +85,3 @@ export const healthReadySchema = z
   })
   .strict()
   .meta({ id: 'HealthReady' });
-
-// ---------------------------------------------------------------------------------------------
-// Compile-time checks: the zod-inferred types and the types the code builds answers with.
-
-/**
- * True when A and B are assignable to each other and name the same keys (assignability alone
- * lets an optional key, such as a problem's `detail`, go missing on one side).
- */
-type Mutual<A, B> = [A] extends [B]
-  ? [B] extends [A]
-    ? [keyof A] extends [keyof B]
-      ? [keyof B] extends [keyof A]
-        ? true
-        : false
-      : false
-    : false
-  : false;
-type Assignable<From, To> = [From] extends [To] ? true : false;
-type Assert<T extends true> = T;
-
-/**
- * Where SPEC allows a null the service never sends, the code's type is the narrower one; the
- * mutual check widens exactly those fields, and a one-way check says the code stays inside SPEC.
- */
-type Widen<T, K extends keyof T, Extra> = { [P in keyof T]: P extends K ? T[P] | Extra : T[P] };
-
-/** SPEC: canEdit "boolean or null", projectId "integer or null"; the code always has both. */
-type SpecResourceRecord = Widen<ResourceRecord, 'canEdit' | 'projectId', null>;
-type SpecResourceList = Omit<ResourceListAnswer, 'resources'> & {
-  resources: { count: number; list: SpecResourceRecord[] };
-};
-/** SPEC: every filter key "may be null", `filters` is "object or null"; the code sends arrays and null. */
-type SpecApplicationList = Omit<ApplicationListAnswer, 'applicationDefinitionFilters' | 'filters'> & {
-  applicationDefinitionFilters: Widen<ApplicationDefinitionFilters, keyof ApplicationDefinitionFilters, null>;
-  filters: Record<string, unknown> | null;
-};
-/** What GET /api/user/getcurrent builds from the caller (src/api/routes/user-routes.ts). */
-type CurrentUser = {
-  id: number;
-  name: string;
-  status: AccountStatus;
-  credential: Exclude<Actor['credential'], 'system'>;
-  apiKeyId: number | null;
-  impersonatorId: number | null;
-};
-
-type _ResponseTypeChecks = [
-  Assert<Mutual<z.infer<typeof resourceRecordSchema>, SpecResourceRecord>>,
-  Assert<Assignable<ResourceRecord, z.infer<typeof resourceRecordSchema>>>,
-  Assert<Mutual<z.infer<typeof savedResourceSchema>, Pick<SpecResourceRecord, keyof typeof SAVED_RESOURCE_FIELDS>>>,
-  Assert<Mutual<z.infer<typeof resourceListSchema>, SpecResourceList>>,
-  Assert<Assignable<ResourceListAnswer, z.infer<typeof resourceListSchema>>>,
-  Assert<Mutual<z.infer<typeof privacyCircleSchema>, PrivacyCircle>>,
-  Assert<Mutual<z.infer<typeof circleGroupSchema>, CircleGroup>>,
-  Assert<Mutual<z.infer<typeof resourcePrivacySchema>, ResourcePrivacyAnswer>>,
-  Assert<Mutual<z.infer<typeof applicationItemSchema>, ApplicationItem>>,
-  Assert<Mutual<z.infer<typeof applicationListSchema>, SpecApplicationList>>,
-  Assert<Assignable<ApplicationListAnswer, z.infer<typeof applicationListSchema>>>,
-  Assert<Mutual<z.infer<typeof currentUserSchema>, CurrentUser>>,
-  Assert<Mutual<z.infer<typeof problemSchema>, Problem>>,
-];

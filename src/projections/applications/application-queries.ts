@@ -1,4 +1,5 @@
-import type { PageRequest, PageResponse } from '../paging';
+import type { ApplicationDefinitionFilters, ApplicationItem, ApplicationListAnswer } from '../../contract/application-list';
+import type { PageRequest } from '../paging';
 import type { ApplicationFilterField, ApplicationOrder, ApplicationRecord, ApplicationStore } from './application-store';
 
 export type { ApplicationOrder } from './application-store';
@@ -8,42 +9,6 @@ export type ApplicationDefinitionFacts = {
   readonly applicationDefinitionId: number;
   readonly name: string;
   readonly communityId: number;
-};
-
-/** One application as POST /api/ApplicationDefinition/{id}/Applications lists it. */
-export type ApplicationItem = {
-  id: number;
-  applicationDefinitionId: number;
-  applicationDefinitionName: string;
-  name: string;
-  submittedAt: string;
-  tags: string[];
-  country: string | null;
-  stage: string | null;
-  industry: string | null;
-  sdgs: string[];
-  userInterests: string[];
-};
-
-/**
- * The values present among a definition's applications, one list per filterable field, each
- * distinct and sorted ascending. Decision: a field no application has a value for answers `[]`,
- * never null (SPEC.md allows null; an always-present array spares clients a null check). Null
- * values (e.g. an application without an industry) are not listed.
- */
-export type ApplicationDefinitionFilters = {
-  applicationTags: string[];
-  applicationCountries: string[];
-  applicationStages: string[];
-  applicationIndustries: string[];
-  applicationSDGs: string[];
-  applicationUserInterests: string[];
-};
-
-export type ApplicationListAnswer = PageResponse<ApplicationItem> & {
-  applicationDefinitionFilters: ApplicationDefinitionFilters;
-  /** SPEC.md's `filters` (object or null): this endpoint applies no request filters, so null. */
-  filters: null;
 };
 
 /** Filter key of the answer -> field of the application record. */
@@ -64,7 +29,13 @@ export async function applicationDefinition(
   return record ? { applicationDefinitionId: record.applicationDefinitionId, name: record.name, communityId: record.communityId } : null;
 }
 
-/** One page of a definition's applications, its total, and the values its filters can take. */
+/**
+ * One page of a definition's applications, its total, and the values its filters can take: per
+ * filterable field the values present among the definition's applications, distinct and sorted
+ * ascending. Decision: a field no application has a value for answers `[]`, never null (SPEC.md
+ * allows null; an always-present array spares clients a null check). Null values (e.g. an
+ * application without an industry) are not listed.
+ */
 export async function listApplications(
   store: ApplicationStore,
   definition: ApplicationDefinitionFacts,

@@ -1,58 +1,27 @@
 import {
   canChangeOwnerPrivacy,
-  canEditResource,
   canSeeGrantedCircles,
   canSeeResourcePrivacyShare,
   canSeeShareCandidates,
   canShareCrossCommunity,
 } from '../../domain/access/permissions';
 import type { View } from '../../domain/access/views';
-import { administersView, principalsFor } from '../../domain/access/views';
+import type { ResourceInView } from '../../domain/access/resource-read-access';
+import { canReadResourceIn } from '../../domain/access/resource-read-access';
 import type { CircleFacts, CommunityFacts, ProjectFacts, Viewer } from '../../domain/access/viewer';
 import { notFound } from '../../domain/errors';
 import type { PrivacyLevel } from '../../domain/resource/privacy-level';
 import { PRIVACY } from '../../domain/resource/privacy-level';
 import type { CircleRef, PrivacyBlock, Resource } from '../../domain/resource/resource';
 import { owningCommunityId } from '../../domain/resource/resource';
-import { canSee } from '../../domain/resource/resource-views';
 import { shareCandidateIds } from '../../domain/resource/share-candidates';
+import type { CircleGroup, ResourcePrivacyAnswer } from '../../contract/resource-privacy';
 import type { DirectoryReader } from '../directory/directory-reader';
 import type { ResourceViewStore } from './resource-view-store';
 
-/** SPEC "Circle group": the granted circles of one project or one community. */
-export type PrivacyCircle = {
-  id: number;
-  name: string;
-  longName: string;
-  isActive: boolean;
-  projectId: number | null;
-  communityId: number | null;
-};
-
-export type CircleGroup = {
-  name: string;
-  isProject: boolean;
-  isCommunity: boolean;
-  privacyCircles: PrivacyCircle[];
-};
-
-/** SPEC GetResourcePrivacy response body. */
-export type ResourcePrivacyAnswer = {
-  resourceId: number;
-  isProjectScoped: boolean;
-  owningCommunityId: number | null;
-  owningCommunityName: string | null;
-  owner: { privacyLevel: number; circles: CircleGroup[] };
-  shares: { communityId: number; communityName: string; privacyLevel: number; circles: CircleGroup[] }[];
-  shareCandidates: { communityId: number; communityName: string }[];
-  canEdit: boolean;
-  canShareCrossCommunity: boolean;
-};
-
 /**
- * Whether the caller may read the resource at all: an editor, or someone who sees it in at least
- * one of its views under the list's own rules (the caller's principals for that view against the
- * view's audience; a community's admins see everything in their community's view).
+ * Gathers the facts of GetResourcePrivacy's read rule (src/domain/access/resource-read-access.ts):
+ * the resource's views from the visibility read model, with their communities from the directory.
  */
 export async function canReadResource(
   store: ResourceViewStore,
@@ -61,27 +30,27 @@ export async function canReadResource(
   resource: Resource,
   project: ProjectFacts,
 ): Promise<boolean> {
-  if (canEditResource(viewer, resource)) return true;
   const docs = await store.viewsOfResource(resource.resourceId);
   const communityIds = docs.flatMap((d) => (d.viewCommunityId === null ? [] : [d.viewCommunityId]));
   const communities = await directory.communities(communityIds);
-  return docs.some((doc) => {
-    let view: View = { kind: 'project', project };
-    if (doc.viewCommunityId !== null) {
-      const community = communities.get(doc.viewCommunityId);
-      if (!community) return false;
-      view = { kind: 'community', project, community };
-    }
-    return canSee(new Set(principalsFor(viewer, view)), administersView(viewer, view), {
-      viewKey: doc.viewKey,
-      communityId: doc.viewCommunityId,
-      governedBy: doc.governedBy,
-      effectivePrivacyLevel: doc.effectivePrivacyLevel as PrivacyLevel,
-      circles: doc.circles,
-      originCommunityId: doc.originCommunityId,
-      audience: doc.audience,
-    });
+  const views = docs.map((doc): ResourceInView => {
+    const community = doc.viewCommunityId === null ? undefined : communities.get(doc.viewCommunityId);
+    const view: View | null =
+      doc.viewCommunityId === null ? { kind: 'project', project } : community ? { kind: 'community', project, community } : null;
+    return {
+      view,
+      visibility: {
+        viewKey: doc.viewKey,
+        communityId: doc.viewCommunityId,
+        governedBy: doc.governedBy,
+        effectivePrivacyLevel: doc.effectivePrivacyLevel as PrivacyLevel,
+        circles: doc.circles,
+        originCommunityId: doc.originCommunityId,
+        audience: doc.audience,
+      },
+    };
   });
+  return canReadResourceIn(viewer, resource, views);
 }
 
 /** Circles are listed only at Custom: a block off Custom grants none (SPEC "Circle group"). */

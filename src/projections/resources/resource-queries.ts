@@ -2,37 +2,13 @@ import { canEditPrivacyOnProject, canEditResource, canEditResourcesFlag } from '
 import type { View } from '../../domain/access/views';
 import { administersView, principalsFor, viewKey } from '../../domain/access/views';
 import type { Viewer } from '../../domain/access/viewer';
+import type { ResourceListAnswer, ResourceRecord } from '../../contract/resource-record';
 import { notFound } from '../../domain/errors';
 import type { Resource } from '../../domain/resource/resource';
 import type { PageRequest } from '../paging';
 import type { DirectoryReader } from '../directory/directory-reader';
 import { viewRecords } from './resource-projection';
 import type { ResourceViewRecord, ResourceViewStore } from './resource-view-store';
-
-/** A resource as SPEC.md's resource record shows it to one caller. */
-export type ResourceRecord = {
-  id: number;
-  name: string;
-  description: string;
-  resourceUrl: string;
-  resourceType: number;
-  image: string;
-  icon: string;
-  postDate: string;
-  lastUpdated: string;
-  resourceTags: string[];
-  privacyLevel: number;
-  effectivePrivacyLevel: number;
-  originCommunityId: number | null;
-  originCommunityName: string | null;
-  currentlySharedWith: { communityId: number; communityName: string; privacyLevel: number }[];
-  canEdit: boolean;
-  isProjectScoped: boolean;
-  isCommunityProjectScoped: boolean;
-  projectId: number;
-  communityProjectId: number | null;
-  paragraphId: number | null;
-};
 
 export type ResourceListQuery = {
   projectId: number;
@@ -42,13 +18,6 @@ export type ResourceListQuery = {
   tags: readonly string[];
   orderBy: 0 | 1;
   page: PageRequest;
-};
-
-export type ResourceListAnswer = {
-  canEditResources: boolean;
-  canEditPrivacy: boolean;
-  paragraphId: number | null;
-  resources: { count: number; list: ResourceRecord[] };
 };
 
 /** Maps view documents to records, resolving every community name they mention in one query. */

@@ -1,0 +1,130 @@
+import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { Access, AnswerDoc, ErrorStatus, RouteDoc } from './route-declaration';
+import { problemSchema } from './schemas/response-schemas';
+
+/**
+ * How a route declaration (src/api/route-declaration.ts) reads in the OpenAPI document: its
+ * security, its answers, and the problems it can answer, with the components they share
+ * (security schemes, the rate-limit headers, the problem schema).
+ */
+
+export const SECURITY = { bearer: 'bearerAuth', apiKey: 'apiKeyAuth', directoryToken: 'directoryToken' } as const;
+
+const SECURITY_OF: Record<Access, Record<string, string[]>[]> = {
+  public: [],
+  api: [{ [SECURITY.bearer]: [] }, { [SECURITY.apiKey]: [] }],
+  session: [{ [SECURITY.bearer]: [] }],
+  internal: [{ [SECURITY.directoryToken]: [] }],
+};
+
+const ERROR_DESCRIPTIONS: Record<ErrorStatus | 500, string> = {
+  400: 'Invalid request (`/problems/validation`, `/problems/malformed-json`); `errors[].field` names each bad field',
+  401: 'Not authenticated (`/problems/unauthenticated`); `WWW-Authenticate` carries the reason',
+  403: 'Not allowed (`/problems/forbidden`), including an inactive or banned account',
+  404: 'Not found (`/problems/not-found`)',
+  409: 'Conflict (`/problems/conflict`)',
+  413: 'The body is over the size limit (`/problems/payload-too-large`)',
+  415: 'Unsupported body encoding (`/problems/unsupported-media-type`)',
+  429: 'Over the rate limit of the API key (`/problems/rate-limited`); `Retry-After` says when to try again',
+  503: 'Stored, but the read models did not catch up in time (`/problems/unavailable`)',
+  500: 'Unexpected error (`/problems/internal`)',
+};
+
+/**
+ * Every API-key request answers these (DESIGN "Rate limit"); they are documented as components
+ * and referenced from each /api response.
+ */
+const RATE_LIMIT_HEADERS = {
+  'RateLimit-Limit': 'Requests allowed per window for this API key',
+  'RateLimit-Remaining': 'Requests left in the current window',
+  'RateLimit-Reset': 'Seconds until the window resets (or the lockout ends)',
+  'RateLimit-Policy': 'The quota policy, IETF draft syntax: `"hourly";q=1000;w=3600`',
+  RateLimit: 'The current state, IETF draft syntax: `"hourly";r=<remaining>;t=<seconds>`',
+} as const;
+
+const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+const rateLimitHeaders = Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, headerRef(name)]));
+
+/** The security schemes and the headers every operation refers to. */
+export function registerComponents(registry: OpenAPIRegistry): void {
+  registry.registerComponent('securitySchemes', SECURITY.bearer, {
+    type: 'http',
+    scheme: 'bearer',
+    bearerFormat: 'JWT',
+    description: 'Interactive session token: `Authorization: Bearer <token>`',
+  });
+  registry.registerComponent('securitySchemes', SECURITY.apiKey, {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-API-Key',
+    description: 'API key for machine use: `X-API-Key: <keyId>.<secret>`; acts as the user who created it',
+  });
+  for (const [name, description] of Object.entries(RATE_LIMIT_HEADERS)) {
+    registry.registerComponent('headers', name, { description, schema: { type: name === 'RateLimit' || name === 'RateLimit-Policy' ? 'string' : 'integer' } });
+  }
+  registry.registerComponent('headers', 'Retry-After', { description: 'Seconds to wait before the next request', schema: { type: 'integer' } });
+  registry.registerComponent('securitySchemes', SECURITY.directoryToken, {
+    type: 'apiKey',
+    in: 'header',
+    name: 'X-Directory-Token',
+    description: 'The directory sync token of the platform and of operators (/internal routes)',
+  });
+}
+
+const problemContent = { 'application/problem+json': { schema: problemSchema } };
+
+function problemResponse(status: ErrorStatus | 500, rateLimited: boolean): ResponseConfig {
+  const headers: Record<string, unknown> = rateLimited ? { ...rateLimitHeaders } : {};
+  if (status === 401) headers['WWW-Authenticate'] = { description: 'Why the credential was refused (RFC 6750)', schema: { type: 'string' } };
+  if (status === 429) headers['Retry-After'] = headerRef('Retry-After');
+  return {
+    description: ERROR_DESCRIPTIONS[status],
+    ...(Object.keys(headers).length > 0 ? { headers: headers as ResponseConfig['headers'] } : {}),
+    content: problemContent,
+  };
+}
+
+function answerResponse(answer: AnswerDoc, rateLimited: boolean): ResponseConfig {
+  const content =
+    'json' in answer ? { 'application/json': { schema: answer.json } } : 'problem' in answer ? problemContent : answer.content;
+  return {
+    description: answer.description,
+    ...(rateLimited ? { headers: rateLimitHeaders as ResponseConfig['headers'] } : {}),
+    ...(content ? { content } : {}),
+  };
+}
+
+function requestOf(route: RouteDoc): RouteConfig['request'] {
+  const { params, query, body, bodyOptional, documentedBody } = route.request ?? {};
+  const request: NonNullable<RouteConfig['request']> = {};
+  if (params) request.params = params;
+  if (query) request.query = query;
+  if (body) request.body = { required: !bodyOptional, content: { 'application/json': { schema: body } } };
+  if (documentedBody) request.body = documentedBody;
+  return Object.keys(request).length > 0 ? request : undefined;
+}
+
+/**
+ * Registers one route with its answers, its problems, and the 500 every route can answer. /api
+ * routes that accept API keys also answer 429, and every answer of theirs carries the rate-limit
+ * headers.
+ */
+export function registerRoute(registry: OpenAPIRegistry, route: RouteDoc): void {
+  const rateLimited = route.path.startsWith('/api/') && route.access === 'api';
+  const responses: RouteConfig['responses'] = {};
+  for (const [status, answer] of Object.entries(route.answers)) responses[Number(status)] = answerResponse(answer, rateLimited);
+  const problems: (ErrorStatus | 500)[] = [...route.errors, ...(rateLimited ? [429 as const] : []), 500];
+  for (const status of problems) responses[status] ??= problemResponse(status, rateLimited);
+  const request = requestOf(route);
+  registry.registerPath({
+    method: route.method,
+    path: route.path,
+    operationId: route.operationId,
+    tags: [route.tag],
+    summary: route.summary,
+    ...(route.description ? { description: route.description } : {}),
+    security: SECURITY_OF[route.access],
+    ...(request ? { request } : {}),
+    responses,
+  });
+}

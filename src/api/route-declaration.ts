@@ -1,0 +1,133 @@
+import { Router } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
+import type { ZodRequestBody } from '@asteasolutions/zod-to-openapi';
+import type { z } from 'zod';
+import type { Caller } from '../domain/auth/caller';
+import { assertInteractiveSession } from '../domain/auth/caller';
+import { callerOf } from './middleware/authenticate';
+import { parseWith } from './validation';
+
+/**
+ * One route, declared once where its router is: what the OpenAPI document says about it
+ * (src/api/openapi.ts reads `doc`) and the express handler, which gets the request already parsed
+ * with the very schemas the document shows. The document cannot list a route that is not served,
+ * nor a request shape the handler does not check.
+ */
+
+export type Method = 'get' | 'post' | 'delete';
+
+/** A problem status a route can answer besides 500 (which every route can), each raised by some code path. */
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503;
+
+/**
+ * Who may call. `api`: a bearer session or an API key (and so the key's rate limit); `session`: a
+ * bearer session only, checked before the request is read; `internal`: the X-Directory-Token.
+ */
+export type Access = 'public' | 'api' | 'session' | 'internal';
+
+/** A documented answer: a JSON body of `json`, a problem body, other content, or no body. */
+export type AnswerDoc =
+  | { readonly description: string; readonly json: z.ZodType }
+  | { readonly description: string; readonly problem: true }
+  | { readonly description: string; readonly content?: ZodRequestBody['content'] };
+
+export type RequestSchemas = {
+  readonly params?: z.ZodObject;
+  readonly query?: z.ZodObject;
+  /** A JSON body; `bodyOptional`: a missing body is read as `{}` (a request for the defaults). */
+  readonly body?: z.ZodType;
+  readonly bodyOptional?: boolean;
+  /** A body the handler reads itself (multipart): documented, not parsed here. */
+  readonly documentedBody?: ZodRequestBody;
+};
+
+/** What the OpenAPI document is built from. */
+export type RouteDoc = {
+  readonly method: Method;
+  /** OpenAPI form, `{param}`; express gets `:param`. */
+  readonly path: string;
+  /** Stable: generated clients name their methods after it. */
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tag: string;
+  readonly access: Access;
+  readonly request?: RequestSchemas;
+  readonly answers: Readonly<Record<number, AnswerDoc>>;
+  /** The problems it can answer besides 500 (and 429, which every API-key route can). */
+  readonly errors: readonly ErrorStatus[];
+};
+
+type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
+
+export type RouteInput<R extends RequestSchemas | undefined> = {
+  readonly params: Parsed<NonNullable<R>['params']>;
+  readonly query: Parsed<NonNullable<R>['query']>;
+  readonly body: Parsed<NonNullable<R>['body']>;
+  readonly req: Request;
+  readonly res: Response;
+};
+
+/** Serialising does not care whether the code holds its arrays read-only. */
+type ReadonlyDeep<T> = T extends readonly (infer E)[]
+  ? readonly ReadonlyDeep<E>[]
+  : T extends object
+    ? { readonly [K in keyof T]: ReadonlyDeep<T[K]> }
+    : T;
+
+/** The JSON bodies a route declares: a handler returns one of them, or answers by itself and returns nothing. */
+type JsonAnswer<A> = { [K in keyof A]: A[K] extends { json: infer S extends z.ZodType } ? ReadonlyDeep<z.input<S>> : never }[keyof A];
+
+export type RouteHandler<R extends RequestSchemas | undefined, A> = (
+  input: RouteInput<R>,
+) => Promise<JsonAnswer<A> | void> | JsonAnswer<A> | void;
+
+export type Route<D> = {
+  readonly doc: RouteDoc;
+  /** Registers the handler on `router`, with `deps` (the app context, or what the group needs). */
+  readonly mount: (router: Router, deps: D, before: readonly RequestHandler[]) => void;
+};
+
+/**
+ * Declares a route. `authorize` runs before the request is read (e.g. the auditor role: a 403
+ * comes before any 400); then params, query and body are parsed in that order, each a 400 naming
+ * the bad fields; then `handle(deps)` answers.
+ */
+export function declareRoute<D, const R extends RequestSchemas | undefined, const A extends Record<number, AnswerDoc>>(
+  declaration: Omit<RouteDoc, 'request' | 'answers'> & {
+    readonly request?: R;
+    readonly answers: A;
+    readonly authorize?: (caller: Caller) => void;
+    readonly handle: (deps: D) => RouteHandler<R, A>;
+  },
+): Route<D> {
+  const { handle, authorize, ...doc } = declaration;
+  const request: RequestSchemas = doc.request ?? {};
+  const expressPath = doc.path.replace(/\{(\w+)\}/g, ':$1');
+  return {
+    doc,
+    mount(router, deps, before) {
+      const answer = handle(deps);
+      router[doc.method](expressPath, ...before, async (req, res) => {
+        if (doc.access === 'session') assertInteractiveSession(callerOf(res));
+        if (authorize) authorize(callerOf(res));
+        const input = {
+          params: request.params ? parseWith(request.params, req.params) : undefined,
+          query: request.query ? parseWith(request.query, req.query) : undefined,
+          body: request.body ? parseWith(request.body, request.bodyOptional ? (req.body ?? {}) : req.body) : undefined,
+          req,
+          res,
+        } as RouteInput<R>;
+        const body = await answer(input);
+        if (body !== undefined) res.json(body);
+      });
+    },
+  };
+}
+
+/** A router serving `routes`, each behind the `before` middleware (e.g. the internal token). */
+export function routerOf<D>(routes: readonly Route<D>[], deps: D, ...before: RequestHandler[]): Router {
+  const router = Router();
+  for (const route of routes) route.mount(router, deps, before);
+  return router;
+}
