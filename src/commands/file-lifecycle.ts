@@ -10,7 +10,7 @@ import type { FileDeleted, FileUploaded } from '../domain/files/file-events';
 import { fileStreamId } from '../domain/files/file-events';
 import { parseUploadPath } from '../domain/files/upload-policy';
 import type { Resource } from '../domain/resource/resource';
-import { canReadResource, viewCommunityIds } from '../domain/resource/resource-access';
+import { canReadResource, viewCommunityIds } from '../domain/access/resource-read-access';
 import { resourceStreamId } from '../domain/resource/resource-events';
 import { foldResource } from '../domain/resource/resource-evolve';
 import type { EventStore } from '../infra/event-store/event-store';

@@ -1,8 +1,8 @@
 import type { Resource } from '../resource/resource';
 import type { ResourceView } from '../resource/resource-views';
-import { canSee } from '../resource/resource-views';
+import { canSee, viewsOf } from '../resource/resource-views';
 import { canEditResource } from './permissions';
-import type { Viewer } from './viewer';
+import type { CommunityFacts, ProjectFacts, Viewer } from './viewer';
 import type { View } from './views';
 import { administersView, principalsFor } from './views';
 
@@ -29,3 +29,26 @@ export function canReadResourceIn(
     ({ view, visibility }) => view !== null && canSee(new Set(principalsFor(viewer, view)), administersView(viewer, view), visibility),
   );
 }
+
+/**
+ * The same rule computed from the resource itself instead of a read model (file downloads):
+ * `communities` holds the facts of every community its views are in (see `viewCommunityIds`).
+ */
+export function canReadResource(
+  viewer: Viewer,
+  resource: Resource,
+  project: ProjectFacts,
+  communities: ReadonlyMap<number, CommunityFacts>,
+): boolean {
+  const inView = (visibility: ResourceView): ResourceInView => {
+    if (visibility.communityId === null) return { view: { kind: 'project', project }, visibility };
+    const community = communities.get(visibility.communityId);
+    return { view: community ? { kind: 'community', project, community } : null, visibility };
+  };
+  return canReadResourceIn(viewer, resource, viewsOf(resource, project.communityIds).map(inView));
+}
+
+/** The communities whose facts `canReadResource` needs for this resource. */
+export const viewCommunityIds = (resource: Resource, project: ProjectFacts): number[] => [
+  ...new Set([...project.communityIds, ...resource.shares.map((s) => s.communityId)]),
+];
