@@ -1,40 +1,16 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
-import { DomainError } from '../domain/errors';
 import type { EventStore, RecordedEvent, Subscription } from '../infra/event-store/event-store';
 import type { Logger } from '../infra/logger';
-import type { Fence, Lease, LeaseStore } from './projection-lease';
+import { LeaseHolder, type LeaseOptions } from './lease-holder';
+import { CheckpointedCommits } from './checkpointed-commits';
+import { ProjectionFailedError } from './projection-failed-error';
 import { LeaseLostError } from './projection-lease';
 import type { ReadModelProjection } from './read-model-projection';
+import { ReadPosition } from './read-position';
+import { ResubscribeBackoff } from './resubscribe-backoff';
+import { SharedCheckpointFollower } from './shared-checkpoint-follower';
 
 const CATCH_UP_BATCH = 1000;
-const RESUBSCRIBE_MAX_DELAY_MS = 30_000;
-/** How often a process that does not project looks at the shared checkpoint while a write waits on it. */
-const WAITING_POLL_MS = 5;
-const IDLE_POLL_MS = 250;
-/** A follower that sees the log ahead of the shared checkpoint for this long reports that nobody projects. */
-const STALLED_AFTER_MS = 2000;
-/** How soon a checkpoint moved only by ignored events is written, for the processes that follow it. */
-const IDLE_CHECKPOINT_MS = 5;
-
-/** A projection threw on an event: a bug or bad data, not a transport fault, so retrying cannot help. */
-export class ProjectionFailedError extends Error {
-  constructor(
-    readonly projection: string,
-    readonly reason: unknown,
-  ) {
-    super(`projection ${projection} failed`);
-  }
-}
-
-export type LeaseOptions = {
-  readonly store: LeaseStore;
-  /** This process, as the lease names it. */
-  readonly holder: string;
-  readonly ttlMs: number;
-  /** How often the holder renews and a standby tries to take over. */
-  readonly retryMs: number;
-  readonly now: () => number;
-};
 
 export type RunnerOptions = {
   /** `project`: fold events (under the lease, when one is given); `follow`: only read the shared checkpoint. */
@@ -46,8 +22,6 @@ export type RunnerOptions = {
   readonly onCatchUp?: (projection: string, position: bigint) => void;
 };
 
-type Waiter = { position: bigint; resolve: () => void };
-
 /**
  * Runs one projection over the event log in global order, or follows another process that does.
  *
@@ -58,33 +32,42 @@ type Waiter = { position: bigint; resolve: () => void };
  * stops renewing it.
  */
 export class ReadModelRunner {
-  private position: bigint | undefined;
+  private readonly position = new ReadPosition();
+  private readonly lease: LeaseHolder | undefined;
+  private readonly follower: SharedCheckpointFollower;
+  private readonly backoff = new ResubscribeBackoff();
+  private readonly commits: CheckpointedCommits;
   private subscription: Subscription | undefined;
   private failure: unknown;
-  private waiters: Waiter[] = [];
-  private resubscribeTimer: NodeJS.Timeout | undefined;
-  private resubscribeAttempts = 0;
   private leaseTimer: NodeJS.Timeout | undefined;
-  private pollTimer: NodeJS.Timeout | undefined;
-  private lease: Lease | undefined;
   private running = false;
   private leading = false;
   /** The newest event this runner has been handed, committed or not: its lag is measured against it. */
   private seen: bigint | undefined;
-  /** Following: since when the log has held events the shared checkpoint does not (Date.now()). */
-  private behindSince: number | undefined;
-  /** Following: whether the shared read model has once caught up with the log since this process started. */
-  private caughtUpOnce = false;
-  /** Leading: a position reached through ignored events only, not yet written as the checkpoint. */
-  private unwritten: bigint | undefined;
-  private checkpointTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly events: EventStore,
     readonly projection: ReadModelProjection,
     private readonly logger: Logger,
     private readonly options: RunnerOptions = { role: 'project' },
-  ) {}
+  ) {
+    this.lease = options.lease && new LeaseHolder(options.lease, projection.name, logger);
+    this.follower = new SharedCheckpointFollower(events, projection, this.position, {
+      polls: () => this.running && !this.leading,
+      readSucceeded: () => {
+        if (this.failure !== undefined && !(this.failure instanceof ProjectionFailedError)) this.failure = undefined;
+      },
+      readFailed: (error) => {
+        this.failure = error;
+      },
+    });
+    this.commits = new CheckpointedCommits(projection, this.position, logger, {
+      leads: () => this.leading,
+      fence: () => this.lease?.fence(),
+      isTransient: options.isTransient,
+      leaseLost: () => this.demote(),
+    });
+  }
 
   get name(): string {
     return this.projection.name;
@@ -102,8 +85,8 @@ export class ReadModelRunner {
   async start(): Promise<void> {
     this.running = true;
     if (this.options.role === 'project') {
-      if (!this.options.lease) return this.lead();
-      if (await this.tryAcquire()) return this.lead();
+      if (!this.lease) return this.lead();
+      if (await this.lease.tryAcquire()) return this.lead();
     }
     await this.follow();
   }
@@ -117,15 +100,17 @@ export class ReadModelRunner {
     this.running = true;
     this.leading = true;
     await this.adoptLog();
-    this.position = await this.projection.store.checkpoint(this.name);
-    return this.position;
+    this.position.restartFrom(await this.projection.store.checkpoint(this.name));
+    return this.position.value;
   }
 
   async catchUp(batch: readonly RecordedEvent[]): Promise<void> {
-    const fresh = this.position === undefined ? batch : batch.filter((e) => e.position > (this.position ?? 0n));
+    const from = this.position.value;
+    const fresh = from === undefined ? batch : batch.filter((e) => e.position > from);
     if (fresh.length === 0) return;
-    await this.commit(fresh);
-    if (this.position !== undefined) this.options.onCatchUp?.(this.name, this.position);
+    await this.commits.commit(fresh);
+    const reached = this.position.value;
+    if (reached !== undefined) this.options.onCatchUp?.(this.name, reached);
   }
 
   followLive(): void {
@@ -134,26 +119,23 @@ export class ReadModelRunner {
 
   async stop(): Promise<void> {
     this.running = false;
-    clearTimeout(this.checkpointTimer);
-    this.checkpointTimer = undefined;
-    if (this.leading && this.unwritten !== undefined) await this.writeUnwritten();
-    clearTimeout(this.resubscribeTimer);
+    await this.commits.flush();
+    this.backoff.cancel();
     clearTimeout(this.leaseTimer);
-    clearTimeout(this.pollTimer);
+    this.follower.stop();
     await this.subscription?.close();
     this.subscription = undefined;
     this.leading = false;
-    const lease = this.lease;
-    this.lease = undefined;
-    if (lease && this.options.lease) await this.options.lease.store.release(lease).catch(() => undefined);
+    await this.lease?.release();
   }
 
   get checkpoint(): bigint | undefined {
-    return this.position;
+    return this.position.value;
   }
 
   get newestSeen(): bigint | undefined {
-    return this.seen === undefined || (this.position !== undefined && this.position > this.seen) ? this.position : this.seen;
+    const position = this.position.value;
+    return this.seen === undefined || (position !== undefined && position > this.seen) ? position : this.seen;
   }
 
   /** Why the read model is not being kept up to date here, or undefined when it is. */
@@ -162,8 +144,7 @@ export class ReadModelRunner {
     if (!this.leading) {
       if (!this.running) return `projection ${this.name} not running`;
       if (this.failure !== undefined) return `projection ${this.name}: the shared read model cannot be read`;
-      const stalled = this.behindSince !== undefined && (!this.caughtUpOnce || Date.now() - this.behindSince > STALLED_AFTER_MS);
-      return stalled ? `projection ${this.name} is behind the log and no process is projecting it yet` : undefined;
+      return this.follower.stalled ? `projection ${this.name} is behind the log and no process is projecting it yet` : undefined;
     }
     if (this.failure !== undefined) return `projection ${this.name}: event subscription dropped`;
     if (this.subscription === undefined) return `projection ${this.name} not running`;
@@ -172,32 +153,20 @@ export class ReadModelRunner {
 
   /** Resolves once every event up to `position` is in the read model; 503 after `timeoutMs`. */
   waitFor(position: bigint, timeoutMs: number): Promise<void> {
-    if (this.position !== undefined && this.position >= position) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const waiter: Waiter = {
-        position,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      };
-      const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new DomainError('unavailable', 'the change is stored but the read models have not caught up yet'));
-      }, timeoutMs);
-      this.waiters.push(waiter);
-      if (!this.leading) this.schedulePoll(0);
-    });
+    if (this.position.reached(position)) return Promise.resolve();
+    const caughtUp = this.position.wait(position, timeoutMs);
+    if (!this.leading) this.follower.pollNow();
+    return caughtUp;
   }
 
   // --- leading ------------------------------------------------------------------------------
 
   private async lead(): Promise<void> {
     this.leading = true;
-    clearTimeout(this.pollTimer);
+    this.follower.stop();
     await this.adoptLog();
     await this.catchUpAndSubscribe();
-    if (this.options.lease) this.scheduleLease();
+    if (this.lease) this.scheduleLease();
   }
 
   /** A checkpoint of another event log (the store was switched) is worthless: start over. */
@@ -212,9 +181,9 @@ export class ReadModelRunner {
   }
 
   private async catchUpAndSubscribe(): Promise<void> {
-    this.position = await this.projection.store.checkpoint(this.name);
+    this.position.restartFrom(await this.projection.store.checkpoint(this.name));
     for (;;) {
-      const batch = await this.events.readAll(this.position, CATCH_UP_BATCH);
+      const batch = await this.events.readAll(this.position.value, CATCH_UP_BATCH);
       await this.catchUp(batch);
       if (batch.length < CATCH_UP_BATCH) break;
       // Let requests, and the lease renewal, run between batches of a long catch-up.
@@ -232,12 +201,12 @@ export class ReadModelRunner {
     if (!this.running || !this.leading) return;
     if (!(this.failure instanceof ProjectionFailedError)) this.failure = undefined;
     this.subscription = this.events.subscribeToAll(
-      this.position,
+      this.position.value,
       async (event) => {
         if (this.seen === undefined || event.position > this.seen) this.seen = event.position;
-        if (this.position !== undefined && event.position <= this.position) return;
-        await this.commit([event]);
-        this.resubscribeAttempts = 0;
+        if (this.position.reached(event.position)) return;
+        await this.commits.commit([event]);
+        this.backoff.succeeded();
       },
       (error) => {
         this.subscription = undefined;
@@ -250,97 +219,24 @@ export class ReadModelRunner {
           this.logger.error({ err: error.reason, projection: error.projection }, 'projection failed; read model stopped');
           return;
         }
-        const delay = Math.min(RESUBSCRIBE_MAX_DELAY_MS, 250 * 2 ** this.resubscribeAttempts++);
+        const delay = this.backoff.schedule(() => this.subscribe());
         this.logger.warn({ err: error, delayMs: delay, projection: this.name }, 'event subscription dropped; resubscribing');
-        this.resubscribeTimer = setTimeout(() => this.subscribe(), delay);
-        this.resubscribeTimer.unref();
       },
     );
   }
 
-  private async commit(batch: readonly RecordedEvent[]): Promise<void> {
-    const last = batch.at(-1);
-    if (!last) return;
-    const handles = this.projection.handles?.bind(this.projection);
-    if (handles && !batch.some(handles)) {
-      // Nothing to write but the checkpoint: this process moves on at once, and the checkpoint
-      // follows a moment later for the others (a crash before then replays ignored events only).
-      this.advanceTo(last.position);
-      this.unwritten = last.position;
-      this.checkpointTimer ??= setTimeout(() => void this.writeUnwritten(), IDLE_CHECKPOINT_MS);
-      return;
-    }
-    this.unwritten = undefined;
-    let current: RecordedEvent | undefined;
-    try {
-      await this.projection.store.commit(
-        this.name,
-        last.position,
-        async () => {
-          for (const event of batch) {
-            current = event;
-            await this.projection.apply(event);
-          }
-        },
-        this.fence(),
-      );
-    } catch (error) {
-      if (error instanceof LeaseLostError || this.options.isTransient?.(error)) throw error;
-      this.logger.error({ err: error, projection: this.name, position: String(current?.position) }, 'projection failed');
-      throw new ProjectionFailedError(this.name, error);
-    }
-    this.advanceTo(last.position);
-  }
-
-  private async writeUnwritten(): Promise<void> {
-    this.checkpointTimer = undefined;
-    const position = this.unwritten;
-    if (position === undefined || !this.leading) return;
-    try {
-      await this.projection.store.commit(this.name, position, async () => undefined, this.fence());
-      if (this.unwritten === position) this.unwritten = undefined;
-    } catch (error) {
-      if (error instanceof LeaseLostError) await this.demote();
-      else this.logger.warn({ err: error, projection: this.name }, 'could not write the checkpoint; will write it with the next change');
-    }
-  }
-
-  private fence(): Fence | undefined {
-    const options = this.options.lease;
-    if (!options || !this.lease) return undefined;
-    return { ...this.lease, ttlMs: options.ttlMs, nowMs: options.now() };
-  }
-
   // --- the lease ----------------------------------------------------------------------------
-
-  private async tryAcquire(): Promise<boolean> {
-    const options = this.options.lease;
-    if (!options) return true;
-    try {
-      const lease = await options.store.acquire(this.name, options.holder, options.ttlMs, options.now());
-      if (lease && this.lease && lease.token !== this.lease.token) {
-        // Renewed too late: someone held it in between, and our writes were refused meanwhile.
-        this.lease = lease;
-        return false;
-      }
-      this.lease = lease ?? undefined;
-      return lease !== null;
-    } catch (error) {
-      this.logger.warn({ err: error, projection: this.name }, 'could not reach the lease store');
-      return false;
-    }
-  }
 
   /** The holder renews; a standby tries to take over. */
   private scheduleLease(): void {
-    const options = this.options.lease;
-    if (!options || !this.running) return;
+    const lease = this.lease;
+    if (!lease || !this.running) return;
     this.leaseTimer = setTimeout(async () => {
       if (!this.running) return;
       if (this.leading) {
-        if (!(await this.tryAcquire())) await this.demote();
-      } else if (await this.tryAcquire()) {
-        this.logger.info({ projection: this.name, token: String(this.lease?.token) }, 'took over the projection');
+        if (!(await lease.tryAcquire())) await this.demote();
+      } else if (await lease.tryAcquire()) {
+        this.logger.info({ projection: this.name, token: String(lease.token) }, 'took over the projection');
         await this.lead().catch((error: unknown) => {
           this.failure = error;
           this.logger.error({ err: error, projection: this.name }, 'could not take over the projection');
@@ -348,7 +244,7 @@ export class ReadModelRunner {
         return;
       }
       this.scheduleLease();
-    }, options.retryMs);
+    }, lease.options.retryMs);
     this.leaseTimer.unref();
   }
 
@@ -356,8 +252,8 @@ export class ReadModelRunner {
     if (!this.leading) return;
     this.logger.warn({ projection: this.name }, 'lost the lease on the projection; standing by');
     this.leading = false;
-    this.lease = undefined;
-    clearTimeout(this.resubscribeTimer);
+    this.lease?.forget();
+    this.backoff.cancel();
     await this.subscription?.close();
     this.subscription = undefined;
     await this.follow();
@@ -366,44 +262,7 @@ export class ReadModelRunner {
   // --- following ----------------------------------------------------------------------------
 
   private async follow(): Promise<void> {
-    await this.readSharedCheckpoint();
-    this.schedulePoll(IDLE_POLL_MS);
-    if (this.options.role === 'project' && this.options.lease) this.scheduleLease();
-  }
-
-  private schedulePoll(delayMs: number): void {
-    if (!this.running || this.leading) return;
-    clearTimeout(this.pollTimer);
-    this.pollTimer = setTimeout(async () => {
-      await this.readSharedCheckpoint();
-      this.schedulePoll(this.waiters.length > 0 ? WAITING_POLL_MS : IDLE_POLL_MS);
-    }, delayMs);
-    this.pollTimer.unref();
-  }
-
-  private async readSharedCheckpoint(): Promise<void> {
-    try {
-      const position = await this.projection.store.checkpoint(this.name);
-      if (position !== undefined) this.advanceTo(position);
-      const ahead = await this.events.readAll(this.position, 1);
-      if (ahead.length === 0) {
-        this.behindSince = undefined;
-        this.caughtUpOnce = true;
-      } else {
-        this.behindSince ??= Date.now();
-      }
-      if (this.failure !== undefined && !(this.failure instanceof ProjectionFailedError)) this.failure = undefined;
-    } catch (error) {
-      this.failure = error;
-    }
-  }
-
-  private advanceTo(position: bigint): void {
-    if (this.position === undefined || position > this.position) this.position = position;
-    const done = this.waiters.filter((w) => w.position <= position);
-    if (done.length > 0) {
-      this.waiters = this.waiters.filter((w) => w.position > position);
-      for (const w of done) w.resolve();
-    }
+    await this.follower.start();
+    if (this.options.role === 'project' && this.lease) this.scheduleLease();
   }
 }

@@ -1,0 +1,93 @@
+import type { RecordedEvent } from '../infra/event-store/event-store';
+import type { Logger } from '../infra/logger';
+import { ProjectionFailedError } from './projection-failed-error';
+import { type Fence, LeaseLostError } from './projection-lease';
+import type { ReadModelProjection } from './read-model-projection';
+import type { ReadPosition } from './read-position';
+
+/** How soon a checkpoint moved only by ignored events is written, for the processes that follow it. */
+const IDLE_CHECKPOINT_MS = 5;
+
+export type CommittingRunner = {
+  /** Whether this process still writes the read model. */
+  readonly leads: () => boolean;
+  readonly fence: () => Fence | undefined;
+  /** Store errors worth retrying; anything else a projection throws stops it. */
+  readonly isTransient?: (error: unknown) => boolean;
+  readonly leaseLost: () => Promise<void>;
+};
+
+/**
+ * Folding batches of events into the read model, each committed with its checkpoint and the
+ * lease's fence; a batch the projection ignores moves only the checkpoint, written a moment later.
+ */
+export class CheckpointedCommits {
+  /** A position reached through ignored events only, not yet written as the checkpoint. */
+  private unwritten: bigint | undefined;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly projection: ReadModelProjection,
+    private readonly position: ReadPosition,
+    private readonly logger: Logger,
+    private readonly runner: CommittingRunner,
+  ) {}
+
+  private get name(): string {
+    return this.projection.name;
+  }
+
+  async commit(batch: readonly RecordedEvent[]): Promise<void> {
+    const last = batch.at(-1);
+    if (!last) return;
+    const handles = this.projection.handles?.bind(this.projection);
+    if (handles && !batch.some(handles)) {
+      // Nothing to write but the checkpoint: this process moves on at once, and the checkpoint
+      // follows a moment later for the others (a crash before then replays ignored events only).
+      this.position.advanceTo(last.position);
+      this.unwritten = last.position;
+      this.timer ??= setTimeout(() => void this.writeUnwritten(), IDLE_CHECKPOINT_MS);
+      return;
+    }
+    this.unwritten = undefined;
+    let current: RecordedEvent | undefined;
+    try {
+      await this.projection.store.commit(
+        this.name,
+        last.position,
+        async () => {
+          for (const event of batch) {
+            current = event;
+            await this.projection.apply(event);
+          }
+        },
+        this.runner.fence(),
+      );
+    } catch (error) {
+      if (error instanceof LeaseLostError || this.runner.isTransient?.(error)) throw error;
+      this.logger.error({ err: error, projection: this.name, position: String(current?.position) }, 'projection failed');
+      throw new ProjectionFailedError(this.name, error);
+    }
+    this.position.advanceTo(last.position);
+  }
+
+  /** Stopping: writes a checkpoint still waiting to be written, at once. */
+  async flush(): Promise<void> {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.runner.leads() && this.unwritten !== undefined) await this.writeUnwritten();
+  }
+
+  private async writeUnwritten(): Promise<void> {
+    this.timer = undefined;
+    const position = this.unwritten;
+    if (position === undefined || !this.runner.leads()) return;
+    try {
+      await this.projection.store.commit(this.name, position, async () => undefined, this.runner.fence());
+      if (this.unwritten === position) this.unwritten = undefined;
+    } catch (error) {
+      if (error instanceof LeaseLostError) await this.runner.leaseLost();
+      else this.logger.warn({ err: error, projection: this.name }, 'could not write the checkpoint; will write it with the next change');
+    }
+  }
+}

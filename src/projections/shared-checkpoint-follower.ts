@@ -1,0 +1,80 @@
+import type { EventStore } from '../infra/event-store/event-store';
+import type { ReadModelProjection } from './read-model-projection';
+import type { ReadPosition } from './read-position';
+
+/** How often a process that does not project looks at the shared checkpoint while a write waits on it. */
+const WAITING_POLL_MS = 5;
+const IDLE_POLL_MS = 250;
+/** A follower that sees the log ahead of the shared checkpoint for this long reports that nobody projects. */
+const STALLED_AFTER_MS = 2000;
+
+export type FollowingRunner = {
+  /** Whether this process should poll now: it runs, and does not project the read model itself. */
+  readonly polls: () => boolean;
+  readonly readSucceeded: () => void;
+  readonly readFailed: (error: unknown) => void;
+};
+
+/**
+ * Following a read model another process projects: polls the checkpoint in the shared store
+ * (often while a write waits on it), and notices when the log stays ahead of it, nobody projecting.
+ */
+export class SharedCheckpointFollower {
+  /** Since when the log has held events the shared checkpoint does not (Date.now()). */
+  private behindSince: number | undefined;
+  /** Whether the shared read model has once caught up with the log since this process started. */
+  private caughtUpOnce = false;
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly events: EventStore,
+    private readonly projection: ReadModelProjection,
+    private readonly position: ReadPosition,
+    private readonly runner: FollowingRunner,
+  ) {}
+
+  get stalled(): boolean {
+    return this.behindSince !== undefined && (!this.caughtUpOnce || Date.now() - this.behindSince > STALLED_AFTER_MS);
+  }
+
+  async start(): Promise<void> {
+    await this.read();
+    this.poll(IDLE_POLL_MS);
+  }
+
+  /** A write waits: look at the shared checkpoint now rather than at the next idle poll. */
+  pollNow(): void {
+    this.poll(0);
+  }
+
+  stop(): void {
+    clearTimeout(this.timer);
+  }
+
+  private poll(delayMs: number): void {
+    if (!this.runner.polls()) return;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(async () => {
+      await this.read();
+      this.poll(this.position.someoneWaits ? WAITING_POLL_MS : IDLE_POLL_MS);
+    }, delayMs);
+    this.timer.unref();
+  }
+
+  private async read(): Promise<void> {
+    try {
+      const position = await this.projection.store.checkpoint(this.projection.name);
+      if (position !== undefined) this.position.advanceTo(position);
+      const ahead = await this.events.readAll(this.position.value, 1);
+      if (ahead.length === 0) {
+        this.behindSince = undefined;
+        this.caughtUpOnce = true;
+      } else {
+        this.behindSince ??= Date.now();
+      }
+      this.runner.readSucceeded();
+    } catch (error) {
+      this.runner.readFailed(error);
+    }
+  }
+}
