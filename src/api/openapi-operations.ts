@@ -72,16 +72,47 @@ export function registerComponents(registry: OpenAPIRegistry): void {
 }
 
 const problemContent = { 'application/problem+json': { schema: problemSchema } };
+const problemSchemaId = (problemSchema.meta() as { id: string }).id;
 
-function problemResponse(status: ErrorStatus | 500, rateLimited: boolean): ResponseConfig {
-  const headers: Record<string, unknown> = rateLimited ? { ...rateLimitHeaders } : {};
+/**
+ * The name of each problem answer in `components.responses`. Every operation refers to these
+ * instead of restating the answer: the document, and the client generated from it, says each once.
+ */
+const PROBLEM_RESPONSE_NAMES: Record<ErrorStatus | 500, string> = {
+  400: 'BadRequest',
+  401: 'Unauthenticated',
+  403: 'Forbidden',
+  404: 'NotFound',
+  409: 'Conflict',
+  413: 'PayloadTooLarge',
+  415: 'UnsupportedMediaType',
+  429: 'TooManyRequests',
+  503: 'Unavailable',
+  500: 'InternalError',
+};
+
+function problemResponse(status: ErrorStatus | 500, rateLimited: boolean) {
+  const headers: Record<string, { $ref: string } | { description: string; schema: { type: 'string' } }> = rateLimited ? { ...rateLimitHeaders } : {};
   if (status === 401) headers['WWW-Authenticate'] = { description: 'Why the credential was refused (RFC 6750)', schema: { type: 'string' } };
   if (status === 429) headers['Retry-After'] = headerRef('Retry-After');
   return {
     description: ERROR_DESCRIPTIONS[status],
-    ...(Object.keys(headers).length > 0 ? { headers: headers as ResponseConfig['headers'] } : {}),
-    content: problemContent,
+    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    content: { 'application/problem+json': { schema: { $ref: `#/components/schemas/${problemSchemaId}` } } },
   };
+}
+
+/**
+ * A reference to the problem answer of `status`, registered on first use (a raw component refers
+ * to the Problem schema by name: the download routes' problem answers put it in the document, and
+ * test/api/openapi.int.test.ts checks that every `$ref` resolves); an API-key route's
+ * variant also carries the rate-limit headers.
+ */
+function problemResponseRef(registry: OpenAPIRegistry, status: ErrorStatus | 500, rateLimited: boolean): { $ref: string } {
+  const name = `${PROBLEM_RESPONSE_NAMES[status]}${rateLimited ? 'WithRateLimit' : ''}`;
+  const registered = registry.definitions.some((d) => d.type === 'component' && d.componentType === 'responses' && d.name === name);
+  if (!registered) registry.registerComponent('responses', name, problemResponse(status, rateLimited));
+  return { $ref: `#/components/responses/${name}` };
 }
 
 function answerResponse(answer: AnswerDoc, rateLimited: boolean): ResponseConfig {
@@ -114,7 +145,7 @@ export function registerRoute(registry: OpenAPIRegistry, route: RouteDoc): void 
   const responses: RouteConfig['responses'] = {};
   for (const [status, answer] of Object.entries(route.answers)) responses[Number(status)] = answerResponse(answer, rateLimited);
   const problems: (ErrorStatus | 500)[] = [...route.errors, ...(rateLimited ? [429 as const] : []), 500];
-  for (const status of problems) responses[status] ??= problemResponse(status, rateLimited);
+  for (const status of problems) responses[status] ??= problemResponseRef(registry, status, rateLimited);
   const request = requestOf(route);
   registry.registerPath({
     method: route.method,

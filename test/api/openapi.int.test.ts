@@ -90,7 +90,9 @@ describe('OpenAPI document and response contract', () => {
   function expectContract(res: HttpResult, method: Method, docPath: string, schema?: z.ZodType): void {
     const op = doc.paths[docPath]?.[method];
     if (!op) throw new Error(`${method.toUpperCase()} ${docPath} is not documented`);
-    const documented = op.responses[String(res.status)];
+    // Problem answers are shared components, referenced from each operation.
+    const answer = op.responses[String(res.status)];
+    const documented = answer?.$ref ? doc.components.responses?.[String(answer.$ref).split('/').pop() as string] : answer;
     if (!documented) {
       throw new Error(`${method.toUpperCase()} ${docPath} answered ${res.status}, not documented: ${res.text}`);
     }
