@@ -42,3 +42,26 @@ export interface ReadModelProjection {
   handles?(event: RecordedEvent): boolean;
   apply(event: RecordedEvent): Promise<void>;
 }
+
+/**
+ * A projection of the events `handles` accepts, each read as the domain event `E` it is (its
+ * stream and type vouch for the shape). The runner may still hand `apply` a batch's other
+ * events; they are ignored here, so a projection states its filter once.
+ */
+export function foldingProjection<E extends { readonly type: string; readonly data: unknown }>(projection: {
+  readonly name: string;
+  readonly store: ProjectionStore;
+  readonly handles: (event: RecordedEvent) => boolean;
+  readonly fold: (event: E, recorded: RecordedEvent) => Promise<void>;
+}): ReadModelProjection {
+  const { name, store, handles, fold } = projection;
+  return {
+    name,
+    store,
+    handles,
+    async apply(recorded: RecordedEvent): Promise<void> {
+      if (!handles(recorded)) return;
+      await fold({ type: recorded.type, data: recorded.data } as E, recorded);
+    },
+  };
+}

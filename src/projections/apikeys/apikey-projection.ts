@@ -1,20 +1,18 @@
 import type { ApiKeyEventData } from '../../domain/apikey/api-key-events';
 import { API_KEY_EVENT_TYPES } from '../../domain/apikey/api-key-events';
 import type { RecordedEvent } from '../../infra/event-store/event-store';
-import type { ReadModelProjection } from '../read-model-projection';
+import { foldingProjection, type ReadModelProjection } from '../read-model-projection';
 import type { ApiKeyStore } from './apikey-store';
 
 export const API_KEYS_PROJECTION = 'apikeys';
 
 /** Folds the API-key events into the `apikeys` read model; every other event is ignored. */
 export function apiKeyProjection(store: ApiKeyStore): ReadModelProjection {
-  return {
+  return foldingProjection({
     name: API_KEYS_PROJECTION,
     store: store.projectionStore,
     handles: (event) => API_KEY_EVENT_TYPES.has(event.type),
-    async apply(recorded: RecordedEvent): Promise<void> {
-      if (!API_KEY_EVENT_TYPES.has(recorded.type)) return;
-      const event = { type: recorded.type, data: recorded.data } as ApiKeyEventData;
+    async fold(event: ApiKeyEventData, recorded: RecordedEvent): Promise<void> {
       switch (event.type) {
         case 'ApiKeyCreated': {
           const { id, keyId, userId, name, secretHash, createdAt, expiresAt } = event.data;
@@ -41,5 +39,5 @@ export function apiKeyProjection(store: ApiKeyStore): ReadModelProjection {
         }
       }
     },
-  };
+  });
 }

@@ -1,20 +1,19 @@
 import type { DirectoryEvent } from '../../domain/directory/directory-events';
 import { DIRECTORY_STREAM } from '../../domain/directory/directory-events';
 import type { RecordedEvent } from '../../infra/event-store/event-store';
-import type { ReadModelProjection } from '../read-model-projection';
+import { foldingProjection, type ReadModelProjection } from '../read-model-projection';
 import { directoryChange } from './directory-records';
 import type { DirectoryStore } from './directory-store';
 
 /** Folds the directory feed into the directory read model; each write is guarded by the event's position. */
 export function directoryProjection(store: DirectoryStore): ReadModelProjection {
-  return {
+  return foldingProjection({
     name: 'directory',
     store: store.projection,
     handles: (event) => event.streamId === DIRECTORY_STREAM,
-    async apply(recorded: RecordedEvent): Promise<void> {
-      if (recorded.streamId !== DIRECTORY_STREAM) return;
-      const change = directoryChange({ type: recorded.type, data: recorded.data } as DirectoryEvent);
+    async fold(event: DirectoryEvent, recorded: RecordedEvent): Promise<void> {
+      const change = directoryChange(event);
       if (change) await store.write(change, recorded.position);
     },
-  };
+  });
 }

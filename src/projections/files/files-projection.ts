@@ -2,7 +2,7 @@ import type { FileEvent } from '../../domain/files/file-events';
 import { parseUploadPath } from '../../domain/files/upload-policy';
 import type { ResourceEvent } from '../../domain/resource/resource-events';
 import type { RecordedEvent } from '../../infra/event-store/event-store';
-import type { ReadModelProjection } from '../read-model-projection';
+import { foldingProjection, type ReadModelProjection } from '../read-model-projection';
 import type { FilesStore } from './files-store';
 
 export const FILES_PROJECTION = 'files';
@@ -22,12 +22,11 @@ const uploadPathOrNull = (resourceUrl: string): string | null => (parseUploadPat
 const FOLDED_TYPES: ReadonlySet<string> = new Set(['FileUploaded', 'FileDeleted', 'ResourceCreated', 'ResourceUpdated', 'ResourceDeleted']);
 
 export function filesProjection(store: FilesStore): ReadModelProjection {
-  return {
+  return foldingProjection({
     name: FILES_PROJECTION,
     store: store.projectionStore,
     handles: (event) => FOLDED_TYPES.has(event.type),
-    async apply(recorded: RecordedEvent): Promise<void> {
-      const event = { type: recorded.type, data: recorded.data } as Folded;
+    async fold(event: Folded, recorded: RecordedEvent): Promise<void> {
       const position = recorded.position;
       switch (event.type) {
         case 'FileUploaded': {
@@ -45,5 +44,5 @@ export function filesProjection(store: FilesStore): ReadModelProjection {
           return;
       }
     },
-  };
+  });
 }
