@@ -24,23 +24,16 @@ export class Metrics {
       labelNames: ['stream_type'],
       registers: [this.registry],
     });
-    this.projectionCheckpoint = new Gauge({
-      name: 'read_model_checkpoint_position',
-      help: 'Global position of the last event each projection committed',
-      labelNames: ['projection'],
-      registers: [this.registry],
-    });
-    this.projectionLeading = new Gauge({
-      name: 'read_model_leading',
-      help: '1 while this process holds the projection (writes the read model), 0 while it follows another',
-      labelNames: ['projection'],
-      registers: [this.registry],
-    });
-    this.projectionLag = new Gauge({
-      name: 'read_model_lag_events',
-      help: 'Events in the log that each projection has not committed yet',
-      labelNames: ['projection'],
-      registers: [this.registry],
-    });
+    this.projectionCheckpoint = this.projectionGauge('read_model_checkpoint_position', 'Global position of the last event each projection committed');
+    this.projectionLeading = this.projectionGauge(
+      'read_model_leading',
+      '1 while this process holds the projection (writes the read model), 0 while it follows another',
+    );
+    this.projectionLag = this.projectionGauge('read_model_lag_events', 'Events in the log that each projection has not committed yet');
+  }
+
+  /** A gauge with one series per projection, on this process's registry. */
+  private projectionGauge(name: string, help: string): Gauge<'projection'> {
+    return new Gauge({ name, help, labelNames: ['projection'], registers: [this.registry] });
   }
 }
