@@ -2,6 +2,7 @@ import type { Response, Router } from 'express';
 import { accessJson, auditEventJson, historyStepJson } from '../../audit/audit-json';
 import { readAuditPage, readResourceHistory, reviewAccessAt } from '../../audit/audit-queries';
 import { recordAuditRead } from '../../commands/record-audit-read';
+import { metadataOf } from '../../commands/request-info';
 import type { AuditFilter } from '../../domain/audit/audit-log';
 import { assertAuditor, decodeCursor, encodeCursor } from '../../domain/audit/audit-log';
 import { notFound } from '../../domain/errors';
@@ -23,8 +24,7 @@ const DEFAULT_LIMIT = 100;
 
 /** Records the auditor's read in their `audit-{userId}` stream. */
 const recordRead = (ctx: AppContext, res: Response, route: string, params: Record<string, unknown>) => {
-  const { caller, correlationId } = requestInfoOf(res);
-  return recordAuditRead(ctx.eventStore, { actor: caller.actor, correlationId, at: ctx.clock().toISOString() }, route, params);
+  return recordAuditRead(ctx.eventStore, metadataOf(requestInfoOf(res), ctx.clock().toISOString()), route, params);
 };
 
 /**

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
 import { downloadableFile, storeUpload } from '../../commands/file-lifecycle';
+import { metadataOf } from '../../commands/request-info';
 import { DomainError, notFound } from '../../domain/errors';
 import { ACCEPTED_EXTENSIONS, contentDisposition, servedContentType } from '../../domain/files/upload-policy';
 import type { AppContext } from '../app-context';
@@ -92,7 +93,7 @@ export const FILE_ROUTES: readonly Route<AppContext>[] = [
         ctx,
         received.staged,
         { path, name: received.fileName, contentType: servedContentType(received.fileName), uploadedBy: request.caller.userId, at },
-        { actor: request.caller.actor, correlationId: request.correlationId, at },
+        metadataOf(request, at),
       );
       await readYourWrites(ctx, position);
       return path;

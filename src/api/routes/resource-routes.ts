@@ -1,5 +1,6 @@
 import type { Router } from 'express';
 import { releaseIfUnreferenced } from '../../commands/file-lifecycle';
+import { metadataOf } from '../../commands/request-info';
 import { removeProjectResource, saveProjectResource } from '../../commands/save-project-resource';
 import { resourceListSchema, savedResourceOf, savedResourceSchema } from '../../contract/resource-record';
 import { listResources, savedResourceRecord } from '../../projections/resources/resource-queries';
@@ -11,12 +12,6 @@ import type { Route } from '../route-declaration';
 import { declareRoute, routerOf } from '../route-declaration';
 import { removeProjectResourceSchema } from '../schemas/response-schemas';
 import { getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from '../schemas/resource-schemas';
-
-const fileMetadata = (ctx: AppContext, request: ReturnType<typeof requestInfoOf>) => ({
-  actor: request.caller.actor,
-  correlationId: request.correlationId,
-  at: ctx.clock().toISOString(),
-});
 
 /** SPEC "GetResourceList", "SaveProjectResource", "RemoveProjectResource". */
 export const RESOURCE_ROUTES: readonly Route<AppContext>[] = [
@@ -57,7 +52,7 @@ export const RESOURCE_ROUTES: readonly Route<AppContext>[] = [
       const request = requestInfoOf(res);
       const result = await saveProjectResource(ctx, request, body);
       await readYourWrites(ctx, result.position);
-      await releaseIfUnreferenced(ctx, result.released, result.position, fileMetadata(ctx, request));
+      await releaseIfUnreferenced(ctx, result.released, result.position, metadataOf(request, ctx.clock().toISOString()));
       if (!result.resource) throw new Error('a saved resource must exist');
       const viewer = await ctx.directory.viewer(request.caller.userId);
       return savedResourceOf(await savedResourceRecord(ctx.directory, viewer, result.resource));
@@ -77,7 +72,7 @@ export const RESOURCE_ROUTES: readonly Route<AppContext>[] = [
       const request = requestInfoOf(res);
       const result = await removeProjectResource(ctx, request, query.id);
       await readYourWrites(ctx, result.position);
-      await releaseIfUnreferenced(ctx, result.released, result.position, fileMetadata(ctx, request));
+      await releaseIfUnreferenced(ctx, result.released, result.position, metadataOf(request, ctx.clock().toISOString()));
       return { statusCode: 200 };
     },
   }),
