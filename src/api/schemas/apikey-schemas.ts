@@ -1,6 +1,6 @@
 import { z } from 'zod';
+import { integer } from '../../contract/primitives';
 
-const integer = z.number().int();
 const timestamp = z.string().meta({ description: 'ISO 8601 UTC timestamp' });
 
 /** POST /api/apikey (SPEC.md): the name is trimmed, then 1–100 characters; a lifetime of 1–180 whole days. */

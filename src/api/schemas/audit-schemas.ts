@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { integer } from '../../contract/primitives';
 import { AUDIT_PAGE_MAX } from '../../audit/audit-queries';
 
 /**
@@ -53,7 +54,6 @@ export const auditAccessQuery = strictQuery({
 // ---------------------------------------------------------------------------------------------
 // Responses
 
-const integer = z.number().int();
 const decimal = z.string().regex(/^[0-9]+$/);
 const privacyLevel = z.number().int().min(1).max(5);
 
