@@ -2,15 +2,8 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { EventMetadata } from '../../domain/event';
-import {
-  WrongExpectedRevisionError,
-  type AppendResult,
-  type EventStore,
-  type ExpectedRevision,
-  type NewEvent,
-  type RecordedEvent,
-  type Subscription,
-} from './event-store';
+import type { AppendResult, EventStore, ExpectedRevision, NewEvent, RecordedEvent, Subscription } from './event-store';
+import { WrongExpectedRevisionError } from './event-store';
 import { pollingSubscription } from './polling-subscription';
 
 const schema = `

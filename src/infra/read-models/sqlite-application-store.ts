@@ -1,10 +1,4 @@
-import type {
-  ApplicationDefinitionRecord,
-  ApplicationFilterField,
-  ApplicationOrder,
-  ApplicationRecord,
-  ApplicationStore,
-} from '../../projections/applications/application-store';
+import type { ApplicationDefinitionRecord, ApplicationFilterField, ApplicationOrder, ApplicationRecord, ApplicationStore } from '../../projections/applications/application-store';
 import { APPLICATION_FILTER_FIELDS } from '../../projections/applications/application-store';
 import type { PageRequest, PageResponse } from '../../projections/paging';
 import type { ProjectionStore } from '../../projections/read-model-projection';

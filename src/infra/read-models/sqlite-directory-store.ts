@@ -2,13 +2,7 @@ import type Database from 'better-sqlite3';
 import type { CircleFacts, CommunityFacts, ProjectFacts } from '../../domain/access/viewer';
 import type { DirectoryChange, DirectoryRecord, DirectoryTable } from '../../projections/directory/directory-records';
 import { DIRECTORY_TABLES, circleFactsOf, communityFactsOf, membershipsOf, projectFactsOf } from '../../projections/directory/directory-records';
-import type {
-  CommunityProjectRecord,
-  DirectoryStore,
-  Memberships,
-  ParagraphRecord,
-  UserRecord,
-} from '../../projections/directory/directory-store';
+import type { CommunityProjectRecord, DirectoryStore, Memberships, ParagraphRecord, UserRecord } from '../../projections/directory/directory-store';
 import type { ProjectionStore } from '../../projections/read-model-projection';
 import { sqliteProjectionStore, type SqliteReadDb } from './sqlite-read-db';
 
