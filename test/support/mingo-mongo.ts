@@ -150,9 +150,10 @@ class MingoDb {
   }
 }
 
+/** MongoReadDb's private constructor: no client, as on a standalone server (no transactions). */
+type ReadDbConstructor = new (client: unknown, db: Db, transactions: boolean) => MongoReadDb;
+
 /** A MongoReadDb whose database is the mingo stand-in; its checkpoints use the stand-in too. */
 export function mingoReadDb(): MongoReadDb {
-  const read = Object.create(MongoReadDb.prototype) as MongoReadDb;
-  Object.defineProperty(read, 'db', { value: new MingoDb() as unknown as Db });
-  return read;
+  return new (MongoReadDb as unknown as ReadDbConstructor)(undefined, new MingoDb() as unknown as Db, false);
 }
