@@ -11,8 +11,9 @@ export type ReadModelDigest = { readonly digest: string; readonly counts: Readon
 export interface ProjectionStore {
   /**
    * Runs `work` (the projection folding a batch of events) and records `position` as the
-   * projection's checkpoint as one unit: on SQLite one transaction, so a crash never applies an
-   * event twice nor skips one. On MongoDB the writes are guarded by the event's position instead.
+   * projection's checkpoint as one unit: on SQLite, and on a MongoDB replica set or sharded
+   * cluster, one transaction, so a crash never applies an event twice nor skips one. On a
+   * standalone MongoDB the writes are ordered and guarded by the event's position instead.
    * With a `fence`, the commit first checks that the lease is still this holder's (and renews it);
    * otherwise it writes nothing and throws LeaseLostError.
    */

@@ -3,6 +3,9 @@
  * mingo, so that their contract suites run where no MongoDB answers. It models what those
  * adapters rely on — matching, projection, sort/skip/limit, `distinct` unwinding arrays, and an
  * upsert whose filter misses an existing _id failing with duplicate key 11000 — and nothing else.
+ * With `transactions`, it also models a replica set's transaction as far as the adapters rely on
+ * it: all or nothing, and an error aborts it. Every operation while one is open must carry its
+ * session, the check that no adapter operation escapes the batch's transaction.
  * It is not a substitute for the suites against a real server (describeMongo).
  */
 import { Query, update } from 'mingo';
@@ -64,8 +67,30 @@ function equalities(filter: Document): Document {
   );
 }
 
+type Options = { session?: unknown };
+
+/** The open transaction of the stand-in's one client, if any. */
+class MingoTransactions {
+  open: { session: unknown; aborted?: boolean } | undefined;
+
+  /** An operation issued while a transaction is open but without its session would bypass it. */
+  check(options: Options | undefined): void {
+    if (this.open && options?.session !== this.open.session) throw new Error('an operation outside the open transaction: pass the batch session');
+    if (this.open?.aborted) throw new Error('NoSuchTransaction: an earlier error aborted the transaction');
+    if (!this.open && options?.session) throw new Error('a session passed with no transaction open');
+  }
+}
+
 class MingoCollection {
-  private docs: Document[] = [];
+  docs: Document[] = [];
+
+  constructor(private readonly transactions: MingoTransactions) {}
+
+  /** As on the server, a refused write aborts the open transaction, even when the caller catches the error. */
+  private refuse(error: Error): never {
+    if (this.transactions.open) this.transactions.open.aborted = true;
+    throw error;
+  }
 
   /** Top-level scalar equalities are checked in plain JS first: mingo only sees the few candidates. */
   private matching(filter: Document): Document[] {
@@ -76,29 +101,38 @@ class MingoCollection {
 
   private insert(doc: Document): void {
     if (doc._id === undefined) throw new Error('the stand-in needs an explicit _id');
-    if (this.docs.some((d) => d._id === doc._id)) throw new DuplicateKeyError(`E11000 duplicate key: ${String(doc._id)}`);
+    if (this.docs.some((d) => d._id === doc._id)) this.refuse(new DuplicateKeyError(`E11000 duplicate key: ${String(doc._id)}`));
     this.docs.push(doc);
   }
 
-  find(filter: Document = {}, options: { projection?: Document } = {}): MingoCursor {
+  find(filter: Document = {}, options: { projection?: Document } & Options = {}): MingoCursor {
+    this.transactions.check(options);
     return new MingoCursor((f) => this.matching(f), filter, options.projection);
   }
 
-  async findOne(filter: Document, options: { projection?: Document } = {}): Promise<Document | null> {
+  async findOne(filter: Document, options: { projection?: Document } & Options = {}): Promise<Document | null> {
     const [found] = await this.find(filter, options).limit(1).toArray();
     return found ?? null;
   }
 
-  async updateOne(filter: Document, modifier: { $set?: Document; $setOnInsert?: Document }, options: { upsert?: boolean } = {}): Promise<void> {
+  async updateOne(
+    filter: Document,
+    modifier: { $set?: Document; $setOnInsert?: Document },
+    options: { upsert?: boolean } & Options = {},
+  ): Promise<{ matchedCount: number; upsertedCount: number }> {
+    this.transactions.check(options);
     const [found] = this.matching(filter);
     if (found) {
       if (modifier.$set) update(found, { $set: clone(modifier.$set) });
-      return;
+      return { matchedCount: 1, upsertedCount: 0 };
     }
-    if (options.upsert) this.insert(clone({ ...equalities(filter), ...modifier.$setOnInsert, ...modifier.$set }));
+    if (!options.upsert) return { matchedCount: 0, upsertedCount: 0 };
+    this.insert(clone({ ...equalities(filter), ...modifier.$setOnInsert, ...modifier.$set }));
+    return { matchedCount: 0, upsertedCount: 1 };
   }
 
-  async replaceOne(filter: Document, replacement: Document, options: { upsert?: boolean } = {}): Promise<void> {
+  async replaceOne(filter: Document, replacement: Document, options: { upsert?: boolean } & Options = {}): Promise<void> {
+    this.transactions.check(options);
     const [found] = this.matching(filter);
     if (found) {
       const index = this.docs.indexOf(found);
@@ -108,22 +142,26 @@ class MingoCollection {
     if (options.upsert) this.insert(clone({ ...equalities(filter), ...replacement }));
   }
 
-  async deleteOne(filter: Document): Promise<void> {
+  async deleteOne(filter: Document, options?: Options): Promise<void> {
+    this.transactions.check(options);
     const [found] = this.matching(filter);
     if (found) this.docs = this.docs.filter((d) => d !== found);
   }
 
-  async deleteMany(filter: Document): Promise<void> {
+  async deleteMany(filter: Document, options?: Options): Promise<void> {
+    this.transactions.check(options);
     const gone = new Set(this.matching(filter));
     this.docs = this.docs.filter((d) => !gone.has(d));
   }
 
-  async countDocuments(filter: Document = {}): Promise<number> {
+  async countDocuments(filter: Document = {}, options?: Options): Promise<number> {
+    this.transactions.check(options);
     return this.matching(filter).length;
   }
 
   /** Like the server: an array field contributes each element; values compared by their BSON-ish JSON. */
-  async distinct(field: string, filter: Document = {}): Promise<unknown[]> {
+  async distinct(field: string, filter: Document = {}, options?: Options): Promise<unknown[]> {
+    this.transactions.check(options);
     const seen = new Map<string, unknown>();
     for (const doc of this.matching(filter)) {
       const value: unknown = doc[field];
@@ -140,19 +178,63 @@ class MingoCollection {
 class MingoDb {
   private readonly collections = new Map<string, MingoCollection>();
 
+  constructor(readonly transactions: MingoTransactions) {}
+
   collection(name: string): MingoCollection {
     let found = this.collections.get(name);
     if (!found) {
-      found = new MingoCollection();
+      found = new MingoCollection(this.transactions);
       this.collections.set(name, found);
     }
     return found;
   }
+
+  /** Every collection's documents, to restore when a transaction aborts (stores keep their collection objects). */
+  snapshot(): () => void {
+    const saved = new Map([...this.collections].map(([name, collection]) => [name, clone(collection.docs)]));
+    return () => {
+      for (const [name, collection] of this.collections) collection.docs = saved.get(name) ?? [];
+    };
+  }
 }
 
-/** A MongoReadDb whose database is the mingo stand-in; its checkpoints use the stand-in too. */
-export function mingoReadDb(): MongoReadDb {
-  const read = Object.create(MongoReadDb.prototype) as MongoReadDb;
-  Object.defineProperty(read, 'db', { value: new MingoDb() as unknown as Db });
-  return read;
+/** The client calls MongoReadDb.transaction makes: a session whose withTransaction is all or nothing. */
+class MingoClient {
+  constructor(private readonly db: MingoDb) {}
+
+  startSession() {
+    const db = this.db;
+    const session = {
+      async withTransaction<T>(fn: (s: unknown) => Promise<T>): Promise<T> {
+        if (db.transactions.open) throw new Error('a transaction is already open');
+        const restore = db.snapshot();
+        db.transactions.open = { session };
+        try {
+          const result = await fn(session);
+          if (db.transactions.open.aborted) throw new Error('NoSuchTransaction: the commit found the transaction aborted');
+          return result;
+        } catch (error) {
+          restore();
+          throw error;
+        } finally {
+          db.transactions.open = undefined;
+        }
+      },
+      async endSession(): Promise<void> {},
+    };
+    return session;
+  }
+}
+
+/** MongoReadDb's private constructor. */
+type ReadDbConstructor = new (client: unknown, db: Db, transactions: boolean) => MongoReadDb;
+
+/**
+ * A MongoReadDb whose database is the mingo stand-in; its checkpoints and leases use the stand-in
+ * too. `transactions`: as on a replica set, each batch commits in one transaction; otherwise as on
+ * a standalone server, the ordered writes.
+ */
+export function mingoReadDb(options: { transactions?: boolean } = {}): MongoReadDb {
+  const db = new MingoDb(new MingoTransactions());
+  return new (MongoReadDb as unknown as ReadDbConstructor)(new MingoClient(db), db as unknown as Db, options.transactions ?? false);
 }

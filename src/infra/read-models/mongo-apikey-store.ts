@@ -107,7 +107,7 @@ export class MongoApiKeyStore implements ApiKeyStore {
   private readonly usage: Collection<ApiKeyUsageDoc>;
   private readonly ready: Promise<unknown>;
 
-  constructor(readDb: MongoReadDb) {
+  constructor(private readonly readDb: MongoReadDb) {
     this.keys = readDb.db.collection<ApiKeyDoc>(API_KEYS_COLLECTION);
     this.usage = readDb.db.collection<ApiKeyUsageDoc>(API_KEY_USAGE_COLLECTION);
     this.ready = this.keys.createIndexes([...API_KEY_INDEXES]);
@@ -118,18 +118,18 @@ export class MongoApiKeyStore implements ApiKeyStore {
 
   async byKeyId(keyId: string): Promise<ApiKeyRecord | null> {
     await this.ready;
-    const doc = await this.keys.findOne(apiKeyQueries.byKeyId(keyId));
+    const doc = await this.keys.findOne(apiKeyQueries.byKeyId(keyId), this.readDb.sessionOption());
     if (!doc) return null;
-    const usage = await this.usage.findOne({ _id: doc._id });
+    const usage = await this.usage.findOne({ _id: doc._id }, this.readDb.sessionOption());
     return toApiKeyRecord(doc, usage?.lastUsedAt ?? null);
   }
 
   async listForUser(userId: number): Promise<ApiKeyRecord[]> {
     await this.ready;
     const { filter, sort } = apiKeyQueries.listForUser(userId);
-    const docs = await this.keys.find(filter).sort(sort).toArray();
+    const docs = await this.keys.find(filter, this.readDb.sessionOption()).sort(sort).toArray();
     if (docs.length === 0) return [];
-    const usage = await this.usage.find(apiKeyQueries.usageOf(docs.map((d) => d._id))).toArray();
+    const usage = await this.usage.find(apiKeyQueries.usageOf(docs.map((d) => d._id)), this.readDb.sessionOption()).toArray();
     const lastUsed = new Map(usage.map((u) => [u._id, u.lastUsedAt]));
     return docs.map((doc) => toApiKeyRecord(doc, lastUsed.get(doc._id) ?? null));
   }
@@ -137,7 +137,7 @@ export class MongoApiKeyStore implements ApiKeyStore {
   async recordUse(id: number, at: string): Promise<void> {
     await this.ready;
     const { filter, update, upsert } = apiKeyQueries.recordUse(id, at);
-    await this.usage.updateOne(filter, update, { upsert });
+    await this.usage.updateOne(filter, update, { upsert, ...this.readDb.sessionOption() });
   }
 
   async keyCreated(key: NewApiKeyRecord, position: bigint): Promise<void> {
@@ -154,6 +154,7 @@ export class MongoApiKeyStore implements ApiKeyStore {
 
   private async write({ filter, update, upsert }: MongoWrite<ApiKeyDoc>): Promise<void> {
     await this.ready;
-    await this.keys.updateOne(filter, update, { upsert });
+    // Never a duplicate key, which would abort a transaction: creation upserts on _id alone, the rest never upsert.
+    await this.keys.updateOne(filter, update, { upsert, ...this.readDb.sessionOption() });
   }
 }

@@ -30,7 +30,7 @@ export class MongoApplicationStore implements ApplicationStore {
   private readonly definitions: Collection<Document>;
   private readonly applications: Collection<Document>;
 
-  private constructor(read: MongoReadDb) {
+  private constructor(private readonly read: MongoReadDb) {
     this.projection = mongoProjectionStore(read, APPLICATION_COLLECTIONS);
     this.definitions = read.db.collection(APP_DEFINITIONS);
     this.applications = read.db.collection(APP_APPLICATIONS);
@@ -42,30 +42,30 @@ export class MongoApplicationStore implements ApplicationStore {
   }
 
   async definition(applicationDefinitionId: number): Promise<ApplicationDefinitionRecord | null> {
-    const doc = await this.definitions.findOne(byId(applicationDefinitionId), { projection: RECORD_PROJECTION });
+    const doc = await this.definitions.findOne(byId(applicationDefinitionId), { projection: RECORD_PROJECTION, ...this.read.sessionOption() });
     return (doc as ApplicationDefinitionRecord | null) ?? null;
   }
 
   async page(applicationDefinitionId: number, orderBy: ApplicationOrder, page: PageRequest): Promise<PageResponse<ApplicationRecord>> {
     const filter = applicationsOfDefinition(applicationDefinitionId);
-    const count = await this.applications.countDocuments(filter);
+    const count = await this.applications.countDocuments(filter, this.read.sessionOption());
     // take 0 must not reach the server: limit(0) there means "no limit".
     if (page.take === 0 || count === 0) return { count, list: [] };
-    const docs = await this.applications.find(filter, { projection: RECORD_PROJECTION }).sort(applicationSort(orderBy)).skip(page.skip).limit(page.take).toArray();
+    const docs = await this.applications.find(filter, { projection: RECORD_PROJECTION, ...this.read.sessionOption() }).sort(applicationSort(orderBy)).skip(page.skip).limit(page.take).toArray();
     return { count, list: docs as unknown as ApplicationRecord[] };
   }
 
   async filterValues(applicationDefinitionId: number): Promise<Record<ApplicationFilterField, string[]>> {
     const filter = applicationsOfDefinition(applicationDefinitionId);
-    const values = await Promise.all(APPLICATION_FILTER_FIELDS.map((field) => this.applications.distinct(field, filter)));
+    const values = await Promise.all(APPLICATION_FILTER_FIELDS.map((field) => this.applications.distinct(field, filter, this.read.sessionOption())));
     return filterValuesOf(Object.fromEntries(APPLICATION_FILTER_FIELDS.map((field, i) => [field, values[i]])) as Record<ApplicationFilterField, unknown[]>);
   }
 
   async putDefinition(definition: ApplicationDefinitionRecord, position: bigint): Promise<void> {
-    await applyGuardedUpsert(this.definitions, definitionWrite(definition, position));
+    await applyGuardedUpsert(this.definitions, definitionWrite(definition, position), this.read.sessionOption().session);
   }
 
   async putApplication(application: ApplicationRecord, position: bigint): Promise<void> {
-    await applyGuardedUpsert(this.applications, applicationWrite(application, position));
+    await applyGuardedUpsert(this.applications, applicationWrite(application, position), this.read.sessionOption().session);
   }
 }

@@ -1,8 +1,9 @@
-import type { Filter, UpdateFilter } from 'mongodb';
+import type { Collection, Document, Filter, UpdateFilter } from 'mongodb';
 import type { FilesStore, StoredFile } from '../../projections/files/files-store';
 import type { ProjectionStore } from '../../projections/read-model-projection';
 import type { MongoReadDb } from './mongo-read-db';
 import { mongoProjectionStore } from './mongo-read-db';
+import { applyGuardedUpsert } from './mongo-guarded-write';
 
 export const FILES_COLLECTIONS = { files: 'files', references: 'file_references' } as const;
 
@@ -47,8 +48,6 @@ export const liveUploadsBeforeFilter = (uploadedBefore: string): Filter<FileDoc>
   uploadedAt: { $lt: uploadedBefore },
 });
 
-const isDuplicateKey = (error: unknown): boolean => (error as { code?: number }).code === 11000;
-
 /** The files read model on MongoDB; indexes for each query are declared by `ensureIndexes`. */
 export class MongoFilesStore implements FilesStore {
   readonly projectionStore: ProjectionStore;
@@ -71,12 +70,10 @@ export class MongoFilesStore implements FilesStore {
   }
 
   private async apply<T extends FileDoc | ReferenceDoc>(collection: string, write: GuardedWrite<T>): Promise<void> {
-    try {
-      await this.readDb.db.collection<T>(collection).updateOne(write.filter, write.update, { upsert: write.upsert });
-    } catch (error) {
-      // The guard failed on an existing document: it already holds a later event.
-      if (!isDuplicateKey(error)) throw error;
-    }
+    const { session } = this.readDb.sessionOption();
+    const target = this.readDb.db.collection(collection) as Collection<Document>;
+    if (write.upsert) await applyGuardedUpsert(target, { filter: write.filter as Document, update: write.update as Document }, session);
+    else await target.updateOne(write.filter as Document, write.update as Document, { session });
   }
 
   recordUpload(file: Omit<StoredFile, 'deleted'>, position: bigint): Promise<void> {
@@ -92,23 +89,23 @@ export class MongoFilesStore implements FilesStore {
   }
 
   async file(path: string): Promise<StoredFile | null> {
-    const doc = await this.files.findOne({ _id: path });
+    const doc = await this.files.findOne({ _id: path }, this.readDb.sessionOption());
     if (!doc) return null;
     const { _id, position: _position, ...rest } = doc;
     return { path: _id, ...rest };
   }
 
   async referencingResources(path: string): Promise<number[]> {
-    const docs = await this.references.find(referencingFilter(path)).sort({ _id: 1 }).toArray();
+    const docs = await this.references.find(referencingFilter(path), this.readDb.sessionOption()).sort({ _id: 1 }).toArray();
     return docs.map((d) => d._id);
   }
 
   async unreferencedUploads(uploadedBefore: string, limit: number): Promise<string[]> {
     const out: string[] = [];
-    const cursor = this.files.find(liveUploadsBeforeFilter(uploadedBefore)).sort({ uploadedAt: 1, _id: 1 }).project<{ _id: string }>({ _id: 1 });
+    const cursor = this.files.find(liveUploadsBeforeFilter(uploadedBefore), this.readDb.sessionOption()).sort({ uploadedAt: 1, _id: 1 }).project<{ _id: string }>({ _id: 1 });
     for await (const doc of cursor) {
       if (out.length >= limit) break;
-      if ((await this.references.countDocuments(referencingFilter(doc._id), { limit: 1 })) === 0) out.push(doc._id);
+      if ((await this.references.countDocuments(referencingFilter(doc._id), { limit: 1, ...this.readDb.sessionOption() })) === 0) out.push(doc._id);
     }
     await cursor.close();
     return out;

@@ -1,4 +1,4 @@
-import type { Collection, Document } from 'mongodb';
+import type { ClientSession, Collection, Document } from 'mongodb';
 
 /** A sort document with plain directions, which the driver and mingo both take. */
 export type SortOrder = Record<string, 1 | -1>;
@@ -48,11 +48,38 @@ export function isDuplicateKey(error: unknown): boolean {
 }
 
 /**
+ * The insert half of a guarded upsert, for when its guard missed: inserts the document the upsert
+ * would have inserted (the filter's top-level equalities, `$setOnInsert`, then `$set`) and leaves
+ * an existing one, which then holds this event or a later one, as it is. It never fails on a
+ * duplicate key, since its filter is the _id alone.
+ */
+export function insertIfAbsent(write: GuardedUpsert): GuardedUpsert {
+  const { _id, ...equalities } = Object.fromEntries(
+    Object.entries(write.filter).filter(([key, value]) => !key.startsWith('$') && (typeof value !== 'object' || value === null || Array.isArray(value))),
+  );
+  const { $set, $setOnInsert, ...others } = write.update as { $set?: Document; $setOnInsert?: Document };
+  if (Object.keys(others).length > 0) throw new Error(`a guarded upsert holds only $set and $setOnInsert, not ${Object.keys(others).join(', ')}`);
+  return { filter: { _id }, update: { $setOnInsert: { ...equalities, ...$setOnInsert, ...$set } } };
+}
+
+/**
  * When the guard does not match because the stored document is already at this position or a
  * later one, the upsert tries to insert a second document with the same _id and the server
  * refuses it with a duplicate-key error: that refusal is the "already newer" answer, nothing else is.
+ *
+ * Inside a transaction that refusal would abort the whole batch, so there the guarded update
+ * runs without upsert and, when it matched nothing, `insertIfAbsent` follows: one more round trip
+ * for a new document, none for the usual update.
  */
-export async function applyGuardedUpsert(collection: Collection<Document>, write: GuardedUpsert): Promise<void> {
+export async function applyGuardedUpsert(collection: Collection<Document>, write: GuardedUpsert, session?: ClientSession): Promise<void> {
+  if (session) {
+    const { matchedCount } = await collection.updateOne(write.filter, write.update, { session });
+    if (matchedCount === 0) {
+      const insert = insertIfAbsent(write);
+      await collection.updateOne(insert.filter, insert.update, { upsert: true, session });
+    }
+    return;
+  }
   try {
     await collection.updateOne(write.filter, write.update, { upsert: true });
   } catch (error) {

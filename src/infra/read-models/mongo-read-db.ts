@@ -1,6 +1,7 @@
-import { MongoClient } from 'mongodb';
-import type { Db } from 'mongodb';
-import type { Lease, LeaseStore } from '../../projections/projection-lease';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { MongoClient, MongoOperationTimeoutError } from 'mongodb';
+import type { ClientSession, Db, Document, TransactionOptions } from 'mongodb';
+import type { Fence, Lease, LeaseStore } from '../../projections/projection-lease';
 import { LeaseLostError } from '../../projections/projection-lease';
 import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
 import { canonicalDigest } from '../../projections/canonical-digest';
@@ -14,24 +15,95 @@ export function leaseTakeable(projection: string, holder: string, nowMs: number)
 }
 
 /**
- * The production read models' database. Bounded server selection and query time, so that an
- * outage answers readiness and requests with an error instead of hanging for 30 s.
+ * The fencing check and renewal of a commit: matches only while `fence` still names the lease's
+ * holder and token, so a takeover (a new token) makes it miss. Pure, so a test can evaluate it.
+ */
+export function fenceWrite(fence: Fence): { filter: Document; update: Document } {
+  return {
+    filter: { _id: fence.projection, holder: fence.holder, token: Number(fence.token) },
+    update: { $set: { expiresAt: fence.nowMs + fence.ttlMs } },
+  };
+}
+
+/**
+ * Whether the deployment answering `hello` runs multi-document transactions: a replica set member
+ * names its set, a mongos says `isdbgrid`; a standalone server does neither.
+ */
+export function supportsTransactions(hello: Document): boolean {
+  return (typeof hello.setName === 'string' && hello.setName !== '') || hello.msg === 'isdbgrid';
+}
+
+/**
+ * A batch is small (the runner's catch-up batch at most), so these bounds only cut off a stuck
+ * deployment: the driver would otherwise retry a transient transaction error for 120 s.
+ */
+const TRANSACTION_RETRY_MS = 15_000;
+const TRANSACTION_OPTIONS: TransactionOptions = {
+  readPreference: 'primary',
+  readConcern: { level: 'snapshot' },
+  writeConcern: { w: 'majority', wtimeoutMS: 10_000 },
+  maxCommitTimeMS: 10_000,
+};
+
+/**
+ * The production read models' database. Bounded server selection, so that an outage answers
+ * readiness and requests with an error instead of hanging for 30 s.
  */
 export class MongoReadDb {
+  /** The session of the batch being committed in this async context, when it runs in a transaction. */
+  private readonly batch = new AsyncLocalStorage<ClientSession>();
+
   private constructor(
     private readonly client: MongoClient,
     readonly db: Db,
+    /** Decided once at connect: a replica set or a sharded cluster commits each batch in one transaction. */
+    readonly transactions: boolean,
   ) {}
 
   /** `dbName` overrides the database named in the URL (one database per test run). */
   static async connect(url: string, dbName?: string): Promise<MongoReadDb> {
     const client = new MongoClient(url, { ignoreUndefined: true, serverSelectionTimeoutMS: 5000, timeoutMS: 10_000 });
     await client.connect();
-    return new MongoReadDb(client, client.db(dbName));
+    try {
+      const hello = await client.db('admin').command({ hello: 1 });
+      return new MongoReadDb(client, client.db(dbName), supportsTransactions(hello));
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+  }
+
+  /**
+   * The options every read-model operation passes: inside a batch's transaction its session, so
+   * the operation is part of it and reads the batch's own writes; elsewhere none.
+   */
+  sessionOption(): { session?: ClientSession } {
+    return { session: this.batch.getStore() };
+  }
+
+  /**
+   * Runs `work` in one transaction; operations that pass `sessionOption()` join it. The driver
+   * reruns `work` on a transient transaction error (a write conflict, an election), so `work`
+   * must only fold events into the store; each attempt starts from the committed state.
+   */
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    const session = this.client.startSession();
+    const giveUpAt = Date.now() + TRANSACTION_RETRY_MS;
+    let attempts = 0;
+    try {
+      return await session.withTransaction(async () => {
+        if (attempts++ > 0 && Date.now() > giveUpAt) {
+          throw new MongoOperationTimeoutError(`read-model transaction still failing after ${TRANSACTION_RETRY_MS} ms`);
+        }
+        return this.batch.run(session, work);
+      }, TRANSACTION_OPTIONS);
+    } finally {
+      await session.endSession();
+    }
   }
 
   async checkpoint(projection: string): Promise<bigint | undefined> {
-    const doc = await this.db.collection<CheckpointDoc>('projection_checkpoints').findOne({ _id: projection });
+    const doc = await this.db.collection<CheckpointDoc>('projection_checkpoints').findOne({ _id: projection }, this.sessionOption());
     return doc?.position ? BigInt(doc.position) : undefined;
   }
 
@@ -45,9 +117,11 @@ export class MongoReadDb {
   }
 
   /**
-   * Leases in MongoDB. Without a transaction the fence is checked before the writes and the
-   * lease renewed with it; a holder that stalls between that check and its writes can still
-   * write once, which the position guards on every document make harmless.
+   * Leases in MongoDB. With transactions the fence is checked and renewed inside the batch's
+   * transaction: the lease document is then written by that transaction, so a takeover either
+   * commits first (the fence misses and nothing is written) or waits for the batch to end.
+   * Without them the fence is checked before the writes; a holder that stalls between that check
+   * and its writes can still write once, which the position guards on every document make harmless.
    */
   readonly leases: LeaseStore = {
     acquire: async (projection, holder, ttlMs, nowMs): Promise<Lease | null> => {
@@ -72,17 +146,16 @@ export class MongoReadDb {
     },
   };
 
-  async fence(lease: Lease, ttlMs: number, nowMs: number): Promise<void> {
-    const result = await this.db
-      .collection<LeaseDoc>('projection_leases')
-      .updateOne({ _id: lease.projection, holder: lease.holder, token: Number(lease.token) }, { $set: { expiresAt: nowMs + ttlMs } });
-    if (result.matchedCount === 0) throw new LeaseLostError(lease.projection);
+  async fence(fence: Fence): Promise<void> {
+    const { filter, update } = fenceWrite(fence);
+    const result = await this.db.collection('projection_leases').updateOne(filter, update, this.sessionOption());
+    if (result.matchedCount === 0) throw new LeaseLostError(fence.projection);
   }
 
   async writeCheckpoint(projection: string, position: bigint): Promise<void> {
     await this.db
       .collection<CheckpointDoc>('projection_checkpoints')
-      .updateOne({ _id: projection }, { $set: { position: position.toString() } }, { upsert: true });
+      .updateOne({ _id: projection }, { $set: { position: position.toString() } }, { upsert: true, ...this.sessionOption() });
   }
 
   async clearCheckpoint(projection: string): Promise<void> {
@@ -99,16 +172,22 @@ export class MongoReadDb {
 }
 
 /**
- * The runner's side of a MongoDB read model. Without a replica set there is no transaction: the
- * store's writes are guarded by event position, so the events between the last checkpoint and a
- * crash are applied again harmlessly.
+ * The runner's side of a MongoDB read model. On a replica set or a sharded cluster a batch's
+ * fence, writes and checkpoint are one transaction, as on SQLite: a crash or a refused fence
+ * leaves nothing. On a standalone server they are ordered instead: the fence first, the
+ * checkpoint last, and every store write guarded by event position (views before the document
+ * carrying the position), so the events between the last checkpoint and a crash are applied
+ * again and repair what a partial batch left.
  */
 export function mongoProjectionStore(read: MongoReadDb, collections: readonly string[]): ProjectionStore {
   return {
-    commit: async (projection, position, work, fence) => {
-      if (fence) await read.fence(fence, fence.ttlMs, fence.nowMs);
-      await work();
-      await read.writeCheckpoint(projection, position);
+    commit: (projection, position, work, fence) => {
+      const batch = async () => {
+        if (fence) await read.fence(fence);
+        await work();
+        await read.writeCheckpoint(projection, position);
+      };
+      return read.transactions ? read.transaction(batch) : batch();
     },
     checkpoint: (projection) => read.checkpoint(projection),
     checkpointLog: (projection) => read.checkpointLog(projection),

@@ -48,7 +48,7 @@ export class MongoResourceViewStore implements ResourceViewStore {
   private readonly links: Collection<LinkDoc>;
   private readonly views: Collection<Document>;
 
-  private constructor(read: MongoReadDb) {
+  private constructor(private readonly read: MongoReadDb) {
     this.projection = mongoProjectionStore(read, RESOURCE_COLLECTIONS);
     this.resources = read.db.collection<ResourceDoc>(RESOURCES);
     this.links = read.db.collection<LinkDoc>(PROJECT_LINKS);
@@ -61,30 +61,30 @@ export class MongoResourceViewStore implements ResourceViewStore {
   }
 
   async resource(resourceId: number): Promise<Resource | null> {
-    return (await this.resources.findOne({ _id: resourceId }))?.resource ?? null;
+    return (await this.resources.findOne({ _id: resourceId }, this.read.sessionOption()))?.resource ?? null;
   }
 
   async viewsOfResource(resourceId: number): Promise<ResourceViewRecord[]> {
-    const docs = await this.views.find(viewsOfResourceFilter(resourceId), { projection: VIEW_PROJECTION }).sort(VIEWS_OF_RESOURCE_SORT).toArray();
+    const docs = await this.views.find(viewsOfResourceFilter(resourceId), { projection: VIEW_PROJECTION, ...this.read.sessionOption() }).sort(VIEWS_OF_RESOURCE_SORT).toArray();
     return docs as unknown as ResourceViewRecord[];
   }
 
   async page(q: ViewPageQuery): Promise<ViewPage> {
     let keys: string[] = [];
     if (q.audience.kind !== 'everything') {
-      keys = admittedKeys(q, await this.views.distinct('audienceKey', viewFilter(q)));
+      keys = admittedKeys(q, await this.views.distinct('audienceKey', viewFilter(q), this.read.sessionOption()));
       if (keys.length === 0) return { count: 0, list: [] };
     }
     const filter = pageFilter(q, keys);
-    const count = await this.views.countDocuments(filter);
+    const count = await this.views.countDocuments(filter, this.read.sessionOption());
     // take 0 must not reach the server: limit(0) there means "no limit".
     if (q.take === 0 || count === 0) return { count, list: [] };
-    const docs = await this.views.find(filter, { projection: VIEW_PROJECTION }).sort(pageSort(q.orderBy)).skip(q.skip).limit(q.take).toArray();
+    const docs = await this.views.find(filter, { projection: VIEW_PROJECTION, ...this.read.sessionOption() }).sort(pageSort(q.orderBy)).skip(q.skip).limit(q.take).toArray();
     return { count, list: docs as unknown as ResourceViewRecord[] };
   }
 
   async stored(resourceId: number): Promise<StoredResource | null> {
-    const doc = await this.resources.findOne({ _id: resourceId });
+    const doc = await this.resources.findOne({ _id: resourceId }, this.read.sessionOption());
     return doc ? { resource: doc.resource ?? null, position: positionOf(doc.position) } : null;
   }
 
@@ -97,10 +97,10 @@ export class MongoResourceViewStore implements ResourceViewStore {
    * An event older than the stored resource changes nothing: its views would disagree with it.
    */
   async putResource(resourceId: number, resource: Resource | null, position: bigint, views: readonly ResourceViewRecord[]): Promise<void> {
-    const current = await this.resources.findOne({ _id: resourceId }, { projection: { position: 1 } });
+    const current = await this.resources.findOne({ _id: resourceId }, { projection: { position: 1 }, ...this.read.sessionOption() });
     if (current && positionOf(current.position) > position) return;
     await this.replaceViews(resourceId, views);
-    await applyGuardedUpsert(this.resources as unknown as Collection<Document>, resourceWrite(resourceId, resource, position));
+    await applyGuardedUpsert(this.resources as unknown as Collection<Document>, resourceWrite(resourceId, resource, position), this.read.sessionOption().session);
   }
 
   /**
@@ -111,19 +111,19 @@ export class MongoResourceViewStore implements ResourceViewStore {
     const keep: string[] = [];
     for (const view of views) {
       const { filter, replacement } = viewUpsert(view);
-      await this.views.replaceOne(filter, replacement, { upsert: true });
+      await this.views.replaceOne(filter, replacement, { upsert: true, ...this.read.sessionOption() });
       keep.push(filter._id as string);
     }
-    await this.views.deleteMany(staleViewsFilter(resourceId, keep));
+    await this.views.deleteMany(staleViewsFilter(resourceId, keep), this.read.sessionOption());
   }
 
   async resourcesOfProject(projectId: number): Promise<Resource[]> {
-    const docs = await this.resources.find(liveResourcesOfProjectFilter(projectId)).sort(RESOURCES_OF_PROJECT_SORT).toArray();
+    const docs = await this.resources.find(liveResourcesOfProjectFilter(projectId), this.read.sessionOption()).sort(RESOURCES_OF_PROJECT_SORT).toArray();
     return docs.flatMap((doc) => (doc.resource ? [doc.resource] : []));
   }
 
   async projectLink(communityProjectId: number): Promise<(ProjectLink & { position: bigint; removed: boolean }) | null> {
-    const doc = await this.links.findOne({ _id: communityProjectId });
+    const doc = await this.links.findOne({ _id: communityProjectId }, this.read.sessionOption());
     if (!doc) return null;
     return {
       communityProjectId: doc._id,
@@ -135,11 +135,11 @@ export class MongoResourceViewStore implements ResourceViewStore {
   }
 
   async writeProjectLink(link: ProjectLink, removed: boolean, position: bigint): Promise<void> {
-    await applyGuardedUpsert(this.links as unknown as Collection<Document>, projectLinkWrite(link, removed, position));
+    await applyGuardedUpsert(this.links as unknown as Collection<Document>, projectLinkWrite(link, removed, position), this.read.sessionOption().session);
   }
 
   async projectCommunities(projectId: number): Promise<number[]> {
-    const docs = await this.links.find(projectCommunitiesFilter(projectId), { projection: { _id: 0, communityId: 1 } }).sort(PROJECT_COMMUNITIES_SORT).toArray();
+    const docs = await this.links.find(projectCommunitiesFilter(projectId), { projection: { _id: 0, communityId: 1 }, ...this.read.sessionOption() }).sort(PROJECT_COMMUNITIES_SORT).toArray();
     return [...new Set(docs.map((d) => d.communityId))];
   }
 }

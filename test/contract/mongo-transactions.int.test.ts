@@ -1,0 +1,90 @@
+/**
+ * A runner batch on a real MongoDB (MONGODB_URL, or a testcontainers single-node replica set):
+ * the batch contract the unit tests run on the mingo stand-in, and what only a server shows, a
+ * takeover racing a batch's transaction. Counted as skipped where no MongoDB answers.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import { MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
+import { MongoResourceViewStore } from '../../src/infra/read-models/mongo-resource-view-store';
+import { announceSkip } from '../support/external';
+import { describeMongo } from '../support/mongo-target';
+import { describeMongoBatchContract } from './mongo-batch-contract';
+import { resource } from './resource-view-fixtures';
+
+describeMongo('read-model batches', (mongo) => {
+  const connect = async () => {
+    const { url, dbName } = mongo();
+    return MongoReadDb.connect(url, dbName());
+  };
+
+  describeMongoBatchContract('a real MongoDB', async () => {
+    const read = await connect();
+    return {
+      read,
+      dispose: async () => {
+        await read.db.dropDatabase();
+        await read.close();
+      },
+    };
+  });
+
+  describe('a takeover racing a batch (needs a replica set)', () => {
+    let read: MongoReadDb;
+    beforeEach(async () => {
+      read = await connect();
+    });
+    afterEach(async () => {
+      await read.db.dropDatabase();
+      await read.close();
+    });
+
+    /**
+     * Holder a's lease ran out at 1000; its batch renews it (now 900) inside the transaction
+     * while b tries to take it over at 1500. b's write waits for the transaction: if the batch
+     * commits, b finds the renewed lease; if it aborts, b takes the lease that ran out.
+     */
+    async function race(outcome: 'commit' | 'abort') {
+      const store = await MongoResourceViewStore.open(read);
+      const a = await read.leases.acquire('resources', 'a', 100, 900);
+      if (!a) throw new Error('a could not take the free lease');
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let fenced!: () => void;
+      const inside = new Promise<void>((resolve) => (fenced = resolve));
+      const batch = store.projection.commit(
+        'resources',
+        1n,
+        async () => {
+          await store.putResource(1, resource(1), 1n, []);
+          fenced();
+          await gate;
+          if (outcome === 'abort') throw new Error('crash midway through the batch');
+        },
+        { ...a, ttlMs: 1000, nowMs: 900 },
+      );
+      await inside;
+      const takeover = read.leases.acquire('resources', 'b', 1000, 1500);
+      await sleep(200);
+      release();
+      const [committed, taken] = await Promise.allSettled([batch, takeover]);
+      return { committed, taken: taken.status === 'fulfilled' ? taken.value : taken.reason, stored: await store.stored(1) };
+    }
+
+    it('given the batch commits, then the takeover finds the lease renewed and the batch written', async () => {
+      if (!read.transactions) return announceSkip('takeover racing a batch', 'the MongoDB at MONGODB_URL is not a replica set');
+      const { committed, taken, stored } = await race('commit');
+      expect(committed.status).toBe('fulfilled');
+      expect(taken).toBeNull();
+      expect(stored?.position).toBe(1n);
+    });
+
+    it('given the batch aborts, then the takeover gets the lease with a new token and the batch left nothing', async () => {
+      if (!read.transactions) return announceSkip('takeover racing a batch', 'the MongoDB at MONGODB_URL is not a replica set');
+      const { committed, taken, stored } = await race('abort');
+      expect(committed.status).toBe('rejected');
+      expect(taken).toEqual({ projection: 'resources', holder: 'b', token: 2n });
+      expect(stored).toBeNull();
+      expect(await read.checkpoint('resources')).toBeUndefined();
+    });
+  });
+});
