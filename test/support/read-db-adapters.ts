@@ -27,12 +27,20 @@ export function describeOnEveryReadDb<Store>(
     return { store: openSqlite(read), dispose: async () => read.close() };
   });
   contract(`${mongoName} on the mingo stand-in`, async () => ({ store: await openMongo(mingoReadDb()), dispose: async () => undefined }));
-  describeMongo(mongoName, (mongo) => {
-    contract(mongoName, async () => {
+  describeOnRealMongo(mongoName, contract, mongoName, openMongo);
+}
+
+/**
+ * Runs a contract, as `name`, against a real MongoDB (`suite` names the describeMongo block: skipped
+ * when none answers), each store on a fresh database dropped after.
+ */
+export function describeOnRealMongo<Store>(suite: string, contract: StoreContract<Store>, name: string, open: (read: MongoReadDb) => Promise<Store> | Store): void {
+  describeMongo(suite, (mongo) => {
+    contract(name, async () => {
       const { url, dbName } = mongo();
       const read = await MongoReadDb.connect(url, dbName());
       return {
-        store: await openMongo(read),
+        store: await open(read),
         dispose: async () => {
           await read.db.dropDatabase();
           await read.close();
