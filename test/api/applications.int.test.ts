@@ -1,6 +1,5 @@
 import { demo, demoDirectory } from '../support/demo-directory';
-import type { TestServer } from '../support/test-server';
-import { startTestServer } from '../support/test-server';
+import { serverForSuite } from '../support/suite-server';
 
 /**
  * POST /api/ApplicationDefinition/{applicationDefinitionId}/Applications, the example paginated
@@ -41,16 +40,12 @@ const seed = [
 ];
 
 describe('POST /api/ApplicationDefinition/{id}/Applications', () => {
-  let server: TestServer;
+  const server = serverForSuite([demoDirectory.events, seed]);
   let adminToken: string;
 
   beforeAll(async () => {
-    server = await startTestServer();
-    expect((await server.directory(demoDirectory.events)).status).toBe(200);
-    expect((await server.directory(seed)).status).toBe(200);
     adminToken = await server.token(demo.users.admin1);
   });
-  afterAll(() => server.close());
 
   const asAdmin = (id: number | string, body: unknown) => server.post(path(id), body, { token: adminToken });
   const ids = (list: { id: number }[]) => list.map((item) => item.id);

@@ -12,10 +12,10 @@
  * Shares in the givens go into community 2 (admin: Finn), made by whoever may share the resource.
  */
 import { demo, demoDirectory } from '../support/demo-directory';
-import type { PrivacyApi, ResourcePrivacy, SavePrivacyBody, Where } from '../support/privacy-api';
+import type { ResourcePrivacy, SavePrivacyBody, Where } from '../support/privacy-api';
 import { privacyApi } from '../support/privacy-api';
-import type { HttpResult, TestServer } from '../support/test-server';
-import { startTestServer } from '../support/test-server';
+import { serverForSuite } from '../support/suite-server';
+import type { HttpResult } from '../support/test-server';
 
 const OTHER_ADMIN = 21;
 const P = demo.projects.solar;
@@ -116,20 +116,12 @@ const table: [Caller, Kind, Change, 200 | 403 | 409][] = [
 const PROBLEM_TYPE = { 403: '/problems/forbidden', 409: '/problems/conflict' } as const;
 
 describe('SaveResourcePrivacy and UnshareResourceFromCommunity: who may change what', () => {
-  let server: TestServer;
-  let api: PrivacyApi;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    expect((await server.directory(demoDirectory.events)).status).toBe(200);
-    const lia = [
-      { type: 'UserUpserted', data: { userId: OTHER_ADMIN, name: 'Lia Novak', status: 'active' } },
-      { type: 'CommunityMemberSet', data: { communityId: demo.communities.public3, userId: OTHER_ADMIN, role: 'admin', status: 'approved' } },
-    ];
-    expect((await server.directory(lia)).status).toBe(200);
-    api = privacyApi(server);
-  });
-  afterAll(() => server.close());
+  const lia = [
+    { type: 'UserUpserted', data: { userId: OTHER_ADMIN, name: 'Lia Novak', status: 'active' } },
+    { type: 'CommunityMemberSet', data: { communityId: demo.communities.public3, userId: OTHER_ADMIN, role: 'admin', status: 'approved' } },
+  ];
+  const server = serverForSuite([demoDirectory.events, lia]);
+  const api = privacyApi(server);
 
   /** A fresh resource, shared into SHARED_INTO at Public when the change needs an existing share. */
   async function givenResource(kind: Kind, change: Change): Promise<number> {

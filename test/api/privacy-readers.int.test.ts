@@ -1,8 +1,6 @@
-import { demo, demoDirectory } from '../support/demo-directory';
-import type { PrivacyApi } from '../support/privacy-api';
+import { demo } from '../support/demo-directory';
 import { communityCircle, privacyApi } from '../support/privacy-api';
-import type { TestServer } from '../support/test-server';
-import { startTestServer } from '../support/test-server';
+import { serverForSuite } from '../support/suite-server';
 
 /**
  * GetResourcePrivacy for someone who can only read the resource (issue 11 item 9): the level,
@@ -15,14 +13,10 @@ import { startTestServer } from '../support/test-server';
 const { users, communities, projects, circles } = demo;
 
 describe('GetResourcePrivacy for readers', () => {
-  let server: TestServer;
-  let api: PrivacyApi;
+  const api = privacyApi(serverForSuite());
   let resourceId: number;
 
   beforeAll(async () => {
-    server = await startTestServer();
-    expect((await server.directory(demoDirectory.events)).status).toBe(200);
-    api = privacyApi(server);
     resourceId = await api.create(users.team, { projectId: projects.solar, communityId: communities.public1 }, 4);
     await api.saveOk(users.team, {
       resourceId,
@@ -30,7 +24,6 @@ describe('GetResourcePrivacy for readers', () => {
     });
     await api.saveOk(users.admin1, { resourceId, sharesToUpsert: [{ communityId: communities.public3, privacyLevel: 1 }] });
   });
-  afterAll(() => server.close());
 
   it.each([
     ['someone outside, reading through the public share', users.outsider],

@@ -12,10 +12,9 @@
  * shares; a project resource is created by the team (Ada), who may change everything on it.
  */
 import { demo, demoDirectory } from '../support/demo-directory';
-import type { PrivacyApi, SavePrivacyBody } from '../support/privacy-api';
+import type { SavePrivacyBody } from '../support/privacy-api';
 import { communityCircle, fieldsOf, privacyApi, projectCircle } from '../support/privacy-api';
-import type { TestServer } from '../support/test-server';
-import { startTestServer } from '../support/test-server';
+import { serverForSuite } from '../support/suite-server';
 
 const P = demo.projects.solar;
 const C1 = demo.communities.public1;
@@ -44,16 +43,8 @@ const extraDirectory = [
 ];
 
 describe('resource privacy over HTTP', () => {
-  let server: TestServer;
-  let api: PrivacyApi;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    expect((await server.directory(demoDirectory.events)).status).toBe(200);
-    expect((await server.directory(extraDirectory)).status).toBe(200);
-    api = privacyApi(server);
-  });
-  afterAll(() => server.close());
+  const server = serverForSuite([demoDirectory.events, extraDirectory]);
+  const api = privacyApi(server);
 
   const newCp = (level = 1) => api.create(admin1, { projectId: P, communityId: C1 }, level);
   const newProjectResource = (level = 1) => api.create(team, { projectId: P, communityId: null }, level);

@@ -1,16 +1,10 @@
 import { WrongExpectedRevisionError } from '../../src/infra/event-store/event-store';
-import { demo, demoDirectory } from '../support/demo-directory';
-import type { TestServer } from '../support/test-server';
-import { startTestServer } from '../support/test-server';
+import { demo } from '../support/demo-directory';
+import { serverForSuite } from '../support/suite-server';
 
 /** Issue 11 items 5, 6 and 8: work before authentication, malformed URLs, headers. */
 describe('request hardening', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-    expect((await server.directory(demoDirectory.events)).status).toBe(200);
-  });
-  afterAll(() => server.close());
+  const server = serverForSuite();
 
   describe('authentication comes before the body', () => {
     it('given no credential and malformed JSON, then 401 (the body was never parsed)', async () => {
@@ -97,12 +91,7 @@ describe('request hardening', () => {
 });
 
 describe('a command whose retries run out', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-    expect((await server.directory(demoDirectory.events)).status).toBe(200);
-  });
-  afterAll(() => server.close());
+  const server = serverForSuite();
 
   it('given a resource stream that always loses the race, when saving, then 503 with Retry-After and nothing appended', async () => {
     const store = server.services.eventStore;

@@ -1,8 +1,7 @@
 import { demo, demoDirectory } from '../support/demo-directory';
-import type { ResourceApi, ResourceRecord } from '../support/resource-api';
+import type { ResourceRecord } from '../support/resource-api';
 import { fieldsOf, idsOf, newResource, recordProblems, resourceApi, scope } from '../support/resource-api';
-import type { TestServer } from '../support/test-server';
-import { startTestServer } from '../support/test-server';
+import { serverForSuite } from '../support/suite-server';
 
 /**
  * POST /api/Project/GetResourceList (SPEC.md "GetResourceList", DESIGN.md "Other endpoints"),
@@ -46,16 +45,8 @@ const seed = [
 ];
 
 describe('POST /api/Project/GetResourceList', () => {
-  let server: TestServer;
-  let api: ResourceApi;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    expect((await server.directory(demoDirectory.events)).status).toBe(200);
-    expect((await server.directory(seed)).status).toBe(200);
-    api = resourceApi(server);
-  });
-  afterAll(() => server.close());
+  const server = serverForSuite([demoDirectory.events, seed]);
+  const api = resourceApi(server);
 
   describe('filters, on LAB', () => {
     // Project resources: R1, R2, R5 (paragraph 6001). Community 1: R3, R4 (paragraph 6000). Community 3: R6.

@@ -1,8 +1,7 @@
-import { demo, demoDirectory } from '../support/demo-directory';
-import type { ResourceApi, ResourceRecord } from '../support/resource-api';
+import { demo } from '../support/demo-directory';
+import type { ResourceRecord } from '../support/resource-api';
 import { fieldsOf, idsOf, newResource, resourceApi, scope } from '../support/resource-api';
-import type { TestServer } from '../support/test-server';
-import { startTestServer } from '../support/test-server';
+import { serverForSuite } from '../support/suite-server';
 
 /**
  * GET /api/Resource/RemoveProjectResource?id= (SPEC.md "RemoveProjectResource"), over HTTP, on
@@ -12,15 +11,8 @@ const { users, communities, projects, communityProjects } = demo;
 const P = projects.solar;
 
 describe('GET /api/Resource/RemoveProjectResource', () => {
-  let server: TestServer;
-  let api: ResourceApi;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    expect((await server.directory(demoDirectory.events)).status).toBe(200);
-    api = resourceApi(server);
-  });
-  afterAll(() => server.close());
+  const server = serverForSuite();
+  const api = resourceApi(server);
 
   /** Whether the team (who sees every resource of the project) finds it in a view. */
   const listedIn = async (resourceId: number, communityId: number | null, userId: number = users.team): Promise<boolean> =>

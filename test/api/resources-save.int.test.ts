@@ -1,8 +1,7 @@
-import { demo, demoDirectory } from '../support/demo-directory';
-import type { ResourceApi, ResourceRecord } from '../support/resource-api';
+import { demo } from '../support/demo-directory';
+import type { ResourceRecord } from '../support/resource-api';
 import { ISO_8601, SAVED_FIELDS, fieldsOf, idsOf, newResource, recordProblems, resourceApi, scope } from '../support/resource-api';
-import type { TestServer } from '../support/test-server';
-import { startTestServer } from '../support/test-server';
+import { serverForSuite } from '../support/suite-server';
 
 /**
  * POST /api/Resource/SaveProjectResource (SPEC.md "SaveProjectResource"), over HTTP, on the demo
@@ -13,15 +12,8 @@ const { users, communities, projects, communityProjects, paragraphs } = demo;
 const P = projects.solar;
 
 describe('POST /api/Resource/SaveProjectResource', () => {
-  let server: TestServer;
-  let api: ResourceApi;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    expect((await server.directory(demoDirectory.events)).status).toBe(200);
-    api = resourceApi(server);
-  });
-  afterAll(() => server.close());
+  const server = serverForSuite();
+  const api = resourceApi(server);
 
   /** The record of a resource as `userId` sees it in a view, or undefined. */
   const seenIn = async (userId: number, resourceId: number, communityId: number | null): Promise<ResourceRecord | undefined> => {

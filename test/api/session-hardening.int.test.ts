@@ -1,8 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mintSessionToken } from '../../src/infra/auth/session-verifier';
 import { demo, demoDirectory } from '../support/demo-directory';
-import type { TestServer } from '../support/test-server';
-import { startTestServer } from '../support/test-server';
+import { serverForSuite } from '../support/suite-server';
 
 /** Bearer tokens the service must refuse (DESIGN.md "Credentials", issue 11 items 2 to 4). */
 const now = () => Math.floor(Date.now() / 1000);
@@ -15,12 +14,7 @@ const expectUnauthenticated = (res: { status: number; body: { type?: string }; h
 };
 
 describe('bearer token lifetime and impersonation', () => {
-  let server: TestServer;
-  beforeAll(async () => {
-    server = await startTestServer();
-    expect((await server.directory(demoDirectory.events)).status).toBe(200);
-  });
-  afterAll(() => server.close());
+  const server = serverForSuite();
 
   const secret = () => server.services.secrets.jwtSecret ?? '';
   const getcurrent = (token: string) => server.get('/api/user/getcurrent', { token });
@@ -68,15 +62,10 @@ describe('bearer token lifetime and impersonation', () => {
 });
 
 describe('bearer token audience and issuer', () => {
-  let server: TestServer;
   const secret = randomBytes(32).toString('base64url');
   const audience = 'project-resources-api';
   const issuer = 'https://id.example.org/';
-  beforeAll(async () => {
-    server = await startTestServer({ AUTH_JWT_SECRET: secret, AUTH_JWT_AUDIENCE: audience, AUTH_JWT_ISSUER: issuer });
-    expect((await server.directory(demoDirectory.events)).status).toBe(200);
-  });
-  afterAll(() => server.close());
+  const server = serverForSuite([demoDirectory.events], { AUTH_JWT_SECRET: secret, AUTH_JWT_AUDIENCE: audience, AUTH_JWT_ISSUER: issuer });
 
   const getcurrent = async (options: { audience?: string; issuer?: string }) =>
     server.get('/api/user/getcurrent', { token: await mintSessionToken(secret, { userId: demo.users.team, ...options }) });

@@ -1,8 +1,6 @@
-import { demo, demoDirectory } from '../support/demo-directory';
-import type { ResourceApi } from '../support/resource-api';
+import { demo } from '../support/demo-directory';
 import { newResource, resourceApi, scope } from '../support/resource-api';
-import type { TestServer } from '../support/test-server';
-import { startTestServer } from '../support/test-server';
+import { serverForSuite } from '../support/suite-server';
 
 /**
  * The two rules DESIGN.md settled in issue 11: a mentor's new resource is always Custom with the
@@ -13,15 +11,8 @@ const { users, communities, projects, communityProjects } = demo;
 const P = projects.solar;
 
 describe('settled rules over HTTP', () => {
-  let server: TestServer;
-  let api: ResourceApi;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    expect((await server.directory(demoDirectory.events)).status).toBe(200);
-    api = resourceApi(server);
-  });
-  afterAll(() => server.close());
+  const server = serverForSuite();
+  const api = resourceApi(server);
 
   const directory = async (...events: { type: string; data: Record<string, unknown> }[]) =>
     expect((await server.directory(events)).status).toBe(200);

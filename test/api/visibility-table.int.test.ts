@@ -1,8 +1,8 @@
 import type { NewEvent } from '../../src/infra/event-store/event-store';
-import type { Answer, ResourceApi, ResourceList, ResourceRecord } from '../support/resource-api';
+import type { Answer, ResourceList, ResourceRecord } from '../support/resource-api';
 import { idsOf, newResource, resourceApi, scope } from '../support/resource-api';
-import type { HttpResult, TestServer } from '../support/test-server';
-import { startTestServer } from '../support/test-server';
+import { serverForSuite } from '../support/suite-server';
+import type { HttpResult } from '../support/test-server';
 
 /**
  * THE visibility table, over HTTP: for every privacy level x caller kind x view, whether the
@@ -250,8 +250,8 @@ const CELLS: Cell[] = TABLE.flatMap(([resource, view, gov, row]) => {
 });
 
 describe('visibility table: GetResourceList per level x caller kind x view', () => {
-  let server: TestServer;
-  let api: ResourceApi;
+  const server = serverForSuite([directory]);
+  const api = resourceApi(server);
   const ids = {} as Record<ResourceKey, number>;
   let setupPath: 'SaveResourcePrivacy' | 'event store';
 
@@ -315,10 +315,6 @@ describe('visibility table: GetResourceList per level x caller kind x view', () 
   }
 
   beforeAll(async () => {
-    server = await startTestServer();
-    expect((await server.directory(directory)).status).toBe(200);
-    api = resourceApi(server);
-
     for (const [key, setup] of Object.entries(RESOURCES) as [ResourceKey, Setup][]) {
       const shape = setup.scope === 'cp' ? scope.communityProject(CP.O) : scope.project(P);
       ids[key] = (await api.create(TEAM, newResource(shape, { name: key, privacyLevel: setup.own }))).id;
@@ -336,7 +332,6 @@ describe('visibility table: GetResourceList per level x caller kind x view', () 
     const barrier = await api.create(TEAM, newResource(scope.project(BARRIER_PROJECT), { name: 'barrier' }));
     expect(barrier.id).toBeGreaterThan(0);
   });
-  afterAll(() => server.close());
 
   it('the givens hold: the team sees every resource with its governing level in every view it is in', async () => {
     console.log(`visibility table: shares and circles set up through ${setupPath}`);

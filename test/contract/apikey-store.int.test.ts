@@ -9,13 +9,12 @@ import type { EventMetadata } from '../../src/domain/event';
 import type { RecordedEvent } from '../../src/infra/event-store/event-store';
 import type { ApiKeyDoc, ApiKeyUsageDoc, MongoWrite } from '../../src/infra/read-models/mongo-apikey-store';
 import { MongoApiKeyStore, apiKeyQueries, toApiKeyRecord } from '../../src/infra/read-models/mongo-apikey-store';
-import { MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
 import { SqliteApiKeyStore } from '../../src/infra/read-models/sqlite-apikey-store';
 import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
 import { apiKeyProjection } from '../../src/projections/apikeys/apikey-projection';
 import type { ApiKeyRecord, ApiKeyStore } from '../../src/projections/apikeys/apikey-store';
 import type { ProjectionStore, ReadModelProjection } from '../../src/projections/read-model-projection';
-import { describeMongo } from '../support/mongo-target';
+import { describeOnRealMongo } from '../support/read-db-adapters';
 
 type Harness = { store: ApiKeyStore; dispose(): Promise<void> };
 
@@ -152,19 +151,7 @@ describeApiKeyStoreContract('SQLite', async () => {
   return { store: new SqliteApiKeyStore(readDb), dispose: async () => readDb.close() };
 });
 
-describeMongo('apikeys store contract', (mongo) => {
-  describeApiKeyStoreContract('MongoDB', async () => {
-    const { url, dbName } = mongo();
-    const readDb = await MongoReadDb.connect(url, dbName());
-    return {
-      store: new MongoApiKeyStore(readDb),
-      dispose: async () => {
-        await readDb.db.dropDatabase();
-        await readDb.close();
-      },
-    };
-  });
-});
+describeOnRealMongo('apikeys store contract', describeApiKeyStoreContract, 'MongoDB', (read) => new MongoApiKeyStore(read));
 
 /** Applies one of the adapter's writes as MongoDB's updateOne would (upsert included). */
 function applyWrite<T extends { _id: number }>(docs: T[], { filter, update, upsert }: MongoWrite<T>): void {

@@ -3,14 +3,10 @@
  * adapter on the in-process mingo stand-in always, and on a real MongoDB when one answers.
  */
 import { MongoApplicationStore } from '../../src/infra/read-models/mongo-application-store';
-import { MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
 import { SqliteApplicationStore } from '../../src/infra/read-models/sqlite-application-store';
-import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
 import type { ApplicationRecord, ApplicationStore } from '../../src/projections/applications/application-store';
-import { mingoReadDb } from '../support/mingo-mongo';
-import { describeMongo } from '../support/mongo-target';
+import { describeOnEveryReadDb, type OpenedStore } from '../support/read-db-adapters';
 
-type Opened = { store: ApplicationStore; dispose: () => Promise<void> };
 
 const DEFINITION = 5;
 const OTHER_DEFINITION = 6;
@@ -38,7 +34,7 @@ const fixtures: ApplicationRecord[] = [
   application(9, { applicationDefinitionId: OTHER_DEFINITION, tags: ['other'], country: 'Peru' }),
 ];
 
-export function describeApplicationStoreContract(name: string, open: () => Promise<Opened>): void {
+export function describeApplicationStoreContract(name: string, open: () => Promise<OpenedStore<ApplicationStore>>): void {
   describe(`${name} honours the ApplicationStore contract`, () => {
     let store: ApplicationStore;
     let dispose: () => Promise<void>;
@@ -139,26 +135,7 @@ export function describeApplicationStoreContract(name: string, open: () => Promi
   });
 }
 
-describeApplicationStoreContract('SqliteApplicationStore', async () => {
-  const read = SqliteReadDb.open(':memory:');
-  return { store: new SqliteApplicationStore(read), dispose: async () => read.close() };
-});
-
-describeApplicationStoreContract('MongoApplicationStore on the mingo stand-in', async () => ({
-  store: await MongoApplicationStore.open(mingoReadDb()),
-  dispose: async () => undefined,
-}));
-
-describeMongo('MongoApplicationStore', (mongo) => {
-  describeApplicationStoreContract('MongoApplicationStore', async () => {
-    const { url, dbName } = mongo();
-    const read = await MongoReadDb.connect(url, dbName());
-    return {
-      store: await MongoApplicationStore.open(read),
-      dispose: async () => {
-        await read.db.dropDatabase();
-        await read.close();
-      },
-    };
-  });
+describeOnEveryReadDb(describeApplicationStoreContract, {
+  sqlite: ['SqliteApplicationStore', (read) => new SqliteApplicationStore(read)],
+  mongo: ['MongoApplicationStore', (read) => MongoApplicationStore.open(read)],
 });

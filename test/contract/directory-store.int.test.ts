@@ -4,16 +4,12 @@
  */
 import type { DirectoryEvent } from '../../src/domain/directory/directory-events';
 import { MongoDirectoryStore } from '../../src/infra/read-models/mongo-directory-store';
-import { MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
 import { SqliteDirectoryStore } from '../../src/infra/read-models/sqlite-directory-store';
-import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
 import type { DirectoryChange } from '../../src/projections/directory/directory-records';
 import { directoryChange } from '../../src/projections/directory/directory-records';
 import type { DirectoryStore, Memberships } from '../../src/projections/directory/directory-store';
-import { mingoReadDb } from '../support/mingo-mongo';
-import { describeMongo } from '../support/mongo-target';
+import { describeOnEveryReadDb, type OpenedStore } from '../support/read-db-adapters';
 
-type Opened = { store: DirectoryStore; dispose: () => Promise<void> };
 
 const change = (event: DirectoryEvent): DirectoryChange => directoryChange(event) as DirectoryChange;
 
@@ -61,7 +57,7 @@ function normalised(m: Memberships): Memberships {
   };
 }
 
-export function describeDirectoryStoreContract(name: string, open: () => Promise<Opened>): void {
+export function describeDirectoryStoreContract(name: string, open: () => Promise<OpenedStore<DirectoryStore>>): void {
   describe(`${name} honours the DirectoryStore contract`, () => {
     let store: DirectoryStore;
     let dispose: () => Promise<void>;
@@ -205,26 +201,7 @@ export function describeDirectoryStoreContract(name: string, open: () => Promise
   });
 }
 
-describeDirectoryStoreContract('SqliteDirectoryStore', async () => {
-  const read = SqliteReadDb.open(':memory:');
-  return { store: new SqliteDirectoryStore(read), dispose: async () => read.close() };
-});
-
-describeDirectoryStoreContract('MongoDirectoryStore on the mingo stand-in', async () => ({
-  store: await MongoDirectoryStore.open(mingoReadDb()),
-  dispose: async () => undefined,
-}));
-
-describeMongo('MongoDirectoryStore', (mongo) => {
-  describeDirectoryStoreContract('MongoDirectoryStore', async () => {
-    const { url, dbName } = mongo();
-    const read = await MongoReadDb.connect(url, dbName());
-    return {
-      store: await MongoDirectoryStore.open(read),
-      dispose: async () => {
-        await read.db.dropDatabase();
-        await read.close();
-      },
-    };
-  });
+describeOnEveryReadDb(describeDirectoryStoreContract, {
+  sqlite: ['SqliteDirectoryStore', (read) => new SqliteDirectoryStore(read)],
+  mongo: ['MongoDirectoryStore', (read) => MongoDirectoryStore.open(read)],
 });

@@ -3,14 +3,10 @@
  * adapter on the in-process mingo stand-in always, and on a real MongoDB when one answers.
  */
 import type { RecordedEvent } from '../../src/infra/event-store/event-store';
-import { MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
 import { MongoResourceViewStore } from '../../src/infra/read-models/mongo-resource-view-store';
-import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
 import { SqliteResourceViewStore } from '../../src/infra/read-models/sqlite-resource-view-store';
 import { resourceProjection } from '../../src/projections/resources/resource-projection';
 import type { Audience, ResourceViewStore } from '../../src/projections/resources/resource-view-store';
-import { mingoReadDb } from '../support/mingo-mongo';
-import { describeMongo } from '../support/mongo-target';
 import {
   CIRCLE,
   D,
@@ -31,8 +27,8 @@ import {
   query,
   resource,
 } from './resource-view-fixtures';
+import { describeOnEveryReadDb, type OpenedStore } from '../support/read-db-adapters';
 
-type Opened = { store: ResourceViewStore; dispose: () => Promise<void> };
 
 const metadata = { actor: { userId: 1, credential: 'session' as const }, correlationId: 'c', at: '2025-01-01T00:00:00.000Z' };
 const recorded = (position: bigint, type: string, data: object): RecordedEvent => ({
@@ -74,7 +70,7 @@ const updated = (position: bigint, resourceId: number, name: string) =>
   });
 const deleted = (position: bigint, resourceId: number) => recorded(position, 'ResourceDeleted', { resourceId, resourceUrl: 'https://example.org/a.pdf' });
 
-export function describeResourceViewStoreContract(name: string, open: () => Promise<Opened>): void {
+export function describeResourceViewStoreContract(name: string, open: () => Promise<OpenedStore<ResourceViewStore>>): void {
   describe(`${name} honours the ResourceViewStore contract`, () => {
     let store: ResourceViewStore;
     let dispose: () => Promise<void>;
@@ -362,26 +358,7 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
   });
 }
 
-describeResourceViewStoreContract('SqliteResourceViewStore', async () => {
-  const read = SqliteReadDb.open(':memory:');
-  return { store: new SqliteResourceViewStore(read), dispose: async () => read.close() };
-});
-
-describeResourceViewStoreContract('MongoResourceViewStore on the mingo stand-in', async () => ({
-  store: await MongoResourceViewStore.open(mingoReadDb()),
-  dispose: async () => undefined,
-}));
-
-describeMongo('MongoResourceViewStore', (mongo) => {
-  describeResourceViewStoreContract('MongoResourceViewStore', async () => {
-    const { url, dbName } = mongo();
-    const read = await MongoReadDb.connect(url, dbName());
-    return {
-      store: await MongoResourceViewStore.open(read),
-      dispose: async () => {
-        await read.db.dropDatabase();
-        await read.close();
-      },
-    };
-  });
+describeOnEveryReadDb(describeResourceViewStoreContract, {
+  sqlite: ['SqliteResourceViewStore', (read) => new SqliteResourceViewStore(read)],
+  mongo: ['MongoResourceViewStore', (read) => MongoResourceViewStore.open(read)],
 });

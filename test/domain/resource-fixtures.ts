@@ -136,20 +136,22 @@ export const withContext = (request: Request<ResourceCommand>, facts: ResourceDe
 export const projectScope: ResourceScope = { kind: 'project', projectId: P };
 export const communityScope: ResourceScope = { kind: 'communityProject', projectId: P, communityId: O, communityProjectId: CP_ID };
 
+/** The resource every given starts from: community-project resource RID of O, the pump manual, Public. */
+const pumpManual = {
+  resourceId: RID,
+  scope: communityScope,
+  paragraphId: null,
+  name: 'Pump manual',
+  description: 'How to fix the pump',
+  resourceUrl: 'resource_files/abc/manual.pdf',
+  icon: 'book',
+  tags: ['water'],
+  privacyLevel: 1,
+} as const;
+
 export const createResource = (data: Partial<CreateResource['data']> = {}): Request<CreateResource> => ({
   type: 'CreateResource',
-  data: {
-    resourceId: RID,
-    scope: communityScope,
-    paragraphId: null,
-    name: 'Pump manual',
-    description: 'How to fix the pump',
-    resourceUrl: 'resource_files/abc/manual.pdf',
-    icon: 'book',
-    tags: ['water'],
-    privacyLevel: 1,
-    ...data,
-  },
+  data: { ...pumpManual, ...data },
 });
 
 export const updateResource = (data: Partial<UpdateResource['data']> = {}): Request<UpdateResource> => ({
@@ -195,17 +197,9 @@ export const created = (
 ): ResourceEventData => ({
   type: 'ResourceCreated',
   data: {
-    resourceId: RID,
-    scope: communityScope,
-    paragraphId: null,
-    name: 'Pump manual',
-    description: 'How to fix the pump',
-    resourceUrl: 'resource_files/abc/manual.pdf',
+    ...pumpManual,
     resourceType: 3,
     image: '',
-    icon: 'book',
-    tags: ['water'],
-    privacyLevel: 1,
     createdBy: 1,
     createdByMentor: false,
     postDate: EARLIER,

@@ -1,12 +1,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sweepOrphans } from '../../src/commands/file-lifecycle';
-import { demo, demoDirectory } from '../support/demo-directory';
+import { demo } from '../support/demo-directory';
 import { samples } from '../support/file-samples';
-import type { ResourceApi } from '../support/resource-api';
 import { fieldsOf, newResource, resourceApi, scope } from '../support/resource-api';
-import type { TestServer } from '../support/test-server';
-import { startTestServer } from '../support/test-server';
+import { serverForSuite } from '../support/suite-server';
 import { fileApi } from '../support/upload-client';
 
 /**
@@ -17,17 +15,9 @@ const { users, projects, communityProjects } = demo;
 const P = projects.solar;
 
 describe('files: download, file resources, lifecycle', () => {
-  let server: TestServer;
-  let files: ReturnType<typeof fileApi>;
-  let api: ResourceApi;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    expect((await server.directory(demoDirectory.events)).status).toBe(200);
-    files = fileApi(server);
-    api = resourceApi(server);
-  });
-  afterAll(() => server.close());
+  const server = serverForSuite();
+  const files = fileApi(server);
+  const api = resourceApi(server);
 
   const onDisk = (stored: string): boolean => fs.existsSync(path.join(server.dataDir, 'files', ...stored.split('/')));
   const fileEvents = async (stored: string) =>
@@ -234,17 +224,9 @@ describe('files: download, file resources, lifecycle', () => {
 });
 
 describe('the orphan sweeper (UPLOAD_ORPHAN_HOURS=24), with an injected clock', () => {
-  let server: TestServer;
-  let files: ReturnType<typeof fileApi>;
-  let api: ResourceApi;
-
-  beforeAll(async () => {
-    server = await startTestServer();
-    expect((await server.directory(demoDirectory.events)).status).toBe(200);
-    files = fileApi(server);
-    api = resourceApi(server);
-  });
-  afterAll(() => server.close());
+  const server = serverForSuite();
+  const files = fileApi(server);
+  const api = resourceApi(server);
 
   it('removes an upload nobody references once it is older than 24 hours, and only then; a referenced one stays', async () => {
     const orphan = await files.uploaded(users.team, 'orphan.pdf', 'application/pdf', samples.pdf());

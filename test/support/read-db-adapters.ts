@@ -1,0 +1,51 @@
+import { MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
+import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
+import { mingoReadDb } from './mingo-mongo';
+import { describeMongo } from './mongo-target';
+
+export type OpenedStore<Store> = { store: Store; dispose: () => Promise<void> };
+
+/** A contract suite: declared once per adapter, with the adapter's name and a way to open a fresh store. */
+export type StoreContract<Store> = (name: string, open: () => Promise<OpenedStore<Store>>) => void;
+
+/**
+ * Runs a read model's contract against every adapter: its SQLite adapter on `:memory:`, its
+ * MongoDB adapter on the in-process mingo stand-in, and on a real MongoDB when one answers
+ * (otherwise declared as skipped, see describeMongo), each on a fresh database dropped after.
+ */
+export function describeOnEveryReadDb<Store>(
+  contract: StoreContract<Store>,
+  adapters: {
+    readonly sqlite: readonly [name: string, open: (read: SqliteReadDb) => Store];
+    readonly mongo: readonly [name: string, open: (read: MongoReadDb) => Promise<Store>];
+  },
+): void {
+  const [sqliteName, openSqlite] = adapters.sqlite;
+  const [mongoName, openMongo] = adapters.mongo;
+  contract(sqliteName, async () => {
+    const read = SqliteReadDb.open(':memory:');
+    return { store: openSqlite(read), dispose: async () => read.close() };
+  });
+  contract(`${mongoName} on the mingo stand-in`, async () => ({ store: await openMongo(mingoReadDb()), dispose: async () => undefined }));
+  describeOnRealMongo(mongoName, contract, mongoName, openMongo);
+}
+
+/**
+ * Runs a contract, as `name`, against a real MongoDB (`suite` names the describeMongo block: skipped
+ * when none answers), each store on a fresh database dropped after.
+ */
+export function describeOnRealMongo<Store>(suite: string, contract: StoreContract<Store>, name: string, open: (read: MongoReadDb) => Promise<Store> | Store): void {
+  describeMongo(suite, (mongo) => {
+    contract(name, async () => {
+      const { url, dbName } = mongo();
+      const read = await MongoReadDb.connect(url, dbName());
+      return {
+        store: await open(read),
+        dispose: async () => {
+          await read.db.dropDatabase();
+          await read.close();
+        },
+      };
+    });
+  });
+}
