@@ -1,12 +1,5 @@
-import {
-  MongoError,
-  MongoErrorLabel,
-  MongoNetworkError,
-  MongoNotConnectedError,
-  MongoOperationTimeoutError,
-  MongoServerSelectionError,
-  MongoStalePrimaryError,
-} from 'mongodb';
+import type * as MongoDriver from 'mongodb';
+import type { MongoError } from 'mongodb';
 
 /*
  * Is a failure of a projection the store's passing trouble (retry with backoff) or a bug
@@ -31,12 +24,19 @@ const transientMongoCodes = new Set([
   13436, // NotPrimaryOrSecondary
 ]);
 
-const transientMongoLabels = [
-  MongoErrorLabel.RetryableWriteError,
-  MongoErrorLabel.TransientTransactionError,
-  MongoErrorLabel.ResetPool,
-  MongoErrorLabel.PoolRequestedRetry,
-];
+/** The driver's MongoErrorLabel values that mean "try again". */
+const transientMongoLabels = ['RetryableWriteError', 'TransientTransactionError', 'ResetPool', 'PoolRequestedRetry'];
+
+/**
+ * The driver, for its error classes: required only for an error whose name says it comes from
+ * the driver (every MongoError's does), so the embedded default never loads it (25 MB).
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const mongoDriver = () => require('mongodb') as typeof MongoDriver;
+const isMongoError = (error: object): error is MongoError => {
+  const { name } = error as { name?: unknown };
+  return typeof name === 'string' && name.startsWith('Mongo') && error instanceof mongoDriver().MongoError;
+};
 
 /** @eventstore/db-client CommandError types: the node is unreachable, slow, or not the leader. */
 const transientEsdbTypes = new Set(['unavailable', 'deadline-exceeded', 'timeout', 'not-leader']);
@@ -62,6 +62,7 @@ const transientSqlitePrefixes = ['SQLITE_BUSY', 'SQLITE_LOCKED'];
 const maxCauseDepth = 5;
 
 function isTransientMongoError(error: MongoError): boolean {
+  const { MongoNetworkError, MongoServerSelectionError, MongoNotConnectedError, MongoOperationTimeoutError, MongoStalePrimaryError } = mongoDriver();
   if (
     error instanceof MongoNetworkError ||
     error instanceof MongoServerSelectionError ||
@@ -90,7 +91,7 @@ export function isTransientStoreError(error: unknown): boolean {
   let current: unknown = error;
   for (let depth = 0; depth <= maxCauseDepth; depth += 1) {
     if (typeof current !== 'object' || current === null) return false;
-    if (current instanceof MongoError ? isTransientMongoError(current) : isTransientByShape(current)) return true;
+    if (isMongoError(current) ? isTransientMongoError(current) : isTransientByShape(current)) return true;
     current = (current as { cause?: unknown }).cause;
   }
   return false;

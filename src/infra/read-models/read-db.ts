@@ -1,7 +1,8 @@
 import path from 'node:path';
 import type { Config } from '../../config';
 import type { LeaseStore } from '../../projections/projection-lease';
-import { MongoReadDb } from './mongo-read-db';
+import type { MongoReadDb } from './mongo-read-db';
+import { mongoReadDb } from './mongo-read-db-loader';
 import { SqliteReadDb } from './sqlite-read-db';
 
 /** Where the read models live: MongoDB where its URL is set, a SQLite file under DATA_DIR otherwise. */
@@ -9,7 +10,7 @@ export type ReadDb = { readonly kind: 'sqlite'; readonly sqlite: SqliteReadDb } 
 
 export async function openReadDb(config: Config): Promise<ReadDb> {
   return config.MONGODB_URL
-    ? { kind: 'mongo', mongo: await MongoReadDb.connect(config.MONGODB_URL) }
+    ? { kind: 'mongo', mongo: await mongoReadDb().connect(config.MONGODB_URL) }
     : { kind: 'sqlite', sqlite: SqliteReadDb.open(path.join(config.DATA_DIR, 'read-models.sqlite')) };
 }
 

@@ -1,7 +1,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from '../../config';
-import { MongoReadDb } from './mongo-read-db';
+import type { MongoReadDb } from './mongo-read-db';
+import { mongoReadDb } from './mongo-read-db-loader';
 import type { ReadDb } from './read-db';
 import { SqliteReadDb } from './sqlite-read-db';
 
@@ -55,7 +56,7 @@ type PointerDoc = { _id: string; generation: number };
 function mongoGenerations(url: string): ReadGenerations {
   const dbName = (generation: number, base: string) => (generation === 0 ? base : `${base}_g${generation}`);
   const withBase = async <T>(work: (base: MongoReadDb) => Promise<T>): Promise<T> => {
-    const base = await MongoReadDb.connect(url);
+    const base = await mongoReadDb().connect(url);
     try {
       return await work(base);
     } finally {
@@ -67,7 +68,7 @@ function mongoGenerations(url: string): ReadGenerations {
       withBase(async (base) => (await base.db.collection<PointerDoc>('read_model_generations').findOne({ _id: 'current' }))?.generation ?? 0),
     open: async (generation) => {
       const base = await withBase(async (b) => b.db.databaseName);
-      return { kind: 'mongo', mongo: await MongoReadDb.connect(url, dbName(generation, base)) };
+      return { kind: 'mongo', mongo: await mongoReadDb().connect(url, dbName(generation, base)) };
     },
     switchTo: (generation) =>
       withBase(async (base) => {
