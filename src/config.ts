@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DEFAULT_MONGO_QUERY_TIMEOUT_MS } from './infra/mongo-client-options';
 import { secretWeakness } from './secret-strength';
 import {
   connectionStringProblem,
@@ -48,6 +49,8 @@ export const configSchema = z.object({
   UPLOAD_ORPHAN_HOURS: positiveInt(24),
   /** How long a command waits for its events to reach the read models before answering 503. */
   PROJECTION_WAIT_MS: positiveInt(5000),
+  /** The server-side bound (maxTimeMS) of every MongoDB read; past it the read fails and a request answers 503. */
+  MONGO_QUERY_TIMEOUT_MS: positiveInt(DEFAULT_MONGO_QUERY_TIMEOUT_MS),
   /** all: serve the API and run the projections (under their leases); api: serve only; projector: project only. */
   ROLE: z.enum(['all', 'api', 'projector']).default('all'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

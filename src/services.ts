@@ -63,7 +63,7 @@ function openCache(config: Config, logger: Logger): Cache & RateLimiter {
 
 /** Uploaded files: GridFS where MONGODB_URL is set, DATA_DIR/files otherwise. */
 export async function openFileStore(config: Config): Promise<FileStore> {
-  return config.MONGODB_URL ? gridFsAdapter().connect(config.MONGODB_URL) : new DiskFileStore(path.join(config.DATA_DIR, 'files'));
+  return config.MONGODB_URL ? gridFsAdapter().connect(config.MONGODB_URL, undefined, config.MONGO_QUERY_TIMEOUT_MS) : new DiskFileStore(path.join(config.DATA_DIR, 'files'));
 }
 
 /** The composition root: opens every adapter, then catches the read models up before anything is served. */

@@ -227,9 +227,14 @@ export class ReadModelRunner {
 
   // --- the lease ----------------------------------------------------------------------------
 
-  /** The holder renews; a standby tries to take over. */
+  /**
+   * The holder renews; a standby tries to take over. One lease loop per runner, whoever asks:
+   * a demotion reschedules (through `follow`) while a tick may still run or another be pending
+   * (a renewal that failed, a commit refused by the fence), so the next tick replaces any other.
+   */
   private scheduleLease(): void {
     const lease = this.lease;
+    clearTimeout(this.leaseTimer);
     if (!lease || !this.running) return;
     this.leaseTimer = setTimeout(async () => {
       if (!this.running) return;

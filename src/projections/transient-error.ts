@@ -3,19 +3,25 @@ import type { MongoError } from 'mongodb';
 
 /*
  * Is a failure of a projection the store's passing trouble (retry with backoff) or a bug
- * (stop, and say so)? Transient: the network, timeouts, a primary election or a node that is not
- * (or no longer) the primary, a closed connection, a locked SQLite file. Anything else — a
- * TypeError, a failed assertion in a projection, a duplicate key — is fatal: retrying a bug only
- * repeats it. Pure: looks at the error only, never at a connection.
+ * (stop, and say so)? Transient: the network, timeouts (a query past its maxTimeMS included), a
+ * primary election or a node that is not (or no longer) the primary, a closed connection, a
+ * locked SQLite file. Anything else — a TypeError, a failed assertion in a projection, a
+ * duplicate key — is fatal: retrying a bug only repeats it. Pure: looks at the error only, never
+ * at a connection.
  */
 
-/** Server codes of a not-primary node, an election or a shutdown (the driver's retryable set). */
+/**
+ * Server codes of a not-primary node, an election or a shutdown (the driver's retryable set), and
+ * of a query that ran past its time bound (a loaded or stuck server: the same query may pass later).
+ */
 const transientMongoCodes = new Set([
   6, // HostUnreachable
   7, // HostNotFound
+  50, // MaxTimeMSExpired: the query's maxTimeMS (MONGO_QUERY_TIMEOUT_MS) ran out
   89, // NetworkTimeout
   91, // ShutdownInProgress
   189, // PrimarySteppedDown
+  262, // ExceededTimeLimit: the same, as a mongos or a shard reports it
   9001, // SocketException
   10107, // NotWritablePrimary
   11600, // InterruptedAtShutdown

@@ -7,10 +7,18 @@ describe('configuration', () => {
     expect(config.MONGODB_URL).toBeUndefined();
   });
 
+  it('given no MONGO_QUERY_TIMEOUT_MS, then MongoDB reads are bounded at 5 s; given one, then that bound', () => {
+    expect(loadConfig({}).MONGO_QUERY_TIMEOUT_MS).toBe(5000);
+    expect(loadConfig({ MONGO_QUERY_TIMEOUT_MS: '1500' }).MONGO_QUERY_TIMEOUT_MS).toBe(1500);
+  });
+
   it.each([
     ['PORT', 'eighty'],
     ['PORT', '70000'],
     ['API_KEY_CAP', '0'],
+    ['MONGO_QUERY_TIMEOUT_MS', '0'],
+    ['MONGO_QUERY_TIMEOUT_MS', '2.5'],
+    ['MONGO_QUERY_TIMEOUT_MS', 'soon'],
     ['MONGODB_URL', 'not a url'],
     ['AUTH_JWT_SECRET', 'short'],
     ['NODE_ENV', 'staging'],

@@ -5,6 +5,7 @@ import type { EventStore, RecordedEvent } from '../../src/infra/event-store/even
 import { SqliteEventStore } from '../../src/infra/event-store/sqlite-event-store';
 import { createLogger } from '../../src/infra/logger';
 import { SqliteReadDb, sqliteProjectionStore } from '../../src/infra/read-models/sqlite-read-db';
+import type { LeaseStore } from '../../src/projections/projection-lease';
 import type { ReadModelProjection } from '../../src/projections/read-model-projection';
 import { ReadModelRunner } from '../../src/projections/read-model-runner';
 import { isTransientStoreError } from '../../src/projections/transient-error';
@@ -49,6 +50,42 @@ function droppingOnce(inner: EventStore): EventStore {
       return { close: async () => undefined };
     },
   };
+}
+
+/**
+ * A lease store that can count the runner's lease loops: while attempts are held (`hold`), each
+ * live loop stops at its next attempt, so after a while the attempts in flight are the loops.
+ */
+function countingLeases(inner: LeaseStore) {
+  const held: (() => void)[] = [];
+  let holding = false;
+  const control = {
+    store: {
+      acquire: async (projection, holder, ttlMs, nowMs) => {
+        if (holding) await new Promise<void>((resolve) => held.push(resolve));
+        return inner.acquire(projection, holder, ttlMs, nowMs);
+      },
+      release: (lease) => inner.release(lease),
+    } satisfies LeaseStore,
+    hold(): void {
+      holding = true;
+    },
+    /** Lets the held attempts through; answers how many there were. */
+    resume(): number {
+      holding = false;
+      const count = held.length;
+      for (const go of held.splice(0)) go();
+      return count;
+    },
+    /** How many lease loops the runner runs (its retryMs well under the 150 ms held). */
+    async loops(): Promise<number> {
+      await sleep(50); // let a demotion or a takeover in progress settle
+      control.hold();
+      await sleep(150);
+      return control.resume();
+    },
+  };
+  return control;
 }
 
 describe('read-model runner', () => {
@@ -232,8 +269,57 @@ describe('read-model runner', () => {
       await waitUntil(() => standby.isLeading);
       expect(projection.seen()).toEqual(['Before']);
     });
+
+    it('given a leader demoted again and again, by a failed renewal and by a refused commit, then it keeps exactly one lease loop', async () => {
+      // given: A leads; B, when it wants the lease, takes it at a time past A's lease (A's clock stays put)
+      const events = openEvents();
+      const read = SqliteReadDb.open(':memory:');
+      let now = 1_000_000;
+      const leases = countingLeases(read.leases);
+      const a = new ReadModelRunner(events, recordingProjection(read), createLogger('silent'), {
+        role: 'project',
+        lease: { store: leases.store, holder: 'a', ttlMs: 3000, retryMs: 5, now: () => now },
+      });
+      cleanups.push(async () => {
+        await a.stop();
+        await events.close();
+      });
+      const bTakesOver = async () => expect(await read.leases.acquire('recording', 'b', 3000, now + 10_000)).toMatchObject({ holder: 'b' });
+      const aTakesBack = async () => {
+        now += 20_000;
+        await waitUntil(() => a.isLeading);
+      };
+      await a.start();
+      expect(a.isLeading).toBe(true);
+      const loops = [await leases.loops()];
+
+      for (let round = 0; round < 3; round += 1) {
+        // when A's renewal fails: B holds the lease
+        await bTakesOver();
+        await waitUntil(() => !a.isLeading);
+        loops.push(await leases.loops());
+        await aTakesBack();
+        loops.push(await leases.loops());
+
+        // when A's commit is refused by the fence while its renewal is still under way (held in the store)
+        leases.hold();
+        await sleep(50);
+        await bTakesOver();
+        await append(events, `s-${round}`, 'RefusedByTheFence');
+        await waitUntil(() => !a.isLeading);
+        expect(leases.resume()).toBeGreaterThanOrEqual(1);
+        loops.push(await leases.loops());
+        await aTakesBack();
+        loops.push(await leases.loops());
+      }
+
+      // then: one lease loop throughout, leading or standing by
+      expect(loops).toEqual(Array.from({ length: 13 }, () => 1));
+    });
   });
 });
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitUntil(condition: () => boolean): Promise<void> {
   const deadline = Date.now() + 5000;

@@ -5,7 +5,9 @@
  * upsert whose filter misses an existing _id failing with duplicate key 11000 — and nothing else.
  * With `transactions`, it also models a replica set's transaction as far as the adapters rely on
  * it: all or nothing, and an error aborts it. Every operation while one is open must carry its
- * session, the check that no adapter operation escapes the batch's transaction.
+ * session, the check that no adapter operation escapes the batch's transaction. Every query
+ * (find, findOne, countDocuments, distinct) is recorded with its options (`mingoReads`), so a test
+ * can check that each carries its time bound.
  * It is not a substitute for the suites against a real server (describeMongo).
  */
 import { Query, update } from 'mingo';
@@ -32,8 +34,19 @@ class MingoCursor {
   constructor(
     private readonly docs: (filter: Document) => Document[],
     private readonly filter: Document,
-    private readonly projection: Document | undefined,
+    private projection: Document | undefined,
   ) {}
+
+  project(projection: Document): this {
+    this.projection = projection;
+    return this;
+  }
+
+  async *[Symbol.asyncIterator](): AsyncGenerator<Document> {
+    yield* await this.toArray();
+  }
+
+  async close(): Promise<void> {}
 
   sort(order: Sort): this {
     this.order = order;
@@ -67,7 +80,10 @@ function equalities(filter: Document): Document {
   );
 }
 
-type Options = { session?: unknown };
+type Options = { session?: unknown; maxTimeMS?: number };
+
+/** One query the stand-in answered, with the options it was given. */
+export type MingoRead = { readonly collection: string; readonly operation: 'find' | 'countDocuments' | 'distinct'; readonly options: Options };
 
 /** The open transaction of the stand-in's one client, if any. */
 class MingoTransactions {
@@ -84,7 +100,16 @@ class MingoTransactions {
 class MingoCollection {
   docs: Document[] = [];
 
-  constructor(private readonly transactions: MingoTransactions) {}
+  constructor(
+    private readonly name: string,
+    private readonly transactions: MingoTransactions,
+    private readonly reads: MingoRead[],
+  ) {}
+
+  private read(operation: MingoRead['operation'], options: Options | undefined): void {
+    this.transactions.check(options);
+    this.reads.push({ collection: this.name, operation, options: { ...options } });
+  }
 
   /** As on the server, a refused write aborts the open transaction, even when the caller catches the error. */
   private refuse(error: Error): never {
@@ -105,8 +130,9 @@ class MingoCollection {
     this.docs.push(doc);
   }
 
+  /** findOne is a find of one document, as in the driver: recorded as a find. */
   find(filter: Document = {}, options: { projection?: Document } & Options = {}): MingoCursor {
-    this.transactions.check(options);
+    this.read('find', options);
     return new MingoCursor((f) => this.matching(f), filter, options.projection);
   }
 
@@ -129,6 +155,20 @@ class MingoCollection {
     if (!options.upsert) return { matchedCount: 0, upsertedCount: 0 };
     this.insert(clone({ ...equalities(filter), ...modifier.$setOnInsert, ...modifier.$set }));
     return { matchedCount: 0, upsertedCount: 1 };
+  }
+
+  /** As the lease's acquire calls it: `returnDocument: 'after'`, the upsert as updateOne's. */
+  async findOneAndUpdate(filter: Document, modifier: { $set?: Document }, options: { upsert?: boolean } & Options = {}): Promise<Document | null> {
+    this.transactions.check(options);
+    const [found] = this.matching(filter);
+    if (found) {
+      if (modifier.$set) update(found, { $set: clone(modifier.$set) });
+      return clone(found);
+    }
+    if (!options.upsert) return null;
+    const inserted = clone({ ...equalities(filter), ...modifier.$set });
+    this.insert(inserted);
+    return clone(inserted);
   }
 
   async replaceOne(filter: Document, replacement: Document, options: { upsert?: boolean } & Options = {}): Promise<void> {
@@ -155,13 +195,13 @@ class MingoCollection {
   }
 
   async countDocuments(filter: Document = {}, options?: Options): Promise<number> {
-    this.transactions.check(options);
+    this.read('countDocuments', options);
     return this.matching(filter).length;
   }
 
   /** Like the server: an array field contributes each element; values compared by their BSON-ish JSON. */
   async distinct(field: string, filter: Document = {}, options?: Options): Promise<unknown[]> {
-    this.transactions.check(options);
+    this.read('distinct', options);
     const seen = new Map<string, unknown>();
     for (const doc of this.matching(filter)) {
       const value: unknown = doc[field];
@@ -173,17 +213,23 @@ class MingoCollection {
   async createIndexes(indexes: readonly { name?: string }[]): Promise<string[]> {
     return indexes.map((index, i) => index.name ?? `index_${i}`);
   }
+
+  async createIndex(): Promise<string> {
+    return 'index';
+  }
 }
 
 class MingoDb {
   private readonly collections = new Map<string, MingoCollection>();
+  /** Every query answered, in order. */
+  readonly reads: MingoRead[] = [];
 
   constructor(readonly transactions: MingoTransactions) {}
 
   collection(name: string): MingoCollection {
     let found = this.collections.get(name);
     if (!found) {
-      found = new MingoCollection(this.transactions);
+      found = new MingoCollection(name, this.transactions, this.reads);
       this.collections.set(name, found);
     }
     return found;
@@ -227,14 +273,24 @@ class MingoClient {
 }
 
 /** MongoReadDb's private constructor. */
-type ReadDbConstructor = new (client: unknown, db: Db, transactions: boolean) => MongoReadDb;
+type ReadDbConstructor = new (client: unknown, db: Db, transactions: boolean, queryTimeoutMs?: number) => MongoReadDb;
 
 /**
  * A MongoReadDb whose database is the mingo stand-in; its checkpoints and leases use the stand-in
  * too. `transactions`: as on a replica set, each batch commits in one transaction; otherwise as on
  * a standalone server, the ordered writes.
  */
-export function mingoReadDb(options: { transactions?: boolean } = {}): MongoReadDb {
+export function mingoReadDb(options: { transactions?: boolean; queryTimeoutMs?: number } = {}): MongoReadDb {
   const db = new MingoDb(new MingoTransactions());
-  return new (MongoReadDb as unknown as ReadDbConstructor)(new MingoClient(db), db as unknown as Db, options.transactions ?? false);
+  return new (MongoReadDb as unknown as ReadDbConstructor)(new MingoClient(db), db as unknown as Db, options.transactions ?? false, options.queryTimeoutMs);
+}
+
+/** The queries a stand-in made by `mingoReadDb` has answered, each with the options it was given. */
+export function mingoReads(read: MongoReadDb): readonly MingoRead[] {
+  return (read.db as unknown as MingoDb).reads;
+}
+
+/** The queries that reached the stand-in without a server-side time bound (`maxTimeMS`). */
+export function unboundedReads(read: MongoReadDb): readonly MingoRead[] {
+  return mingoReads(read).filter((r) => !(typeof r.options.maxTimeMS === 'number' && r.options.maxTimeMS > 0));
 }

@@ -1,6 +1,6 @@
 import { MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
 import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
-import { mingoReadDb } from './mingo-mongo';
+import { mingoReadDb, unboundedReads } from './mingo-mongo';
 import { describeMongo } from './mongo-target';
 
 export type OpenedStore<Store> = { store: Store; dispose: () => Promise<void> };
@@ -10,7 +10,8 @@ export type StoreContract<Store> = (name: string, open: () => Promise<OpenedStor
 
 /**
  * Runs a read model's contract against every adapter: its SQLite adapter on `:memory:`, its
- * MongoDB adapter on the in-process mingo stand-in, and on a real MongoDB when one answers
+ * MongoDB adapter on the in-process mingo stand-in (where each of its queries must carry its time
+ * bound), and on a real MongoDB when one answers
  * (otherwise declared as skipped, see describeMongo), each on a fresh database dropped after.
  */
 export function describeOnEveryReadDb<Store>(
@@ -26,7 +27,14 @@ export function describeOnEveryReadDb<Store>(
     const read = SqliteReadDb.open(':memory:');
     return { store: openSqlite(read), dispose: async () => read.close() };
   });
-  contract(`${mongoName} on the mingo stand-in`, async () => ({ store: await openMongo(mingoReadDb()), dispose: async () => undefined }));
+  contract(`${mongoName} on the mingo stand-in`, async () => {
+    const read = mingoReadDb();
+    return {
+      store: await openMongo(read),
+      // Every query the contract made carried a server-side time bound (readOptions(), or the digest's own).
+      dispose: async () => expect(unboundedReads(read)).toEqual([]),
+    };
+  });
   describeOnRealMongo(mongoName, contract, mongoName, openMongo);
 }
 

@@ -1,6 +1,7 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { DomainError } from '../../domain/errors';
 import type { Logger } from '../../infra/logger';
+import { isTransientStoreError } from '../../projections/transient-error';
 import { problemForKind, sendProblem } from '../problem';
 
 /** The one place errors become responses. No stack trace ever leaves the process. */
@@ -23,6 +24,12 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       return sendProblem(res, 'unsupportedMediaType', 'unsupported body encoding');
     }
     if (http.status === 400 && http.expose) return sendProblem(res, 'validation', 'the request could not be read');
+    // A store down or too slow (no server, a query past its maxTimeMS) is passing trouble, not a bug.
+    if (isTransientStoreError(error)) {
+      logger.warn({ err: error }, 'a store is unavailable');
+      res.setHeader('Retry-After', '1');
+      return sendProblem(res, 'unavailable', 'a store is unavailable or too slow; try again shortly');
+    }
     logger.error({ err: error }, 'unhandled error');
     sendProblem(res, 'internal', 'an unexpected error occurred');
   };

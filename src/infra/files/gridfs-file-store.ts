@@ -4,6 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import type { Db, Filter, GridFSFile } from 'mongodb';
 import { GridFSBucket, MongoClient, ObjectId } from 'mongodb';
 import { parseUploadPath } from '../../domain/files/upload-policy';
+import { DEFAULT_MONGO_QUERY_TIMEOUT_MS, mongoClientOptions } from '../mongo-client-options';
 import type { ByteRange, FileStore, StagedFile } from './file-store';
 import { InvalidFilePathError } from './file-store';
 
@@ -22,22 +23,29 @@ export function staleStagingFilter(before: Date): Filter<GridFSFile> {
 /**
  * Files in MongoDB GridFS (bucket `uploads`), used when MONGODB_URL is set. A staged file is a
  * GridFS file named `.staging/<uuid>` with `metadata.staged: true`; commit renames it to its path
- * and clears the flag, so a reader never sees a half-written or unchecked upload.
+ * and clears the flag, so a reader never sees a half-written or unchecked upload. Queries of the
+ * files collection carry `maxTimeMS`; a download stream takes no such option (GridFSBucket's read
+ * options have none that works), so the client's socket timeout is its bound.
  */
 export class GridFsFileStore implements FileStore {
   private readonly bucket: GridFSBucket;
 
+  /** The options of every query of the files collection: a server-side time bound. */
+  private readonly query: { maxTimeMS: number };
+
   constructor(
     private readonly db: Db,
     private readonly client?: MongoClient,
+    queryTimeoutMs = DEFAULT_MONGO_QUERY_TIMEOUT_MS,
   ) {
     this.bucket = new GridFSBucket(db, { bucketName: BUCKET });
+    this.query = { maxTimeMS: queryTimeoutMs };
   }
 
-  static async connect(url: string, dbName?: string): Promise<GridFsFileStore> {
-    const client = new MongoClient(url, { serverSelectionTimeoutMS: 5000 });
+  static async connect(url: string, dbName?: string, queryTimeoutMs = DEFAULT_MONGO_QUERY_TIMEOUT_MS): Promise<GridFsFileStore> {
+    const client = new MongoClient(url, mongoClientOptions(queryTimeoutMs));
     await client.connect();
-    return new GridFsFileStore(client.db(dbName), client);
+    return new GridFsFileStore(client.db(dbName), client, queryTimeoutMs);
   }
 
   private files() {
@@ -77,26 +85,26 @@ export class GridFsFileStore implements FileStore {
   }
 
   async stat(storedPath: string): Promise<{ size: number } | null> {
-    const doc = await this.files().findOne(committedFileFilter(this.checked(storedPath)));
+    const doc = await this.files().findOne(committedFileFilter(this.checked(storedPath)), this.query);
     return doc ? { size: doc.length } : null;
   }
 
   async open(storedPath: string, range?: ByteRange): Promise<Readable | null> {
-    const doc = await this.files().findOne(committedFileFilter(this.checked(storedPath)));
+    const doc = await this.files().findOne(committedFileFilter(this.checked(storedPath)), this.query);
     if (!doc) return null;
     // GridFS's `end` is exclusive, HTTP's is inclusive.
     return this.bucket.openDownloadStream(doc._id, range ? { start: range.start, end: range.end + 1 } : {});
   }
 
   async delete(storedPath: string): Promise<boolean> {
-    const doc = await this.files().findOne(committedFileFilter(this.checked(storedPath)));
+    const doc = await this.files().findOne(committedFileFilter(this.checked(storedPath)), this.query);
     if (!doc) return false;
     await this.bucket.delete(doc._id);
     return true;
   }
 
   async purgeStaging(before: Date): Promise<number> {
-    const stale = await this.files().find(staleStagingFilter(before)).toArray();
+    const stale = await this.files().find(staleStagingFilter(before), this.query).toArray();
     for (const doc of stale) await this.bucket.delete(doc._id).catch(() => undefined);
     return stale.length;
   }

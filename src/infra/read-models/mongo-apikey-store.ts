@@ -118,18 +118,18 @@ export class MongoApiKeyStore implements ApiKeyStore {
 
   async byKeyId(keyId: string): Promise<ApiKeyRecord | null> {
     await this.ready;
-    const doc = await this.keys.findOne(apiKeyQueries.byKeyId(keyId), this.readDb.sessionOption());
+    const doc = await this.keys.findOne(apiKeyQueries.byKeyId(keyId), this.readDb.readOptions());
     if (!doc) return null;
-    const usage = await this.usage.findOne({ _id: doc._id }, this.readDb.sessionOption());
+    const usage = await this.usage.findOne({ _id: doc._id }, this.readDb.readOptions());
     return toApiKeyRecord(doc, usage?.lastUsedAt ?? null);
   }
 
   async listForUser(userId: number): Promise<ApiKeyRecord[]> {
     await this.ready;
     const { filter, sort } = apiKeyQueries.listForUser(userId);
-    const docs = await this.keys.find(filter, this.readDb.sessionOption()).sort(sort).toArray();
+    const docs = await this.keys.find(filter, this.readDb.readOptions()).sort(sort).toArray();
     if (docs.length === 0) return [];
-    const usage = await this.usage.find(apiKeyQueries.usageOf(docs.map((d) => d._id)), this.readDb.sessionOption()).toArray();
+    const usage = await this.usage.find(apiKeyQueries.usageOf(docs.map((d) => d._id)), this.readDb.readOptions()).toArray();
     const lastUsed = new Map(usage.map((u) => [u._id, u.lastUsedAt]));
     return docs.map((doc) => toApiKeyRecord(doc, lastUsed.get(doc._id) ?? null));
   }

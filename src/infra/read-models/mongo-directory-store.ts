@@ -51,13 +51,13 @@ export class MongoDirectoryStore implements DirectoryStore {
   }
 
   private async get<T>(table: DirectoryTable, id: number | string): Promise<T | null> {
-    return (await this.collection(table).findOne(liveById(id), { projection: RECORD_PROJECTION, ...this.read.sessionOption() })) as T | null;
+    return (await this.collection(table).findOne(liveById(id), { projection: RECORD_PROJECTION, ...this.read.readOptions() })) as T | null;
   }
 
   /** In the order of `ids`, as the SQLite adapter answers, each id once. */
   private async many<T>(table: DirectoryTable, field: string, ids: readonly number[]): Promise<T[]> {
     if (ids.length === 0) return [];
-    const found = await this.collection(table).find(liveByIds(ids), { projection: RECORD_PROJECTION, ...this.read.sessionOption() }).toArray();
+    const found = await this.collection(table).find(liveByIds(ids), { projection: RECORD_PROJECTION, ...this.read.readOptions() }).toArray();
     const byId = new Map(found.map((doc) => [doc[field] as number, doc as T]));
     return [...new Set(ids)].flatMap((id) => (byId.has(id) ? [byId.get(id) as T] : []));
   }
@@ -80,7 +80,7 @@ export class MongoDirectoryStore implements DirectoryStore {
     const record = await this.get<Omit<ProjectFacts, 'communityIds'>>('projects', projectId);
     if (!record) return null;
     const links = (await this.collection('communityProjects')
-      .find(lookupFilter('communityProjects', projectId), { projection: RECORD_PROJECTION, ...this.read.sessionOption() })
+      .find(lookupFilter('communityProjects', projectId), { projection: RECORD_PROJECTION, ...this.read.readOptions() })
       .toArray()) as unknown as CommunityProjectRecord[];
     return projectFactsOf(record, links);
   }
@@ -91,7 +91,7 @@ export class MongoDirectoryStore implements DirectoryStore {
 
   async communityProjectOf(projectId: number, communityId: number): Promise<CommunityProjectRecord | null> {
     const [found] = await this.collection('communityProjects')
-      .find(communityProjectOfFilter(projectId, communityId), { projection: RECORD_PROJECTION, ...this.read.sessionOption() })
+      .find(communityProjectOfFilter(projectId, communityId), { projection: RECORD_PROJECTION, ...this.read.readOptions() })
       .sort(COMMUNITY_PROJECT_OF_SORT)
       .limit(1)
       .toArray();
@@ -109,7 +109,7 @@ export class MongoDirectoryStore implements DirectoryStore {
 
   async memberships(userId: number): Promise<Memberships> {
     const lookup = <T>(table: 'communityMembers' | 'projectMembers' | 'circleMembers') =>
-      this.collection(table).find(lookupFilter(table, userId), { projection: RECORD_PROJECTION, ...this.read.sessionOption() }).sort(lookupSort(table)).toArray() as Promise<
+      this.collection(table).find(lookupFilter(table, userId), { projection: RECORD_PROJECTION, ...this.read.readOptions() }).sort(lookupSort(table)).toArray() as Promise<
         unknown[]
       > as Promise<T[]>;
     const [communities, projectRows, circles] = await Promise.all([

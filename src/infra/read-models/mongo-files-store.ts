@@ -89,23 +89,23 @@ export class MongoFilesStore implements FilesStore {
   }
 
   async file(path: string): Promise<StoredFile | null> {
-    const doc = await this.files.findOne({ _id: path }, this.readDb.sessionOption());
+    const doc = await this.files.findOne({ _id: path }, this.readDb.readOptions());
     if (!doc) return null;
     const { _id, position: _position, ...rest } = doc;
     return { path: _id, ...rest };
   }
 
   async referencingResources(path: string): Promise<number[]> {
-    const docs = await this.references.find(referencingFilter(path), this.readDb.sessionOption()).sort({ _id: 1 }).toArray();
+    const docs = await this.references.find(referencingFilter(path), this.readDb.readOptions()).sort({ _id: 1 }).toArray();
     return docs.map((d) => d._id);
   }
 
   async unreferencedUploads(uploadedBefore: string, limit: number): Promise<string[]> {
     const out: string[] = [];
-    const cursor = this.files.find(liveUploadsBeforeFilter(uploadedBefore), this.readDb.sessionOption()).sort({ uploadedAt: 1, _id: 1 }).project<{ _id: string }>({ _id: 1 });
+    const cursor = this.files.find(liveUploadsBeforeFilter(uploadedBefore), this.readDb.readOptions()).sort({ uploadedAt: 1, _id: 1 }).project<{ _id: string }>({ _id: 1 });
     for await (const doc of cursor) {
       if (out.length >= limit) break;
-      if ((await this.references.countDocuments(referencingFilter(doc._id), { limit: 1, ...this.readDb.sessionOption() })) === 0) out.push(doc._id);
+      if ((await this.references.countDocuments(referencingFilter(doc._id), { limit: 1, ...this.readDb.readOptions() })) === 0) out.push(doc._id);
     }
     await cursor.close();
     return out;

@@ -1,6 +1,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { MongoClient, MongoOperationTimeoutError } from 'mongodb';
 import type { ClientSession, Db, Document, TransactionOptions } from 'mongodb';
+import { DEFAULT_MONGO_QUERY_TIMEOUT_MS, MONGO_WRITE_TIMEOUT_MS, mongoClientOptions } from '../mongo-client-options';
 import type { Fence, Lease, LeaseStore } from '../../projections/projection-lease';
 import { LeaseLostError } from '../../projections/projection-lease';
 import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
@@ -41,13 +42,17 @@ const TRANSACTION_RETRY_MS = 15_000;
 const TRANSACTION_OPTIONS: TransactionOptions = {
   readPreference: 'primary',
   readConcern: { level: 'snapshot' },
-  writeConcern: { w: 'majority', wtimeoutMS: 10_000 },
-  maxCommitTimeMS: 10_000,
+  writeConcern: { w: 'majority', wtimeoutMS: MONGO_WRITE_TIMEOUT_MS },
+  maxCommitTimeMS: MONGO_WRITE_TIMEOUT_MS,
 };
 
+/** The server-side bound of an operator's scan of whole collections (the digest), not of a request. */
+const SCAN_TIMEOUT_MS = 60_000;
+
 /**
- * The production read models' database. Bounded server selection, so that an outage answers
- * readiness and requests with an error instead of hanging for 30 s.
+ * The production read models' database. Bounded server selection, reads bounded on the server
+ * (`readOptions()`) and a socket backstop (`mongoClientOptions`), so that an outage or a stuck
+ * query answers readiness and requests with an error instead of hanging.
  */
 export class MongoReadDb {
   /** The session of the batch being committed in this async context, when it runs in a transaction. */
@@ -58,15 +63,17 @@ export class MongoReadDb {
     readonly db: Db,
     /** Decided once at connect: a replica set or a sharded cluster commits each batch in one transaction. */
     readonly transactions: boolean,
+    /** The server-side bound of every read (MONGO_QUERY_TIMEOUT_MS). */
+    readonly queryTimeoutMs: number = DEFAULT_MONGO_QUERY_TIMEOUT_MS,
   ) {}
 
   /** `dbName` overrides the database named in the URL (one database per test run). */
-  static async connect(url: string, dbName?: string): Promise<MongoReadDb> {
-    const client = new MongoClient(url, { ignoreUndefined: true, serverSelectionTimeoutMS: 5000, timeoutMS: 10_000 });
+  static async connect(url: string, dbName?: string, queryTimeoutMs = DEFAULT_MONGO_QUERY_TIMEOUT_MS): Promise<MongoReadDb> {
+    const client = new MongoClient(url, { ignoreUndefined: true, ...mongoClientOptions(queryTimeoutMs) });
     await client.connect();
     try {
       const hello = await client.db('admin').command({ hello: 1 });
-      return new MongoReadDb(client, client.db(dbName), supportsTransactions(hello));
+      return new MongoReadDb(client, client.db(dbName), supportsTransactions(hello), queryTimeoutMs);
     } catch (error) {
       await client.close();
       throw error;
@@ -74,17 +81,28 @@ export class MongoReadDb {
   }
 
   /**
-   * The options every read-model operation passes: inside a batch's transaction its session, so
-   * the operation is part of it and reads the batch's own writes; elsewhere none.
+   * The options every read-model write passes: inside a batch's transaction its session, so
+   * the write is part of it; elsewhere none.
    */
   sessionOption(): { session?: ClientSession } {
     return { session: this.batch.getStore() };
   }
 
   /**
-   * Runs `work` in one transaction; operations that pass `sessionOption()` join it. The driver
-   * reruns `work` on a transient transaction error (a write conflict, an election), so `work`
-   * must only fold events into the store; each attempt starts from the committed state.
+   * The options every read-model query passes (find, findOne, countDocuments, distinct,
+   * aggregate): the batch's session as `sessionOption()`, so a read inside the transaction sees
+   * its writes, and a server-side time bound, so a slow or stuck query fails (code 50,
+   * MaxTimeMSExpired: transient, a 503) instead of holding the request. Allowed in a transaction.
+   */
+  readOptions(): { session?: ClientSession; maxTimeMS: number } {
+    return { ...this.sessionOption(), maxTimeMS: this.queryTimeoutMs };
+  }
+
+  /**
+   * Runs `work` in one transaction; operations that pass `sessionOption()` or `readOptions()`
+   * join it. The driver reruns `work` on a transient transaction error (a write conflict, an
+   * election), so `work` must only fold events into the store; each attempt starts from the
+   * committed state.
    */
   async transaction<T>(work: () => Promise<T>): Promise<T> {
     const session = this.client.startSession();
@@ -103,12 +121,12 @@ export class MongoReadDb {
   }
 
   async checkpoint(projection: string): Promise<bigint | undefined> {
-    const doc = await this.db.collection<CheckpointDoc>('projection_checkpoints').findOne({ _id: projection }, this.sessionOption());
+    const doc = await this.db.collection<CheckpointDoc>('projection_checkpoints').findOne({ _id: projection }, this.readOptions());
     return doc?.position ? BigInt(doc.position) : undefined;
   }
 
   async checkpointLog(projection: string): Promise<string | undefined> {
-    const doc = await this.db.collection<CheckpointDoc>('projection_checkpoints').findOne({ _id: projection });
+    const doc = await this.db.collection<CheckpointDoc>('projection_checkpoints').findOne({ _id: projection }, this.readOptions());
     return doc?.log;
   }
 
@@ -126,7 +144,7 @@ export class MongoReadDb {
   readonly leases: LeaseStore = {
     acquire: async (projection, holder, ttlMs, nowMs): Promise<Lease | null> => {
       const leases = this.db.collection<LeaseDoc>('projection_leases');
-      const current = await leases.findOne({ _id: projection });
+      const current = await leases.findOne({ _id: projection }, this.readOptions());
       const token = current && current.holder === holder ? current.token : (current?.token ?? 0) + 1;
       try {
         const result = await leases.findOneAndUpdate(
@@ -162,8 +180,9 @@ export class MongoReadDb {
     await this.db.collection<CheckpointDoc>('projection_checkpoints').deleteOne({ _id: projection });
   }
 
+  /** Readiness: bounded by the query bound whatever the connection does (server selection included). */
   async ping(): Promise<void> {
-    await this.db.command({ ping: 1 });
+    await this.db.command({ ping: 1 }, { signal: AbortSignal.timeout(this.queryTimeoutMs) });
   }
 
   async close(): Promise<void> {
@@ -196,12 +215,13 @@ export function mongoProjectionStore(read: MongoReadDb, collections: readonly st
       for (const name of collections) await read.db.collection(name).deleteMany({});
       await read.clearCheckpoint(projection);
     },
+    // An operator's scan of whole collections, not a request's query: a bound of its own.
     digest: async (): Promise<ReadModelDigest> =>
       canonicalDigest(
         await Promise.all(
           collections.map(async (name) => ({
             name,
-            rows: await read.db.collection(name).find({}).sort({ _id: 1 }).toArray(),
+            rows: await read.db.collection(name).find({}, { maxTimeMS: SCAN_TIMEOUT_MS }).sort({ _id: 1 }).toArray(),
           })),
         ),
       ),

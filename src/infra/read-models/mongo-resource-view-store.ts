@@ -61,30 +61,30 @@ export class MongoResourceViewStore implements ResourceViewStore {
   }
 
   async resource(resourceId: number): Promise<Resource | null> {
-    return (await this.resources.findOne({ _id: resourceId }, this.read.sessionOption()))?.resource ?? null;
+    return (await this.resources.findOne({ _id: resourceId }, this.read.readOptions()))?.resource ?? null;
   }
 
   async viewsOfResource(resourceId: number): Promise<ResourceViewRecord[]> {
-    const docs = await this.views.find(viewsOfResourceFilter(resourceId), { projection: VIEW_PROJECTION, ...this.read.sessionOption() }).sort(VIEWS_OF_RESOURCE_SORT).toArray();
+    const docs = await this.views.find(viewsOfResourceFilter(resourceId), { projection: VIEW_PROJECTION, ...this.read.readOptions() }).sort(VIEWS_OF_RESOURCE_SORT).toArray();
     return docs as unknown as ResourceViewRecord[];
   }
 
   async page(q: ViewPageQuery): Promise<ViewPage> {
     let keys: string[] = [];
     if (q.audience.kind !== 'everything') {
-      keys = admittedKeys(q, await this.views.distinct('audienceKey', viewFilter(q), this.read.sessionOption()));
+      keys = admittedKeys(q, await this.views.distinct('audienceKey', viewFilter(q), this.read.readOptions()));
       if (keys.length === 0) return { count: 0, list: [] };
     }
     const filter = pageFilter(q, keys);
-    const count = await this.views.countDocuments(filter, this.read.sessionOption());
+    const count = await this.views.countDocuments(filter, this.read.readOptions());
     // take 0 must not reach the server: limit(0) there means "no limit".
     if (q.take === 0 || count === 0) return { count, list: [] };
-    const docs = await this.views.find(filter, { projection: VIEW_PROJECTION, ...this.read.sessionOption() }).sort(pageSort(q.orderBy)).skip(q.skip).limit(q.take).toArray();
+    const docs = await this.views.find(filter, { projection: VIEW_PROJECTION, ...this.read.readOptions() }).sort(pageSort(q.orderBy)).skip(q.skip).limit(q.take).toArray();
     return { count, list: docs as unknown as ResourceViewRecord[] };
   }
 
   async stored(resourceId: number): Promise<StoredResource | null> {
-    const doc = await this.resources.findOne({ _id: resourceId }, this.read.sessionOption());
+    const doc = await this.resources.findOne({ _id: resourceId }, this.read.readOptions());
     return doc ? { resource: doc.resource ?? null, position: positionOf(doc.position) } : null;
   }
 
@@ -97,7 +97,7 @@ export class MongoResourceViewStore implements ResourceViewStore {
    * An event older than the stored resource changes nothing: its views would disagree with it.
    */
   async putResource(resourceId: number, resource: Resource | null, position: bigint, views: readonly ResourceViewRecord[]): Promise<void> {
-    const current = await this.resources.findOne({ _id: resourceId }, { projection: { position: 1 }, ...this.read.sessionOption() });
+    const current = await this.resources.findOne({ _id: resourceId }, { projection: { position: 1 }, ...this.read.readOptions() });
     if (current && positionOf(current.position) > position) return;
     await this.replaceViews(resourceId, views);
     await applyGuardedUpsert(this.resources as unknown as Collection<Document>, resourceWrite(resourceId, resource, position), this.read.sessionOption().session);
@@ -118,12 +118,12 @@ export class MongoResourceViewStore implements ResourceViewStore {
   }
 
   async resourcesOfProject(projectId: number): Promise<Resource[]> {
-    const docs = await this.resources.find(liveResourcesOfProjectFilter(projectId), this.read.sessionOption()).sort(RESOURCES_OF_PROJECT_SORT).toArray();
+    const docs = await this.resources.find(liveResourcesOfProjectFilter(projectId), this.read.readOptions()).sort(RESOURCES_OF_PROJECT_SORT).toArray();
     return docs.flatMap((doc) => (doc.resource ? [doc.resource] : []));
   }
 
   async projectLink(communityProjectId: number): Promise<(ProjectLink & { position: bigint; removed: boolean }) | null> {
-    const doc = await this.links.findOne({ _id: communityProjectId }, this.read.sessionOption());
+    const doc = await this.links.findOne({ _id: communityProjectId }, this.read.readOptions());
     if (!doc) return null;
     return {
       communityProjectId: doc._id,
@@ -139,7 +139,7 @@ export class MongoResourceViewStore implements ResourceViewStore {
   }
 
   async projectCommunities(projectId: number): Promise<number[]> {
-    const docs = await this.links.find(projectCommunitiesFilter(projectId), { projection: { _id: 0, communityId: 1 }, ...this.read.sessionOption() }).sort(PROJECT_COMMUNITIES_SORT).toArray();
+    const docs = await this.links.find(projectCommunitiesFilter(projectId), { projection: { _id: 0, communityId: 1 }, ...this.read.readOptions() }).sort(PROJECT_COMMUNITIES_SORT).toArray();
     return [...new Set(docs.map((d) => d.communityId))];
   }
 }

@@ -22,7 +22,7 @@ export interface ReadGenerations {
 }
 
 export function readGenerations(config: Config): ReadGenerations {
-  return config.MONGODB_URL ? mongoGenerations(config.MONGODB_URL) : sqliteGenerations(config.DATA_DIR);
+  return config.MONGODB_URL ? mongoGenerations(config.MONGODB_URL, config.MONGO_QUERY_TIMEOUT_MS) : sqliteGenerations(config.DATA_DIR);
 }
 
 function sqliteGenerations(dataDir: string): ReadGenerations {
@@ -53,10 +53,10 @@ function sqliteGenerations(dataDir: string): ReadGenerations {
 
 type PointerDoc = { _id: string; generation: number };
 
-function mongoGenerations(url: string): ReadGenerations {
+function mongoGenerations(url: string, queryTimeoutMs: number): ReadGenerations {
   const dbName = (generation: number, base: string) => (generation === 0 ? base : `${base}_g${generation}`);
   const withBase = async <T>(work: (base: MongoReadDb) => Promise<T>): Promise<T> => {
-    const base = await mongoReadDb().connect(url);
+    const base = await mongoReadDb().connect(url, undefined, queryTimeoutMs);
     try {
       return await work(base);
     } finally {
@@ -65,10 +65,10 @@ function mongoGenerations(url: string): ReadGenerations {
   };
   return {
     current: () =>
-      withBase(async (base) => (await base.db.collection<PointerDoc>('read_model_generations').findOne({ _id: 'current' }))?.generation ?? 0),
+      withBase(async (base) => (await base.db.collection<PointerDoc>('read_model_generations').findOne({ _id: 'current' }, base.readOptions()))?.generation ?? 0),
     open: async (generation) => {
       const base = await withBase(async (b) => b.db.databaseName);
-      return { kind: 'mongo', mongo: await mongoReadDb().connect(url, dbName(generation, base)) };
+      return { kind: 'mongo', mongo: await mongoReadDb().connect(url, dbName(generation, base), queryTimeoutMs) };
     },
     switchTo: (generation) =>
       withBase(async (base) => {

@@ -1,0 +1,32 @@
+import type { MongoClientOptions } from 'mongodb';
+
+/**
+ * Time bounds of every MongoDB client this service opens (read models, GridFS). The driver's own
+ * defaults let an outage hang a request or readiness: 30 s of server selection, and no bound on
+ * an operation. (Its `timeoutMS` is deprecated and has no effect in this driver: not used.)
+ */
+
+/** The default of MONGO_QUERY_TIMEOUT_MS: the server-side bound (`maxTimeMS`) of every read. */
+export const DEFAULT_MONGO_QUERY_TIMEOUT_MS = 5000;
+
+/** How long finding a server may take before an operation fails (the driver's default is 30 s). */
+export const MONGO_SERVER_SELECTION_TIMEOUT_MS = 5000;
+
+/** The longest a write may wait on the server: a transaction's commit and its majority write concern. */
+export const MONGO_WRITE_TIMEOUT_MS = 10_000;
+
+/** Margin of the socket backstop over the longest server-side bound, so the server's own error wins. */
+const SOCKET_MARGIN_MS = 2000;
+
+/**
+ * The client options: bounded server selection, and a socket timeout as a backstop for a
+ * connection that died without a word (no reset, no answer), which no server-side bound can
+ * end. The backstop is above every bound the server applies (reads' `maxTimeMS`, a commit's
+ * `maxCommitTimeMS` and `wtimeoutMS`), so it never cuts short an operation the server still runs.
+ */
+export function mongoClientOptions(queryTimeoutMs: number): MongoClientOptions {
+  return {
+    serverSelectionTimeoutMS: MONGO_SERVER_SELECTION_TIMEOUT_MS,
+    socketTimeoutMS: Math.max(queryTimeoutMs, MONGO_WRITE_TIMEOUT_MS) + SOCKET_MARGIN_MS,
+  };
+}
