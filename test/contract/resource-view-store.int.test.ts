@@ -17,6 +17,7 @@ import {
   PARAGRAPH,
   ViewModel,
   communityView,
+  createdData,
   day,
   everything,
   largeView,
@@ -26,6 +27,7 @@ import {
   projectView,
   query,
   resource,
+  updatedData,
 } from './resource-view-fixtures';
 import { describeOnEveryReadDb, type OpenedStore } from '../support/read-db-adapters';
 
@@ -39,35 +41,8 @@ const recorded = (position: bigint, type: string, data: object): RecordedEvent =
   revision: 0n,
   position,
 });
-const created = (position: bigint, resourceId: number, name = 'Created') =>
-  recorded(position, 'ResourceCreated', {
-    resourceId,
-    scope: { kind: 'project', projectId: P },
-    paragraphId: null,
-    name,
-    description: '',
-    resourceUrl: 'https://example.org/a.pdf',
-    resourceType: 0,
-    image: '',
-    icon: '',
-    tags: ['a'],
-    privacyLevel: 1,
-    createdBy: 1,
-    createdByMentor: false,
-    postDate: day(0),
-  });
-const updated = (position: bigint, resourceId: number, name: string) =>
-  recorded(position, 'ResourceUpdated', {
-    resourceId,
-    name,
-    description: '',
-    resourceUrl: 'https://example.org/a.pdf',
-    resourceType: 0,
-    image: '',
-    icon: '',
-    tags: ['b'],
-    lastUpdated: day(1),
-  });
+const created = (position: bigint, resourceId: number, name = 'Created') => recorded(position, 'ResourceCreated', createdData(resourceId, name));
+const updated = (position: bigint, resourceId: number, name: string) => recorded(position, 'ResourceUpdated', updatedData(resourceId, name));
 const deleted = (position: bigint, resourceId: number) => recorded(position, 'ResourceDeleted', { resourceId, resourceUrl: 'https://example.org/a.pdf' });
 
 export function describeResourceViewStoreContract(name: string, open: () => Promise<OpenedStore<ResourceViewStore>>): void {
