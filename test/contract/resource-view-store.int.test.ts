@@ -29,7 +29,7 @@ import {
   resource,
   updatedData,
 } from './resource-view-fixtures';
-import { describeOnEveryReadDb, type OpenedStore } from '../support/read-db-adapters';
+import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
 
 
 const metadata = { actor: { userId: 1, credential: 'session' as const }, correlationId: 'c', at: '2025-01-01T00:00:00.000Z' };
@@ -48,13 +48,11 @@ const deleted = (position: bigint, resourceId: number) => recorded(position, 'Re
 export function describeResourceViewStoreContract(name: string, open: () => Promise<OpenedStore<ResourceViewStore>>): void {
   describe(`${name} honours the ResourceViewStore contract`, () => {
     let store: ResourceViewStore;
-    let dispose: () => Promise<void>;
     let model: ViewModel;
-    beforeEach(async () => {
-      ({ store, dispose } = await open());
+    withFreshStore(open, (opened) => {
+      store = opened;
       model = new ViewModel();
     });
-    afterEach(async () => dispose());
 
     const put = async (r: ReturnType<typeof resource>, position: bigint, communities: number[] = [O]) =>
       store.putResource(r.resourceId, r, position, model.put(r, communities));
