@@ -6,11 +6,11 @@ import type { Resource } from '../../src/domain/resource/resource';
 import { viewRecords } from '../../src/projections/resources/resource-projection';
 import type { Audience, ResourceViewRecord, ViewPage, ViewPageQuery } from '../../src/projections/resources/resource-view-store';
 import { admits } from '../../src/projections/resources/resource-view-store';
+import { D, O, OTHER_PROJECT, P } from '../domain/resource-fixtures';
 
-export const P = 7;
-export const OTHER_PROJECT = 8;
-export const O = 10;
-export const D = 20;
+/** The projects and communities of the resource rules' small world. */
+export { D, O, OTHER_PROJECT, P };
+
 export const PARAGRAPH = 11;
 export const OTHER_PARAGRAPH = 12;
 export const CIRCLE = 501;

@@ -32,6 +32,10 @@ export type Problem = Schemas['Problem'];
 export const projectCircle = (circleId: number, projectId: number): CircleGrant => ({ circleId, projectId, communityId: null });
 export const communityCircle = (circleId: number, communityId: number): CircleGrant => ({ circleId, projectId: null, communityId });
 
+/** A group of circles as a privacy read lists them: the project's circles, or a community's. */
+export const projectCircles = (name: string, privacyCircles: PrivacyCircle[]): CircleGroup => ({ name, isProject: true, isCommunity: false, privacyCircles });
+export const communityCircles = (name: string, privacyCircles: PrivacyCircle[]): CircleGroup => ({ name, isProject: false, isCommunity: true, privacyCircles });
+
 export type Block = { privacyLevel: number; circlesToAdd?: CircleGrant[]; circlesToRemove?: CircleGrant[] };
 export type SavePrivacyBody = {
   resourceId: number;
