@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { count, integer, isoTimestamp } from './primitives';
+import { component, count, integer, isoTimestamp } from './primitives';
 
 /**
  * SPEC.md's paginated example answer (SPEC "Paginated endpoints"), stated once: built by
@@ -13,17 +13,14 @@ const filterValues = z.array(z.string()).nullable();
  * SPEC: keys applicationTags ... applicationUserInterests, each may be null. Decision: the service
  * answers `[]` for a field no application has a value for, never null.
  */
-export const applicationDefinitionFiltersSchema = z
-  .object({
-    applicationTags: filterValues,
-    applicationCountries: filterValues,
-    applicationStages: filterValues,
-    applicationIndustries: filterValues,
-    applicationSDGs: filterValues,
-    applicationUserInterests: filterValues,
-  })
-  .strict()
-  .meta({ id: 'ApplicationDefinitionFilters' });
+export const applicationDefinitionFiltersSchema = component('ApplicationDefinitionFilters', {
+  applicationTags: filterValues,
+  applicationCountries: filterValues,
+  applicationStages: filterValues,
+  applicationIndustries: filterValues,
+  applicationSDGs: filterValues,
+  applicationUserInterests: filterValues,
+});
 
 export type ApplicationDefinitionFilters = z.output<typeof applicationDefinitionFiltersSchema>;
 
@@ -31,34 +28,28 @@ export type ApplicationDefinitionFilters = z.output<typeof applicationDefinition
  * SPEC: "each carrying at least id (integer) and applicationDefinitionName (string)"; the other
  * fields are "not shown" there and are this service's choice, listed so that the item is strict.
  */
-export const applicationItemSchema = z
-  .object({
-    id: integer,
-    applicationDefinitionId: integer,
-    applicationDefinitionName: z.string(),
-    name: z.string(),
-    submittedAt: isoTimestamp,
-    tags: z.array(z.string()),
-    country: z.string().nullable(),
-    stage: z.string().nullable(),
-    industry: z.string().nullable(),
-    sdgs: z.array(z.string()),
-    userInterests: z.array(z.string()),
-  })
-  .strict()
-  .meta({ id: 'ApplicationItem' });
+export const applicationItemSchema = component('ApplicationItem', {
+  id: integer,
+  applicationDefinitionId: integer,
+  applicationDefinitionName: z.string(),
+  name: z.string(),
+  submittedAt: isoTimestamp,
+  tags: z.array(z.string()),
+  country: z.string().nullable(),
+  stage: z.string().nullable(),
+  industry: z.string().nullable(),
+  sdgs: z.array(z.string()),
+  userInterests: z.array(z.string()),
+});
 
 export type ApplicationItem = z.output<typeof applicationItemSchema>;
 
-export const applicationListSchema = z
-  .object({
-    applicationDefinitionFilters: applicationDefinitionFiltersSchema,
-    count,
-    list: z.array(applicationItemSchema),
-    /** SPEC's `filters` (object or null): this endpoint applies no request filters, so it answers null. */
-    filters: z.record(z.string(), z.unknown()).nullable(),
-  })
-  .strict()
-  .meta({ id: 'ApplicationList' });
+export const applicationListSchema = component('ApplicationList', {
+  applicationDefinitionFilters: applicationDefinitionFiltersSchema,
+  count,
+  list: z.array(applicationItemSchema),
+  /** SPEC's `filters` (object or null): this endpoint applies no request filters, so it answers null. */
+  filters: z.record(z.string(), z.unknown()).nullable(),
+});
 
 export type ApplicationListAnswer = z.output<typeof applicationListSchema>;

@@ -6,3 +6,9 @@ export const count = z.number().int().min(0);
 /** A privacy level a resource or a share can hold: 0 and 6 are refused for resources (SPEC "Privacy level"). */
 export const privacyLevel = z.number().int().min(1).max(5).meta({ description: '1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors' });
 export const isoTimestamp = z.iso.datetime({ offset: true });
+
+/**
+ * A record of the API, written once for every record: strict (an extra or a missing field fails)
+ * and named `id` as an OpenAPI component, referenced wherever it is used.
+ */
+export const component = <const S extends z.ZodRawShape>(id: string, shape: S) => z.strictObject(shape).meta({ id });

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integer, privacyLevel } from './primitives';
+import { component, integer, privacyLevel } from './primitives';
 
 /**
  * SPEC.md's GetResourcePrivacy answer, stated once: built by src/projections/resources/privacy-queries.ts,
@@ -7,49 +7,40 @@ import { integer, privacyLevel } from './primitives';
  */
 
 /** SPEC "Circle group", the items of `privacyCircles`. */
-export const privacyCircleSchema = z
-  .object({
-    id: integer,
-    name: z.string(),
-    longName: z.string(),
-    isActive: z.boolean(),
-    projectId: integer.nullable(),
-    communityId: integer.nullable(),
-  })
-  .strict()
-  .meta({ id: 'PrivacyCircle' });
+export const privacyCircleSchema = component('PrivacyCircle', {
+  id: integer,
+  name: z.string(),
+  longName: z.string(),
+  isActive: z.boolean(),
+  projectId: integer.nullable(),
+  communityId: integer.nullable(),
+});
 
 /** SPEC "Circle group (item of `circles` in privacy read responses)". */
-export const circleGroupSchema = z
-  .object({
-    name: z.string(),
-    isProject: z.boolean(),
-    isCommunity: z.boolean(),
-    privacyCircles: z.array(privacyCircleSchema),
-  })
-  .strict()
-  .meta({ id: 'CircleGroup' });
+export const circleGroupSchema = component('CircleGroup', {
+  name: z.string(),
+  isProject: z.boolean(),
+  isCommunity: z.boolean(),
+  privacyCircles: z.array(privacyCircleSchema),
+});
 
 export type CircleGroup = z.output<typeof circleGroupSchema>;
 
 /** SPEC GetResourcePrivacy response body. */
-export const resourcePrivacySchema = z
-  .object({
-    resourceId: integer,
-    isProjectScoped: z.boolean(),
-    owningCommunityId: integer.nullable(),
-    owningCommunityName: z.string().nullable(),
-    owner: z.object({ privacyLevel, circles: z.array(circleGroupSchema) }).strict(),
-    shares: z.array(
-      z
-        .object({ communityId: integer, communityName: z.string(), privacyLevel, circles: z.array(circleGroupSchema) })
-        .strict(),
-    ),
-    shareCandidates: z.array(z.object({ communityId: integer, communityName: z.string() }).strict()),
-    canEdit: z.boolean(),
-    canShareCrossCommunity: z.boolean(),
-  })
-  .strict()
-  .meta({ id: 'ResourcePrivacy' });
+export const resourcePrivacySchema = component('ResourcePrivacy', {
+  resourceId: integer,
+  isProjectScoped: z.boolean(),
+  owningCommunityId: integer.nullable(),
+  owningCommunityName: z.string().nullable(),
+  owner: z.object({ privacyLevel, circles: z.array(circleGroupSchema) }).strict(),
+  shares: z.array(
+    z
+      .object({ communityId: integer, communityName: z.string(), privacyLevel, circles: z.array(circleGroupSchema) })
+      .strict(),
+  ),
+  shareCandidates: z.array(z.object({ communityId: integer, communityName: z.string() }).strict()),
+  canEdit: z.boolean(),
+  canShareCrossCommunity: z.boolean(),
+});
 
 export type ResourcePrivacyAnswer = z.output<typeof resourcePrivacySchema>;

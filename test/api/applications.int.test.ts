@@ -1,3 +1,4 @@
+import { application } from '../support/application-fixtures';
 import { demo, demoDirectory } from '../support/demo-directory';
 import { serverForSuite } from '../support/suite-server';
 
@@ -24,18 +25,13 @@ const seed = [
   { type: 'ApplicationDefinitionUpserted', data: { applicationDefinitionId: EMPTY, name: 'Quiet Call', communityId: demo.communities.public1 } },
   ...[...batchIds].reverse().map((applicationId) => ({
     type: 'ApplicationUpserted',
-    data: {
-      applicationId,
+    data: application(applicationId, {
       applicationDefinitionId: BATCH,
       name: `Batch ${applicationId}`,
       submittedAt: submittedAtOf(applicationId),
       tags: ['batch'],
       country: 'Chile',
-      stage: null,
-      industry: null,
-      sdgs: [],
-      userInterests: [],
-    },
+    }),
   })),
 ];
 
@@ -164,18 +160,7 @@ describe('POST /api/ApplicationDefinition/{id}/Applications', () => {
     it('when more than 50 would match and take is absent, then 50 is the default page size', async () => {
       const more = Array.from({ length: 30 }, (_, i) => ({
         type: 'ApplicationUpserted',
-        data: {
-          applicationId: 7300 + i,
-          applicationDefinitionId: 73,
-          name: `Default ${i}`,
-          submittedAt: '2026-02-01T00:00:00Z',
-          tags: [],
-          country: null,
-          stage: null,
-          industry: null,
-          sdgs: [],
-          userInterests: [],
-        },
+        data: application(7300 + i, { applicationDefinitionId: 73, name: `Default ${i}`, submittedAt: '2026-02-01T00:00:00Z' }),
       }));
       const seeded = await server.directory([
         { type: 'ApplicationDefinitionUpserted', data: { applicationDefinitionId: 73, name: 'Big Call', communityId: demo.communities.public1 } },

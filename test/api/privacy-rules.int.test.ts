@@ -13,7 +13,7 @@
  */
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { SavePrivacyBody } from '../support/privacy-api';
-import { communityCircle, fieldsOf, privacyApi, projectCircle } from '../support/privacy-api';
+import { communityCircle, communityCircles, fieldsOf, privacyApi, projectCircle, projectCircles } from '../support/privacy-api';
 import { serverForSuite } from '../support/suite-server';
 
 const P = demo.projects.solar;
@@ -77,23 +77,13 @@ describe('resource privacy over HTTP', () => {
         owner: {
           privacyLevel: 4,
           circles: [
-            {
-              name: 'Solar Kiosk',
-              isProject: true,
-              isCommunity: false,
-              privacyCircles: [
-                { id: 100, name: 'Team', longName: 'Solar Kiosk team', isActive: true, projectId: P, communityId: null },
-                { id: 400, name: 'Partners', longName: 'Solar Kiosk partners', isActive: true, projectId: P, communityId: null },
-              ],
-            },
-            {
-              name: 'Green Valley Makers',
-              isProject: false,
-              isCommunity: true,
-              privacyCircles: [
-                { id: 300, name: 'Reviewers', longName: 'Green Valley reviewers', isActive: true, projectId: null, communityId: C1 },
-              ],
-            },
+            projectCircles('Solar Kiosk', [
+              { id: 100, name: 'Team', longName: 'Solar Kiosk team', isActive: true, projectId: P, communityId: null },
+              { id: 400, name: 'Partners', longName: 'Solar Kiosk partners', isActive: true, projectId: P, communityId: null },
+            ]),
+            communityCircles('Green Valley Makers', [
+              { id: 300, name: 'Reviewers', longName: 'Green Valley reviewers', isActive: true, projectId: null, communityId: C1 },
+            ]),
           ],
         },
         shares: [
@@ -103,22 +93,12 @@ describe('resource privacy over HTTP', () => {
             communityName: 'Northern Lights',
             privacyLevel: 4,
             circles: [
-              {
-                name: 'Solar Kiosk',
-                isProject: true,
-                isCommunity: false,
-                privacyCircles: [
-                  { id: 101, name: 'Mentors', longName: 'Solar Kiosk mentors', isActive: true, projectId: P, communityId: null },
-                ],
-              },
-              {
-                name: 'Northern Lights',
-                isProject: false,
-                isCommunity: true,
-                privacyCircles: [
-                  { id: PANEL_3, name: 'Panel', longName: 'Northern Lights panel', isActive: true, projectId: null, communityId: C3 },
-                ],
-              },
+              projectCircles('Solar Kiosk', [
+                { id: 101, name: 'Mentors', longName: 'Solar Kiosk mentors', isActive: true, projectId: P, communityId: null },
+              ]),
+              communityCircles('Northern Lights', [
+                { id: PANEL_3, name: 'Panel', longName: 'Northern Lights panel', isActive: true, projectId: null, communityId: C3 },
+              ]),
             ],
           },
         ],

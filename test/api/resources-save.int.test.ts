@@ -22,62 +22,37 @@ describe('POST /api/Resource/SaveProjectResource', () => {
   };
 
   describe('creating with each scope shape', () => {
-    it('given communityProjectId alone, then a community-project resource of that community project', async () => {
-      const res = await api.save(users.team, newResource(scope.communityProject(communityProjects.solarIn1)));
+    it.each<[string, Record<string, unknown>, Record<string, unknown>]>([
+      [
+        'given communityProjectId alone, then a community-project resource of that community project',
+        scope.communityProject(communityProjects.solarIn1),
+        { isCommunityProjectScoped: true, isProjectScoped: false, projectId: P, communityProjectId: communityProjects.solarIn1, paragraphId: null },
+      ],
+      [
+        'given projectId with communityId, then the same kind of resource: the community project of that pair',
+        scope.projectInCommunity(P, communities.private2),
+        { isCommunityProjectScoped: true, isProjectScoped: false, projectId: P, communityProjectId: communityProjects.solarIn2 },
+      ],
+      [
+        'given projectId with communityProjectId and communityId sent as 0, then a project resource',
+        scope.project(P),
+        { isProjectScoped: true, isCommunityProjectScoped: false, projectId: P, communityProjectId: null, paragraphId: null },
+      ],
+      [
+        'given a community paragraph, then a community-project resource attached to it, whatever the other scope fields say',
+        { ...scope.project(P), paragraphId: paragraphs.solarIn1 },
+        { isCommunityProjectScoped: true, projectId: P, communityProjectId: communityProjects.solarIn1, paragraphId: paragraphs.solarIn1 },
+      ],
+      [
+        'given a project paragraph, then a project resource attached to it',
+        scope.paragraph(paragraphs.solarProject),
+        { isProjectScoped: true, projectId: P, communityProjectId: null, paragraphId: paragraphs.solarProject },
+      ],
+    ])('%s', async (_title, scopeFields, expected) => {
+      const res = await api.save(users.team, newResource(scopeFields));
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({
-        isCommunityProjectScoped: true,
-        isProjectScoped: false,
-        projectId: P,
-        communityProjectId: communityProjects.solarIn1,
-        paragraphId: null,
-      });
+      expect(res.body).toMatchObject(expected);
       expect(res.body.id).toBeGreaterThan(0);
-    });
-
-    it('given projectId with communityId, then the same kind of resource: the community project of that pair', async () => {
-      const res = await api.save(users.team, newResource(scope.projectInCommunity(P, communities.private2)));
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({
-        isCommunityProjectScoped: true,
-        isProjectScoped: false,
-        projectId: P,
-        communityProjectId: communityProjects.solarIn2,
-      });
-    });
-
-    it('given projectId with communityProjectId and communityId sent as 0, then a project resource', async () => {
-      const res = await api.save(users.team, newResource(scope.project(P)));
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({
-        isProjectScoped: true,
-        isCommunityProjectScoped: false,
-        projectId: P,
-        communityProjectId: null,
-        paragraphId: null,
-      });
-    });
-
-    it('given a community paragraph, then a community-project resource attached to it, whatever the other scope fields say', async () => {
-      const res = await api.save(users.team, newResource({ ...scope.project(P), paragraphId: paragraphs.solarIn1 }));
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({
-        isCommunityProjectScoped: true,
-        projectId: P,
-        communityProjectId: communityProjects.solarIn1,
-        paragraphId: paragraphs.solarIn1,
-      });
-    });
-
-    it('given a project paragraph, then a project resource attached to it', async () => {
-      const res = await api.save(users.team, newResource(scope.paragraph(paragraphs.solarProject)));
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({
-        isProjectScoped: true,
-        projectId: P,
-        communityProjectId: null,
-        paragraphId: paragraphs.solarProject,
-      });
     });
 
     it('given a paragraph of a community the project is not in, then 400 naming paragraphId', async () => {
@@ -88,26 +63,13 @@ describe('POST /api/Resource/SaveProjectResource', () => {
       expect(fieldsOf(res.body)).toEqual(['paragraphId']);
     });
 
-    it('given an unknown paragraph, then 404', async () => {
-      const res = await api.save(users.team, newResource(scope.paragraph(999_999)));
-      expect(res.status).toBe(404);
-      expect(res.body.type).toBe('/problems/not-found');
-    });
-
-    it('given an unknown project, then 404', async () => {
-      const res = await api.save(users.team, newResource(scope.project(999_999)));
-      expect(res.status).toBe(404);
-      expect(res.body.type).toBe('/problems/not-found');
-    });
-
-    it('given a project with an unknown community, then 404', async () => {
-      const res = await api.save(users.team, newResource(scope.projectInCommunity(P, 999_999)));
-      expect(res.status).toBe(404);
-      expect(res.body.type).toBe('/problems/not-found');
-    });
-
-    it('given an unknown community project, then 404', async () => {
-      const res = await api.save(users.team, newResource(scope.communityProject(999_999)));
+    it.each<[string, Record<string, unknown>]>([
+      ['an unknown paragraph', scope.paragraph(999_999)],
+      ['an unknown project', scope.project(999_999)],
+      ['a project with an unknown community', scope.projectInCommunity(P, 999_999)],
+      ['an unknown community project', scope.communityProject(999_999)],
+    ])('given %s, then 404', async (_given, scopeFields) => {
+      const res = await api.save(users.team, newResource(scopeFields));
       expect(res.status).toBe(404);
       expect(res.body.type).toBe('/problems/not-found');
     });

@@ -5,25 +5,15 @@
 import { MongoApplicationStore } from '../../src/infra/read-models/mongo-application-store';
 import { SqliteApplicationStore } from '../../src/infra/read-models/sqlite-application-store';
 import type { ApplicationRecord, ApplicationStore } from '../../src/projections/applications/application-store';
-import { describeOnEveryReadDb, type OpenedStore } from '../support/read-db-adapters';
-
+import { application as applicationOf } from '../support/application-fixtures';
+import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
 
 const DEFINITION = 5;
 const OTHER_DEFINITION = 6;
 
-const application = (applicationId: number, over: Partial<ApplicationRecord> = {}): ApplicationRecord => ({
-  applicationId,
-  applicationDefinitionId: DEFINITION,
-  name: `Application ${applicationId}`,
-  submittedAt: '2025-02-01T00:00:00.000Z',
-  tags: [],
-  country: null,
-  stage: null,
-  industry: null,
-  sdgs: [],
-  userInterests: [],
-  ...over,
-});
+/** An application of DEFINITION, unless `over` names another. */
+const application = (applicationId: number, over: Partial<ApplicationRecord> = {}): ApplicationRecord =>
+  applicationOf(applicationId, { applicationDefinitionId: DEFINITION, ...over });
 
 const fixtures: ApplicationRecord[] = [
   application(3, { submittedAt: '2025-02-02T00:00:00.000Z', tags: ['b', 'a'], country: 'Kenya', stage: 'idea', sdgs: ['13'] }),
@@ -37,11 +27,7 @@ const fixtures: ApplicationRecord[] = [
 export function describeApplicationStoreContract(name: string, open: () => Promise<OpenedStore<ApplicationStore>>): void {
   describe(`${name} honours the ApplicationStore contract`, () => {
     let store: ApplicationStore;
-    let dispose: () => Promise<void>;
-    beforeEach(async () => {
-      ({ store, dispose } = await open());
-    });
-    afterEach(async () => dispose());
+    withFreshStore(open, (opened) => (store = opened));
 
     const putAll = async (first = 1n) => {
       for (const [i, a] of fixtures.entries()) await store.putApplication(a, first + BigInt(i));

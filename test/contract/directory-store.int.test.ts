@@ -8,7 +8,7 @@ import { SqliteDirectoryStore } from '../../src/infra/read-models/sqlite-directo
 import type { DirectoryChange } from '../../src/projections/directory/directory-records';
 import { directoryChange } from '../../src/projections/directory/directory-records';
 import type { DirectoryStore, Memberships } from '../../src/projections/directory/directory-store';
-import { describeOnEveryReadDb, type OpenedStore } from '../support/read-db-adapters';
+import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
 
 
 const change = (event: DirectoryEvent): DirectoryChange => directoryChange(event) as DirectoryChange;
@@ -60,11 +60,7 @@ function normalised(m: Memberships): Memberships {
 export function describeDirectoryStoreContract(name: string, open: () => Promise<OpenedStore<DirectoryStore>>): void {
   describe(`${name} honours the DirectoryStore contract`, () => {
     let store: DirectoryStore;
-    let dispose: () => Promise<void>;
-    beforeEach(async () => {
-      ({ store, dispose } = await open());
-    });
-    afterEach(async () => dispose());
+    withFreshStore(open, (opened) => (store = opened));
 
     const applyAll = async (events: readonly DirectoryEvent[], first = 1n) => {
       for (const [i, event] of events.entries()) await store.write(change(event), first + BigInt(i));

@@ -11,7 +11,7 @@ import { MongoResourceViewStore } from '../../src/infra/read-models/mongo-resour
 import { LeaseLostError } from '../../src/projections/projection-lease';
 import type { ReadModelProjection } from '../../src/projections/read-model-projection';
 import { resourceProjection } from '../../src/projections/resources/resource-projection';
-import { D, O, P, day } from './resource-view-fixtures';
+import { D, O, P, createdData } from './resource-view-fixtures';
 
 export type OpenedReadDb = { read: MongoReadDb; dispose: () => Promise<void> };
 
@@ -24,23 +24,7 @@ const recorded = (position: bigint, streamId: string, type: string, data: object
   revision: 0n,
   position,
 });
-const created = (position: bigint, resourceId: number) =>
-  recorded(position, `resource-${resourceId}`, 'ResourceCreated', {
-    resourceId,
-    scope: { kind: 'project', projectId: P },
-    paragraphId: null,
-    name: `Resource ${resourceId}`,
-    description: '',
-    resourceUrl: 'https://example.org/a.pdf',
-    resourceType: 0,
-    image: '',
-    icon: '',
-    tags: ['a'],
-    privacyLevel: 1,
-    createdBy: 1,
-    createdByMentor: false,
-    postDate: day(0),
-  });
+const created = (position: bigint, resourceId: number) => recorded(position, `resource-${resourceId}`, 'ResourceCreated', createdData(resourceId));
 const deleted = (position: bigint, resourceId: number) =>
   recorded(position, `resource-${resourceId}`, 'ResourceDeleted', { resourceId, resourceUrl: 'https://example.org/a.pdf' });
 const link = (position: bigint, type: 'CommunityProjectUpserted' | 'CommunityProjectRemoved', data: object) =>

@@ -6,11 +6,11 @@ import type { Resource } from '../../src/domain/resource/resource';
 import { viewRecords } from '../../src/projections/resources/resource-projection';
 import type { Audience, ResourceViewRecord, ViewPage, ViewPageQuery } from '../../src/projections/resources/resource-view-store';
 import { admits } from '../../src/projections/resources/resource-view-store';
+import { D, O, OTHER_PROJECT, P } from '../domain/resource-fixtures';
 
-export const P = 7;
-export const OTHER_PROJECT = 8;
-export const O = 10;
-export const D = 20;
+/** The projects and communities of the resource rules' small world. */
+export { D, O, OTHER_PROJECT, P };
+
 export const PARAGRAPH = 11;
 export const OTHER_PARAGRAPH = 12;
 export const CIRCLE = 501;
@@ -45,6 +45,32 @@ export function resource(resourceId: number, over: Partial<Resource> = {}): Reso
 
 /** A post date per day from 2025-01-01; equal days make ties that the id must break. */
 export const day = (n: number): string => new Date(Date.UTC(2025, 0, 1 + n)).toISOString();
+
+/** The content fields of a ResourceCreated or ResourceUpdated event, the same file each time. */
+const eventContent = (tags: string[]) => ({
+  description: '',
+  resourceUrl: 'https://example.org/a.pdf',
+  resourceType: 0,
+  image: '',
+  icon: '',
+  tags,
+});
+
+/** The data of a ResourceCreated event: a public project resource of P, posted on day 0. */
+export const createdData = (resourceId: number, name = `Resource ${resourceId}`) => ({
+  resourceId,
+  scope: { kind: 'project', projectId: P },
+  paragraphId: null,
+  name,
+  ...eventContent(['a']),
+  privacyLevel: 1,
+  createdBy: 1,
+  createdByMentor: false,
+  postDate: day(0),
+});
+
+/** The data of a ResourceUpdated event on day 1: a new name and the tag `b`. */
+export const updatedData = (resourceId: number, name: string) => ({ resourceId, name, ...eventContent(['b']), lastUpdated: day(1) });
 
 /**
  * A view of `n` project resources of P (P in community O) where the audiences are uneven: most

@@ -17,6 +17,7 @@ import {
   PARAGRAPH,
   ViewModel,
   communityView,
+  createdData,
   day,
   everything,
   largeView,
@@ -26,8 +27,9 @@ import {
   projectView,
   query,
   resource,
+  updatedData,
 } from './resource-view-fixtures';
-import { describeOnEveryReadDb, type OpenedStore } from '../support/read-db-adapters';
+import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
 
 
 const metadata = { actor: { userId: 1, credential: 'session' as const }, correlationId: 'c', at: '2025-01-01T00:00:00.000Z' };
@@ -39,47 +41,18 @@ const recorded = (position: bigint, type: string, data: object): RecordedEvent =
   revision: 0n,
   position,
 });
-const created = (position: bigint, resourceId: number, name = 'Created') =>
-  recorded(position, 'ResourceCreated', {
-    resourceId,
-    scope: { kind: 'project', projectId: P },
-    paragraphId: null,
-    name,
-    description: '',
-    resourceUrl: 'https://example.org/a.pdf',
-    resourceType: 0,
-    image: '',
-    icon: '',
-    tags: ['a'],
-    privacyLevel: 1,
-    createdBy: 1,
-    createdByMentor: false,
-    postDate: day(0),
-  });
-const updated = (position: bigint, resourceId: number, name: string) =>
-  recorded(position, 'ResourceUpdated', {
-    resourceId,
-    name,
-    description: '',
-    resourceUrl: 'https://example.org/a.pdf',
-    resourceType: 0,
-    image: '',
-    icon: '',
-    tags: ['b'],
-    lastUpdated: day(1),
-  });
+const created = (position: bigint, resourceId: number, name = 'Created') => recorded(position, 'ResourceCreated', createdData(resourceId, name));
+const updated = (position: bigint, resourceId: number, name: string) => recorded(position, 'ResourceUpdated', updatedData(resourceId, name));
 const deleted = (position: bigint, resourceId: number) => recorded(position, 'ResourceDeleted', { resourceId, resourceUrl: 'https://example.org/a.pdf' });
 
 export function describeResourceViewStoreContract(name: string, open: () => Promise<OpenedStore<ResourceViewStore>>): void {
   describe(`${name} honours the ResourceViewStore contract`, () => {
     let store: ResourceViewStore;
-    let dispose: () => Promise<void>;
     let model: ViewModel;
-    beforeEach(async () => {
-      ({ store, dispose } = await open());
+    withFreshStore(open, (opened) => {
+      store = opened;
       model = new ViewModel();
     });
-    afterEach(async () => dispose());
 
     const put = async (r: ReturnType<typeof resource>, position: bigint, communities: number[] = [O]) =>
       store.putResource(r.resourceId, r, position, model.put(r, communities));

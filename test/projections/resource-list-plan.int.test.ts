@@ -9,30 +9,23 @@ import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
 import { SqliteResourceViewStore } from '../../src/infra/read-models/sqlite-resource-view-store';
 import { viewRecords } from '../../src/projections/resources/resource-projection';
 import type { Audience, ViewPageQuery } from '../../src/projections/resources/resource-view-store';
+import { resource as fixtureResource } from '../contract/resource-view-fixtures';
 
 const COMMUNITY = 1;
 const PROJECT = 10;
 
 function resource(id: number): Resource {
-  return {
-    resourceId: id,
+  const posted = new Date(Date.UTC(2026, 0, 1) + id * 1000).toISOString();
+  return fixtureResource(id, {
     scope: { kind: 'communityProject', projectId: PROJECT, communityId: COMMUNITY, communityProjectId: 1000 },
     paragraphId: id % 10 === 0 ? 5000 : null,
-    name: `Resource ${id}`,
-    description: '',
-    resourceUrl: `https://example.org/${id}.pdf`,
     resourceType: 3,
-    image: '',
-    icon: '',
     tags: id % 7 === 0 ? ['Seven'] : [],
-    postDate: new Date(Date.UTC(2026, 0, 1) + id * 1000).toISOString(),
-    lastUpdated: new Date(Date.UTC(2026, 0, 1) + id * 1000).toISOString(),
-    createdBy: 1,
-    createdByMentor: false,
+    postDate: posted,
+    lastUpdated: posted,
     // Most are for the community's members; one in a hundred for one circle only.
     owner: id % 100 === 0 ? { privacyLevel: 4, circles: [{ circleId: 300, projectId: null, communityId: COMMUNITY }] } : { privacyLevel: 2, circles: [] },
-    shares: [],
-  };
+  });
 }
 
 async function bigView(size: number): Promise<SqliteResourceViewStore> {

@@ -1,3 +1,4 @@
+import type { components } from '../../clients/typescript/schema';
 import { demo } from './demo-directory';
 import type { HttpResult, TestServer } from './test-server';
 
@@ -7,48 +8,33 @@ import type { HttpResult, TestServer } from './test-server';
  * HTTP only.
  */
 
+type Schemas = components['schemas'];
+
 export type CircleGrant = { circleId: number; projectId: number | null; communityId: number | null };
 
-export type PrivacyCircle = {
-  id: number;
-  name: string;
-  longName: string;
-  isActive: boolean;
-  projectId: number | null;
-  communityId: number | null;
-};
+export type PrivacyCircle = Schemas['PrivacyCircle'];
 
-export type CircleGroup = { name: string; isProject: boolean; isCommunity: boolean; privacyCircles: PrivacyCircle[] };
+export type CircleGroup = Schemas['CircleGroup'];
 
-export type ResourcePrivacy = {
-  resourceId: number;
-  isProjectScoped: boolean;
-  owningCommunityId: number | null;
-  owningCommunityName: string | null;
-  owner: { privacyLevel: number; circles: CircleGroup[] };
-  shares: { communityId: number; communityName: string; privacyLevel: number; circles: CircleGroup[] }[];
-  shareCandidates: { communityId: number; communityName: string }[];
-  canEdit: boolean;
-  canShareCrossCommunity: boolean;
-};
+export type ResourcePrivacy = Schemas['ResourcePrivacy'];
 
-export type ListedResource = {
-  id: number;
-  privacyLevel: number;
-  effectivePrivacyLevel: number;
-  originCommunityId: number | null;
-  originCommunityName: string | null;
-  isProjectScoped: boolean;
-  currentlySharedWith: { communityId: number; communityName: string; privacyLevel: number }[];
-};
+/** The fields of a listed resource that the privacy tests read. */
+export type ListedResource = Pick<
+  Schemas['ResourceRecord'],
+  'id' | 'privacyLevel' | 'effectivePrivacyLevel' | 'originCommunityId' | 'originCommunityName' | 'isProjectScoped' | 'currentlySharedWith'
+>;
 
 export type ResourceList = { resources: { count: number; list: ListedResource[] } };
 
-export type Problem = { type: string; status: number; errors?: { field: string; message: string }[] };
+export type Problem = Schemas['Problem'];
 
 /** A project circle grant, or a community circle grant. */
 export const projectCircle = (circleId: number, projectId: number): CircleGrant => ({ circleId, projectId, communityId: null });
 export const communityCircle = (circleId: number, communityId: number): CircleGrant => ({ circleId, projectId: null, communityId });
+
+/** A group of circles as a privacy read lists them: the project's circles, or a community's. */
+export const projectCircles = (name: string, privacyCircles: PrivacyCircle[]): CircleGroup => ({ name, isProject: true, isCommunity: false, privacyCircles });
+export const communityCircles = (name: string, privacyCircles: PrivacyCircle[]): CircleGroup => ({ name, isProject: false, isCommunity: true, privacyCircles });
 
 export type Block = { privacyLevel: number; circlesToAdd?: CircleGrant[]; circlesToRemove?: CircleGrant[] };
 export type SavePrivacyBody = {

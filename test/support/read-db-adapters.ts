@@ -8,6 +8,17 @@ export type OpenedStore<Store> = { store: Store; dispose: () => Promise<void> };
 /** A contract suite: declared once per adapter, with the adapter's name and a way to open a fresh store. */
 export type StoreContract<Store> = (name: string, open: () => Promise<OpenedStore<Store>>) => void;
 
+/** Opens a fresh store before each test of the enclosing block, hands it to `use`, and disposes of it after the test. */
+export function withFreshStore<Store>(open: () => Promise<OpenedStore<Store>>, use: (store: Store) => void): void {
+  let dispose: () => Promise<void> = async () => undefined;
+  beforeEach(async () => {
+    const opened = await open();
+    dispose = opened.dispose;
+    use(opened.store);
+  });
+  afterEach(async () => dispose());
+}
+
 /**
  * Runs a read model's contract against every adapter: its SQLite adapter on `:memory:`, its
  * MongoDB adapter on the in-process mingo stand-in (where each of its queries must carry its time

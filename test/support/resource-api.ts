@@ -1,3 +1,4 @@
+import type { components } from '../../clients/typescript/schema';
 import type { HttpResult, TestServer } from './test-server';
 
 /**
@@ -5,41 +6,16 @@ import type { HttpResult, TestServer } from './test-server';
  * "RemoveProjectResource"), plus a checker of the resource record's field types. HTTP only.
  */
 
-export type SharedWith = { communityId: number; communityName: string; privacyLevel: number };
+type Schemas = components['schemas'];
 
-/** SPEC.md "Resource record", as the client reads it. */
-export type ResourceRecord = {
-  id: number;
-  name: string;
-  description: string;
-  resourceUrl: string;
-  resourceType: number;
-  image: string;
-  icon: string;
-  postDate: string;
-  lastUpdated: string;
-  resourceTags: string[];
-  privacyLevel: number;
-  effectivePrivacyLevel: number;
-  originCommunityId: number | null;
-  originCommunityName: string | null;
-  currentlySharedWith: SharedWith[];
-  canEdit: boolean | null;
-  isProjectScoped: boolean;
-  isCommunityProjectScoped: boolean;
-  projectId: number | null;
-  communityProjectId: number | null;
-  paragraphId: number | null;
-};
+export type SharedWith = Schemas['SharedWith'];
 
-export type ResourceList = {
-  canEditResources: boolean;
-  canEditPrivacy: boolean;
-  paragraphId: number | null;
-  resources: { count: number; list: ResourceRecord[] };
-};
+/** SPEC.md "Resource record", as the published client types it. */
+export type ResourceRecord = Schemas['ResourceRecord'];
 
-export type Problem = { type: string; status: number; errors?: { field: string; message: string }[] };
+export type ResourceList = Schemas['ResourceList'];
+
+export type Problem = Schemas['Problem'];
 
 /** A body that is either the answer or, on an error status, a problem: read `type` after checking the status. */
 export type Answer<T> = T & Partial<Problem>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integer } from '../../contract/primitives';
+import { component, integer } from '../../contract/primitives';
 
 const timestamp = z.string().meta({ description: 'ISO 8601 UTC timestamp' });
 
@@ -27,29 +27,23 @@ export const apiKeyPathParams = z.object({
 });
 
 /** The creation (and rotation) answer: the only one that carries the plaintext `key`. */
-export const issuedApiKeySchema = z
-  .object({
-    id: integer,
-    key: z.string().meta({ description: 'The full key, `keyId.secret`; shown once, never retrievable again' }),
-    keyId: z.string().meta({ description: 'The public part, `svc_live_...`' }),
-    name: z.string(),
-    createdAt: timestamp,
-    expiresAt: timestamp,
-  })
-  .strict()
-  .meta({ id: 'IssuedApiKey' });
+export const issuedApiKeySchema = component('IssuedApiKey', {
+  id: integer,
+  key: z.string().meta({ description: 'The full key, `keyId.secret`; shown once, never retrievable again' }),
+  keyId: z.string().meta({ description: 'The public part, `svc_live_...`' }),
+  name: z.string(),
+  createdAt: timestamp,
+  expiresAt: timestamp,
+});
 
-export const apiKeyListItemSchema = z
-  .object({
-    id: integer,
-    keyId: z.string(),
-    name: z.string(),
-    createdAt: timestamp,
-    expiresAt: timestamp,
-    lastUsedAt: timestamp.nullable().meta({ description: 'Recorded at most once a minute, so it may lag' }),
-    isExpired: z.boolean(),
-  })
-  .strict()
-  .meta({ id: 'ApiKey' });
+export const apiKeyListItemSchema = component('ApiKey', {
+  id: integer,
+  keyId: z.string(),
+  name: z.string(),
+  createdAt: timestamp,
+  expiresAt: timestamp,
+  lastUsedAt: timestamp.nullable().meta({ description: 'Recorded at most once a minute, so it may lag' }),
+  isExpired: z.boolean(),
+});
 
 export const apiKeyListSchema = z.array(apiKeyListItemSchema).meta({ id: 'ApiKeyList' });

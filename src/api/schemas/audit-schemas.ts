@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { integer } from '../../contract/primitives';
+import { component, integer } from '../../contract/primitives';
 import { AUDIT_PAGE_MAX } from '../../audit/audit-queries';
 
 /**
@@ -57,41 +57,29 @@ export const auditAccessQuery = strictQuery({
 const decimal = z.string().regex(/^[0-9]+$/);
 const privacyLevel = z.number().int().min(1).max(5);
 
-export const actorSchema = z
-  .object({
-    userId: integer.meta({ description: '0 for the platform itself (directory imports)' }),
-    credential: z.enum(['session', 'apiKey', 'system']),
-    apiKeyId: integer.optional(),
-    impersonatorId: integer.optional().meta({ description: 'Set when an administrator acted on the user\'s behalf' }),
-  })
-  .strict()
-  .meta({ id: 'AuditActor' });
+export const actorSchema = component('AuditActor', {
+  userId: integer.meta({ description: '0 for the platform itself (directory imports)' }),
+  credential: z.enum(['session', 'apiKey', 'system']),
+  apiKeyId: integer.optional(),
+  impersonatorId: integer.optional().meta({ description: 'Set when an administrator acted on the user\'s behalf' }),
+});
 
-export const auditEventSchema = z
-  .object({
-    position: decimal.meta({ description: 'Global position in the log, as a decimal string' }),
-    streamId: z.string(),
-    revision: decimal.meta({ description: 'Position inside its stream (0-based), as a decimal string' }),
-    type: z.string(),
-    data: z.unknown().meta({ description: 'The event as recorded' }),
-    metadata: z
-      .object({ actor: actorSchema, correlationId: z.string(), at: z.string() })
-      .strict()
-      .meta({ id: 'AuditEventMetadata' }),
-  })
-  .strict()
-  .meta({ id: 'AuditEvent' });
+export const auditEventSchema = component('AuditEvent', {
+  position: decimal.meta({ description: 'Global position in the log, as a decimal string' }),
+  streamId: z.string(),
+  revision: decimal.meta({ description: 'Position inside its stream (0-based), as a decimal string' }),
+  type: z.string(),
+  data: z.unknown().meta({ description: 'The event as recorded' }),
+  metadata: component('AuditEventMetadata', { actor: actorSchema, correlationId: z.string(), at: z.string() }),
+});
 
-export const auditEventPageSchema = z
-  .object({
-    items: z.array(auditEventSchema),
-    next: z.string().nullable().meta({
-      description: 'Pass as `after` to continue (also once `hasMore` is false, to poll for newer events); null only for an empty log',
-    }),
-    hasMore: z.boolean().meta({ description: 'More matching events may follow right now' }),
-  })
-  .strict()
-  .meta({ id: 'AuditEventPage' });
+export const auditEventPageSchema = component('AuditEventPage', {
+  items: z.array(auditEventSchema),
+  next: z.string().nullable().meta({
+    description: 'Pass as `after` to continue (also once `hasMore` is false, to poll for newer events); null only for an empty log',
+  }),
+  hasMore: z.boolean().meta({ description: 'More matching events may follow right now' }),
+});
 
 const block = z.union([z.literal('owner'), z.object({ share: integer }).strict()]).meta({
   description: '`owner`: the resource\'s own privacy; `{share: communityId}`: the share into that community',
@@ -133,65 +121,47 @@ export const historyChangeSchema = z
   ])
   .meta({ id: 'HistoryChange' });
 
-export const resourceHistorySchema = z
-  .object({
-    resourceId: integer,
-    steps: z.array(
-      z
-        .object({
-          at: z.string(),
-          actor: actorSchema,
-          actorName: z.string().nullable().meta({ description: 'The actor\'s name in the directory today' }),
-          correlationId: z.string().meta({ description: 'The request that made the change (X-Correlation-Id)' }),
-          fromRevision: decimal,
-          toRevision: decimal,
-          eventTypes: z.array(z.string()),
-          changes: z.array(historyChangeSchema),
-        })
-        .strict()
-        .meta({ id: 'HistoryStep' }),
-    ),
-  })
-  .strict()
-  .meta({ id: 'ResourceHistory' });
+export const resourceHistorySchema = component('ResourceHistory', {
+  resourceId: integer,
+  steps: z.array(
+    component('HistoryStep', {
+      at: z.string(),
+      actor: actorSchema,
+      actorName: z.string().nullable().meta({ description: 'The actor\'s name in the directory today' }),
+      correlationId: z.string().meta({ description: 'The request that made the change (X-Correlation-Id)' }),
+      fromRevision: decimal,
+      toRevision: decimal,
+      eventTypes: z.array(z.string()),
+      changes: z.array(historyChangeSchema),
+    }),
+  ),
+});
 
-const accessReasonSchema = z
-  .object({
-    kind: z.enum(['administersView', 'team', 'owningCommunityAdmin', 'author', 'reach', 'member', 'mentor', 'circle']),
-    level: privacyLevel.optional().meta({ description: 'The governing level, for reasons that come from it' }),
-    communityId: integer.optional(),
-    projectId: integer.optional(),
-    circleId: integer.optional(),
-    userId: integer.optional(),
-    description: z.string(),
-  })
-  .strict()
-  .meta({ id: 'AccessReason' });
+const accessReasonSchema = component('AccessReason', {
+  kind: z.enum(['administersView', 'team', 'owningCommunityAdmin', 'author', 'reach', 'member', 'mentor', 'circle']),
+  level: privacyLevel.optional().meta({ description: 'The governing level, for reasons that come from it' }),
+  communityId: integer.optional(),
+  projectId: integer.optional(),
+  circleId: integer.optional(),
+  userId: integer.optional(),
+  description: z.string(),
+});
 
-export const resourceAccessSchema = z
-  .object({
-    resourceId: integer,
-    at: z.string(),
-    status: z.enum(['active', 'notCreated', 'deleted']).meta({ description: 'The resource at that moment' }),
-    views: z.array(
-      z
-        .object({
-          viewKey: z.string().meta({ description: '`p:<projectId>` (project-wide) or `c:<communityId>`' }),
-          communityId: integer.nullable(),
-          communityName: z.string().nullable(),
-          governedBy: z.enum(['own', 'share']),
-          effectivePrivacyLevel: privacyLevel,
-          circleIds: z.array(integer),
-          users: z.array(
-            z
-              .object({ userId: integer, name: z.string(), reasons: z.array(accessReasonSchema) })
-              .strict()
-              .meta({ id: 'AccessUser' }),
-          ),
-        })
-        .strict()
-        .meta({ id: 'ViewAccess' }),
-    ),
-  })
-  .strict()
-  .meta({ id: 'ResourceAccess' });
+export const resourceAccessSchema = component('ResourceAccess', {
+  resourceId: integer,
+  at: z.string(),
+  status: z.enum(['active', 'notCreated', 'deleted']).meta({ description: 'The resource at that moment' }),
+  views: z.array(
+    component('ViewAccess', {
+      viewKey: z.string().meta({ description: '`p:<projectId>` (project-wide) or `c:<communityId>`' }),
+      communityId: integer.nullable(),
+      communityName: z.string().nullable(),
+      governedBy: z.enum(['own', 'share']),
+      effectivePrivacyLevel: privacyLevel,
+      circleIds: z.array(integer),
+      users: z.array(
+        component('AccessUser', { userId: integer, name: z.string(), reasons: z.array(accessReasonSchema) }),
+      ),
+    }),
+  ),
+});
