@@ -2,7 +2,7 @@ import type { Config } from './config';
 import type { EventStore } from './infra/event-store/event-store';
 import type { Logger } from './infra/logger';
 import type { ReadDb } from './infra/read-models/read-db';
-import { closeReadDb } from './infra/read-models/read-db';
+import { closeReadDb, finishBulkLoad } from './infra/read-models/read-db';
 import type { ReadGenerations } from './infra/read-models/read-generations';
 import { DirectoryReader } from './projections/directory/directory-reader';
 import type { RunnerOptions } from './projections/read-model-runner';
@@ -64,7 +64,7 @@ export class ReadSide {
   async rebuild(options: { switchHere: boolean; progress?: (p: RebuildProgress) => void }): Promise<Generation | undefined> {
     const previous = await this.deps.generations.current();
     const next = Math.max(previous, this.generation.number) + 1;
-    const readDb = await this.deps.generations.open(next);
+    const readDb = await this.deps.generations.open(next, { bulkLoad: true });
     const stores = await openReadModelStores(readDb);
     for (const projection of stores.projections) await projection.store.reset(projection.name);
     const head = (await this.deps.events.headPosition()) ?? 0n;
@@ -82,6 +82,9 @@ export class ReadSide {
     });
     try {
       await builder.start();
+      // Events appended from here on are caught up by the runners of the new generation.
+      await builder.stop();
+      finishBulkLoad(readDb);
       await this.deps.generations.switchTo(next);
     } finally {
       await builder.stop();

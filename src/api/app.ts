@@ -4,6 +4,7 @@ import { authenticate } from './middleware/authenticate';
 import { errorHandler, routeNotFound } from './middleware/error-handler';
 import { requireInternalToken } from './middleware/internal-token';
 import { requestLog } from './middleware/request-log';
+import { readSnapshot } from './middleware/read-snapshot';
 import { securityHeaders } from './middleware/security-headers';
 import { openApiDocument } from './openapi';
 import { applicationRoutes } from './routes/application-routes';
@@ -30,6 +31,7 @@ export function buildApp(ctx: AppContext): express.Express {
   app.set('trust proxy', false);
   app.use(requestLog(ctx.logger, ctx.metrics));
   app.use(securityHeaders);
+  app.use(readSnapshot(() => ctx.readDb));
   // Bodies are parsed only once the caller is known: an anonymous request costs the same
   // whatever it sends (issue 11).
   const jsonBody = express.json({ limit: JSON_BODY_LIMIT, strict: false });

@@ -19,6 +19,16 @@ export async function pingReadDb(readDb: ReadDb): Promise<void> {
   else await readDb.mongo.ping();
 }
 
+/** A request starts: the read models answer it as of now (see SqliteReadDb.noticeOtherWriters). */
+export function startReading(readDb: ReadDb): void {
+  if (readDb.kind === 'sqlite') readDb.sqlite.noticeOtherWriters();
+}
+
+/** A generation built from the whole log is complete: its deferred indexes are built (SQLite). */
+export function finishBulkLoad(readDb: ReadDb): void {
+  if (readDb.kind === 'sqlite') readDb.sqlite.finishBulkLoad();
+}
+
 export async function closeReadDb(readDb: ReadDb): Promise<void> {
   if (readDb.kind === 'sqlite') readDb.sqlite.close();
   else await readDb.mongo.close();

@@ -14,7 +14,8 @@ import { SqliteReadDb } from './sqlite-read-db';
  */
 export interface ReadGenerations {
   current(): Promise<number>;
-  open(generation: number): Promise<ReadDb>;
+  /** `bulkLoad`: a generation about to be built from the whole log (see SqliteReadDb.open). */
+  open(generation: number, options?: { bulkLoad?: boolean }): Promise<ReadDb>;
   /** Makes `generation` the current one, atomically for every process. */
   switchTo(generation: number): Promise<void>;
   /** Deletes a generation nobody reads any more. */
@@ -36,8 +37,8 @@ function sqliteGenerations(dataDir: string): ReadGenerations {
         return 0;
       }
     },
-    async open(generation) {
-      return { kind: 'sqlite', sqlite: SqliteReadDb.open(file(generation)) };
+    async open(generation, options) {
+      return { kind: 'sqlite', sqlite: SqliteReadDb.open(file(generation), options) };
     },
     async switchTo(generation) {
       // A rename within one directory is atomic: readers see the old pointer or the new one.

@@ -96,24 +96,37 @@ export class SqliteDirectoryStore implements DirectoryStore {
     });
   }
 
+  /** The answers a request asks again and again, remembered until the database changes. */
+  private remembered<T>(key: string, read: () => T): T {
+    return this.read.memo.get(`dir:${key}`, read);
+  }
+
   async user(userId: number): Promise<UserRecord | null> {
-    return this.get<UserRecord>('users', userId);
+    return this.remembered(`user:${userId}`, () => this.get<UserRecord>('users', userId));
   }
 
   async community(communityId: number): Promise<CommunityFacts | null> {
-    const record = this.get<CommunityFacts>('communities', communityId);
-    return record && communityFactsOf(record);
+    return this.remembered(`community:${communityId}`, () => {
+      const record = this.get<CommunityFacts>('communities', communityId);
+      return record && communityFactsOf(record);
+    });
   }
 
   async communities(communityIds: readonly number[]): Promise<Map<number, CommunityFacts>> {
-    return new Map(this.many<CommunityFacts>('communities', communityIds).map((c) => [c.communityId, communityFactsOf(c)]));
+    const ids = [...new Set(communityIds)].sort((a, b) => a - b);
+    const found = this.remembered(`communities:${ids.join(',')}`, () =>
+      this.many<CommunityFacts>('communities', ids).map((c) => [c.communityId, communityFactsOf(c)] as const),
+    );
+    return new Map(found);
   }
 
   async project(projectId: number): Promise<ProjectFacts | null> {
-    const record = this.get<Omit<ProjectFacts, 'communityIds'>>('projects', projectId);
-    if (!record) return null;
-    const links = this.linksOfProject.all(projectId).map((r) => JSON.parse(r.record) as CommunityProjectRecord);
-    return projectFactsOf(record, links);
+    return this.remembered(`project:${projectId}`, () => {
+      const record = this.get<Omit<ProjectFacts, 'communityIds'>>('projects', projectId);
+      if (!record) return null;
+      const links = this.linksOfProject.all(projectId).map((r) => JSON.parse(r.record) as CommunityProjectRecord);
+      return projectFactsOf(record, links);
+    });
   }
 
   async communityProject(communityProjectId: number): Promise<CommunityProjectRecord | null> {
@@ -130,10 +143,16 @@ export class SqliteDirectoryStore implements DirectoryStore {
   }
 
   async circles(circleIds: readonly number[]): Promise<Map<number, CircleFacts>> {
-    return new Map(this.many<CircleFacts>('circles', circleIds).map((c) => [c.circleId, circleFactsOf(c)]));
+    const ids = [...new Set(circleIds)].sort((a, b) => a - b);
+    const found = this.remembered(`circles:${ids.join(',')}`, () => this.many<CircleFacts>('circles', ids).map((c) => [c.circleId, circleFactsOf(c)] as const));
+    return new Map(found);
   }
 
   async memberships(userId: number): Promise<Memberships> {
+    return this.remembered(`memberships:${userId}`, () => this.readMemberships(userId));
+  }
+
+  private readMemberships(userId: number): Memberships {
     const parse = <T>(rows: Row[]) => rows.map((r) => JSON.parse(r.record) as T);
     const communities = parse<Memberships['communities'][number]>(this.byUser.communities.all(userId));
     const projectRows = parse<{ projectId: number; role: 'team' | 'mentor' }>(this.byUser.projects.all(userId));

@@ -5,6 +5,7 @@ import type { Fence, Lease, LeaseStore } from '../../projections/projection-leas
 import { LeaseLostError } from '../../projections/projection-lease';
 import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
 import { canonicalDigest } from '../../projections/canonical-digest';
+import { ReadSnapshotMemo } from './read-snapshot-memo';
 
 /**
  * The embedded read models' database: one SQLite file under DATA_DIR (`:memory:` in tests),
@@ -15,7 +16,14 @@ export class SqliteReadDb {
   private queue: Promise<unknown> = Promise.resolve();
   private readonly statements;
 
-  private constructor(readonly db: Database.Database) {
+  /** Secondary indexes held back while a new generation is loaded (see `open`'s bulkLoad). */
+  private deferredIndexes: string[] | undefined;
+
+  private constructor(
+    readonly db: Database.Database,
+    bulkLoad: boolean,
+  ) {
+    if (bulkLoad) this.deferredIndexes = [];
     db.exec(`create table if not exists projection_checkpoints (
       projection text primary key,
       position text not null
@@ -46,7 +54,37 @@ export class SqliteReadDb {
          on conflict (projection) do update set holder = excluded.holder, token = excluded.token, expires_at = excluded.expires_at`,
       ),
       dropLease: db.prepare('delete from projection_leases where projection = ? and holder = ? and token = ?'),
+      // total_changes: rows this connection changed; data_version: moves when another connection commits.
+      changes: db.prepare<[], number>('select total_changes()').pluck(),
+      dataVersion: db.prepare<[], number>('pragma data_version').pluck(),
     };
+    this.memo = new ReadSnapshotMemo(() => this.version());
+  }
+
+  /** Answers remembered until this database changes (see ReadSnapshotMemo); shared by its stores. */
+  readonly memo: ReadSnapshotMemo;
+
+  /** SQLite's data_version when last looked at: it moves when another process commits. */
+  private othersSeen = 0;
+
+  /**
+   * Looks whether another process committed since the last look. Called when a request starts
+   * and when a checkpoint is read: what another process committed before either is seen by
+   * everything read after it (a write answered by another API process, then a read here).
+   */
+  noticeOtherWriters(): void {
+    this.othersSeen = this.statements.dataVersion.get() as number;
+  }
+
+  /**
+   * Moves with every commit of this connection, and with another process's commits once they
+   * are noticed; null inside a write transaction of this connection, whose rows are not settled
+   * yet. data_version is read once a request rather than at every lookup: it costs more than the
+   * lookups it saves.
+   */
+  version(): string | null {
+    if (this.db.inTransaction) return null;
+    return `${this.othersSeen}:${this.statements.changes.get() as number}`;
   }
 
   /**
@@ -54,14 +92,16 @@ export class SqliteReadDb {
    * snapshot while a batch is being written. synchronous=NORMAL: a crash may lose the last
    * transactions, but each one holds its checkpoint, so the lost events are simply applied again.
    */
-  static open(file: string): SqliteReadDb {
+  static open(file: string, options: { bulkLoad?: boolean } = {}): SqliteReadDb {
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
     const db = new Database(file);
     try {
-      db.pragma('journal_mode = WAL');
-      db.pragma('synchronous = NORMAL');
+      // A generation being built is read by nobody and thrown away if the build fails: its
+      // commits need not reach the disk, nor pass through the WAL, until `finishBulkLoad`.
+      db.pragma(options.bulkLoad ? 'journal_mode = MEMORY' : 'journal_mode = WAL');
+      db.pragma(options.bulkLoad ? 'synchronous = OFF' : 'synchronous = NORMAL');
       db.pragma('busy_timeout = 5000');
-      return new SqliteReadDb(db);
+      return new SqliteReadDb(db, options.bulkLoad ?? false);
     } catch (error) {
       db.close();
       throw error;
@@ -90,7 +130,28 @@ export class SqliteReadDb {
     return next;
   }
 
+  /**
+   * A store's secondary indexes: created at once, or, while a new generation is bulk-loaded,
+   * after the load, where building each index once from sorted rows is several times cheaper
+   * than keeping it in step with every insert. A store's own lookups while projecting must not
+   * need them (its primary keys serve those).
+   */
+  createIndexes(ddl: string): void {
+    if (this.deferredIndexes) this.deferredIndexes.push(ddl);
+    else this.db.exec(ddl);
+  }
+
+  /** Ends a bulk load: the held-back indexes are built and commits are durable again. */
+  finishBulkLoad(): void {
+    const ddl = this.deferredIndexes ?? [];
+    this.deferredIndexes = undefined;
+    for (const statement of ddl) this.db.exec(statement);
+    this.db.pragma('journal_mode = WAL');
+    this.db.pragma('synchronous = NORMAL');
+  }
+
   checkpoint(projection: string): bigint | undefined {
+    this.noticeOtherWriters();
     const row = this.statements.read.get(projection);
     // A row holding only the log (set before the first commit) is no checkpoint yet.
     return row && row.position !== '' ? BigInt(row.position) : undefined;

@@ -42,10 +42,6 @@ const schema = `
     doc text not null,
     primary key (resource_id, view_key)
   ) strict;
-  create index if not exists res_views_by_id on res_views (view_key, project_id, resource_id);
-  create index if not exists res_views_by_recent on res_views (view_key, project_id, post_date desc, resource_id desc);
-  create index if not exists res_views_by_audience_id on res_views (view_key, project_id, audience_key, resource_id);
-  create index if not exists res_views_by_audience_recent on res_views (view_key, project_id, audience_key, post_date desc, resource_id desc);
 
   create table if not exists res_view_counts (
     view_key text not null,
@@ -55,6 +51,14 @@ const schema = `
     n integer not null,
     primary key (view_key, project_id, paragraph_id, audience_key)
   ) strict;
+`;
+
+/** The page plans' indexes; the projection itself reads views by their primary key only. */
+const pageIndexes = `
+  create index if not exists res_views_by_id on res_views (view_key, project_id, resource_id);
+  create index if not exists res_views_by_recent on res_views (view_key, project_id, post_date desc, resource_id desc);
+  create index if not exists res_views_by_audience_id on res_views (view_key, project_id, audience_key, resource_id);
+  create index if not exists res_views_by_audience_recent on res_views (view_key, project_id, audience_key, post_date desc, resource_id desc);
 `;
 
 /** Below this share of the view's rows admitting the caller, the page is read from the audience index instead. */
@@ -90,9 +94,10 @@ export class SqliteResourceViewStore implements ResourceViewStore {
    */
   private readonly parsed = new Map<string, ResourceViewRecord>();
 
-  constructor(read: SqliteReadDb) {
+  constructor(private readonly read: SqliteReadDb) {
     this.db = read.db;
     this.db.exec(schema);
+    read.createIndexes(pageIndexes);
     this.projection = sqliteProjectionStore(read, ['res_resources', 'res_project_links', 'res_views', 'res_view_counts']);
     const db = this.db;
     this.s = {
@@ -133,15 +138,22 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   }
 
   async resource(resourceId: number): Promise<Resource | null> {
-    const row = this.s.stored.get(resourceId);
-    return row?.resource ? (JSON.parse(row.resource) as Resource) : null;
+    return this.read.memo.get(`res:resource:${resourceId}`, () => {
+      const row = this.s.stored.get(resourceId);
+      return row?.resource ? (JSON.parse(row.resource) as Resource) : null;
+    });
   }
 
   async viewsOfResource(resourceId: number): Promise<ResourceViewRecord[]> {
-    return this.s.views.all(resourceId).map((r) => JSON.parse(r.doc) as ResourceViewRecord);
+    return [...this.read.memo.get(`res:views:${resourceId}`, () => this.s.views.all(resourceId).map((r) => this.parse(r.doc)))];
   }
 
   async page(q: ViewPageQuery): Promise<ViewPage> {
+    const { count, list } = this.read.memo.get(`res:page:${JSON.stringify(q)}`, () => this.readPage(q));
+    return { count, list: [...list] };
+  }
+
+  private readPage(q: ViewPageQuery): ViewPage {
     const plan = this.plan(q);
     if (plan.admitted === 0) return { count: 0, list: [] };
     const count = plan.searching ? (this.statement('count', q, plan).get(plan.params) as { n: number }).n : plan.admitted;

@@ -1,0 +1,14 @@
+import type { RequestHandler } from 'express';
+import type { ReadDb } from '../../infra/read-models/read-db';
+import { startReading } from '../../infra/read-models/read-db';
+
+/**
+ * Every request reads the read models as they are when it starts, whichever process committed
+ * to them: a save answered by another API process is in the list asked here after it.
+ */
+export function readSnapshot(readDb: () => ReadDb): RequestHandler {
+  return (_req, _res, next) => {
+    startReading(readDb());
+    next();
+  };
+}
