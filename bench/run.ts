@@ -67,6 +67,20 @@ function load(scenario: string, options: autocannon.Options): Promise<Result> {
   });
 }
 
+function warmUp(options: autocannon.Options): Promise<void> {
+  return new Promise((resolve, reject) => autocannon({ duration: 2, connections: CONNECTIONS, ...options }, (error) => (error ? reject(error) : resolve())));
+}
+
+/** Upper bounds (ms) of the buckets holding each quantile of a Prometheus histogram. */
+function histogramQuantiles(text: string, name: string, quantiles: readonly number[]): string[] {
+  const buckets = [...text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)$`, 'gm'))].map((m) => ({ le: m[1] ?? '', n: Number(m[2]) }));
+  const total = buckets.at(-1)?.n ?? 0;
+  return quantiles.map((q) => {
+    const bucket = buckets.find((b) => b.n >= q * total);
+    return bucket === undefined || bucket.le === '+Inf' ? 'n/a' : String(Number(bucket.le) * 1000);
+  });
+}
+
 async function main(): Promise<void> {
   const scale = SCALES[SCALE_NAME];
   if (!scale) throw new Error(`BENCH_SCALE must be one of ${Object.keys(SCALES).join(', ')}`);
@@ -97,6 +111,9 @@ async function main(): Promise<void> {
 
   const results: Result[] = [];
   const noop = () => load('no-op route (GET /health/live)', { url: `${service.url}/health/live` });
+  // A short run of each kind first, unmeasured: the ratios compare warm code with warm code.
+  await warmUp({ url: `${service.url}/health/live` });
+  await warmUp({ url: `${service.url}/api/Project/GetResourceList`, method: 'POST', headers: await auth(CALLERS.member), body: JSON.stringify({ take: 20, orderBy: 1, ...big }) });
   results.push(await noop());
   results.push(await list('GetResourceList, 4,000-resource view, member', CALLERS.member, big));
   results.push(await list('GetResourceList, 4,000-resource view, team', CALLERS.team, big));
@@ -120,6 +137,8 @@ async function main(): Promise<void> {
   const loadedRss = rssMb(service.child.pid ?? 0);
 
   const headers = { 'x-directory-token': secrets.DIRECTORY_SYNC_TOKEN };
+  const metrics = await (await fetch(`${service.url}/internal/metrics`, { headers })).text();
+  const visible = histogramQuantiles(metrics, 'write_visible_seconds', [0.5, 0.99]);
   const rebuildStarted = performance.now();
   const rebuilt = (await (await fetch(`${service.url}/internal/read-models/rebuild`, { method: 'POST', headers })).json()) as { checkpoint: string };
   const rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
@@ -146,6 +165,7 @@ async function main(): Promise<void> {
     `| restart to ready, after a clean stop | ${service.readyMs} ms |`,
     `| full rebuild (${rebuilt.checkpoint} events) | ${rebuildSeconds.toFixed(1)} s, ${Math.round(Number(rebuilt.checkpoint) / rebuildSeconds)} events/s |`,
     `| RSS idle after start / after the load | ${idleRss} MB / ${loadedRss} MB |`,
+    `| save to visible (append to every read model caught up; \`write_visible_seconds\`), p50 / p99 | ≤ ${visible[0]} ms / ≤ ${visible[1]} ms |`,
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

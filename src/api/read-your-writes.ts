@@ -6,5 +6,7 @@ import type { AppContext } from './app-context';
  */
 export async function readYourWrites(ctx: AppContext, position: bigint | undefined): Promise<void> {
   if (position === undefined) return;
+  const started = performance.now();
   await ctx.readModels.waitFor(position, ctx.config.PROJECTION_WAIT_MS);
+  ctx.metrics.writeVisible.observe((performance.now() - started) / 1000);
 }

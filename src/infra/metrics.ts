@@ -8,6 +8,7 @@ export class Metrics {
   readonly projectionCheckpoint: Gauge<'projection'>;
   readonly projectionLag: Gauge<'projection'>;
   readonly projectionLeading: Gauge<'projection'>;
+  readonly writeVisible: Histogram;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -29,6 +30,12 @@ export class Metrics {
       'read_model_leading',
       '1 while this process holds the projection (writes the read model), 0 while it follows another',
     );
+    this.writeVisible = new Histogram({
+      name: 'write_visible_seconds',
+      help: "From a write's append to its change being visible to every read model (the wait before a write answers)",
+      buckets: [0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [this.registry],
+    });
     this.projectionLag = this.projectionGauge('read_model_lag_events', 'Events in the log that each projection has not committed yet');
   }
 
