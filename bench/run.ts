@@ -57,7 +57,9 @@ async function stopService(child: ChildProcess): Promise<void> {
   await exited;
 }
 
-function load(scenario: string, options: autocannon.Options): Promise<Result> {
+/** One scenario: a second of it unmeasured first, so that every figure compares warm code with warm code. */
+async function load(scenario: string, options: autocannon.Options): Promise<Result> {
+  await warmUp(options);
   return new Promise((resolve, reject) => {
     autocannon({ duration: SECONDS, connections: CONNECTIONS, ...options }, (error, result) => {
       if (error) return reject(error);
@@ -67,8 +69,22 @@ function load(scenario: string, options: autocannon.Options): Promise<Result> {
   });
 }
 
+/** `resources-cli rebuild` in its own process: its closing line says how many events and how long. */
+function cliRebuild(env: Record<string, string>): Promise<{ events: number; seconds: number }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'rebuild'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.on('error', reject);
+    child.on('exit', (code) => {
+      if (code !== 0) return reject(new Error(`rebuild exited with ${code}`));
+      resolve(JSON.parse(out.trim().split('\n').at(-1) ?? '{}') as { events: number; seconds: number });
+    });
+  });
+}
+
 function warmUp(options: autocannon.Options): Promise<void> {
-  return new Promise((resolve, reject) => autocannon({ duration: 2, connections: CONNECTIONS, ...options }, (error) => (error ? reject(error) : resolve())));
+  return new Promise((resolve, reject) => autocannon({ connections: CONNECTIONS, ...options, duration: 1 }, (error) => (error ? reject(error) : resolve())));
 }
 
 /** Upper bounds (ms) of the buckets holding each quantile of a Prometheus histogram. */
@@ -111,14 +127,12 @@ async function main(): Promise<void> {
 
   const results: Result[] = [];
   const noop = () => load('no-op route (GET /health/live)', { url: `${service.url}/health/live` });
-  // A short run of each kind first, unmeasured: the ratios compare warm code with warm code.
-  await warmUp({ url: `${service.url}/health/live` });
-  await warmUp({ url: `${service.url}/api/Project/GetResourceList`, method: 'POST', headers: await auth(CALLERS.member), body: JSON.stringify({ take: 20, orderBy: 1, ...big }) });
   results.push(await noop());
   results.push(await list('GetResourceList, 4,000-resource view, member', CALLERS.member, big));
   results.push(await list('GetResourceList, 4,000-resource view, team', CALLERS.team, big));
   results.push(await list('GetResourceList, 4,000-resource view, admin', CALLERS.admin, big));
   results.push(await list('GetResourceList, 4,000-resource view, outsider', CALLERS.outsider, big));
+  results.push({ ...(await noop()), scenario: 'no-op route, again' });
   results.push(await list('GetResourceList, 4,000-resource view, member, skip 1000', CALLERS.member, { ...big, skip: 1000 }));
   results.push(await list('GetResourceList, 4,000-resource view, member, concept search', CALLERS.member, { ...big, concept: 'number 39' }));
   results.push(await list('GetResourceList, 32-resource view, member', CALLERS.member, small));
@@ -139,9 +153,23 @@ async function main(): Promise<void> {
   const headers = { 'x-directory-token': secrets.DIRECTORY_SYNC_TOKEN };
   const metrics = await (await fetch(`${service.url}/internal/metrics`, { headers })).text();
   const visible = histogramQuantiles(metrics, 'write_visible_seconds', [0.5, 0.99]);
-  const rebuildStarted = performance.now();
-  const rebuilt = (await (await fetch(`${service.url}/internal/read-models/rebuild`, { method: 'POST', headers })).json()) as { checkpoint: string };
-  const rebuildSeconds = (performance.now() - rebuildStarted) / 1000;
+  // The operator's blue/green rebuild (resources-cli rebuild, its own process) while the
+  // service keeps answering lists: how fast it projects, and what it does to a list's latency.
+  const listOptions = { duration: 3600, connections: CONNECTIONS, url: `${service.url}/api/Project/GetResourceList`, method: 'POST' as const, headers: await auth(CALLERS.member), body: JSON.stringify({ take: 20, orderBy: 1, ...big }) };
+  let listLoad: autocannon.Instance | undefined;
+  const listDone = new Promise<autocannon.Result>((resolve, reject) => {
+    listLoad = autocannon(listOptions, (error, result) => (error ? reject(error) : resolve(result)));
+  });
+  const rebuilt = await cliRebuild(env);
+  listLoad?.stop();
+  const duringRebuild = await listDone;
+  results.push({
+    scenario: 'GetResourceList, 4,000-resource view, member, during a blue/green rebuild (CLI, own process)',
+    rps: Math.round(duringRebuild.requests.average),
+    p50: duringRebuild.latency.p50,
+    p99: duringRebuild.latency.p99,
+    errors: duringRebuild.errors + duringRebuild.timeouts + duringRebuild.non2xx,
+  });
   await stopService(service.child);
 
   const ceiling = Math.max(...results.filter((r) => r.scenario.startsWith('no-op')).map((r) => r.rps));
@@ -163,7 +191,7 @@ async function main(): Promise<void> {
     `| seeding through the commands (in process) | ${Math.round(resources / seedSeconds)} resources/s |`,
     `| restart to ready, after the seed | ${first.readyMs} ms |`,
     `| restart to ready, after a clean stop | ${service.readyMs} ms |`,
-    `| full rebuild (${rebuilt.checkpoint} events) | ${rebuildSeconds.toFixed(1)} s, ${Math.round(Number(rebuilt.checkpoint) / rebuildSeconds)} events/s |`,
+    `| full blue/green rebuild (${rebuilt.events} events, \`resources-cli rebuild\` while the service answers lists) | ${rebuilt.seconds.toFixed(1)} s, ${Math.round(rebuilt.events / rebuilt.seconds)} events/s |`,
     `| RSS idle after start / after the load | ${idleRss} MB / ${loadedRss} MB |`,
     `| save to visible (append to every read model caught up; \`write_visible_seconds\`), p50 / p99 | ≤ ${visible[0]} ms / ≤ ${visible[1]} ms |`,
     '',

@@ -177,6 +177,8 @@ async function rebuild(config: Config): Promise<number> {
     Presets.shades_classic,
   );
   let started = false;
+  const began = performance.now();
+  let projected = 0n;
   try {
     await side.rebuild({
       switchHere: false,
@@ -186,10 +188,13 @@ async function rebuild(config: Config): Promise<number> {
           started = true;
         }
         bar.update(Number(p.position), { eps: Math.round(p.eventsPerSecond) });
+        projected = p.position;
       },
     });
     if (started) bar.stop();
-    process.stdout.write(`${JSON.stringify({ rebuilt: true, generation: await readGenerations(config).current() })}\n`);
+    const seconds = (performance.now() - began) / 1000;
+    const generation = await readGenerations(config).current();
+    process.stdout.write(`${JSON.stringify({ rebuilt: true, generation, events: Number(projected), seconds: Number(seconds.toFixed(2)) })}\n`);
   } finally {
     await side.close();
     await events.close();

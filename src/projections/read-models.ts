@@ -35,10 +35,13 @@ export class ReadModels {
     let from = starts.some((p) => p === undefined) ? undefined : starts.reduce((a, b) => (b !== undefined && a !== undefined && b < a ? b : a));
     for (;;) {
       const batch = await this.events.readAll(from, SHARED_CATCH_UP_BATCH);
-      for (const runner of this.runners) await runner.catchUp(batch);
+      for (const runner of this.runners) {
+        await runner.catchUp(batch);
+        // A rebuild runs beside the requests of a serving process: they go between commits.
+        await yieldToRequests();
+      }
       if (batch.length < SHARED_CATCH_UP_BATCH) break;
       from = batch.at(-1)?.position;
-      await yieldToRequests();
     }
     for (const runner of this.runners) runner.followLive();
   }

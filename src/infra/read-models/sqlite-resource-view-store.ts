@@ -256,12 +256,10 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   }
 
   async replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): Promise<void> {
-    const touched = new Set<string>();
-    for (const old of this.s.viewKeys.all(resourceId)) {
-      this.s.count.run(old.view_key, old.project_id, old.paragraph_id, old.audience_key, -1);
-      touched.add(JSON.stringify([old.view_key, old.project_id]));
-    }
-    this.s.deleteViews.run(resourceId);
+    const old = this.s.viewKeys.all(resourceId);
+    for (const view of old) this.s.count.run(view.view_key, view.project_id, view.paragraph_id, view.audience_key, -1);
+    // A new resource (every one in a rebuild) has nothing to delete.
+    if (old.length > 0) this.s.deleteViews.run(resourceId);
     for (const view of views) {
       const paragraph = view.paragraphId ?? 0;
       this.s.insertView.run({
@@ -277,10 +275,8 @@ export class SqliteResourceViewStore implements ResourceViewStore {
       });
       this.s.count.run(view.viewKey, view.projectId, paragraph, view.audienceKey, 1);
     }
-    for (const key of touched) {
-      const [viewKey, projectId] = JSON.parse(key) as [string, number];
-      this.s.dropEmptyCounts.run(viewKey, projectId);
-    }
+    const touched = new Map(old.map((view) => [`${view.view_key}\n${view.project_id}`, view] as const));
+    for (const view of touched.values()) this.s.dropEmptyCounts.run(view.view_key, view.project_id);
   }
 
   async resourcesOfProject(projectId: number): Promise<Resource[]> {
