@@ -7,6 +7,9 @@ import { demo, demoDirectory } from '../support/demo-directory';
 import { cli } from '../support/service-process';
 import { startTestServer, type TestServer } from '../support/test-server';
 
+/** How long a replaced generation stays open for the requests still reading it (src/read-side.ts). */
+const GRACE_BEFORE_CLOSE_MS = 5000;
+
 describe('blue/green rebuild of the read models', () => {
   jest.setTimeout(60_000);
   let server: TestServer;
@@ -63,5 +66,17 @@ describe('blue/green rebuild of the read models', () => {
     const id = await save('after the switch');
     const ids = (await server.post('/api/Project/GetResourceList', { projectId: demo.projects.solar, communityId: demo.communities.public1, take: 100 }, { token: team })).body.resources.list.map((r: { id: number }) => r.id);
     expect(ids).toContain(id);
+  });
+
+  it('given a rebuild switched generations, when the replaced one has closed, then writes that consult the directory still answer (nothing holds the old read models)', async () => {
+    // given
+    await server.post('/internal/read-models/rebuild', {}, internal());
+    await new Promise((r) => setTimeout(r, GRACE_BEFORE_CLOSE_MS + 500));
+    // when
+    const key = await server.post('/api/apikey', { name: 'after the switch' }, { token: await server.token(demo.users.admin1) });
+    const saved = await save('after the old generation closed');
+    // then
+    expect(key.status).toBe(200);
+    expect(saved).toBeGreaterThan(0);
   });
 });

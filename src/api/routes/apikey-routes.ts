@@ -99,13 +99,16 @@ export const API_KEY_ROUTES: readonly Route<ApiKeyRouteDeps>[] = [
   }),
 ];
 
-export function apiKeyRoutes(ctx: AppContext, hasher: SecretHasher): Router {
+export function apiKeyRoutes(ctx: AppContext, hasher: SecretHasher, router?: Router): Router {
   const commands: ApiKeyCommandDeps = {
     eventStore: ctx.eventStore,
-    directory: ctx.directory,
+    // Read at each command: a blue/green rebuild replaces the read models being served.
+    get directory() {
+      return ctx.directory;
+    },
     clock: ctx.clock,
     hasher,
     cap: ctx.config.API_KEY_CAP,
   };
-  return routerOf(API_KEY_ROUTES, { ctx, commands });
+  return routerOf(API_KEY_ROUTES, { ctx, commands }, [], router);
 }
