@@ -31,23 +31,24 @@ export function buildApp(ctx: AppContext): express.Express {
   app.set('trust proxy', false);
   app.use(requestLog(ctx.logger, ctx.metrics));
   app.use(securityHeaders);
-  app.use(readSnapshot(() => ctx.readDb));
+  // What reads the read models (/api, /internal) reads them as of the request's start.
+  const snapshot = readSnapshot(() => ctx.readDb);
   // Bodies are parsed only once the caller is known: an anonymous request costs the same
   // whatever it sends (issue 11).
   const jsonBody = express.json({ limit: JSON_BODY_LIMIT, strict: false });
 
   app.use(healthRoutes(ctx));
-  app.use('/internal', requireInternalToken(ctx.secrets.directoryToken), jsonBody);
+  app.use('/internal', requireInternalToken(ctx.secrets.directoryToken), snapshot, jsonBody);
   app.use(operatorRoutes(ctx));
   // A projector process answers health, metrics and operator calls only: the API is served elsewhere.
-  if (ctx.config.ROLE !== 'projector') mountApi(app, ctx, jsonBody);
+  if (ctx.config.ROLE !== 'projector') mountApi(app, ctx, { snapshot, jsonBody });
 
   app.use(routeNotFound);
   app.use(errorHandler(ctx.logger));
   return app;
 }
 
-function mountApi(app: express.Express, ctx: AppContext, jsonBody: express.RequestHandler): void {
+function mountApi(app: express.Express, ctx: AppContext, { snapshot, jsonBody }: Record<'snapshot' | 'jsonBody', express.RequestHandler>): void {
   app.use(openApiRoutes(openApiDocument));
   app.use('/docs', docsPage());
   app.use(directoryRoutes(ctx));
@@ -66,6 +67,7 @@ function mountApi(app: express.Express, ctx: AppContext, jsonBody: express.Reque
   });
   app.use(
     '/api',
+    snapshot,
     authenticate({
       sessions: ctx.sessions,
       get directory() {
@@ -75,11 +77,13 @@ function mountApi(app: express.Express, ctx: AppContext, jsonBody: express.Reque
     }),
     jsonBody,
   );
-  app.use(userRoutes());
-  app.use(apiKeyRoutes(ctx, argon2Hasher));
-  app.use(applicationRoutes(ctx));
-  app.use(resourceRoutes(ctx));
-  app.use(privacyRoutes(ctx));
-  app.use(fileRoutes(ctx));
-  app.use(auditRoutes(ctx));
+  const api = express.Router();
+  userRoutes(api);
+  apiKeyRoutes(ctx, argon2Hasher, api);
+  applicationRoutes(ctx, api);
+  resourceRoutes(ctx, api);
+  privacyRoutes(ctx, api);
+  fileRoutes(ctx, api);
+  auditRoutes(ctx, api);
+  app.use(api);
 }

@@ -136,9 +136,12 @@ function sendJson(req: Request, res: Response, body: unknown): void {
   res.end(req.method === 'HEAD' ? undefined : text);
 }
 
-/** A router serving `routes`, each behind the `before` middleware (e.g. the internal token). */
-export function routerOf<D>(routes: readonly Route<D>[], deps: D, ...before: RequestHandler[]): Router {
-  const router = Router();
+/**
+ * Serves `routes` from `router` (a new one by default), each behind the `before` middleware (e.g.
+ * the internal token). The /api groups share one router: a request then walks one list of routes
+ * instead of entering a router per group.
+ */
+export function routerOf<D>(routes: readonly Route<D>[], deps: D, before: readonly RequestHandler[] = [], router: Router = Router()): Router {
   for (const route of routes) route.mount(router, deps, before);
   return router;
 }

@@ -57,4 +57,4 @@ export const APPLICATION_ROUTES: readonly Route<AppContext>[] = [
   }),
 ];
 
-export const applicationRoutes = (ctx: AppContext): Router => routerOf(APPLICATION_ROUTES, ctx);
+export const applicationRoutes = (ctx: AppContext, router?: Router): Router => routerOf(APPLICATION_ROUTES, ctx, [], router);

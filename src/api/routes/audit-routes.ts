@@ -110,4 +110,4 @@ export const AUDIT_ROUTES: readonly Route<AppContext>[] = [
   }),
 ];
 
-export const auditRoutes = (ctx: AppContext): Router => routerOf(AUDIT_ROUTES, ctx);
+export const auditRoutes = (ctx: AppContext, router?: Router): Router => routerOf(AUDIT_ROUTES, ctx, [], router);

@@ -34,4 +34,4 @@ export const DIRECTORY_ROUTES: readonly Route<AppContext>[] = [
 ];
 
 export const directoryRoutes = (ctx: AppContext): Router =>
-  routerOf(DIRECTORY_ROUTES, ctx, requireInternalToken(ctx.secrets.directoryToken));
+  routerOf(DIRECTORY_ROUTES, ctx, [requireInternalToken(ctx.secrets.directoryToken)]);

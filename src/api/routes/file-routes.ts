@@ -159,4 +159,4 @@ export const FILE_ROUTES: readonly Route<AppContext>[] = [
   }),
 ];
 
-export const fileRoutes = (ctx: AppContext): Router => routerOf(FILE_ROUTES, ctx);
+export const fileRoutes = (ctx: AppContext, router?: Router): Router => routerOf(FILE_ROUTES, ctx, [], router);

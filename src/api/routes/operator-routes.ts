@@ -55,4 +55,4 @@ export const OPERATOR_ROUTES: readonly Route<AppContext>[] = [
 ];
 
 export const operatorRoutes = (ctx: AppContext): Router =>
-  routerOf(OPERATOR_ROUTES, ctx, requireInternalToken(ctx.secrets.directoryToken));
+  routerOf(OPERATOR_ROUTES, ctx, [requireInternalToken(ctx.secrets.directoryToken)]);

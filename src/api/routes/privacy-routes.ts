@@ -64,4 +64,4 @@ export const PRIVACY_ROUTES: readonly Route<AppContext>[] = [
   }),
 ];
 
-export const privacyRoutes = (ctx: AppContext): Router => routerOf(PRIVACY_ROUTES, ctx);
+export const privacyRoutes = (ctx: AppContext, router?: Router): Router => routerOf(PRIVACY_ROUTES, ctx, [], router);

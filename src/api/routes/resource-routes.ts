@@ -78,4 +78,4 @@ export const RESOURCE_ROUTES: readonly Route<AppContext>[] = [
   }),
 ];
 
-export const resourceRoutes = (ctx: AppContext): Router => routerOf(RESOURCE_ROUTES, ctx);
+export const resourceRoutes = (ctx: AppContext, router?: Router): Router => routerOf(RESOURCE_ROUTES, ctx, [], router);

@@ -30,4 +30,4 @@ export const USER_ROUTES: readonly Route<void>[] = [
   }),
 ];
 
-export const userRoutes = (): Router => routerOf(USER_ROUTES, undefined);
+export const userRoutes = (router?: Router): Router => routerOf(USER_ROUTES, undefined, [], router);
