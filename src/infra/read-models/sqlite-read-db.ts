@@ -201,18 +201,33 @@ export class SqliteReadDb {
   }
 }
 
+/** What a store that gathers a batch's writes in memory does at the end of the batch. */
+export type BatchHooks = {
+  /** Inside the batch's transaction, after its events: write what was gathered. */
+  readonly beforeCommit?: () => void;
+  /** The batch's transaction was rolled back: forget what was gathered. */
+  readonly rolledBack?: () => void;
+};
+
 /**
  * The runner's side of a SQLite read model: its checkpoint and its tables. `tables` are wiped on
  * reset and hashed, in primary-key order, for the digest.
  */
-export function sqliteProjectionStore(read: SqliteReadDb, tables: readonly string[]): ProjectionStore {
+export function sqliteProjectionStore(read: SqliteReadDb, tables: readonly string[], batch: BatchHooks = {}): ProjectionStore {
   return {
-    commit: (projection, position, work, fence) =>
-      read.transaction(async () => {
-        if (fence) read.fence(fence);
-        await work();
-        read.writeCheckpoint(projection, position);
-      }),
+    commit: async (projection, position, work, fence) => {
+      try {
+        await read.transaction(async () => {
+          if (fence) read.fence(fence);
+          await work();
+          batch.beforeCommit?.();
+          read.writeCheckpoint(projection, position);
+        });
+      } catch (error) {
+        batch.rolledBack?.();
+        throw error;
+      }
+    },
     checkpoint: async (projection) => read.checkpoint(projection),
     checkpointLog: async (projection) => read.checkpointLog(projection),
     setCheckpointLog: async (projection, log) => read.setCheckpointLog(projection, log),
