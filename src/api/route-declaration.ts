@@ -11,7 +11,8 @@ import { parseWith } from './validation';
  * One route, declared once where its router is: what the OpenAPI document says about it
  * (src/api/openapi.ts reads `doc`) and the express handler, which gets the request already parsed
  * with the very schemas the document shows. The document cannot list a route that is not served,
- * nor a request shape the handler does not check.
+ * nor a request shape the handler does not check. A route is declared in its file's group
+ * (`routeGroup`), which says once what the file's routes share: their tag and their access.
  */
 
 export type Method = 'get' | 'post' | 'delete';
@@ -88,18 +89,65 @@ export type Route<D> = {
   readonly mount: (router: Router, deps: D, before: readonly RequestHandler[]) => void;
 };
 
+/** Checks the caller before the request is read (e.g. the auditor role: a 403 comes before any 400). */
+export type Authorize = (caller: Caller) => void;
+
+/** What a route says besides its identity (method, path, operationId) and what its group gives it. */
+export type RouteDeclaration<D, R extends RequestSchemas | undefined, A extends Record<number, AnswerDoc>> = Pick<
+  RouteDoc,
+  'summary' | 'description' | 'errors'
+> & {
+  /** The group's unless said here. */
+  readonly access?: Access;
+  readonly request?: R;
+  readonly answers: A;
+  /** The group's unless said here. */
+  readonly authorize?: Authorize;
+  /** Given the group's deps once, at mount; answers each request. */
+  readonly handle: (deps: D) => RouteHandler<R, A>;
+};
+
+/** Declares one route of a group: `group.get(path, operationId, { summary, answers, errors, handle })`. */
+export type DeclareRoute<D> = <const R extends RequestSchemas | undefined, const A extends Record<number, AnswerDoc>>(
+  path: string,
+  operationId: string,
+  declaration: RouteDeclaration<D, R, A>,
+) => Route<D>;
+
+/** The routes of one file, which share their tag, their access and authorization (a route may say its own) and their deps. */
+export type RouteGroup<D> = { readonly [M in Method]: DeclareRoute<D> };
+
+/** What a group's routes share; `authorize` e.g. the auditor role of every audit route. */
+export type RouteGroupShared = Pick<RouteDoc, 'tag' | 'access'> & { readonly authorize?: Authorize };
+
 /**
- * Declares a route. `authorize` runs before the request is read (e.g. the auditor role: a 403
- * comes before any 400); then params, query and body are parsed in that order, each a 400 naming
- * the bad fields; then `handle(deps)` answers.
+ * A group of routes, e.g. `const privacy = routeGroup<AppContext>({ tag: 'privacy', access: 'api' })`,
+ * then `privacy.get('/api/Privacy/GetResourcePrivacy', 'getResourcePrivacy', { … })`: as with
+ * express's `router.get(path, …)`, the line that names a route says its method and path.
  */
-export function declareRoute<D, const R extends RequestSchemas | undefined, const A extends Record<number, AnswerDoc>>(
-  declaration: Omit<RouteDoc, 'request' | 'answers'> & {
-    readonly request?: R;
-    readonly answers: A;
-    readonly authorize?: (caller: Caller) => void;
-    readonly handle: (deps: D) => RouteHandler<R, A>;
-  },
+export function routeGroup<D>(shared: RouteGroupShared): RouteGroup<D> {
+  const declare =
+    (method: Method): DeclareRoute<D> =>
+    (path, operationId, { access, authorize, ...declaration }) =>
+      declareRoute({
+        method,
+        path,
+        operationId,
+        tag: shared.tag,
+        access: access ?? shared.access,
+        authorize: authorize ?? shared.authorize,
+        ...declaration,
+      });
+  return { get: declare('get'), post: declare('post'), delete: declare('delete') };
+}
+
+/**
+ * The one way a route becomes a document entry and a handler. `authorize` runs before the request
+ * is read; then params, query and body are parsed in that order, each a 400 naming the bad fields;
+ * then `handle(deps)` answers.
+ */
+function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<number, AnswerDoc>>(
+  declaration: Omit<RouteDoc, 'request' | 'answers'> & Omit<RouteDeclaration<D, R, A>, 'access'>,
 ): Route<D> {
   const { handle, authorize, ...doc } = declaration;
   const request: RequestSchemas = doc.request ?? {};

@@ -6,7 +6,7 @@ import type { AppContext } from '../app-context';
 import { callerOf, requestInfoOf } from '../middleware/authenticate';
 import { readYourWrites } from '../read-your-writes';
 import type { Route } from '../route-declaration';
-import { declareRoute, routerOf } from '../route-declaration';
+import { routeGroup, routerOf } from '../route-declaration';
 import { apiKeyListSchema, apiKeyPathParams, createApiKeyBody, issuedApiKeySchema, rotateApiKeyBody } from '../schemas/apikey-schemas';
 
 const DEFAULT_LIFETIME_DAYS = 90;
@@ -14,23 +14,20 @@ const DEFAULT_GRACE_HOURS = 24;
 
 type ApiKeyRouteDeps = { readonly ctx: AppContext; readonly commands: ApiKeyCommandDeps };
 
+const apiKeys = routeGroup<ApiKeyRouteDeps>({ tag: 'apikeys', access: 'session' });
+
 /**
  * Key management (SPEC.md POST/GET/DELETE /api/apikey, DESIGN.md rotation): interactive bearer
  * sessions only (`access: 'session'`) — a call made with an API key is a 403 before its body is even read.
  */
 export const API_KEY_ROUTES: readonly Route<ApiKeyRouteDeps>[] = [
-  declareRoute({
-    method: 'post',
-    path: '/api/apikey',
-    operationId: 'createApiKey',
-    tag: 'apikeys',
+  apiKeys.post('/api/apikey', 'createApiKey', {
     summary: 'Create an API key; the plaintext key is in this answer only',
-    access: 'session',
     request: { body: createApiKeyBody },
     answers: { 200: { description: 'The new key, with its plaintext `key`', json: issuedApiKeySchema } },
     // 409: the cap of active keys is reached.
     errors: [400, 401, 403, 409, 413, 415, 503],
-    handle: ({ ctx, commands }: ApiKeyRouteDeps) => async ({ body, res }) => {
+    handle: ({ ctx, commands }) => async ({ body, res }) => {
       const result = await createApiKey(commands, requestInfoOf(res), {
         name: body.name,
         expiresInDays: body.expiresInDays ?? DEFAULT_LIFETIME_DAYS,
@@ -40,16 +37,11 @@ export const API_KEY_ROUTES: readonly Route<ApiKeyRouteDeps>[] = [
       return result.answer;
     },
   }),
-  declareRoute({
-    method: 'get',
-    path: '/api/apikey',
-    operationId: 'listApiKeys',
-    tag: 'apikeys',
+  apiKeys.get('/api/apikey', 'listApiKeys', {
     summary: "The caller's keys that are not revoked, newest first; never a secret",
-    access: 'session',
     answers: { 200: { description: 'A bare array, `[]` when there are none', json: apiKeyListSchema } },
     errors: [401, 403],
-    handle: ({ ctx }: ApiKeyRouteDeps) => async ({ res }) => {
+    handle: ({ ctx }) => async ({ res }) => {
       const nowMs = ctx.clock().getTime();
       const keys = await ctx.apiKeys.listForUser(callerOf(res).userId);
       return keys.map((k) => ({
@@ -63,34 +55,24 @@ export const API_KEY_ROUTES: readonly Route<ApiKeyRouteDeps>[] = [
       }));
     },
   }),
-  declareRoute({
-    method: 'delete',
-    path: '/api/apikey/{id}',
-    operationId: 'revokeApiKey',
-    tag: 'apikeys',
+  apiKeys.delete('/api/apikey/{id}', 'revokeApiKey', {
     summary: 'Revoke a key at once and permanently, on every process',
-    access: 'session',
     request: { params: apiKeyPathParams },
     answers: { 204: { description: 'Revoked; no body' } },
     errors: [400, 401, 403, 404, 503],
-    handle: ({ ctx, commands }: ApiKeyRouteDeps) => async ({ params, res }) => {
+    handle: ({ ctx, commands }) => async ({ params, res }) => {
       const result = await revokeApiKey(commands, requestInfoOf(res), params.id);
       await readYourWrites(ctx, result.position);
       res.status(204).end();
     },
   }),
-  declareRoute({
-    method: 'post',
-    path: '/api/apikey/{id}/rotate',
-    operationId: 'rotateApiKey',
-    tag: 'apikeys',
+  apiKeys.post('/api/apikey/{id}/rotate', 'rotateApiKey', {
     summary: 'A new secret for the same key; the previous one keeps working for `graceHours` (default 24)',
-    access: 'session',
     request: { params: apiKeyPathParams, body: rotateApiKeyBody, bodyOptional: true },
     answers: { 200: { description: 'The key with its new plaintext `key` (same id and keyId)', json: issuedApiKeySchema } },
     // 409: the key has expired.
     errors: [400, 401, 403, 404, 409, 413, 415, 503],
-    handle: ({ ctx, commands }: ApiKeyRouteDeps) => async ({ params, body, res }) => {
+    handle: ({ ctx, commands }) => async ({ params, body, res }) => {
       const result = await rotateApiKey(commands, requestInfoOf(res), params.id, body.graceHours ?? DEFAULT_GRACE_HOURS);
       await readYourWrites(ctx, result.position);
       res.setHeader('Cache-Control', 'no-store');

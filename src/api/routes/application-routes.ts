@@ -8,7 +8,7 @@ import type { AppContext } from '../app-context';
 import { callerOf } from '../middleware/authenticate';
 import { pageRequestOf, paginated } from '../pagination';
 import type { Route } from '../route-declaration';
-import { declareRoute, routerOf } from '../route-declaration';
+import { routeGroup, routerOf } from '../route-declaration';
 
 /** A path id: decimal digits naming a positive safe integer (`0`, `-1`, `1.5`, `1e3`, `abc` are 400). */
 const pathId = z
@@ -28,24 +28,21 @@ export const listApplicationsBody = paginated({
   orderBy: z.union([z.literal(0), z.literal(1)]).optional(),
 });
 
+const applications = routeGroup<AppContext>({ tag: 'applications', access: 'api' });
+
 /**
  * Applications submitted to an application definition, for the approved admins of the
  * definition's community. Checked in order: path id and body 400; unknown definition 404;
  * caller not allowed 403.
  */
 export const APPLICATION_ROUTES: readonly Route<AppContext>[] = [
-  declareRoute({
-    method: 'post',
-    path: '/api/ApplicationDefinition/{applicationDefinitionId}/Applications',
-    operationId: 'listApplications',
-    tag: 'applications',
+  applications.post('/api/ApplicationDefinition/{applicationDefinitionId}/Applications', 'listApplications', {
     summary: "One page of an application definition's applications, for the admins of its community",
-    access: 'api',
     // A POST without a body is a request for the defaults.
     request: { params: applicationsPathParams, body: listApplicationsBody, bodyOptional: true },
     answers: { 200: { description: 'One page of applications, their total and the values of each filter', json: applicationListSchema } },
     errors: [400, 401, 403, 404, 413, 415],
-    handle: (ctx: AppContext) => async ({ params, body, res }) => {
+    handle: (ctx) => async ({ params, body, res }) => {
       const definition = await applicationDefinition(ctx.applications, params.applicationDefinitionId);
       if (!definition) throw notFound(`no application definition ${params.applicationDefinitionId}`);
       const viewer = await ctx.directory.viewer(callerOf(res).userId);

@@ -9,7 +9,7 @@ import { notFound } from '../../domain/errors';
 import type { AppContext } from '../app-context';
 import { requestInfoOf } from '../middleware/authenticate';
 import type { Route } from '../route-declaration';
-import { declareRoute, routerOf } from '../route-declaration';
+import { routeGroup, routerOf } from '../route-declaration';
 import {
   auditAccessQuery,
   auditEventPageSchema,
@@ -27,26 +27,22 @@ const recordRead = (ctx: AppContext, res: Response, route: string, params: Recor
   return recordAuditRead(ctx.eventStore, metadataOf(requestInfoOf(res), ctx.clock().toISOString()), route, params);
 };
 
+const audit = routeGroup<AppContext>({ tag: 'audit', access: 'api', authorize: assertAuditor });
+
 /**
  * The audit API (DESIGN "Audit API"): for users with the platform role auditor, with either
  * credential. Checked in order: role 403, parameters 400; then the read is recorded in the
  * auditor's `audit-{userId}` stream before anything is answered.
  */
 export const AUDIT_ROUTES: readonly Route<AppContext>[] = [
-  declareRoute({
-    method: 'get',
-    path: '/api/audit/events',
-    operationId: 'listAuditEvents',
-    tag: 'audit',
+  audit.get('/api/audit/events', 'listAuditEvents', {
     summary: 'The event log in order, with its metadata, filtered, one page per cursor',
     description:
       'Each page examines at most a bounded number of events: a selective filter may answer a short or empty page with `hasMore` true; continue with `after=next`. The read is recorded in the stream `audit-{userId}`.',
-    access: 'api',
-    authorize: assertAuditor,
     request: { query: auditEventsQuery },
     answers: { 200: { description: 'One page of events', json: auditEventPageSchema } },
     errors: [400, 401, 403],
-    handle: (ctx: AppContext) => async ({ query, res }) => {
+    handle: (ctx) => async ({ query, res }) => {
       const after = query.after === undefined ? undefined : decodeCursor(query.after);
       const filter: AuditFilter = {
         ...(query.stream !== undefined ? { stream: query.stream } : {}),
@@ -66,18 +62,12 @@ export const AUDIT_ROUTES: readonly Route<AppContext>[] = [
       };
     },
   }),
-  declareRoute({
-    method: 'get',
-    path: '/api/audit/resources/{id}/history',
-    operationId: 'getResourceHistory',
-    tag: 'audit',
+  audit.get('/api/audit/resources/{id}/history', 'getResourceHistory', {
     summary: 'Every change of one resource as readable steps: who, when, with which credential, what changed',
-    access: 'api',
-    authorize: assertAuditor,
     request: { params: auditResourcePathParams, query: auditHistoryQuery },
     answers: { 200: { description: 'The steps, oldest first (one step per command)', json: resourceHistorySchema } },
     errors: [400, 401, 403, 404],
-    handle: (ctx: AppContext) => async ({ params: { id }, res }) => {
+    handle: (ctx) => async ({ params: { id }, res }) => {
       await recordRead(ctx, res, 'GET /api/audit/resources/{id}/history', { id });
       const steps = await readResourceHistory(ctx.eventStore, id);
       if (!steps) throw notFound(`resource ${id} has no history`);
@@ -87,20 +77,14 @@ export const AUDIT_ROUTES: readonly Route<AppContext>[] = [
       return { resourceId: id, steps: steps.map((step) => historyStepJson(step, names)) };
     },
   }),
-  declareRoute({
-    method: 'get',
-    path: '/api/audit/resources/{id}/access',
-    operationId: 'getResourceAccess',
-    tag: 'audit',
+  audit.get('/api/audit/resources/{id}/access', 'getResourceAccess', {
     summary: 'Who could see the resource at a moment, through which view and why',
     description:
       'The resource and the directory replayed to `at`, judged by the rules the service applies now: for `at` = now the answer is what GetResourceList serves.',
-    access: 'api',
-    authorize: assertAuditor,
     request: { params: auditResourcePathParams, query: auditAccessQuery },
     answers: { 200: { description: 'Per view, the users who could see it and their reasons', json: resourceAccessSchema } },
     errors: [400, 401, 403, 404],
-    handle: (ctx: AppContext) => async ({ params: { id }, query, res }) => {
+    handle: (ctx) => async ({ params: { id }, query, res }) => {
       const at = query.at === undefined ? ctx.clock() : new Date(query.at);
       await recordRead(ctx, res, 'GET /api/audit/resources/{id}/access', { id, at: at.toISOString() });
       const review = await reviewAccessAt(ctx.eventStore, id, at);

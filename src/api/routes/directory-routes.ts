@@ -6,22 +6,19 @@ import type { AppContext } from '../app-context';
 import { requireInternalToken } from '../middleware/internal-token';
 import { readYourWrites } from '../read-your-writes';
 import type { Route } from '../route-declaration';
-import { declareRoute, routerOf } from '../route-declaration';
+import { routeGroup, routerOf } from '../route-declaration';
 import { directoryFeedAnswerSchema } from '../schemas/response-schemas';
+
+const directory = routeGroup<AppContext>({ tag: 'internal', access: 'internal' });
 
 /** The platform's feed of people, communities, projects and circles (DESIGN.md "Directory"). */
 export const DIRECTORY_ROUTES: readonly Route<AppContext>[] = [
-  declareRoute({
-    method: 'post',
-    path: '/internal/directory/events',
-    operationId: 'ingestDirectoryEvents',
-    tag: 'internal',
+  directory.post('/internal/directory/events', 'ingestDirectoryEvents', {
     summary: 'Directory feed: people, communities, projects and circles, one atomic batch',
-    access: 'internal',
     request: { body: directoryBatchSchema },
     answers: { 200: { description: 'Appended and projected', json: directoryFeedAnswerSchema } },
     errors: [400, 401, 413, 415, 503],
-    handle: (ctx: AppContext) => async ({ body: batch, res }) => {
+    handle: (ctx) => async ({ body: batch, res }) => {
       const position = await ingestDirectoryEvents(ctx.eventStore, batch, {
         actor: systemActor,
         correlationId: res.locals.correlationId as string,

@@ -11,7 +11,7 @@ import { callerOf, requestInfoOf } from '../middleware/authenticate';
 import { sendProblem } from '../problem';
 import { readYourWrites } from '../read-your-writes';
 import type { Route } from '../route-declaration';
-import { declareRoute, routerOf } from '../route-declaration';
+import { routeGroup, routerOf } from '../route-declaration';
 import { downloadQuery, uploadAnswerSchema, uploadQuery } from '../schemas/file-schemas';
 import { UploadAbortedError, UploadRefusedError, receiveUpload } from '../upload/receive-upload';
 
@@ -25,16 +25,13 @@ const missing = () => notFound('no such file');
 
 const binary = { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } as const;
 
+const files = routeGroup<AppContext>({ tag: 'files', access: 'api' });
+
 /** SPEC "POST /api/File/Upload" and "GET /api/File/Download"; DESIGN "Upload". */
 export const FILE_ROUTES: readonly Route<AppContext>[] = [
-  declareRoute({
-    method: 'post',
-    path: '/api/File/Upload',
-    operationId: 'uploadFile',
-    tag: 'files',
+  files.post('/api/File/Upload', 'uploadFile', {
     summary: 'Store a file (multipart, one `file` part, optional `folder`) and answer its path; creates no resource',
     description: `Accepted extensions: ${ACCEPTED_EXTENSIONS.map((e) => `.${e}`).join(', ')}. The declared content type must fit the extension (\`application/octet-stream\` always fits) and the leading bytes must not contradict it. Ceiling: UPLOAD_MAX_MB (3) MiB, UPLOAD_BIG_MAX_MB (100) MiB with \`isBigFile=true\`; 1 MB = 1024 × 1024 bytes.`,
-    access: 'api',
     request: {
       query: uploadQuery,
       documentedBody: {
@@ -62,7 +59,7 @@ export const FILE_ROUTES: readonly Route<AppContext>[] = [
       },
     },
     errors: [400, 401, 403, 413, 415, 503],
-    handle: (ctx: AppContext) => async ({ query: { isBigFile }, req, res }) => {
+    handle: (ctx) => async ({ query: { isBigFile }, req, res }) => {
       const limit = (isBigFile ? ctx.config.UPLOAD_BIG_MAX_MB : ctx.config.UPLOAD_MAX_MB) * MIB;
       const request = requestInfoOf(res);
       // Whatever happens below, the connection is not reused: an early answer may leave body bytes unread.
@@ -99,13 +96,8 @@ export const FILE_ROUTES: readonly Route<AppContext>[] = [
       return path;
     },
   }),
-  declareRoute({
-    method: 'get',
-    path: '/api/File/Download',
-    operationId: 'downloadFile',
-    tag: 'files',
+  files.get('/api/File/Download', 'downloadFile', {
     summary: 'The bytes of an upload, for a caller who can see a resource referencing it (or its uploader while none does)',
-    access: 'api',
     request: { query: downloadQuery },
     answers: {
       200: {
@@ -120,7 +112,7 @@ export const FILE_ROUTES: readonly Route<AppContext>[] = [
       },
     },
     errors: [400, 401, 403, 404],
-    handle: (ctx: AppContext) => async ({ query: { path }, req, res }) => {
+    handle: (ctx) => async ({ query: { path }, req, res }) => {
       const file = await downloadableFile(ctx, callerOf(res), path);
       if (!file) throw missing();
       const stat = await ctx.fileStore.stat(path);

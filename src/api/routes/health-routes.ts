@@ -2,35 +2,27 @@ import type { Router } from 'express';
 import { pingReadDb } from '../../infra/read-models/read-db';
 import type { AppContext } from '../app-context';
 import type { Route } from '../route-declaration';
-import { declareRoute, routerOf } from '../route-declaration';
+import { routeGroup, routerOf } from '../route-declaration';
 import { healthLiveSchema, healthReadySchema } from '../schemas/response-schemas';
+
+const health = routeGroup<AppContext>({ tag: 'health', access: 'public' });
 
 /** Liveness says the process answers; readiness checks every store and the projections. Public. */
 export const HEALTH_ROUTES: readonly Route<AppContext>[] = [
-  declareRoute({
-    method: 'get',
-    path: '/health/live',
-    operationId: 'getLiveness',
-    tag: 'health',
+  health.get('/health/live', 'getLiveness', {
     summary: 'Liveness: the process answers',
-    access: 'public',
     answers: { 200: { description: 'Alive', json: healthLiveSchema } },
     errors: [],
     handle: () => () => ({ status: 'ok' as const }),
   }),
-  declareRoute({
-    method: 'get',
-    path: '/health/ready',
-    operationId: 'getReadiness',
-    tag: 'health',
+  health.get('/health/ready', 'getReadiness', {
     summary: 'Readiness: event store, read store, cache and projections',
-    access: 'public',
     answers: {
       200: { description: 'Ready', json: healthReadySchema },
       503: { description: 'Not ready: `checks` says which part', json: healthReadySchema },
     },
     errors: [],
-    handle: (ctx: AppContext) => async ({ res }) => {
+    handle: (ctx) => async ({ res }) => {
       const probe = async (ping: () => Promise<void>) => {
         try {
           await ping();

@@ -1,23 +1,20 @@
 import type { Router } from 'express';
 import type { Route } from '../route-declaration';
-import { declareRoute, routerOf } from '../route-declaration';
+import { routeGroup, routerOf } from '../route-declaration';
 
 /** The document is handed in by the app: it is built from every declaration, this one included. */
 type OpenApiRouteDeps = { readonly document: () => object };
 
+const openApi = routeGroup<OpenApiRouteDeps>({ tag: 'health', access: 'public' });
+
 /** GET /openapi.json: the OpenAPI 3.1 document of this service. Public, like /health. */
 export const OPENAPI_ROUTES: readonly Route<OpenApiRouteDeps>[] = [
-  declareRoute({
-    method: 'get',
-    path: '/openapi.json',
-    operationId: 'getOpenApiDocument',
-    tag: 'health',
+  openApi.get('/openapi.json', 'getOpenApiDocument', {
     summary: 'This OpenAPI document',
-    access: 'public',
     answers: { 200: { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },
     errors: [],
     handle:
-      ({ document }: OpenApiRouteDeps) =>
+      ({ document }) =>
       ({ res }) => {
         res.json(document());
       },

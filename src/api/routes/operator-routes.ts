@@ -2,7 +2,7 @@ import type { Router } from 'express';
 import type { AppContext } from '../app-context';
 import { requireInternalToken } from '../middleware/internal-token';
 import type { Route } from '../route-declaration';
-import { declareRoute, routerOf } from '../route-declaration';
+import { routeGroup, routerOf } from '../route-declaration';
 import { readModelDigestSchema } from '../schemas/response-schemas';
 
 const describe = async (ctx: AppContext) => ({
@@ -11,43 +11,30 @@ const describe = async (ctx: AppContext) => ({
   ...(await ctx.readModels.digest()),
 });
 
+const operator = routeGroup<AppContext>({ tag: 'internal', access: 'internal' });
+
 /** Operator endpoints: metrics, and inspecting and rebuilding the read models. */
 export const OPERATOR_ROUTES: readonly Route<AppContext>[] = [
-  declareRoute({
-    method: 'get',
-    path: '/internal/read-models/digest',
-    operationId: 'getReadModelDigest',
-    tag: 'internal',
+  operator.get('/internal/read-models/digest', 'getReadModelDigest', {
     summary: 'Fingerprint of the live read models (compare with `resources-cli digest`)',
-    access: 'internal',
     answers: { 200: { description: 'Checkpoint, digest and document counts', json: readModelDigestSchema } },
     errors: [401],
-    handle: (ctx: AppContext) => () => describe(ctx),
+    handle: (ctx) => () => describe(ctx),
   }),
-  declareRoute({
-    method: 'post',
-    path: '/internal/read-models/rebuild',
-    operationId: 'rebuildReadModels',
-    tag: 'internal',
+  operator.post('/internal/read-models/rebuild', 'rebuildReadModels', {
     summary: 'Project the whole event log again into the read models of this process',
-    access: 'internal',
     answers: { 200: { description: 'The read models after the rebuild', json: readModelDigestSchema } },
     errors: [401],
-    handle: (ctx: AppContext) => async () => {
+    handle: (ctx) => async () => {
       await ctx.readSide.rebuild({ switchHere: true });
       return describe(ctx);
     },
   }),
-  declareRoute({
-    method: 'get',
-    path: '/internal/metrics',
-    operationId: 'getMetrics',
-    tag: 'internal',
+  operator.get('/internal/metrics', 'getMetrics', {
     summary: 'Prometheus metrics of this process',
-    access: 'internal',
     answers: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } },
     errors: [401],
-    handle: (ctx: AppContext) => async ({ res }) => {
+    handle: (ctx) => async ({ res }) => {
       await ctx.readModels.reportMetrics(ctx.metrics);
       res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
     },

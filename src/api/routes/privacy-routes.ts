@@ -7,7 +7,7 @@ import type { AppContext } from '../app-context';
 import { callerOf, requestInfoOf } from '../middleware/authenticate';
 import { readYourWrites } from '../read-your-writes';
 import type { Route } from '../route-declaration';
-import { declareRoute, routerOf } from '../route-declaration';
+import { routeGroup, routerOf } from '../route-declaration';
 import { getResourcePrivacyQuery, saveResourcePrivacyBody, unshareResourceBody } from '../schemas/privacy-schemas';
 
 /** Read-your-writes, then SPEC's answer: status 200 with an empty body. */
@@ -16,49 +16,36 @@ const done = async (ctx: AppContext, res: Response, result: ResourceCommandResul
   res.status(200).end();
 };
 
+const privacy = routeGroup<AppContext>({ tag: 'privacy', access: 'api' });
+
 /** SPEC "GetResourcePrivacy", "SaveResourcePrivacy", "UnshareResourceFromCommunity". */
 export const PRIVACY_ROUTES: readonly Route<AppContext>[] = [
-  declareRoute({
-    method: 'get',
-    path: '/api/Privacy/GetResourcePrivacy',
-    operationId: 'getResourcePrivacy',
-    tag: 'privacy',
+  privacy.get('/api/Privacy/GetResourcePrivacy', 'getResourcePrivacy', {
     summary: "A resource's own level and circles, the shares the caller may see, and where it could be shared",
-    access: 'api',
     request: { query: getResourcePrivacyQuery },
     answers: { 200: { description: 'The privacy of the resource, as this caller may see it', json: resourcePrivacySchema } },
     errors: [400, 401, 403, 404],
-    handle: (ctx: AppContext) => async ({ query, res }) => {
+    handle: (ctx) => async ({ query, res }) => {
       const viewer = await ctx.directory.viewer(callerOf(res).userId);
       return getResourcePrivacy(ctx.resources, ctx.directory, viewer, query.resourceId);
     },
   }),
-  declareRoute({
-    method: 'post',
-    path: '/api/Privacy/SaveResourcePrivacy',
-    operationId: 'saveResourcePrivacy',
-    tag: 'privacy',
+  privacy.post('/api/Privacy/SaveResourcePrivacy', 'saveResourcePrivacy', {
     summary: 'Change the own level, granted circles and shares in one atomic call',
-    access: 'api',
     request: { body: saveResourcePrivacyBody },
     answers: { 200: { description: 'Applied; empty body (read the privacy back to see the result)' } },
     // 409: a share the caller may withdraw but whose level is someone else's (DESIGN "Privacy changes").
     errors: [400, 401, 403, 404, 409, 413, 415, 503],
-    handle: (ctx: AppContext) => async ({ body, res }) => {
+    handle: (ctx) => async ({ body, res }) => {
       await done(ctx, res, await changeResourcePrivacy(ctx, requestInfoOf(res), body));
     },
   }),
-  declareRoute({
-    method: 'post',
-    path: '/api/Privacy/UnshareResourceFromCommunity',
-    operationId: 'unshareResourceFromCommunity',
-    tag: 'privacy',
+  privacy.post('/api/Privacy/UnshareResourceFromCommunity', 'unshareResourceFromCommunity', {
     summary: 'Withdraw one share',
-    access: 'api',
     request: { body: unshareResourceBody },
     answers: { 200: { description: 'Withdrawn (or there was no such share); empty body' } },
     errors: [400, 401, 403, 404, 413, 415, 503],
-    handle: (ctx: AppContext) => async ({ body, res }) => {
+    handle: (ctx) => async ({ body, res }) => {
       await done(ctx, res, await unshareResourceFromCommunity(ctx, requestInfoOf(res), body));
     },
   }),

@@ -9,23 +9,20 @@ import { callerOf, requestInfoOf } from '../middleware/authenticate';
 import { pageRequestOf } from '../pagination';
 import { readYourWrites } from '../read-your-writes';
 import type { Route } from '../route-declaration';
-import { declareRoute, routerOf } from '../route-declaration';
+import { routeGroup, routerOf } from '../route-declaration';
 import { removeProjectResourceSchema } from '../schemas/response-schemas';
 import { getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from '../schemas/resource-schemas';
 
+const resources = routeGroup<AppContext>({ tag: 'resources', access: 'api' });
+
 /** SPEC "GetResourceList", "SaveProjectResource", "RemoveProjectResource". */
 export const RESOURCE_ROUTES: readonly Route<AppContext>[] = [
-  declareRoute({
-    method: 'post',
-    path: '/api/Project/GetResourceList',
-    operationId: 'getResourceList',
-    tag: 'resources',
+  resources.post('/api/Project/GetResourceList', 'getResourceList', {
     summary: 'The resources of a project the caller may see, one page of them, with capability flags',
-    access: 'api',
     request: { body: getResourceListBody },
     answers: { 200: { description: 'One page of the resources the caller may see', json: resourceListSchema } },
     errors: [400, 401, 403, 404, 413, 415],
-    handle: (ctx: AppContext) => async ({ body, res }) => {
+    handle: (ctx) => async ({ body, res }) => {
       const viewer = await ctx.directory.viewer(callerOf(res).userId);
       return listResources(ctx.resources, ctx.directory, viewer, {
         projectId: body.projectId,
@@ -38,17 +35,12 @@ export const RESOURCE_ROUTES: readonly Route<AppContext>[] = [
       });
     },
   }),
-  declareRoute({
-    method: 'post',
-    path: '/api/Resource/SaveProjectResource',
-    operationId: 'saveProjectResource',
-    tag: 'resources',
+  resources.post('/api/Resource/SaveProjectResource', 'saveProjectResource', {
     summary: 'Create (`id` 0) or update a resource; answers once the read models caught up',
-    access: 'api',
     request: { body: saveProjectResourceBody },
     answers: { 200: { description: 'The saved resource', json: savedResourceSchema } },
     errors: [400, 401, 403, 404, 413, 415, 503],
-    handle: (ctx: AppContext) => async ({ body, res }) => {
+    handle: (ctx) => async ({ body, res }) => {
       const request = requestInfoOf(res);
       const result = await saveProjectResource(ctx, request, body);
       await readYourWrites(ctx, result.position);
@@ -58,17 +50,12 @@ export const RESOURCE_ROUTES: readonly Route<AppContext>[] = [
       return savedResourceOf(await savedResourceRecord(ctx.directory, viewer, result.resource));
     },
   }),
-  declareRoute({
-    method: 'get',
-    path: '/api/Resource/RemoveProjectResource',
-    operationId: 'removeProjectResource',
-    tag: 'resources',
+  resources.get('/api/Resource/RemoveProjectResource', 'removeProjectResource', {
     summary: 'Delete a resource permanently, with its circle grants and shares',
-    access: 'api',
     request: { query: removeProjectResourceQuery },
     answers: { 200: { description: 'Deleted: `{"statusCode": 200}`', json: removeProjectResourceSchema } },
     errors: [400, 401, 403, 404, 503],
-    handle: (ctx: AppContext) => async ({ query, res }) => {
+    handle: (ctx) => async ({ query, res }) => {
       const request = requestInfoOf(res);
       const result = await removeProjectResource(ctx, request, query.id);
       await readYourWrites(ctx, result.position);

@@ -1,18 +1,15 @@
 import type { Router } from 'express';
 import { callerOf } from '../middleware/authenticate';
 import type { Route } from '../route-declaration';
-import { declareRoute, routerOf } from '../route-declaration';
+import { routeGroup, routerOf } from '../route-declaration';
 import type { CurrentUser } from '../schemas/response-schemas';
 import { currentUserSchema } from '../schemas/response-schemas';
 
+const user = routeGroup<void>({ tag: 'user', access: 'api' });
+
 export const USER_ROUTES: readonly Route<void>[] = [
-  declareRoute({
-    method: 'get',
-    path: '/api/user/getcurrent',
-    operationId: 'getCurrentUser',
-    tag: 'user',
+  user.get('/api/user/getcurrent', 'getCurrentUser', {
     summary: 'The current user and the credential of this request',
-    access: 'api',
     answers: { 200: { description: 'The current user', json: currentUserSchema } },
     errors: [401, 403],
     handle: () => ({ res }) => {
