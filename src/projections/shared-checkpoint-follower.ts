@@ -5,6 +5,8 @@ import type { ReadPosition } from './read-position';
 /** How often a process that does not project looks at the shared checkpoint while a write waits on it. */
 const WAITING_POLL_MS = 5;
 const IDLE_POLL_MS = 250;
+/** How many events past the shared checkpoint a follower looks at while a write waits on it. */
+const WAITING_LOOKAHEAD = 200;
 /** A follower that sees the log ahead of the shared checkpoint for this long reports that nobody projects. */
 const STALLED_AFTER_MS = 2000;
 
@@ -65,8 +67,14 @@ export class SharedCheckpointFollower {
     try {
       const position = await this.projection.store.checkpoint(this.projection.name);
       if (position !== undefined) this.position.advanceTo(position);
-      const ahead = await this.events.readAll(this.position.value, 1);
-      if (ahead.length === 0) {
+      const ahead = await this.events.readAll(this.position.value, this.position.someoneWaits ? WAITING_LOOKAHEAD : 1);
+      // Events this read model ignores change nothing in it: a write waiting on them is let go
+      // now, as the projecting process moves past them at once (it writes that checkpoint later).
+      const handles = this.projection.handles?.bind(this.projection);
+      const firstHandled = ahead.findIndex((event) => !handles || handles(event));
+      const lastIgnored = (firstHandled === -1 ? ahead : ahead.slice(0, firstHandled)).at(-1);
+      if (lastIgnored) this.position.advanceTo(lastIgnored.position);
+      if (firstHandled === -1) {
         this.behindSince = undefined;
         this.caughtUpOnce = true;
       } else {

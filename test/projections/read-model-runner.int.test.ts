@@ -147,6 +147,21 @@ describe('read-model runner', () => {
     expect(projection.seen()).toEqual([]);
   });
 
+  it('given a process that follows a read model nobody projects, when a write appends only events that read model ignores, then the write is not held waiting for it', async () => {
+    // given
+    const events = openEvents();
+    const ignoring = { ...recordingProjection(SqliteReadDb.open(':memory:')), handles: (event: RecordedEvent) => event.type !== 'Ignored' };
+    const follower = track(new ReadModelRunner(events, ignoring, createLogger('silent'), { role: 'follow' }), events);
+    await follower.start();
+    // when
+    await append(events, 's-1', 'Ignored');
+    const { position } = await append(events, 's-2', 'Ignored');
+    // then: the read model is the same with or without those events, so the wait is over
+    await expect(follower.waitFor(position, 2000)).resolves.toBeUndefined();
+    const { position: handled } = await append(events, 's-3', 'Handled');
+    await expect(follower.waitFor(handled, 300)).rejects.toMatchObject({ kind: 'unavailable' });
+  });
+
   it('given a read model with a checkpoint, when it starts again, then it folds only the events after the checkpoint', async () => {
     // given
     const events = openEvents();
