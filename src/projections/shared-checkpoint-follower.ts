@@ -3,7 +3,7 @@ import type { ReadModelProjection } from './read-model-projection';
 import type { ReadPosition } from './read-position';
 
 /** How often a process that does not project looks at the shared checkpoint while a write waits on it. */
-const WAITING_POLL_MS = 5;
+const WAITING_POLL_MS = 2;
 const IDLE_POLL_MS = 250;
 /** How many events past the shared checkpoint a follower looks at while a write waits on it. */
 const WAITING_LOOKAHEAD = 200;
