@@ -11,6 +11,7 @@
 import type { Viewer } from '../../src/domain/access/viewer';
 import { DomainError } from '../../src/domain/errors';
 import type { ResourceEventData } from '../../src/domain/resource/resource-events';
+import { expectEveryCaseOnce } from '../support/decision-table';
 import {
   D,
   E,
@@ -136,10 +137,7 @@ const histories: Record<ResourceKind, ResourceEventData[]> = {
 
 describe('who may change what (SPEC SaveResourcePrivacy)', () => {
   it('the table covers every caller, resource kind and change exactly once', () => {
-    const keys = table.map(([caller, kind, change]) => `${caller}|${kind}|${change}`);
-
-    expect(new Set(keys).size).toBe(keys.length);
-    expect(keys).toHaveLength(Object.keys(callers).length * 2 * 4);
+    expectEveryCaseOnce(table, Object.keys(callers), Object.keys(histories), Object.keys(requests));
   });
 
   it.each(table)('given %s, on a %s resource, when the change is "%s", then the outcome is %p', (caller, kind, change, expected) => {
