@@ -1,4 +1,5 @@
 import { demo } from '../support/demo-directory';
+import type { ResourcePrivacy } from '../support/privacy-api';
 import { communityCircle, privacyApi } from '../support/privacy-api';
 import { serverForSuite } from '../support/suite-server';
 
@@ -25,33 +26,32 @@ describe('GetResourcePrivacy for readers', () => {
     await api.saveOk(users.admin1, { resourceId, sharesToUpsert: [{ communityId: communities.public3, privacyLevel: 1 }] });
   });
 
-  it.each([
-    ['someone outside, reading through the public share', users.outsider],
-    ['a member of the granted circle', users.circleMember],
-  ])('given %s, when they read the privacy, then the level without circles', async (_who, userId) => {
+  /** What each kind of caller is shown of the privacy. */
+  const thens = {
+    'the level without circles': (privacy: ResourcePrivacy) => {
+      expect(privacy.owner).toEqual({ privacyLevel: 4, circles: [] });
+      expect(privacy.shares).toEqual([]);
+      expect(privacy.shareCandidates).toEqual([]);
+    },
+    'the granted circles are listed': (privacy: ResourcePrivacy) => {
+      expect(privacy.owner.circles.flatMap((g) => g.privacyCircles.map((c) => c.id))).toEqual([circles.reviewers1]);
+    },
+    'their share but not the owner circles': (privacy: ResourcePrivacy) => {
+      expect(privacy.owner).toEqual({ privacyLevel: 4, circles: [] });
+      expect(privacy.shares.map((s) => [s.communityId, s.privacyLevel])).toEqual([[communities.public3, 1]]);
+    },
+  };
+
+  it.each<[string, keyof typeof thens, number]>([
+    ['someone outside, reading through the public share', 'the level without circles', users.outsider],
+    ['a member of the granted circle', 'the level without circles', users.circleMember],
+    ['the team', 'the granted circles are listed', users.team],
+    ['the owning community admin', 'the granted circles are listed', users.admin1],
+    ['the admin of the community shared into', 'their share but not the owner circles', users.admin2],
+  ])('given %s, when they read the privacy, then %s', async (_who, then, userId) => {
     const res = await api.read(userId, resourceId);
 
     expect(res.status).toBe(200);
-    expect(res.body.owner).toEqual({ privacyLevel: 4, circles: [] });
-    expect(res.body.shares).toEqual([]);
-    expect(res.body.shareCandidates).toEqual([]);
-  });
-
-  it.each([
-    ['the team', users.team],
-    ['the owning community admin', users.admin1],
-  ])('given %s, when they read the privacy, then the granted circles are listed', async (_who, userId) => {
-    const res = await api.read(userId, resourceId);
-
-    expect(res.status).toBe(200);
-    expect(res.body.owner.circles.flatMap((g) => g.privacyCircles.map((c) => c.id))).toEqual([circles.reviewers1]);
-  });
-
-  it('given the admin of the community shared into, when they read the privacy, then their share but not the owner circles', async () => {
-    const res = await api.read(users.admin2, resourceId);
-
-    expect(res.status).toBe(200);
-    expect(res.body.owner).toEqual({ privacyLevel: 4, circles: [] });
-    expect(res.body.shares.map((s) => [s.communityId, s.privacyLevel])).toEqual([[communities.public3, 1]]);
+    thens[then](res.body);
   });
 });

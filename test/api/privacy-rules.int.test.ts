@@ -431,57 +431,35 @@ describe('resource privacy over HTTP', () => {
       });
     });
 
-    const allShares = [
-      { communityId: C2, communityName: 'Harbour Founders', privacyLevel: 3, circles: [] },
-      { communityId: C3, communityName: 'Northern Lights', privacyLevel: 1, circles: [] },
-    ];
+    const editors = {
+      owner: { privacyLevel: 2, circles: [] },
+      shares: [
+        { communityId: C2, communityName: 'Harbour Founders', privacyLevel: 3, circles: [] },
+        { communityId: C3, communityName: 'Northern Lights', privacyLevel: 1, circles: [] },
+      ],
+      shareCandidates: [],
+      canEdit: true,
+      canShareCrossCommunity: true,
+    };
+    const readers = { owningCommunityId: C1, owner: { privacyLevel: 2 }, shares: [], shareCandidates: [], canEdit: false, canShareCrossCommunity: false };
 
-    it.each([
-      ['the team', team],
-      ['the owning admin', admin1],
-    ])('when %s reads it, then every share and candidate, and both edit flags', async (_who, userId) => {
+    it.each<[string, string, number, Record<string, unknown>]>([
+      ['the team', 'every share and candidate, and both edit flags', team, editors],
+      ['the owning admin', 'every share and candidate, and both edit flags', admin1, editors],
+      [
+        'an admin of one shared-into community',
+        'only that community’s share, no candidates and no edit rights',
+        LIA,
+        { ...readers, owner: { privacyLevel: 2, circles: [] }, shares: [{ communityId: C3, communityName: 'Northern Lights', privacyLevel: 1, circles: [] }] },
+      ],
+      ['an approved member of the owning community', '200 with no shares and no candidates', member1, readers],
+      ['a member of a community it is shared into at Public', '200 with no shares and no candidates', NIA, readers],
+      ['an outsider reaching a public community it is shared into at Public', '200 with no shares and no candidates', outsider, readers],
+    ])('when %s reads it, then %s', async (_who, _then, userId, expected) => {
       const res = await api.read(userId, resourceId);
 
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({
-        owner: { privacyLevel: 2, circles: [] },
-        shares: allShares,
-        shareCandidates: [],
-        canEdit: true,
-        canShareCrossCommunity: true,
-      });
-    });
-
-    it('when an admin of one shared-into community reads it, then only that community’s share, no candidates and no edit rights', async () => {
-      const res = await api.read(LIA, resourceId);
-
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({
-        owner: { privacyLevel: 2, circles: [] },
-        shares: [{ communityId: C3, communityName: 'Northern Lights', privacyLevel: 1, circles: [] }],
-        shareCandidates: [],
-        canEdit: false,
-        canShareCrossCommunity: false,
-      });
-    });
-
-    it.each([
-      ['an approved member of the owning community', member1],
-      ['a member of a community it is shared into at Public', NIA],
-      ['an outsider reaching a public community it is shared into at Public', outsider],
-    ])('when %s reads it, then 200 with no shares and no candidates', async (_who, userId) => {
-      const res = await api.read(userId, resourceId);
-
-      expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({
-        resourceId,
-        owningCommunityId: C1,
-        owner: { privacyLevel: 2 },
-        shares: [],
-        shareCandidates: [],
-        canEdit: false,
-        canShareCrossCommunity: false,
-      });
+      expect(res.body).toMatchObject({ resourceId, ...expected });
     });
 
     it('given a project resource shared by the team, when it is read, then the team sees every candidate', async () => {

@@ -150,40 +150,31 @@ describe('POST /api/Resource/SaveProjectResource', () => {
     const inCommunity2 = () => newResource(scope.projectInCommunity(P, communities.private2));
     const projectWide = () => newResource(scope.project(P));
 
-    it.each<[string, number, () => Record<string, unknown>]>([
-      ['the team, on a project resource', users.team, projectWide],
-      ['the team, inside a community', users.team, inCommunity1],
-      ['a mentor, inside a community', users.mentor, inCommunity1],
-      ["the community's admin, inside their community", users.admin1, inCommunity1],
-      ["another community's admin, inside their own community", users.admin2, inCommunity2],
-      ["a mentor, through a community's paragraph", users.mentor, () => newResource(scope.paragraph(paragraphs.solarIn1))],
-    ])('given %s, then 200', async (_who, userId, body) => {
-      const res = await api.save(userId, body());
-      expect(res.status).toBe(200);
-      expect(res.body.canEdit).toBe(true);
-    });
+    /** What the answer says besides its status: the caller may edit what they added, or why not. */
+    const answers = { 200: { canEdit: true }, 403: { type: '/problems/forbidden' } };
 
-    it.each<[string, number, () => Record<string, unknown>]>([
-      ['an approved member of the community', users.member1, inCommunity1],
-      ['a pending member of the community', users.pending1, inCommunity1],
-      ['a member of an active circle of the community', users.circleMember, inCommunity1],
-      ['an outsider', users.outsider, inCommunity1],
-      ['an outsider, on a project resource', users.outsider, projectWide],
-      ['a mentor, on a project resource', users.mentor, projectWide],
-      ["a community's admin, on a project resource", users.admin1, projectWide],
-      ['the admin of another community', users.admin2, inCommunity1],
-      ['the admin of community 1, inside community 2', users.admin1, inCommunity2],
-      ["a mentor, through the project's own paragraph (a project resource)", users.mentor, () => newResource(scope.paragraph(paragraphs.solarProject))],
-    ])('given %s, then 403', async (_who, userId, body) => {
+    it.each<[string, keyof typeof answers, number, () => Record<string, unknown>]>([
+      ['the team, on a project resource', 200, users.team, projectWide],
+      ['the team, inside a community', 200, users.team, inCommunity1],
+      ['a mentor, inside a community', 200, users.mentor, inCommunity1],
+      ["the community's admin, inside their community", 200, users.admin1, inCommunity1],
+      ["another community's admin, inside their own community", 200, users.admin2, inCommunity2],
+      ["a mentor, through a community's paragraph", 200, users.mentor, () => newResource(scope.paragraph(paragraphs.solarIn1))],
+      ['an approved member of the community', 403, users.member1, inCommunity1],
+      ['a pending member of the community', 403, users.pending1, inCommunity1],
+      ['a member of an active circle of the community', 403, users.circleMember, inCommunity1],
+      ['an outsider', 403, users.outsider, inCommunity1],
+      ['an outsider, on a project resource', 403, users.outsider, projectWide],
+      ['a mentor, on a project resource', 403, users.mentor, projectWide],
+      ["a community's admin, on a project resource", 403, users.admin1, projectWide],
+      ['the admin of another community', 403, users.admin2, inCommunity1],
+      ['the admin of community 1, inside community 2', 403, users.admin1, inCommunity2],
+      ["a mentor, through the project's own paragraph (a project resource)", 403, users.mentor, () => newResource(scope.paragraph(paragraphs.solarProject))],
+      ['a banned user', 403, users.banned, inCommunity1],
+    ])('given %s, then %s', async (_who, status, userId, body) => {
       const res = await api.save(userId, body());
-      expect(res.status).toBe(403);
-      expect(res.body.type).toBe('/problems/forbidden');
-    });
-
-    it('given a banned user, then 403', async () => {
-      const res = await api.save(users.banned, inCommunity1());
-      expect(res.status).toBe(403);
-      expect(res.body.type).toBe('/problems/forbidden');
+      expect(res.status).toBe(status);
+      expect(res.body).toMatchObject(answers[status]);
     });
 
     it('given no credential, then 401', async () => {

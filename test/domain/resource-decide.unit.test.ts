@@ -1,5 +1,7 @@
 import { DomainError } from '../../src/domain/errors';
+import type { Viewer } from '../../src/domain/access/viewer';
 import type { Resource } from '../../src/domain/resource/resource';
+import type { ResourceCommand } from '../../src/domain/resource/resource-commands';
 import {
   D,
   D_CIRCLE,
@@ -30,6 +32,7 @@ import {
   given,
   refusal,
   withContext,
+  type Request,
   granted,
   mentor,
   outsider,
@@ -122,16 +125,6 @@ describe('CreateResource', () => {
     });
   });
 
-  it.each([
-    ['an approved member', approvedMember, communityScope],
-    ['an outsider', outsider, communityScope],
-    ['a mentor, on a project resource', mentor, projectScope],
-    ['a community admin, on a project resource', owningAdmin, projectScope],
-    ['an admin of another community', sharedIntoAdmin, communityScope],
-  ])('given nothing, when %s creates, then it is forbidden', (_who, who, scope) => {
-    given().when(withContext(createResource({ scope }), context(who))).thenThrows(DomainError, refusal('forbidden'));
-  });
-
   it.each([0, 6, 7, -1, 1.5])('given nothing, when the level is %p, then it is invalid, even for an outsider', (level) => {
     for (const who of [team, outsider]) {
       given()
@@ -194,16 +187,6 @@ describe('UpdateResource', () => {
     ['deleted', [created(), { type: 'ResourceDeleted' as const, data: { resourceId: RID, resourceUrl: 'x' } }]],
   ])('given a resource %s, when it is updated, then it is not found', (_what, history) => {
     given(history).when(withContext(updateResource(), context(team))).thenThrows(DomainError, refusal('not_found'));
-  });
-
-  it.each([
-    ['an approved member', approvedMember],
-    ['a mentor who did not create it', mentor],
-    ['an admin of a community it is shared into', sharedIntoAdmin],
-  ])('given a resource, when %s updates it, then it is forbidden', (_who, who) => {
-    given([created(), shared(D, 1)])
-      .when(withContext(updateResource(), context(who)))
-      .thenThrows(DomainError, refusal('forbidden'));
   });
 
   it('given a resource a mentor created, when that mentor updates it at the same level, then it is updated', () => {
@@ -297,15 +280,26 @@ describe('DeleteResource', () => {
       .when(withContext(deleteResource(), context(mentor)))
       .then(({ events }) => expect(events.map((e) => e.type)).toEqual(['ResourceDeleted']));
   });
+});
 
-  it.each([
-    ['an approved member', approvedMember],
-    ['a mentor who did not create it', mentor],
-    ['an admin of a community it is shared into', sharedIntoAdmin],
-  ])('given a resource, when %s deletes it, then it is forbidden', (_who, who) => {
-    given([created(), shared(D, 1)])
-      .when(withContext(deleteResource(), context(who)))
-      .thenThrows(DomainError, refusal('forbidden'));
+describe('CreateResource, UpdateResource, DeleteResource: who is refused', () => {
+  const histories = { nothing: [], 'a resource': [created(), shared(D, 1)] };
+
+  // prettier-ignore
+  it.each<[keyof typeof histories, string, string, Viewer, Request<ResourceCommand>]>([
+    ['nothing',    'an approved member',                        'creates',    approvedMember,  createResource({ scope: communityScope })],
+    ['nothing',    'an outsider',                               'creates',    outsider,        createResource({ scope: communityScope })],
+    ['nothing',    'a mentor, on a project resource',           'creates',    mentor,          createResource({ scope: projectScope })],
+    ['nothing',    'a community admin, on a project resource',  'creates',    owningAdmin,     createResource({ scope: projectScope })],
+    ['nothing',    'an admin of another community',             'creates',    sharedIntoAdmin, createResource({ scope: communityScope })],
+    ['a resource', 'an approved member',                        'updates it', approvedMember,  updateResource()],
+    ['a resource', 'a mentor who did not create it',            'updates it', mentor,          updateResource()],
+    ['a resource', 'an admin of a community it is shared into', 'updates it', sharedIntoAdmin, updateResource()],
+    ['a resource', 'an approved member',                        'deletes it', approvedMember,  deleteResource()],
+    ['a resource', 'a mentor who did not create it',            'deletes it', mentor,          deleteResource()],
+    ['a resource', 'an admin of a community it is shared into', 'deletes it', sharedIntoAdmin, deleteResource()],
+  ])('given %s, when %s %s, then it is forbidden', (history, _who, _does, who, request) => {
+    given(histories[history]).when(withContext(request, context(who))).thenThrows(DomainError, refusal('forbidden'));
   });
 });
 

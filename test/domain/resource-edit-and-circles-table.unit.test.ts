@@ -11,6 +11,7 @@
 import { canEditResource, canSeeGrantedCircles } from '../../src/domain/access/permissions';
 import type { Viewer } from '../../src/domain/access/viewer';
 import type { Resource } from '../../src/domain/resource/resource';
+import { expectEveryCaseOnce } from '../support/decision-table';
 import { D, O, approvedMember, communityScope, mentor, outsider, owningAdmin, projectScope, sharedIntoAdmin, team, viewer } from './resource-fixtures';
 
 type Caller =
@@ -26,7 +27,8 @@ type Caller =
   | 'approved member'
   | 'outsider';
 type Kind = 'community-project' | 'project';
-type Relation = 'edit' | 'owner circles' | 'share circles';
+const RELATIONS = ['edit', 'owner circles', 'share circles'] as const;
+type Relation = (typeof RELATIONS)[number];
 
 const CREATOR = 40;
 const callers: Record<Caller, Viewer> = {
@@ -100,9 +102,7 @@ function holds(caller: Caller, kind: Kind, relation: Relation): boolean {
 
 describe('who edits, and who sees granted circles', () => {
   it('the table covers every caller, kind and relation exactly once', () => {
-    const keys = table.map(([caller, kind, relation]) => `${caller}|${kind}|${relation}`);
-    expect(new Set(keys).size).toBe(keys.length);
-    expect(keys).toHaveLength(Object.keys(callers).length * 2 * 3);
+    expectEveryCaseOnce(table, Object.keys(callers), Object.keys(resources), RELATIONS);
   });
 
   it.each(table)('given %s, on a %s resource, then "%s" is %p', (caller, kind, relation, expected) => {

@@ -207,15 +207,12 @@ export const created = (
   },
 });
 
-export const granted = (block: BlockRef, circleId: number): ResourceEventData => ({
-  type: 'CircleGranted',
-  data: { resourceId: RID, block, circle: ref(circleId) },
-});
+const circleChanged =
+  (type: 'CircleGranted' | 'CircleRevoked') =>
+  (block: BlockRef, circleId: number): ResourceEventData => ({ type, data: { resourceId: RID, block, circle: ref(circleId) } });
 
-export const revoked = (block: BlockRef, circleId: number): ResourceEventData => ({
-  type: 'CircleRevoked',
-  data: { resourceId: RID, block, circle: ref(circleId) },
-});
+export const granted = circleChanged('CircleGranted');
+export const revoked = circleChanged('CircleRevoked');
 
 export const shared = (communityId: number, privacyLevel: 1 | 2 | 3 | 4 | 5): ResourceEventData => ({
   type: 'ResourceShared',

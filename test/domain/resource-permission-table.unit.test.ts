@@ -11,6 +11,7 @@
 import type { Viewer } from '../../src/domain/access/viewer';
 import { DomainError } from '../../src/domain/errors';
 import type { ResourceEventData } from '../../src/domain/resource/resource-events';
+import { expectEveryCaseOnce } from '../support/decision-table';
 import {
   D,
   E,
@@ -55,72 +56,34 @@ const callers: Record<Caller, Viewer> = {
   outsider,
 };
 
+// One row per caller and resource kind, one outcome per change:
+// - own:    the team; for a community-project resource also the owning admins.
+// - add:    a community-project resource by its owning admins; a project resource by the team.
+// - update: as adding, but 409 for whoever may remove that share without changing it.
+// - remove: the team, the admins of the community unshared, and (DESIGN) the owning admins.
 // prettier-ignore
-const table: readonly [Caller, ResourceKind, Change, Expected][] = [
-  // The resource's own privacy: the team; for a community-project resource also the owning admins.
-  ['team',                                      'community-project', 'own',    'ok'],
-  ['team',                                      'project',           'own',    'ok'],
-  ['owning community admin',                    'community-project', 'own',    'ok'],
-  ['owning community admin',                    'project',           'own',    403], // a project resource has no owning community
-  ['mentor',                                    'community-project', 'own',    403],
-  ['mentor',                                    'project',           'own',    403],
-  ['admin of the shared-into community',        'community-project', 'own',    403],
-  ['admin of the shared-into community',        'project',           'own',    403],
-  ['admin of another community of the project', 'community-project', 'own',    403],
-  ['admin of another community of the project', 'project',           'own',    403],
-  ['approved member',                           'community-project', 'own',    403],
-  ['approved member',                           'project',           'own',    403],
-  ['outsider',                                  'community-project', 'own',    403],
-  ['outsider',                                  'project',           'own',    403],
-
-  // Add a share: a community-project resource by its owning admins; a project resource by the team.
-  ['team',                                      'community-project', 'add',    403],
-  ['team',                                      'project',           'add',    'ok'],
-  ['owning community admin',                    'community-project', 'add',    'ok'],
-  ['owning community admin',                    'project',           'add',    403],
-  ['mentor',                                    'community-project', 'add',    403],
-  ['mentor',                                    'project',           'add',    403],
-  ['admin of the shared-into community',        'community-project', 'add',    403],
-  ['admin of the shared-into community',        'project',           'add',    403],
-  ['admin of another community of the project', 'community-project', 'add',    403], // even into their own community
-  ['admin of another community of the project', 'project',           'add',    403],
-  ['approved member',                           'community-project', 'add',    403],
-  ['approved member',                           'project',           'add',    403],
-  ['outsider',                                  'community-project', 'add',    403],
-  ['outsider',                                  'project',           'add',    403],
-
-  // Update a share: as adding, but 409 for whoever may remove that share without changing it.
-  ['team',                                      'community-project', 'update', 409],
-  ['team',                                      'project',           'update', 'ok'],
-  ['owning community admin',                    'community-project', 'update', 'ok'],
-  ['owning community admin',                    'project',           'update', 403],
-  ['mentor',                                    'community-project', 'update', 403],
-  ['mentor',                                    'project',           'update', 403],
-  ['admin of the shared-into community',        'community-project', 'update', 409],
-  ['admin of the shared-into community',        'project',           'update', 409],
-  ['admin of another community of the project', 'community-project', 'update', 403],
-  ['admin of another community of the project', 'project',           'update', 403],
-  ['approved member',                           'community-project', 'update', 403],
-  ['approved member',                           'project',           'update', 403],
-  ['outsider',                                  'community-project', 'update', 403],
-  ['outsider',                                  'project',           'update', 403],
-
-  // Remove a share: the team, the admins of the community unshared, and (DESIGN) the owning admins.
-  ['team',                                      'community-project', 'remove', 'ok'],
-  ['team',                                      'project',           'remove', 'ok'],
-  ['owning community admin',                    'community-project', 'remove', 'ok'],
-  ['owning community admin',                    'project',           'remove', 403],
-  ['mentor',                                    'community-project', 'remove', 403],
-  ['mentor',                                    'project',           'remove', 403],
-  ['admin of the shared-into community',        'community-project', 'remove', 'ok'],
-  ['admin of the shared-into community',        'project',           'remove', 'ok'],
-  ['admin of another community of the project', 'community-project', 'remove', 403],
-  ['admin of another community of the project', 'project',           'remove', 403],
-  ['approved member',                           'community-project', 'remove', 403],
-  ['approved member',                           'project',           'remove', 403],
-  ['outsider',                                  'community-project', 'remove', 403],
-  ['outsider',                                  'project',           'remove', 403],
+const outcomes: readonly [Caller, ResourceKind, Expected, Expected, Expected, Expected][] = [
+  //                                                                 own    add    update  remove
+  ['team',                                      'community-project', 'ok',  403,   409,    'ok'],
+  ['team',                                      'project',           'ok',  'ok',  'ok',   'ok'],
+  ['owning community admin',                    'community-project', 'ok',  'ok',  'ok',   'ok'],
+  ['owning community admin',                    'project',           403,   403,   403,    403], // a project resource has no owning community
+  ['mentor',                                    'community-project', 403,   403,   403,    403],
+  ['mentor',                                    'project',           403,   403,   403,    403],
+  ['admin of the shared-into community',        'community-project', 403,   403,   409,    'ok'],
+  ['admin of the shared-into community',        'project',           403,   403,   409,    'ok'],
+  ['admin of another community of the project', 'community-project', 403,   403,   403,    403], // add: even into their own community
+  ['admin of another community of the project', 'project',           403,   403,   403,    403],
+  ['approved member',                           'community-project', 403,   403,   403,    403],
+  ['approved member',                           'project',           403,   403,   403,    403],
+  ['outsider',                                  'community-project', 403,   403,   403,    403],
+  ['outsider',                                  'project',           403,   403,   403,    403],
 ];
+
+/** The same, one row per caller, resource kind and change, as the cases are walked. */
+const table: readonly (readonly [Caller, ResourceKind, Change, Expected])[] = outcomes.flatMap(([caller, kind, own, add, update, remove]) =>
+  (Object.entries({ own, add, update, remove }) as [Change, Expected][]).map(([change, expected]) => [caller, kind, change, expected] as const),
+);
 
 const requests: Record<Change, ReturnType<typeof changePrivacy>> = {
   own: changePrivacy({ owner: ownerBlock(3) }),
@@ -136,10 +99,7 @@ const histories: Record<ResourceKind, ResourceEventData[]> = {
 
 describe('who may change what (SPEC SaveResourcePrivacy)', () => {
   it('the table covers every caller, resource kind and change exactly once', () => {
-    const keys = table.map(([caller, kind, change]) => `${caller}|${kind}|${change}`);
-
-    expect(new Set(keys).size).toBe(keys.length);
-    expect(keys).toHaveLength(Object.keys(callers).length * 2 * 4);
+    expectEveryCaseOnce(table, Object.keys(callers), Object.keys(histories), Object.keys(requests));
   });
 
   it.each(table)('given %s, on a %s resource, when the change is "%s", then the outcome is %p', (caller, kind, change, expected) => {

@@ -21,18 +21,21 @@ import { administersView, principalsFor, viewKey } from '../../src/domain/access
 import type { Viewer } from '../../src/domain/access/viewer';
 import type { PrivacyLevel } from '../../src/domain/resource/privacy-level';
 import type { PrivacyBlock, Resource, Share } from '../../src/domain/resource/resource';
+import { expectEveryCaseOnce } from '../support/decision-table';
 import { D, E, EARLIER, N, O, P_CIRCLE, P_INACTIVE_CIRCLE, RID, communityScope, community, project, projectScope, ref, viewer } from './resource-fixtures';
 
-type CallerKind =
-  | 'non-member of a public community'
-  | 'approved member'
-  | 'pending member'
-  | 'community admin'
-  | 'team'
-  | 'mentor'
-  | 'circle member'
-  | 'member of an inactive circle'
-  | 'outsider of a private community';
+const CALLER_KINDS = [
+  'non-member of a public community',
+  'approved member',
+  'pending member',
+  'community admin',
+  'team',
+  'mentor',
+  'circle member',
+  'member of an inactive circle',
+  'outsider of a private community',
+] as const;
+type CallerKind = (typeof CALLER_KINDS)[number];
 
 type ViewKind =
   | 'project-wide'
@@ -202,10 +205,7 @@ function visibility(viewKind: ViewKind, callerKind: CallerKind): string {
 
 describe('who sees a resource (visibility read model)', () => {
   it('the table covers every view and caller kind exactly once', () => {
-    const keys = table.map(([v, c]) => `${v}|${c}`);
-
-    expect(new Set(keys).size).toBe(keys.length);
-    expect(keys).toHaveLength(Object.keys(scenario).length * 9);
+    expectEveryCaseOnce(table, Object.keys(scenario), CALLER_KINDS);
   });
 
   it.each(table)('in the %s view, a caller who is %s sees levels 1-5 as %s', (viewKind, callerKind, expected) => {
