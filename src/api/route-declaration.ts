@@ -121,11 +121,16 @@ export type RouteGroup<D> = { readonly [M in Method]: DeclareRoute<D> };
 export type RouteGroupShared = Pick<RouteDoc, 'tag' | 'access'> & { readonly authorize?: Authorize };
 
 /**
- * A group of routes, e.g. `const privacy = routeGroup<AppContext>({ tag: 'privacy', access: 'api' })`,
- * then `privacy.get('/api/Privacy/GetResourcePrivacy', 'getResourcePrivacy', { … })`: as with
- * express's `router.get(path, …)`, the line that names a route says its method and path.
+ * The routes of one group: `routeGroup<AppContext>({ tag: 'privacy', access: 'api' }, (privacy) => [
+ * privacy.get('/api/Privacy/GetResourcePrivacy', 'getResourcePrivacy', { … }), … ])`. As with
+ * express's `router.get(path, …)`, the line that names a route says its method and path; the
+ * group exists only inside its list, so what its routes share is said once, beside them.
  */
-export function routeGroup<D>(shared: RouteGroupShared): RouteGroup<D> {
+export function routeGroup<D>(shared: RouteGroupShared, routes: (group: RouteGroup<D>) => readonly Route<D>[]): readonly Route<D>[] {
+  return routes(groupOf<D>(shared));
+}
+
+function groupOf<D>(shared: RouteGroupShared): RouteGroup<D> {
   const declare =
     (method: Method): DeclareRoute<D> =>
     (path, operationId, { access, authorize, ...declaration }) =>

@@ -5,7 +5,6 @@ import type { SecretHasher } from '../../infra/auth/secret-hasher';
 import type { AppContext } from '../app-context';
 import { callerOf, requestInfoOf } from '../middleware/authenticate';
 import { readYourWrites } from '../read-your-writes';
-import type { Route } from '../route-declaration';
 import { routeGroup, routerOf } from '../route-declaration';
 import { apiKeyListSchema, apiKeyPathParams, createApiKeyBody, issuedApiKeySchema, rotateApiKeyBody } from '../schemas/apikey-schemas';
 
@@ -14,13 +13,11 @@ const DEFAULT_GRACE_HOURS = 24;
 
 type ApiKeyRouteDeps = { readonly ctx: AppContext; readonly commands: ApiKeyCommandDeps };
 
-const apiKeys = routeGroup<ApiKeyRouteDeps>({ tag: 'apikeys', access: 'session' });
-
 /**
  * Key management (SPEC.md POST/GET/DELETE /api/apikey, DESIGN.md rotation): interactive bearer
  * sessions only (`access: 'session'`) — a call made with an API key is a 403 before its body is even read.
  */
-export const API_KEY_ROUTES: readonly Route<ApiKeyRouteDeps>[] = [
+export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>({ tag: 'apikeys', access: 'session' }, (apiKeys) => [
   apiKeys.post('/api/apikey', 'createApiKey', {
     summary: 'Create an API key; the plaintext key is in this answer only',
     request: { body: createApiKeyBody },
@@ -79,7 +76,7 @@ export const API_KEY_ROUTES: readonly Route<ApiKeyRouteDeps>[] = [
       return result.answer;
     },
   }),
-];
+]);
 
 export function apiKeyRoutes(ctx: AppContext, hasher: SecretHasher, router?: Router): Router {
   const commands: ApiKeyCommandDeps = {

@@ -7,7 +7,6 @@ import { applicationDefinition, listApplications } from '../../projections/appli
 import type { AppContext } from '../app-context';
 import { callerOf } from '../middleware/authenticate';
 import { pageRequestOf, paginated } from '../pagination';
-import type { Route } from '../route-declaration';
 import { routeGroup, routerOf } from '../route-declaration';
 
 /** A path id: decimal digits naming a positive safe integer (`0`, `-1`, `1.5`, `1e3`, `abc` are 400). */
@@ -28,14 +27,12 @@ export const listApplicationsBody = paginated({
   orderBy: z.union([z.literal(0), z.literal(1)]).optional(),
 });
 
-const applications = routeGroup<AppContext>({ tag: 'applications', access: 'api' });
-
 /**
  * Applications submitted to an application definition, for the approved admins of the
  * definition's community. Checked in order: path id and body 400; unknown definition 404;
  * caller not allowed 403.
  */
-export const APPLICATION_ROUTES: readonly Route<AppContext>[] = [
+export const APPLICATION_ROUTES = routeGroup<AppContext>({ tag: 'applications', access: 'api' }, (applications) => [
   applications.post('/api/ApplicationDefinition/{applicationDefinitionId}/Applications', 'listApplications', {
     summary: "One page of an application definition's applications, for the admins of its community",
     // A POST without a body is a request for the defaults.
@@ -52,6 +49,6 @@ export const APPLICATION_ROUTES: readonly Route<AppContext>[] = [
       return listApplications(ctx.applications, definition, { orderBy: body.orderBy ?? 0, page: pageRequestOf(body) });
     },
   }),
-];
+]);
 
 export const applicationRoutes = (ctx: AppContext, router?: Router): Router => routerOf(APPLICATION_ROUTES, ctx, [], router);

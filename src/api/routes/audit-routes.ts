@@ -8,7 +8,6 @@ import { assertAuditor, decodeCursor, encodeCursor } from '../../domain/audit/au
 import { notFound } from '../../domain/errors';
 import type { AppContext } from '../app-context';
 import { requestInfoOf } from '../middleware/authenticate';
-import type { Route } from '../route-declaration';
 import { routeGroup, routerOf } from '../route-declaration';
 import {
   auditAccessQuery,
@@ -27,14 +26,12 @@ const recordRead = (ctx: AppContext, res: Response, route: string, params: Recor
   return recordAuditRead(ctx.eventStore, metadataOf(requestInfoOf(res), ctx.clock().toISOString()), route, params);
 };
 
-const audit = routeGroup<AppContext>({ tag: 'audit', access: 'api', authorize: assertAuditor });
-
 /**
  * The audit API (DESIGN "Audit API"): for users with the platform role auditor, with either
  * credential. Checked in order: role 403, parameters 400; then the read is recorded in the
  * auditor's `audit-{userId}` stream before anything is answered.
  */
-export const AUDIT_ROUTES: readonly Route<AppContext>[] = [
+export const AUDIT_ROUTES = routeGroup<AppContext>({ tag: 'audit', access: 'api', authorize: assertAuditor }, (audit) => [
   audit.get('/api/audit/events', 'listAuditEvents', {
     summary: 'The event log in order, with its metadata, filtered, one page per cursor',
     description:
@@ -92,6 +89,6 @@ export const AUDIT_ROUTES: readonly Route<AppContext>[] = [
       return accessJson(id, at, review);
     },
   }),
-];
+]);
 
 export const auditRoutes = (ctx: AppContext, router?: Router): Router => routerOf(AUDIT_ROUTES, ctx, [], router);

@@ -5,14 +5,11 @@ import { systemActor } from '../../domain/event';
 import type { AppContext } from '../app-context';
 import { requireInternalToken } from '../middleware/internal-token';
 import { readYourWrites } from '../read-your-writes';
-import type { Route } from '../route-declaration';
 import { routeGroup, routerOf } from '../route-declaration';
 import { directoryFeedAnswerSchema } from '../schemas/response-schemas';
 
-const directory = routeGroup<AppContext>({ tag: 'internal', access: 'internal' });
-
 /** The platform's feed of people, communities, projects and circles (DESIGN.md "Directory"). */
-export const DIRECTORY_ROUTES: readonly Route<AppContext>[] = [
+export const DIRECTORY_ROUTES = routeGroup<AppContext>({ tag: 'internal', access: 'internal' }, (directory) => [
   directory.post('/internal/directory/events', 'ingestDirectoryEvents', {
     summary: 'Directory feed: people, communities, projects and circles, one atomic batch',
     request: { body: directoryBatchSchema },
@@ -28,7 +25,7 @@ export const DIRECTORY_ROUTES: readonly Route<AppContext>[] = [
       return { accepted: batch.events.length, position: position.toString() };
     },
   }),
-];
+]);
 
 export const directoryRoutes = (ctx: AppContext): Router =>
   routerOf(DIRECTORY_ROUTES, ctx, [requireInternalToken(ctx.secrets.directoryToken)]);

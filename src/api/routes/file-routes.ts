@@ -10,7 +10,6 @@ import { parseRange } from '../http-range';
 import { callerOf, requestInfoOf } from '../middleware/authenticate';
 import { sendProblem } from '../problem';
 import { readYourWrites } from '../read-your-writes';
-import type { Route } from '../route-declaration';
 import { routeGroup, routerOf } from '../route-declaration';
 import { downloadQuery, uploadAnswerSchema, uploadQuery } from '../schemas/file-schemas';
 import { UploadAbortedError, UploadRefusedError, receiveUpload } from '../upload/receive-upload';
@@ -25,10 +24,8 @@ const missing = () => notFound('no such file');
 
 const binary = { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } as const;
 
-const files = routeGroup<AppContext>({ tag: 'files', access: 'api' });
-
 /** SPEC "POST /api/File/Upload" and "GET /api/File/Download"; DESIGN "Upload". */
-export const FILE_ROUTES: readonly Route<AppContext>[] = [
+export const FILE_ROUTES = routeGroup<AppContext>({ tag: 'files', access: 'api' }, (files) => [
   files.post('/api/File/Upload', 'uploadFile', {
     summary: 'Store a file (multipart, one `file` part, optional `folder`) and answer its path; creates no resource',
     description: `Accepted extensions: ${ACCEPTED_EXTENSIONS.map((e) => `.${e}`).join(', ')}. The declared content type must fit the extension (\`application/octet-stream\` always fits) and the leading bytes must not contradict it. Ceiling: UPLOAD_MAX_MB (3) MiB, UPLOAD_BIG_MAX_MB (100) MiB with \`isBigFile=true\`; 1 MB = 1024 × 1024 bytes.`,
@@ -149,6 +146,6 @@ export const FILE_ROUTES: readonly Route<AppContext>[] = [
       });
     },
   }),
-];
+]);
 
 export const fileRoutes = (ctx: AppContext, router?: Router): Router => routerOf(FILE_ROUTES, ctx, [], router);

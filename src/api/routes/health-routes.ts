@@ -1,14 +1,11 @@
 import type { Router } from 'express';
 import { pingReadDb } from '../../infra/read-models/read-db';
 import type { AppContext } from '../app-context';
-import type { Route } from '../route-declaration';
 import { routeGroup, routerOf } from '../route-declaration';
 import { healthLiveSchema, healthReadySchema } from '../schemas/response-schemas';
 
-const health = routeGroup<AppContext>({ tag: 'health', access: 'public' });
-
 /** Liveness says the process answers; readiness checks every store and the projections. Public. */
-export const HEALTH_ROUTES: readonly Route<AppContext>[] = [
+export const HEALTH_ROUTES = routeGroup<AppContext>({ tag: 'health', access: 'public' }, (health) => [
   health.get('/health/live', 'getLiveness', {
     summary: 'Liveness: the process answers',
     answers: { 200: { description: 'Alive', json: healthLiveSchema } },
@@ -43,6 +40,6 @@ export const HEALTH_ROUTES: readonly Route<AppContext>[] = [
       return { status: ready ? ('ready' as const) : ('not ready' as const), checks };
     },
   }),
-];
+]);
 
 export const healthRoutes = (ctx: AppContext): Router => routerOf(HEALTH_ROUTES, ctx);

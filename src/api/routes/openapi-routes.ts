@@ -1,14 +1,11 @@
 import type { Router } from 'express';
-import type { Route } from '../route-declaration';
 import { routeGroup, routerOf } from '../route-declaration';
 
 /** The document is handed in by the app: it is built from every declaration, this one included. */
 type OpenApiRouteDeps = { readonly document: () => object };
 
-const openApi = routeGroup<OpenApiRouteDeps>({ tag: 'health', access: 'public' });
-
 /** GET /openapi.json: the OpenAPI 3.1 document of this service. Public, like /health. */
-export const OPENAPI_ROUTES: readonly Route<OpenApiRouteDeps>[] = [
+export const OPENAPI_ROUTES = routeGroup<OpenApiRouteDeps>({ tag: 'health', access: 'public' }, (openApi) => [
   openApi.get('/openapi.json', 'getOpenApiDocument', {
     summary: 'This OpenAPI document',
     answers: { 200: { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },
@@ -19,6 +16,6 @@ export const OPENAPI_ROUTES: readonly Route<OpenApiRouteDeps>[] = [
         res.json(document());
       },
   }),
-];
+]);
 
 export const openApiRoutes = (document: () => object): Router => routerOf(OPENAPI_ROUTES, { document });

@@ -1,7 +1,6 @@
 import type { Router } from 'express';
 import type { AppContext } from '../app-context';
 import { requireInternalToken } from '../middleware/internal-token';
-import type { Route } from '../route-declaration';
 import { routeGroup, routerOf } from '../route-declaration';
 import { readModelDigestSchema } from '../schemas/response-schemas';
 
@@ -11,10 +10,8 @@ const describe = async (ctx: AppContext) => ({
   ...(await ctx.readModels.digest()),
 });
 
-const operator = routeGroup<AppContext>({ tag: 'internal', access: 'internal' });
-
 /** Operator endpoints: metrics, and inspecting and rebuilding the read models. */
-export const OPERATOR_ROUTES: readonly Route<AppContext>[] = [
+export const OPERATOR_ROUTES = routeGroup<AppContext>({ tag: 'internal', access: 'internal' }, (operator) => [
   operator.get('/internal/read-models/digest', 'getReadModelDigest', {
     summary: 'Fingerprint of the live read models (compare with `resources-cli digest`)',
     answers: { 200: { description: 'Checkpoint, digest and document counts', json: readModelDigestSchema } },
@@ -39,7 +36,7 @@ export const OPERATOR_ROUTES: readonly Route<AppContext>[] = [
       res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
     },
   }),
-];
+]);
 
 export const operatorRoutes = (ctx: AppContext): Router =>
   routerOf(OPERATOR_ROUTES, ctx, [requireInternalToken(ctx.secrets.directoryToken)]);

@@ -6,7 +6,6 @@ import { getResourcePrivacy } from '../../projections/resources/privacy-queries'
 import type { AppContext } from '../app-context';
 import { callerOf, requestInfoOf } from '../middleware/authenticate';
 import { readYourWrites } from '../read-your-writes';
-import type { Route } from '../route-declaration';
 import { routeGroup, routerOf } from '../route-declaration';
 import { getResourcePrivacyQuery, saveResourcePrivacyBody, unshareResourceBody } from '../schemas/privacy-schemas';
 
@@ -16,10 +15,8 @@ const done = async (ctx: AppContext, res: Response, result: ResourceCommandResul
   res.status(200).end();
 };
 
-const privacy = routeGroup<AppContext>({ tag: 'privacy', access: 'api' });
-
 /** SPEC "GetResourcePrivacy", "SaveResourcePrivacy", "UnshareResourceFromCommunity". */
-export const PRIVACY_ROUTES: readonly Route<AppContext>[] = [
+export const PRIVACY_ROUTES = routeGroup<AppContext>({ tag: 'privacy', access: 'api' }, (privacy) => [
   privacy.get('/api/Privacy/GetResourcePrivacy', 'getResourcePrivacy', {
     summary: "A resource's own level and circles, the shares the caller may see, and where it could be shared",
     request: { query: getResourcePrivacyQuery },
@@ -49,6 +46,6 @@ export const PRIVACY_ROUTES: readonly Route<AppContext>[] = [
       await done(ctx, res, await unshareResourceFromCommunity(ctx, requestInfoOf(res), body));
     },
   }),
-];
+]);
 
 export const privacyRoutes = (ctx: AppContext, router?: Router): Router => routerOf(PRIVACY_ROUTES, ctx, [], router);

@@ -8,15 +8,12 @@ import type { AppContext } from '../app-context';
 import { callerOf, requestInfoOf } from '../middleware/authenticate';
 import { pageRequestOf } from '../pagination';
 import { readYourWrites } from '../read-your-writes';
-import type { Route } from '../route-declaration';
 import { routeGroup, routerOf } from '../route-declaration';
 import { removeProjectResourceSchema } from '../schemas/response-schemas';
 import { getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from '../schemas/resource-schemas';
 
-const resources = routeGroup<AppContext>({ tag: 'resources', access: 'api' });
-
 /** SPEC "GetResourceList", "SaveProjectResource", "RemoveProjectResource". */
-export const RESOURCE_ROUTES: readonly Route<AppContext>[] = [
+export const RESOURCE_ROUTES = routeGroup<AppContext>({ tag: 'resources', access: 'api' }, (resources) => [
   resources.post('/api/Project/GetResourceList', 'getResourceList', {
     summary: 'The resources of a project the caller may see, one page of them, with capability flags',
     request: { body: getResourceListBody },
@@ -63,6 +60,6 @@ export const RESOURCE_ROUTES: readonly Route<AppContext>[] = [
       return { statusCode: 200 };
     },
   }),
-];
+]);
 
 export const resourceRoutes = (ctx: AppContext, router?: Router): Router => routerOf(RESOURCE_ROUTES, ctx, [], router);

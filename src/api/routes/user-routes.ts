@@ -1,13 +1,10 @@
 import type { Router } from 'express';
 import { callerOf } from '../middleware/authenticate';
-import type { Route } from '../route-declaration';
 import { routeGroup, routerOf } from '../route-declaration';
 import type { CurrentUser } from '../schemas/response-schemas';
 import { currentUserSchema } from '../schemas/response-schemas';
 
-const user = routeGroup<void>({ tag: 'user', access: 'api' });
-
-export const USER_ROUTES: readonly Route<void>[] = [
+export const USER_ROUTES = routeGroup<void>({ tag: 'user', access: 'api' }, (user) => [
   user.get('/api/user/getcurrent', 'getCurrentUser', {
     summary: 'The current user and the credential of this request',
     answers: { 200: { description: 'The current user', json: currentUserSchema } },
@@ -25,6 +22,6 @@ export const USER_ROUTES: readonly Route<void>[] = [
       };
     },
   }),
-];
+]);
 
 export const userRoutes = (router?: Router): Router => routerOf(USER_ROUTES, undefined, [], router);

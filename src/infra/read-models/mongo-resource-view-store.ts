@@ -1,14 +1,7 @@
 import type { Collection, Document } from 'mongodb';
 import type { Resource } from '../../domain/resource/resource';
 import type { ProjectionStore } from '../../projections/read-model-projection';
-import type {
-  ProjectLink,
-  ResourceViewRecord,
-  ResourceViewStore,
-  StoredResource,
-  ViewPage,
-  ViewPageQuery,
-} from '../../projections/resources/resource-view-store';
+import type { ProjectLink, ResourceViewRecord, ResourceViewStore, StoredResource, ViewPage, ViewPageQuery } from '../../projections/resources/resource-view-store';
 import { applyGuardedUpsert, positionOf } from './mongo-guarded-write';
 import { mongoProjectionStore, type MongoReadDb } from './mongo-read-db';
 import {

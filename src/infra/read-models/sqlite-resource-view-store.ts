@@ -1,14 +1,7 @@
 import type Database from 'better-sqlite3';
 import type { Resource } from '../../domain/resource/resource';
 import type { ProjectionStore } from '../../projections/read-model-projection';
-import type {
-  ProjectLink,
-  ResourceViewRecord,
-  ResourceViewStore,
-  StoredResource,
-  ViewPage,
-  ViewPageQuery,
-} from '../../projections/resources/resource-view-store';
+import type { ProjectLink, ResourceViewRecord, ResourceViewStore, StoredResource, ViewPage, ViewPageQuery } from '../../projections/resources/resource-view-store';
 import { admits } from '../../projections/resources/resource-view-store';
 import { sqliteProjectionStore, type SqliteReadDb } from './sqlite-read-db';
 
@@ -69,11 +62,12 @@ const PARSED_CACHE_SIZE = 5_000;
 
 type PagePlan = {
   readonly admitted: number;
-  readonly everything: boolean;
-  readonly searching: boolean;
   readonly dense: boolean;
   readonly params: Record<string, string | number>;
 };
+
+/** Free-text and tag searches count by scanning the view; the counters cannot answer them. */
+const searching = (q: ViewPageQuery): boolean => q.concept !== null || q.tags.length > 0;
 
 type ViewKeyRow = { view_key: string; project_id: number; paragraph_id: number; audience_key: string };
 
@@ -166,7 +160,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
     this.writeCounts();
     const plan = this.plan(q);
     if (plan.admitted === 0) return { count: 0, list: [] };
-    const count = plan.searching ? (this.statement('count', q, plan).get(plan.params) as { n: number }).n : plan.admitted;
+    const count = searching(q) ? (this.statement('count', q, plan).get(plan.params) as { n: number }).n : plan.admitted;
     if (q.take === 0 || count === 0) return { count, list: [] };
     const rows = this.statement('page', q, plan).all(plan.params) as { doc: string }[];
     return { count, list: rows.map((r) => this.parse(r.doc)) };
@@ -192,7 +186,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
       (this.db.prepare(`explain query plan ${this.statement(kind, q, plan).source}`).all(plan.params) as { detail: string }[])
         .map((r) => r.detail)
         .join('; ');
-    return { counted: plan.searching ? 'query' : 'counters', plans: [explain('page'), ...(plan.searching ? [explain('count')] : [])] };
+    return { counted: searching(q) ? 'query' : 'counters', plans: [explain('page'), ...(searching(q) ? [explain('count')] : [])] };
   }
 
   /**
@@ -208,12 +202,9 @@ export class SqliteResourceViewStore implements ResourceViewStore {
     const total = [...perKey.values()].reduce((a, b) => a + b, 0);
     const keys = [...perKey.keys()].filter((key) => admits(q.audience, key));
     const admitted = keys.reduce((sum, key) => sum + (perKey.get(key) ?? 0), 0);
-    const everything = q.audience.kind === 'everything';
     return {
       admitted,
-      everything,
-      searching: q.concept !== null || q.tags.length > 0,
-      dense: everything || admitted >= total * DENSE_SHARE,
+      dense: q.audience.kind === 'everything' || admitted >= total * DENSE_SHARE,
       params: {
         view_key: q.viewKey,
         project_id: q.projectId,
@@ -228,7 +219,8 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   }
 
   /** Page and count statements, prepared once per shape of query. */
-  private statement(kind: 'page' | 'count', q: ViewPageQuery, { dense, everything }: PagePlan): Database.Statement {
+  private statement(kind: 'page' | 'count', q: ViewPageQuery, { dense }: PagePlan): Database.Statement {
+    const everything = q.audience.kind === 'everything';
     const signature = [kind, q.orderBy, dense, everything, q.paragraphId !== null, q.concept !== null, q.tags.length > 0].join('|');
     let statement = this.pageStatements.get(signature);
     if (!statement) {
