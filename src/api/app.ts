@@ -39,9 +39,11 @@ export function buildApp(ctx: AppContext): express.Express {
 
   app.use(healthRoutes(ctx));
   app.use('/internal', requireInternalToken(ctx.secrets.directoryToken), snapshot, jsonBody);
-  app.use(operatorRoutes(ctx));
-  // A projector process answers health, metrics and operator calls only: the API is served elsewhere.
+  // A projector process answers health, metrics and operator calls only: the API is served
+  // elsewhere. The API comes first: its requests are the many, and each walks only what is
+  // mounted before its route.
   if (ctx.config.ROLE !== 'projector') mountApi(app, ctx, { snapshot, jsonBody });
+  app.use(operatorRoutes(ctx));
 
   app.use(routeNotFound);
   app.use(errorHandler(ctx.logger));
@@ -49,10 +51,6 @@ export function buildApp(ctx: AppContext): express.Express {
 }
 
 function mountApi(app: express.Express, ctx: AppContext, { snapshot, jsonBody }: Record<'snapshot' | 'jsonBody', express.RequestHandler>): void {
-  app.use(openApiRoutes(openApiDocument));
-  app.use('/docs', docsPage());
-  app.use(directoryRoutes(ctx));
-
   // Every /api route below requires a credential.
   const apiKeys = new ApiKeyVerifier({
     // Read at each request: a blue/green rebuild replaces the read models being served.
@@ -86,4 +84,8 @@ function mountApi(app: express.Express, ctx: AppContext, { snapshot, jsonBody }:
   fileRoutes(ctx, api);
   auditRoutes(ctx, api);
   app.use(api);
+
+  app.use(openApiRoutes(openApiDocument));
+  app.use('/docs', docsPage());
+  app.use(directoryRoutes(ctx));
 }
