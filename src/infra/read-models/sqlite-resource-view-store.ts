@@ -4,6 +4,7 @@ import type { ProjectionStore } from '../../projections/read-model-projection';
 import type { ProjectLink, ResourceViewRecord, ResourceViewStore, StoredResource, ViewPage, ViewPageQuery } from '../../projections/resources/resource-view-store';
 import { admits } from '../../projections/resources/resource-view-store';
 import { sqliteProjectionStore, type SqliteReadDb } from './sqlite-read-db';
+import { SqliteViewCounters } from './sqlite-view-counters';
 
 const schema = `
   create table if not exists res_resources (
@@ -36,14 +37,6 @@ const schema = `
     primary key (resource_id, view_key)
   ) strict;
 
-  create table if not exists res_view_counts (
-    view_key text not null,
-    project_id integer not null,
-    paragraph_id integer not null,
-    audience_key text not null,
-    n integer not null,
-    primary key (view_key, project_id, paragraph_id, audience_key)
-  ) strict;
 `;
 
 /** The page plans' indexes; the projection itself reads views by their primary key only. */
@@ -87,19 +80,16 @@ export class SqliteResourceViewStore implements ResourceViewStore {
    * the cache is never stale, with several processes writing or one.
    */
   private readonly parsed = new Map<string, ResourceViewRecord>();
-  /**
-   * Changes to the per-view counters gathered over a batch and written once at its end, in its
-   * transaction: a rebuild otherwise spent a tenth of its time updating the same few counters.
-   */
-  private readonly countChanges = new Map<string, { viewKey: string; projectId: number; paragraphId: number; audienceKey: string; n: number }>();
+  private readonly counters: SqliteViewCounters;
 
   constructor(private readonly read: SqliteReadDb) {
     this.db = read.db;
     this.db.exec(schema);
+    this.counters = new SqliteViewCounters(this.db);
     read.createIndexes(pageIndexes);
     this.projection = sqliteProjectionStore(read, ['res_resources', 'res_project_links', 'res_views', 'res_view_counts'], {
-      beforeCommit: () => this.writeCounts(),
-      rolledBack: () => this.countChanges.clear(),
+      beforeCommit: () => this.counters.write(),
+      rolledBack: () => this.counters.forget(),
     });
     const db = this.db;
     this.s = {
@@ -115,14 +105,6 @@ export class SqliteResourceViewStore implements ResourceViewStore {
       insertView: db.prepare(
         `insert into res_views (resource_id, view_key, project_id, paragraph_id, post_date, audience_key, search, tags, doc)
          values (@resource_id, @view_key, @project_id, @paragraph_id, @post_date, @audience_key, @search, @tags, @doc)`,
-      ),
-      count: db.prepare(
-        `insert into res_view_counts (view_key, project_id, paragraph_id, audience_key, n) values (?, ?, ?, ?, ?)
-         on conflict (view_key, project_id, paragraph_id, audience_key) do update set n = n + excluded.n`,
-      ),
-      dropEmptyCounts: db.prepare('delete from res_view_counts where view_key = ? and project_id = ? and n <= 0'),
-      counts: db.prepare<[string, number], { paragraph_id: number; audience_key: string; n: number }>(
-        'select paragraph_id, audience_key, n from res_view_counts where view_key = ? and project_id = ?',
       ),
       link: db.prepare<[number], { community_project_id: number; community_id: number; project_id: number; position: number | bigint; removed: number }>(
         'select * from res_project_links where community_project_id = ?',
@@ -157,7 +139,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
 
   private readPage(q: ViewPageQuery): ViewPage {
     // Views written outside a projection's batch (a store used on its own) count at once.
-    this.writeCounts();
+    this.counters.write();
     const plan = this.plan(q);
     if (plan.admitted === 0) return { count: 0, list: [] };
     const count = searching(q) ? (this.statement('count', q, plan).get(plan.params) as { n: number }).n : plan.admitted;
@@ -196,9 +178,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
    */
   private plan(q: ViewPageQuery): PagePlan {
     const paragraph = q.paragraphId ?? 0;
-    const counters = this.s.counts.all(q.viewKey, q.projectId).filter((c) => q.paragraphId === null || c.paragraph_id === paragraph);
-    const perKey = new Map<string, number>();
-    for (const c of counters) perKey.set(c.audience_key, (perKey.get(c.audience_key) ?? 0) + c.n);
+    const perKey = this.counters.perAudience(q.viewKey, q.projectId, q.paragraphId === null ? null : paragraph);
     const total = [...perKey.values()].reduce((a, b) => a + b, 0);
     const keys = [...perKey.keys()].filter((key) => admits(q.audience, key));
     const admitted = keys.reduce((sum, key) => sum + (perKey.get(key) ?? 0), 0);
@@ -259,7 +239,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
 
   async replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): Promise<void> {
     const old = this.s.viewKeys.all(resourceId);
-    for (const view of old) this.countChange(view.view_key, view.project_id, view.paragraph_id, view.audience_key, -1);
+    for (const view of old) this.counters.change(view.view_key, view.project_id, view.paragraph_id, view.audience_key, -1);
     // A new resource (every one in a rebuild) has nothing to delete.
     if (old.length > 0) this.s.deleteViews.run(resourceId);
     for (const view of views) {
@@ -275,28 +255,8 @@ export class SqliteResourceViewStore implements ResourceViewStore {
         tags: JSON.stringify(view.tagsLower),
         doc: JSON.stringify(view),
       });
-      this.countChange(view.viewKey, view.projectId, paragraph, view.audienceKey, 1);
+      this.counters.change(view.viewKey, view.projectId, paragraph, view.audienceKey, 1);
     }
-  }
-
-  private countChange(viewKey: string, projectId: number, paragraphId: number, audienceKey: string, n: number): void {
-    const key = `${viewKey}\n${projectId}\n${paragraphId}\n${audienceKey}`;
-    const change = this.countChanges.get(key);
-    if (change) change.n += n;
-    else this.countChanges.set(key, { viewKey, projectId, paragraphId, audienceKey, n });
-  }
-
-  /** The gathered counter changes, written; counters that reach zero are removed. */
-  private writeCounts(): void {
-    if (this.countChanges.size === 0) return;
-    const emptied = new Map<string, { viewKey: string; projectId: number }>();
-    for (const change of this.countChanges.values()) {
-      if (change.n === 0) continue;
-      this.s.count.run(change.viewKey, change.projectId, change.paragraphId, change.audienceKey, change.n);
-      if (change.n < 0) emptied.set(`${change.viewKey}\n${change.projectId}`, change);
-    }
-    this.countChanges.clear();
-    for (const view of emptied.values()) this.s.dropEmptyCounts.run(view.viewKey, view.projectId);
   }
 
   async resourcesOfProject(projectId: number): Promise<Resource[]> {
