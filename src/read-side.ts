@@ -81,13 +81,15 @@ export class ReadSide {
       },
     });
     try {
-      await builder.start();
+      try {
+        await builder.start();
+      } finally {
+        await builder.stop();
+      }
       // Events appended from here on are caught up by the runners of the new generation.
-      await builder.stop();
       finishBulkLoad(readDb);
       await this.deps.generations.switchTo(next);
     } finally {
-      await builder.stop();
       await closeReadDb(readDb);
     }
     this.deps.logger.info({ generation: next, seconds: (performance.now() - started) / 1000 }, 'read models rebuilt; switched generation');

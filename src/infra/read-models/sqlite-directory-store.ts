@@ -101,6 +101,12 @@ export class SqliteDirectoryStore implements DirectoryStore {
     return this.read.memo.get(`dir:${key}`, read);
   }
 
+  /** The records of `ids` (in any order, repeats allowed) by id, as facts, remembered as one answer. */
+  private rememberedById<R, F>(table: DirectoryTable, ids: readonly number[], entry: (record: R) => readonly [number, F]): Map<number, F> {
+    const sorted = [...new Set(ids)].sort((a, b) => a - b);
+    return new Map(this.remembered(`${table}:${sorted.join(',')}`, () => this.many<R>(table, sorted).map(entry)));
+  }
+
   async user(userId: number): Promise<UserRecord | null> {
     return this.remembered(`user:${userId}`, () => this.get<UserRecord>('users', userId));
   }
@@ -113,11 +119,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
   }
 
   async communities(communityIds: readonly number[]): Promise<Map<number, CommunityFacts>> {
-    const ids = [...new Set(communityIds)].sort((a, b) => a - b);
-    const found = this.remembered(`communities:${ids.join(',')}`, () =>
-      this.many<CommunityFacts>('communities', ids).map((c) => [c.communityId, communityFactsOf(c)] as const),
-    );
-    return new Map(found);
+    return this.rememberedById('communities', communityIds, (c: CommunityFacts) => [c.communityId, communityFactsOf(c)]);
   }
 
   async project(projectId: number): Promise<ProjectFacts | null> {
@@ -143,9 +145,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
   }
 
   async circles(circleIds: readonly number[]): Promise<Map<number, CircleFacts>> {
-    const ids = [...new Set(circleIds)].sort((a, b) => a - b);
-    const found = this.remembered(`circles:${ids.join(',')}`, () => this.many<CircleFacts>('circles', ids).map((c) => [c.circleId, circleFactsOf(c)] as const));
-    return new Map(found);
+    return this.rememberedById('circles', circleIds, (c: CircleFacts) => [c.circleId, circleFactsOf(c)]);
   }
 
   async memberships(userId: number): Promise<Memberships> {

@@ -36,7 +36,6 @@ const schema = `
     doc text not null,
     primary key (resource_id, view_key)
   ) strict;
-
 `;
 
 /** The page plans' indexes; the projection itself reads views by their primary key only. */
@@ -178,7 +177,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
    */
   private plan(q: ViewPageQuery): PagePlan {
     const paragraph = q.paragraphId ?? 0;
-    const perKey = this.counters.perAudience(q.viewKey, q.projectId, q.paragraphId === null ? null : paragraph);
+    const perKey = this.counters.perAudience(q.viewKey, q.projectId, q.paragraphId);
     const total = [...perKey.values()].reduce((a, b) => a + b, 0);
     const keys = [...perKey.keys()].filter((key) => admits(q.audience, key));
     const admitted = keys.reduce((sum, key) => sum + (perKey.get(key) ?? 0), 0);
