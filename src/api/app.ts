@@ -75,13 +75,15 @@ function mountApi(app: express.Express, ctx: AppContext, { snapshot, jsonBody }:
     }),
     jsonBody,
   );
+  // A request walks the routes in this order until one matches: the resource and privacy
+  // routes, which clients call most, come first.
   const api = express.Router();
-  userRoutes(api);
-  apiKeyRoutes(ctx, argon2Hasher, api);
-  applicationRoutes(ctx, api);
   resourceRoutes(ctx, api);
   privacyRoutes(ctx, api);
   fileRoutes(ctx, api);
+  applicationRoutes(ctx, api);
+  userRoutes(api);
+  apiKeyRoutes(ctx, argon2Hasher, api);
   auditRoutes(ctx, api);
   app.use(api);
 
