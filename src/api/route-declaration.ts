@@ -6,8 +6,6 @@ import type { Caller } from '../domain/auth/caller';
 import { assertInteractiveSession } from '../domain/auth/caller';
 import { callerOf } from './middleware/authenticate';
 import { parseWith } from './validation';
-import type { JsonWriter } from './json-writer';
-import { jsonWriterFor } from './json-writer';
 
 /**
  * One route, declared once where its router is: what the OpenAPI document says about it
@@ -163,7 +161,6 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
     doc,
     mount(router, deps, before) {
       const answer = handle(deps);
-      const writers = jsonWritersOf(doc.answers);
       router[doc.method](expressPath, ...before, async (req, res) => {
         if (doc.access === 'session') assertInteractiveSession(callerOf(res));
         if (authorize) authorize(callerOf(res));
@@ -175,24 +172,18 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
           res,
         } as RouteInput<R>;
         const body = await answer(input);
-        if (body !== undefined) sendJson(req, res, (writers.get(res.statusCode) ?? JSON.stringify)(body));
+        if (body !== undefined) sendJson(req, res, body);
       });
     },
   };
-}
-
-/** A writer per status that declares a JSON body, compiled from its schema (see json-writer.ts). */
-function jsonWritersOf(answers: RouteDoc['answers']): ReadonlyMap<number, JsonWriter> {
-  const writers = new Map<number, JsonWriter>();
-  for (const [status, answer] of Object.entries(answers)) if ('json' in answer) writers.set(Number(status), jsonWriterFor(answer.json));
-  return writers;
 }
 
 /**
  * The JSON answer as express's res.json writes it, less the ETag: an API answer depends on who
  * asks, is never shared by a cache, and hashing every body costs each request a few per cent.
  */
-function sendJson(req: Request, res: Response, text: string): void {
+function sendJson(req: Request, res: Response, body: unknown): void {
+  const text = JSON.stringify(body);
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(req.method === 'HEAD' ? undefined : text);
