@@ -242,15 +242,27 @@ export class ReadModelRunner {
         if (!(await lease.tryAcquire())) await this.demote();
       } else if (await lease.tryAcquire()) {
         this.logger.info({ projection: this.name, token: String(lease.token) }, 'took over the projection');
-        await this.lead().catch((error: unknown) => {
-          this.failure = error;
-          this.logger.error({ err: error, projection: this.name }, 'could not take over the projection');
-        });
+        await this.lead().catch((error: unknown) => this.takeOverFailed(error));
         return;
       }
       this.scheduleLease();
     }, lease.options.retryMs);
     this.leaseTimer.unref();
+  }
+
+  /**
+   * A takeover whose catch-up failed keeps its lease loop, so the lease is renewed or handed on
+   * as ever: a fence that refused the catch-up means another process holds the lease (stand by);
+   * a failing projection stops as it does on a live event, and readiness says why; anything else
+   * (the store busy or unreachable for a moment) takes over again after the backoff's delay.
+   */
+  private async takeOverFailed(error: unknown): Promise<void> {
+    if (error instanceof LeaseLostError) return this.demote();
+    this.failure = error;
+    this.logger.error({ err: error, projection: this.name }, 'could not take over the projection');
+    this.scheduleLease();
+    if (error instanceof ProjectionFailedError) return;
+    this.backoff.schedule(() => void this.lead().catch((again: unknown) => this.takeOverFailed(again)));
   }
 
   private async demote(): Promise<void> {

@@ -285,6 +285,64 @@ describe('read-model runner', () => {
       expect(projection.seen()).toEqual(['Before']);
     });
 
+    /** A standby of `projection` that finds the lease of a holder that is gone; the lease expires when `expire()` is called. */
+    async function standbyOf(projection: ReadModelProjection, read: SqliteReadDb, events: SqliteEventStore) {
+      let now = 1_000_000;
+      await read.leases.acquire(projection.name, 'gone', 3000, now);
+      const leases = countingLeases(read.leases);
+      const standby = new ReadModelRunner(events, projection, createLogger('silent'), {
+        role: 'project',
+        isTransient: isTransientStoreError,
+        lease: { store: leases.store, holder: 'standby', ttlMs: 3000, retryMs: 5, now: () => now },
+      });
+      cleanups.push(async () => {
+        await standby.stop();
+        await events.close();
+      });
+      return { standby, leases, expire: () => (now += 3001) };
+    }
+
+    it('given a takeover whose catch-up finds the store busy, then it keeps its lease loop and catches up after the backoff', async () => {
+      // given: the first commit after the takeover is refused as busy
+      const events = openEvents();
+      const read = SqliteReadDb.open(':memory:');
+      const projection = recordingProjection(read);
+      let refusals = 1;
+      const flaky = {
+        ...projection,
+        async apply(event: RecordedEvent) {
+          if (refusals-- > 0) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+          await projection.apply(event);
+        },
+      };
+      const { standby, leases, expire } = await standbyOf(flaky, read, events);
+      await append(events, 's-1', 'Before');
+      await standby.start();
+      // when
+      expire();
+      // then
+      await waitUntil(() => projection.seen().length === 1);
+      expect(projection.seen()).toEqual(['Before']);
+      expect(standby.isLeading).toBe(true);
+      expect(standby.problem).toBeUndefined();
+      expect(await leases.loops()).toBe(1);
+    });
+
+    it('given a takeover whose catch-up fails in the projection, then it reports the failure and keeps renewing the lease', async () => {
+      // given
+      const events = openEvents();
+      const read = SqliteReadDb.open(':memory:');
+      const { standby, leases, expire } = await standbyOf(recordingProjection(read, 'Poison'), read, events);
+      await append(events, 's-1', 'Poison');
+      await standby.start();
+      // when
+      const now = expire();
+      // then: it leads, says it is not keeping the read model, and no other process gets the lease
+      await waitUntil(() => standby.isLeading && standby.problem !== undefined);
+      expect(await leases.loops()).toBe(1);
+      expect(await read.leases.acquire('recording', 'other', 3000, now + 1000)).toBeNull();
+    });
+
     it('given a leader demoted again and again, by a failed renewal and by a refused commit, then it keeps exactly one lease loop', async () => {
       // given: A leads; B, when it wants the lease, takes it at a time past A's lease (A's clock stays put)
       const events = openEvents();
