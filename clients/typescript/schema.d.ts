@@ -916,22 +916,23 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Unexpected error (`/problems/internal`) */
-        InternalErrorWithRateLimit: {
+        /** @description A store is down or too slow, or a write was stored but the read models did not catch up in time (`/problems/unavailable`); `Retry-After` says when to try again */
+        UnavailableWithRateLimit: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                 "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                 RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Stored, but the read models did not catch up in time (`/problems/unavailable`) */
-        UnavailableWithRateLimit: {
+        /** @description Unexpected error (`/problems/internal`) */
+        InternalErrorWithRateLimit: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -1014,9 +1015,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Stored, but the read models did not catch up in time (`/problems/unavailable`) */
+        /** @description A store is down or too slow, or a write was stored but the read models did not catch up in time (`/problems/unavailable`); `Retry-After` says when to try again */
         Unavailable: {
             headers: {
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -1170,6 +1172,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaTypeWithRateLimit"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
             500: components["responses"]["InternalErrorWithRateLimit"];
+            503: components["responses"]["UnavailableWithRateLimit"];
         };
     };
     saveProjectResource: {
@@ -1372,6 +1375,7 @@ export interface operations {
             };
             429: components["responses"]["TooManyRequestsWithRateLimit"];
             500: components["responses"]["InternalErrorWithRateLimit"];
+            503: components["responses"]["UnavailableWithRateLimit"];
         };
     };
     getResourcePrivacy: {
@@ -1405,6 +1409,7 @@ export interface operations {
             404: components["responses"]["NotFoundWithRateLimit"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
             500: components["responses"]["InternalErrorWithRateLimit"];
+            503: components["responses"]["UnavailableWithRateLimit"];
         };
     };
     saveResourcePrivacy: {
@@ -1557,6 +1562,7 @@ export interface operations {
             415: components["responses"]["UnsupportedMediaTypeWithRateLimit"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
             500: components["responses"]["InternalErrorWithRateLimit"];
+            503: components["responses"]["UnavailableWithRateLimit"];
         };
     };
     getCurrentUser: {
@@ -1586,6 +1592,7 @@ export interface operations {
             403: components["responses"]["ForbiddenWithRateLimit"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
             500: components["responses"]["InternalErrorWithRateLimit"];
+            503: components["responses"]["UnavailableWithRateLimit"];
         };
     };
     listAuditEvents: {
@@ -1635,6 +1642,7 @@ export interface operations {
             403: components["responses"]["ForbiddenWithRateLimit"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
             500: components["responses"]["InternalErrorWithRateLimit"];
+            503: components["responses"]["UnavailableWithRateLimit"];
         };
     };
     getResourceHistory: {
@@ -1669,6 +1677,7 @@ export interface operations {
             404: components["responses"]["NotFoundWithRateLimit"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
             500: components["responses"]["InternalErrorWithRateLimit"];
+            503: components["responses"]["UnavailableWithRateLimit"];
         };
     };
     getResourceAccess: {
@@ -1706,6 +1715,7 @@ export interface operations {
             404: components["responses"]["NotFoundWithRateLimit"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
             500: components["responses"]["InternalErrorWithRateLimit"];
+            503: components["responses"]["UnavailableWithRateLimit"];
         };
     };
     listApiKeys: {
@@ -1729,6 +1739,7 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     createApiKey: {
@@ -2011,6 +2022,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     rebuildReadModels: {
@@ -2033,6 +2045,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getMetrics: {
@@ -2055,6 +2068,7 @@ export interface operations {
             };
             401: components["responses"]["Unauthenticated"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
 }

@@ -26,7 +26,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus | 500, string> = {
   413: 'The body is over the size limit (`/problems/payload-too-large`)',
   415: 'Unsupported body encoding (`/problems/unsupported-media-type`)',
   429: 'Over the rate limit of the API key (`/problems/rate-limited`); `Retry-After` says when to try again',
-  503: 'Stored, but the read models did not catch up in time (`/problems/unavailable`)',
+  503: 'A store is down or too slow, or a write was stored but the read models did not catch up in time (`/problems/unavailable`); `Retry-After` says when to try again',
   500: 'Unexpected error (`/problems/internal`)',
 };
 
@@ -94,7 +94,7 @@ const PROBLEM_RESPONSE_NAMES: Record<ErrorStatus | 500, string> = {
 function problemResponse(status: ErrorStatus | 500, rateLimited: boolean) {
   const headers: Record<string, { $ref: string } | { description: string; schema: { type: 'string' } }> = rateLimited ? { ...rateLimitHeaders } : {};
   if (status === 401) headers['WWW-Authenticate'] = { description: 'Why the credential was refused (RFC 6750)', schema: { type: 'string' } };
-  if (status === 429) headers['Retry-After'] = headerRef('Retry-After');
+  if (status === 429 || status === 503) headers['Retry-After'] = headerRef('Retry-After');
   return {
     description: ERROR_DESCRIPTIONS[status],
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
@@ -138,13 +138,15 @@ function requestOf(route: RouteDoc): RouteConfig['request'] {
 /**
  * Registers one route with its answers, its problems, and the 500 every route can answer. /api
  * routes that accept API keys also answer 429, and every answer of theirs carries the rate-limit
- * headers.
+ * headers. Every route behind a credential reads a store (the caller is looked up in the
+ * directory at least), so each can answer 503 while a store is down or too slow.
  */
 export function registerRoute(registry: OpenAPIRegistry, route: RouteDoc): void {
   const rateLimited = route.path.startsWith('/api/') && route.access === 'api';
+  const storeBacked = route.access !== 'public';
   const responses: RouteConfig['responses'] = {};
   for (const [status, answer] of Object.entries(route.answers)) responses[Number(status)] = answerResponse(answer, rateLimited);
-  const problems: (ErrorStatus | 500)[] = [...route.errors, ...(rateLimited ? [429 as const] : []), 500];
+  const problems: (ErrorStatus | 500)[] = [...route.errors, ...(rateLimited ? [429 as const] : []), ...(storeBacked ? [503 as const] : []), 500];
   for (const status of problems) responses[status] ??= problemResponseRef(registry, status, rateLimited);
   const request = requestOf(route);
   registry.registerPath({

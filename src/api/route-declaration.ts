@@ -55,7 +55,7 @@ export type RouteDoc = {
   readonly access: Access;
   readonly request?: RequestSchemas;
   readonly answers: Readonly<Record<number, AnswerDoc>>;
-  /** The problems it can answer besides 500 (and 429, which every API-key route can). */
+  /** The problems it can answer besides 500 (and 429, which every API-key route can, and 503, which every route behind a credential can). */
   readonly errors: readonly ErrorStatus[];
 };
 

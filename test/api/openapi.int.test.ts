@@ -157,6 +157,17 @@ describe('OpenAPI document and response contract', () => {
         }
       }
     });
+
+    it('documents 503 with Retry-After on every route behind a credential: each reads a store, which may be down or too slow', () => {
+      const unavailable = doc.components.responses?.Unavailable as { headers?: Record<string, unknown> } | undefined;
+      expect(unavailable?.headers).toHaveProperty('Retry-After');
+      for (const item of Object.values(doc.paths)) {
+        for (const op of Object.values(item)) {
+          if (op.security?.length === 0) continue;
+          expect(String(op.responses['503']?.$ref)).toMatch(/^#\/components\/responses\/Unavailable(WithRateLimit)?$/);
+        }
+      }
+    });
   });
 
   describe('(b) coverage', () => {

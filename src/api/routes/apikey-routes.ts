@@ -23,7 +23,7 @@ export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>({ tag: 'apikeys', acce
     request: { body: createApiKeyBody },
     answers: { 200: { description: 'The new key, with its plaintext `key`', json: issuedApiKeySchema } },
     // 409: the cap of active keys is reached.
-    errors: [400, 401, 403, 409, 413, 415, 503],
+    errors: [400, 401, 403, 409, 413, 415],
     handle: ({ ctx, commands }) => async ({ body, res }) => {
       const result = await createApiKey(commands, requestInfoOf(res), {
         name: body.name,
@@ -56,7 +56,7 @@ export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>({ tag: 'apikeys', acce
     summary: 'Revoke a key at once and permanently, on every process',
     request: { params: apiKeyPathParams },
     answers: { 204: { description: 'Revoked; no body' } },
-    errors: [400, 401, 403, 404, 503],
+    errors: [400, 401, 403, 404],
     handle: ({ ctx, commands }) => async ({ params, res }) => {
       const result = await revokeApiKey(commands, requestInfoOf(res), params.id);
       await readYourWrites(ctx, result.position);
@@ -68,7 +68,7 @@ export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>({ tag: 'apikeys', acce
     request: { params: apiKeyPathParams, body: rotateApiKeyBody, bodyOptional: true },
     answers: { 200: { description: 'The key with its new plaintext `key` (same id and keyId)', json: issuedApiKeySchema } },
     // 409: the key has expired.
-    errors: [400, 401, 403, 404, 409, 413, 415, 503],
+    errors: [400, 401, 403, 404, 409, 413, 415],
     handle: ({ ctx, commands }) => async ({ params, body, res }) => {
       const result = await rotateApiKey(commands, requestInfoOf(res), params.id, body.graceHours ?? DEFAULT_GRACE_HOURS);
       await readYourWrites(ctx, result.position);

@@ -14,7 +14,7 @@ export const DIRECTORY_ROUTES = routeGroup<AppContext>({ tag: 'internal', access
     summary: 'Directory feed: people, communities, projects and circles, one atomic batch',
     request: { body: directoryBatchSchema },
     answers: { 200: { description: 'Appended and projected', json: directoryFeedAnswerSchema } },
-    errors: [400, 401, 413, 415, 503],
+    errors: [400, 401, 413, 415],
     handle: (ctx) => async ({ body: batch, res }) => {
       const position = await ingestDirectoryEvents(ctx.eventStore, batch, {
         actor: systemActor,

@@ -55,7 +55,7 @@ export const FILE_ROUTES = routeGroup<AppContext>({ tag: 'files', access: 'api' 
         problem: true,
       },
     },
-    errors: [400, 401, 403, 413, 415, 503],
+    errors: [400, 401, 403, 413, 415],
     handle: (ctx) => async ({ query: { isBigFile }, req, res }) => {
       const limit = (isBigFile ? ctx.config.UPLOAD_BIG_MAX_MB : ctx.config.UPLOAD_MAX_MB) * MIB;
       const request = requestInfoOf(res);

@@ -32,7 +32,7 @@ export const PRIVACY_ROUTES = routeGroup<AppContext>({ tag: 'privacy', access: '
     request: { body: saveResourcePrivacyBody },
     answers: { 200: { description: 'Applied; empty body (read the privacy back to see the result)' } },
     // 409: a share the caller may withdraw but whose level is someone else's (DESIGN "Privacy changes").
-    errors: [400, 401, 403, 404, 409, 413, 415, 503],
+    errors: [400, 401, 403, 404, 409, 413, 415],
     handle: (ctx) => async ({ body, res }) => {
       await done(ctx, res, await changeResourcePrivacy(ctx, requestInfoOf(res), body));
     },
@@ -41,7 +41,7 @@ export const PRIVACY_ROUTES = routeGroup<AppContext>({ tag: 'privacy', access: '
     summary: 'Withdraw one share',
     request: { body: unshareResourceBody },
     answers: { 200: { description: 'Withdrawn (or there was no such share); empty body' } },
-    errors: [400, 401, 403, 404, 413, 415, 503],
+    errors: [400, 401, 403, 404, 413, 415],
     handle: (ctx) => async ({ body, res }) => {
       await done(ctx, res, await unshareResourceFromCommunity(ctx, requestInfoOf(res), body));
     },

@@ -36,7 +36,7 @@ export const RESOURCE_ROUTES = routeGroup<AppContext>({ tag: 'resources', access
     summary: 'Create (`id` 0) or update a resource; answers once the read models caught up',
     request: { body: saveProjectResourceBody },
     answers: { 200: { description: 'The saved resource', json: savedResourceSchema } },
-    errors: [400, 401, 403, 404, 413, 415, 503],
+    errors: [400, 401, 403, 404, 413, 415],
     handle: (ctx) => async ({ body, res }) => {
       const request = requestInfoOf(res);
       const result = await saveProjectResource(ctx, request, body);
@@ -51,7 +51,7 @@ export const RESOURCE_ROUTES = routeGroup<AppContext>({ tag: 'resources', access
     summary: 'Delete a resource permanently, with its circle grants and shares',
     request: { query: removeProjectResourceQuery },
     answers: { 200: { description: 'Deleted: `{"statusCode": 200}`', json: removeProjectResourceSchema } },
-    errors: [400, 401, 403, 404, 503],
+    errors: [400, 401, 403, 404],
     handle: (ctx) => async ({ query, res }) => {
       const request = requestInfoOf(res);
       const result = await removeProjectResource(ctx, request, query.id);
