@@ -31,6 +31,18 @@ function recordingProjection(read: SqliteReadDb, failOn?: string): ReadModelProj
   };
 }
 
+/** The projection, except that its first event is refused as busy (another process held the write lock too long). */
+function busyOnce(projection: ReadModelProjection): ReadModelProjection {
+  let refusals = 1;
+  return {
+    ...projection,
+    async apply(event: RecordedEvent) {
+      if (refusals-- > 0) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
+      await projection.apply(event);
+    },
+  };
+}
+
 /** The event store, except that its first live subscription drops right after it starts. */
 function droppingOnce(inner: EventStore): EventStore {
   let dropped = false;
@@ -213,14 +225,7 @@ describe('read-model runner', () => {
     const events = openEvents();
     const read = SqliteReadDb.open(':memory:');
     const projection = recordingProjection(read);
-    let refusals = 1;
-    const flaky = {
-      ...projection,
-      async apply(event: RecordedEvent) {
-        if (refusals-- > 0) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
-        await projection.apply(event);
-      },
-    };
+    const flaky = busyOnce(projection);
     const runner = track(new ReadModelRunner(events, flaky, createLogger('silent'), { role: 'project', isTransient: isTransientStoreError }), events);
     await runner.start();
     // when
@@ -307,14 +312,7 @@ describe('read-model runner', () => {
       const events = openEvents();
       const read = SqliteReadDb.open(':memory:');
       const projection = recordingProjection(read);
-      let refusals = 1;
-      const flaky = {
-        ...projection,
-        async apply(event: RecordedEvent) {
-          if (refusals-- > 0) throw Object.assign(new Error('database is locked'), { code: 'SQLITE_BUSY' });
-          await projection.apply(event);
-        },
-      };
+      const flaky = busyOnce(projection);
       const { standby, leases, expire } = await standbyOf(flaky, read, events);
       await append(events, 's-1', 'Before');
       await standby.start();
