@@ -265,31 +265,6 @@ describe('read-model runner', () => {
       expect(projectionB.seen()).toEqual([]);
     });
 
-    it('given a lease nobody renews, when a standby looks again after it expired, then the standby takes over and catches up', async () => {
-      // given
-      const events = openEvents();
-      const read = SqliteReadDb.open(':memory:');
-      let now = 1_000_000;
-      await read.leases.acquire('recording', 'gone', 3000, now);
-      const projection = recordingProjection(read);
-      const standby = new ReadModelRunner(events, projection, createLogger('silent'), {
-        role: 'project',
-        lease: { store: read.leases, holder: 'standby', ttlMs: 3000, retryMs: 20, now: () => now },
-      });
-      cleanups.push(async () => {
-        await standby.stop();
-        await events.close();
-      });
-      await append(events, 's-1', 'Before');
-      await standby.start();
-      expect(standby.isLeading).toBe(false);
-      // when
-      now += 3001;
-      // then
-      await waitUntil(() => standby.isLeading);
-      expect(projection.seen()).toEqual(['Before']);
-    });
-
     /** A standby of `projection` that finds the lease of a holder that is gone; the lease expires when `expire()` is called. */
     async function standbyOf(projection: ReadModelProjection, read: SqliteReadDb, events: SqliteEventStore) {
       let now = 1_000_000;
@@ -306,6 +281,22 @@ describe('read-model runner', () => {
       });
       return { standby, leases, expire: () => (now += 3001) };
     }
+
+    it('given a lease nobody renews, when a standby looks again after it expired, then the standby takes over and catches up', async () => {
+      // given
+      const events = openEvents();
+      const read = SqliteReadDb.open(':memory:');
+      const projection = recordingProjection(read);
+      const { standby, expire } = await standbyOf(projection, read, events);
+      await append(events, 's-1', 'Before');
+      await standby.start();
+      expect(standby.isLeading).toBe(false);
+      // when
+      expire();
+      // then
+      await waitUntil(() => standby.isLeading);
+      expect(projection.seen()).toEqual(['Before']);
+    });
 
     it('given a takeover whose catch-up finds the store busy, then it keeps its lease loop and catches up after the backoff', async () => {
       // given: the first commit after the takeover is refused as busy
