@@ -15,7 +15,7 @@ import type { EventStore } from './infra/event-store/event-store';
 import { SqliteEventStore } from './infra/event-store/sqlite-event-store';
 import type { Logger } from './infra/logger';
 import { Metrics } from './infra/metrics';
-import { leaseStoreOf } from './infra/read-models/read-db';
+import { answerMemoOf, leaseStoreOf } from './infra/read-models/read-db';
 import { readGenerations } from './infra/read-models/read-generations';
 import { ReadSide } from './read-side';
 import { isTransientStoreError } from './projections/transient-error';
@@ -95,6 +95,9 @@ export async function createServices(config: Config, logger: Logger, clock: () =
     // The read models of the generation being served: a blue/green rebuild switches them.
     get readDb() {
       return readSide.current.readDb;
+    },
+    get answers() {
+      return answerMemoOf(readSide.current.readDb);
     },
     get readModels() {
       return readSide.current.readModels;

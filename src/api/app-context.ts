@@ -11,6 +11,7 @@ import type { DirectoryReader } from '../projections/directory/directory-reader'
 import type { ApplicationStore } from '../projections/applications/application-store';
 import type { ResourceViewStore } from '../projections/resources/resource-view-store';
 import type { ReadDb } from '../infra/read-models/read-db';
+import type { AnswerMemo } from '../infra/read-models/answer-memo';
 import type { ReadModels } from '../projections/read-models';
 import type { ReadSide } from '../read-side';
 import type { ApiKeyStore } from '../projections/apikeys/apikey-store';
@@ -22,6 +23,8 @@ export type AppContext = {
   readonly secrets: Secrets;
   readonly eventStore: EventStore;
   readonly readDb: ReadDb;
+  /** Whole answers of the read models being served, remembered until they change (GetResourceList). */
+  readonly answers: AnswerMemo;
   readonly cache: Cache & RateLimiter;
   readonly readModels: ReadModels;
   readonly readSide: ReadSide;

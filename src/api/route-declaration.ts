@@ -6,6 +6,7 @@ import type { Caller } from '../domain/auth/caller';
 import { assertInteractiveSession } from '../domain/auth/caller';
 import { callerOf } from './middleware/authenticate';
 import { parseWith } from './validation';
+import type { AnswerMemo } from '../infra/read-models/answer-memo';
 
 /**
  * One route, declared once where its router is: what the OpenAPI document says about it
@@ -105,6 +106,18 @@ export type RouteDeclaration<D, R extends RequestSchemas | undefined, A extends 
   readonly authorize?: Authorize;
   /** Given the group's deps once, at mount; answers each request. */
   readonly handle: (deps: D) => RouteHandler<R, A>;
+  /** For an answer that depends on nothing but `key` and the read models: its text is served from `memo` while they stand still. */
+  readonly remember?: Remembered<D, R>;
+};
+
+/**
+ * Where a route's answers are remembered and under what key. The key must hold everything the
+ * answer depends on besides the read models (who asks, what they ask): two requests with one key
+ * get one text. `memo` is asked at each request: a blue/green rebuild replaces the read models.
+ */
+export type Remembered<D, R extends RequestSchemas | undefined> = {
+  readonly memo: (deps: D) => AnswerMemo;
+  readonly key: (input: RouteInput<R>) => string;
 };
 
 /** Declares one route of a group: `group.get(path, operationId, { summary, answers, errors, handle })`. */
@@ -154,7 +167,7 @@ function groupOf<D>(shared: RouteGroupShared): RouteGroup<D> {
 function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<number, AnswerDoc>>(
   declaration: Omit<RouteDoc, 'request' | 'answers'> & Omit<RouteDeclaration<D, R, A>, 'access'>,
 ): Route<D> {
-  const { handle, authorize, ...doc } = declaration;
+  const { handle, authorize, remember, ...doc } = declaration;
   const request: RequestSchemas = doc.request ?? {};
   const expressPath = doc.path.replace(/\{(\w+)\}/g, ':$1');
   return {
@@ -171,8 +184,18 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
           req,
           res,
         } as RouteInput<R>;
+        if (remember) {
+          const key = `${doc.operationId}:${remember.key(input)}`;
+          const text = await remember.memo(deps).json(key, async () => {
+            const body = await answer(input);
+            if (body === undefined) throw new Error(`${doc.operationId}: a remembered route must answer with a body`);
+            return JSON.stringify(body);
+          });
+          sendJsonText(req, res, text);
+          return;
+        }
         const body = await answer(input);
-        if (body !== undefined) sendJson(req, res, body);
+        if (body !== undefined) sendJsonText(req, res, JSON.stringify(body));
       });
     },
   };
@@ -182,8 +205,7 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
  * The JSON answer as express's res.json writes it, less the ETag: an API answer depends on who
  * asks, is never shared by a cache, and hashing every body costs each request a few per cent.
  */
-function sendJson(req: Request, res: Response, body: unknown): void {
-  const text = JSON.stringify(body);
+function sendJsonText(req: Request, res: Response, text: string): void {
   res.setHeader('Content-Type', 'application/json; charset=utf-8');
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(req.method === 'HEAD' ? undefined : text);

@@ -405,6 +405,30 @@ describe('POST /api/Project/GetResourceList', () => {
     });
   });
 
+  describe('answers remembered between writes', () => {
+    it('given the team and a member asking the same list in turn, then each gets their own view every time', async () => {
+      // given: PAGING holds 55 public resources and 5 Team ones (created in "paging" above)
+      const count = async (userId: number) => (await api.listOk(userId, { projectId: PAGING, take: 5 })).resources.count;
+      // when
+      const counts = [await count(users.team), await count(users.member1), await count(users.team), await count(users.member1)];
+      // then
+      expect(counts).toEqual([60, 55, 60, 55]);
+    });
+
+    it('given a list asked twice, when a resource is added between, then the second answer holds it and the first did not', async () => {
+      // given
+      const body = { projectId: PAGING, take: 1000 };
+      const before = idsOf(await api.listOk(users.member1, body));
+      expect(idsOf(await api.listOk(users.member1, body))).toEqual(before);
+      // when
+      const added = await api.create(users.team, newResource(scope.project(PAGING), { privacyLevel: 1 }));
+      // then
+      const after = idsOf(await api.listOk(users.member1, body));
+      expect(before).not.toContain(added.id);
+      expect(after).toEqual([...before, added.id].sort((a, b) => a - b));
+    });
+  });
+
   describe('a directory change takes effect on the next request, on CHURN', () => {
     const sees = async (userId: number, resourceId: number, communityId: number | null = null) =>
       idsOf(await api.listOk(userId, { projectId: CHURN, communityId, take: 1000 })).includes(resourceId);

@@ -1,7 +1,7 @@
 /**
  * What another process commits to the SQLite read models is seen by every request that starts after
  * it (src/infra/read-models/sqlite-read-db.ts, noticeOtherWriters): the remembered answers
- * (ReadSnapshotMemo) are dropped once a look at data_version, when a request starts or a
+ * (ReadSnapshotMemo, and the whole answers of VersionedAnswerMemo) are dropped once a look at data_version, when a request starts or a
  * checkpoint is read, finds the commit.
  */
 import fs from 'node:fs';
@@ -43,6 +43,18 @@ describe('reading another process’s commits', () => {
     startReading({ kind: 'sqlite', sqlite: server });
     // then
     expect(value(server)).toBe(2);
+  });
+
+  it('given a whole answer remembered by an earlier request, when another process commits and a request is received after it, then that request gets an answer holding the commit', async () => {
+    // given
+    const answer = () => server.answers.json('list', async () => JSON.stringify(value(server)));
+    startReading({ kind: 'sqlite', sqlite: server });
+    expect(await answer()).toBe('1');
+    // when
+    commit(3);
+    startReading({ kind: 'sqlite', sqlite: server });
+    // then
+    expect(await answer()).toBe('3');
   });
 
   it('given a checkpoint read, when another process committed before it, then the answers read after it hold the commit', () => {

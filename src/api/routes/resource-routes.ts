@@ -19,6 +19,8 @@ export const RESOURCE_ROUTES = routeGroup<AppContext>({ tag: 'resources', access
     request: { body: getResourceListBody },
     answers: { 200: { description: 'One page of the resources the caller may see', json: resourceListSchema } },
     errors: [400, 401, 403, 404, 413, 415],
+    // The answer is the caller's view of the read models: who asks and what they ask say the rest.
+    remember: { memo: (ctx) => ctx.answers, key: ({ body, res }) => `${callerOf(res).userId}:${JSON.stringify(body)}` },
     handle: (ctx) => async ({ body, res }) => {
       const viewer = await ctx.directory.viewer(callerOf(res).userId);
       return listResources(ctx.resources, ctx.directory, viewer, {

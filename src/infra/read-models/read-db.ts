@@ -1,6 +1,8 @@
 import path from 'node:path';
 import type { Config } from '../../config';
 import type { LeaseStore } from '../../projections/projection-lease';
+import type { AnswerMemo } from './answer-memo';
+import { computedEachTime } from './answer-memo';
 import type { MongoReadDb } from './mongo-read-db';
 import { mongoReadDb } from './mongo-read-db-loader';
 import { SqliteReadDb } from './sqlite-read-db';
@@ -22,6 +24,11 @@ export async function pingReadDb(readDb: ReadDb): Promise<void> {
 /** A request starts: the read models answer it as of now (see SqliteReadDb.noticeOtherWriters). */
 export function startReading(readDb: ReadDb): void {
   if (readDb.kind === 'sqlite') readDb.sqlite.noticeOtherWriters();
+}
+
+/** Where whole answers are remembered: the SQLite database's memo; with MongoDB, nowhere. */
+export function answerMemoOf(readDb: ReadDb): AnswerMemo {
+  return readDb.kind === 'sqlite' ? readDb.sqlite.answers : computedEachTime;
 }
 
 /** A generation built from the whole log is complete: its deferred indexes are built (SQLite). */

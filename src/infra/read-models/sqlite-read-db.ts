@@ -6,6 +6,7 @@ import { LeaseLostError } from '../../projections/projection-lease';
 import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
 import { canonicalDigest } from '../../projections/canonical-digest';
 import { ReadSnapshotMemo } from './read-snapshot-memo';
+import { VersionedAnswerMemo } from './answer-memo';
 
 /**
  * The embedded read models' database: one SQLite file under DATA_DIR (`:memory:` in tests),
@@ -59,10 +60,13 @@ export class SqliteReadDb {
       dataVersion: db.prepare<[], number>('pragma data_version').pluck(),
     };
     this.memo = new ReadSnapshotMemo(() => this.version());
+    this.answers = new VersionedAnswerMemo(() => this.version());
   }
 
   /** Answers remembered until this database changes (see ReadSnapshotMemo); shared by its stores. */
   readonly memo: ReadSnapshotMemo;
+  /** The JSON text of whole API answers, remembered as `memo`'s answers are (see AnswerMemo). */
+  readonly answers: VersionedAnswerMemo;
 
   /** SQLite's data_version when last looked at: it moves when another process commits. */
   private othersSeen = 0;

@@ -1,0 +1,105 @@
+import { VersionedAnswerMemo, computedEachTime } from '../../src/infra/read-models/answer-memo';
+
+/** A read-model state whose version the test moves, and an answer computed from it that counts its computations. */
+function readModels(initial: string | null = '1') {
+  const state = { version: initial, value: 'a', computations: 0 };
+  const compute = async () => {
+    state.computations += 1;
+    return JSON.stringify({ value: state.value });
+  };
+  return { state, compute };
+}
+
+describe('answer memo', () => {
+  it('given an answer computed once, when it is asked again with no change, then the same text comes without computing', async () => {
+    // given
+    const { state, compute } = readModels();
+    const memo = new VersionedAnswerMemo(() => state.version);
+    const first = await memo.json('k', compute);
+    // when
+    const second = await memo.json('k', compute);
+    // then
+    expect(second).toBe(first);
+    expect(state.computations).toBe(1);
+  });
+
+  it('given an answer remembered, when the read models change, then the next ask computes it from the new state', async () => {
+    // given
+    const { state, compute } = readModels();
+    const memo = new VersionedAnswerMemo(() => state.version);
+    await memo.json('k', compute);
+    // when
+    state.value = 'b';
+    state.version = '2';
+    // then
+    expect(JSON.parse(await memo.json('k', compute))).toEqual({ value: 'b' });
+    expect(state.computations).toBe(2);
+  });
+
+  it('given two keys, when each is asked, then each gets its own answer', async () => {
+    // given
+    const state = { version: '1' };
+    const memo = new VersionedAnswerMemo(() => state.version);
+    // when
+    const a = await memo.json('a', async () => '"for a"');
+    const b = await memo.json('b', async () => '"for b"');
+    // then
+    expect([a, b, await memo.json('a', async () => 'not asked')]).toEqual(['"for a"', '"for b"', '"for a"']);
+  });
+
+  it('given the read models change while an answer is computed, when it is asked again, then it is computed again', async () => {
+    // given
+    const { state, compute } = readModels();
+    const memo = new VersionedAnswerMemo(() => state.version);
+    // when: the version moves between the start and the end of the computation
+    await memo.json('k', async () => {
+      const text = await compute();
+      state.version = '2';
+      return text;
+    });
+    state.value = 'b';
+    // then
+    expect(JSON.parse(await memo.json('k', compute))).toEqual({ value: 'b' });
+  });
+
+  it('given a write transaction open (no version), when the same answer is asked twice, then it is computed twice', async () => {
+    // given
+    const { state, compute } = readModels(null);
+    const memo = new VersionedAnswerMemo(() => state.version);
+    // when
+    await memo.json('k', compute);
+    await memo.json('k', compute);
+    // then
+    expect(state.computations).toBe(2);
+  });
+
+  it('given texts up to the bound, when one more would pass it, then the earlier ones are dropped and the new one is kept', async () => {
+    // given: room for two texts of four characters
+    const { state } = readModels();
+    const memo = new VersionedAnswerMemo(() => state.version, 8);
+    let computations = 0;
+    const text = (t: string) => async () => {
+      computations += 1;
+      return t;
+    };
+    await memo.json('a', text('aaaa'));
+    await memo.json('b', text('bbbb'));
+    // when
+    await memo.json('c', text('cccc'));
+    // then
+    await memo.json('c', text('cccc'));
+    expect(computations).toBe(3);
+    await memo.json('a', text('aaaa'));
+    expect(computations).toBe(4);
+  });
+
+  it('given no memo (MongoDB), when an answer is asked twice, then it is computed twice', async () => {
+    // given
+    const { state, compute } = readModels();
+    // when
+    await computedEachTime.json('k', compute);
+    await computedEachTime.json('k', compute);
+    // then
+    expect(state.computations).toBe(2);
+  });
+});
