@@ -57,6 +57,30 @@ describe('reading another process’s commits', () => {
     expect(await answer()).toBe('3');
   });
 
+  it('given answers remembered, when this process renews its lease, then they are still served; when it writes, they are not', async () => {
+    // given
+    let computed = 0;
+    const answer = () =>
+      server.answers.json('list', async () => {
+        computed += 1;
+        return JSON.stringify(value(server));
+      });
+    startReading({ kind: 'sqlite', sqlite: server });
+    await answer();
+    // when: two renewals, as each projection does every second
+    const lease = await server.leases.acquire('resources', 'me', 3000, 1_000);
+    await server.leases.acquire('resources', 'me', 3000, 2_000);
+    expect(lease).not.toBeNull();
+    // then
+    expect(await answer()).toBe('1');
+    expect(computed).toBe(1);
+    // when: a write of this process
+    server.db.prepare('update t set v = 5').run();
+    // then
+    expect(await answer()).toBe('5');
+    expect(computed).toBe(2);
+  });
+
   it('given a checkpoint read, when another process committed before it, then the answers read after it hold the commit', () => {
     // given
     startReading({ kind: 'sqlite', sqlite: server });

@@ -81,14 +81,26 @@ export class SqliteReadDb {
   }
 
   /**
-   * Moves with every commit of this connection, and with another process's commits once they
+   * Moves with every commit of this connection that changes a read model (lease renewals do not
+   * count: see leaseRowsChanged), and with another process's commits once they
    * are noticed; null inside a write transaction of this connection, whose rows are not settled
    * yet. data_version is read once a request rather than at every lookup: it costs more than the
    * lookups it saves.
    */
   version(): string | null {
     if (this.db.inTransaction) return null;
-    return `${this.othersSeen}:${this.statements.changes.get() as number}`;
+    return `${this.othersSeen}:${(this.statements.changes.get() as number) - this.leaseRowsChanged}`;
+  }
+
+  /**
+   * Rows this connection changed in projection_leases. No remembered answer reads a lease, and
+   * each projection renews its lease every second: counted, the renewals would drop every
+   * remembered answer several times a second.
+   */
+  private leaseRowsChanged = 0;
+
+  private putLease(projection: string, holder: string, token: bigint, expiresAt: number): void {
+    this.leaseRowsChanged += this.statements.putLease.run(projection, holder, token, expiresAt).changes;
   }
 
   /**
@@ -173,7 +185,7 @@ export class SqliteReadDb {
   fence(fence: Fence): void {
     const row = this.statements.lease.get(fence.projection);
     if (!row || row.holder !== fence.holder || BigInt(row.token) !== fence.token) throw new LeaseLostError(fence.projection);
-    this.statements.putLease.run(fence.projection, fence.holder, fence.token, fence.nowMs + fence.ttlMs);
+    this.putLease(fence.projection, fence.holder, fence.token, fence.nowMs + fence.ttlMs);
   }
 
   /** Leases live beside the read models, so every process sharing DATA_DIR sees the same ones. */
@@ -183,12 +195,12 @@ export class SqliteReadDb {
         const row = this.statements.lease.get(projection);
         if (row && row.holder !== holder && row.expires_at > nowMs) return null;
         const token = row && row.holder === holder ? BigInt(row.token) : BigInt(row?.token ?? 0) + 1n;
-        this.statements.putLease.run(projection, holder, token, nowMs + ttlMs);
+        this.putLease(projection, holder, token, nowMs + ttlMs);
         return { projection, holder, token };
       }),
     release: (lease) =>
       this.transaction(async () => {
-        this.statements.dropLease.run(lease.projection, lease.holder, lease.token);
+        this.leaseRowsChanged += this.statements.dropLease.run(lease.projection, lease.holder, lease.token).changes;
       }),
   };
 
