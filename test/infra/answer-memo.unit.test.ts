@@ -73,24 +73,41 @@ describe('answer memo', () => {
     expect(state.computations).toBe(2);
   });
 
-  it('given texts up to the bound, when one more would pass it, then the earlier ones are dropped and the new one is kept', async () => {
-    // given: room for two texts of four characters
-    const { state } = readModels();
-    const memo = new VersionedAnswerMemo(() => state.version, 8);
-    let computations = 0;
+  describe('given room for two texts of four characters, holding a then b, a asked last', () => {
+    const computations: string[] = [];
     const text = (t: string) => async () => {
-      computations += 1;
+      computations.push(t);
       return t;
     };
-    await memo.json('a', text('aaaa'));
-    await memo.json('b', text('bbbb'));
-    // when
-    await memo.json('c', text('cccc'));
-    // then
-    await memo.json('c', text('cccc'));
-    expect(computations).toBe(3);
-    await memo.json('a', text('aaaa'));
-    expect(computations).toBe(4);
+    let memo: VersionedAnswerMemo;
+
+    beforeEach(async () => {
+      computations.length = 0;
+      memo = new VersionedAnswerMemo(() => '1', 8);
+      await memo.json('a', text('aaaa'));
+      await memo.json('b', text('bbbb'));
+      await memo.json('a', text('aaaa'));
+    });
+
+    it('when a third is kept, then the least recently asked (b) goes and a stays', async () => {
+      // when
+      await memo.json('c', text('cccc'));
+      // then
+      await memo.json('a', text('aaaa'));
+      await memo.json('c', text('cccc'));
+      await memo.json('b', text('bbbb'));
+      expect(computations).toEqual(['aaaa', 'bbbb', 'cccc', 'bbbb']);
+    });
+
+    it('when a text longer than the room is asked twice, then it is computed twice and the others stay', async () => {
+      // when
+      await memo.json('long', text('lllllllll'));
+      await memo.json('long', text('lllllllll'));
+      // then
+      await memo.json('a', text('aaaa'));
+      await memo.json('b', text('bbbb'));
+      expect(computations).toEqual(['aaaa', 'bbbb', 'lllllllll', 'lllllllll']);
+    });
   });
 
   it('given no memo (MongoDB), when an answer is asked twice, then it is computed twice', async () => {
