@@ -150,12 +150,11 @@ async function main(): Promise<void> {
   const token = (userId: number) => mintSessionToken(secrets.AUTH_JWT_SECRET, { userId });
   const auth = async (userId: number) => ({ authorization: `Bearer ${await token(userId)}`, 'content-type': 'application/json' });
   const noop = { url: `${service.url}/health/live` };
-  const list = async (scenario: string, userId: number, body: object) =>
-    versusNoop(
-      scenario,
-      { url: `${service.url}/api/Project/GetResourceList`, method: 'POST', headers: await auth(userId), body: JSON.stringify({ take: 20, orderBy: 1, ...body }) },
-      noop,
-    );
+  /** A GetResourceList body: 20 records, most recent first, `body` saying which. */
+  const listBody = (body: object) => JSON.stringify({ take: 20, orderBy: 1, ...body });
+  const listRequest = async (userId: number, body: object) =>
+    ({ url: `${service.url}/api/Project/GetResourceList`, method: 'POST', headers: await auth(userId), body: listBody(body) }) as const;
+  const list = async (scenario: string, userId: number, body: object) => versusNoop(scenario, await listRequest(userId, body), noop);
   const big = { projectId: VIEWS.hotProject, communityId: VIEWS.hotCommunity };
   const small = { projectId: VIEWS.smallProject, communityId: VIEWS.hotCommunity };
 
@@ -173,17 +172,10 @@ async function main(): Promise<void> {
   // request asks another of 1,000 pages, more text than the memo keeps: every answer is built
   // and serialised (the rows of a page still come from the store's memo after the first round).
   let nextSkip = 0;
-  const listBody = JSON.stringify({ take: 20, orderBy: 1, ...big });
   results.push(
     await versusNoop(
       'GetResourceList, 4,000-resource view, member, another of 1,000 pages at each request (answer built every time)',
-      {
-        url: `${service.url}/api/Project/GetResourceList`,
-        method: 'POST',
-        headers: await auth(CALLERS.member),
-        body: listBody,
-        requests: [{ setupRequest: (request) => ({ ...request, body: JSON.stringify({ take: 20, orderBy: 1, ...big, skip: nextSkip++ % 1000 }) }) }],
-      },
+      { ...(await listRequest(CALLERS.member, big)), requests: [{ setupRequest: (request) => ({ ...request, body: listBody({ ...big, skip: nextSkip++ % 1000 }) }) }] },
       noop,
     ),
   );
@@ -206,7 +198,7 @@ async function main(): Promise<void> {
   // The operator's blue/green rebuild (resources-cli rebuild, its own process): once with the
   // service idle, then while it keeps answering lists, to see what it does to their latency.
   const quietRebuild = await cliRebuild(env);
-  const listOptions = { duration: 3600, connections: CONNECTIONS, url: `${service.url}/api/Project/GetResourceList`, method: 'POST' as const, headers: await auth(CALLERS.member), body: JSON.stringify({ take: 20, orderBy: 1, ...big }) };
+  const listOptions = { duration: 3600, connections: CONNECTIONS, ...(await listRequest(CALLERS.member, big)) };
   let listLoad: autocannon.Instance | undefined;
   const listDone = new Promise<autocannon.Result>((resolve, reject) => {
     listLoad = autocannon(listOptions, (error, result) => (error ? reject(error) : resolve(result)));
