@@ -44,6 +44,13 @@ type Row = {
   readonly metadata: string;
 };
 
+/** A row of `all`, as an array: the log's bulk read (a rebuild) spent a tenth of its reading time making row objects. */
+type RawRow = readonly [position: bigint, streamId: string, revision: bigint, type: string, data: string, metadata: string];
+
+function rawToRecorded([position, streamId, revision, type, data, metadata]: RawRow): RecordedEvent {
+  return { streamId, type, data: JSON.parse(data) as unknown, metadata: JSON.parse(metadata) as EventMetadata, revision, position };
+}
+
 function toRecorded(row: Row): RecordedEvent {
   return {
     streamId: row.stream_id,
@@ -91,7 +98,9 @@ export class SqliteEventStore implements EventStore {
       last: db.prepare<[string], Row>('select * from events where stream_id = ? order by revision desc limit 1'),
       stream: db.prepare<[string], Row>('select * from events where stream_id = ? order by revision'),
       head: db.prepare<[], { position: bigint | null }>('select max(position) as position from events'),
-      all: db.prepare<[bigint, number], Row>('select * from events where position > ? order by position limit ?'),
+      all: db
+        .prepare<[bigint, number], RawRow>('select position, stream_id, revision, type, data, metadata from events where position > ? order by position limit ?')
+        .raw(true),
       insert: db.prepare<[string, bigint, string, string, string], Row>(
         'insert into events (stream_id, revision, type, data, metadata) values (?, ?, ?, ?, ?)',
       ),
@@ -265,6 +274,6 @@ export class SqliteEventStore implements EventStore {
   private readAllNow(from: bigint | undefined, maxCount: number): RecordedEvent[] {
     // SQLite reads a negative LIMIT as "no limit".
     if (maxCount <= 0) return [];
-    return this.statements.all.all(from ?? 0n, maxCount).map(toRecorded);
+    return this.statements.all.all(from ?? 0n, maxCount).map(rawToRecorded);
   }
 }
