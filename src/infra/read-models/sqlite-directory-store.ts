@@ -11,12 +11,16 @@ const tableName = (table: DirectoryTable) => `dir_${snake(table)}`;
 
 type Row = { record: string };
 
-/** One table per record kind: its integer key and lookup columns, the whole record as JSON. */
-function createTables(db: Database.Database): void {
+/**
+ * One table per record kind: its integer key and lookup columns, the whole record as JSON. The
+ * lookup indexes serve the queries only (the projection writes by primary key), so a bulk load
+ * builds them at its end.
+ */
+function createTables(read: SqliteReadDb): void {
   for (const [table, spec] of Object.entries(DIRECTORY_TABLES) as [DirectoryTable, (typeof DIRECTORY_TABLES)[DirectoryTable]][]) {
     const name = tableName(table);
     const columns = spec.columns.map((c) => `${snake(c)} integer not null`).join(', ');
-    db.exec(`create table if not exists ${name} (
+    read.db.exec(`create table if not exists ${name} (
       ${columns},
       record text not null,
       position integer not null,
@@ -24,7 +28,7 @@ function createTables(db: Database.Database): void {
       primary key (${spec.key.map(snake).join(', ')})
     ) strict`);
     if ('lookup' in spec) {
-      db.exec(`create index if not exists ${name}_by_${snake(spec.lookup)} on ${name} (${snake(spec.lookup)}) where removed = 0`);
+      read.createIndexes(`create index if not exists ${name}_by_${snake(spec.lookup)} on ${name} (${snake(spec.lookup)}) where removed = 0`);
     }
   }
 }
@@ -45,7 +49,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
 
   constructor(private readonly read: SqliteReadDb) {
     const db = read.db;
-    createTables(db);
+    createTables(read);
     this.projection = sqliteProjectionStore(read, Object.keys(DIRECTORY_TABLES).map((t) => tableName(t as DirectoryTable)));
     this.statements = Object.fromEntries(
       (Object.keys(DIRECTORY_TABLES) as DirectoryTable[]).map((table) => {
@@ -54,8 +58,9 @@ export class SqliteDirectoryStore implements DirectoryStore {
         const cols = spec.columns.map(snake);
         const keyCols = spec.key.map(snake);
         const keyMatch = keyCols.map((c) => `${c} = ?`).join(' and ');
+        // Parameters in the order `write` passes them: the columns, then record, position, removed.
         const guarded = (set: string) =>
-          `insert into ${name} (${cols.join(', ')}, record, position, removed) values (${cols.map((c) => `@${c}`).join(', ')}, @record, @position, @removed)
+          `insert into ${name} (${cols.join(', ')}, record, position, removed) values (${cols.map(() => '?').join(', ')}, ?, ?, ?)
            on conflict (${keyCols.join(', ')}) do update set ${set} where excluded.position > ${name}.position`;
         return [
           table,
@@ -161,10 +166,9 @@ export class SqliteDirectoryStore implements DirectoryStore {
   }
 
   async write(change: DirectoryChange, position: bigint): Promise<void> {
-    const spec = DIRECTORY_TABLES[change.table];
-    const params: Record<string, unknown> = { record: JSON.stringify(change.op === 'put' ? change.record : {}), position, removed: change.op === 'remove' ? 1 : 0 };
-    for (const column of spec.columns) params[snake(column)] = columnValue(change.record, column);
-    this.statements[change.table][change.op].run(params);
+    const columns = DIRECTORY_TABLES[change.table].columns.map((column) => columnValue(change.record, column));
+    const record = JSON.stringify(change.op === 'put' ? change.record : {});
+    this.statements[change.table][change.op].run(...columns, record, position, change.op === 'remove' ? 1 : 0);
   }
 }
 
