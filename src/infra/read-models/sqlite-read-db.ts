@@ -157,10 +157,30 @@ export class SqliteReadDb {
     else this.db.exec(ddl);
   }
 
-  /** Ends a bulk load: the held-back indexes are built and commits are durable again. */
+  /** True while a new generation is loaded from the whole log (see `open`'s bulkLoad). */
+  get bulkLoading(): boolean {
+    return this.deferredIndexes !== undefined;
+  }
+
+  /** Writes a store holds back during a bulk load, made once at its end (see `finishBulkLoad`). */
+  private readonly heldWrites: (() => void)[] = [];
+
+  /**
+   * `write` runs when the bulk load ends, in one transaction before the indexes are built. For
+   * what a store would otherwise rewrite in every batch of the load (totals, counters): nobody
+   * reads a generation being loaded, and a load that fails is thrown away.
+   */
+  whenLoaded(write: () => void): void {
+    this.heldWrites.push(write);
+  }
+
+  /** Ends a bulk load: held writes are made, the held-back indexes are built and commits are durable again. */
   finishBulkLoad(): void {
     const ddl = this.deferredIndexes ?? [];
     this.deferredIndexes = undefined;
+    this.db.transaction(() => {
+      for (const write of this.heldWrites) write();
+    })();
     for (const statement of ddl) this.db.exec(statement);
     this.db.pragma('journal_mode = WAL');
     this.db.pragma('synchronous = NORMAL');

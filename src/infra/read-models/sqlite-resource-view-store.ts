@@ -80,6 +80,18 @@ export class SqliteResourceViewStore implements ResourceViewStore {
    */
   private readonly parsed = new Map<string, ResourceViewRecord>();
   private readonly counters: SqliteViewCounters;
+  /**
+   * Each project's communities, kept for one batch of the projection: the batch's transaction
+   * holds the write lock, so only this store changes the links meanwhile (and forgets them when
+   * it does). In a bulk load, kept until the load ends: nobody else writes a generation being
+   * loaded, and a rebuild looks up the communities of every resource.
+   */
+  private readonly communitiesOfProject = new Map<number, readonly number[]>();
+  /**
+   * Resources this batch found not stored, so without views: writing one needs no look for old
+   * views to replace (every resource of a rebuild). Kept for the batch only, like the communities.
+   */
+  private readonly unstored = new Set<number>();
 
   constructor(private readonly read: SqliteReadDb) {
     this.db = read.db;
@@ -87,9 +99,27 @@ export class SqliteResourceViewStore implements ResourceViewStore {
     this.counters = new SqliteViewCounters(this.db);
     read.createIndexes(pageIndexes);
     this.projection = sqliteProjectionStore(read, ['res_resources', 'res_project_links', 'res_views', 'res_view_counts'], {
-      beforeCommit: () => this.counters.write(),
-      rolledBack: () => this.counters.forget(),
+      beforeCommit: () => {
+        this.unstored.clear();
+        if (read.bulkLoading) {
+          this.counters.hold();
+        } else {
+          this.communitiesOfProject.clear();
+          this.counters.write();
+        }
+      },
+      rolledBack: () => {
+        this.unstored.clear();
+        this.communitiesOfProject.clear();
+        this.counters.forget();
+      },
     });
+    if (read.bulkLoading) {
+      read.whenLoaded(() => {
+        this.counters.write();
+        this.communitiesOfProject.clear();
+      });
+    }
     const db = this.db;
     this.s = {
       stored: db.prepare<[number], { resource: string | null; position: number | bigint }>('select resource, position from res_resources where resource_id = ?'),
@@ -101,9 +131,9 @@ export class SqliteResourceViewStore implements ResourceViewStore {
       views: db.prepare<[number], { doc: string }>('select doc from res_views where resource_id = ? order by view_key'),
       viewKeys: db.prepare<[number], ViewKeyRow>('select view_key, project_id, paragraph_id, audience_key from res_views where resource_id = ?'),
       deleteViews: db.prepare('delete from res_views where resource_id = ?'),
-      insertView: db.prepare(
+      insertView: db.prepare<[number, string, number, number, string, string, string, string, string]>(
         `insert into res_views (resource_id, view_key, project_id, paragraph_id, post_date, audience_key, search, tags, doc)
-         values (@resource_id, @view_key, @project_id, @paragraph_id, @post_date, @audience_key, @search, @tags, @doc)`,
+         values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
       link: db.prepare<[number], { community_project_id: number; community_id: number; project_id: number; position: number | bigint; removed: number }>(
         'select * from res_project_links where community_project_id = ?',
@@ -226,7 +256,10 @@ export class SqliteResourceViewStore implements ResourceViewStore {
 
   async stored(resourceId: number): Promise<StoredResource | null> {
     const row = this.s.stored.get(resourceId);
-    if (!row) return null;
+    if (!row) {
+      if (this.db.inTransaction) this.unstored.add(resourceId);
+      return null;
+    }
     return { resource: row.resource ? (JSON.parse(row.resource) as Resource) : null, position: BigInt(row.position) };
   }
 
@@ -237,23 +270,23 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   }
 
   async replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): Promise<void> {
-    const old = this.s.viewKeys.all(resourceId);
+    const old = this.unstored.delete(resourceId) ? [] : this.s.viewKeys.all(resourceId);
     for (const view of old) this.counters.change(view.view_key, view.project_id, view.paragraph_id, view.audience_key, -1);
     // A new resource (every one in a rebuild) has nothing to delete.
     if (old.length > 0) this.s.deleteViews.run(resourceId);
     for (const view of views) {
       const paragraph = view.paragraphId ?? 0;
-      this.s.insertView.run({
-        resource_id: resourceId,
-        view_key: view.viewKey,
-        project_id: view.projectId,
-        paragraph_id: paragraph,
-        post_date: view.postDate,
-        audience_key: view.audienceKey,
-        search: JSON.stringify([view.name, view.description, ...view.resourceTags].map((t) => t.toLowerCase())),
-        tags: JSON.stringify(view.tagsLower),
-        doc: JSON.stringify(view),
-      });
+      this.s.insertView.run(
+        resourceId,
+        view.viewKey,
+        view.projectId,
+        paragraph,
+        view.postDate,
+        view.audienceKey,
+        JSON.stringify([view.name, view.description, ...view.resourceTags].map((t) => t.toLowerCase())),
+        JSON.stringify(view.tagsLower),
+        JSON.stringify(view),
+      );
       this.counters.change(view.viewKey, view.projectId, paragraph, view.audienceKey, 1);
     }
   }
@@ -275,10 +308,18 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   }
 
   async writeProjectLink(link: ProjectLink, removed: boolean, position: bigint): Promise<void> {
+    this.communitiesOfProject.clear();
     this.s.putLink.run(link.communityProjectId, link.communityId, link.projectId, position, removed ? 1 : 0);
   }
 
   async projectCommunities(projectId: number): Promise<number[]> {
-    return this.s.communities.all(projectId).map((r) => r.community_id);
+    // Outside a batch another process may change the links at any time: read them each time.
+    if (!this.db.inTransaction && !this.read.bulkLoading) return this.s.communities.all(projectId).map((r) => r.community_id);
+    let communities = this.communitiesOfProject.get(projectId);
+    if (!communities) {
+      communities = this.s.communities.all(projectId).map((r) => r.community_id);
+      this.communitiesOfProject.set(projectId, communities);
+    }
+    return [...communities];
   }
 }
