@@ -258,6 +258,39 @@ function describeEventStoreContract(name: string, factory: () => Promise<Subject
         // then
         expect(events).toHaveLength(2);
       });
+
+      it('reads only the events of the given types, in global order across streams', async () => {
+        // given
+        const from = await mark(subject);
+        const first = subject.stream('first');
+        const second = subject.stream('second');
+        await store.appendToStream(first, [event('Kept'), event('Skipped')], 'no_stream');
+        await store.appendToStream(second, [event('Skipped'), event('AlsoKept')], 'no_stream');
+        await store.appendToStream(first, [event('Kept')], 1n);
+        // when
+        const events = await store.readAll(from, 1000, new Set(['Kept', 'AlsoKept']));
+        // then
+        const ours = events.filter((e) => e.streamId === first || e.streamId === second);
+        expect(ours.map((e) => [e.streamId, e.type])).toEqual([
+          [first, 'Kept'],
+          [second, 'AlsoKept'],
+          [first, 'Kept'],
+        ]);
+        expect(events.every((e) => e.type === 'Kept' || e.type === 'AlsoKept')).toBe(true);
+        expectStrictlyIncreasing(events);
+      });
+
+      it('fills maxCount with events of the given types, past any number of others between them', async () => {
+        // given: more skipped events than one page of the EventStoreDB adapter's read
+        const from = await mark(subject);
+        const stream = subject.stream('account');
+        const skipped = Array.from({ length: 600 }, () => event('Skipped'));
+        await store.appendToStream(stream, [event('Kept', { n: 1 }), ...skipped, event('Kept', { n: 2 }), event('Kept', { n: 3 })], 'no_stream');
+        // when
+        const events = await store.readAll(from, 2, new Set(['Kept']));
+        // then
+        expect(events.map((e) => e.data)).toEqual([{ n: 1 }, { n: 2 }]);
+      });
     });
 
     describe('subscribeToAll', () => {

@@ -153,8 +153,8 @@ export class EsdbEventStore implements EventStore {
     }
   }
 
-  async readAll(from: bigint | undefined, maxCount: number): Promise<RecordedEvent[]> {
-    // readAll in this client has no server-side filter: page until enough user events are found.
+  async readAll(from: bigint | undefined, maxCount: number, types?: ReadonlySet<string>): Promise<RecordedEvent[]> {
+    // readAll in this client has no server-side filter: page until enough user events (of `types`) are found.
     const events: RecordedEvent[] = [];
     let after = from;
     while (events.length < maxCount) {
@@ -167,7 +167,7 @@ export class EsdbEventStore implements EventStore {
         if (!event) return true;
         lastPosition = event.position;
         if (skipTo !== undefined && event.position.commit <= skipTo) return true;
-        if (!isSystemEvent(event)) events.push(toRecorded(event, event.position));
+        if (!isSystemEvent(event) && (types === undefined || types.has(event.type))) events.push(toRecorded(event, event.position));
         return events.length < maxCount;
       });
       if (seen < readAllPageSize || !lastPosition || lastPosition.commit === after) break;

@@ -62,8 +62,11 @@ export interface EventStore {
   readLastEvent(streamId: string): Promise<RecordedEvent | undefined>;
   /** The global position of the newest event in the log (a system event's, on EventStoreDB), or undefined when empty. */
   headPosition(): Promise<bigint | undefined>;
-  /** User events of all streams after `from`, oldest first, at most `maxCount`. */
-  readAll(from: bigint | undefined, maxCount: number): Promise<RecordedEvent[]>;
+  /**
+   * User events of all streams after `from`, oldest first, at most `maxCount`; only those whose
+   * type is in `types`, when given. Fewer than `maxCount` only at the end of the log.
+   */
+  readAll(from: bigint | undefined, maxCount: number, types?: ReadonlySet<string>): Promise<RecordedEvent[]>;
   /**
    * Catch-up subscription: every user event after `from`, in global order, then live ones.
    * `onEvent` is awaited before the next event is delivered. `onError` is called once if the

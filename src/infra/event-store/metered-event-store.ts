@@ -12,7 +12,7 @@ export function meteredEventStore(inner: EventStore, metrics: Metrics): EventSto
     },
     readStream: (streamId) => inner.readStream(streamId),
     readLastEvent: (streamId) => inner.readLastEvent(streamId),
-    readAll: (from, maxCount) => inner.readAll(from, maxCount),
+    readAll: (from, maxCount, types) => inner.readAll(from, maxCount, types),
     headPosition: () => inner.headPosition(),
     subscribeToAll: (from, onEvent, onError) => inner.subscribeToAll(from, onEvent, onError),
     ping: () => inner.ping(),
