@@ -183,7 +183,7 @@ export class ReadModelRunner {
   private async catchUpAndSubscribe(): Promise<void> {
     this.position.restartFrom(await this.projection.store.checkpoint(this.name));
     for (;;) {
-      const batch = await this.events.readAll(this.position.value, CATCH_UP_BATCH);
+      const batch = await this.events.readAll(this.position.value, CATCH_UP_BATCH, this.projection.eventTypes);
       await this.catchUp(batch);
       if (batch.length < CATCH_UP_BATCH) break;
       // Let requests, and the lease renewal, run between batches of a long catch-up.

@@ -3,7 +3,7 @@ import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { EventStore } from '../infra/event-store/event-store';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
-import type { ReadModelDigest, ReadModelProjection } from './read-model-projection';
+import { eventTypesOf, type ReadModelDigest, type ReadModelProjection } from './read-model-projection';
 import { ReadModelRunner, type RunnerOptions } from './read-model-runner';
 
 const SHARED_CATCH_UP_BATCH = 2000;
@@ -30,11 +30,12 @@ export class ReadModels {
       return;
     }
     // No lease: every runner projects here. One read of the log feeds them all (a rebuild reads
-    // the whole log once instead of once per read model).
+    // the whole log once instead of once per read model), and only the events they fold.
     const starts = await Promise.all(this.runners.map((runner) => runner.prepareCatchUp()));
     let from = starts.some((p) => p === undefined) ? undefined : starts.reduce((a, b) => (b !== undefined && a !== undefined && b < a ? b : a));
+    const types = eventTypesOf(this.runners.map((runner) => runner.projection));
     for (;;) {
-      const batch = await this.events.readAll(from, SHARED_CATCH_UP_BATCH);
+      const batch = await this.events.readAll(from, SHARED_CATCH_UP_BATCH, types);
       for (const runner of this.runners) {
         await runner.catchUp(batch);
         // A rebuild runs beside the requests of a serving process: they go between commits.

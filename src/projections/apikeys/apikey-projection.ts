@@ -11,7 +11,7 @@ export function apiKeyProjection(store: ApiKeyStore): ReadModelProjection {
   return foldingProjection({
     name: API_KEYS_PROJECTION,
     store: store.projectionStore,
-    handles: (event) => API_KEY_EVENT_TYPES.has(event.type),
+    selects: { types: API_KEY_EVENT_TYPES },
     async fold(event: ApiKeyEventData, recorded: RecordedEvent): Promise<void> {
       switch (event.type) {
         case 'ApiKeyCreated': {

@@ -4,12 +4,14 @@ import type { RecordedEvent } from '../../infra/event-store/event-store';
 import { foldingProjection, type ReadModelProjection } from '../read-model-projection';
 import type { ApplicationStore } from './application-store';
 
+const APPLICATION_EVENT_TYPES: ReadonlySet<DirectoryEvent['type']> = new Set(['ApplicationDefinitionUpserted', 'ApplicationUpserted']);
+
 /** Folds application definitions and applications from the directory feed; writes guarded by position. */
 export function applicationProjection(store: ApplicationStore): ReadModelProjection {
   return foldingProjection({
     name: 'applications',
     store: store.projection,
-    handles: (event) => event.streamId === DIRECTORY_STREAM && (event.type === 'ApplicationDefinitionUpserted' || event.type === 'ApplicationUpserted'),
+    selects: { types: APPLICATION_EVENT_TYPES, streams: (streamId) => streamId === DIRECTORY_STREAM },
     async fold(event: DirectoryEvent, recorded: RecordedEvent): Promise<void> {
       if (event.type === 'ApplicationDefinitionUpserted') await store.putDefinition(event.data, recorded.position);
       if (event.type === 'ApplicationUpserted') {

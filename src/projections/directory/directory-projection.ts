@@ -1,5 +1,5 @@
 import type { DirectoryEvent } from '../../domain/directory/directory-events';
-import { DIRECTORY_STREAM } from '../../domain/directory/directory-events';
+import { DIRECTORY_EVENT_TYPES, DIRECTORY_STREAM } from '../../domain/directory/directory-events';
 import type { RecordedEvent } from '../../infra/event-store/event-store';
 import { foldingProjection, type ReadModelProjection } from '../read-model-projection';
 import { directoryChange } from './directory-records';
@@ -10,7 +10,7 @@ export function directoryProjection(store: DirectoryStore): ReadModelProjection 
   return foldingProjection({
     name: 'directory',
     store: store.projection,
-    handles: (event) => event.streamId === DIRECTORY_STREAM,
+    selects: { types: DIRECTORY_EVENT_TYPES, streams: (streamId) => streamId === DIRECTORY_STREAM },
     async fold(event: DirectoryEvent, recorded: RecordedEvent): Promise<void> {
       const change = directoryChange(event);
       if (change) await store.write(change, recorded.position);

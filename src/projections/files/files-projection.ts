@@ -25,7 +25,7 @@ export function filesProjection(store: FilesStore): ReadModelProjection {
   return foldingProjection({
     name: FILES_PROJECTION,
     store: store.projectionStore,
-    handles: (event) => FOLDED_TYPES.has(event.type),
+    selects: { types: FOLDED_TYPES },
     async fold(event: Folded, recorded: RecordedEvent): Promise<void> {
       const position = recorded.position;
       switch (event.type) {

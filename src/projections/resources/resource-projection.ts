@@ -3,12 +3,15 @@ import { RESOURCE_EVENT_TYPES } from '../../domain/resource/resource-events';
 import { evolve, initialState } from '../../domain/resource/resource-evolve';
 import type { Resource } from '../../domain/resource/resource';
 import { viewsOf } from '../../domain/resource/resource-views';
+import { DIRECTORY_STREAM } from '../../domain/directory/directory-events';
 import type { RecordedEvent } from '../../infra/event-store/event-store';
-import type { ReadModelProjection } from '../read-model-projection';
+import { selecting, type ReadModelProjection } from '../read-model-projection';
 import type { ResourceViewRecord, ResourceViewStore } from './resource-view-store';
 import { audienceKeyOf } from './resource-view-store';
 
 const resourceTypes: ReadonlySet<string> = new Set(RESOURCE_EVENT_TYPES);
+/** A resource's own events, and the directory's links of projects to communities (which views a resource has). */
+const foldedTypes: ReadonlySet<string> = new Set([...RESOURCE_EVENT_TYPES, 'CommunityProjectUpserted', 'CommunityProjectRemoved']);
 
 /** Every view of a resource as the read model stores it. Pure: both adapters store the same records. */
 export function viewRecords(resource: Resource, communities: readonly number[]): ResourceViewRecord[] {
@@ -61,8 +64,7 @@ export function resourceProjection(store: ResourceViewStore): ReadModelProjectio
   return {
     name: 'resources',
     store: store.projection,
-    handles: (event) =>
-      event.type === 'CommunityProjectUpserted' || event.type === 'CommunityProjectRemoved' || (event.streamId.startsWith('resource-') && resourceTypes.has(event.type)),
+    ...selecting({ types: foldedTypes, streams: (streamId) => streamId === DIRECTORY_STREAM || streamId.startsWith('resource-') }),
     async apply(recorded: RecordedEvent): Promise<void> {
       if (recorded.type === 'CommunityProjectUpserted' || recorded.type === 'CommunityProjectRemoved') {
         const data = recorded.data as { communityProjectId: number; communityId?: number; projectId?: number };
