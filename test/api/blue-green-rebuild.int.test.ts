@@ -3,6 +3,7 @@
  * models while the current one keeps answering, then switches. From the HTTP operator route, and
  * from the CLI while the service runs.
  */
+import os from 'node:os';
 import { demo, demoDirectory } from '../support/demo-directory';
 import { cli } from '../support/service-process';
 import { startTestServer, type TestServer } from '../support/test-server';
@@ -55,8 +56,9 @@ describe('blue/green rebuild of the read models', () => {
     // given
     const before = await digest();
     // when
-    await cli({ DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' }, 'rebuild');
-    // then
+    const closing = JSON.parse((await cli({ DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' }, 'rebuild')).split('\n').at(-1) ?? '{}') as { rebuilt: boolean; niceness: number };
+    // then: the rebuild ran below this process's CPU priority, as background work
+    expect(closing).toMatchObject({ rebuilt: true, niceness: Math.min(19, os.getPriority() + 10) });
     for (let tries = 0; (await digest()).generation === before.generation; tries++) {
       if (tries > 100) throw new Error('the service never switched generation');
       await new Promise((r) => setTimeout(r, 50));
