@@ -9,6 +9,7 @@ import type { LeaseStore } from '../../src/projections/projection-lease';
 import type { ReadModelProjection } from '../../src/projections/read-model-projection';
 import { ReadModelRunner } from '../../src/projections/read-model-runner';
 import { isTransientStoreError } from '../../src/projections/transient-error';
+import { eventStoreExcept } from '../support/event-store-double';
 
 const metadata = { actor: { userId: 0, credential: 'system' as const }, correlationId: 't', at: '2026-01-01T00:00:00.000Z' };
 
@@ -46,22 +47,14 @@ function busyOnce(projection: ReadModelProjection): ReadModelProjection {
 /** The event store, except that its first live subscription drops right after it starts. */
 function droppingOnce(inner: EventStore): EventStore {
   let dropped = false;
-  return {
-    identity: inner.identity,
-    appendToStream: inner.appendToStream.bind(inner),
-    readStream: inner.readStream.bind(inner),
-    readLastEvent: inner.readLastEvent.bind(inner),
-    readAll: inner.readAll.bind(inner),
-    headPosition: inner.headPosition.bind(inner),
-    ping: inner.ping.bind(inner),
-    close: inner.close.bind(inner),
+  return eventStoreExcept(inner, {
     subscribeToAll(from, onEvent, onError) {
       if (dropped) return inner.subscribeToAll(from, onEvent, onError);
       dropped = true;
       setTimeout(() => onError?.(new Error('connection reset')), 10);
       return { close: async () => undefined };
     },
-  };
+  });
 }
 
 /**

@@ -14,6 +14,7 @@ import { SqliteReadDb, sqliteProjectionStore } from '../../src/infra/read-models
 import { selecting, type EventSelection, type ReadModelProjection } from '../../src/projections/read-model-projection';
 import { ReadModelRunner } from '../../src/projections/read-model-runner';
 import { ReadModels } from '../../src/projections/read-models';
+import { eventStoreExcept } from '../support/event-store-double';
 
 const metadata = { actor: { userId: 0, credential: 'system' as const }, correlationId: 't', at: '2026-01-01T00:00:00.000Z' };
 
@@ -35,22 +36,14 @@ function recordingProjection(read: SqliteReadDb, name: string, selection?: Event
 /** The event store, recording the type of every event its readAll answered. */
 function recordingReads(inner: EventStore): EventStore & { readTypes: string[] } {
   const readTypes: string[] = [];
-  return {
-    identity: inner.identity,
-    appendToStream: inner.appendToStream.bind(inner),
-    readStream: inner.readStream.bind(inner),
-    readLastEvent: inner.readLastEvent.bind(inner),
-    headPosition: inner.headPosition.bind(inner),
-    subscribeToAll: inner.subscribeToAll.bind(inner),
-    ping: inner.ping.bind(inner),
-    close: inner.close.bind(inner),
+  const events = eventStoreExcept(inner, {
     async readAll(from, maxCount, types) {
-      const events = await inner.readAll(from, maxCount, types);
-      readTypes.push(...events.map((e) => e.type));
-      return events;
+      const read = await inner.readAll(from, maxCount, types);
+      readTypes.push(...read.map((e) => e.type));
+      return read;
     },
-    readTypes,
-  };
+  });
+  return Object.assign(events, { readTypes });
 }
 
 describe('read models catching up together', () => {
