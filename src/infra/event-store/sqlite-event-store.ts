@@ -210,10 +210,7 @@ export class SqliteEventStore implements EventStore {
   }
 
   async readAll(from: bigint | undefined, maxCount: number, types?: ReadonlySet<string>): Promise<RecordedEvent[]> {
-    if (types === undefined) return this.readAllNow(from, maxCount);
-    if (maxCount <= 0) return [];
-    // The rows of other types are skipped inside SQLite, never made into strings and objects.
-    return this.statements.allOfTypes.all(from ?? 0n, JSON.stringify([...types]), maxCount).map(rawToRecorded);
+    return this.readAllNow(from, maxCount, types);
   }
 
   async headPosition(): Promise<bigint | undefined> {
@@ -280,9 +277,13 @@ export class SqliteEventStore implements EventStore {
     if (this.db.open) this.db.close();
   }
 
-  private readAllNow(from: bigint | undefined, maxCount: number): RecordedEvent[] {
+  private readAllNow(from: bigint | undefined, maxCount: number, types?: ReadonlySet<string>): RecordedEvent[] {
     // SQLite reads a negative LIMIT as "no limit".
     if (maxCount <= 0) return [];
-    return this.statements.all.all(from ?? 0n, maxCount).map(rawToRecorded);
+    // The rows of other types are skipped inside SQLite, never made into strings and objects.
+    const rows = types
+      ? this.statements.allOfTypes.all(from ?? 0n, JSON.stringify([...types]), maxCount)
+      : this.statements.all.all(from ?? 0n, maxCount);
+    return rows.map(rawToRecorded);
   }
 }

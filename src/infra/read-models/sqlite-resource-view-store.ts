@@ -313,11 +313,12 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   }
 
   async projectCommunities(projectId: number): Promise<number[]> {
+    const read = () => this.s.communities.all(projectId).map((r) => r.community_id);
     // Outside a batch another process may change the links at any time: read them each time.
-    if (!this.db.inTransaction && !this.read.bulkLoading) return this.s.communities.all(projectId).map((r) => r.community_id);
+    if (!this.db.inTransaction && !this.read.bulkLoading) return read();
     let communities = this.communitiesOfProject.get(projectId);
     if (!communities) {
-      communities = this.s.communities.all(projectId).map((r) => r.community_id);
+      communities = read();
       this.communitiesOfProject.set(projectId, communities);
     }
     return [...communities];
