@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
@@ -45,9 +46,14 @@ export class DiskFileStore implements FileStore {
     content.on('data', (chunk: Buffer) => {
       size += chunk.length;
     });
+    const sink = fs.createWriteStream(file, { flags: 'wx', mode: 0o600 });
     try {
-      await pipeline(content, fs.createWriteStream(file, { flags: 'wx', mode: 0o600 }));
+      await pipeline(content, sink);
     } catch (error) {
+      // A write stream opens its file after it is created: a source that fails at once destroys
+      // the stream while the open is still under way, and a rm run now could come before the
+      // open and leave the file behind. Once the stream is closed, its file exists or never will.
+      if (!sink.closed) await once(sink, 'close').catch(() => undefined);
       await fs.promises.rm(file, { force: true });
       throw error;
     }
