@@ -23,8 +23,9 @@ async function seeded(env: Record<string, string> = {}, clock?: () => Date): Pro
   return server;
 }
 
+/** Minted at the service's clock, so it holds however far a test moved that clock. */
 async function createKey(server: TestServer, userId: number, body: unknown = { name: 'ci' }): Promise<HttpResult<any>> {
-  return server.post('/api/apikey', body, { token: await server.sessionToken(userId) });
+  return server.post('/api/apikey', body, { token: await server.token(userId) });
 }
 
 async function newKey(server: TestServer, userId: number = demo.users.admin1, body: unknown = { name: 'ci' }) {
@@ -43,6 +44,13 @@ describe('API keys', () => {
     server = await seeded({ RATE_LIMIT_PER_HOUR: '1000', API_KEY_CAP: '1000' }, clock.now);
   });
   afterAll(() => server.close());
+  // Every first use of a key runs argon2 and takes one attempt from the client address's
+  // verification budget, which all these tests share: each test starts a day later, so that its
+  // budget and quota hold whatever ran before it. Sessions are minted at that time (session()).
+  beforeEach(() => {
+    clock.advance(DAY_MS);
+  });
+  const session = (userId: number) => server.token(userId);
 
   describe('creation', () => {
     it('given a community admin with a session, when a key is created, then the flat record with the plaintext key, once', async () => {
@@ -58,7 +66,7 @@ describe('API keys', () => {
         expiresAt: new Date(clock.now().getTime() + 30 * DAY_MS).toISOString(),
       });
       expect(res.body.key.startsWith(`${res.body.keyId}.`)).toBe(true);
-      const listed = await server.get('/api/apikey', { token: await server.sessionToken(demo.users.admin1) });
+      const listed = await server.get('/api/apikey', { token: await session(demo.users.admin1) });
       expect(listed.text).not.toContain(res.body.key.split('.')[1]);
     });
 
@@ -90,7 +98,7 @@ describe('API keys', () => {
       ['expiresInDays 1.5', { name: 'k', expiresInDays: 1.5 }, 'expiresInDays'],
       ['expiresInDays "30"', { name: 'k', expiresInDays: '30' }, 'expiresInDays'],
     ])('given %s, when created, then 400 naming the field, and nothing is created', async (_case, body, field) => {
-      const token = await server.sessionToken(demo.users.admin2);
+      const token = await session(demo.users.admin2);
       const before = await server.get('/api/apikey', { token });
 
       const res = await createKey(server, demo.users.admin2, body);
@@ -140,7 +148,7 @@ describe('API keys', () => {
     });
 
     it('given a session, when getcurrent is called, then no rate-limit header (bearer sessions are not limited)', async () => {
-      const res = await server.get('/api/user/getcurrent', { token: await server.sessionToken(demo.users.admin1) });
+      const res = await server.get('/api/user/getcurrent', { token: await session(demo.users.admin1) });
 
       expect(res.status).toBe(200);
       expect(res.headers.get('ratelimit-limit')).toBeNull();
@@ -192,7 +200,7 @@ describe('API keys', () => {
 
     it('given a key in Authorization: Bearer, or both headers, then 401', async () => {
       const key = await newKey(server);
-      const token = await server.sessionToken(demo.users.admin1);
+      const token = await session(demo.users.admin1);
 
       expect((await server.get('/api/user/getcurrent', { headers: { authorization: `Bearer ${key.key}` } })).status).toBe(401);
       expect((await server.get('/api/user/getcurrent', { token, apiKey: key.key })).status).toBe(401);
@@ -231,7 +239,7 @@ describe('API keys', () => {
       clock.advance(1000);
       const second = await newKey(server, demo.users.admin1, { name: 'second' });
       await server.get('/api/user/getcurrent', { apiKey: second.key });
-      const token = await server.sessionToken(demo.users.admin1);
+      const token = await session(demo.users.admin1);
 
       const res = await server.get('/api/apikey', { token });
 
@@ -252,13 +260,13 @@ describe('API keys', () => {
       clock.advance(DAY_MS);
 
       expect((await server.get('/api/user/getcurrent', { apiKey: key.key })).status).toBe(401);
-      const listed = await server.get('/api/apikey', { token: await server.sessionToken(demo.users.admin1) });
+      const listed = await server.get('/api/apikey', { token: await session(demo.users.admin1) });
       expect(listed.body.find((k: { id: number }) => k.id === key.id)).toMatchObject({ isExpired: true });
     });
 
     it('given a cached key, when revoked, then 204, the next request with it is 401, and it is no longer listed', async () => {
       const key = await newKey(server);
-      const token = await server.sessionToken(demo.users.admin1);
+      const token = await session(demo.users.admin1);
       expect((await server.get('/api/user/getcurrent', { apiKey: key.key })).status).toBe(200);
 
       const res = await server.request('DELETE', `/api/apikey/${key.id}`, undefined, { token });
@@ -275,20 +283,20 @@ describe('API keys', () => {
       ['a key that does not exist', async () => 999_999],
       ['a key already revoked', async () => {
         const key = await newKey(server);
-        await server.request('DELETE', `/api/apikey/${key.id}`, undefined, { token: await server.sessionToken(demo.users.admin1) });
+        await server.request('DELETE', `/api/apikey/${key.id}`, undefined, { token: await session(demo.users.admin1) });
         return key.id;
       }],
     ])('given %s, when revoked, then 404', async (_case, idOf) => {
       const id = await idOf();
 
-      const res = await server.request('DELETE', `/api/apikey/${id}`, undefined, { token: await server.sessionToken(demo.users.admin1) });
+      const res = await server.request('DELETE', `/api/apikey/${id}`, undefined, { token: await session(demo.users.admin1) });
 
       expect(res.status).toBe(404);
       expect(res.body.type).toBe('/problems/not-found');
     });
 
     it('given a path id that is not a positive integer, when revoked, then 400 naming id', async () => {
-      const res = await server.request('DELETE', '/api/apikey/abc', undefined, { token: await server.sessionToken(demo.users.admin1) });
+      const res = await server.request('DELETE', '/api/apikey/abc', undefined, { token: await session(demo.users.admin1) });
 
       expect(res.status).toBe(400);
       expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['id']);
@@ -298,7 +306,7 @@ describe('API keys', () => {
   describe('rotation', () => {
     it('given a key rotated with 2 h of grace, then the answer has the same id and keyId, both secrets work for 2 h, then only the new one', async () => {
       const key = await newKey(server);
-      const token = await server.sessionToken(demo.users.admin1);
+      const token = await session(demo.users.admin1);
       expect((await server.get('/api/user/getcurrent', { apiKey: key.key })).status).toBe(200);
 
       const res = await server.post(`/api/apikey/${key.id}/rotate`, { graceHours: 2 }, { token });
@@ -317,7 +325,7 @@ describe('API keys', () => {
 
     it('given a rotation with graceHours 0, then the old secret stops at once', async () => {
       const key = await newKey(server);
-      const token = await server.sessionToken(demo.users.admin1);
+      const token = await session(demo.users.admin1);
 
       const res = await server.post(`/api/apikey/${key.id}/rotate`, { graceHours: 0 }, { token });
 
@@ -328,7 +336,7 @@ describe('API keys', () => {
     it.each([[-1], [169], [1.5], ['24']])('given graceHours %p, when rotating, then 400 naming graceHours', async (graceHours) => {
       const key = await newKey(server);
 
-      const res = await server.post(`/api/apikey/${key.id}/rotate`, { graceHours }, { token: await server.sessionToken(demo.users.admin1) });
+      const res = await server.post(`/api/apikey/${key.id}/rotate`, { graceHours }, { token: await session(demo.users.admin1) });
 
       expect(res.status).toBe(400);
       expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['graceHours']);
@@ -337,7 +345,7 @@ describe('API keys', () => {
     it("given another user's key, when rotating, then 404", async () => {
       const key = await newKey(server, demo.users.admin2);
 
-      const res = await server.post(`/api/apikey/${key.id}/rotate`, {}, { token: await server.sessionToken(demo.users.admin1) });
+      const res = await server.post(`/api/apikey/${key.id}/rotate`, {}, { token: await session(demo.users.admin1) });
 
       expect(res.status).toBe(404);
     });
@@ -350,6 +358,7 @@ describe('API key cap', () => {
     server = await seeded({ API_KEY_CAP: '10' });
   });
   afterAll(() => server.close());
+  // The cap is per user: each test works on keys of its own user.
 
   it('given 15 creations at once, then exactly 10 succeed and the others answer 409', async () => {
     const results = await Promise.all(Array.from({ length: 15 }, (_, i) => createKey(server, demo.users.admin2, { name: `k${i}` })));
@@ -363,23 +372,30 @@ describe('API key cap', () => {
   });
 
   it('given the cap reached, when one key is revoked, then one more can be created', async () => {
-    const token = await server.sessionToken(demo.users.admin2);
+    // given
+    const token = await server.sessionToken(demo.users.admin1);
+    for (let i = 0; i < 10; i++) await newKey(server, demo.users.admin1, { name: `k${i}` });
     const [first] = (await server.get('/api/apikey', { token })).body as { id: number }[];
-    expect((await createKey(server, demo.users.admin2)).status).toBe(409);
-
-    await server.request('DELETE', `/api/apikey/${first?.id}`, undefined, { token });
-
-    expect((await createKey(server, demo.users.admin2)).status).toBe(200);
+    const refused = await createKey(server, demo.users.admin1);
+    expect(refused.status).toBe(409);
+    expect(refused.body.type).toBe('/problems/conflict');
+    // when
+    expect((await server.request('DELETE', `/api/apikey/${first?.id}`, undefined, { token })).status).toBe(204);
+    // then
+    expect((await createKey(server, demo.users.admin1)).status).toBe(200);
   });
 });
 
 describe('API key rate limit', () => {
-  const clock = manualClock();
+  // A server and a clock per test: the client address's verification budget and the lockouts
+  // are shared state, and each test must start from none spent.
+  let clock: ReturnType<typeof manualClock>;
   let server: TestServer;
-  beforeAll(async () => {
+  beforeEach(async () => {
+    clock = manualClock();
     server = await seeded({ RATE_LIMIT_PER_HOUR: '3' }, clock.now);
   });
-  afterAll(() => server.close());
+  afterEach(() => server.close());
 
   /** Uses up the hour's quota and answers the 429 that follows. */
   async function exhaust(key: string): Promise<HttpResult<any>> {

@@ -215,14 +215,23 @@ describe('OpenAPI document and response contract', () => {
       });
     });
 
+    /** A resource of the test's own, so that no test changes what another reads. */
+    const ownResource = async () => {
+      const body = { id: 0, name: 'Own', resourceUrl: 'https://example.org/own.pdf', privacyLevel: 2, communityProjectId: demo.communityProjects.solarIn1 };
+      const res = await server.post('/api/Resource/SaveProjectResource', body, await auth(demo.users.team));
+      expect(res.status).toBe(200);
+      return res.body.id as number;
+    };
+
     it('SaveProjectResource: an update answers the saved resource too', async () => {
+      const id = await ownResource();
       const res = await server.post(
         '/api/Resource/SaveProjectResource',
-        { id: shared, name: 'Pitch deck v2', resourceUrl: 'https://example.org/deck.pdf', privacyLevel: 2, communityProjectId: demo.communityProjects.solarIn1 },
+        { id, name: 'Pitch deck v2', resourceUrl: 'https://example.org/deck.pdf', privacyLevel: 2, communityProjectId: demo.communityProjects.solarIn1 },
         await auth(demo.users.team),
       );
       expectContract(res, 'post', '/api/Resource/SaveProjectResource', savedResourceSchema);
-      expect(res.body).toMatchObject({ id: shared, name: 'Pitch deck v2' });
+      expect(res.body).toMatchObject({ id, name: 'Pitch deck v2' });
     });
 
     it.each([
@@ -303,7 +312,7 @@ describe('OpenAPI document and response contract', () => {
     });
 
     it('RemoveProjectResource', async () => {
-      const res = await server.get(`/api/Resource/RemoveProjectResource?id=${custom}`, await auth(demo.users.team));
+      const res = await server.get(`/api/Resource/RemoveProjectResource?id=${await ownResource()}`, await auth(demo.users.team));
       expectContract(res, 'get', '/api/Resource/RemoveProjectResource', removeProjectResourceSchema);
       expect(res.body).toEqual({ statusCode: 200 });
     });

@@ -13,6 +13,10 @@ import { serverForSuite } from '../support/suite-server';
  *  - CHURN (62, public): in community 1 (1620), built-in circles 180 (team) and 181 (mentors),
  *    both described as active; team Ada and Tara (31), mentor Milo (32); Nia (33) is an approved
  *    member of community 1. Used for directory changes.
+ *  - SCRATCH (63, 64, 65, public): in no community; Ada is their team. Each belongs to one test
+ *    that writes into it, so that no other test's counts depend on those writes.
+ * Every test arranges what it reads: none depends on another having run before it (CI runs the
+ * suite in a random order).
  */
 const { users, communities, projects } = demo;
 const LAB = 60;
@@ -21,6 +25,9 @@ const CHURN = 62;
 const TARA = 31;
 const MILO = 32;
 const NIA = 33;
+const FRESH = 63;
+const REMEMBERED = 64;
+const RECOUNTED = 65;
 
 const seed = [
   { type: 'UserUpserted', data: { userId: TARA, name: 'Tara Team', status: 'active' } },
@@ -29,6 +36,10 @@ const seed = [
   { type: 'ProjectUpserted', data: { projectId: LAB, name: 'List Lab', visibility: 'public', teamCircleId: 160, mentorsCircleId: 161 } },
   { type: 'ProjectUpserted', data: { projectId: PAGING, name: 'Paging', visibility: 'public', teamCircleId: 170, mentorsCircleId: 171 } },
   { type: 'ProjectUpserted', data: { projectId: CHURN, name: 'Churn', visibility: 'public', teamCircleId: 180, mentorsCircleId: 181 } },
+  ...[FRESH, REMEMBERED, RECOUNTED].flatMap((projectId) => [
+    { type: 'ProjectUpserted', data: { projectId, name: `Scratch ${projectId}`, visibility: 'public', teamCircleId: projectId * 10, mentorsCircleId: projectId * 10 + 1 } },
+    { type: 'ProjectMemberSet', data: { projectId, userId: users.team, role: 'team' } },
+  ]),
   { type: 'CommunityProjectUpserted', data: { communityProjectId: 1600, communityId: communities.public1, projectId: LAB } },
   { type: 'CommunityProjectUpserted', data: { communityProjectId: 1601, communityId: communities.public3, projectId: LAB } },
   { type: 'CommunityProjectUpserted', data: { communityProjectId: 1620, communityId: communities.public1, projectId: CHURN } },
@@ -200,10 +211,16 @@ describe('POST /api/Project/GetResourceList', () => {
     });
 
     it('orderBy 1 follows postDate, not the id: an update does not move a resource up', async () => {
-      const before = await list({ communityId: 1, orderBy: 1 });
-      const touched = await api.save(users.team, { ...newResource({}), id: r.R1.id, name: r.R1.name, resourceTags: ['Energy', 'Guide'], privacyLevel: 1 });
+      // given: two resources of FRESH, the second posted last, so listed first
+      const first = await api.create(users.team, newResource(scope.project(FRESH)));
+      const second = await api.create(users.team, newResource(scope.project(FRESH)));
+      const newestFirst = async () => idsOf(await api.listOk(users.member1, { projectId: FRESH, orderBy: 1, take: 1000 })).filter((id) => id === first.id || id === second.id);
+      expect(await newestFirst()).toEqual([second.id, first.id]);
+      // when the first is updated
+      const touched = await api.save(users.team, { ...newResource({}), id: first.id, name: 'Touched', privacyLevel: 1 });
       expect(touched.status).toBe(200);
-      expect(await list({ communityId: 1, orderBy: 1 })).toEqual(before);
+      // then it keeps its place
+      expect(await newestFirst()).toEqual([second.id, first.id]);
     });
 
     it.each([2, -1, 0.5, '1'])('given orderBy %j, then 400 naming orderBy', async (orderBy) => {
@@ -391,8 +408,8 @@ describe('POST /api/Project/GetResourceList', () => {
 
   describe('read-your-writes', () => {
     it('a save is listed by the very next request, an update shows at once, a removal disappears at once', async () => {
-      const created = await api.create(users.team, newResource(scope.project(LAB), { name: 'Fresh' }));
-      const find = async () => (await api.listOk(users.member1, { projectId: LAB, take: 1000 })).resources.list.find((x) => x.id === created.id);
+      const created = await api.create(users.team, newResource(scope.project(FRESH), { name: 'Fresh' }));
+      const find = async () => (await api.listOk(users.member1, { projectId: FRESH, take: 1000 })).resources.list.find((x) => x.id === created.id);
       expect((await find())?.name).toBe('Fresh');
       await api.save(users.team, { ...newResource({}), id: created.id, name: 'Fresher', privacyLevel: 1 });
       expect((await find())?.name).toBe('Fresher');
@@ -407,21 +424,24 @@ describe('POST /api/Project/GetResourceList', () => {
 
   describe('answers remembered between writes', () => {
     it('given the team and a member asking the same list in turn, then each gets their own view every time', async () => {
-      // given: PAGING holds 55 public resources and 5 Team ones (created in "paging" above)
-      const count = async (userId: number) => (await api.listOk(userId, { projectId: PAGING, take: 5 })).resources.count;
+      // given: REMEMBERED holds 3 public resources and 2 Team ones
+      for (const privacyLevel of [1, 1, 1, 3, 3]) await api.create(users.team, newResource(scope.project(REMEMBERED), { privacyLevel }));
+      const count = async (userId: number) => (await api.listOk(userId, { projectId: REMEMBERED, take: 1 })).resources.count;
       // when
       const counts = [await count(users.team), await count(users.member1), await count(users.team), await count(users.member1)];
       // then
-      expect(counts).toEqual([60, 55, 60, 55]);
+      expect(counts).toEqual([5, 3, 5, 3]);
     });
 
     it('given a list asked twice, when a resource is added between, then the second answer holds it and the first did not', async () => {
       // given
-      const body = { projectId: PAGING, take: 1000 };
+      for (let i = 0; i < 3; i++) await api.create(users.team, newResource(scope.project(RECOUNTED), { privacyLevel: 1 }));
+      const body = { projectId: RECOUNTED, take: 1000 };
       const before = idsOf(await api.listOk(users.member1, body));
+      expect(before).toHaveLength(3);
       expect(idsOf(await api.listOk(users.member1, body))).toEqual(before);
       // when
-      const added = await api.create(users.team, newResource(scope.project(PAGING), { privacyLevel: 1 }));
+      const added = await api.create(users.team, newResource(scope.project(RECOUNTED), { privacyLevel: 1 }));
       // then
       const after = idsOf(await api.listOk(users.member1, body));
       expect(before).not.toContain(added.id);
@@ -447,10 +467,22 @@ describe('POST /api/Project/GetResourceList', () => {
     });
 
     describe("given Milo's (a mentor's) resource, Custom with the team and mentors circles granted", () => {
+      const mentorsCircle = (isActive: boolean) => ({
+        type: 'CircleUpserted',
+        data: { circleId: 181, name: 'Mentors', longName: 'Churn mentors', isActive, projectId: CHURN, communityId: null },
+      });
+      const niaInCircle = { type: 'CircleMemberSet', data: { circleId: 181, userId: NIA } };
+      const niaOutOfCircle = { type: 'CircleMemberRemoved', data: { circleId: 181, userId: NIA } };
+      const directory = async (...events: { type: string; data: Record<string, unknown> }[]) => expect((await server.directory(events)).status).toBe(200);
       let mentors: ResourceRecord;
       beforeAll(async () => {
         mentors = await api.create(MILO, newResource(scope.communityProject(1620), { privacyLevel: 1 }));
         expect(mentors.privacyLevel).toBe(4);
+      });
+      // Each test starts from the state the block names, whatever ran before it: the mentors
+      // circle active and without Nia, Milo a mentor of CHURN.
+      beforeEach(async () => {
+        await directory(mentorsCircle(true), niaOutOfCircle, { type: 'ProjectMemberSet', data: { projectId: CHURN, userId: MILO, role: 'mentor' } });
       });
 
       it('Nia, an approved member, does not see it', async () => {
@@ -458,37 +490,48 @@ describe('POST /api/Project/GetResourceList', () => {
       });
 
       it('when Nia is put in the mentors circle, then she sees it on her next request', async () => {
-        expect((await server.directory([{ type: 'CircleMemberSet', data: { circleId: 181, userId: NIA } }])).status).toBe(200);
+        await directory(niaInCircle);
         expect(await sees(NIA, mentors.id, communities.public1)).toBe(true);
         // Being in a circle grants sight, not edit rights.
         const record = (await api.listOk(NIA, { projectId: CHURN, communityId: communities.public1 })).resources.list.find((x) => x.id === mentors.id);
         expect(record?.canEdit).toBe(false);
       });
 
-      it('when the mentors circle is made inactive, then it stops granting: Nia no longer sees it, Milo (its author) still does', async () => {
-        const res = await server.directory([
-          { type: 'CircleUpserted', data: { circleId: 181, name: 'Mentors', longName: 'Churn mentors', isActive: false, projectId: CHURN, communityId: null } },
-        ]);
-        expect(res.status).toBe(200);
+      it('given Nia in the circle, when the circle is made inactive, then it stops granting: Nia no longer sees it, Milo (its author) still does', async () => {
+        // given
+        await directory(niaInCircle);
+        expect(await sees(NIA, mentors.id, communities.public1)).toBe(true);
+        // when
+        await directory(mentorsCircle(false));
+        // then
         expect(await sees(NIA, mentors.id, communities.public1)).toBe(false);
         expect(await sees(MILO, mentors.id, communities.public1)).toBe(true);
         expect(await sees(users.team, mentors.id, communities.public1)).toBe(true);
       });
 
-      it('when the circle is active again, then it grants again', async () => {
-        await server.directory([
-          { type: 'CircleUpserted', data: { circleId: 181, name: 'Mentors', longName: 'Churn mentors', isActive: true, projectId: CHURN, communityId: null } },
-        ]);
+      it('given Nia in an inactive circle, when the circle is active again, then it grants again', async () => {
+        // given
+        await directory(niaInCircle, mentorsCircle(false));
+        expect(await sees(NIA, mentors.id, communities.public1)).toBe(false);
+        // when
+        await directory(mentorsCircle(true));
+        // then
         expect(await sees(NIA, mentors.id, communities.public1)).toBe(true);
       });
 
-      it('when Nia leaves the circle, then she stops seeing it', async () => {
-        await server.directory([{ type: 'CircleMemberRemoved', data: { circleId: 181, userId: NIA } }]);
+      it('given Nia in the circle, when she leaves it, then she stops seeing it', async () => {
+        // given
+        await directory(niaInCircle);
+        expect(await sees(NIA, mentors.id, communities.public1)).toBe(true);
+        // when
+        await directory(niaOutOfCircle);
+        // then
         expect(await sees(NIA, mentors.id, communities.public1)).toBe(false);
       });
 
       it('when Milo stops being a mentor, then he may no longer edit it nor see it', async () => {
-        await server.directory([{ type: 'ProjectMemberRemoved', data: { projectId: CHURN, userId: MILO } }]);
+        expect(await sees(MILO, mentors.id, communities.public1)).toBe(true);
+        await directory({ type: 'ProjectMemberRemoved', data: { projectId: CHURN, userId: MILO } });
         expect(await sees(MILO, mentors.id, communities.public1)).toBe(false);
         const res = await api.save(MILO, { ...newResource({}), id: mentors.id, privacyLevel: 4 });
         expect(res.status).toBe(403);

@@ -19,12 +19,11 @@ describe('GET /api/Resource/RemoveProjectResource', () => {
     idsOf(await api.listOk(userId, { projectId: P, communityId, take: 1000 })).includes(resourceId);
 
   describe('given a public project resource, seen project-wide and from both communities of the project', () => {
-    let resource: ResourceRecord;
-    beforeAll(async () => {
-      resource = await api.create(users.team, newResource(scope.project(P), { privacyLevel: 1 }));
-    });
+    // Each test creates its own resource: none depends on another having removed it.
+    const publicResource = () => api.create(users.team, newResource(scope.project(P), { privacyLevel: 1 }));
 
     it('the givens hold: it is listed in every view', async () => {
+      const resource = await publicResource();
       expect(await listedIn(resource.id, null)).toBe(true);
       expect(await listedIn(resource.id, communities.public1)).toBe(true);
       expect(await listedIn(resource.id, communities.private2)).toBe(true);
@@ -32,7 +31,12 @@ describe('GET /api/Resource/RemoveProjectResource', () => {
     });
 
     it('when the team removes it, then {statusCode: 200} and it is gone at once from every view', async () => {
+      // given
+      const resource = await publicResource();
+      expect(await listedIn(resource.id, communities.private2, users.admin2)).toBe(true);
+      // when
       const res = await api.remove(users.team, resource.id);
+      // then
       expect(res.status).toBe(200);
       expect(res.body).toEqual({ statusCode: 200 });
       expect(await listedIn(resource.id, null)).toBe(false);
@@ -43,13 +47,22 @@ describe('GET /api/Resource/RemoveProjectResource', () => {
     });
 
     it('when it is removed a second time, then 404', async () => {
+      // given
+      const resource = await publicResource();
+      expect((await api.remove(users.team, resource.id)).status).toBe(200);
+      // when
       const res = await api.remove(users.team, resource.id);
+      // then
       expect(res.status).toBe(404);
       expect(res.body.type).toBe('/problems/not-found');
     });
 
-    it('its history stays: the whole stream is still in the event store, ending with ResourceDeleted', async () => {
-      // The only look below HTTP in this suite: the audit trail lives in the event store port.
+    it('when it is removed, its history stays: the whole stream is still in the event store, ending with ResourceDeleted', async () => {
+      // given
+      const resource = await publicResource();
+      // when
+      expect((await api.remove(users.team, resource.id)).status).toBe(200);
+      // then: the only look below HTTP in this suite: the audit trail lives in the event store port.
       const stream = await server.services.eventStore.readStream(`resource-${resource.id}`);
       expect(stream.map((e) => e.type)).toEqual(['ResourceCreated', 'ResourceDeleted']);
       expect(stream.every((e) => e.metadata.actor.userId === users.team)).toBe(true);
