@@ -6,6 +6,7 @@ import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainer
 import type { EventMetadata } from '../../src/domain/event';
 import { EsdbEventStore } from '../../src/infra/event-store/esdb-event-store';
 import {
+  UnstorableEventError,
   WrongExpectedRevisionError,
   type EventStore,
   type NewEvent,
@@ -152,7 +153,7 @@ function describeEventStoreContract(name: string, factory: () => Promise<Subject
         // when
         const append = store.appendToStream(stream, [event('Opened'), unserialisable], 'no_stream');
         // then
-        await expect(append).rejects.toThrow();
+        await expect(append).rejects.toBeInstanceOf(UnstorableEventError);
         expect(await store.readStream(stream)).toEqual([]);
         await expect(store.appendToStream(stream, [event('Opened')], 'no_stream')).resolves.toBeDefined();
       });

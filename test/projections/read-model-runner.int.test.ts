@@ -7,6 +7,7 @@ import { createLogger } from '../../src/infra/logger';
 import { SqliteReadDb, sqliteProjectionStore } from '../../src/infra/read-models/sqlite-read-db';
 import type { LeaseStore } from '../../src/projections/projection-lease';
 import type { ReadModelProjection } from '../../src/projections/read-model-projection';
+import { ProjectionFailedError } from '../../src/projections/projection-failed-error';
 import { ReadModelRunner } from '../../src/projections/read-model-runner';
 import { isTransientStoreError } from '../../src/projections/transient-error';
 import { eventStoreExcept } from '../support/event-store-double';
@@ -44,17 +45,21 @@ function busyOnce(projection: ReadModelProjection): ReadModelProjection {
   };
 }
 
-/** The event store, except that its first live subscription drops right after it starts. */
-function droppingOnce(inner: EventStore): EventStore {
-  let dropped = false;
-  return eventStoreExcept(inner, {
+/**
+ * The event store, except that its first live subscription drops right after it starts;
+ * `subscriptions` counts the live subscriptions asked for, the dropped one included.
+ */
+function droppingOnce(inner: EventStore): EventStore & { readonly subscriptions: number } {
+  let subscriptions = 0;
+  const store = eventStoreExcept(inner, {
     subscribeToAll(from, onEvent, onError) {
-      if (dropped) return inner.subscribeToAll(from, onEvent, onError);
-      dropped = true;
+      subscriptions += 1;
+      if (subscriptions > 1) return inner.subscribeToAll(from, onEvent, onError);
       setTimeout(() => onError?.(new Error('connection reset')), 10);
       return { close: async () => undefined };
     },
   });
+  return Object.defineProperty(store, 'subscriptions', { get: () => subscriptions }) as EventStore & { readonly subscriptions: number };
 }
 
 /**
@@ -111,9 +116,10 @@ describe('read-model runner', () => {
     // given
     const events = openEvents();
     const projection = recordingProjection(SqliteReadDb.open(':memory:'));
-    const runner = track(new ReadModelRunner(droppingOnce(events), projection, createLogger('silent')), events);
+    const dropping = droppingOnce(events);
+    const runner = track(new ReadModelRunner(dropping, projection, createLogger('silent')), events);
     await runner.start();
-    await new Promise((r) => setTimeout(r, 50));
+    await waitUntil(() => dropping.subscriptions === 2); // the first one dropped, and the runner subscribed again
     // when
     const { position } = await append(events, 's-1', 'Happened');
     await runner.waitFor(position, 5000);
@@ -131,8 +137,10 @@ describe('read-model runner', () => {
     const runner = new ReadModelRunner(events, projection, createLogger('silent'));
     cleanups.push(async () => events.close());
     // when
-    await expect(runner.start()).rejects.toThrow();
-    // then: the batch rolled back as a whole
+    const starting = runner.start();
+    // then: it fails as the projection's failure, naming it, and the batch rolled back as a whole
+    await expect(starting).rejects.toBeInstanceOf(ProjectionFailedError);
+    await expect(starting).rejects.toMatchObject({ projection: 'recording' });
     expect(projection.seen()).toEqual([]);
     expect(await projection.store.checkpoint('recording')).toBeUndefined();
   });

@@ -18,6 +18,7 @@ import {
 } from '@eventstore/db-client';
 import type { EventMetadata } from '../../domain/event';
 import {
+  storableJson,
   WrongExpectedRevisionError,
   type AppendResult,
   type EventStore,
@@ -54,8 +55,16 @@ function isSystemEvent(event: EsdbRecordedEvent): boolean {
   return event.type.startsWith('$');
 }
 
+/** EventStoreDB answered an event or an append without its position: a server older than 22.6. */
+export class NoPositionError extends Error {
+  constructor(what: string) {
+    super(`EventStoreDB returned no position for ${what}`);
+    this.name = 'NoPositionError';
+  }
+}
+
 function toRecorded(event: EsdbRecordedEvent, position: Position | undefined): RecordedEvent {
-  if (!position) throw new Error(`EventStoreDB returned no position for ${event.streamId}@${event.revision}`);
+  if (!position) throw new NoPositionError(`${event.streamId}@${event.revision}`);
   return {
     streamId: event.streamId,
     type: event.type,
@@ -77,13 +86,13 @@ function fromResolved(resolved: ResolvedEvent): RecordedEvent | undefined {
 function appendPosition(position: Position | undefined, count: number): bigint {
   if (position) return position.commit;
   // Callers wait for projections to reach this position: guessing one would break read-your-writes.
-  if (count > 0) throw new Error('EventStoreDB returned no position for an append (server older than 22.6?)');
+  if (count > 0) throw new NoPositionError('an append (server older than 22.6?)');
   return -1n;
 }
 
 /** Fails before anything is sent, like the SQLite adapter, when an event cannot be stored as JSON. */
-function asJson(value: unknown): JSONType {
-  return JSON.parse(JSON.stringify(value ?? null)) as JSONType;
+function asJson(value: unknown, streamId: string, eventType: string): JSONType {
+  return JSON.parse(storableJson(value, streamId, eventType)) as JSONType;
 }
 
 export class EsdbEventStore implements EventStore {
@@ -102,7 +111,7 @@ export class EsdbEventStore implements EventStore {
 
   async appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
     const proposed = events.map((event) =>
-      jsonEvent({ type: event.type, data: asJson(event.data), metadata: asJson(event.metadata) }),
+      jsonEvent({ type: event.type, data: asJson(event.data, streamId, event.type), metadata: asJson(event.metadata, streamId, event.type) }),
     );
     try {
       const result = await this.client.appendToStream(streamId, proposed, { expectedRevision: toEsdbRevision(expected) });

@@ -42,6 +42,30 @@ export class WrongExpectedRevisionError extends Error {
   }
 }
 
+/**
+ * Raised when an event's data or metadata cannot be stored as JSON (a bigint, a cycle): nothing
+ * of the append is stored.
+ */
+export class UnstorableEventError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly eventType: string,
+    options: { cause: unknown },
+  ) {
+    super(`stream ${streamId}: event ${eventType} cannot be stored as JSON`, options);
+    this.name = 'UnstorableEventError';
+  }
+}
+
+/** The JSON text of an event's data or metadata, or UnstorableEventError when it has none. */
+export function storableJson(value: unknown, streamId: string, eventType: string): string {
+  try {
+    return JSON.stringify(value ?? null);
+  } catch (error) {
+    throw new UnstorableEventError(streamId, eventType, { cause: error });
+  }
+}
+
 export type Subscription = { close(): Promise<void> };
 
 /**

@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { EventMetadata } from '../../domain/event';
 import type { AppendResult, EventStore, ExpectedRevision, NewEvent, RecordedEvent, Subscription } from './event-store';
-import { WrongExpectedRevisionError } from './event-store';
+import { storableJson, WrongExpectedRevisionError } from './event-store';
 import { pollingSubscription } from './polling-subscription';
 
 const schema = `
@@ -126,8 +126,8 @@ export class SqliteEventStore implements EventStore {
             streamId,
             revision,
             event.type,
-            JSON.stringify(event.data ?? null),
-            JSON.stringify(event.metadata),
+            storableJson(event.data, streamId, event.type),
+            storableJson(event.metadata, streamId, event.type),
           );
           position = BigInt(info.lastInsertRowid);
         }

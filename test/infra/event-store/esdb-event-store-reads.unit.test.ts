@@ -1,5 +1,5 @@
 import { StreamNotFoundError } from '@eventstore/db-client';
-import { EsdbEventStore } from '../../../src/infra/event-store/esdb-event-store';
+import { EsdbEventStore, NoPositionError } from '../../../src/infra/event-store/esdb-event-store';
 import { ReadDeadlineExceededError } from '../../../src/infra/event-store/streaming-read';
 import { FakeRead } from './fake-read';
 
@@ -60,7 +60,7 @@ describe('EsdbEventStore reads', () => {
     // when
     const reading = store.readStream('resource-1');
     // then
-    await expect(reading).rejects.toBeInstanceOf(Error);
+    await expect(reading).rejects.toBeInstanceOf(NoPositionError);
     expect(read.cancel).toHaveBeenCalledTimes(1);
   });
 
