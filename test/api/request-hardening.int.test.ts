@@ -1,3 +1,4 @@
+import { MAX_ATTEMPTS } from '../../src/commands/command-handler';
 import { WrongExpectedRevisionError } from '../../src/infra/event-store/event-store';
 import { demo } from '../support/demo-directory';
 import { serverForSuite } from '../support/suite-server';
@@ -97,8 +98,12 @@ describe('a command whose retries run out', () => {
     const store = server.services.eventStore;
     const append = store.appendToStream.bind(store);
     const before = (await store.readAll(undefined, 100_000)).length;
+    // Another writer always got there first: an append to a resource stream that names the
+    // revision it read is refused, as the store refuses it after a competing write. Any other
+    // append (an unconditional one, another stream) reaches the real store, so a command that got
+    // around the contention would be seen below.
     const spy = jest.spyOn(store, 'appendToStream').mockImplementation((streamId, events, expected) =>
-      streamId.startsWith('resource-')
+      streamId.startsWith('resource-') && expected !== 'any'
         ? Promise.reject(new WrongExpectedRevisionError(streamId, expected, 0n))
         : append(streamId, events, expected),
     );
@@ -111,6 +116,9 @@ describe('a command whose retries run out', () => {
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('1');
       expect(res.body.type).toBe('/problems/unavailable');
+      // it tried, once per attempt, each time at a revision
+      const resourceAppends = spy.mock.calls.filter(([streamId]) => streamId.startsWith('resource-'));
+      expect(resourceAppends).toHaveLength(MAX_ATTEMPTS);
     } finally {
       spy.mockRestore();
     }

@@ -20,10 +20,14 @@ const recorded = (n: number): RecordedEvent =>
 
 /**
  * A stream already holding two events, where another writer wins the race `losses` times before
- * this one gets through; every read and every expected revision is counted.
+ * this one gets through: before each of those appends the other writer appends an event of its
+ * own. Like a real store, an append is refused unless its expected revision is the stream's
+ * current one, so a command that appended at a stale or 'any' revision would get through and be
+ * recorded. Every read, every expected revision and every stored append is counted.
  */
 function contendedStore(losses: number) {
   let remaining = losses;
+  const history: RecordedEvent[] = [recorded(1), recorded(2)];
   const calls = { reads: 0, appended: [] as NewEvent[][], expected: [] as ExpectedRevision[] };
   const store: EventStore = {
     identity: 'test:contended',
@@ -31,16 +35,19 @@ function contendedStore(losses: number) {
       calls.expected.push(expected);
       if (remaining > 0) {
         remaining -= 1;
-        return Promise.reject(new WrongExpectedRevisionError(streamId, expected, 0n));
+        history.push(recorded(history.length + 1));
       }
+      const current = BigInt(history.length - 1);
+      if (expected !== 'any' && expected !== current) return Promise.reject(new WrongExpectedRevisionError(streamId, expected, current));
       calls.appended.push([...events]);
-      return Promise.resolve({ nextExpectedRevision: 2n, position: 3n });
+      for (const event of events) history.push({ ...recorded(history.length + 1), ...event });
+      return Promise.resolve({ nextExpectedRevision: BigInt(history.length - 1), position: BigInt(history.length) });
     },
     readStream: () => {
       calls.reads += 1;
-      return Promise.resolve([recorded(1), recorded(2)]);
+      return Promise.resolve([...history]);
     },
-    readLastEvent: () => Promise.resolve(undefined),
+    readLastEvent: () => Promise.resolve(history.at(-1)),
     readAll: () => Promise.resolve([]),
     headPosition: () => Promise.resolve(undefined),
     subscribeToAll: () => ({ close: () => Promise.resolve() }),
@@ -90,9 +97,12 @@ describe('handleCommand', () => {
 
     const result = await outcome;
 
-    expect(result.position).toBe(3n);
+    // the other writer's three events, then this one's, decided on the count it last read
+    expect(result.position).toBe(6n);
     expect(calls.reads).toBe(4);
-    expect(built).toHaveLength(4);
+    expect(built).toEqual([2, 3, 4, 5]);
+    expect(calls.expected).toEqual([1n, 2n, 3n, 4n]);
+    expect(calls.appended).toEqual([[{ type: 'Counted', data: { n: 6 }, metadata }]]);
     expect(calls.appended).toHaveLength(1);
     expect(waits).toEqual([1, 2, 3]);
   });

@@ -75,6 +75,8 @@ describe('GetResourceList query plan on the embedded read model', () => {
   it('given a tag search, then the count is a query over the view, still through its index', () => {
     const plan = store.explainPage(query(member, { tags: ['seven'] }));
     expect(plan.counted).toBe('query');
+    // the page's plan and the count's: both searched through the index
+    expect(plan.plans).toHaveLength(2);
     for (const p of plan.plans) expect(p).toMatch(/SEARCH res_views USING (COVERING )?INDEX res_views_by_/);
   });
 
