@@ -37,3 +37,11 @@ export function describeExternal(suite: string, target: ExternalTarget, body: ()
     describe(suite, body);
   }
 }
+
+/**
+ * Why a MongoDB suite that needs transactions cannot run here, or undefined when it can: decided
+ * by test/support/global-setup.ts, which asks the server at MONGODB_URL whether it is a replica set.
+ */
+export function mongoTransactionsSkipReason(): string | undefined {
+  return process.env.TEST_MONGODB_NO_TRANSACTIONS || undefined;
+}

@@ -42,4 +42,24 @@ export default async function globalSetup(): Promise<void> {
   }
   const docker = !process.env.MONGODB_URL || !process.env.EVENTSTORE_URL ? dockerAnswers() : false;
   if (docker) process.env.TEST_DOCKER = '1';
+  // Suites that need MongoDB transactions are declared skipped, with this reason, when the server
+  // at MONGODB_URL is not a replica set (the testcontainers server always is one).
+  if (process.env.MONGODB_URL) {
+    const reason = await mongoWithoutTransactions(process.env.MONGODB_URL);
+    if (reason) process.env.TEST_MONGODB_NO_TRANSACTIONS = reason;
+  }
+}
+
+/** Why the MongoDB at `url` cannot run transactions, or undefined when it can (a replica set or a sharded cluster). */
+async function mongoWithoutTransactions(url: string): Promise<string | undefined> {
+  const { MongoClient } = await import('mongodb');
+  const client = new MongoClient(url, { serverSelectionTimeoutMS: 5000 });
+  try {
+    const hello = await client.db('admin').command({ hello: 1 });
+    return hello.setName || hello.msg === 'isdbgrid' ? undefined : 'the MongoDB at MONGODB_URL is not a replica set';
+  } catch {
+    return undefined; // unreachable: the MongoDB suites fail on their own, and say why
+  } finally {
+    await client.close();
+  }
 }
