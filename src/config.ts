@@ -1,3 +1,5 @@
+import { isIP } from 'node:net';
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { DEFAULT_MONGO_QUERY_TIMEOUT_MS } from './infra/mongo-client-options';
 import { secretWeakness } from './secret-strength';
@@ -26,6 +28,37 @@ const optionalSecret = z.preprocess((v) => (v === '' ? undefined : v), z.string(
 const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().max(500).optional());
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+/** What Express's `trust proxy` takes: false (the socket's peer is the client), a hop count, or the proxies' addresses. */
+export type TrustProxy = boolean | number | string;
+const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+const proxyAddress = (item: string): boolean => {
+  if (PROXY_NAMES.has(item)) return true;
+  const [address = '', bits, ...rest] = item.split('/');
+  const family = isIP(address);
+  if (family === 0 || rest.length > 0) return false;
+  if (bits === undefined) return true;
+  // A mask may be a prefix length or, for IPv4, a dotted netmask.
+  return /^[0-9]{1,3}$/.test(bits) ? Number(bits) <= (family === 4 ? 32 : 128) : family === 4 && isIP(bits) === 4;
+};
+/**
+ * TRUST_PROXY: off (`false`, the default: the TCP peer is the client), `true` (every hop: only when
+ * nothing reaches the service but through proxies), a hop count, or the proxies' addresses and
+ * subnets (comma-separated; `loopback`, `linklocal`, `uniquelocal` name the usual ranges).
+ */
+const trustProxy = z
+  .string()
+  .default('false')
+  .transform((value, ctx): TrustProxy => {
+    const text = value.trim();
+    if (text === '' || text === 'false') return false;
+    if (text === 'true') return true;
+    if (/^[0-9]+$/.test(text)) return Number(text) === 0 ? false : Number(text);
+    const items = text.split(',').map((item) => item.trim());
+    if (items.every(proxyAddress)) return items.join(',');
+    ctx.addIssue({ code: 'custom', message: 'false, true, a hop count, or comma-separated proxy addresses or subnets' });
+    return z.NEVER;
+  });
+
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
@@ -43,6 +76,11 @@ export const configSchema = z.object({
   DIRECTORY_SYNC_TOKEN: optionalSecret,
   API_KEY_CAP: positiveInt(10),
   RATE_LIMIT_PER_HOUR: positiveInt(1000),
+  /** Which hops in front of the service are trusted to name the client (X-Forwarded-For). */
+  TRUST_PROXY: trustProxy,
+  /** API-key secrets verified (argon2) at once by one process; more wait, up to API_KEY_VERIFY_WAIT_MS, then 503. */
+  API_KEY_VERIFY_CONCURRENCY: positiveInt(Math.max(1, availableParallelism())),
+  API_KEY_VERIFY_WAIT_MS: z.coerce.number().int().min(0).max(60_000).default(1000),
   UPLOAD_MAX_MB: positiveInt(3),
   UPLOAD_BIG_MAX_MB: positiveInt(100),
   /** An upload no resource references is deleted after this many hours. */

@@ -21,6 +21,7 @@ import { userRoutes } from './routes/user-routes';
 import { apiKeyRoutes } from './routes/apikey-routes';
 import { ApiKeyVerifier } from './middleware/api-key-authenticator';
 import { argon2Hasher } from '../infra/auth/secret-hasher';
+import { BoundedVerifier } from '../infra/auth/bounded-verifier';
 
 /** JSON bodies above this are refused with 413 before they are parsed. */
 export const JSON_BODY_LIMIT = '1mb';
@@ -28,7 +29,9 @@ export const JSON_BODY_LIMIT = '1mb';
 export function buildApp(ctx: AppContext): express.Express {
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // TRUST_PROXY (off by default): which hops may name the client in X-Forwarded-For; req.ip, the
+  // address every per-address budget and the audit metadata use, follows it.
+  app.set('trust proxy', ctx.config.TRUST_PROXY);
   app.use(requestLog(ctx.logger, ctx.metrics));
   app.use(securityHeaders);
   // What reads the read models (/api, /internal) reads them as of the request's start.
@@ -58,7 +61,11 @@ function mountApi(app: express.Express, ctx: AppContext, { snapshot, jsonBody }:
       return ctx.apiKeys;
     },
     cache: ctx.cache,
-    hasher: argon2Hasher,
+    hasher: new BoundedVerifier(argon2Hasher, {
+      concurrency: ctx.config.API_KEY_VERIFY_CONCURRENCY,
+      waitMs: ctx.config.API_KEY_VERIFY_WAIT_MS,
+      onRun: (outcome) => ctx.metrics.apiKeyVerifications.inc({ outcome }),
+    }),
     clock: ctx.clock,
     logger: ctx.logger,
     limitPerHour: ctx.config.RATE_LIMIT_PER_HOUR,

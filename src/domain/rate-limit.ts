@@ -166,13 +166,36 @@ export function apiKeyRatePolicy(limitPerHour: number): RateLimitPolicy {
 }
 
 /**
- * Verification attempts (argon2 runs) allowed per key id and per client address: a flood of
- * wrong secrets is refused before hashing once over it, and never touches the key's own quota.
+ * The budgets of wrong API-key secrets (DESIGN.md "Credentials"). Only a failed verification spends
+ * them, so a correct secret never takes from a budget, and they are counted per (key id, client
+ * address) and per client address, so a caller who sends wrong secrets exhausts only budgets of
+ * their own address: the owner of a key, elsewhere, verifies as usual. Over either budget an
+ * attempt is refused before hashing; CPU is bounded elsewhere (a bound on concurrent verifications).
  */
-export const API_KEY_VERIFY_POLICY: RateLimitPolicy = {
+export const API_KEY_FAILURES_PER_KEY_AND_ADDRESS: RateLimitPolicy = {
   limit: 10,
   windowSeconds: 60,
   baseLockoutSeconds: 60,
   maxLockoutSeconds: 3600,
   violationMemorySeconds: 3600,
 };
+
+/** Wrong secrets from one client address, whatever key ids they name (a spray over many keys). */
+export const API_KEY_FAILURES_PER_ADDRESS: RateLimitPolicy = {
+  limit: 50,
+  windowSeconds: 60,
+  baseLockoutSeconds: 60,
+  maxLockoutSeconds: 3600,
+  violationMemorySeconds: 3600,
+};
+
+/**
+ * After a failure was counted against a failure budget (its decision at `nowMs`): until when new
+ * attempts under that budget are refused without hashing, or null while it has room left. A budget
+ * the failure used up is closed until its window ends; a failure past it (several were in flight
+ * at once) started a lockout, closed until the lockout ends.
+ */
+export function failureBudgetClosedUntilMs(decision: RateLimitDecision, nowMs: number): number | null {
+  if (!decision.allowed) return nowMs + (decision.retryAfterSeconds ?? decision.resetSeconds) * 1000;
+  return decision.remaining === 0 ? nowMs + decision.resetSeconds * 1000 : null;
+}

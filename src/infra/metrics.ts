@@ -9,6 +9,7 @@ export class Metrics {
   readonly projectionLag: Gauge<'projection'>;
   readonly projectionLeading: Gauge<'projection'>;
   readonly writeVisible: Histogram;
+  readonly apiKeyVerifications: Counter<'outcome'>;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -34,6 +35,12 @@ export class Metrics {
       name: 'write_visible_seconds',
       help: "From a write's append to its change being visible to every read model (the wait before a write answers)",
       buckets: [0.001, 0.002, 0.003, 0.005, 0.0075, 0.01, 0.015, 0.02, 0.03, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [this.registry],
+    });
+    this.apiKeyVerifications = new Counter({
+      name: 'api_key_verifications_total',
+      help: 'API-key secret verifications (argon2 runs) by outcome: match, mismatch; busy: refused, every slot taken',
+      labelNames: ['outcome'],
       registers: [this.registry],
     });
     this.projectionLag = this.projectionGauge('read_model_lag_events', 'Events in the log that each projection has not committed yet');

@@ -4,17 +4,26 @@ import { parseApiKey } from '../../domain/auth/api-key-format';
 import { DomainError } from '../../domain/errors';
 import type { Actor } from '../../domain/event';
 import type { RateLimitDecision, RateLimitPolicy } from '../../domain/rate-limit';
-import { API_KEY_VERIFY_POLICY, apiKeyRatePolicy } from '../../domain/rate-limit';
+import {
+  API_KEY_FAILURES_PER_ADDRESS,
+  API_KEY_FAILURES_PER_KEY_AND_ADDRESS,
+  apiKeyRatePolicy,
+  failureBudgetClosedUntilMs,
+} from '../../domain/rate-limit';
+import { VerifierBusy } from '../../infra/auth/bounded-verifier';
 import type { SecretHasher } from '../../infra/auth/secret-hasher';
 import type { Cache, RateLimiter } from '../../infra/cache/cache';
 import type { Logger } from '../../infra/logger';
 import type { ApiKeyRecord, ApiKeyStore } from '../../projections/apikeys/apikey-store';
 import type { ApiKeyAuthenticator } from './authenticate';
+import { clientAddressOf } from './client-address';
 
 /** A verified key stays cached this long at most (and never past its expiry or grace). */
 const VERIFIED_TTL_SECONDS = 3600;
 /** lastUsedAt is written at most this often per key (SPEC.md "Limits"). */
 const LAST_USED_EVERY_MS = 60_000;
+/** Digests of keys this process saw verified, kept to spare the shared cache a round trip; the oldest go first. */
+const VERIFIED_HERE_MAX = 10_000;
 
 const unauthenticated = (reason: string) => new DomainError('unauthenticated', reason);
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -25,14 +34,25 @@ function sameText(a: string, b: string): boolean {
   return x.length === y.length && timingSafeEqual(x, y);
 }
 
+/** The `RateLimit-Policy` value of a policy: the same on every answer, so built once. */
+const policyHeader = (policy: RateLimitPolicy): string => `"hourly";q=${policy.limit};w=${policy.windowSeconds}`;
+
 /** DESIGN.md "Rate limit": the DESIGN headers and the IETF draft's RateLimit-Policy / RateLimit pair. */
-export function setRateLimitHeaders(res: Response, policy: RateLimitPolicy, decision: RateLimitDecision): void {
+export function setRateLimitHeaders(res: Response, policy: RateLimitPolicy, decision: RateLimitDecision, policyValue = policyHeader(policy)): void {
+  const remaining = String(decision.remaining);
+  const reset = String(decision.resetSeconds);
   res.setHeader('RateLimit-Limit', String(decision.limit));
-  res.setHeader('RateLimit-Remaining', String(decision.remaining));
-  res.setHeader('RateLimit-Reset', String(decision.resetSeconds));
-  res.setHeader('RateLimit-Policy', `"hourly";q=${policy.limit};w=${policy.windowSeconds}`);
-  res.setHeader('RateLimit', `"hourly";r=${decision.remaining};t=${decision.resetSeconds}`);
+  res.setHeader('RateLimit-Remaining', remaining);
+  res.setHeader('RateLimit-Reset', reset);
+  res.setHeader('RateLimit-Policy', policyValue);
+  res.setHeader('RateLimit', `"hourly";r=${remaining};t=${reset}`);
 }
+
+/** The wrong-secret budgets an attempt from `address` for key `id` answers to (rate-limit keys; `:closed` names their cache flag). */
+const failureBudgets = (id: number, address: string): readonly [string, RateLimitPolicy][] => [
+  [`apikey-fail:key:${id}:ip:${address}`, API_KEY_FAILURES_PER_KEY_AND_ADDRESS],
+  [`apikey-fail:ip:${address}`, API_KEY_FAILURES_PER_ADDRESS],
+];
 
 /**
  * X-API-Key authentication, cheapest refusal first:
@@ -40,29 +60,39 @@ export function setRateLimitHeaders(res: Response, policy: RateLimitPolicy, deci
  *  2. the key's row by keyId (one indexed read-model lookup): unknown → 401 without hashing;
  *     revoked or expired → 401. This check runs on every request, on every process, so a
  *     revocation or an expiry takes effect at the next request wherever it lands;
- *  3. the verified-key cache, under SHA-256 of the whole key (never the key): its value names
- *     the argon2 hash that matched, so it only stands while that hash is still the key's current
- *     secret, or its previous one within the grace of a rotation;
- *  4. otherwise argon2id, after taking one attempt from the per-key-id and per-address
- *     verification budgets, so a flood of wrong secrets costs no CPU and never touches the
- *     key's own quota;
+ *  3. a key verified before, under SHA-256 of the whole key (never the key): first what this
+ *     process remembers, then the cache shared by every process. The value names the argon2 hash
+ *     that matched, so it only stands while that hash is still the key's current secret, or its
+ *     previous one within the grace of a rotation — checked against the row of step 2 each time;
+ *  4. otherwise argon2id, unless this client address has used up its budgets of wrong secrets
+ *     (per key id and address, per address: 429). Only failures spend them, so nobody spends
+ *     another's. Concurrent requests with the same key wait on one run (single flight), whose
+ *     match goes to the shared cache for every process; the runs of the process are bounded
+ *     (BoundedVerifier: past the bound and its wait, 503 with Retry-After);
  *  5. the key's hourly quota (shared in Redis), with the RateLimit headers on every answer.
  */
 export class ApiKeyVerifier implements ApiKeyAuthenticator {
   private readonly quota: RateLimitPolicy;
+  private readonly quotaPolicyHeader: string;
   private readonly lastRecorded = new Map<number, number>();
+  /** Verifications running in this process, by the key's digest and the hashes tried: whoever asks meanwhile waits on it. */
+  private readonly inFlight = new Map<string, Promise<string | null>>();
+  /** digest → `${id}:${matched hash}`, as in the shared cache (its entries are checked against the row the same way). */
+  private readonly verifiedHere = new Map<string, string>();
 
   constructor(
     private readonly deps: {
       readonly store: ApiKeyStore;
       readonly cache: Cache & RateLimiter;
-      readonly hasher: SecretHasher;
+      /** argon2 verification; in the service a BoundedVerifier, which may throw VerifierBusy. */
+      readonly hasher: Pick<SecretHasher, 'verify'>;
       readonly clock: () => Date;
       readonly logger: Logger;
       readonly limitPerHour: number;
     },
   ) {
     this.quota = apiKeyRatePolicy(deps.limitPerHour);
+    this.quotaPolicyHeader = policyHeader(this.quota);
   }
 
   async authenticate(key: string, req: Request, res: Response): Promise<Omit<Actor, 'impersonatorId'>> {
@@ -82,7 +112,7 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
     if (!(await this.verified(key, parsed.secret, record, nowMs, req, res))) throw unauthenticated('the API key is not valid');
 
     const decision = await this.deps.cache.consume(`apikey:${record.id}`, this.quota, nowMs);
-    setRateLimitHeaders(res, this.quota, decision);
+    setRateLimitHeaders(res, this.quota, decision, this.quotaPolicyHeader);
     if (!decision.allowed) {
       res.setHeader('Retry-After', String(decision.retryAfterSeconds ?? decision.resetSeconds));
       throw new DomainError('rate_limited', `the API key's rate limit of ${this.quota.limit} requests an hour is exceeded`);
@@ -93,41 +123,82 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
 
   private async verified(key: string, secret: string, record: ApiKeyRecord, nowMs: number, req: Request, res: Response): Promise<boolean> {
     const inGrace = record.graceSecretHash !== null && record.graceUntil !== null && nowMs < Date.parse(record.graceUntil);
-    const cacheKey = `apikey:verified:${sha256(key)}`;
-    const cached = await this.deps.cache.get(cacheKey);
-    if (cached !== null) {
-      if (sameText(cached, `${record.id}:${record.secretHash}`)) return true;
-      if (inGrace && sameText(cached, `${record.id}:${record.graceSecretHash ?? ''}`)) return true;
+    const digest = sha256(key);
+    const stands = (value: string | null | undefined): boolean =>
+      value != null &&
+      (sameText(value, `${record.id}:${record.secretHash}`) || (inGrace && sameText(value, `${record.id}:${record.graceSecretHash ?? ''}`)));
+
+    if (stands(this.verifiedHere.get(digest))) return true;
+    const cached = await this.deps.cache.get(`apikey:verified:${digest}`);
+    if (stands(cached)) {
+      this.rememberHere(digest, cached as string);
+      return true;
     }
 
-    await this.takeVerificationAttempt(record.id, req, res);
+    const address = clientAddressOf(req);
+    await this.assertFailureBudgetsOpen(record.id, address, nowMs, res);
+    const flightKey = `${digest}:${record.secretHash}:${inGrace ? (record.graceSecretHash ?? '') : ''}`;
+    let flight = this.inFlight.get(flightKey);
+    if (!flight) {
+      // A run may have ended while this request waited on the stores: it left its match here.
+      if (stands(this.verifiedHere.get(digest))) return true;
+      flight = this.verifyOnce(secret, digest, record, inGrace, nowMs).finally(() => this.inFlight.delete(flightKey));
+      this.inFlight.set(flightKey, flight);
+    }
+    let matched: string | null;
+    try {
+      matched = await flight;
+    } catch (error) {
+      if (error instanceof VerifierBusy) throw new DomainError('unavailable', 'too many API keys are being verified at once: try again shortly');
+      throw error;
+    }
+    if (matched !== null) return true;
+    await this.countFailure(record.id, address, nowMs);
+    return false;
+  }
+
+  /** One argon2 verification (two within a rotation's grace); a match is shared through the cache. */
+  private async verifyOnce(secret: string, digest: string, record: ApiKeyRecord, inGrace: boolean, nowMs: number): Promise<string | null> {
     let matched: string | null = null;
     if (await this.deps.hasher.verify(record.secretHash, secret)) matched = record.secretHash;
     else if (inGrace && record.graceSecretHash && (await this.deps.hasher.verify(record.graceSecretHash, secret))) {
       matched = record.graceSecretHash;
     }
-    if (matched === null) return false;
+    if (matched === null) return null;
 
+    const value = `${record.id}:${matched}`;
+    this.rememberHere(digest, value);
     const endsMs = Math.min(Date.parse(record.expiresAt), matched === record.secretHash ? Infinity : Date.parse(record.graceUntil ?? ''));
     const ttlSeconds = Math.min(VERIFIED_TTL_SECONDS, (endsMs - nowMs) / 1000);
-    if (ttlSeconds > 0) await this.deps.cache.set(cacheKey, `${record.id}:${matched}`, ttlSeconds);
-    return true;
+    if (ttlSeconds > 0) await this.deps.cache.set(`apikey:verified:${digest}`, value, ttlSeconds);
+    return matched;
   }
 
-  /** One argon2 run from the key id's budget and the client address's; 429 when either is spent. */
-  private async takeVerificationAttempt(id: number, req: Request, res: Response): Promise<void> {
-    const nowMs = this.deps.clock().getTime();
-    const address = req.socket.remoteAddress ?? 'unknown';
-    const [byKey, byAddress] = await Promise.all([
-      this.deps.cache.consume(`apikey-verify:key:${id}`, API_KEY_VERIFY_POLICY, nowMs),
-      this.deps.cache.consume(`apikey-verify:ip:${address}`, API_KEY_VERIFY_POLICY, nowMs),
-    ]);
-    const refused = [byKey, byAddress].filter((d) => !d.allowed);
-    if (refused.length > 0) {
-      const retryAfter = Math.max(...refused.map((d) => d.retryAfterSeconds ?? d.resetSeconds));
-      res.setHeader('Retry-After', String(retryAfter));
-      throw new DomainError('rate_limited', 'too many failed API key attempts: try again later');
+  private rememberHere(digest: string, value: string): void {
+    if (this.verifiedHere.size >= VERIFIED_HERE_MAX && !this.verifiedHere.has(digest)) {
+      const oldest = this.verifiedHere.keys().next();
+      if (!oldest.done) this.verifiedHere.delete(oldest.value);
     }
+    this.verifiedHere.set(digest, value);
+  }
+
+  /** 429 without hashing while a wrong-secret budget of this address (for this key id, or for all) is used up. */
+  private async assertFailureBudgetsOpen(id: number, address: string, nowMs: number, res: Response): Promise<void> {
+    const closed = await Promise.all(failureBudgets(id, address).map(([name]) => this.deps.cache.get(`${name}:closed`)));
+    const untilMs = Math.max(0, ...closed.map((value) => Number(value ?? 0)));
+    if (untilMs <= nowMs) return;
+    res.setHeader('Retry-After', String(Math.max(1, Math.ceil((untilMs - nowMs) / 1000))));
+    throw new DomainError('rate_limited', 'too many wrong API key secrets from this address: try again later');
+  }
+
+  /** A wrong secret spends one from each budget; a budget it uses up is closed (a cache flag, read before any hashing). */
+  private async countFailure(id: number, address: string, nowMs: number): Promise<void> {
+    await Promise.all(
+      failureBudgets(id, address).map(async ([name, policy]) => {
+        const untilMs = failureBudgetClosedUntilMs(await this.deps.cache.consume(name, policy, nowMs), nowMs);
+        if (untilMs !== null) await this.deps.cache.set(`${name}:closed`, String(untilMs), (untilMs - nowMs) / 1000);
+      }),
+    );
   }
 
   /**
