@@ -613,6 +613,8 @@ export interface components {
             actor: components["schemas"]["AuditActor"];
             correlationId: string;
             at: string;
+            /** @description The client's address (as TRUST_PROXY lets the service know it), on events an HTTP request appended */
+            clientAddress?: string;
         };
         AuditActor: {
             /** @description 0 for the platform itself (directory imports) */
@@ -901,7 +903,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Over the rate limit of the API key (`/problems/rate-limited`); `Retry-After` says when to try again */
+        /** @description Over the rate limit of the API key, or too many wrong API-key secrets from the client's address (`/problems/rate-limited`); `Retry-After` says when to try again */
         TooManyRequestsWithRateLimit: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -916,7 +918,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A store is down or too slow, or a write was stored but the read models did not catch up in time (`/problems/unavailable`); `Retry-After` says when to try again */
+        /** @description A store is down or too slow, a write was stored but the read models did not catch up in time, or every API-key verification slot stayed busy (`/problems/unavailable`); `Retry-After` says when to try again */
         UnavailableWithRateLimit: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
@@ -1015,7 +1017,7 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description A store is down or too slow, or a write was stored but the read models did not catch up in time (`/problems/unavailable`); `Retry-After` says when to try again */
+        /** @description A store is down or too slow, a write was stored but the read models did not catch up in time, or every API-key verification slot stayed busy (`/problems/unavailable`); `Retry-After` says when to try again */
         Unavailable: {
             headers: {
                 "Retry-After": components["headers"]["Retry-After"];

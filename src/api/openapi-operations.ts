@@ -25,8 +25,10 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus | 500, string> = {
   409: 'Conflict (`/problems/conflict`)',
   413: 'The body is over the size limit (`/problems/payload-too-large`)',
   415: 'Unsupported body encoding (`/problems/unsupported-media-type`)',
-  429: 'Over the rate limit of the API key (`/problems/rate-limited`); `Retry-After` says when to try again',
-  503: 'A store is down or too slow, or a write was stored but the read models did not catch up in time (`/problems/unavailable`); `Retry-After` says when to try again',
+  429: "Over the rate limit of the API key, or too many wrong API-key secrets from the client's address (`/problems/rate-limited`); `Retry-After` says when to try again",
+  503:
+    'A store is down or too slow, a write was stored but the read models did not catch up in time, or every API-key verification slot stayed busy ' +
+    '(`/problems/unavailable`); `Retry-After` says when to try again',
   500: 'Unexpected error (`/problems/internal`)',
 };
 

@@ -2,10 +2,11 @@ import type { Caller } from '../domain/auth/caller';
 import type { EventMetadata } from '../domain/event';
 
 /** Who asked, and under which request: what every appended event is stamped with. */
-export type RequestInfo = { readonly caller: Caller; readonly correlationId: string };
+export type RequestInfo = { readonly caller: Caller; readonly correlationId: string; readonly clientAddress?: string };
 
 export const metadataOf = (request: RequestInfo, now: string): EventMetadata => ({
   actor: request.caller.actor,
   correlationId: request.correlationId,
   at: now,
+  ...(request.clientAddress === undefined ? {} : { clientAddress: request.clientAddress }),
 });

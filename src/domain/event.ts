@@ -15,6 +15,11 @@ export type EventMetadata = {
   readonly actor: Actor;
   readonly correlationId: string;
   readonly at: string; // ISO 8601
+  /**
+   * The client's address, as TRUST_PROXY lets the service know it (README "Configuration"), on
+   * what an HTTP request appended; absent on what operator tools and the service itself append.
+   */
+  readonly clientAddress?: string;
 };
 
 export type Event<Type extends string = string, Data = unknown> = {

@@ -1,10 +1,12 @@
 import type { Request, RequestHandler, Response } from 'express';
+import type { RequestInfo } from '../../commands/request-info';
 import type { Caller } from '../../domain/auth/caller';
 import { assertAccountMayAct } from '../../domain/auth/caller';
 import type { Actor } from '../../domain/event';
 import { DomainError } from '../../domain/errors';
 import type { TokenVerifier } from '../../infra/auth/verified-token-cache';
 import type { DirectoryReader } from '../../projections/directory/directory-reader';
+import { clientAddressOf } from './client-address';
 
 /** Verifies an `X-API-Key` header; supplied by the API key feature. */
 export interface ApiKeyAuthenticator {
@@ -68,7 +70,7 @@ export function callerOf(res: Response): Caller {
   return caller;
 }
 
-/** Who is asking and under which correlation id: what a command records in its events' metadata. */
-export function requestInfoOf(res: Response): { caller: Caller; correlationId: string } {
-  return { caller: callerOf(res), correlationId: res.locals.correlationId as string };
+/** Who is asking, under which correlation id and from which address: what a command records in its events' metadata. */
+export function requestInfoOf(res: Response): RequestInfo {
+  return { caller: callerOf(res), correlationId: res.locals.correlationId as string, clientAddress: clientAddressOf(res.req) };
 }

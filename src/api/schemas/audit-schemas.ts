@@ -70,7 +70,14 @@ export const auditEventSchema = component('AuditEvent', {
   revision: decimal.meta({ description: 'Position inside its stream (0-based), as a decimal string' }),
   type: z.string(),
   data: z.unknown().meta({ description: 'The event as recorded' }),
-  metadata: component('AuditEventMetadata', { actor: actorSchema, correlationId: z.string(), at: z.string() }),
+  metadata: component('AuditEventMetadata', {
+    actor: actorSchema,
+    correlationId: z.string(),
+    at: z.string(),
+    clientAddress: z.string().optional().meta({
+      description: "The client's address (as TRUST_PROXY lets the service know it), on events an HTTP request appended",
+    }),
+  }),
 });
 
 export const auditEventPageSchema = component('AuditEventPage', {
