@@ -1,0 +1,233 @@
+/**
+ * API keys under concurrency and attack (issue 23), over real HTTP:
+ *  - concurrent first uses of one key wait on a single argon2 run, counted by the service's own
+ *    metric (`api_key_verifications_total` on /internal/metrics);
+ *  - wrong secrets spend budgets of the caller's own address only: the key's owner, elsewhere,
+ *    verifies it with a cold cache; correct secrets spend no budget at all;
+ *  - behind a trusted proxy (TRUST_PROXY) the address is the one the proxy names, and it is
+ *    recorded in the events' metadata; with TRUST_PROXY off a forged X-Forwarded-For changes nothing;
+ *  - past the bound on concurrent verifications: 503 with Retry-After, and no budget spent;
+ *  - the quota admits exactly its limit under a concurrent burst.
+ * A second client address is 127.0.0.2, the loopback network's: the test binds its socket there.
+ */
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
+import { newSecret } from '../../src/domain/auth/api-key-format';
+import { demo, demoDirectory } from '../support/demo-directory';
+import type { TestServer } from '../support/test-server';
+import { startTestServer } from '../support/test-server';
+
+type Key = { id: number; key: string; keyId: string };
+type Answer = { status: number; headers: http.IncomingHttpHeaders; body: any };
+
+async function seeded(env: Record<string, string>): Promise<TestServer> {
+  const server = await startTestServer(env);
+  expect((await server.directory(demoDirectory.events)).status).toBe(200);
+  return server;
+}
+
+async function newKey(server: TestServer, userId: number = demo.users.admin1): Promise<Key> {
+  const res = await server.post('/api/apikey', { name: 'verification' }, { token: await server.sessionToken(userId) });
+  expect(res.status).toBe(200);
+  return res.body as Key;
+}
+
+const wrongSecretFor = (key: Key): string => `${key.keyId}.${newSecret(key.keyId, randomBytes)}`;
+
+/** One request from the local address `from` (127.0.0.1 unless told), on its own connection. */
+function send(
+  server: TestServer,
+  options: { path?: string; method?: string; apiKey: string; from?: string; headers?: Record<string, string>; body?: unknown },
+): Promise<Answer> {
+  const url = new URL(options.path ?? '/api/user/getcurrent', server.url);
+  const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
+  const headers: Record<string, string> = { 'x-api-key': options.apiKey, ...options.headers };
+  if (payload !== undefined) headers['content-type'] = 'application/json';
+  return new Promise((resolve, reject) => {
+    const req = http.request(
+      { host: url.hostname, port: url.port, path: url.pathname, method: options.method ?? 'GET', headers, localAddress: options.from, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** How many argon2 runs this server made, by outcome, read from its Prometheus metrics. */
+async function verifications(server: TestServer): Promise<{ match: number; mismatch: number; busy: number }> {
+  const res = await server.get('/internal/metrics', { headers: { 'x-directory-token': server.services.secrets.directoryToken } });
+  expect(res.status).toBe(200);
+  const count = (outcome: string) => Number(new RegExp(`^api_key_verifications_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(res.text)?.[1] ?? 0);
+  return { match: count('match'), mismatch: count('mismatch'), busy: count('busy') };
+}
+
+const runs = (v: { match: number; mismatch: number }): number => v.match + v.mismatch;
+
+/** `total` wrong secrets for `key`, `inParallel` at a time: the statuses, in order of the batches. */
+async function attack(server: TestServer, key: Key, total: number, options: { from?: string; headers?: () => Record<string, string> } = {}) {
+  const statuses: number[] = [];
+  const inParallel = 20;
+  for (let sent = 0; sent < total; sent += inParallel) {
+    const batch = Array.from({ length: Math.min(inParallel, total - sent) }, () =>
+      send(server, { apiKey: wrongSecretFor(key), from: options.from, headers: options.headers?.() }),
+    );
+    statuses.push(...(await Promise.all(batch)).map((r) => r.status));
+  }
+  return statuses;
+}
+
+describe('API key verification, one process, TRUST_PROXY off', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await seeded({ RATE_LIMIT_PER_HOUR: '100000000', API_KEY_CAP: '100' });
+  });
+  afterAll(() => server.close());
+
+  it('given a new valid key, when 50 requests use it at once, then all 50 are 200 and argon2 runs once', async () => {
+    const key = await newKey(server);
+    const before = await verifications(server);
+
+    const answers = await Promise.all(Array.from({ length: 50 }, () => send(server, { apiKey: key.key })));
+
+    expect(answers.map((a) => a.status)).toEqual(Array(50).fill(200));
+    expect(answers.every((a) => a.body.apiKeyId === key.id)).toBe(true);
+    const after = await verifications(server);
+    expect(after.match - before.match).toBe(1);
+    expect(after.mismatch - before.mismatch).toBe(0);
+  });
+
+  it('given 1,000 wrong secrets for key X from address A, when the owner uses X from address B with a cold cache, then 200', async () => {
+    const key = await newKey(server);
+    const before = await verifications(server);
+
+    const statuses = await attack(server, key, 1000, { from: '127.0.0.2' });
+
+    expect(statuses.every((s) => s === 401 || s === 429)).toBe(true);
+    expect(statuses.slice(-20)).toEqual(Array(20).fill(429));
+    // Refused before hashing once the attacker's budget is spent: far fewer runs than attempts.
+    expect(runs(await verifications(server)) - runs(before)).toBeLessThanOrEqual(50);
+
+    const owner = await send(server, { apiKey: key.key, from: '127.0.0.1' });
+    expect(owner.status).toBe(200);
+    expect(owner.body.apiKeyId).toBe(key.id);
+    // The attacker is still refused, also with the correct key's neighbours: their budget is theirs.
+    const again = await send(server, { apiKey: wrongSecretFor(key), from: '127.0.0.2' });
+    expect(again.status).toBe(429);
+    expect(again.body.type).toBe('/problems/rate-limited');
+    expect(Number(again.headers['retry-after'])).toBeGreaterThan(0);
+  });
+
+  it('given 30 keys never used before, when each is used once from one address, then every one is 200: correct secrets spend no budget', async () => {
+    const keys: Key[] = [];
+    for (const userId of [demo.users.admin1, demo.users.admin2]) for (let i = 0; i < 15; i++) keys.push(await newKey(server, userId));
+
+    const statuses: number[] = [];
+    for (const key of keys) statuses.push((await send(server, { apiKey: key.key })).status);
+
+    expect(statuses).toEqual(Array(30).fill(200));
+  });
+
+  it('given TRUST_PROXY off, when an attacker forges a new X-Forwarded-For on every wrong secret, then their address is still the TCP peer: refused', async () => {
+    const key = await newKey(server);
+    let n = 0;
+    const forged = () => ({ 'x-forwarded-for': `198.51.100.${(n++ % 250) + 1}` });
+
+    const statuses = await attack(server, key, 100, { from: '127.0.0.3', headers: forged });
+
+    expect(statuses.slice(-20)).toEqual(Array(20).fill(429));
+  });
+});
+
+describe('API key verification behind a trusted proxy (TRUST_PROXY=loopback)', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await seeded({ RATE_LIMIT_PER_HOUR: '100000000', TRUST_PROXY: 'loopback' });
+  });
+  afterAll(() => server.close());
+
+  const attacker = { 'x-forwarded-for': '203.0.113.7' };
+  const owner = { 'x-forwarded-for': '198.51.100.20' };
+
+  it('given 1,000 wrong secrets for key X from client A through the proxy, when the owner uses X from client B with a cold cache, then 200', async () => {
+    const key = await newKey(server);
+
+    const statuses = await attack(server, key, 1000, { headers: () => attacker });
+
+    expect(statuses.slice(-20)).toEqual(Array(20).fill(429));
+    expect((await send(server, { apiKey: key.key, headers: owner })).status).toBe(200);
+    expect((await send(server, { apiKey: wrongSecretFor(key), headers: attacker })).status).toBe(429);
+  });
+
+  it('given a write through the proxy, then its events record the client address the proxy named', async () => {
+    const key = await newKey(server);
+    const before = await server.services.eventStore.headPosition();
+
+    const saved = await send(server, {
+      method: 'POST',
+      path: '/api/Resource/SaveProjectResource',
+      apiKey: key.key,
+      headers: owner,
+      body: { id: 0, name: 'Via proxy', resourceUrl: 'https://example.org/p.pdf', privacyLevel: 1, communityProjectId: demo.communityProjects.solarIn1 },
+    });
+
+    expect(saved.status).toBe(200);
+    const events = await server.services.eventStore.readAll(before, 100);
+    expect(events.length).toBeGreaterThan(0);
+    for (const event of events) expect(event.metadata).toMatchObject({ actor: { apiKeyId: key.id }, clientAddress: '198.51.100.20' });
+  });
+});
+
+describe('API key verification past the bound on concurrent argon2 runs', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await seeded({ API_KEY_CAP: '100', API_KEY_VERIFY_CONCURRENCY: '1', API_KEY_VERIFY_WAIT_MS: '0' });
+  });
+  afterAll(() => server.close());
+
+  it('given one verification at a time and no wait, when 8 new keys are used at once, then the excess is 503 with Retry-After, and each works on retry', async () => {
+    const keys: Key[] = [];
+    for (let i = 0; i < 8; i++) keys.push(await newKey(server));
+
+    const answers = await Promise.all(keys.map((key) => send(server, { apiKey: key.key })));
+
+    expect(answers.every((a) => a.status === 200 || a.status === 503)).toBe(true);
+    const shed = answers.filter((a) => a.status === 503);
+    expect(shed.length).toBeGreaterThan(0);
+    for (const answer of shed) {
+      expect(answer.body.type).toBe('/problems/unavailable');
+      expect(Number(answer.headers['retry-after'])).toBeGreaterThan(0);
+    }
+    expect((await verifications(server)).busy).toBeGreaterThanOrEqual(shed.length);
+    // A refusal for lack of capacity spends no budget and no quota: one at a time, every key works.
+    for (const key of keys) {
+      const res = await send(server, { apiKey: key.key });
+      expect(res.status).toBe(200);
+    }
+  });
+});
+
+describe('API key quota under a concurrent burst, one process', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await seeded({ RATE_LIMIT_PER_HOUR: '100' });
+  });
+  afterAll(() => server.close());
+
+  it('given a limit of 100 an hour, when 150 first uses of a new key arrive at once, then exactly 100 are admitted and 50 are 429', async () => {
+    const key = await newKey(server);
+
+    const answers = await Promise.all(Array.from({ length: 150 }, () => send(server, { apiKey: key.key })));
+
+    expect(answers.filter((a) => a.status === 200)).toHaveLength(100);
+    const refused = answers.filter((a) => a.status !== 200);
+    expect(refused).toHaveLength(50);
+    expect(refused.every((a) => a.status === 429 && a.body.type === '/problems/rate-limited')).toBe(true);
+  });
+});
