@@ -1,4 +1,5 @@
 import { parseRange } from '../../src/api/http-range';
+import type { RefusalKind } from '../../src/domain/files/upload-policy';
 import { checkDeclared, checkLeadingBytes, contentDisposition, sanitiseFileName } from '../../src/domain/files/upload-policy';
 import { SAMPLES, samples } from '../support/file-samples';
 
@@ -30,27 +31,74 @@ describe('checkDeclared and checkLeadingBytes', () => {
     expect(checkLeadingBytes(`a.${extension}`, make()).refused).toBe(false);
   });
 
-  it.each<[string, string]>([
-    ['a.png', 'application/pdf'],
-    ['a.pdf', 'image/png'],
-    ['a.exe', 'application/octet-stream'],
-    ['a', 'text/plain'],
-    ['a.txt', 'text/html'],
-  ])('%s declared as %s is refused', (name, type) => {
-    expect(checkDeclared(name, type).refused).toBe(true);
+  it.each<[string, string, RefusalKind]>([
+    ['a.png', 'application/pdf', 'declared-type'],
+    ['a.pdf', 'image/png', 'declared-type'],
+    ['a.exe', 'application/octet-stream', 'extension'],
+    ['a', 'text/plain', 'extension'],
+    ['a.txt', 'text/html', 'declared-type'],
+  ])('%s declared as %s is refused for its %s', (name, type, kind) => {
+    expect(checkDeclared(name, type)).toMatchObject({ refused: true, kind });
   });
 
-  it.each<[string, () => Buffer]>([
-    ['a.png', samples.exe],
-    ['a.csv', samples.elf],
-    ['a.txt', samples.html],
-    ['a.xml', () => Buffer.from('<html><script>x</script></html>')],
-    ['a.yaml', () => Buffer.from('#!/usr/bin/env node\n')],
-    ['a.png', samples.pdf],
-    ['a.csv', samples.png],
-    ['a.docx', samples.png],
-  ])('%s whose bytes contradict it is refused', (name, make) => {
-    expect(checkLeadingBytes(name, make()).refused).toBe(true);
+  it.each<[string, () => Buffer, RefusalKind]>([
+    ['a.png', samples.exe, 'executable'],
+    ['a.csv', samples.elf, 'executable'],
+    ['a.txt', samples.html, 'html'],
+    ['a.xml', () => Buffer.from('<html><script>x</script></html>'), 'html'],
+    ['a.yaml', () => Buffer.from('#!/usr/bin/env node\n'), 'script'],
+    ['a.png', samples.pdf, 'format'],
+    ['a.csv', samples.png, 'format'],
+    ['a.docx', samples.png, 'format'],
+  ])('%s whose bytes contradict it is refused', (name, make, kind) => {
+    expect(checkLeadingBytes(name, make())).toMatchObject({ refused: true, kind });
+  });
+});
+
+describe('checkLeadingBytes: text that a browser would run as a page or a script', () => {
+  // Every HTML marker and script start the policy knows, each written the ways that evade a naive
+  // check: leading white space, a UTF-8 byte order mark, mixed case, and all three together.
+  const payloads: [string, RefusalKind][] = [
+    ['<!DOCTYPE html><html><body>x</body></html>', 'html'],
+    ['<html><body>x</body></html>', 'html'],
+    ['<script>alert(document.cookie)</script>', 'html'],
+    ['<body onload="alert(1)">', 'html'],
+    ['<iframe src="https://example.org"></iframe>', 'html'],
+    ['<svg onload="alert(1)"></svg>', 'html'],
+    ['<head><meta http-equiv="refresh" content="0;url=https://example.org"></head>', 'html'],
+    ['#!/bin/sh\necho pwned\n', 'script'],
+  ];
+  const BOM = '\xef\xbb\xbf';
+  const mixedCase = (text: string) => text.replace(/[a-z]/gi, (c, i: number) => (i % 2 === 0 ? c.toUpperCase() : c.toLowerCase()));
+  const variants: [string, (payload: string) => string][] = [
+    ['as is', (p) => p],
+    ['after a space', (p) => ` ${p}`],
+    ['after tabs and newlines', (p) => `\t\r\n \n${p}`],
+    ['after a BOM', (p) => BOM + p],
+    ['in mixed case', mixedCase],
+    ['after a BOM and white space, in mixed case', (p) => `${BOM} \n${mixedCase(p)}`],
+  ];
+  const cases = ['txt', 'csv', 'xml', 'yaml'].flatMap((extension) =>
+    payloads.flatMap(([payload, kind]) => variants.map(([how, write]) => [extension, payload.slice(0, 14), how, write(payload), kind] as const)),
+  );
+
+  it('covers every marker in every variant for every text extension', () => {
+    expect(cases).toHaveLength(4 * payloads.length * variants.length);
+  });
+
+  it.each(cases)('a .%s starting %j, %s, is refused as %s', (extension, _start, _how, text, kind) => {
+    expect(checkLeadingBytes(`a.${extension}`, Buffer.from(text, 'latin1'))).toMatchObject({ refused: true, kind });
+  });
+
+  it.each([
+    ['a .txt that mentions <svg> later on', 'a.txt', 'Draw it with <svg> and <script> tags.'],
+    ['a .txt saved with a BOM', 'a.txt', `${BOM}Hello`],
+    ['a .csv saved with a BOM (as spreadsheets export UTF-8 CSV)', 'a.csv', `${BOM}id,name\n1,Ada\n`],
+    ['a .csv whose first cell is a hash', 'a.csv', '#,name\n1,Ada\n'],
+    ['a .yaml starting with a comment', 'a.yaml', '# settings\nkey: value\n'],
+    ['a .xml with its declaration after a BOM', 'a.xml', `${BOM}<?xml version="1.0"?><note>x</note>`],
+  ])('%s is accepted', (_what, name, text) => {
+    expect(checkLeadingBytes(name, Buffer.from(text, 'latin1'))).toEqual({ refused: false });
   });
 });
 

@@ -80,11 +80,16 @@ export const FOLDER_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_FOLDER = 'resource_files';
 export const MAX_NAME_LENGTH = 120;
 
-/** Why an upload is refused: SPEC's 500 `/problems/upload-refused`, with this as its detail. */
-export type Refusal = { readonly refused: true; readonly reason: string };
+/**
+ * What an upload was refused for: its name or declared type (`extension`, `declared-type`), or
+ * what its leading bytes show (`executable`, `script`, `html`, `format`: another format or none).
+ */
+export type RefusalKind = 'extension' | 'declared-type' | 'executable' | 'script' | 'html' | 'format';
+/** Why an upload is refused: SPEC's 500 `/problems/upload-refused`, with `reason` as its detail. */
+export type Refusal = { readonly refused: true; readonly kind: RefusalKind; readonly reason: string };
 export type Verdict = { readonly refused: false } | Refusal;
 const ok: Verdict = { refused: false };
-const refuse = (reason: string): Refusal => ({ refused: true, reason });
+const refuse = (kind: RefusalKind, reason: string): Refusal => ({ refused: true, kind, reason });
 
 /** The lower-cased extension of a file name; '' when none. */
 export function extensionOf(name: string): string {
@@ -121,10 +126,10 @@ export function sanitiseFileName(raw: string): string {
 export function checkDeclared(fileName: string, declaredType: string): Verdict {
   const extension = extensionOf(fileName);
   const rule = ACCEPTED[extension];
-  if (!rule) return refuse(extension === '' ? 'the file has no extension' : `the extension .${extension} is not accepted`);
+  if (!rule) return refuse('extension', extension === '' ? 'the file has no extension' : `the extension .${extension} is not accepted`);
   const type = declaredType.split(';', 1)[0]?.trim().toLowerCase() ?? '';
   if (type !== GENERIC_MIME && !rule.mime.includes(type)) {
-    return refuse(`the content type ${type || '(none)'} does not fit a .${extension} file`);
+    return refuse('declared-type', `the content type ${type || '(none)'} does not fit a .${extension} file`);
   }
   return ok;
 }
@@ -135,11 +140,10 @@ export const SNIFF_BYTES = 4100;
 const startsWith = (bytes: Uint8Array, text: string, offset = 0): boolean =>
   bytes.length >= offset + text.length && [...text].every((c, i) => bytes[offset + i] === c.charCodeAt(0));
 
-/** Executables and scripts: refused whatever the extension says. */
+/** Executables: refused whatever the extension says. */
 function executableKind(bytes: Uint8Array): string | null {
   if (startsWith(bytes, 'MZ')) return 'a Windows executable';
   if (startsWith(bytes, '\x7fELF')) return 'an ELF executable';
-  if (startsWith(bytes, '#!')) return 'a script';
   if ([0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe, 0xcafebabe].includes(bytes.length >= 4 ? Buffer.from(bytes.subarray(0, 4)).readUInt32BE(0) : -1)) {
     return 'a Mach-O executable or Java class';
   }
@@ -148,11 +152,18 @@ function executableKind(bytes: Uint8Array): string | null {
 
 const HTML_MARKERS = ['<!doctype html', '<html', '<script', '<body', '<iframe', '<svg', '<head'];
 
-/** Whether text starts (after a BOM and white space) like an HTML page or a script: browsers would run it. */
-function looksLikeHtml(bytes: Uint8Array): boolean {
-  const text = Buffer.from(bytes.subarray(0, 1024)).toString('latin1').replace(/^\xef\xbb\xbf/, '').trimStart().toLowerCase();
-  return HTML_MARKERS.some((marker) => text.startsWith(marker));
-}
+/** The bytes after a UTF-8 byte order mark, if they start with one. */
+const withoutBom = (bytes: Uint8Array): Uint8Array =>
+  bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
+
+/** How the content starts as text: after a BOM and white space, lower-cased. */
+const textStart = (bytes: Uint8Array): string => Buffer.from(withoutBom(bytes).subarray(0, 1024)).toString('latin1').trimStart().toLowerCase();
+
+/** Whether text starts like an HTML page: browsers would run it. */
+const looksLikeHtml = (bytes: Uint8Array): boolean => HTML_MARKERS.some((marker) => textStart(bytes).startsWith(marker));
+
+/** Whether text starts like a script (a shebang line), even after a BOM or white space. */
+const looksLikeScript = (bytes: Uint8Array): boolean => textStart(bytes).startsWith('#!');
 
 /**
  * The leading bytes must not contradict the extension: a format with a signature must show one
@@ -162,19 +173,24 @@ function looksLikeHtml(bytes: Uint8Array): boolean {
 export function checkLeadingBytes(fileName: string, leading: Uint8Array): Verdict {
   const extension = extensionOf(fileName);
   const rule = ACCEPTED[extension];
-  if (!rule) return refuse(`the extension .${extension} is not accepted`);
+  if (!rule) return refuse('extension', `the extension .${extension} is not accepted`);
   const executable = executableKind(leading);
-  if (executable) return refuse(`the content is ${executable}, not a .${extension} file`);
-  const detected = filetypeinfo(leading).map((guess) => guess.typename.toLowerCase());
+  if (executable) return refuse('executable', `the content is ${executable}, not a .${extension} file`);
+  if (looksLikeScript(leading)) return refuse('script', `the content is a script, not a .${extension} file`);
   if (TEXT.has(extension)) {
-    if (looksLikeHtml(leading)) return refuse(`the content is an HTML page, not a .${extension} file`);
-    const binary = detected.filter((name) => name !== 'xml');
-    if (binary.length > 0) return refuse(`the content is a ${binary[0]} file, not a .${extension} file`);
+    if (looksLikeHtml(leading)) return refuse('html', `the content is an HTML page, not a .${extension} file`);
+    // A UTF-8 BOM is text (it is how many editors save CSV and text files), not a signature.
+    const binary = filetypeinfo(withoutBom(leading))
+      .map((guess) => guess.typename.toLowerCase())
+      .filter((name) => name !== 'xml');
+    if (binary.length > 0) return refuse('format', `the content is a ${binary[0]} file, not a .${extension} file`);
     return ok;
   }
+  const detected = filetypeinfo(leading).map((guess) => guess.typename.toLowerCase());
   if (detected.some((name) => rule.signatures.includes(name))) return ok;
-  if (looksLikeHtml(leading)) return refuse(`the content is an HTML page, not a .${extension} file`);
+  if (looksLikeHtml(leading)) return refuse('html', `the content is an HTML page, not a .${extension} file`);
   return refuse(
+    'format',
     detected.length > 0
       ? `the content is a ${detected[0]} file, not a .${extension} file`
       : `the content does not start like a .${extension} file`,
