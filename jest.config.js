@@ -21,4 +21,8 @@ module.exports = {
   setupFiles: ['<rootDir>/test/support/jest.setup.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   testTimeout: 30000,
+  // Every run shuffles the tests of each file (and prints its seed): a test must arrange what it
+  // reads, never rely on one declared above it. A failing order comes back with --seed=<seed>.
+  randomize: true,
+  showSeed: true,
 };
