@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { parseApiKey } from '../../domain/auth/api-key-format';
 import { DomainError } from '../../domain/errors';
@@ -26,12 +26,22 @@ const LAST_USED_EVERY_MS = 60_000;
 const VERIFIED_HERE_MAX = 10_000;
 
 const unauthenticated = (reason: string) => new DomainError('unauthenticated', reason);
-const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
+/** SHA-256 of the whole key, hex: what names a verified key in memory and in the cache, never the key itself. */
+const digestOf = (key: string): string => hash('sha256', key);
 
 function sameText(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
+}
+
+/** The key's keyId and secret; 401 for a malformed key or a checksum that does not match. */
+function parsedOrRefused(presented: string): { readonly keyId: string; readonly secret: string } {
+  const parsed = parseApiKey(presented);
+  if (parsed.ok) return parsed;
+  throw unauthenticated(
+    parsed.reason === 'checksum' ? 'the API key checksum does not match: it is mistyped or truncated' : 'the API key is malformed',
+  );
 }
 
 /** The `RateLimit-Policy` value of a policy: the same on every answer, so built once. */
@@ -56,7 +66,8 @@ const failureBudgets = (id: number, address: string): readonly [string, RateLimi
 
 /**
  * X-API-Key authentication, cheapest refusal first:
- *  1. shape and CRC32 checksum (pure): a mistyped or truncated key is refused before any I/O;
+ *  1. shape and CRC32 checksum (pure): a mistyped or truncated key is refused before any I/O (a key
+ *     this process saw verified is known by its digest and not parsed again);
  *  2. the key's row by keyId (one indexed read-model lookup): unknown → 401 without hashing;
  *     revoked or expired → 401. This check runs on every request, on every process, so a
  *     revocation or an expiry takes effect at the next request wherever it lands;
@@ -71,14 +82,17 @@ const failureBudgets = (id: number, address: string): readonly [string, RateLimi
  *     (BoundedVerifier: past the bound and its wait, 503 with Retry-After);
  *  5. the key's hourly quota (shared in Redis), with the RateLimit headers on every answer.
  */
+/** A key seen verified: its keyId (so it is not parsed again), its id and the argon2 hash that matched. */
+type Verified = { readonly keyId: string; readonly id: number; readonly hash: string };
+
 export class ApiKeyVerifier implements ApiKeyAuthenticator {
   private readonly quota: RateLimitPolicy;
   private readonly quotaPolicyHeader: string;
   private readonly lastRecorded = new Map<number, number>();
   /** Verifications running in this process, by the key's digest and the hashes tried: whoever asks meanwhile waits on it. */
   private readonly inFlight = new Map<string, Promise<string | null>>();
-  /** digest → `${id}:${matched hash}`, as in the shared cache (its entries are checked against the row the same way). */
-  private readonly verifiedHere = new Map<string, string>();
+  /** Keys this process saw verified, by digest: what matched, checked against the key's row at every request. */
+  private readonly verifiedHere = new Map<string, Verified>();
 
   constructor(
     private readonly deps: {
@@ -96,20 +110,22 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
   }
 
   async authenticate(key: string, req: Request, res: Response): Promise<Omit<Actor, 'impersonatorId'>> {
-    const parsed = parseApiKey(key.trim());
-    if (!parsed.ok) {
-      throw unauthenticated(
-        parsed.reason === 'checksum' ? 'the API key checksum does not match: it is mistyped or truncated' : 'the API key is malformed',
-      );
-    }
-    const record = await this.deps.store.byKeyId(parsed.keyId);
+    const presented = key.trim();
+    const digest = digestOf(presented);
+    // Seen verified: the very same string passed its checksum then, so it is not parsed again.
+    const known = this.verifiedHere.get(digest);
+    const keyId = known?.keyId ?? parsedOrRefused(presented).keyId;
+    const record = await this.deps.store.byKeyId(keyId);
     if (!record) throw unauthenticated('unknown API key');
     const now = this.deps.clock();
     const nowMs = now.getTime();
     if (record.revoked) throw unauthenticated('the API key has been revoked');
     if (Date.parse(record.expiresAt) <= nowMs) throw unauthenticated('the API key has expired');
 
-    if (!(await this.verified(key, parsed.secret, record, nowMs, req, res))) throw unauthenticated('the API key is not valid');
+    const inGrace = record.graceSecretHash !== null && record.graceUntil !== null && nowMs < Date.parse(record.graceUntil);
+    // Plain equality: argon2 hashes from the service's own stores, no secret; the digest found the entry.
+    const stands = known !== undefined && known.id === record.id && (known.hash === record.secretHash || (inGrace && known.hash === record.graceSecretHash));
+    if (!stands && !(await this.verified(presented, digest, record, inGrace, nowMs, req, res))) throw unauthenticated('the API key is not valid');
 
     const decision = await this.deps.cache.consume(`apikey:${record.id}`, this.quota, nowMs);
     setRateLimitHeaders(res, this.quota, decision, this.quotaPolicyHeader);
@@ -121,18 +137,25 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
     return { userId: record.userId, credential: 'apiKey', apiKeyId: record.id };
   }
 
-  private async verified(key: string, secret: string, record: ApiKeyRecord, nowMs: number, req: Request, res: Response): Promise<boolean> {
-    const inGrace = record.graceSecretHash !== null && record.graceUntil !== null && nowMs < Date.parse(record.graceUntil);
-    const digest = sha256(key);
-    const stands = (value: string | null | undefined): boolean =>
-      value != null &&
-      (sameText(value, `${record.id}:${record.secretHash}`) || (inGrace && sameText(value, `${record.id}:${record.graceSecretHash ?? ''}`)));
-
-    if (stands(this.verifiedHere.get(digest))) return true;
+  /** A key this process has not seen verified with the row's hashes: the shared cache, else argon2 (steps 3 and 4). */
+  private async verified(
+    presented: string,
+    digest: string,
+    record: ApiKeyRecord,
+    inGrace: boolean,
+    nowMs: number,
+    req: Request,
+    res: Response,
+  ): Promise<boolean> {
+    const matches = (candidate: string): boolean => candidate === record.secretHash || (inGrace && candidate === record.graceSecretHash);
     const cached = await this.deps.cache.get(`apikey:verified:${digest}`);
-    if (stands(cached)) {
-      this.rememberHere(digest, cached as string);
-      return true;
+    if (cached !== null) {
+      const stands =
+        sameText(cached, `${record.id}:${record.secretHash}`) || (inGrace && sameText(cached, `${record.id}:${record.graceSecretHash ?? ''}`));
+      if (stands) {
+        this.rememberHere(digest, { keyId: record.keyId, id: record.id, hash: cached.slice(cached.indexOf(':') + 1) });
+        return true;
+      }
     }
 
     const address = clientAddressOf(req);
@@ -141,7 +164,9 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
     let flight = this.inFlight.get(flightKey);
     if (!flight) {
       // A run may have ended while this request waited on the stores: it left its match here.
-      if (stands(this.verifiedHere.get(digest))) return true;
+      const here = this.verifiedHere.get(digest);
+      if (here !== undefined && here.id === record.id && matches(here.hash)) return true;
+      const { secret } = parsedOrRefused(presented);
       flight = this.verifyOnce(secret, digest, record, inGrace, nowMs).finally(() => this.inFlight.delete(flightKey));
       this.inFlight.set(flightKey, flight);
     }
@@ -167,14 +192,14 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
     if (matched === null) return null;
 
     const value = `${record.id}:${matched}`;
-    this.rememberHere(digest, value);
+    this.rememberHere(digest, { keyId: record.keyId, id: record.id, hash: matched });
     const endsMs = Math.min(Date.parse(record.expiresAt), matched === record.secretHash ? Infinity : Date.parse(record.graceUntil ?? ''));
     const ttlSeconds = Math.min(VERIFIED_TTL_SECONDS, (endsMs - nowMs) / 1000);
     if (ttlSeconds > 0) await this.deps.cache.set(`apikey:verified:${digest}`, value, ttlSeconds);
     return matched;
   }
 
-  private rememberHere(digest: string, value: string): void {
+  private rememberHere(digest: string, value: Verified): void {
     if (this.verifiedHere.size >= VERIFIED_HERE_MAX && !this.verifiedHere.has(digest)) {
       const oldest = this.verifiedHere.keys().next();
       if (!oldest.done) this.verifiedHere.delete(oldest.value);
