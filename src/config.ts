@@ -91,6 +91,11 @@ export const configSchema = z.object({
   MONGO_QUERY_TIMEOUT_MS: positiveInt(DEFAULT_MONGO_QUERY_TIMEOUT_MS),
   /** all: serve the API and run the projections (under their leases); api: serve only; projector: project only. */
   ROLE: z.enum(['all', 'api', 'projector']).default('all'),
+  /**
+   * off: the embedded read models remember no rows and no answers between requests, so every
+   * request is answered cold (the bench's cold rows; a check that nothing depends on the memos).
+   */
+  READ_MEMO: z.enum(['on', 'off']).default('on'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
 

@@ -7,6 +7,7 @@ import { assertInteractiveSession } from '../domain/auth/caller';
 import { callerOf } from './middleware/authenticate';
 import { parseWith } from './validation';
 import type { AnswerMemo } from '../infra/read-models/answer-memo';
+import { JsonText } from '../contract/json-text';
 
 /**
  * One route, declared once where its router is: what the OpenAPI document says about it
@@ -78,7 +79,11 @@ type ReadonlyDeep<T> = T extends readonly (infer E)[]
     : T;
 
 /** The JSON bodies a route declares: a handler returns one of them, or answers by itself and returns nothing. */
-type JsonAnswer<A> = { [K in keyof A]: A[K] extends { json: infer S extends z.ZodType } ? ReadonlyDeep<z.input<S>> : never }[keyof A];
+type JsonAnswer<A> = {
+  [K in keyof A]: A[K] extends { json: infer S extends z.ZodType } ? ReadonlyDeep<z.input<S>> | JsonText<z.input<S>> : never;
+}[keyof A];
+
+const textOf = (body: unknown): string => (body instanceof JsonText ? body.text : JSON.stringify(body));
 
 export type RouteHandler<R extends RequestSchemas | undefined, A> = (
   input: RouteInput<R>,
@@ -118,7 +123,10 @@ export type RouteDeclaration<D, R extends RequestSchemas | undefined, A extends 
 export type Remembered<D, R extends RequestSchemas | undefined> = {
   readonly memo: (deps: D) => AnswerMemo;
   readonly key: (input: RouteInput<R>) => string;
+  /** The parts of the read models the answer is read from (see readScope): a change elsewhere keeps it. */
+  readonly scopes: (input: RouteInput<R>) => readonly string[];
 };
+
 
 /** Declares one route of a group: `group.get(path, operationId, { summary, answers, errors, handle })`. */
 export type DeclareRoute<D> = <const R extends RequestSchemas | undefined, const A extends Record<number, AnswerDoc>>(
@@ -186,16 +194,16 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
         } as RouteInput<R>;
         if (remember) {
           const key = `${doc.operationId}:${remember.key(input)}`;
-          const text = await remember.memo(deps).json(key, async () => {
+          const text = await remember.memo(deps).json(key, remember.scopes(input), async () => {
             const body = await answer(input);
             if (body === undefined) throw new Error(`${doc.operationId}: a remembered route must answer with a body`);
-            return JSON.stringify(body);
+            return textOf(body);
           });
           sendJsonText(req, res, text);
           return;
         }
         const body = await answer(input);
-        if (body !== undefined) sendJsonText(req, res, JSON.stringify(body));
+        if (body !== undefined) sendJsonText(req, res, textOf(body));
       });
     },
   };

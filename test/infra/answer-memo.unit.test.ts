@@ -15,9 +15,9 @@ describe('answer memo', () => {
     // given
     const { state, compute } = readModels();
     const memo = new VersionedAnswerMemo(() => state.version);
-    const first = await memo.json('k', compute);
+    const first = await memo.json('k', ['s'], compute);
     // when
-    const second = await memo.json('k', compute);
+    const second = await memo.json('k', ['s'], compute);
     // then
     expect(second).toBe(first);
     expect(state.computations).toBe(1);
@@ -27,13 +27,40 @@ describe('answer memo', () => {
     // given
     const { state, compute } = readModels();
     const memo = new VersionedAnswerMemo(() => state.version);
-    await memo.json('k', compute);
+    await memo.json('k', ['s'], compute);
     // when
     state.value = 'b';
     state.version = '2';
     // then
-    expect(JSON.parse(await memo.json('k', compute))).toEqual({ value: 'b' });
+    expect(JSON.parse(await memo.json('k', ['s'], compute))).toEqual({ value: 'b' });
     expect(state.computations).toBe(2);
+  });
+
+  it('given an answer read from two scopes, when another scope changes, then it is kept; when one of its own changes, it is computed again', async () => {
+    // given
+    const versions = new Map([
+      ['directory', '1'],
+      ['view:c:1:1', '1'],
+      ['view:c:1:50', '1'],
+    ]);
+    const memo = new VersionedAnswerMemo((scope) => versions.get(scope) ?? '0');
+    let computations = 0;
+    const ask = () =>
+      memo.json('k', ['directory', 'view:c:1:1'], async () => {
+        computations += 1;
+        return '"answer"';
+      });
+    await ask();
+    // when: a save in project 50
+    versions.set('view:c:1:50', '2');
+    await ask();
+    // then
+    expect(computations).toBe(1);
+    // when: a directory change
+    versions.set('directory', '2');
+    await ask();
+    // then
+    expect(computations).toBe(2);
   });
 
   it('given two keys, when each is asked, then each gets its own answer', async () => {
@@ -41,10 +68,10 @@ describe('answer memo', () => {
     const state = { version: '1' };
     const memo = new VersionedAnswerMemo(() => state.version);
     // when
-    const a = await memo.json('a', async () => '"for a"');
-    const b = await memo.json('b', async () => '"for b"');
+    const a = await memo.json('a', ['s'], async () => '"for a"');
+    const b = await memo.json('b', ['s'], async () => '"for b"');
     // then
-    expect([a, b, await memo.json('a', async () => 'not asked')]).toEqual(['"for a"', '"for b"', '"for a"']);
+    expect([a, b, await memo.json('a', ['s'], async () => 'not asked')]).toEqual(['"for a"', '"for b"', '"for a"']);
   });
 
   it('given the read models change while an answer is computed, when it is asked again, then it is computed again', async () => {
@@ -52,14 +79,14 @@ describe('answer memo', () => {
     const { state, compute } = readModels();
     const memo = new VersionedAnswerMemo(() => state.version);
     // when: the version moves between the start and the end of the computation
-    await memo.json('k', async () => {
+    await memo.json('k', ['s'], async () => {
       const text = await compute();
       state.version = '2';
       return text;
     });
     state.value = 'b';
     // then
-    expect(JSON.parse(await memo.json('k', compute))).toEqual({ value: 'b' });
+    expect(JSON.parse(await memo.json('k', ['s'], compute))).toEqual({ value: 'b' });
   });
 
   it('given a write transaction open (no version), when the same answer is asked twice, then it is computed twice', async () => {
@@ -67,8 +94,8 @@ describe('answer memo', () => {
     const { state, compute } = readModels(null);
     const memo = new VersionedAnswerMemo(() => state.version);
     // when
-    await memo.json('k', compute);
-    await memo.json('k', compute);
+    await memo.json('k', ['s'], compute);
+    await memo.json('k', ['s'], compute);
     // then
     expect(state.computations).toBe(2);
   });
@@ -84,28 +111,28 @@ describe('answer memo', () => {
     beforeEach(async () => {
       computations.length = 0;
       memo = new VersionedAnswerMemo(() => '1', 8);
-      await memo.json('a', text('aaaa'));
-      await memo.json('b', text('bbbb'));
-      await memo.json('a', text('aaaa'));
+      await memo.json('a', ['s'], text('aaaa'));
+      await memo.json('b', ['s'], text('bbbb'));
+      await memo.json('a', ['s'], text('aaaa'));
     });
 
     it('when a third is kept, then the least recently asked (b) goes and a stays', async () => {
       // when
-      await memo.json('c', text('cccc'));
+      await memo.json('c', ['s'], text('cccc'));
       // then
-      await memo.json('a', text('aaaa'));
-      await memo.json('c', text('cccc'));
-      await memo.json('b', text('bbbb'));
+      await memo.json('a', ['s'], text('aaaa'));
+      await memo.json('c', ['s'], text('cccc'));
+      await memo.json('b', ['s'], text('bbbb'));
       expect(computations).toEqual(['aaaa', 'bbbb', 'cccc', 'bbbb']);
     });
 
     it('when a text longer than the room is asked twice, then it is computed twice and the others stay', async () => {
       // when
-      await memo.json('long', text('lllllllll'));
-      await memo.json('long', text('lllllllll'));
+      await memo.json('long', ['s'], text('lllllllll'));
+      await memo.json('long', ['s'], text('lllllllll'));
       // then
-      await memo.json('a', text('aaaa'));
-      await memo.json('b', text('bbbb'));
+      await memo.json('a', ['s'], text('aaaa'));
+      await memo.json('b', ['s'], text('bbbb'));
       expect(computations).toEqual(['aaaa', 'bbbb', 'lllllllll', 'lllllllll']);
     });
   });
@@ -114,8 +141,8 @@ describe('answer memo', () => {
     // given
     const { state, compute } = readModels();
     // when
-    await computedEachTime.json('k', compute);
-    await computedEachTime.json('k', compute);
+    await computedEachTime.json('k', ['s'], compute);
+    await computedEachTime.json('k', ['s'], compute);
     // then
     expect(state.computations).toBe(2);
   });

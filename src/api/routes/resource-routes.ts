@@ -4,6 +4,8 @@ import { metadataOf } from '../../commands/request-info';
 import { removeProjectResource, saveProjectResource } from '../../commands/save-project-resource';
 import { resourceListSchema, savedResourceOf, savedResourceSchema } from '../../contract/resource-record';
 import { listResources, savedResourceRecord } from '../../projections/resources/resource-queries';
+import { communityViewKey, projectViewKey } from '../../domain/access/views';
+import { readScope } from '../../projections/read-scopes';
 import type { AppContext } from '../app-context';
 import { callerOf, requestInfoOf } from '../middleware/authenticate';
 import { pageRequestOf } from '../pagination';
@@ -20,7 +22,11 @@ export const RESOURCE_ROUTES = routeGroup<AppContext>({ tag: 'resources', access
     answers: { 200: { description: 'One page of the resources the caller may see', json: resourceListSchema } },
     errors: [400, 401, 403, 404, 413, 415],
     // The answer is the caller's view of the read models: who asks and what they ask say the rest.
-    remember: { memo: (ctx) => ctx.answers, key: ({ body, res }) => `${callerOf(res).userId}:${JSON.stringify(body)}` },
+    remember: {
+      memo: (ctx) => ctx.answers,
+      key: ({ body, res }) => `${callerOf(res).userId}:${JSON.stringify(body)}`,
+      scopes: ({ body }) => [readScope.directory, readScope.view(body.communityId ? communityViewKey(body.communityId) : projectViewKey(body.projectId), body.projectId)],
+    },
     handle: (ctx) => async ({ body, res }) => {
       const viewer = await ctx.directory.viewer(callerOf(res).userId);
       return listResources(ctx.resources, ctx.directory, viewer, {

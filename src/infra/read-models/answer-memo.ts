@@ -1,71 +1,71 @@
 /**
- * The JSON text of answers that depend only on their key (who asks, what they ask) and on the
- * read models. With their rows already remembered (ReadSnapshotMemo), building a list's records
- * and serialising them cost a list request more than anything else the service does for it; a
- * client polling a list between two writes gets the same text each time.
+ * The JSON text of answers that depend only on their key (who asks, what they ask) and on some
+ * scopes of the read models (the directory, one view). A client polling a list between two
+ * writes to that view gets the same text each time; a write elsewhere keeps it.
  */
 export interface AnswerMemo {
-  /** The text `compute` gives for `key` as the read models stand now, computed at most once per state. */
-  json(key: string, compute: () => Promise<string>): Promise<string>;
+  /** The text `compute` gives for `key` as `scopes` stand now, computed at most once per state of them. */
+  json(key: string, scopes: readonly string[], compute: () => Promise<string>): Promise<string>;
 }
 
 /** Where the read models have no cheap version to key on (MongoDB): every answer is computed. */
 export const computedEachTime: AnswerMemo = {
-  json: (_key, compute) => compute(),
+  json: (_key, _scopes, compute) => compute(),
 };
 
 /** About two hundred pages of 20 records. */
 const MAX_CHARS = 2_000_000;
 
 /**
- * Keyed on the version of the SQLite read database (SqliteReadDb.version), which moves with every
- * commit of this process and every noticed commit of another: a text is never served past a change.
- * Past `maxChars` the least recently asked texts go first: many callers polling their lists keep
- * the most asked ones remembered rather than all of them dropped at once.
+ * Keyed on the versions of the scopes an answer depends on (SqliteChangeFeed), which move with
+ * every commit that changes them, this process's or another's: a text is never served past a
+ * change. Past `maxChars` the least recently asked texts go first: many callers polling their
+ * lists keep the most asked ones remembered rather than all of them dropped at once.
  */
 export class VersionedAnswerMemo implements AnswerMemo {
-  private version: string | null = null;
   /** In order of last use, oldest first (a Map iterates in insertion order). */
-  private readonly texts = new Map<string, string>();
+  private readonly texts = new Map<string, { readonly version: string; readonly text: string }>();
   private chars = 0;
 
-  /** `currentVersion`: null while a write transaction is open on the connection. */
+  /** `versionOf`: null while a write transaction is open on the connection (or with READ_MEMO=off). */
   constructor(
-    private readonly currentVersion: () => string | null,
+    private readonly versionOf: (scope: string) => string | null,
     private readonly maxChars = MAX_CHARS,
   ) {}
 
-  async json(key: string, compute: () => Promise<string>): Promise<string> {
-    const version = this.currentVersion();
-    if (version !== null && version === this.version) {
-      const hit = this.texts.get(key);
-      if (hit !== undefined) {
-        this.texts.delete(key);
-        this.texts.set(key, hit);
-        return hit;
+  private versions(scopes: readonly string[]): string | null {
+    let joined = '';
+    for (const scope of scopes) {
+      const version = this.versionOf(scope);
+      if (version === null) return null;
+      joined += `${version}|`;
+    }
+    return joined;
+  }
+
+  async json(key: string, scopes: readonly string[], compute: () => Promise<string>): Promise<string> {
+    const version = this.versions(scopes);
+    const remembered = this.texts.get(key);
+    if (remembered !== undefined) {
+      this.texts.delete(key);
+      if (version !== null && remembered.version === version) {
+        this.texts.set(key, remembered);
+        return remembered.text;
       }
+      this.chars -= remembered.text.length;
     }
     const text = await compute();
-    // Computing awaits: a text read while the read models moved may mix two states, so it is
+    // Computing awaits: a text read while its scopes moved may mix two states, so it is
     // answered (as any read in flight is) but not kept.
-    if (version === null || this.currentVersion() !== version) return text;
-    if (version !== this.version) {
-      this.texts.clear();
-      this.chars = 0;
-      this.version = version;
-    }
-    if (text.length > this.maxChars) return text;
-    const previous = this.texts.get(key);
-    if (previous !== undefined) {
-      this.texts.delete(key);
-      this.chars -= previous.length;
-    }
+    if (version === null || this.versions(scopes) !== version || text.length > this.maxChars) return text;
     for (const [oldest, old] of this.texts) {
       if (this.chars + text.length <= this.maxChars) break;
       this.texts.delete(oldest);
-      this.chars -= old.length;
+      this.chars -= old.text.length;
     }
-    this.texts.set(key, text);
+    const previous = this.texts.get(key);
+    if (previous !== undefined) this.chars -= previous.text.length;
+    this.texts.set(key, { version, text });
     this.chars += text.length;
     return text;
   }

@@ -13,7 +13,7 @@ export type ReadDb = { readonly kind: 'sqlite'; readonly sqlite: SqliteReadDb } 
 export async function openReadDb(config: Config): Promise<ReadDb> {
   return config.MONGODB_URL
     ? { kind: 'mongo', mongo: await mongoReadDb().connect(config.MONGODB_URL, undefined, config.MONGO_QUERY_TIMEOUT_MS) }
-    : { kind: 'sqlite', sqlite: SqliteReadDb.open(path.join(config.DATA_DIR, 'read-models.sqlite')) };
+    : { kind: 'sqlite', sqlite: SqliteReadDb.open(path.join(config.DATA_DIR, 'read-models.sqlite'), { memo: config.READ_MEMO === 'on' }) };
 }
 
 export async function pingReadDb(readDb: ReadDb): Promise<void> {

@@ -23,10 +23,12 @@ export interface ReadGenerations {
 }
 
 export function readGenerations(config: Config): ReadGenerations {
-  return config.MONGODB_URL ? mongoGenerations(config.MONGODB_URL, config.MONGO_QUERY_TIMEOUT_MS) : sqliteGenerations(config.DATA_DIR);
+  return config.MONGODB_URL
+    ? mongoGenerations(config.MONGODB_URL, config.MONGO_QUERY_TIMEOUT_MS)
+    : sqliteGenerations(config.DATA_DIR, config.READ_MEMO === 'on');
 }
 
-function sqliteGenerations(dataDir: string): ReadGenerations {
+function sqliteGenerations(dataDir: string, memo: boolean): ReadGenerations {
   const pointer = path.join(dataDir, 'read-models.generation');
   const file = (generation: number) => path.join(dataDir, generation === 0 ? 'read-models.sqlite' : `read-models.g${generation}.sqlite`);
   return {
@@ -38,7 +40,7 @@ function sqliteGenerations(dataDir: string): ReadGenerations {
       }
     },
     async open(generation, options) {
-      return { kind: 'sqlite', sqlite: SqliteReadDb.open(file(generation), options) };
+      return { kind: 'sqlite', sqlite: SqliteReadDb.open(file(generation), { ...options, memo }) };
     },
     async switchTo(generation) {
       // A rename within one directory is atomic: readers see the old pointer or the new one.

@@ -1,34 +1,37 @@
 /**
- * Answers of one SQLite read database, remembered until the database changes. A list request
- * asks the same few rows (the caller, their memberships, the project, the community, the page)
- * thousands of times a second between two writes; reading them again costs more than the rest of
- * the request. The database's version (SqliteReadDb.version) moves with every change committed
- * by this connection or any other process's, so an answer is never served past a change, and a
- * write's read-your-writes wait holds as before. Inside a write transaction nothing is kept: the
+ * Answers of one SQLite read database, each remembered until the scope it was read from changes.
+ * A list request asks the same few rows (the caller, their memberships, the project, the
+ * community) thousands of times a second; reading them again costs more than the rest of the
+ * request. A scope's version (SqliteChangeFeed) moves with every commit that changed it, this
+ * process's or another's, so an answer is never served past a change, and a commit elsewhere (a
+ * save in another project) leaves it standing. Inside a write transaction nothing is kept: the
  * rows read there may still be rolled back.
  */
 export class ReadSnapshotMemo {
-  private version: string | null = null;
-  private readonly answers = new Map<string, unknown>();
+  /** In order of last use, oldest first (a Map iterates in insertion order). */
+  private readonly answers = new Map<string, { readonly version: string; readonly value: unknown }>();
 
-  /** `version`: null while a write transaction is open on this connection. */
+  /** `versionOf`: null while a write transaction is open on this connection (or with READ_MEMO=off). */
   constructor(
-    private readonly currentVersion: () => string | null,
-    private readonly maxEntries = 20_000,
+    private readonly versionOf: (scope: string) => string | null,
+    private readonly maxEntries = 10_000,
   ) {}
 
-  get<T>(key: string, read: () => T): T {
-    const version = this.currentVersion();
+  /** `key` names the answer among all scopes' answers; it stands while `scope` does not change. */
+  get<T>(scope: string, key: string, read: () => T): T {
+    const version = this.versionOf(scope);
     if (version === null) return read();
-    if (version !== this.version) {
-      this.answers.clear();
-      this.version = version;
+    const remembered = this.answers.get(key);
+    if (remembered !== undefined) {
+      this.answers.delete(key);
+      if (remembered.version === version) {
+        this.answers.set(key, remembered);
+        return remembered.value as T;
+      }
     }
-    if (this.answers.has(key)) return this.answers.get(key) as T;
-    const answer = read();
-    // A bound, not an eviction policy: between two writes the working set is small.
-    if (this.answers.size >= this.maxEntries) this.answers.clear();
-    this.answers.set(key, answer);
-    return answer;
+    const value = read();
+    if (this.answers.size >= this.maxEntries) this.answers.delete(this.answers.keys().next().value as string);
+    this.answers.set(key, { version, value });
+    return value;
   }
 }

@@ -4,6 +4,7 @@ import type { DirectoryChange, DirectoryRecord, DirectoryTable } from '../../pro
 import { DIRECTORY_TABLES, circleFactsOf, communityFactsOf, membershipsOf, projectFactsOf } from '../../projections/directory/directory-records';
 import type { CommunityProjectRecord, DirectoryStore, Memberships, ParagraphRecord, UserRecord } from '../../projections/directory/directory-store';
 import type { ProjectionStore } from '../../projections/read-model-projection';
+import { readScope } from '../../projections/read-scopes';
 import { sqliteProjectionStore, type SqliteReadDb } from './sqlite-read-db';
 
 const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
@@ -103,7 +104,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
 
   /** The answers a request asks again and again, remembered until the database changes. */
   private remembered<T>(key: string, read: () => T): T {
-    return this.read.memo.get(`dir:${key}`, read);
+    return this.read.memo.get(readScope.directory, `dir:${key}`, read);
   }
 
   /** The records of `ids` (in any order, repeats allowed) by id, as facts, remembered as one answer. */
@@ -165,10 +166,15 @@ export class SqliteDirectoryStore implements DirectoryStore {
     return membershipsOf(communities, projectRows, circles, (projectId) => this.get<{ teamCircleId: number; mentorsCircleId: number }>('projects', projectId));
   }
 
+  version(): string | null {
+    return this.read.feed.version(readScope.directory);
+  }
+
   async write(change: DirectoryChange, position: bigint): Promise<void> {
     const columns = DIRECTORY_TABLES[change.table].columns.map((column) => columnValue(change.record, column));
     const record = JSON.stringify(change.op === 'put' ? change.record : {});
-    this.statements[change.table][change.op].run(...columns, record, position, change.op === 'remove' ? 1 : 0);
+    const { changes } = this.statements[change.table][change.op].run(...columns, record, position, change.op === 'remove' ? 1 : 0);
+    if (changes > 0) this.read.feed.touch(readScope.directory);
   }
 }
 

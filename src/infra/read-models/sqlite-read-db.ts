@@ -7,6 +7,7 @@ import type { ProjectionStore, ReadModelDigest } from '../../projections/read-mo
 import { canonicalDigest } from '../../projections/canonical-digest';
 import { ReadSnapshotMemo } from './read-snapshot-memo';
 import { VersionedAnswerMemo } from './answer-memo';
+import { EVERY_SCOPE, SqliteChangeFeed } from './sqlite-change-feed';
 
 /**
  * The embedded read models' database: one SQLite file under DATA_DIR (`:memory:` in tests),
@@ -23,6 +24,7 @@ export class SqliteReadDb {
   private constructor(
     readonly db: Database.Database,
     bulkLoad: boolean,
+    remember: boolean,
   ) {
     if (bulkLoad) this.deferredIndexes = [];
     db.exec(`create table if not exists projection_checkpoints (
@@ -55,15 +57,21 @@ export class SqliteReadDb {
          on conflict (projection) do update set holder = excluded.holder, token = excluded.token, expires_at = excluded.expires_at`,
       ),
       dropLease: db.prepare('delete from projection_leases where projection = ? and holder = ? and token = ?'),
-      // total_changes: rows this connection changed; data_version: moves when another connection commits.
-      changes: db.prepare<[], number>('select total_changes()').pluck(),
+      // data_version: moves when another connection commits.
       dataVersion: db.prepare<[], number>('pragma data_version').pluck(),
     };
-    this.memo = new ReadSnapshotMemo(() => this.version());
-    this.answers = new VersionedAnswerMemo(() => this.version());
+    this.feed = new SqliteChangeFeed(db, () => this.bulkLoading);
+    // A memo given no version keeps nothing: with READ_MEMO=off every request is answered cold.
+    this.rememberedVersion = remember ? (scope: string) => this.feed.version(scope) : () => null;
+    this.memo = new ReadSnapshotMemo(this.rememberedVersion);
+    this.answers = new VersionedAnswerMemo(this.rememberedVersion);
   }
 
-  /** Answers remembered until this database changes (see ReadSnapshotMemo); shared by its stores. */
+  /** What each commit changed, by scope: remembered answers are kept per scope (see SqliteChangeFeed). */
+  readonly feed: SqliteChangeFeed;
+  /** A scope's version for what is remembered on it; null where nothing may be (READ_MEMO=off, a write transaction). */
+  readonly rememberedVersion: (scope: string) => string | null;
+  /** Answers remembered until their scope changes (see ReadSnapshotMemo); shared by its stores. */
   readonly memo: ReadSnapshotMemo;
   /** The JSON text of whole API answers, remembered as `memo`'s answers are (see AnswerMemo). */
   readonly answers: VersionedAnswerMemo;
@@ -77,30 +85,15 @@ export class SqliteReadDb {
    * everything read after it (a write answered by another API process, then a read here).
    */
   noticeOtherWriters(): void {
-    this.othersSeen = this.statements.dataVersion.get() as number;
+    const dataVersion = this.statements.dataVersion.get() as number;
+    if (dataVersion === this.othersSeen) return;
+    this.othersSeen = dataVersion;
+    // Another process committed: what it changed is in the feed.
+    if (!this.db.inTransaction) this.feed.catchUp();
   }
-
-  /**
-   * Moves with every commit of this connection that changes a read model (lease renewals do not
-   * count: see leaseRowsChanged), and with another process's commits once they
-   * are noticed; null inside a write transaction of this connection, whose rows are not settled
-   * yet. data_version is read once a request rather than at every lookup: it costs more than the
-   * lookups it saves.
-   */
-  version(): string | null {
-    if (this.db.inTransaction) return null;
-    return `${this.othersSeen}:${(this.statements.changes.get() as number) - this.leaseRowsChanged}`;
-  }
-
-  /**
-   * Rows this connection changed in projection_leases. No remembered answer reads a lease, and
-   * each projection renews its lease every second: counted, the renewals would drop every
-   * remembered answer several times a second.
-   */
-  private leaseRowsChanged = 0;
 
   private putLease(projection: string, holder: string, token: bigint, expiresAt: number): void {
-    this.leaseRowsChanged += this.statements.putLease.run(projection, holder, token, expiresAt).changes;
+    this.statements.putLease.run(projection, holder, token, expiresAt);
   }
 
   /**
@@ -108,7 +101,7 @@ export class SqliteReadDb {
    * snapshot while a batch is being written. synchronous=NORMAL: a crash may lose the last
    * transactions, but each one holds its checkpoint, so the lost events are simply applied again.
    */
-  static open(file: string, options: { bulkLoad?: boolean } = {}): SqliteReadDb {
+  static open(file: string, options: { bulkLoad?: boolean; memo?: boolean } = {}): SqliteReadDb {
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
     const db = new Database(file);
     try {
@@ -117,7 +110,7 @@ export class SqliteReadDb {
       db.pragma(options.bulkLoad ? 'journal_mode = MEMORY' : 'journal_mode = WAL');
       db.pragma(options.bulkLoad ? 'synchronous = OFF' : 'synchronous = NORMAL');
       db.pragma('busy_timeout = 5000');
-      return new SqliteReadDb(db, options.bulkLoad ?? false);
+      return new SqliteReadDb(db, options.bulkLoad ?? false, options.memo ?? true);
     } catch (error) {
       db.close();
       throw error;
@@ -134,10 +127,13 @@ export class SqliteReadDb {
       this.db.exec('begin immediate');
       try {
         const result = await work();
+        this.feed.record();
         this.db.exec('commit');
+        this.feed.committed();
         return result;
       } catch (error) {
         if (this.db.inTransaction) this.db.exec('rollback');
+        this.feed.rolledBack();
         throw error;
       }
     };
@@ -220,7 +216,7 @@ export class SqliteReadDb {
       }),
     release: (lease) =>
       this.transaction(async () => {
-        this.leaseRowsChanged += this.statements.dropLease.run(lease.projection, lease.holder, lease.token).changes;
+        this.statements.dropLease.run(lease.projection, lease.holder, lease.token);
       }),
   };
 
@@ -271,6 +267,7 @@ export function sqliteProjectionStore(read: SqliteReadDb, tables: readonly strin
       read.transaction(async () => {
         for (const table of tables) read.db.exec(`delete from ${table}`);
         read.clearCheckpoint(projection);
+        read.feed.touch(EVERY_SCOPE);
       }),
     digest: async (): Promise<ReadModelDigest> =>
       canonicalDigest(

@@ -2,8 +2,9 @@ import type Database from 'better-sqlite3';
 import type { Resource } from '../../domain/resource/resource';
 import type { ProjectionStore } from '../../projections/read-model-projection';
 import type { ProjectLink, ResourceViewRecord, ResourceViewStore, StoredResource, ViewPage, ViewPageQuery } from '../../projections/resources/resource-view-store';
-import { admits } from '../../projections/resources/resource-view-store';
+import { readScope } from '../../projections/read-scopes';
 import { sqliteProjectionStore, type SqliteReadDb } from './sqlite-read-db';
+import { SqliteViewIndex } from './sqlite-view-index';
 import { SqliteViewCounters } from './sqlite-view-counters';
 
 const schema = `
@@ -38,25 +39,22 @@ const schema = `
   ) strict;
 `;
 
-/** The page plans' indexes; the projection itself reads views by their primary key only. */
+/**
+ * The lists' indexes; the projection itself reads views by their primary key only. A view is read
+ * into the view index through `res_views_in_view`, which holds all a list needs to place a row
+ * (never its document); searches walk it or `res_views_by_recent`. The audience indexes of earlier
+ * releases served page plans the view index replaced.
+ */
 const pageIndexes = `
-  create index if not exists res_views_by_id on res_views (view_key, project_id, resource_id);
+  create index if not exists res_views_in_view on res_views (view_key, project_id, resource_id, post_date, paragraph_id, audience_key);
   create index if not exists res_views_by_recent on res_views (view_key, project_id, post_date desc, resource_id desc);
-  create index if not exists res_views_by_audience_id on res_views (view_key, project_id, audience_key, resource_id);
-  create index if not exists res_views_by_audience_recent on res_views (view_key, project_id, audience_key, post_date desc, resource_id desc);
+  drop index if exists res_views_by_id;
+  drop index if exists res_views_by_audience_id;
+  drop index if exists res_views_by_audience_recent;
 `;
-
-/** Below this share of the view's rows admitting the caller, the page is read from the audience index instead. */
-const DENSE_SHARE = 1 / 8;
 
 /** Parsed records kept per process: a few MB at most. */
 const PARSED_CACHE_SIZE = 5_000;
-
-type PagePlan = {
-  readonly admitted: number;
-  readonly dense: boolean;
-  readonly params: Record<string, string | number>;
-};
 
 /** Free-text and tag searches count by scanning the view; the counters cannot answer them. */
 const searching = (q: ViewPageQuery): boolean => q.concept !== null || q.tags.length > 0;
@@ -64,9 +62,10 @@ const searching = (q: ViewPageQuery): boolean => q.concept !== null || q.tags.le
 type ViewKeyRow = { view_key: string; project_id: number; paragraph_id: number; audience_key: string };
 
 /**
- * The embedded resources read model. A list is one indexed page query plus a count summed over a
- * few per-(view, paragraph, audience set) counters that the projection keeps in step, so neither
- * grows with the size of the view; only free-text and tag searches count by scanning the view.
+ * The embedded resources read model. A list takes the ids of its page from the view index (the
+ * view's rows in list order, in memory, kept in step through the change feed) and reads only
+ * those rows' documents, so its cost grows neither with the size of the view nor with the depth
+ * of the page; only free-text and tag searches count by scanning the view.
  */
 export class SqliteResourceViewStore implements ResourceViewStore {
   readonly projection: ProjectionStore;
@@ -80,6 +79,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
    */
   private readonly parsed = new Map<string, ResourceViewRecord>();
   private readonly counters: SqliteViewCounters;
+  private readonly index: SqliteViewIndex;
   /**
    * Each project's communities, kept for one batch of the projection: the batch's transaction
    * holds the write lock, so only this store changes the links meanwhile (and forgets them when
@@ -98,6 +98,8 @@ export class SqliteResourceViewStore implements ResourceViewStore {
     this.db.exec(schema);
     this.counters = new SqliteViewCounters(this.db);
     read.createIndexes(pageIndexes);
+    this.index = new SqliteViewIndex(this.db);
+    read.feed.onChange((change) => this.index.changed(change));
     this.projection = sqliteProjectionStore(read, ['res_resources', 'res_project_links', 'res_views', 'res_view_counts'], {
       beforeCommit: () => {
         this.unstored.clear();
@@ -129,6 +131,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
       ),
       ofProject: db.prepare<[number], { resource: string }>('select resource from res_resources where project_id = ? and resource is not null order by resource_id'),
       views: db.prepare<[number], { doc: string }>('select doc from res_views where resource_id = ? order by view_key'),
+      doc: db.prepare<[number, string], string>('select doc from res_views where resource_id = ? and view_key = ?').pluck(),
       viewKeys: db.prepare<[number], ViewKeyRow>('select view_key, project_id, paragraph_id, audience_key from res_views where resource_id = ?'),
       deleteViews: db.prepare('delete from res_views where resource_id = ?'),
       insertView: db.prepare<[number, string, number, number, string, string, string, string, string]>(
@@ -151,29 +154,37 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   }
 
   async resource(resourceId: number): Promise<Resource | null> {
-    return this.read.memo.get(`res:resource:${resourceId}`, () => {
+    return this.read.memo.get(readScope.resource(resourceId), `res:resource:${resourceId}`, () => {
       const row = this.s.stored.get(resourceId);
       return row?.resource ? (JSON.parse(row.resource) as Resource) : null;
     });
   }
 
   async viewsOfResource(resourceId: number): Promise<ResourceViewRecord[]> {
-    return [...this.read.memo.get(`res:views:${resourceId}`, () => this.s.views.all(resourceId).map((r) => this.parse(r.doc)))];
+    const views = this.read.memo.get(readScope.resource(resourceId), `res:views:${resourceId}`, () =>
+      this.s.views.all(resourceId).map((r) => this.parse(r.doc)),
+    );
+    return [...views];
   }
 
   async page(q: ViewPageQuery): Promise<ViewPage> {
-    const { count, list } = this.read.memo.get(`res:page:${JSON.stringify(q)}`, () => this.readPage(q));
-    return { count, list: [...list] };
+    if (searching(q)) return this.searchPage(q);
+    const ids = this.index.admittedIds(q.viewKey, q.projectId, q.audience, q.orderBy, q.paragraphId);
+    const list = this.index.docs(q.viewKey, q.projectId, ids.subarray(q.skip, q.skip + q.take), (id) => {
+      const doc = this.s.doc.get(id, q.viewKey);
+      return doc === undefined ? null : this.parse(doc);
+    });
+    return { count: ids.length, list };
   }
 
-  private readPage(q: ViewPageQuery): ViewPage {
-    // Views written outside a projection's batch (a store used on its own) count at once.
-    this.counters.write();
-    const plan = this.plan(q);
-    if (plan.admitted === 0) return { count: 0, list: [] };
-    const count = searching(q) ? (this.statement('count', q, plan).get(plan.params) as { n: number }).n : plan.admitted;
+  /** A free-text or tag search: the view's rows that admit the caller, filtered and counted in SQL. */
+  private searchPage(q: ViewPageQuery): ViewPage {
+    const keys = q.audience.kind === 'everything' ? null : this.index.admittedAudiences(q.viewKey, q.projectId, q.audience);
+    if (keys !== null && keys.length === 0) return { count: 0, list: [] };
+    const params = this.searchParams(q, keys);
+    const count = (this.statement('count', q).get(params) as { n: number }).n;
     if (q.take === 0 || count === 0) return { count, list: [] };
-    const rows = this.statement('page', q, plan).all(plan.params) as { doc: string }[];
+    const rows = this.statement('page', q).all(params) as { doc: string }[];
     return { count, list: rows.map((r) => this.parse(r.doc)) };
   }
 
@@ -188,54 +199,42 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   }
 
   /**
-   * How a page query is answered: SQLite's plan for the statements `page` runs (none for a count
-   * read from the counters). For operators and for the test that keeps lists off full scans.
+   * How a page query is answered: from the view index, then each row of the page by its primary
+   * key; or, for a search, SQLite's plans for its page and count statements. For operators and
+   * for the test that keeps lists off full scans.
    */
-  explainPage(q: ViewPageQuery): { counted: 'counters' | 'query'; plans: string[] } {
-    const plan = this.plan(q);
-    const explain = (kind: 'page' | 'count') =>
-      (this.db.prepare(`explain query plan ${this.statement(kind, q, plan).source}`).all(plan.params) as { detail: string }[])
-        .map((r) => r.detail)
-        .join('; ');
-    return { counted: searching(q) ? 'query' : 'counters', plans: [explain('page'), ...(searching(q) ? [explain('count')] : [])] };
+  explainPage(q: ViewPageQuery): { counted: 'view index' | 'query'; plans: string[] } {
+    const explain = (statement: Database.Statement, params: unknown[] | Record<string, unknown>) =>
+      (this.db.prepare(`explain query plan ${statement.source}`).all(params) as { detail: string }[]).map((r) => r.detail).join('; ');
+    if (!searching(q)) {
+      const ids = this.index.admittedIds(q.viewKey, q.projectId, q.audience, q.orderBy, q.paragraphId);
+      return { counted: 'view index', plans: [explain(this.s.doc, [ids[0] ?? 0, q.viewKey])] };
+    }
+    const keys = q.audience.kind === 'everything' ? null : this.index.admittedAudiences(q.viewKey, q.projectId, q.audience);
+    const params = this.searchParams(q, keys);
+    return { counted: 'query', plans: [explain(this.statement('page', q), params), explain(this.statement('count', q), params)] };
   }
 
-  /**
-   * The counters say how many of the view's rows admit the caller. When many do, the page is read
-   * in order from the view's index, skipping the few that do not; when few do, it is read from
-   * the audience index and only those rows are sorted.
-   */
-  private plan(q: ViewPageQuery): PagePlan {
-    const paragraph = q.paragraphId ?? 0;
-    const perKey = this.counters.perAudience(q.viewKey, q.projectId, q.paragraphId);
-    const total = [...perKey.values()].reduce((a, b) => a + b, 0);
-    const keys = [...perKey.keys()].filter((key) => admits(q.audience, key));
-    const admitted = keys.reduce((sum, key) => sum + (perKey.get(key) ?? 0), 0);
+  private searchParams(q: ViewPageQuery, keys: readonly string[] | null): Record<string, string | number> {
     return {
-      admitted,
-      dense: q.audience.kind === 'everything' || admitted >= total * DENSE_SHARE,
-      params: {
-        view_key: q.viewKey,
-        project_id: q.projectId,
-        paragraph_id: paragraph,
-        keys: JSON.stringify(keys),
-        concept: q.concept ?? '',
-        tags: JSON.stringify(q.tags),
-        skip: q.skip,
-        take: q.take,
-      },
+      view_key: q.viewKey,
+      project_id: q.projectId,
+      paragraph_id: q.paragraphId ?? 0,
+      keys: JSON.stringify(keys ?? []),
+      concept: q.concept ?? '',
+      tags: JSON.stringify(q.tags),
+      skip: q.skip,
+      take: q.take,
     };
   }
 
-  /** Page and count statements, prepared once per shape of query. */
-  private statement(kind: 'page' | 'count', q: ViewPageQuery, { dense }: PagePlan): Database.Statement {
+  /** A search's page and count statements, prepared once per shape of query. */
+  private statement(kind: 'page' | 'count', q: ViewPageQuery): Database.Statement {
     const everything = q.audience.kind === 'everything';
-    const signature = [kind, q.orderBy, dense, everything, q.paragraphId !== null, q.concept !== null, q.tags.length > 0].join('|');
+    const signature = [kind, q.orderBy, everything, q.paragraphId !== null, q.concept !== null, q.tags.length > 0].join('|');
     let statement = this.pageStatements.get(signature);
     if (!statement) {
-      const index = dense
-        ? q.orderBy === 0 ? 'res_views_by_id' : 'res_views_by_recent'
-        : q.orderBy === 0 ? 'res_views_by_audience_id' : 'res_views_by_audience_recent';
+      const index = q.orderBy === 0 ? 'res_views_in_view' : 'res_views_by_recent';
       const where = ['view_key = @view_key', 'project_id = @project_id'];
       if (!everything) where.push('audience_key in (select value from json_each(@keys))');
       if (q.paragraphId !== null) where.push('paragraph_id = @paragraph_id');
@@ -266,12 +265,17 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   async putResource(resourceId: number, resource: Resource | null, position: bigint, views: readonly ResourceViewRecord[]): Promise<void> {
     const projectId = resource?.scope.projectId ?? this.s.viewKeys.get(resourceId)?.project_id ?? 0;
     this.s.putResource.run(resourceId, projectId, position, resource ? JSON.stringify(resource) : null);
+    this.read.feed.touch(readScope.resource(resourceId));
     await this.replaceViews(resourceId, views);
   }
 
   async replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): Promise<void> {
     const old = this.unstored.delete(resourceId) ? [] : this.s.viewKeys.all(resourceId);
-    for (const view of old) this.counters.change(view.view_key, view.project_id, view.paragraph_id, view.audience_key, -1);
+    for (const view of old) {
+      this.counters.change(view.view_key, view.project_id, view.paragraph_id, view.audience_key, -1);
+      this.read.feed.touch(readScope.view(view.view_key, view.project_id), resourceId);
+    }
+    this.read.feed.touch(readScope.resource(resourceId));
     // A new resource (every one in a rebuild) has nothing to delete.
     if (old.length > 0) this.s.deleteViews.run(resourceId);
     for (const view of views) {
@@ -288,6 +292,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
         JSON.stringify(view),
       );
       this.counters.change(view.viewKey, view.projectId, paragraph, view.audienceKey, 1);
+      this.read.feed.touch(readScope.view(view.viewKey, view.projectId), resourceId);
     }
   }
 

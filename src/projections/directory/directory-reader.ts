@@ -27,6 +27,11 @@ export class DirectoryReader {
     this.circles = store.circles.bind(store);
   }
 
+  /** See DirectoryStore.version: null where nothing read from the directory may be remembered. */
+  version(): string | null {
+    return this.store.version?.() ?? null;
+  }
+
   /**
    * A project's built-in team and mentors circles count as circles of its team and mentors; a
    * circle counts only while active (a built-in circle the feed never described counts as active).

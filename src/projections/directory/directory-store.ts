@@ -50,4 +50,9 @@ export interface DirectoryStore {
   memberships(userId: number): Promise<Memberships>;
   /** Applies one event's change unless the stored record is already at a later position. */
   write(change: DirectoryChange, position: bigint): Promise<void>;
+  /**
+   * Moves whenever the directory changes, for what is kept derived from it (the names in a list
+   * record's text); absent, or null, where nothing may be kept.
+   */
+  version?(): string | null;
 }

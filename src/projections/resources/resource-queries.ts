@@ -6,6 +6,7 @@ import type { ResourceListAnswer, ResourceRecord } from '../../contract/resource
 import { notFound } from '../../domain/errors';
 import type { Resource } from '../../domain/resource/resource';
 import type { PageRequest } from '../paging';
+import { JsonText } from '../../contract/json-text';
 import type { DirectoryReader } from '../directory/directory-reader';
 import { viewRecords } from './resource-projection';
 import type { ResourceViewRecord, ResourceViewStore } from './resource-view-store';
@@ -60,16 +61,64 @@ export async function toRecords(
   }));
 }
 
+/** A record's JSON text for a caller who may not edit it and for one who may, as of one state of the directory (its names). */
+type RecordTexts = { readonly version: string; plain?: string; editor?: string };
+
 /**
- * GetResourceList: the caller's view of a project, answered by one indexed query on the
- * per-community visibility read model: the caller's principals against each view's audience set.
+ * Record texts by view document: a store hands out the same document object while its stored
+ * text stays the same, so a changed resource is a new key, and an unused one is collected.
+ */
+const recordTexts = new WeakMap<ResourceViewRecord, RecordTexts>();
+
+/**
+ * The records' JSON texts as this caller gets them. A record depends on the caller only through
+ * whether they may edit it (canEdit, currentlySharedWith), so each document's two texts are kept
+ * while the directory (the names in them) stays as it was; only the missing ones are built.
+ */
+export async function recordTextsOf(directory: DirectoryReader, viewer: Viewer, docs: readonly ResourceViewRecord[]): Promise<string[]> {
+  const version = directory.version();
+  const texts: (string | undefined)[] = [];
+  const missing: ResourceViewRecord[] = [];
+  for (const doc of docs) {
+    const kept = version === null ? undefined : recordTexts.get(doc);
+    const text = kept?.version === version ? (canEditResource(viewer, doc) ? kept.editor : kept.plain) : undefined;
+    texts.push(text);
+    if (text === undefined) missing.push(doc);
+  }
+  if (missing.length === 0) return texts as string[];
+  const built = await toRecords(directory, viewer, missing);
+  // Reading the names awaited: texts built while the directory moved are answered, not kept.
+  const keep = version !== null && directory.version() === version;
+  let next = 0;
+  return texts.map((text, i) => {
+    if (text !== undefined) return text;
+    const record = built[next++] as ResourceRecord;
+    const json = JSON.stringify(record);
+    if (keep) {
+      const doc = docs[i] as ResourceViewRecord;
+      let kept = recordTexts.get(doc);
+      if (kept?.version !== version) {
+        kept = { version };
+        recordTexts.set(doc, kept);
+      }
+      if (record.canEdit) kept.editor = json;
+      else kept.plain = json;
+    }
+    return json;
+  });
+}
+
+/**
+ * GetResourceList: the caller's view of a project, from the per-community visibility read model:
+ * the ids of the page among the view's rows that admit the caller's principals, then those
+ * records, written as the JSON text of the answer.
  */
 export async function listResources(
   store: ResourceViewStore,
   directory: DirectoryReader,
   viewer: Viewer,
   query: ResourceListQuery,
-): Promise<ResourceListAnswer> {
+): Promise<JsonText<ResourceListAnswer>> {
   const project = await directory.project(query.projectId);
   if (!project) throw notFound(`project ${query.projectId} not found`);
   let view: View = { kind: 'project', project };
@@ -94,12 +143,14 @@ export async function listResources(
   // otherwise): from a community the project is not in, only the team may add (project resources).
   const addingCommunityId =
     query.communityId !== null && project.communityIds.includes(query.communityId) ? query.communityId : null;
-  return {
+  const flags = {
     canEditResources: canEditResourcesFlag(viewer, project.projectId, addingCommunityId),
     canEditPrivacy: canEditPrivacyOnProject(viewer, project.projectId, query.communityId),
     paragraphId: query.paragraphId,
-    resources: { count: page.count, list: await toRecords(directory, viewer, page.list) },
-  };
+  } satisfies Omit<ResourceListAnswer, 'resources'>;
+  const list = (await recordTextsOf(directory, viewer, page.list)).join(',');
+  // The answer's text, its fields in the order the answer object would have written them.
+  return new JsonText(`${JSON.stringify(flags).slice(0, -1)},"resources":{"count":${page.count},"list":[${list}]}}`);
 }
 
 /** The record of a resource just saved, seen from its owning view (own level governs). */
