@@ -14,7 +14,8 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { mintSessionToken } from '../src/infra/auth/session-verifier';
-import { CALLERS, SCALES, VIEWS, seed } from './scale-data';
+import { CALLERS, MANY_CALLERS, SCALES, VIEWS, communityOf, seed, teamOf, type Scale } from './scale-data';
+import { bareExpressRequest, randomSequence, startBareExpress, startWriteLoad, variedRequest } from './varied-load';
 
 const SCALE_NAME = process.env.BENCH_SCALE ?? '20k';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
@@ -127,101 +128,215 @@ function histogramQuantiles(text: string, name: string, quantiles: readonly numb
   });
 }
 
+/** Which groups of scenarios to run (BENCH_ONLY=lists,varied,...); all of them by default. */
+const ONLY = new Set((process.env.BENCH_ONLY ?? 'lists,varied,saves,rebuild,soak').split(',').map((g) => g.trim()));
+/** The varied soak's length; 0 leaves it out. */
+const SOAK_SECONDS = Number(process.env.BENCH_SOAK_SECONDS ?? 300);
+/** Saves a second landing on a view while the write-load scenarios run. */
+const SAVES_PER_SECOND = 30;
+
 async function main(): Promise<void> {
   const scale = SCALES[SCALE_NAME];
   if (!scale) throw new Error(`BENCH_SCALE must be one of ${Object.keys(SCALES).join(', ')}`);
   log('building dist/ ...');
   execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
 
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-bench-'));
-  const secrets = { AUTH_JWT_SECRET: randomBytes(32).toString('base64url'), DIRECTORY_SYNC_TOKEN: randomBytes(32).toString('base64url') };
-  const env = { NODE_ENV: 'test', DATA_DIR: dataDir, ...secrets };
+  // BENCH_DATA_DIR: a data set kept by an earlier run (BENCH_KEEP), reused without seeding.
+  const reused = process.env.BENCH_DATA_DIR;
+  const dataDir = reused ?? fs.mkdtempSync(path.join(os.tmpdir(), 'prs-bench-'));
+  const secretsFile = path.join(dataDir, 'bench-secrets.json');
+  const secrets: { AUTH_JWT_SECRET: string; DIRECTORY_SYNC_TOKEN: string } = reused
+    ? (JSON.parse(fs.readFileSync(secretsFile, 'utf8')) as { AUTH_JWT_SECRET: string; DIRECTORY_SYNC_TOKEN: string })
+    : { AUTH_JWT_SECRET: randomBytes(32).toString('base64url'), DIRECTORY_SYNC_TOKEN: randomBytes(32).toString('base64url') };
+  // The API-key scenario sends far more than the default 1,000 requests an hour.
+  const env = { NODE_ENV: 'test', DATA_DIR: dataDir, RATE_LIMIT_PER_HOUR: '1000000000', ...secrets };
 
-  log(`seeding ${SCALE_NAME} through the commands into ${dataDir} ...`);
-  const seedStarted = performance.now();
-  const resources = await seed(dataDir, scale, secrets.AUTH_JWT_SECRET, secrets.DIRECTORY_SYNC_TOKEN, log);
-  const seedSeconds = (performance.now() - seedStarted) / 1000;
-  log(`  ${resources} resources in ${seedSeconds.toFixed(1)} s`);
+  let resources = 0;
+  let seedSeconds = 0;
+  if (!reused) {
+    fs.writeFileSync(secretsFile, JSON.stringify(secrets));
+    log(`seeding ${SCALE_NAME} through the commands into ${dataDir} ...`);
+    const seedStarted = performance.now();
+    resources = await seed(dataDir, scale, secrets.AUTH_JWT_SECRET, secrets.DIRECTORY_SYNC_TOKEN, log);
+    seedSeconds = (performance.now() - seedStarted) / 1000;
+    log(`  ${resources} resources in ${seedSeconds.toFixed(1)} s`);
+  }
 
+  const bare = await startBareExpress();
+  const ceiling = bareExpressRequest(bare);
   // Two restarts: the first after the seed process, the second after a clean stop.
   const first = await startService(env);
   await stopService(first.child);
-  const service = await startService(env);
+  let service = await startService(env);
   const idleRss = rssMb(service.child.pid ?? 0);
-  const token = (userId: number) => mintSessionToken(secrets.AUTH_JWT_SECRET, { userId });
+  const tokens = new Map<number, string>();
+  const token = async (userId: number) => {
+    let minted = tokens.get(userId);
+    if (!minted) {
+      minted = await mintSessionToken(secrets.AUTH_JWT_SECRET, { userId });
+      tokens.set(userId, minted);
+    }
+    return minted;
+  };
   const auth = async (userId: number) => ({ authorization: `Bearer ${await token(userId)}`, 'content-type': 'application/json' });
   const noop = { url: `${service.url}/health/live` };
   /** A GetResourceList body: 20 records, most recent first, `body` saying which. */
   const listBody = (body: object) => JSON.stringify({ take: 20, orderBy: 1, ...body });
   const listRequest = async (userId: number, body: object) =>
     ({ url: `${service.url}/api/Project/GetResourceList`, method: 'POST', headers: await auth(userId), body: listBody(body) }) as const;
-  const list = async (scenario: string, userId: number, body: object) => versusNoop(scenario, await listRequest(userId, body), noop);
+  const list = async (scenario: string, userId: number, body: object) => versusNoop(scenario, await listRequest(userId, body), ceiling);
   const big = { projectId: VIEWS.hotProject, communityId: VIEWS.hotCommunity };
   const small = { projectId: VIEWS.smallProject, communityId: VIEWS.hotCommunity };
+  const viewSize = VIEWS.hotViewSize(scale).toLocaleString('en');
 
   const results: Result[] = [];
-  results.push(await load('no-op route (GET /health/live), alone', noop));
-  const quietList = await list('GetResourceList, 4,000-resource view, member', CALLERS.member, big);
-  results.push(quietList);
-  results.push(await list('GetResourceList, 4,000-resource view, team', CALLERS.team, big));
-  results.push(await list('GetResourceList, 4,000-resource view, admin', CALLERS.admin, big));
-  results.push(await list('GetResourceList, 4,000-resource view, outsider', CALLERS.outsider, big));
-  results.push(await list('GetResourceList, 4,000-resource view, member, skip 1000', CALLERS.member, { ...big, skip: 1000 }));
-  results.push(await list('GetResourceList, 4,000-resource view, member, concept search', CALLERS.member, { ...big, concept: 'number 39' }));
-  results.push(await list('GetResourceList, 32-resource view, member', CALLERS.member, small));
-  // The answers above repeat, so after the first their text comes from the answer memo. Here each
-  // request asks another of 1,000 pages, more text than the memo keeps: every answer is built
-  // and serialised (the rows of a page still come from the store's memo after the first round).
-  let nextSkip = 0;
-  results.push(
-    await versusNoop(
-      'GetResourceList, 4,000-resource view, member, another of 1,000 pages at each request (answer built every time)',
-      { ...(await listRequest(CALLERS.member, big)), requests: [{ setupRequest: (request) => ({ ...request, body: listBody({ ...big, skip: nextSkip++ % 1000 }) }) }] },
-      noop,
-    ),
-  );
-  results.push(
-    await versusNoop('GetResourcePrivacy, team', { url: `${service.url}/api/Privacy/GetResourcePrivacy?resourceId=100`, headers: await auth(CALLERS.team) }, noop),
-  );
-  const save = await load('SaveProjectResource (create), 16 clients', {
-    url: `${service.url}/api/Resource/SaveProjectResource`,
-    method: 'POST',
-    connections: 16,
-    headers: await auth(CALLERS.team),
-    body: JSON.stringify({ id: 0, name: 'Bench save', resourceUrl: 'https://example.org/bench.pdf', privacyLevel: 2, ...small }),
-  });
-  results.push(save);
+  const rss: string[] = [];
+  results.push(await load('bare Express no-op (POST, own process), alone', ceiling));
+  results.push(await load('no-op route of the service (GET /health/live), alone', noop));
+  let quietList: Result | undefined;
+  if (ONLY.has('lists')) {
+    quietList = await list(`GetResourceList, ${viewSize}-resource view, member`, CALLERS.member, big);
+    results.push(quietList);
+    results.push(await list(`GetResourceList, ${viewSize}-resource view, team`, CALLERS.team, big));
+    results.push(await list(`GetResourceList, ${viewSize}-resource view, admin`, CALLERS.admin, big));
+    results.push(await list(`GetResourceList, ${viewSize}-resource view, outsider`, CALLERS.outsider, big));
+    results.push(await list(`GetResourceList, ${viewSize}-resource view, member, skip 1000`, CALLERS.member, { ...big, skip: 1000 }));
+    results.push(await list(`GetResourceList, ${viewSize}-resource view, member, concept search`, CALLERS.member, { ...big, concept: 'number 39' }));
+    results.push(await list('GetResourceList, 32-resource view, member', CALLERS.member, small));
+  }
+
+  /**
+   * The traffic many users send: another caller and another page at each request, with saves
+   * landing meanwhile on the same view or elsewhere; run once with the memos on and once with
+   * READ_MEMO=off, where every answer is built from the read models.
+   */
+  const varied = async (memo: 'on' | 'off') => {
+    const random = randomSequence(memo === 'on' ? 1 : 2);
+    const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+    const manyCallers = [...MANY_CALLERS.members, ...MANY_CALLERS.outsiders].filter((u) => u <= scale.users);
+    const fiveThousand = Array.from({ length: Math.min(5_000, scale.users) }, (_, i) => i + 1);
+    for (const userId of [...manyCallers, ...fiveThousand]) await token(userId);
+    const listUrl = { url: `${service.url}/api/Project/GetResourceList`, method: 'POST' as const };
+    const randomPage = variedRequest(listUrl, () => {
+      const userId = pick(manyCallers);
+      return { headers: { authorization: `Bearer ${tokens.get(userId)}`, 'content-type': 'application/json' }, body: listBody({ ...big, skip: 20 * Math.floor(random() * 100) }) };
+    });
+    const firstPage = variedRequest(listUrl, () => {
+      const userId = pick(fiveThousand);
+      return { headers: { authorization: `Bearer ${tokens.get(userId)}`, 'content-type': 'application/json' }, body: listBody(big) };
+    });
+    const saveInto = (where: 'same view' | 'elsewhere') => async (i: number) => {
+      const projectId = where === 'same view' ? VIEWS.hotProject : 3 + (i % (scale.projects - 2));
+      return fetch(`${service.url}/api/Resource/SaveProjectResource`, {
+        method: 'POST',
+        headers: await auth(teamOf(scale, projectId)),
+        body: JSON.stringify({ id: 0, name: `Bench save ${i}`, resourceUrl: 'https://example.org/bench.pdf', privacyLevel: 1 + (i % 3), projectId, communityId: communityOf(scale, projectId) }),
+      });
+    };
+    const withSaves = async (scenario: string, options: autocannon.Options, where: 'same view' | 'elsewhere' | 'none') => {
+      const writes = where === 'none' ? undefined : startWriteLoad(SAVES_PER_SECOND, saveInto(where));
+      const result = await versusNoop(scenario, options, ceiling);
+      const saved = await writes?.stop();
+      const rate = saved ? `, ${Math.round(saved.saves / saved.seconds)} saves/s landing on ${where === 'same view' ? 'the same view' : 'other projects'}${saved.failed ? ` (${saved.failed} failed)` : ''}` : '';
+      return { ...result, scenario: `${scenario}${rate}, memos ${memo}` };
+    };
+    results.push(await withSaves(`GetResourceList, 550 callers × a random page of the first 100 (take 20), ${viewSize}-resource view`, randomPage, 'none'));
+    results.push(await withSaves(`GetResourceList, 550 callers × a random page of the first 100 (take 20), ${viewSize}-resource view`, randomPage, 'same view'));
+    results.push(await withSaves(`GetResourceList, 550 callers × a random page of the first 100 (take 20), ${viewSize}-resource view`, randomPage, 'elsewhere'));
+    results.push(await withSaves(`GetResourceList, ${fiveThousand.length.toLocaleString('en')} callers × the first page, ${viewSize}-resource view`, firstPage, 'elsewhere'));
+    const deep = Math.min(10_000, VIEWS.hotViewSize(scale) - 20);
+    results.push(await withSaves(`GetResourceList, member, skip ${deep.toLocaleString('en')} of the ${viewSize}-resource view`, await listRequest(CALLERS.member, { ...big, skip: deep }), 'none'));
+    // Privacy reads of the resources the members see, by the members, the team and the admin.
+    const visible = (await (await fetch(listUrl.url, { method: 'POST', headers: await auth(CALLERS.member), body: JSON.stringify({ ...big, take: 1000 }) })).json()) as { resources: { list: { id: number }[] } };
+    const visibleIds = visible.resources.list.map((r) => r.id);
+    const privacyReaders = [...MANY_CALLERS.members.filter((u) => u <= scale.users), CALLERS.team, CALLERS.admin];
+    results.push(
+      await withSaves(
+        `GetResourcePrivacy, ${privacyReaders.length} callers × ${visibleIds.length} resources`,
+        variedRequest({ url: `${service.url}/api/Privacy/GetResourcePrivacy?resourceId=1`, method: 'GET' }, () => {
+          const userId = pick(privacyReaders);
+          return { headers: { authorization: `Bearer ${tokens.get(userId)}` }, path: `/api/Privacy/GetResourcePrivacy?resourceId=${pick(visibleIds)}` };
+        }),
+        'none',
+      ),
+    );
+    const created = await fetch(`${service.url}/api/apikey`, { method: 'POST', headers: await auth(CALLERS.admin), body: JSON.stringify({ name: `bench ${memo}` }) });
+    const key = ((await created.json()) as { key: string }).key;
+    const keyed = await listRequest(CALLERS.admin, big);
+    results.push(await withSaves(`GetResourceList with an API key (one key repeating), ${viewSize}-resource view`, { ...keyed, headers: { 'x-api-key': key, 'content-type': 'application/json' } }, 'none'));
+    results.push(await withSaves(`GetResourceList with a bearer token (the same caller repeating), ${viewSize}-resource view`, keyed, 'none'));
+    rss.push(`| RSS after the varied scenarios, memos ${memo} | ${rssMb(service.child.pid ?? 0)} MB |`);
+  };
+  if (ONLY.has('varied')) await varied('on');
+  if (ONLY.has('lists')) {
+    results.push(
+      await versusNoop('GetResourcePrivacy, team (one request repeating)', { url: `${service.url}/api/Privacy/GetResourcePrivacy?resourceId=100`, headers: await auth(CALLERS.team) }, ceiling),
+    );
+  }
+  let saveVisible: string[] = ['n/a', 'n/a'];
+  if (ONLY.has('saves')) {
+    results.push(
+      await load('SaveProjectResource (create), 16 clients', {
+        url: `${service.url}/api/Resource/SaveProjectResource`,
+        method: 'POST',
+        connections: 16,
+        headers: await auth(CALLERS.team),
+        body: JSON.stringify({ id: 0, name: 'Bench save', resourceUrl: 'https://example.org/bench.pdf', privacyLevel: 2, ...small }),
+      }),
+    );
+    const headers = { 'x-directory-token': secrets.DIRECTORY_SYNC_TOKEN };
+    const metrics = await (await fetch(`${service.url}/internal/metrics`, { headers })).text();
+    saveVisible = histogramQuantiles(metrics, 'write_visible_seconds', [0.5, 0.99]);
+  }
   const loadedRss = rssMb(service.child.pid ?? 0);
 
-  const headers = { 'x-directory-token': secrets.DIRECTORY_SYNC_TOKEN };
-  const metrics = await (await fetch(`${service.url}/internal/metrics`, { headers })).text();
-  const visible = histogramQuantiles(metrics, 'write_visible_seconds', [0.5, 0.99]);
-  // The operator's blue/green rebuild (resources-cli rebuild, its own process): with the service
-  // idle, QUIET_REBUILDS times (one run is one sample of a machine whose speed drifts by a third),
-  // then while it keeps answering lists, to see what it does to their latency.
-  const quietRebuilds: { events: number; seconds: number }[] = [];
-  for (let run = 0; run < QUIET_REBUILDS; run++) quietRebuilds.push(await cliRebuild(env));
-  const rates = quietRebuilds.map((r) => r.events / r.seconds).sort((a, b) => a - b);
-  const quietRebuild = quietRebuilds[0] ?? { events: 0, seconds: 0 };
-  const listOptions = { duration: 3600, connections: CONNECTIONS, ...(await listRequest(CALLERS.member, big)) };
-  let listLoad: autocannon.Instance | undefined;
-  const listDone = new Promise<autocannon.Result>((resolve, reject) => {
-    listLoad = autocannon(listOptions, (error, result) => (error ? reject(error) : resolve(result)));
-  });
-  const rebuilt = await cliRebuild(env);
-  listLoad?.stop();
-  const duringRebuild = await listDone;
-  const during = { ...combined([duringRebuild]), scenario: 'GetResourceList, 4,000-resource view, member, during a blue/green rebuild (CLI, own process)' };
-  results.push(during);
+  const measures: string[] = [];
+  if (ONLY.has('rebuild')) {
+    // The operator's blue/green rebuild (resources-cli rebuild, its own process): with the service
+    // idle, QUIET_REBUILDS times (one run is one sample of a machine whose speed drifts by a third),
+    // then while it keeps answering lists, to see what it does to their latency.
+    const quietRebuilds: { events: number; seconds: number }[] = [];
+    for (let run = 0; run < QUIET_REBUILDS; run++) quietRebuilds.push(await cliRebuild(env));
+    const rates = quietRebuilds.map((r) => r.events / r.seconds).sort((a, b) => a - b);
+    const quietRebuild = quietRebuilds[0] ?? { events: 0, seconds: 0 };
+    const listOptions = { duration: 3600, connections: CONNECTIONS, ...(await listRequest(CALLERS.member, big)) };
+    let listLoad: autocannon.Instance | undefined;
+    const listDone = new Promise<autocannon.Result>((resolve, reject) => {
+      listLoad = autocannon(listOptions, (error, result) => (error ? reject(error) : resolve(result)));
+    });
+    const rebuilt = await cliRebuild(env);
+    listLoad?.stop();
+    const during = { ...combined([await listDone]), scenario: `GetResourceList, ${viewSize}-resource view, member, during a blue/green rebuild (CLI, own process)` };
+    results.push(during);
+    measures.push(
+      `| full blue/green rebuild (${quietRebuild.events} events, \`resources-cli rebuild\`, service idle), median of ${QUIET_REBUILDS} (slowest–fastest) | ${Math.round(rates[Math.floor(rates.length / 2)] ?? 0)} events/s (${Math.round(rates[0] ?? 0)}–${Math.round(rates.at(-1) ?? 0)}); ${quietRebuilds.map((r) => r.seconds.toFixed(2)).join(', ')} s |`,
+      `| the same while the service answers lists (50 connections) | ${rebuilt.seconds.toFixed(1)} s, ${Math.round(rebuilt.events / rebuilt.seconds)} events/s |`,
+      ...(quietList ? [`| list p99 during the rebuild / quiet (member, ${viewSize}-resource view) | ${during.p99} ms / ${quietList.p99} ms = ${(during.p99 / Math.max(1, quietList.p99)).toFixed(1)}× |`] : []),
+    );
+  }
   await stopService(service.child);
+
+  if (ONLY.has('varied')) {
+    service = await startService({ ...env, READ_MEMO: 'off' });
+    await varied('off');
+    await stopService(service.child);
+  }
+
+  if (ONLY.has('soak') && SOAK_SECONDS > 0) {
+    service = await startService(env);
+    const samples = await soak(service, SOAK_SECONDS, { scale, token, listBody, big, saveAs: auth });
+    await stopService(service.child);
+    measures.push(`| RSS during a ${SOAK_SECONDS} s varied soak, every 10 s (MB) | ${samples.join(', ')} |`);
+  }
+  bare.child.kill('SIGTERM');
 
   const cell = (r: Result, value: (m: Measured) => string) => (r.noop ? value(r.noop) : '—');
   const lines = [
-    `### ${SCALE_NAME}: ${resources.toLocaleString('en')} resources, ${scale.users.toLocaleString('en')} users, ${scale.projects} projects, ${scale.communities} communities`,
+    `### ${SCALE_NAME}: ${reused ? 'a kept data set' : `${resources.toLocaleString('en')} resources`}, ${scale.users.toLocaleString('en')} users, ${scale.projects} projects, ${scale.communities} communities`,
     '',
-    `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, embedded default (SQLite event store and read models), ${SECONDS} s per scenario (read scenarios in ${ROUNDS} slices, each after a slice of the no-op), ${CONNECTIONS} connections unless stated.`,
+    `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, embedded default (SQLite event store and read models), ${SECONDS} s per scenario (read scenarios in ${ROUNDS} slices, each after a slice of the bare Express no-op, their ceiling), ${CONNECTIONS} connections unless stated.`,
     '',
-    '| scenario | req/s | no-op req/s, between its slices | share of no-op | p50 ms | p99 ms | no-op p99 ms | p99 / no-op p99 | errors |',
+    '| scenario | req/s | ceiling req/s, between its slices | share of the ceiling | p50 ms | p99 ms | ceiling p99 ms | p99 / ceiling p99 | errors |',
     '|---|---|---|---|---|---|---|---|---|',
     ...results.map(
       (r) =>
@@ -230,19 +345,60 @@ async function main(): Promise<void> {
     '',
     '| measure | value |',
     '|---|---|',
-    `| seeding through the commands (in process) | ${Math.round(resources / seedSeconds)} resources/s |`,
-    `| restart to ready, after the seed | ${first.readyMs} ms |`,
+    ...(reused ? [] : [`| seeding through the commands (in process) | ${Math.round(resources / seedSeconds)} resources/s |`]),
+    `| restart to ready, after ${reused ? 'the previous run' : 'the seed'} | ${first.readyMs} ms |`,
     `| restart to ready, after a clean stop | ${service.readyMs} ms |`,
-    `| full blue/green rebuild (${quietRebuild.events} events, \`resources-cli rebuild\`, service idle), median of ${QUIET_REBUILDS} (slowest–fastest) | ${Math.round(rates[Math.floor(rates.length / 2)] ?? 0)} events/s (${Math.round(rates[0] ?? 0)}–${Math.round(rates.at(-1) ?? 0)}); ${quietRebuilds.map((r) => r.seconds.toFixed(2)).join(', ')} s |`,
-    `| the same while the service answers lists (50 connections) | ${rebuilt.seconds.toFixed(1)} s, ${Math.round(rebuilt.events / rebuilt.seconds)} events/s |`,
-    `| list p99 during the rebuild / quiet (member, 4,000-resource view) | ${during.p99} ms / ${quietList.p99} ms = ${(during.p99 / Math.max(1, quietList.p99)).toFixed(1)}× |`,
-    `| RSS idle after start / after the load | ${idleRss} MB / ${loadedRss} MB |`,
-    `| save to visible (append to every read model caught up; \`write_visible_seconds\`), p50 / p99 | ≤ ${visible[0]} ms / ≤ ${visible[1]} ms |`,
+    ...measures,
+    `| RSS idle after start / after the lists, saves and rebuild | ${idleRss} MB / ${loadedRss} MB |`,
+    ...rss,
+    `| save to visible (append to every read model caught up; \`write_visible_seconds\`), p50 / p99 | ≤ ${saveVisible[0]} ms / ≤ ${saveVisible[1]} ms |`,
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
-  if (process.env.BENCH_KEEP) log(`kept ${dataDir}`);
+  if (process.env.BENCH_KEEP || reused) log(`kept ${dataDir}`);
   else fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+/**
+ * The varied soak: many callers asking random pages of the big and small views, privacy reads and
+ * saves on the same view and elsewhere, for `seconds`, the service's RSS sampled every 10 s.
+ */
+async function soak(
+  service: { child: ChildProcess; url: string },
+  seconds: number,
+  deps: {
+    scale: Scale;
+    token: (userId: number) => Promise<string>;
+    listBody: (body: object) => string;
+    big: object;
+    saveAs: (userId: number) => Promise<Record<string, string>>;
+  },
+): Promise<number[]> {
+  const random = randomSequence(3);
+  const callers = Array.from({ length: Math.min(5_000, deps.scale.users) }, (_, i) => i + 1);
+  const bearer = new Map<number, string>();
+  for (const userId of callers) bearer.set(userId, await deps.token(userId));
+  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T;
+  const lists = variedRequest({ url: `${service.url}/api/Project/GetResourceList`, method: 'POST' }, () => {
+    const userId = pick(callers);
+    const projectId = random() < 0.5 ? VIEWS.hotProject : 1 + Math.floor(random() * deps.scale.projects);
+    const body = projectId === VIEWS.hotProject ? { ...deps.big, skip: 20 * Math.floor(random() * 100) } : { projectId, communityId: communityOf(deps.scale, projectId) };
+    return { headers: { authorization: `Bearer ${bearer.get(userId)}`, 'content-type': 'application/json' }, body: deps.listBody(body) };
+  });
+  const writes = startWriteLoad(SAVES_PER_SECOND, async (i) => {
+    const projectId = i % 2 === 0 ? VIEWS.hotProject : 3 + (i % (deps.scale.projects - 2));
+    return fetch(`${service.url}/api/Resource/SaveProjectResource`, {
+      method: 'POST',
+      headers: await deps.saveAs(teamOf(deps.scale, projectId)),
+      body: JSON.stringify({ id: 0, name: `Soak save ${i}`, resourceUrl: 'https://example.org/soak.pdf', privacyLevel: 1 + (i % 3), projectId, communityId: communityOf(deps.scale, projectId) }),
+    });
+  });
+  const samples: number[] = [];
+  const sampler = setInterval(() => samples.push(rssMb(service.child.pid ?? 0)), 10_000);
+  await run(lists, seconds);
+  clearInterval(sampler);
+  await writes.stop();
+  return samples;
 }
 
 main().catch((error: unknown) => {

@@ -2,10 +2,10 @@
  * The benchmark's data set, created through the service's own commands (directory feed, then
  * SaveProjectResource as the project's team) into a DATA_DIR, before the service is started.
  *
- * Shape (scale 1): 100 communities, 500 projects, 5,000 users, 20,000 resources; project 1 holds
- * 4,000 resources in community 1's view; project 2 holds 32 resources. Larger scales multiply
- * the projects, users and resources, never the hot views, so a list's cost is compared at equal
- * view sizes.
+ * Shape (scale 1): 100 communities, 500 projects, 5,000 users, 20,000 resources; project 1 holds a
+ * fifth of them (4,000; 40,000 at 200k) in community 1's view, as one busy project on a platform
+ * does; project 2 holds 32 resources. Users 10-284 are approved members of community 1 besides
+ * their own community, users 285-559 are not: the many callers of the varied scenarios.
  */
 import { ingestDirectoryEvents } from '../src/commands/ingest-directory-events';
 import { saveProjectResource } from '../src/commands/save-project-resource';
@@ -32,10 +32,20 @@ export const CALLERS = {
   circleMember: 5, // member of community 1 and of circle 1 (granted on some resources)
 } as const;
 
+/**
+ * The many callers of the varied list scenarios: 275 approved members of community 1 (made so by
+ * the seed, besides their own community) and 275 users outside it, each with their own principals.
+ */
+export const MANY_CALLERS = {
+  members: Array.from({ length: 275 }, (_, i) => 10 + i),
+  outsiders: Array.from({ length: 275 }, (_, i) => 285 + i),
+} as const;
+
 const HOT_PROJECT = 1;
 const SMALL_PROJECT = 2;
 const HOT_COMMUNITY = 1;
-const HOT_VIEW_SIZE = 4_000;
+/** One project holds a fifth of the platform's resources in one community view. */
+const hotViewSize = (scale: Scale): number => scale.resources / 5;
 const SMALL_VIEW_SIZE = 32;
 
 type DirectoryEvent = { type: string; data: Record<string, unknown> };
@@ -47,17 +57,20 @@ function directory(scale: Scale): DirectoryEvent[] {
     events.push({ type: 'CommunityUpserted', data: { communityId: c, name: `Community ${c}`, visibility: c % 2 === 0 ? 'private' : 'public' } });
   }
   for (let p = 1; p <= scale.projects; p++) {
-    const community = p <= 2 ? HOT_COMMUNITY : 1 + (p % scale.communities);
+    const community = communityOf(scale, p);
     events.push({ type: 'ProjectUpserted', data: { projectId: p, name: `Project ${p}`, visibility: 'private', teamCircleId: 1_000_000 + p, mentorsCircleId: 2_000_000 + p } });
     events.push({ type: 'CommunityProjectUpserted', data: { communityProjectId: p, communityId: community, projectId: p } });
     // Every project's team: the first listed caller leads the hot projects; the others have a user of their own.
-    events.push({ type: 'ProjectMemberSet', data: { projectId: p, userId: p <= 2 ? CALLERS.team : 10 + (p % (scale.users - 10)), role: 'team' } });
+    events.push({ type: 'ProjectMemberSet', data: { projectId: p, userId: teamOf(scale, p), role: 'team' } });
   }
   events.push({ type: 'CircleUpserted', data: { circleId: 1, name: 'Reviewers', longName: 'Reviewers of community 1', isActive: true, projectId: null, communityId: HOT_COMMUNITY } });
   events.push({ type: 'CommunityMemberSet', data: { communityId: HOT_COMMUNITY, userId: CALLERS.member, role: 'member', status: 'approved' } });
   events.push({ type: 'CommunityMemberSet', data: { communityId: HOT_COMMUNITY, userId: CALLERS.admin, role: 'admin', status: 'approved' } });
   events.push({ type: 'CommunityMemberSet', data: { communityId: HOT_COMMUNITY, userId: CALLERS.circleMember, role: 'member', status: 'approved' } });
   events.push({ type: 'CircleMemberSet', data: { circleId: 1, userId: CALLERS.circleMember } });
+  for (const userId of MANY_CALLERS.members.filter((u) => u <= scale.users)) {
+    events.push({ type: 'CommunityMemberSet', data: { communityId: HOT_COMMUNITY, userId, role: 'member', status: 'approved' } });
+  }
   // Everyone else belongs to one or two communities, so the directory has the size of a real one.
   for (let u = 10; u <= scale.users; u++) {
     events.push({ type: 'CommunityMemberSet', data: { communityId: 1 + (u % scale.communities), userId: u, role: 'member', status: 'approved' } });
@@ -88,11 +101,11 @@ export async function seed(dataDir: string, scale: Scale, jwtSecret: string, dir
     // The commands decide on the directory read model: it must hold the whole feed first.
     await services.readModels.waitFor(fed, 600_000);
     const plan: { projectId: number; teamUserId: number }[] = [];
-    for (let i = 0; i < HOT_VIEW_SIZE; i++) plan.push({ projectId: HOT_PROJECT, teamUserId: CALLERS.team });
+    for (let i = 0; i < hotViewSize(scale); i++) plan.push({ projectId: HOT_PROJECT, teamUserId: CALLERS.team });
     for (let i = 0; i < SMALL_VIEW_SIZE; i++) plan.push({ projectId: SMALL_PROJECT, teamUserId: CALLERS.team });
     for (let i = plan.length; i < scale.resources; i++) {
       const projectId = 3 + (i % (scale.projects - 2));
-      plan.push({ projectId, teamUserId: 10 + (projectId % (scale.users - 10)) });
+      plan.push({ projectId, teamUserId: teamOf(scale, projectId) });
     }
     let next = 0;
     let last: bigint | undefined;
@@ -110,7 +123,7 @@ export async function seed(dataDir: string, scale: Scale, jwtSecret: string, dir
             icon: '',
             resourceTags: [`tag${i % 50}`],
             projectId,
-            communityId: projectId <= 2 ? HOT_COMMUNITY : 1 + (projectId % scale.communities),
+            communityId: communityOf(scale, projectId),
             ...levelOf(i),
           } as never);
           if (result.position !== undefined && (last === undefined || result.position > last)) last = result.position;
@@ -125,4 +138,12 @@ export async function seed(dataDir: string, scale: Scale, jwtSecret: string, dir
   }
 }
 
-export const VIEWS = { hotProject: HOT_PROJECT, smallProject: SMALL_PROJECT, hotCommunity: HOT_COMMUNITY };
+export const VIEWS = { hotProject: HOT_PROJECT, smallProject: SMALL_PROJECT, hotCommunity: HOT_COMMUNITY, hotViewSize };
+
+/** The project's team member who saves into it in the write-load scenarios (as the seed did). */
+export const teamOf = (scale: Scale, projectId: number): number =>
+  projectId <= SMALL_PROJECT ? CALLERS.team : 10 + (projectId % (scale.users - 10));
+
+/** The community a seeded project belongs to. */
+export const communityOf = (scale: Scale, projectId: number): number =>
+  projectId <= SMALL_PROJECT ? HOT_COMMUNITY : 1 + (projectId % scale.communities);
