@@ -14,6 +14,7 @@ import {
 } from '../../src/infra/event-store/event-store';
 import { SqliteEventStore } from '../../src/infra/event-store/sqlite-event-store';
 import { describeExternal, externalTarget } from '../support/external';
+import { EVENTSTORE_IMAGE } from '../support/images';
 
 type Subject = {
   readonly store: EventStore;
@@ -560,7 +561,7 @@ describeExternal('event store contract (EventStoreDB)', esdb, () => {
       if (esdb.kind === 'url') {
         connectionString = esdb.url;
       } else {
-        container = await new GenericContainer('docker.eventstore.com/eventstore/eventstore:24.10')
+        container = await new GenericContainer(EVENTSTORE_IMAGE)
           .withEnvironment({
             EVENTSTORE_INSECURE: 'true',
             EVENTSTORE_RUN_PROJECTIONS: 'None',

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { MongoDBContainer, type StartedMongoDBContainer } from '@testcontainers/mongodb';
 import { describeExternal, externalTarget } from './external';
+import { MONGO_IMAGE } from './images';
 
 /**
  * A MongoDB suite: against MONGODB_URL, or a throwaway container when Docker answers, or declared
@@ -14,7 +15,7 @@ export function describeMongo(suite: string, body: (mongo: () => { url: string; 
     beforeAll(async () => {
       if (target.kind === 'url') url = target.url;
       else if (target.kind === 'docker') {
-        container = await new MongoDBContainer('mongo:7').start();
+        container = await new MongoDBContainer(MONGO_IMAGE).start();
         url = `${container.getConnectionString()}?directConnection=true`;
       }
     }, 180_000);
