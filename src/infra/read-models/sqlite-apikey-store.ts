@@ -2,6 +2,7 @@ import type Database from 'better-sqlite3';
 import type { ApiKeyRecord, ApiKeyStore, NewApiKeyRecord, RotatedSecret } from '../../projections/apikeys/apikey-store';
 import type { ProjectionStore } from '../../projections/read-model-projection';
 import type { SqliteReadDb } from './sqlite-read-db';
+import { readScope } from '../../projections/read-scopes';
 import { sqliteProjectionStore } from './sqlite-read-db';
 
 type Row = {
@@ -52,7 +53,7 @@ export class SqliteApiKeyStore implements ApiKeyStore {
     rotated: Database.Statement<unknown[]>;
   };
 
-  constructor(readDb: SqliteReadDb) {
+  constructor(private readonly readDb: SqliteReadDb) {
     const db = readDb.db;
     db.exec(`create table if not exists api_keys (
       id integer primary key,
@@ -87,9 +88,15 @@ export class SqliteApiKeyStore implements ApiKeyStore {
     this.projectionStore = sqliteProjectionStore(readDb, ['api_keys']);
   }
 
+  /**
+   * Asked at every request made with a key: remembered until a key changes (created, revoked,
+   * rotated, used), here or in another process, so a revocation still counts at the next request.
+   */
   async byKeyId(keyId: string): Promise<ApiKeyRecord | null> {
-    const row = this.statements.byKeyId.get(keyId);
-    return row ? toRecord(row) : null;
+    return this.readDb.memo.get(readScope.apiKeys, `apikey:${keyId}`, () => {
+      const row = this.statements.byKeyId.get(keyId);
+      return row ? toRecord(row) : null;
+    });
   }
 
   async listForUser(userId: number): Promise<ApiKeyRecord[]> {
@@ -97,18 +104,18 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   }
 
   async recordUse(id: number, at: string): Promise<void> {
-    this.statements.recordUse.run(id, at);
+    if (this.statements.recordUse.run(id, at).changes > 0) this.readDb.feed.touch(readScope.apiKeys);
   }
 
   async keyCreated(key: NewApiKeyRecord, position: bigint): Promise<void> {
-    this.statements.created.run({ ...key, position });
+    if (this.statements.created.run({ ...key, position }).changes > 0) this.readDb.feed.touch(readScope.apiKeys);
   }
 
   async keyRevoked(id: number, position: bigint): Promise<void> {
-    this.statements.revoked.run({ id, position });
+    if (this.statements.revoked.run({ id, position }).changes > 0) this.readDb.feed.touch(readScope.apiKeys);
   }
 
   async keyRotated(id: number, secret: RotatedSecret, position: bigint): Promise<void> {
-    this.statements.rotated.run({ id, position, ...secret });
+    if (this.statements.rotated.run({ id, position, ...secret }).changes > 0) this.readDb.feed.touch(readScope.apiKeys);
   }
 }
