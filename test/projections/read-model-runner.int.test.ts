@@ -63,8 +63,49 @@ function droppingOnce(inner: EventStore): EventStore & { readonly subscriptions:
 }
 
 /**
- * A lease store that can count the runner's lease loops: while attempts are held (`hold`), each
- * live loop stops at its next attempt, so after a while the attempts in flight are the loops.
+ * The lease retry of the runners whose lease loops are counted: a delay no other timer of the
+ * runner, its follower or its backoff uses, so that a timer of this delay is a lease tick.
+ */
+const LEASE_RETRY_MS = 7;
+
+/**
+ * The runner's lease ticks, seen through the timers they are scheduled with: those pending, and
+ * those whose callback is running (a tick runs until it has scheduled the next one, or led).
+ */
+const leaseTicks = { pending: new Set<unknown>(), running: 0 };
+const realSetTimeout = globalThis.setTimeout;
+const realClearTimeout = globalThis.clearTimeout;
+beforeEach(() => {
+  leaseTicks.pending.clear();
+  leaseTicks.running = 0;
+  globalThis.setTimeout = ((callback: (...args: unknown[]) => unknown, ms?: number, ...args: unknown[]) => {
+    if (ms !== LEASE_RETRY_MS) return realSetTimeout(callback, ms, ...args);
+    const timer = realSetTimeout(async () => {
+      leaseTicks.pending.delete(timer);
+      leaseTicks.running += 1;
+      try {
+        await callback(...args);
+      } finally {
+        leaseTicks.running -= 1;
+      }
+    }, ms);
+    leaseTicks.pending.add(timer);
+    return timer;
+  }) as typeof setTimeout;
+  globalThis.clearTimeout = ((timer?: Parameters<typeof clearTimeout>[0]) => {
+    leaseTicks.pending.delete(timer);
+    realClearTimeout(timer);
+  }) as typeof clearTimeout;
+});
+afterEach(() => {
+  globalThis.setTimeout = realSetTimeout;
+  globalThis.clearTimeout = realClearTimeout;
+});
+
+/**
+ * A lease store that can count the runner's lease loops (their retry must be LEASE_RETRY_MS):
+ * while attempts are held (`hold`), each live loop stops at its next attempt; once no lease tick
+ * is pending and every running tick waits at a held attempt, the held attempts are the loops.
  */
 function countingLeases(inner: LeaseStore) {
   const held: (() => void)[] = [];
@@ -77,6 +118,10 @@ function countingLeases(inner: LeaseStore) {
       },
       release: (lease) => inner.release(lease),
     } satisfies LeaseStore,
+    /** How many attempts wait at the store. */
+    get held(): number {
+      return held.length;
+    },
     hold(): void {
       holding = true;
     },
@@ -87,11 +132,10 @@ function countingLeases(inner: LeaseStore) {
       for (const go of held.splice(0)) go();
       return count;
     },
-    /** How many lease loops the runner runs (its retryMs well under the 150 ms held). */
+    /** How many lease loops the runner runs: held until every one of them waits at the store. */
     async loops(): Promise<number> {
-      await sleep(50); // let a demotion or a takeover in progress settle
       control.hold();
-      await sleep(150);
+      await waitUntil(() => held.length > 0 && leaseTicks.pending.size === 0 && leaseTicks.running === held.length);
       return control.resume();
     },
   };
@@ -274,7 +318,7 @@ describe('read-model runner', () => {
       const standby = new ReadModelRunner(events, projection, createLogger('silent'), {
         role: 'project',
         isTransient: isTransientStoreError,
-        lease: { store: leases.store, holder: 'standby', ttlMs: 3000, retryMs: 5, now: () => now },
+        lease: { store: leases.store, holder: 'standby', ttlMs: 3000, retryMs: LEASE_RETRY_MS, now: () => now },
       });
       cleanups.push(async () => {
         await standby.stop();
@@ -341,7 +385,7 @@ describe('read-model runner', () => {
       const leases = countingLeases(read.leases);
       const a = new ReadModelRunner(events, recordingProjection(read), createLogger('silent'), {
         role: 'project',
-        lease: { store: leases.store, holder: 'a', ttlMs: 3000, retryMs: 5, now: () => now },
+        lease: { store: leases.store, holder: 'a', ttlMs: 3000, retryMs: LEASE_RETRY_MS, now: () => now },
       });
       cleanups.push(async () => {
         await a.stop();
@@ -366,7 +410,7 @@ describe('read-model runner', () => {
 
         // when A's commit is refused by the fence while its renewal is still under way (held in the store)
         leases.hold();
-        await sleep(50);
+        await waitUntil(() => leases.held > 0); // the renewal under way waits at the store
         await bTakesOver();
         await append(events, `s-${round}`, 'RefusedByTheFence');
         await waitUntil(() => !a.isLeading);
@@ -381,8 +425,6 @@ describe('read-model runner', () => {
     });
   });
 });
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitUntil(condition: () => boolean): Promise<void> {
   const deadline = Date.now() + 5000;
