@@ -42,6 +42,15 @@ describeMongo('read-model batches', (mongo) => {
       await read.close();
     });
 
+    /** Whether a write to the leases that is not a batch's (b's findAndModify) runs on the server now. */
+    async function takeoverInProgress(): Promise<boolean> {
+      const ops = await read.db.client
+        .db('admin')
+        .aggregate([{ $currentOp: { allUsers: true } }, { $match: { ns: `${read.db.databaseName}.projection_leases`, 'command.findAndModify': 'projection_leases' } }])
+        .toArray();
+      return ops.length > 0;
+    }
+
     /**
      * Holder a's lease ran out at 1000; its batch renews it (now 900) inside the transaction
      * while b tries to take it over at 1500. b's write waits for the transaction: if the batch
@@ -67,8 +76,10 @@ describeMongo('read-model batches', (mongo) => {
         { ...a, ttlMs: 1000, nowMs: 900 },
       );
       await inside;
-      const takeover = read.leases.acquire('resources', 'b', 1000, 1500);
-      await sleep(200);
+      let settled = false;
+      const takeover = read.leases.acquire('resources', 'b', 1000, 1500).finally(() => (settled = true));
+      // b's write has reached the server and waits for the transaction (or b has its answer already)
+      await waitUntil(async () => settled || (await takeoverInProgress()), "b's takeover to reach the server");
       release();
       const [committed, taken] = await Promise.allSettled([batch, takeover]);
       return { committed, taken: taken.status === 'fulfilled' ? taken.value : taken.reason, stored: await store.stored(1) };
@@ -90,3 +101,12 @@ describeMongo('read-model batches', (mongo) => {
     });
   });
 });
+
+/** Polls `condition` until it holds; fails naming `what` after 10 s. */
+async function waitUntil(condition: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`waited 10 s for ${what}`);
+    await sleep(10);
+  }
+}
