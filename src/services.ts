@@ -15,7 +15,7 @@ import type { EventStore } from './infra/event-store/event-store';
 import { SqliteEventStore } from './infra/event-store/sqlite-event-store';
 import type { Logger } from './infra/logger';
 import { Metrics } from './infra/metrics';
-import { answerMemoOf, leaseStoreOf } from './infra/read-models/read-db';
+import { answerMemoOf, leaseStoreOf, leaseTimingOf } from './infra/read-models/read-db';
 import { readGenerations } from './infra/read-models/read-generations';
 import { ReadSide } from './read-side';
 import { isTransientStoreError } from './projections/transient-error';
@@ -28,13 +28,6 @@ import type { GridFsFileStore } from './infra/files/gridfs-file-store';
 import { startOrphanSweeper } from './commands/file-lifecycle';
 
 export type Services = AppContext & { close(): Promise<void> };
-
-/**
- * A projector that stops renewing loses its projections after LEASE_TTL_MS; standbys look every
- * LEASE_RETRY_MS, so a takeover happens within their sum.
- */
-const LEASE_TTL_MS = 3000;
-const LEASE_RETRY_MS = 1000;
 
 /*
  * The production adapters are loaded only where their URL is set: their drivers (MongoDB,
@@ -82,7 +75,8 @@ export async function createServices(config: Config, logger: Logger, clock: () =
       role: config.ROLE === 'api' ? 'follow' : 'project',
       // A network fault or an election retries with backoff; only a bug stops a projection.
       isTransient: isTransientStoreError,
-      lease: { store: leaseStoreOf(readDb), holder, ttlMs: LEASE_TTL_MS, retryMs: LEASE_RETRY_MS, now: () => Date.now() },
+      // The lease's TTL and renewal follow the store (leaseTimingOf): 15 s across machines on MongoDB.
+      lease: { store: leaseStoreOf(readDb), holder, ...leaseTimingOf(readDb), now: () => Date.now() },
     }),
   });
   const fileStore = await openFileStore(config);

@@ -8,6 +8,7 @@ export class Metrics {
   readonly projectionCheckpoint: Gauge<'projection'>;
   readonly projectionLag: Gauge<'projection'>;
   readonly projectionLeading: Gauge<'projection'>;
+  readonly projectionStopped: Gauge<'projection'>;
   readonly writeVisible: Histogram;
   readonly apiKeyVerifications: Counter<'outcome'>;
 
@@ -44,6 +45,10 @@ export class Metrics {
       registers: [this.registry],
     });
     this.projectionLag = this.projectionGauge('read_model_lag_events', 'Events in the log that each projection has not committed yet');
+    this.projectionStopped = this.projectionGauge(
+      'read_model_projection_failed',
+      '1 while this process stands down from a projection that failed (a bug: alert on it); it retries on a long backoff',
+    );
   }
 
   /** A gauge with one series per projection, on this process's registry. */

@@ -31,6 +31,7 @@ export class LeaseHolder {
   /** Takes the lease, or renews it; false when another process holds it or the store cannot be reached. */
   async tryAcquire(): Promise<boolean> {
     const options = this.options;
+    if (options.store.refusal) return false;
     try {
       const lease = await options.store.acquire(this.projection, options.holder, options.ttlMs, options.now());
       if (lease && this.lease && lease.token !== this.lease.token) {

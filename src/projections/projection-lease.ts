@@ -17,6 +17,11 @@ export interface LeaseStore {
   acquire(projection: string, holder: string, ttlMs: number, nowMs: number): Promise<Lease | null>;
   /** Gives the lease up at once (a clean stop), so a standby need not wait for it to expire. */
   release(lease: Lease): Promise<void>;
+  /**
+   * Why no process may lead on this store, when that is so: a standalone MongoDB, where the fence
+   * is a write of its own and a stale holder's batch could land beside the new holder's.
+   */
+  readonly refusal?: string;
 }
 
 /** A commit found that its lease had passed to another holder: nothing was written. */

@@ -20,7 +20,16 @@ export type RunnerOptions = {
   readonly isTransient?: (error: unknown) => boolean;
   /** Told the position of each committed batch while catching up (a rebuild's progress). */
   readonly onCatchUp?: (projection: string, position: bigint) => void;
+  /**
+   * Under a lease, how long a process whose projection failed (a bug: the same event would fail
+   * again) stands by before it tries to lead again: the first delay, doubled per failure in a
+   * row up to the cap. Defaults: 30 s, 15 min.
+   */
+  readonly failureBackoff?: { readonly firstMs: number; readonly maxMs: number };
 };
+
+const FAILURE_FIRST_RETRY_MS = 30_000;
+const FAILURE_MAX_RETRY_MS = 15 * 60_000;
 
 /**
  * Runs one projection over the event log in global order, or follows another process that does.
@@ -36,6 +45,10 @@ export class ReadModelRunner {
   private readonly lease: LeaseHolder | undefined;
   private readonly follower: SharedCheckpointFollower;
   private readonly backoff = new ResubscribeBackoff();
+  /** Under a lease: after a failure this process stood down; it tries to lead again no earlier than `leadNotBefore`. */
+  private readonly transientStandDown = new ResubscribeBackoff();
+  private readonly failedStandDown: ResubscribeBackoff;
+  private leadNotBefore = 0;
   private readonly commits: CheckpointedCommits;
   private subscription: Subscription | undefined;
   private failure: unknown;
@@ -52,6 +65,10 @@ export class ReadModelRunner {
     private readonly options: RunnerOptions = { role: 'project' },
   ) {
     this.lease = options.lease && new LeaseHolder(options.lease, projection.name, logger);
+    this.failedStandDown = new ResubscribeBackoff(
+      options.failureBackoff?.firstMs ?? FAILURE_FIRST_RETRY_MS,
+      options.failureBackoff?.maxMs ?? FAILURE_MAX_RETRY_MS,
+    );
     this.follower = new SharedCheckpointFollower(events, projection, this.position, {
       polls: () => this.running && !this.leading,
       readSucceeded: () => {
@@ -81,14 +98,26 @@ export class ReadModelRunner {
   /**
    * Projecting without a lease, or having taken it: catches up, then follows the log; resolves
    * once caught up. Otherwise resolves at once and follows the shared checkpoint.
+   *
+   * Under a lease, a catch-up that fails (the store unreachable for a moment, a bug in the
+   * projection) never fails the start: the process stands down, follows the shared checkpoint
+   * and tries to lead again after a backoff, as a takeover does. Without a lease (a rebuild's
+   * builder, one process alone) the failure is the caller's.
    */
   async start(): Promise<void> {
     this.running = true;
     if (this.options.role === 'project') {
       if (!this.lease) return this.lead();
-      if (await this.lease.tryAcquire()) return this.lead();
+      const refusal = this.lease.options.store.refusal;
+      if (refusal) this.logger.error({ projection: this.name, reason: refusal }, 'refusing to lead the projection');
+      if (await this.lease.tryAcquire()) return this.lead().catch((error: unknown) => this.leadFailed(error));
     }
     await this.follow();
+  }
+
+  /** True while this process stands down after its projection failed (a bug): the alert. */
+  get stopped(): boolean {
+    return this.failure instanceof ProjectionFailedError;
   }
 
   /**
@@ -141,6 +170,8 @@ export class ReadModelRunner {
   /** Why the read model is not being kept up to date here, or undefined when it is. */
   get problem(): string | undefined {
     if (this.failure instanceof ProjectionFailedError) return `projection ${this.name} failed`;
+    const refusal = this.options.role === 'project' ? this.lease?.options.store.refusal : undefined;
+    if (refusal && !this.leading) return `projection ${this.name} refuses to lead: ${refusal}`;
     if (!this.leading) {
       if (!this.running) return `projection ${this.name} not running`;
       if (this.failure !== undefined) return `projection ${this.name}: the shared read model cannot be read`;
@@ -164,9 +195,16 @@ export class ReadModelRunner {
   private async lead(): Promise<void> {
     this.leading = true;
     this.follower.stop();
+    // The lease is renewed during the catch-up too, however long it takes: not only by its commits.
+    if (this.lease) this.scheduleLease();
     await this.adoptLog();
     await this.catchUpAndSubscribe();
-    if (this.lease) this.scheduleLease();
+    if (this.lease) {
+      // Caught up: a failure that made this process stand down is over.
+      if (this.failure instanceof ProjectionFailedError) this.failure = undefined;
+      this.transientStandDown.succeeded();
+      this.failedStandDown.succeeded();
+    }
   }
 
   /** A checkpoint of another event log (the store was switched) is worthless: start over. */
@@ -184,6 +222,8 @@ export class ReadModelRunner {
     this.position.restartFrom(await this.projection.store.checkpoint(this.name));
     for (;;) {
       const batch = await this.events.readAll(this.position.value, CATCH_UP_BATCH, this.projection.eventTypes);
+      // The lease loop found the lease taken meanwhile: the new holder catches up.
+      if (this.lease && !this.leading) throw new LeaseLostError(this.name);
       await this.catchUp(batch);
       if (batch.length < CATCH_UP_BATCH) break;
       // Let requests, and the lease renewal, run between batches of a long catch-up.
@@ -217,6 +257,7 @@ export class ReadModelRunner {
         this.failure = error;
         if (error instanceof ProjectionFailedError) {
           this.logger.error({ err: error.reason, projection: error.projection }, 'projection failed; read model stopped');
+          if (this.lease) void this.standDown(error);
           return;
         }
         const delay = this.backoff.schedule(() => this.subscribe());
@@ -240,9 +281,9 @@ export class ReadModelRunner {
       if (!this.running) return;
       if (this.leading) {
         if (!(await lease.tryAcquire())) await this.demote();
-      } else if (await lease.tryAcquire()) {
+      } else if (Date.now() >= this.leadNotBefore && (await lease.tryAcquire())) {
         this.logger.info({ projection: this.name, token: String(lease.token) }, 'took over the projection');
-        await this.lead().catch((error: unknown) => this.takeOverFailed(error));
+        await this.lead().catch((error: unknown) => this.leadFailed(error));
         return;
       }
       this.scheduleLease();
@@ -251,18 +292,34 @@ export class ReadModelRunner {
   }
 
   /**
-   * A takeover whose catch-up failed keeps its lease loop, so the lease is renewed or handed on
-   * as ever: a fence that refused the catch-up means another process holds the lease (stand by);
-   * a failing projection stops as it does on a live event, and readiness says why; anything else
-   * (the store busy or unreachable for a moment) takes over again after the backoff's delay.
+   * A start or a takeover whose catch-up failed: a fence that refused it means another process
+   * holds the lease (stand by); anything else stands down too, see `standDown`.
    */
-  private async takeOverFailed(error: unknown): Promise<void> {
+  private async leadFailed(error: unknown): Promise<void> {
     if (error instanceof LeaseLostError) return this.demote();
     this.failure = error;
-    this.logger.error({ err: error, projection: this.name }, 'could not take over the projection');
-    this.scheduleLease();
-    if (error instanceof ProjectionFailedError) return;
-    this.backoff.schedule(() => void this.lead().catch((again: unknown) => this.takeOverFailed(again)));
+    this.logger.error({ err: error, projection: this.name }, 'could not lead the projection');
+    await this.standDown(error);
+  }
+
+  /**
+   * A process that cannot keep the read model up to date gives its lease up at once, so that a
+   * standby may try, follows the shared checkpoint, and tries to lead again after a backoff: a
+   * short one after the store's passing trouble, a long one after a failing projection (the same
+   * event would fail again; `stopped` and the metric say so meanwhile). It never stays down.
+   */
+  private async standDown(error: unknown): Promise<void> {
+    if (!this.running) return;
+    const failed = error instanceof ProjectionFailedError;
+    const delay = (failed ? this.failedStandDown : this.transientStandDown).next();
+    this.leadNotBefore = Date.now() + delay;
+    this.logger.warn({ projection: this.name, retryInMs: delay }, 'standing down from the projection; will try to lead again');
+    this.leading = false;
+    this.backoff.cancel();
+    await this.subscription?.close();
+    this.subscription = undefined;
+    await this.lease?.release();
+    await this.follow();
   }
 
   private async demote(): Promise<void> {

@@ -80,6 +80,7 @@ export class ReadModels {
       metrics.projectionCheckpoint.set({ projection: runner.name }, Number(checkpoint));
       metrics.projectionLag.set({ projection: runner.name }, Number(head - checkpoint));
       metrics.projectionLeading.set({ projection: runner.name }, runner.isLeading ? 1 : 0);
+      metrics.projectionStopped.set({ projection: runner.name }, runner.stopped ? 1 : 0);
     }
   }
 

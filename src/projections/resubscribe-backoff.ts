@@ -6,9 +6,19 @@ export class ResubscribeBackoff {
   private attempts = 0;
   private timer: NodeJS.Timeout | undefined;
 
+  constructor(
+    private readonly firstDelayMs = FIRST_DELAY_MS,
+    private readonly maxDelayMs = MAX_DELAY_MS,
+  ) {}
+
+  /** The delay the next `schedule` would wait, counted as an attempt: for a caller that keeps its own timer. */
+  next(): number {
+    return Math.min(this.maxDelayMs, this.firstDelayMs * 2 ** this.attempts++);
+  }
+
   /** Runs `retry` after the next delay, and says how long that is. */
   schedule(retry: () => void): number {
-    const delay = Math.min(MAX_DELAY_MS, FIRST_DELAY_MS * 2 ** this.attempts++);
+    const delay = this.next();
     this.timer = setTimeout(retry, delay);
     this.timer.unref();
     return delay;

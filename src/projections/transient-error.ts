@@ -18,6 +18,7 @@ const transientMongoCodes = new Set([
   6, // HostUnreachable
   7, // HostNotFound
   50, // MaxTimeMSExpired: the query's maxTimeMS (MONGO_QUERY_TIMEOUT_MS) ran out
+  64, // WriteConcernFailed: a majority did not acknowledge in time (wtimeout); the batch is replayed from the checkpoint
   89, // NetworkTimeout
   91, // ShutdownInProgress
   189, // PrimarySteppedDown
@@ -30,8 +31,12 @@ const transientMongoCodes = new Set([
   13436, // NotPrimaryOrSecondary
 ]);
 
-/** The driver's MongoErrorLabel values that mean "try again". */
-const transientMongoLabels = ['RetryableWriteError', 'TransientTransactionError', 'ResetPool', 'PoolRequestedRetry'];
+/**
+ * The driver's MongoErrorLabel values that mean "try again". UnknownTransactionCommitResult: the
+ * commit may or may not have applied; replaying the batch from the read checkpoint is harmless
+ * either way (every write is guarded by its event's position), stopping the projection is not.
+ */
+const transientMongoLabels = ['RetryableWriteError', 'TransientTransactionError', 'UnknownTransactionCommitResult', 'ResetPool', 'PoolRequestedRetry'];
 
 /**
  * The driver, for its error classes: required only for an error whose name says it comes from

@@ -362,19 +362,155 @@ describe('read-model runner', () => {
       expect(await leases.loops()).toBe(1);
     });
 
-    it('given a takeover whose catch-up fails in the projection, then it reports the failure and keeps renewing the lease', async () => {
+    it('given a takeover whose catch-up fails in the projection, then it reports the failure and gives the lease up', async () => {
       // given
       const events = openEvents();
       const read = SqliteReadDb.open(':memory:');
-      const { standby, leases, expire } = await standbyOf(recordingProjection(read, 'Poison'), read, events);
+      const { standby, expire } = await standbyOf(recordingProjection(read, 'Poison'), read, events);
       await append(events, 's-1', 'Poison');
       await standby.start();
       // when
       const now = expire();
-      // then: it leads, says it is not keeping the read model, and no other process gets the lease
-      await waitUntil(() => standby.isLeading && standby.problem !== undefined);
-      expect(await leases.loops()).toBe(1);
-      expect(await read.leases.acquire('recording', 'other', 3000, now + 1000)).toBeNull();
+      // then: it says it is not keeping the read model, stands down, and another process may take the lease
+      await waitUntil(() => standby.stopped && !standby.isLeading);
+      expect(standby.problem).toBe('projection recording failed');
+      await waitUntilAsync(async () => (await read.leases.acquire('recording', 'other', 3000, now + 1000)) !== null);
+    });
+
+    /** A projection that fails on `Poison` while `poisoned.on`: a bug that a new version fixes. */
+    function fixableProjection(read: SqliteReadDb) {
+      const poisoned = { on: true };
+      const inner = recordingProjection(read);
+      const projection: ReadModelProjection = {
+        ...inner,
+        async apply(event: RecordedEvent) {
+          if (poisoned.on && event.type === 'Poison') throw new Error('boom');
+          await inner.apply(event);
+        },
+      };
+      return { projection, poisoned, seen: () => inner.seen() };
+    }
+
+    /** A lease store that counts the attempts to take or renew the lease. */
+    function attemptCounting(inner: LeaseStore) {
+      const counted = { attempts: 0 };
+      const store: LeaseStore = {
+        acquire: (...args) => {
+          counted.attempts += 1;
+          return inner.acquire(...args);
+        },
+        release: (lease) => inner.release(lease),
+      };
+      return { store, counted };
+    }
+
+    it('given a start whose catch-up fails in the projection, then the start resolves, the lease is given up, and it leads again once the projection folds', async () => {
+      // given: the only process starts on a log whose first event its projection cannot fold
+      const events = openEvents();
+      const read = SqliteReadDb.open(':memory:');
+      const { projection, poisoned, seen } = fixableProjection(read);
+      await append(events, 's-1', 'Poison');
+      const { store, counted } = attemptCounting(read.leases);
+      const runner = track(
+        new ReadModelRunner(events, projection, createLogger('silent'), {
+          role: 'project',
+          isTransient: isTransientStoreError,
+          lease: { store, holder: 'only', ttlMs: 3000, retryMs: 5, now: () => Date.now() },
+          failureBackoff: { firstMs: 20, maxMs: 40 },
+        }),
+        events,
+      );
+      // when
+      await runner.start();
+      // then: it is up, following, says why it does not project, and the lease is free meanwhile
+      expect(runner.isLeading).toBe(false);
+      expect(runner.stopped).toBe(true);
+      expect(await read.leases.acquire('recording', 'probe', 1, 0)).not.toBeNull();
+      await read.leases.release({ projection: 'recording', holder: 'probe', token: 2n });
+      // and it tries again on its backoff, and leads once the projection folds the event
+      const before = counted.attempts;
+      await waitUntil(() => counted.attempts > before + 1);
+      poisoned.on = false;
+      await waitUntil(() => runner.isLeading && !runner.stopped);
+      expect(seen()).toEqual(['Poison']);
+      expect(runner.problem).toBeUndefined();
+    });
+
+    it('given a start whose catch-up finds the store busy, then the start resolves and it leads after the backoff', async () => {
+      // given
+      const events = openEvents();
+      const read = SqliteReadDb.open(':memory:');
+      const projection = recordingProjection(read);
+      await append(events, 's-1', 'Before');
+      const runner = track(
+        new ReadModelRunner(events, busyOnce(projection), createLogger('silent'), {
+          role: 'project',
+          isTransient: isTransientStoreError,
+          lease: { store: read.leases, holder: 'only', ttlMs: 3000, retryMs: 5, now: () => Date.now() },
+        }),
+        events,
+      );
+      // when
+      await runner.start();
+      // then
+      await waitUntil(() => runner.isLeading && projection.seen().length === 1);
+      expect(runner.problem).toBeUndefined();
+    });
+
+    it('given a live event the projection cannot fold, then the leader gives its lease up and reports the failure', async () => {
+      // given
+      const events = openEvents();
+      const read = SqliteReadDb.open(':memory:');
+      const runner = track(
+        new ReadModelRunner(events, recordingProjection(read, 'Poison'), createLogger('silent'), {
+          role: 'project',
+          lease: { store: read.leases, holder: 'a', ttlMs: 60_000, retryMs: 5, now: () => Date.now() },
+          failureBackoff: { firstMs: 60_000, maxMs: 60_000 },
+        }),
+        events,
+      );
+      await runner.start();
+      expect(runner.isLeading).toBe(true);
+      // when
+      await append(events, 's-1', 'Poison');
+      // then: a standby need not wait for the lease (60 s) to run out
+      await waitUntil(() => runner.stopped && !runner.isLeading);
+      await waitUntilAsync(async () => (await read.leases.acquire('recording', 'b', 60_000, Date.now())) !== null);
+    });
+
+    it('given a long catch-up, then the lease is renewed while it runs, not only after it', async () => {
+      // given: the catch-up's read of the log waits until released
+      const sqlite = openEvents();
+      await append(sqlite, 's-1', 'Before');
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      let reading!: () => void;
+      const inRead = new Promise<void>((resolve) => (reading = resolve));
+      const events = eventStoreExcept(sqlite, {
+        async readAll(from, max, types) {
+          reading();
+          await gate;
+          return sqlite.readAll(from, max, types);
+        },
+      });
+      const read = SqliteReadDb.open(':memory:');
+      const { store, counted } = attemptCounting(read.leases);
+      const runner = track(
+        new ReadModelRunner(events, recordingProjection(read), createLogger('silent'), {
+          role: 'project',
+          lease: { store, holder: 'a', ttlMs: 3000, retryMs: 5, now: () => Date.now() },
+        }),
+        sqlite,
+      );
+      // when
+      const starting = runner.start();
+      await inRead;
+      const atRead = counted.attempts;
+      // then
+      await waitUntil(() => counted.attempts > atRead + 2);
+      release();
+      await starting;
+      expect(runner.isLeading).toBe(true);
     });
 
     it('given a leader demoted again and again, by a failed renewal and by a refused commit, then it keeps exactly one lease loop', async () => {
@@ -425,6 +561,14 @@ describe('read-model runner', () => {
     });
   });
 });
+
+async function waitUntilAsync(condition: () => Promise<boolean>): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('condition not met');
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
 
 async function waitUntil(condition: () => boolean): Promise<void> {
   const deadline = Date.now() + 5000;

@@ -46,6 +46,14 @@ const TRANSACTION_OPTIONS: TransactionOptions = {
   maxCommitTimeMS: MONGO_WRITE_TIMEOUT_MS,
 };
 
+/**
+ * Why no projector leads on a standalone server: its fence is a write of its own, so a holder that
+ * stalls past its lease can still land one batch beside the new holder's, and a deletion is not a
+ * tombstone there (a stale batch could re-create a removed community's views). Run a replica set
+ * (a single-node one will do, as docker-compose.yml does).
+ */
+export const STANDALONE_REFUSAL = 'MongoDB is a standalone server (no transactions): run it as a replica set';
+
 /** The server-side bound of an operator's scan of whole collections (the digest), not of a request. */
 const SCAN_TIMEOUT_MS = 60_000;
 
@@ -141,7 +149,7 @@ export class MongoReadDb {
    * Without them the fence is checked before the writes; a holder that stalls between that check
    * and its writes can still write once, which the position guards on every document make harmless.
    */
-  readonly leases: LeaseStore = {
+  readonly leases: LeaseStore = Object.defineProperty<LeaseStore>({
     acquire: async (projection, holder, ttlMs, nowMs): Promise<Lease | null> => {
       const leases = this.db.collection<LeaseDoc>('projection_leases');
       const current = await leases.findOne({ _id: projection }, this.readOptions());
@@ -162,7 +170,11 @@ export class MongoReadDb {
     release: async (lease) => {
       await this.db.collection<LeaseDoc>('projection_leases').deleteOne({ _id: lease.projection, holder: lease.holder, token: Number(lease.token) });
     },
-  };
+  }, 'refusal', {
+    // Decided at connect (`transactions`), read whenever a process would lead.
+    get: (): string | undefined => (this.transactions ? undefined : STANDALONE_REFUSAL),
+    enumerable: true,
+  });
 
   async fence(fence: Fence): Promise<void> {
     const { filter, update } = fenceWrite(fence);

@@ -41,7 +41,16 @@ export async function closeReadDb(readDb: ReadDb): Promise<void> {
   else await readDb.mongo.close();
 }
 
-
 export function leaseStoreOf(readDb: ReadDb): LeaseStore {
   return readDb.kind === 'sqlite' ? readDb.sqlite.leases : readDb.mongo.leases;
+}
+
+/**
+ * How long a projection's lease lives, and how often its holder renews it (and a standby looks):
+ * a takeover happens within their sum of the holder stopping. SQLite: the processes of one
+ * machine, one clock, 3 s. MongoDB: processes on several machines, whose clocks and pauses
+ * (a GC, a slow catch-up batch, an election) differ: 15 s, renewed every 2 s.
+ */
+export function leaseTimingOf(readDb: ReadDb): { ttlMs: number; retryMs: number } {
+  return readDb.kind === 'sqlite' ? { ttlMs: 3000, retryMs: 1000 } : { ttlMs: 15_000, retryMs: 2000 };
 }

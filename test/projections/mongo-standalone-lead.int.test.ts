@@ -1,0 +1,79 @@
+/**
+ * A projector on a standalone MongoDB: its fence is a separate write, so a stale holder's batch
+ * could land beside the new holder's. It refuses to lead there and says why; on a replica set
+ * (transactions) it leads. The lease store is MongoReadDb's own, on the in-process stand-in.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { RecordedEvent } from '../../src/infra/event-store/event-store';
+import { SqliteEventStore } from '../../src/infra/event-store/sqlite-event-store';
+import { createLogger } from '../../src/infra/logger';
+import { leaseTimingOf } from '../../src/infra/read-models/read-db';
+import { mongoProjectionStore, type MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
+import type { ReadModelProjection } from '../../src/projections/read-model-projection';
+import { ReadModelRunner } from '../../src/projections/read-model-runner';
+import { mingoReadDb } from '../support/mingo-mongo';
+
+const metadata = { actor: { userId: 0, credential: 'system' as const }, correlationId: 't', at: '2026-01-01T00:00:00.000Z' };
+
+function counting(read: MongoReadDb): ReadModelProjection & { folded: () => number } {
+  let folded = 0;
+  return {
+    name: 'counting',
+    store: mongoProjectionStore(read, []),
+    async apply(_event: RecordedEvent) {
+      folded += 1;
+    },
+    folded: () => folded,
+  };
+}
+
+describe('a projector on MongoDB', () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  async function projectorOn(transactions: boolean) {
+    const events = SqliteEventStore.open(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prs-standalone-')), 'events.sqlite'));
+    await events.appendToStream('s-1', [{ type: 'Happened', data: {}, metadata }], 'any');
+    const mongo = mingoReadDb({ transactions });
+    const projection = counting(mongo);
+    const runner = new ReadModelRunner(events, projection, createLogger('silent'), {
+      role: 'project',
+      lease: { store: mongo.leases, holder: 'projector', ttlMs: 15_000, retryMs: 5, now: () => Date.now() },
+    });
+    cleanups.push(async () => {
+      await runner.stop();
+      await events.close();
+    });
+    return { runner, projection };
+  }
+
+  it('given a standalone server (no transactions), when a projector starts, then it refuses to lead and readiness says why', async () => {
+    // given / when
+    const { runner, projection } = await projectorOn(false);
+    await runner.start();
+    // then
+    expect(runner.isLeading).toBe(false);
+    expect(projection.folded()).toBe(0);
+    expect(runner.problem).toBeDefined();
+  });
+
+  it('given a replica set (transactions), when a projector starts, then it leads and folds the log', async () => {
+    // given / when
+    const { runner, projection } = await projectorOn(true);
+    await runner.start();
+    // then
+    expect(runner.isLeading).toBe(true);
+    expect(projection.folded()).toBe(1);
+    expect(runner.problem).toBeUndefined();
+  });
+
+  it('given MongoDB read models, then a lease lives at least 15 s, renewed several times within it', () => {
+    const { ttlMs, retryMs } = leaseTimingOf({ kind: 'mongo', mongo: mingoReadDb({ transactions: true }) });
+    expect(ttlMs).toBeGreaterThanOrEqual(15_000);
+    expect(retryMs * 3).toBeLessThanOrEqual(ttlMs);
+  });
+});
