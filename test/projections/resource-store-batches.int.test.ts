@@ -1,8 +1,8 @@
 /**
  * What the SQLite resource views keep in memory across a batch of the projection
- * (src/infra/read-models/sqlite-resource-view-store.ts): the counter changes, written at the end of
- * the batch's transaction or, in a bulk load, at the end of the load; and each project's
- * communities, read once a batch. A list's count must still be exactly the rows committed,
+ * (src/infra/read-models/sqlite-resource-view-store.ts): the resources it found not stored, and each
+ * project's communities, read once a batch; and what the view index counts, kept in step through
+ * the change feed only by batches that commit. A list's count must still be exactly the rows committed,
  * whatever batches failed on the way, and a batch must see the links committed before it began.
  */
 import fs from 'node:fs';
@@ -23,7 +23,7 @@ let dir: string;
 beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'resource-batches-'))));
 afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-describe('resource view counters across batches', () => {
+describe('resource view counts across batches', () => {
   it('given a batch that failed after writing a resource, when the next batch commits, then the count holds only what committed', async () => {
     // given
     const store = new SqliteResourceViewStore(SqliteReadDb.open(':memory:'));

@@ -5,7 +5,6 @@ import type { ProjectLink, ResourceViewRecord, ResourceViewStore, StoredResource
 import { readScope } from '../../projections/read-scopes';
 import { sqliteProjectionStore, type SqliteReadDb } from './sqlite-read-db';
 import { SqliteViewIndex } from './sqlite-view-index';
-import { SqliteViewCounters } from './sqlite-view-counters';
 
 const schema = `
   create table if not exists res_resources (
@@ -37,6 +36,8 @@ const schema = `
     doc text not null,
     primary key (resource_id, view_key)
   ) strict;
+  -- Per-audience row counts of earlier releases: the view index counts now.
+  drop table if exists res_view_counts;
 `;
 
 /**
@@ -56,10 +57,10 @@ const pageIndexes = `
 /** Parsed records kept per process: a few MB at most. */
 const PARSED_CACHE_SIZE = 5_000;
 
-/** Free-text and tag searches count by scanning the view; the counters cannot answer them. */
+/** Free-text and tag searches count by scanning the view in SQL; other lists count in the view index. */
 const searching = (q: ViewPageQuery): boolean => q.concept !== null || q.tags.length > 0;
 
-type ViewKeyRow = { view_key: string; project_id: number; paragraph_id: number; audience_key: string };
+type ViewKeyRow = { view_key: string; project_id: number };
 
 /**
  * The embedded resources read model. A list takes the ids of its page from the view index (the
@@ -78,7 +79,6 @@ export class SqliteResourceViewStore implements ResourceViewStore {
    * the cache is never stale, with several processes writing or one.
    */
   private readonly parsed = new Map<string, ResourceViewRecord>();
-  private readonly counters: SqliteViewCounters;
   private readonly index: SqliteViewIndex;
   /**
    * Each project's communities, kept for one batch of the projection: the batch's transaction
@@ -96,32 +96,20 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   constructor(private readonly read: SqliteReadDb) {
     this.db = read.db;
     this.db.exec(schema);
-    this.counters = new SqliteViewCounters(this.db);
     read.createIndexes(pageIndexes);
     this.index = new SqliteViewIndex(this.db);
     read.feed.onChange((change) => this.index.changed(change));
-    this.projection = sqliteProjectionStore(read, ['res_resources', 'res_project_links', 'res_views', 'res_view_counts'], {
+    this.projection = sqliteProjectionStore(read, ['res_resources', 'res_project_links', 'res_views'], {
       beforeCommit: () => {
         this.unstored.clear();
-        if (read.bulkLoading) {
-          this.counters.hold();
-        } else {
-          this.communitiesOfProject.clear();
-          this.counters.write();
-        }
+        if (!read.bulkLoading) this.communitiesOfProject.clear();
       },
       rolledBack: () => {
         this.unstored.clear();
         this.communitiesOfProject.clear();
-        this.counters.forget();
       },
     });
-    if (read.bulkLoading) {
-      read.whenLoaded(() => {
-        this.counters.write();
-        this.communitiesOfProject.clear();
-      });
-    }
+    if (read.bulkLoading) read.whenLoaded(() => this.communitiesOfProject.clear());
     const db = this.db;
     this.s = {
       stored: db.prepare<[number], { resource: string | null; position: number | bigint }>('select resource, position from res_resources where resource_id = ?'),
@@ -132,7 +120,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
       ofProject: db.prepare<[number], { resource: string }>('select resource from res_resources where project_id = ? and resource is not null order by resource_id'),
       views: db.prepare<[number], { doc: string }>('select doc from res_views where resource_id = ? order by view_key'),
       doc: db.prepare<[number, string], string>('select doc from res_views where resource_id = ? and view_key = ?').pluck(),
-      viewKeys: db.prepare<[number], ViewKeyRow>('select view_key, project_id, paragraph_id, audience_key from res_views where resource_id = ?'),
+      viewKeys: db.prepare<[number], ViewKeyRow>('select view_key, project_id from res_views where resource_id = ?'),
       deleteViews: db.prepare('delete from res_views where resource_id = ?'),
       insertView: db.prepare<[number, string, number, number, string, string, string, string, string]>(
         `insert into res_views (resource_id, view_key, project_id, paragraph_id, post_date, audience_key, search, tags, doc)
@@ -271,10 +259,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
 
   async replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): Promise<void> {
     const old = this.unstored.delete(resourceId) ? [] : this.s.viewKeys.all(resourceId);
-    for (const view of old) {
-      this.counters.change(view.view_key, view.project_id, view.paragraph_id, view.audience_key, -1);
-      this.read.feed.touch(readScope.view(view.view_key, view.project_id), resourceId);
-    }
+    for (const view of old) this.read.feed.touch(readScope.view(view.view_key, view.project_id), resourceId);
     this.read.feed.touch(readScope.resource(resourceId));
     // A new resource (every one in a rebuild) has nothing to delete.
     if (old.length > 0) this.s.deleteViews.run(resourceId);
@@ -291,7 +276,6 @@ export class SqliteResourceViewStore implements ResourceViewStore {
         JSON.stringify(view.tagsLower),
         JSON.stringify(view),
       );
-      this.counters.change(view.viewKey, view.projectId, paragraph, view.audienceKey, 1);
       this.read.feed.touch(readScope.view(view.viewKey, view.projectId), resourceId);
     }
   }
