@@ -158,7 +158,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   async page(q: ViewPageQuery): Promise<ViewPage> {
     if (searching(q)) return this.searchPage(q);
     const ids = this.index.admittedIds(q.viewKey, q.projectId, q.audience, q.orderBy, q.paragraphId);
-    const list = this.index.docs(q.viewKey, q.projectId, ids.subarray(q.skip, q.skip + q.take), (id) => {
+    const list = this.index.docs(q.viewKey, q.projectId, ids.slice(q.skip, q.skip + q.take), (id) => {
       const doc = this.s.doc.get(id, q.viewKey);
       return doc === undefined ? null : this.parse(doc);
     });

@@ -40,11 +40,23 @@ function placeOf(sorted: readonly Entry[], entry: Entry, compare: (a: Entry, b: 
   return low;
 }
 
+/** The ids one kind of caller sees in one order (and paragraph), kept in step with the view's rows. */
+type Admitted = {
+  readonly ids: number[];
+  /** The audience sets that admit them; null: every row (a community's admins). */
+  readonly wanted: ReadonlySet<string> | null;
+  readonly paragraphId: number | null;
+  readonly compare: (a: Entry, b: Entry) => number;
+};
+
+const admitsEntry = (list: Admitted, entry: Entry): boolean =>
+  (list.wanted === null || list.wanted.has(entry.audienceKey)) && (list.paragraphId === null || entry.paragraphId === list.paragraphId);
+
 /**
- * One view's rows in both list orders, with how many rows each audience set holds, and the ids a
- * kind of caller sees in each order, built once per state of the view. Changes reach it as the
- * ids of the rows that changed (from the change feed), and are placed in both orders when it is
- * next read: a save moves one row, it never rebuilds the view.
+ * One view's rows in both list orders, with how many rows each audience set holds, and the ids
+ * each kind of caller sees in each order, built when first asked. Changes reach it as the ids of
+ * the rows that changed (from the change feed) and are placed, when it is next read, in both
+ * orders and in every list of admitted ids: a save moves one row, it never rebuilds the view.
  */
 class ViewOrder {
   readonly byId: Entry[] = [];
@@ -54,7 +66,7 @@ class ViewOrder {
   readonly audiences = new Map<string, number>();
   /** Rows changed since the view was last read. */
   readonly changed = new Set<number>();
-  private readonly admitted = new Map<string, Int32Array>();
+  private readonly admitted = new Map<string, Admitted>();
 
   constructor(entries: Entry[]) {
     for (const entry of entries) this.add(entry, false);
@@ -89,27 +101,41 @@ class ViewOrder {
 
   /** Places a changed row as it is now (`entry` null: it left the view). */
   replace(id: number, entry: Entry | null): void {
+    const old = this.rows.get(id);
+    if (old) for (const list of this.admitted.values()) if (admitsEntry(list, old)) list.ids.splice(this.placeIn(list, old), 1);
     this.remove(id);
-    if (entry) this.add(entry, true);
-    this.admitted.clear();
+    if (!entry) return;
+    this.add(entry, true);
+    for (const list of this.admitted.values()) if (admitsEntry(list, entry)) list.ids.splice(this.placeIn(list, entry), 0, entry.id);
   }
 
-  /** The ids of the rows a caller with `audience` sees, in `orderBy`, within one paragraph or all. */
-  admittedIds(audience: Audience, orderBy: 0 | 1, paragraphId: number | null): Int32Array {
+  /** Where `entry` is, or goes, among a list's ids (in the list's order). */
+  private placeIn(list: Admitted, entry: Entry): number {
+    let low = 0;
+    let high = list.ids.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if (list.compare(this.rows.get(list.ids[middle] as number) as Entry, entry) < 0) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+
+  /**
+   * The ids of the rows a caller with `audience` sees, in `orderBy`, within one paragraph or all.
+   * Callers admitted to the same audience sets of this view share one list.
+   */
+  admittedIds(audience: Audience, orderBy: 0 | 1, paragraphId: number | null): readonly number[] {
     const keys = audience.kind === 'everything' ? null : [...this.audiences.keys()].filter((key) => admits(audience, key));
     const signature = `${orderBy}|${paragraphId ?? ''}|${keys === null ? '*' : keys.sort().join('\n')}`;
-    let ids = this.admitted.get(signature);
-    if (!ids) {
-      const wanted = keys === null ? null : new Set(keys);
-      const found: number[] = [];
-      for (const entry of orderBy === 0 ? this.byId : this.byRecent) {
-        if ((wanted === null || wanted.has(entry.audienceKey)) && (paragraphId === null || entry.paragraphId === paragraphId)) found.push(entry.id);
-      }
-      ids = Int32Array.from(found);
+    let list = this.admitted.get(signature);
+    if (!list) {
+      list = { ids: [], wanted: keys === null ? null : new Set(keys), paragraphId, compare: orderBy === 0 ? idOrder : recentFirst };
+      for (const entry of orderBy === 0 ? this.byId : this.byRecent) if (admitsEntry(list, entry)) list.ids.push(entry.id);
       if (this.admitted.size >= MAX_ADMITTED_LISTS) this.admitted.clear();
-      this.admitted.set(signature, ids);
+      this.admitted.set(signature, list);
     }
-    return ids;
+    return list.ids;
   }
 }
 
@@ -174,7 +200,7 @@ export class SqliteViewIndex {
    * The documents of `ids` (a page of a view, just asked of `admittedIds`), from their entries, or
    * read with `read` and kept there.
    */
-  docs(viewKey: string, projectId: number, ids: Int32Array, read: (id: number) => ResourceViewRecord | null): ResourceViewRecord[] {
+  docs(viewKey: string, projectId: number, ids: readonly number[], read: (id: number) => ResourceViewRecord | null): ResourceViewRecord[] {
     const view = this.views.get(readScope.view(viewKey, projectId));
     const docs: ResourceViewRecord[] = [];
     for (const id of ids) {
@@ -199,7 +225,7 @@ export class SqliteViewIndex {
   }
 
   /** The ids a caller with `audience` sees in a view, in order: the count is their number, a page a slice of them. */
-  admittedIds(viewKey: string, projectId: number, audience: Audience, orderBy: 0 | 1, paragraphId: number | null): Int32Array {
+  admittedIds(viewKey: string, projectId: number, audience: Audience, orderBy: 0 | 1, paragraphId: number | null): readonly number[] {
     return this.view(viewKey, projectId).admittedIds(audience, orderBy, paragraphId);
   }
 
