@@ -6,11 +6,14 @@
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
+import { MaxRetriesPerRequestError } from 'ioredis/built/errors';
 import type { RateLimitDecision, RateLimitPolicy, RateLimitState } from '../../src/domain/rate-limit';
 import { consumeRateLimit } from '../../src/domain/rate-limit';
 import type { Cache, RateLimiter } from '../../src/infra/cache/cache';
 import { MemoryCache } from '../../src/infra/cache/memory-cache';
 import { RedisCache } from '../../src/infra/cache/redis-cache';
+import { ResilientCache } from '../../src/infra/cache/resilient-cache';
+import { createLogger } from '../../src/infra/logger';
 import { describeExternal, externalTarget } from '../support/external';
 
 type Subject = Cache & RateLimiter;
@@ -326,15 +329,32 @@ describeExternal('cache contract (Redis)', redis, () => {
 });
 
 describe('RedisCache against a Redis that does not answer', () => {
-  it('fails commands quickly instead of hanging', async () => {
-    const dead = RedisCache.connect('redis://127.0.0.1:1', 'prs-test-dead:');
-    const started = Date.now();
+  const deadUrl = 'redis://127.0.0.1:1';
+
+  it('gives a command up after its one retry instead of queueing it until Redis comes back', async () => {
+    // given
+    const dead = RedisCache.connect(deadUrl, 'prs-test-dead:');
     try {
-      await expect(dead.ping()).rejects.toBeInstanceOf(Error);
-      await expect(dead.get('k')).rejects.toBeInstanceOf(Error);
-      expect(Date.now() - started).toBeLessThan(5000);
+      // when / then: each command is refused as out of retries, not left waiting for a connection
+      await expect(dead.ping()).rejects.toBeInstanceOf(MaxRetriesPerRequestError);
+      await expect(dead.get('k')).rejects.toBeInstanceOf(MaxRetriesPerRequestError);
     } finally {
       await dead.close();
+    }
+  });
+
+  it('behind the outage policy, the calls are answered by the in-process cache', async () => {
+    // given
+    const cache = new ResilientCache(RedisCache.connect(deadUrl, 'prs-test-dead:'), createLogger('silent'));
+    try {
+      // when
+      await cache.set('k', 'v', 60);
+      // then
+      expect(await cache.get('k')).toBe('v');
+      expect(cache.degraded).toBe(true);
+      expect(await cache.health()).toBe('degraded');
+    } finally {
+      await cache.close();
     }
   });
 });
