@@ -79,6 +79,11 @@ type WithConsume = Redis & {
   prsRateLimitConsume(key: string, ...args: number[]): Promise<ConsumeReply>;
 };
 
+/** How long one Redis command may take: they take well under a millisecond on a healthy server. */
+export const REDIS_COMMAND_TIMEOUT_MS = 1000;
+/** The idle time before TCP keepalive starts probing the connection (the OS default is two hours). */
+const REDIS_KEEPALIVE_MS = 10_000;
+
 /**
  * The production adapter over Redis. Cache values live at `<prefix>c:<key>`, rate-limit state at
  * `<prefix>rl:<key>`.
@@ -102,6 +107,11 @@ export class RedisCache implements Cache, RateLimiter {
       // On close after a failed connect, ioredis waits this long for a socket that is already gone
       // (its 2 s default keeps a shutting-down process alive for nothing).
       disconnectTimeout: 200,
+      // A Redis that stops answering without closing the connection (a frozen host, a dropped
+      // route) would hold every API-key request and readiness: each command gives up after this
+      // long, and TCP keepalive probes the idle connection so the kernel notices it is gone.
+      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      keepAlive: REDIS_KEEPALIVE_MS,
     });
     // Without a listener ioredis prints every connection error itself; the failing command's
     // rejection already reports it to the caller.

@@ -1,0 +1,64 @@
+/**
+ * A Redis that stops answering without closing the connection: the proxy in front of the local
+ * Redis drops every byte while the sockets stay open. Requests (API keys, rate limits) and
+ * readiness must not hang on it: the outage policy answers from the in-process cache, readiness
+ * says degraded, and Redis is used again once it answers. No timing is asserted: without a
+ * command timeout these calls never resolve and the test fails on jest's own timeout.
+ */
+import { randomUUID } from 'node:crypto';
+import { RedisCache } from '../../src/infra/cache/redis-cache';
+import { ResilientCache } from '../../src/infra/cache/resilient-cache';
+import { createLogger } from '../../src/infra/logger';
+import { blackholeProxy } from '../support/blackhole-proxy';
+import { describeExternal, externalTarget } from '../support/external';
+
+const redis = externalTarget('redis');
+const policy = { limit: 5, windowSeconds: 60, baseLockoutSeconds: 1, maxLockoutSeconds: 2, violationMemorySeconds: 60 };
+
+describeExternal('Redis that stops answering (a black-holing proxy in front of Redis)', redis, () => {
+  const cleanups: (() => Promise<void>)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup();
+  });
+
+  async function cacheBehindProxy() {
+    const url = new URL(redis.kind === 'url' ? redis.url : 'redis://127.0.0.1:6379');
+    const proxy = await blackholeProxy({ host: url.hostname, port: Number(url.port || 6379) });
+    const cache = new ResilientCache(RedisCache.connect(proxy.url, `prs-test-${randomUUID()}:`), createLogger('silent'), 20);
+    cleanups.push(async () => {
+      await cache.close();
+      await proxy.close();
+    });
+    return { proxy, cache };
+  }
+
+  it('given a connection that stops carrying bytes, when a request reads and counts, then it is answered from the process and readiness says degraded', async () => {
+    // given: the cache works through the proxy, then the proxy black-holes
+    const { proxy, cache } = await cacheBehindProxy();
+    await cache.set('k', 'shared', 60);
+    expect(await cache.get('k')).toBe('shared');
+    proxy.blackhole();
+    // when
+    const read = await cache.get('k');
+    const decision = await cache.consume('key-1', policy, Date.now());
+    const health = await cache.health();
+    // then: answered by the per-process fallback (which never saw 'k'), counted there
+    expect(read).toBeNull();
+    expect(decision).toMatchObject({ allowed: true, remaining: 4 });
+    expect(health).toBe('degraded');
+    expect(cache.degraded).toBe(true);
+  });
+
+  it('given a black hole that clears, then readiness is ok again and the shared store answers', async () => {
+    // given
+    const { proxy, cache } = await cacheBehindProxy();
+    await cache.set('k', 'shared', 60);
+    proxy.blackhole();
+    expect(await cache.health()).toBe('degraded');
+    // when
+    proxy.restore();
+    // then: once a probe gets through (waited for, not timed), the value kept in Redis is read again
+    while ((await cache.health()) !== 'ok') await new Promise((resolve) => setImmediate(resolve));
+    expect(await cache.get('k')).toBe('shared');
+  });
+});
