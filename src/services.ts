@@ -15,7 +15,7 @@ import type { EventStore } from './infra/event-store/event-store';
 import { SqliteEventStore } from './infra/event-store/sqlite-event-store';
 import type { Logger } from './infra/logger';
 import { Metrics } from './infra/metrics';
-import { answerMemoOf, leaseStoreOf, leaseTimingOf } from './infra/read-models/read-db';
+import { answerMemoOf, followPollMsOf, leaseStoreOf, leaseTimingOf } from './infra/read-models/read-db';
 import { readGenerations } from './infra/read-models/read-generations';
 import { ReadSide } from './read-side';
 import { isTransientStoreError } from './projections/transient-error';
@@ -79,6 +79,7 @@ export async function createServices(config: Config, logger: Logger, clock: () =
       lease: { store: leaseStoreOf(readDb), holder, ...leaseTimingOf(readDb), now: () => Date.now() },
     }),
   });
+      followPollMs: followPollMsOf(readDb),
   const fileStore = await openFileStore(config);
   const services: Services = {
     config,

@@ -26,6 +26,8 @@ export type RunnerOptions = {
    * row up to the cap. Defaults: 30 s, 15 min.
    */
   readonly failureBackoff?: { readonly firstMs: number; readonly maxMs: number };
+  /** How often a follower looks at the shared checkpoint while a write waits on it (default 2 ms). */
+  readonly followPollMs?: number;
 };
 
 const FAILURE_FIRST_RETRY_MS = 30_000;
@@ -77,6 +79,7 @@ export class ReadModelRunner {
       readFailed: (error) => {
         this.failure = error;
       },
+      waitingPollMs: options.followPollMs,
     });
     this.commits = new CheckpointedCommits(projection, this.position, logger, {
       leads: () => this.leading,

@@ -9,7 +9,7 @@ import path from 'node:path';
 import type { RecordedEvent } from '../../src/infra/event-store/event-store';
 import { SqliteEventStore } from '../../src/infra/event-store/sqlite-event-store';
 import { createLogger } from '../../src/infra/logger';
-import { leaseTimingOf } from '../../src/infra/read-models/read-db';
+import { followPollMsOf, leaseTimingOf } from '../../src/infra/read-models/read-db';
 import { mongoProjectionStore, type MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
 import type { ReadModelProjection } from '../../src/projections/read-model-projection';
 import { ReadModelRunner } from '../../src/projections/read-model-runner';
@@ -75,5 +75,9 @@ describe('a projector on MongoDB', () => {
     const { ttlMs, retryMs } = leaseTimingOf({ kind: 'mongo', mongo: mingoReadDb({ transactions: true }) });
     expect(ttlMs).toBeGreaterThanOrEqual(15_000);
     expect(retryMs * 3).toBeLessThanOrEqual(ttlMs);
+  });
+
+  it('given MongoDB read models, then a process that follows them polls the shared checkpoint at most every 10 ms while a write waits', () => {
+    expect(followPollMsOf({ kind: 'mongo', mongo: mingoReadDb({ transactions: true }) })).toBeGreaterThanOrEqual(10);
   });
 });

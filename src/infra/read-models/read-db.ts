@@ -51,6 +51,15 @@ export function leaseStoreOf(readDb: ReadDb): LeaseStore {
  * machine, one clock, 3 s. MongoDB: processes on several machines, whose clocks and pauses
  * (a GC, a slow catch-up batch, an election) differ: 15 s, renewed every 2 s.
  */
+/**
+ * How often a process that follows a read model looks at its checkpoint while a write waits:
+ * a local file every 2 ms; MongoDB and EventStoreDB, network round trips shared by every process
+ * and projection, every 10 ms.
+ */
+export function followPollMsOf(readDb: ReadDb): number {
+  return readDb.kind === 'sqlite' ? 2 : 10;
+}
+
 export function leaseTimingOf(readDb: ReadDb): { ttlMs: number; retryMs: number } {
   return readDb.kind === 'sqlite' ? { ttlMs: 3000, retryMs: 1000 } : { ttlMs: 15_000, retryMs: 2000 };
 }
