@@ -80,4 +80,34 @@ describe('a projector on MongoDB', () => {
   it('given MongoDB read models, then a process that follows them polls the shared checkpoint at most every 10 ms while a write waits', () => {
     expect(followPollMsOf({ kind: 'mongo', mongo: mingoReadDb({ transactions: true }) })).toBeGreaterThanOrEqual(10);
   });
+
+  it('given two projectors racing for the leases of one replica set, then exactly one leads, and the other takes over when it stops', async () => {
+    // given: one log, one read database, two processes started at once
+    const events = SqliteEventStore.open(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prs-race-')), 'events.sqlite'));
+    await events.appendToStream('s-1', [{ type: 'Happened', data: {}, metadata }], 'any');
+    const mongo = mingoReadDb({ transactions: true });
+    const projection = counting(mongo);
+    const runnerOf = (holder: string) =>
+      new ReadModelRunner(events, projection, createLogger('silent'), {
+        role: 'project',
+        lease: { store: mongo.leases, holder, ttlMs: 15_000, retryMs: 5, now: () => Date.now() },
+      });
+    const [a, b] = [runnerOf('a'), runnerOf('b')];
+    cleanups.push(async () => {
+      await Promise.all([a.stop(), b.stop()]);
+      await events.close();
+    });
+    // when
+    await Promise.all([a.start(), b.start()]);
+    // then: one leader, the log folded once
+    expect([a.isLeading, b.isLeading].filter(Boolean)).toHaveLength(1);
+    expect(projection.folded()).toBe(1);
+    // when the leader stops (and releases its lease)
+    const [leader, standby] = a.isLeading ? [a, b] : [b, a];
+    await leader.stop();
+    await events.appendToStream('s-2', [{ type: 'Happened', data: {}, metadata }], 'any');
+    // then the standby leads, folding only what the leader had not
+    while (!standby.isLeading || projection.folded() < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+    expect(projection.folded()).toBe(2);
+  });
 });
