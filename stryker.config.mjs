@@ -1,0 +1,44 @@
+// Mutation testing of the pure domain (src/domain): `npm run test:mutation`. See docs/testing.md.
+//
+// Only the unit tests that cover the domain run against each mutant (test/domain and the upload
+// policy's unit test), through jest with the repository's own transform, without the global setup
+// that looks for Redis, MongoDB and Docker: the domain needs none of them.
+//
+// Incremental: the result of every mutant is kept in mutation/incremental.json (committed). A
+// re-run tests again only the mutants whose source or covering tests changed since that file was
+// written; `npm run test:mutation -- --force` runs everything again.
+import baseJestConfig from './jest.config.js';
+
+const { globalSetup: _globalSetup, ...jestConfig } = baseJestConfig;
+
+/** @type {import('@stryker-mutator/api/core').PartialStrykerOptions} */
+export default {
+  packageManager: 'npm',
+  testRunner: 'jest',
+  jest: {
+    projectType: 'custom',
+    enableFindRelatedTests: false,
+    config: {
+      ...jestConfig,
+      testMatch: ['<rootDir>/test/domain/**/*.unit.test.ts', '<rootDir>/test/files/upload-policy.unit.test.ts'],
+      // One order per run, so that a mutant's result depends on the code only; the everyday runs
+      // shuffle (jest.config.js) and prove the order does not matter.
+      randomize: false,
+      showSeed: false,
+    },
+  },
+  checkers: ['typescript'],
+  tsconfigFile: 'tsconfig.mutation.json',
+  mutate: ['src/domain/**/*.ts'],
+  coverageAnalysis: 'perTest',
+  // The machine is shared: two workers at most (run under `nice -n 10`, as package.json does).
+  concurrency: 2,
+  incremental: true,
+  incrementalFile: 'mutation/incremental.json',
+  ignorePatterns: ['/dist', '/data', '/coverage', '/reports', '/bench', '/clients', '/mutation'],
+  reporters: ['clear-text', 'progress', 'html', 'json'],
+  htmlReporter: { fileName: 'reports/mutation/index.html' },
+  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  thresholds: { high: 90, low: 85, break: 85 },
+  timeoutMS: 10000,
+};
