@@ -15,17 +15,23 @@ export const computedEachTime: AnswerMemo = {
 
 /** About two hundred pages of 20 records. */
 const MAX_CHARS = 2_000_000;
+/** Keys asked once and not kept yet: a count, not texts. */
+const MAX_ASKED_ONCE = 20_000;
 
 /**
  * Keyed on the versions of the scopes an answer depends on (SqliteChangeFeed), which move with
  * every commit that changes them, this process's or another's: a text is never served past a
- * change. Past `maxChars` the least recently asked texts go first: many callers polling their
- * lists keep the most asked ones remembered rather than all of them dropped at once.
+ * change. A text is kept from the second time its key is asked: under varied traffic (many
+ * callers, many pages) most keys are asked once, and keeping each of them only to push out
+ * another cost memory and garbage collection for no answer served. Past `maxChars` the least
+ * recently asked texts go first: many callers polling their lists keep the most asked ones.
  */
 export class VersionedAnswerMemo implements AnswerMemo {
   /** In order of last use, oldest first (a Map iterates in insertion order). */
   private readonly texts = new Map<string, { readonly version: string; readonly text: string }>();
   private chars = 0;
+  /** Keys asked once (since the last time this set filled up), whose texts are kept when asked again. */
+  private readonly askedOnce = new Set<string>();
 
   /** `versionOf`: null while a write transaction is open on the connection (or with READ_MEMO=off). */
   constructor(
@@ -58,6 +64,11 @@ export class VersionedAnswerMemo implements AnswerMemo {
     // Computing awaits: a text read while its scopes moved may mix two states, so it is
     // answered (as any read in flight is) but not kept.
     if (version === null || this.versions(scopes) !== version || text.length > this.maxChars) return text;
+    if (remembered === undefined && !this.askedOnce.delete(key)) {
+      if (this.askedOnce.size >= MAX_ASKED_ONCE) this.askedOnce.clear();
+      this.askedOnce.add(key);
+      return text;
+    }
     for (const [oldest, old] of this.texts) {
       if (this.chars + text.length <= this.maxChars) break;
       this.texts.delete(oldest);

@@ -10,6 +10,11 @@ const CATCH_UP_ROWS = 5_000;
 /** The feed keeps about this many rows; a reader that fell further behind forgets everything. */
 const KEPT_ROWS = 50_000;
 const PRUNE_EVERY_COMMITS = 1_000;
+/**
+ * Scopes whose version is held at most: every resource saved is one. Past this, every version
+ * moves at once (the epoch), which forgets what is remembered once, but keeps memory bounded.
+ */
+const MAX_VERSIONS = 100_000;
 
 const schema = `
   create table if not exists read_changes (
@@ -146,6 +151,10 @@ export class SqliteChangeFeed {
 
   private apply(change: ScopeChange): void {
     if (change.scope === EVERY_SCOPE) {
+      this.epoch += 1;
+      this.unchanged = `${this.epoch}.0`;
+      this.versions.clear();
+    } else if (this.versions.size >= MAX_VERSIONS) {
       this.epoch += 1;
       this.unchanged = `${this.epoch}.0`;
       this.versions.clear();

@@ -160,7 +160,8 @@ export class SqliteResourceViewStore implements ResourceViewStore {
     const ids = this.index.admittedIds(q.viewKey, q.projectId, q.audience, q.orderBy, q.paragraphId);
     const list = this.index.docs(q.viewKey, q.projectId, ids.slice(q.skip, q.skip + q.take), (id) => {
       const doc = this.s.doc.get(id, q.viewKey);
-      return doc === undefined ? null : this.parse(doc);
+      // Kept on the view index's entry: the parsed-records map would hold it (and its text) twice.
+      return doc === undefined ? null : (JSON.parse(doc) as ResourceViewRecord);
     });
     return { count: ids.length, list };
   }
