@@ -77,9 +77,9 @@ export async function createServices(config: Config, logger: Logger, clock: () =
       isTransient: isTransientStoreError,
       // The lease's TTL and renewal follow the store (leaseTimingOf): 15 s across machines on MongoDB.
       lease: { store: leaseStoreOf(readDb), holder, ...leaseTimingOf(readDb), now: () => Date.now() },
+      followPollMs: followPollMsOf(readDb),
     }),
   });
-      followPollMs: followPollMsOf(readDb),
   const fileStore = await openFileStore(config);
   const services: Services = {
     config,
