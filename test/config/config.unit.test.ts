@@ -7,6 +7,11 @@ describe('configuration', () => {
     expect(config.MONGODB_URL).toBeUndefined();
   });
 
+  it('given no READ_MEMO, then answers are remembered; given off, then not', () => {
+    expect(loadConfig({}).READ_MEMO).toBe('on');
+    expect(loadConfig({ READ_MEMO: 'off' }).READ_MEMO).toBe('off');
+  });
+
   it('given no MONGO_QUERY_TIMEOUT_MS, then MongoDB reads are bounded at 5 s; given one, then that bound', () => {
     expect(loadConfig({}).MONGO_QUERY_TIMEOUT_MS).toBe(5000);
     expect(loadConfig({ MONGO_QUERY_TIMEOUT_MS: '1500' }).MONGO_QUERY_TIMEOUT_MS).toBe(1500);
@@ -22,6 +27,7 @@ describe('configuration', () => {
     ['MONGODB_URL', 'not a url'],
     ['AUTH_JWT_SECRET', 'short'],
     ['NODE_ENV', 'staging'],
+    ['READ_MEMO', 'sometimes'],
   ])('given %s=%s, then loading fails naming the variable', (variable, value) => {
     let error: unknown;
     try {

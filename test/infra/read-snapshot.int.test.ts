@@ -162,3 +162,31 @@ describe('remembered answers and the change feed', () => {
     expect(reads).toBe(2);
   });
 });
+
+describe('READ_MEMO=off', () => {
+  it('given a read database opened without memos, when the same answers are asked again with nothing changed, then each is read again', async () => {
+    // given
+    const read = SqliteReadDb.open(':memory:', { memo: false });
+    read.db.exec('create table t (v integer not null); insert into t values (1)');
+    let reads = 0;
+    const ask = () =>
+      read.memo.get('t', 'v', () => {
+        reads += 1;
+        return 1;
+      });
+    let computed = 0;
+    const answer = () =>
+      read.answers.json('list', ['t'], async () => {
+        computed += 1;
+        return '1';
+      });
+    // when
+    for (let i = 0; i < 3; i++) {
+      ask();
+      await answer();
+    }
+    // then
+    expect({ reads, computed }).toEqual({ reads: 3, computed: 3 });
+    read.close();
+  });
+});
