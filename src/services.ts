@@ -13,6 +13,7 @@ import type { EsdbEventStore } from './infra/event-store/esdb-event-store';
 import { meteredEventStore } from './infra/event-store/metered-event-store';
 import type { EventStore } from './infra/event-store/event-store';
 import { SqliteEventStore } from './infra/event-store/sqlite-event-store';
+import type { IdempotencyKeys } from './infra/event-store/idempotency-keys';
 import type { Logger } from './infra/logger';
 import { Metrics } from './infra/metrics';
 import { answerMemoOf, followPollMsOf, leaseStoreOf, leaseTimingOf } from './infra/read-models/read-db';
@@ -41,7 +42,7 @@ const gridFsAdapter = () => (require('./infra/files/gridfs-file-store') as { Gri
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Production adapters where their URL is set, the embedded ones otherwise (DESIGN.md "Shape"). */
-export function openEventStore(config: Config): EventStore {
+export function openEventStore(config: Config): EventStore & IdempotencyKeys {
   return config.EVENTSTORE_URL
     ? esdbAdapter().connect(config.EVENTSTORE_URL)
     : SqliteEventStore.open(path.join(config.DATA_DIR, 'events.sqlite'));
@@ -63,7 +64,8 @@ export async function openFileStore(config: Config): Promise<FileStore> {
 export async function createServices(config: Config, logger: Logger, clock: () => Date = () => new Date()): Promise<Services> {
   const secrets = resolveSecrets(config);
   const metrics = new Metrics();
-  const eventStore = meteredEventStore(openEventStore(config), metrics);
+  const log = openEventStore(config);
+  const eventStore = meteredEventStore(log, metrics);
   const cache = openCache(config, logger);
   const holder = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   const readSide = await ReadSide.open({
@@ -86,6 +88,8 @@ export async function createServices(config: Config, logger: Logger, clock: () =
     logger,
     secrets,
     eventStore,
+    // Kept in the event store itself: a request's write and its key are recorded in one append.
+    idempotencyKeys: log,
     readSide,
     // The read models of the generation being served: a blue/green rebuild switches them.
     get readDb() {

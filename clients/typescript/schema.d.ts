@@ -761,8 +761,8 @@ export interface components {
         };
         IssuedApiKey: {
             id: number;
-            /** @description The full key, `keyId.secret`; shown once, never retrievable again */
-            key: string;
+            /** @description The full key, `keyId.secret`; shown once, never retrievable again. Absent from the replay of a request repeated with its Idempotency-Key (`Idempotent-Replayed: true`): only a one-way hash of a secret is ever stored */
+            key?: string;
             /** @description The public part, `svc_live_...` */
             keyId: string;
             name: string;
@@ -947,8 +947,23 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Conflict (`/problems/conflict`) */
+        /** @description Conflict (`/problems/conflict`); on a route that takes an Idempotency-Key, also a retry while the first request with that key is still running (`/problems/idempotency-key-in-progress`, with `Retry-After`) */
         ConflictWithRateLimit: {
+            headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The Idempotency-Key was already used with a different request (`/problems/idempotency-key-reused`) */
+        IdempotencyKeyReusedWithRateLimit: {
             headers: {
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
@@ -990,9 +1005,10 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Conflict (`/problems/conflict`) */
+        /** @description Conflict (`/problems/conflict`); on a route that takes an Idempotency-Key, also a retry while the first request with that key is still running (`/problems/idempotency-key-in-progress`, with `Retry-After`) */
         Conflict: {
             headers: {
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -1010,6 +1026,15 @@ export interface components {
         };
         /** @description Unsupported body encoding (`/problems/unsupported-media-type`) */
         UnsupportedMediaType: {
+            headers: {
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The Idempotency-Key was already used with a different request (`/problems/idempotency-key-reused`) */
+        IdempotencyKeyReused: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1050,6 +1075,8 @@ export interface components {
         "RateLimit-Policy": string;
         /** @description The current state, IETF draft syntax: `"hourly";r=<remaining>;t=<seconds>` */
         RateLimit: string;
+        /** @description `true` when this answer is the one kept for the request's Idempotency-Key, replayed; absent on a first answer */
+        "Idempotent-Replayed": "true";
         /** @description Seconds to wait before the next request */
         "Retry-After": number;
     };
@@ -1180,7 +1207,10 @@ export interface operations {
     saveProjectResource: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). Use a new random value (a UUID) per logical request and send it again on every retry of that request. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1210,6 +1240,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1220,8 +1251,10 @@ export interface operations {
             401: components["responses"]["UnauthenticatedWithRateLimit"];
             403: components["responses"]["ForbiddenWithRateLimit"];
             404: components["responses"]["NotFoundWithRateLimit"];
+            409: components["responses"]["ConflictWithRateLimit"];
             413: components["responses"]["PayloadTooLargeWithRateLimit"];
             415: components["responses"]["UnsupportedMediaTypeWithRateLimit"];
+            422: components["responses"]["IdempotencyKeyReusedWithRateLimit"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
             500: components["responses"]["InternalErrorWithRateLimit"];
             503: components["responses"]["UnavailableWithRateLimit"];
@@ -1417,7 +1450,10 @@ export interface operations {
     saveResourcePrivacy: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). Use a new random value (a UUID) per logical request and send it again on every retry of that request. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1467,6 +1503,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1478,6 +1515,7 @@ export interface operations {
             409: components["responses"]["ConflictWithRateLimit"];
             413: components["responses"]["PayloadTooLargeWithRateLimit"];
             415: components["responses"]["UnsupportedMediaTypeWithRateLimit"];
+            422: components["responses"]["IdempotencyKeyReusedWithRateLimit"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
             500: components["responses"]["InternalErrorWithRateLimit"];
             503: components["responses"]["UnavailableWithRateLimit"];
@@ -1486,7 +1524,10 @@ export interface operations {
     unshareResourceFromCommunity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). Use a new random value (a UUID) per logical request and send it again on every retry of that request. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1507,6 +1548,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -1515,8 +1557,10 @@ export interface operations {
             401: components["responses"]["UnauthenticatedWithRateLimit"];
             403: components["responses"]["ForbiddenWithRateLimit"];
             404: components["responses"]["NotFoundWithRateLimit"];
+            409: components["responses"]["ConflictWithRateLimit"];
             413: components["responses"]["PayloadTooLargeWithRateLimit"];
             415: components["responses"]["UnsupportedMediaTypeWithRateLimit"];
+            422: components["responses"]["IdempotencyKeyReusedWithRateLimit"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
             500: components["responses"]["InternalErrorWithRateLimit"];
             503: components["responses"]["UnavailableWithRateLimit"];
@@ -1747,7 +1791,10 @@ export interface operations {
     createApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). Use a new random value (a UUID) per logical request and send it again on every retry of that request. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1760,6 +1807,7 @@ export interface operations {
             /** @description The new key, with its plaintext `key` */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1772,6 +1820,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };
@@ -1805,7 +1854,10 @@ export interface operations {
     rotateApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). Use a new random value (a UUID) per logical request and send it again on every retry of that request. */
+                "Idempotency-Key"?: string;
+            };
             path: {
                 id: string;
             };
@@ -1820,6 +1872,7 @@ export interface operations {
             /** @description The key with its new plaintext `key` (same id and keyId) */
             200: {
                 headers: {
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1833,6 +1886,7 @@ export interface operations {
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

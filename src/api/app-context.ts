@@ -2,6 +2,7 @@ import type { Config } from '../config';
 import type { TokenVerifier } from '../infra/auth/verified-token-cache';
 import type { Cache, RateLimiter } from '../infra/cache/cache';
 import type { EventStore } from '../infra/event-store/event-store';
+import type { IdempotencyKeys } from '../infra/event-store/idempotency-keys';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import type { Secrets } from '../infra/dev-secrets';
@@ -22,6 +23,8 @@ export type AppContext = {
   readonly logger: Logger;
   readonly secrets: Secrets;
   readonly eventStore: EventStore;
+  /** What each Idempotency-Key stands for, kept in the event store (src/api/idempotency.ts). */
+  readonly idempotencyKeys: IdempotencyKeys;
   readonly readDb: ReadDb;
   /** Whole answers of the read models being served, remembered until they change (GetResourceList). */
   readonly answers: AnswerMemo;

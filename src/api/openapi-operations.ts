@@ -1,4 +1,5 @@
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import { z } from 'zod';
 import type { Access, AnswerDoc, ErrorStatus, RouteDoc } from './route-declaration';
 import { problemSchema } from './schemas/response-schemas';
 
@@ -22,9 +23,10 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus | 500, string> = {
   401: 'Not authenticated (`/problems/unauthenticated`); `WWW-Authenticate` carries the reason',
   403: 'Not allowed (`/problems/forbidden`), including an inactive or banned account',
   404: 'Not found (`/problems/not-found`)',
-  409: 'Conflict (`/problems/conflict`)',
+  409: 'Conflict (`/problems/conflict`); on a route that takes an Idempotency-Key, also a retry while the first request with that key is still running (`/problems/idempotency-key-in-progress`, with `Retry-After`)',
   413: 'The body is over the size limit (`/problems/payload-too-large`)',
   415: 'Unsupported body encoding (`/problems/unsupported-media-type`)',
+  422: 'The Idempotency-Key was already used with a different request (`/problems/idempotency-key-reused`)',
   429: "Over the rate limit of the API key, or too many wrong API-key secrets from the client's address (`/problems/rate-limited`); `Retry-After` says when to try again",
   503:
     'A store is down or too slow, a write was stored but the read models did not catch up in time, or every API-key verification slot stayed busy ' +
@@ -64,6 +66,10 @@ export function registerComponents(registry: OpenAPIRegistry): void {
   for (const [name, description] of Object.entries(RATE_LIMIT_HEADERS)) {
     registry.registerComponent('headers', name, { description, schema: { type: name === 'RateLimit' || name === 'RateLimit-Policy' ? 'string' : 'integer' } });
   }
+  registry.registerComponent('headers', 'Idempotent-Replayed', {
+    description: '`true` when this answer is the one kept for the request\'s Idempotency-Key, replayed; absent on a first answer',
+    schema: { type: 'string', enum: ['true'] },
+  });
   registry.registerComponent('headers', 'Retry-After', { description: 'Seconds to wait before the next request', schema: { type: 'integer' } });
   registry.registerComponent('securitySchemes', SECURITY.directoryToken, {
     type: 'apiKey',
@@ -88,6 +94,7 @@ const PROBLEM_RESPONSE_NAMES: Record<ErrorStatus | 500, string> = {
   409: 'Conflict',
   413: 'PayloadTooLarge',
   415: 'UnsupportedMediaType',
+  422: 'IdempotencyKeyReused',
   429: 'TooManyRequests',
   503: 'Unavailable',
   500: 'InternalError',
@@ -96,7 +103,7 @@ const PROBLEM_RESPONSE_NAMES: Record<ErrorStatus | 500, string> = {
 function problemResponse(status: ErrorStatus | 500, rateLimited: boolean) {
   const headers: Record<string, { $ref: string } | { description: string; schema: { type: 'string' } }> = rateLimited ? { ...rateLimitHeaders } : {};
   if (status === 401) headers['WWW-Authenticate'] = { description: 'Why the credential was refused (RFC 6750)', schema: { type: 'string' } };
-  if (status === 429 || status === 503) headers['Retry-After'] = headerRef('Retry-After');
+  if (status === 429 || status === 503 || status === 409) headers['Retry-After'] = headerRef('Retry-After');
   return {
     description: ERROR_DESCRIPTIONS[status],
     ...(Object.keys(headers).length > 0 ? { headers } : {}),
@@ -117,19 +124,37 @@ function problemResponseRef(registry: OpenAPIRegistry, status: ErrorStatus | 500
   return { $ref: `#/components/responses/${name}` };
 }
 
-function answerResponse(answer: AnswerDoc, rateLimited: boolean): ResponseConfig {
+function answerResponse(answer: AnswerDoc, rateLimited: boolean, idempotent: boolean): ResponseConfig {
   const content =
     'json' in answer ? { 'application/json': { schema: answer.json } } : 'problem' in answer ? problemContent : answer.content;
+  const headers = { ...(rateLimited ? rateLimitHeaders : {}), ...(idempotent ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}) };
   return {
     description: answer.description,
-    ...(rateLimited ? { headers: rateLimitHeaders as ResponseConfig['headers'] } : {}),
+    ...(Object.keys(headers).length > 0 ? { headers: headers as ResponseConfig['headers'] } : {}),
     ...(content ? { content } : {}),
   };
 }
 
+/** The request header of every route that changes state (src/api/idempotency.ts). */
+const idempotencyKeyHeader = z.object({
+  'Idempotency-Key': z
+    .string()
+    .min(1)
+    .max(255)
+    .optional()
+    .meta({
+      description:
+        'Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; ' +
+        'the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). ' +
+        'Use a new random value (a UUID) per logical request and send it again on every retry of that request.',
+      example: '4f9c2d3e-8b1a-4c5d-9e6f-7a8b9c0d1e2f',
+    }),
+});
+
 function requestOf(route: RouteDoc): RouteConfig['request'] {
   const { params, query, body, bodyOptional, documentedBody } = route.request ?? {};
   const request: NonNullable<RouteConfig['request']> = {};
+  if (route.idempotent) request.headers = idempotencyKeyHeader;
   if (params) request.params = params;
   if (query) request.query = query;
   if (body) request.body = { required: !bodyOptional, content: { 'application/json': { schema: body } } };
@@ -147,7 +172,7 @@ export function registerRoute(registry: OpenAPIRegistry, route: RouteDoc): void 
   const rateLimited = route.path.startsWith('/api/') && route.access === 'api';
   const storeBacked = route.access !== 'public';
   const responses: RouteConfig['responses'] = {};
-  for (const [status, answer] of Object.entries(route.answers)) responses[Number(status)] = answerResponse(answer, rateLimited);
+  for (const [status, answer] of Object.entries(route.answers)) responses[Number(status)] = answerResponse(answer, rateLimited, route.idempotent === true);
   const problems: (ErrorStatus | 500)[] = [...route.errors, ...(rateLimited ? [429 as const] : []), ...(storeBacked ? [503 as const] : []), 500];
   for (const status of problems) responses[status] ??= problemResponseRef(registry, status, rateLimited);
   const request = requestOf(route);

@@ -13,8 +13,10 @@ export const PROBLEM_TYPES = {
   routeNotFound: { type: '/problems/route-not-found', title: 'No such endpoint', status: 404 },
   methodNotAllowed: { type: '/problems/method-not-allowed', title: 'Method not allowed', status: 405 },
   conflict: { type: '/problems/conflict', title: 'Conflict', status: 409 },
+  idempotencyKeyInProgress: { type: '/problems/idempotency-key-in-progress', title: 'A request with this Idempotency-Key is still running', status: 409 },
   payloadTooLarge: { type: '/problems/payload-too-large', title: 'The body is too large', status: 413 },
   unsupportedMediaType: { type: '/problems/unsupported-media-type', title: 'Unsupported media type', status: 415 },
+  idempotencyKeyReused: { type: '/problems/idempotency-key-reused', title: 'This Idempotency-Key was used for another request', status: 422 },
   rangeNotSatisfiable: { type: '/problems/range-not-satisfiable', title: 'Range not satisfiable', status: 416 },
   rateLimited: { type: '/problems/rate-limited', title: 'Too many requests', status: 429 },
   internal: { type: '/problems/internal', title: 'Internal error', status: 500 },
@@ -35,8 +37,11 @@ export const problemForKind: Record<DomainErrorKind, ProblemKey> = {
   unavailable: 'unavailable',
 };
 
-export function sendProblem(res: Response, key: ProblemKey, detail?: string, errors?: readonly FieldError[]): void {
+export function problemBody(key: ProblemKey, detail?: string, errors?: readonly FieldError[]): Problem {
   const base = PROBLEM_TYPES[key];
-  const body: Problem = { ...base, ...(detail ? { detail } : {}), ...(errors && errors.length > 0 ? { errors } : {}) };
-  res.status(base.status).type('application/problem+json').send(JSON.stringify(body));
+  return { ...base, ...(detail ? { detail } : {}), ...(errors && errors.length > 0 ? { errors } : {}) };
+}
+
+export function sendProblem(res: Response, key: ProblemKey, detail?: string, errors?: readonly FieldError[]): void {
+  res.status(PROBLEM_TYPES[key].status).type('application/problem+json').send(JSON.stringify(problemBody(key, detail, errors)));
 }

@@ -8,6 +8,8 @@ import { callerOf } from './middleware/authenticate';
 import { parseWith } from './validation';
 import type { AnswerMemo } from '../infra/read-models/answer-memo';
 import { JsonText } from '../contract/json-text';
+import type { IdempotencyKeys, RecordedWrite } from '../infra/event-store/idempotency-keys';
+import { idempotencyKeyOf, serveIdempotently } from './idempotency';
 
 /**
  * One route, declared once where its router is: what the OpenAPI document says about it
@@ -20,7 +22,7 @@ import { JsonText } from '../contract/json-text';
 export type Method = 'get' | 'post' | 'delete';
 
 /** A problem status a route can answer besides 500 (which every route can), each raised by some code path. */
-export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 429 | 503;
+export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 503;
 
 /**
  * Who may call. `api`: a bearer session or an API key (and so the key's rate limit); `session`: a
@@ -59,6 +61,8 @@ export type RouteDoc = {
   readonly answers: Readonly<Record<number, AnswerDoc>>;
   /** The problems it can answer besides 500 (and 429, which every API-key route can, and 503, which every route behind a credential can). */
   readonly errors: readonly ErrorStatus[];
+  /** Accepts an Idempotency-Key (src/api/idempotency.ts): documented with the header and its 409 and 422. */
+  readonly idempotent?: boolean;
 };
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -113,6 +117,19 @@ export type RouteDeclaration<D, R extends RequestSchemas | undefined, A extends 
   readonly handle: (deps: D) => RouteHandler<R, A>;
   /** For an answer that depends on nothing but `key` and the read models: its text is served from `memo` while they stand still. */
   readonly remember?: Remembered<D, R>;
+  /** A POST that changes state: it accepts an Idempotency-Key. */
+  readonly idempotent?: Idempotent<D, R, A>;
+};
+
+/**
+ * How a state-changing route serves a request with an Idempotency-Key (src/api/idempotency.ts):
+ * where keys are kept, how to answer from the write of an attempt that died before it answered,
+ * and which top-level fields of its answer are secrets, never kept.
+ */
+export type Idempotent<D, R extends RequestSchemas | undefined, A> = {
+  readonly store: (deps: D) => { readonly idempotencyKeys: IdempotencyKeys; readonly clock: () => Date };
+  readonly resume: (deps: D) => (write: RecordedWrite, input: RouteInput<R>) => Promise<JsonAnswer<A> | void>;
+  readonly secretFields?: readonly string[];
 };
 
 /**
@@ -173,15 +190,17 @@ function groupOf<D>(shared: RouteGroupShared): RouteGroup<D> {
  * then `handle(deps)` answers.
  */
 function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<number, AnswerDoc>>(
-  declaration: Omit<RouteDoc, 'request' | 'answers'> & Omit<RouteDeclaration<D, R, A>, 'access'>,
+  declaration: Omit<RouteDoc, 'request' | 'answers' | 'idempotent'> & Omit<RouteDeclaration<D, R, A>, 'access'>,
 ): Route<D> {
-  const { handle, authorize, remember, ...doc } = declaration;
+  const { handle, authorize, remember, idempotent, ...rest } = declaration;
+  const doc: RouteDoc = { ...rest, ...(idempotent ? { idempotent: true } : {}) };
   const request: RequestSchemas = doc.request ?? {};
   const expressPath = doc.path.replace(/\{(\w+)\}/g, ':$1');
   return {
     doc,
     mount(router, deps, before) {
       const answer = handle(deps);
+      const resume = idempotent?.resume(deps);
       router[doc.method](expressPath, ...before, async (req, res) => {
         if (doc.access === 'session') assertInteractiveSession(callerOf(res));
         if (authorize) authorize(callerOf(res));
@@ -200,6 +219,23 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
             return textOf(body);
           });
           sendJsonText(req, res, text);
+          return;
+        }
+        const key = idempotent && resume ? idempotencyKeyOf(req) : undefined;
+        if (idempotent && resume && key !== undefined) {
+          const { idempotencyKeys, clock } = idempotent.store(deps);
+          const textOrNothing = (body: unknown) => (body === undefined ? undefined : textOf(body));
+          await serveIdempotently({
+            keys: idempotencyKeys,
+            key,
+            req,
+            res,
+            now: () => clock().getTime(),
+            run: async () => textOrNothing(await answer(input)),
+            resume: async (write) => textOrNothing(await resume(write, input)),
+            send: (text) => sendJsonText(req, res, text),
+            secretFields: idempotent.secretFields ?? [],
+          });
           return;
         }
         const body = await answer(input);

@@ -113,3 +113,25 @@ export async function rotateApiKey(
     answer: { id, key: formatApiKey(keyId, secret), keyId, name: key.name, createdAt: key.createdAt, expiresAt: key.expiresAt },
   };
 }
+
+/**
+ * The key as a stored write left it, for the answer of a request whose attempt died after the
+ * write (src/api/idempotency.ts): the record of creation or rotation without the plaintext `key`,
+ * which was never stored. `id` undefined: the key the event at `position` created.
+ */
+export async function issuedKeyOfWrite(
+  deps: Pick<ApiKeyCommandDeps, 'eventStore'>,
+  userId: number,
+  write: { readonly position: bigint },
+  id?: number,
+): Promise<Omit<IssuedApiKey, 'key'>> {
+  const history = await deps.eventStore.readStream(apiKeyStreamId(userId));
+  const keyId = id ?? (history.find((e) => e.position === write.position && e.type === 'ApiKeyCreated')?.data as { id?: number } | undefined)?.id;
+  const state = history.reduce(
+    (current, event) => apiKeyDecider.evolve(current, event as unknown as Parameters<typeof apiKeyDecider.evolve>[1]),
+    apiKeyDecider.initialState(),
+  );
+  const key = keyId === undefined ? undefined : state.keys.get(keyId);
+  if (keyId === undefined || !key) throw new Error(`no API key written at ${write.position}`);
+  return { id: keyId, keyId: key.keyId, name: key.name, createdAt: key.createdAt, expiresAt: key.expiresAt };
+}

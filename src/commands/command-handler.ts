@@ -4,6 +4,7 @@ import type { EventStore } from '../infra/event-store/event-store';
 import { WrongExpectedRevisionError } from '../infra/event-store/event-store';
 import type { Backoff } from './contention';
 import { contentionExhausted, jitteredBackoff } from './contention';
+import { claimedAppend } from './idempotent-attempt';
 
 export type EventData = { readonly type: string; readonly data: unknown };
 
@@ -41,11 +42,10 @@ export async function handleCommand<State, Command, Event extends EventData>(
     if (events.length === 0) return { position: undefined, events, state: after };
     const last = history.at(-1);
     try {
-      const result = await store.appendToStream(
-        streamId,
-        events.map((e) => ({ type: e.type, data: e.data, metadata })),
-        last ? last.revision : 'no_stream',
-      );
+      const appended = events.map((e) => ({ type: e.type, data: e.data, metadata }));
+      const expected = last ? last.revision : 'no_stream';
+      const claimed = claimedAppend();
+      const result = await (claimed ? store.appendToStream(streamId, appended, expected, claimed) : store.appendToStream(streamId, appended, expected));
       return { position: result.position, events, state: after };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;

@@ -62,3 +62,14 @@ export async function runResourceCommand(
   const { position, state } = await handleCommand(eventStore, resourceStreamId(resourceId), resourceDecider, commandFor, metadata);
   return { position, resource: state.status === 'active' ? state.resource : undefined };
 }
+
+/** The resource as its stream holds it now (a request whose attempt died after its write is answered from it); 404 once deleted. */
+export async function currentResource(eventStore: EventStore, streamId: string): Promise<Resource> {
+  const history = await eventStore.readStream(streamId);
+  const state = history.reduce(
+    (current, event) => resourceDecider.evolve(current, event as unknown as Parameters<typeof resourceDecider.evolve>[1]),
+    resourceDecider.initialState(),
+  );
+  if (state.status !== 'active') throw notFound(`resource of ${streamId} not found`);
+  return state.resource;
+}

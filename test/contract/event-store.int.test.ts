@@ -13,6 +13,8 @@ import {
   type RecordedEvent,
 } from '../../src/infra/event-store/event-store';
 import { SqliteEventStore } from '../../src/infra/event-store/sqlite-event-store';
+import type { IdempotencyKeys } from '../../src/infra/event-store/idempotency-keys';
+import { IdempotencyClaimLostError } from '../../src/infra/event-store/idempotency-keys';
 import { describeExternal, externalTarget } from '../support/external';
 import { EVENTSTORE_IMAGE } from '../support/images';
 
@@ -66,6 +68,77 @@ function describeEventStoreContract(name: string, factory: () => Promise<Subject
 
     afterEach(async () => {
       await subject.dispose();
+    });
+
+    describe('idempotency keys', () => {
+      const keys = () => store as EventStore & IdempotencyKeys;
+      const ref = () => ({ scope: 'user:7', key: randomUUID() });
+      const at = 1_750_000_000_000;
+      const claimed = { fingerprint: 'fp', now: at, expiresAt: at + 1000 };
+
+      it('given a claimed key, when another attempt claims it, then it is refused and the record names the first', async () => {
+        const key = ref();
+        expect(await keys().claimIdempotencyKey({ ...key, owner: 'a' }, claimed)).toBe(true);
+
+        expect(await keys().claimIdempotencyKey({ ...key, owner: 'b' }, claimed)).toBe(false);
+        expect(await keys().readIdempotencyKey(key, at)).toMatchObject({ fingerprint: 'fp', owner: 'a', claimedAt: at });
+      });
+
+      it('given a claim, when its holder appends, then the first write is recorded with the append', async () => {
+        const key = ref();
+        const claim = { ...key, owner: 'a' };
+        await keys().claimIdempotencyKey(claim, claimed);
+        const stream = subject.stream('claimed');
+
+        const first = await store.appendToStream(stream, [event('A')], 'no_stream', { idempotency: claim });
+        await store.appendToStream(subject.stream('other'), [event('B')], 'no_stream', { idempotency: claim });
+
+        expect((await keys().readIdempotencyKey(key, at))?.write).toEqual({ streamId: stream, position: first.position });
+      });
+
+      it('given a claim taken over, when the first holder appends, then nothing is stored', async () => {
+        const key = ref();
+        await keys().claimIdempotencyKey({ ...key, owner: 'a' }, claimed);
+        expect(await keys().claimIdempotencyKey({ ...key, owner: 'b' }, claimed, 'a')).toBe(true);
+        const stream = subject.stream('lost');
+
+        await expect(store.appendToStream(stream, [event('A')], 'no_stream', { idempotency: { ...key, owner: 'a' } })).rejects.toBeInstanceOf(
+          IdempotencyClaimLostError,
+        );
+        expect(await store.readStream(stream)).toEqual([]);
+      });
+
+      it('given an answer recorded, then it is read back, and the key can no longer be taken over', async () => {
+        const key = ref();
+        const claim = { ...key, owner: 'a' };
+        await keys().claimIdempotencyKey(claim, claimed);
+
+        expect(await keys().completeIdempotencyKey(claim, { status: 200, contentType: 'application/json', body: '{"id":1}' })).toBe(true);
+
+        expect((await keys().readIdempotencyKey(key, at))?.answer).toEqual({ status: 200, contentType: 'application/json', body: '{"id":1}' });
+        expect(await keys().claimIdempotencyKey({ ...key, owner: 'b' }, claimed, 'a')).toBe(false);
+      });
+
+      it('given a holder that gives up, then a key without a write is forgotten and one with a write is open to a takeover', async () => {
+        const [unwritten, written] = [ref(), ref()];
+        await keys().claimIdempotencyKey({ ...unwritten, owner: 'a' }, claimed);
+        await keys().claimIdempotencyKey({ ...written, owner: 'a' }, claimed);
+        await store.appendToStream(subject.stream('given-up'), [event('A')], 'no_stream', { idempotency: { ...written, owner: 'a' } });
+
+        await keys().releaseIdempotencyKey({ ...unwritten, owner: 'a' });
+        await keys().releaseIdempotencyKey({ ...written, owner: 'a' });
+
+        expect(await keys().readIdempotencyKey(unwritten, at)).toBeUndefined();
+        expect(await keys().readIdempotencyKey(written, at)).toMatchObject({ owner: 'a', claimedAt: 0 });
+      });
+
+      it('given a key past its expiry, then it reads as absent and can be claimed afresh', async () => {
+        const key = ref();
+        await keys().claimIdempotencyKey({ ...key, owner: 'a' }, claimed);
+
+        expect(await keys().readIdempotencyKey(key, at + 1000)).toBeUndefined();
+        expect(await keys().claimIdempotencyKey({ ...key, owner: 'b' }, { ...claimed, now: at + 1000, expiresAt: at + 2000 })).toBe(true);
+      });
     });
 
     describe('appendToStream', () => {

@@ -2,6 +2,7 @@ import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { DomainError } from '../../domain/errors';
 import type { Logger } from '../../infra/logger';
 import { isTransientStoreError } from '../../projections/transient-error';
+import { IdempotencyKeyProblem } from '../idempotency';
 import { problemForKind, sendProblem } from '../problem';
 
 /** The one place errors become responses. No stack trace ever leaves the process. */
@@ -14,6 +15,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       if (error.kind === 'unavailable') res.setHeader('Retry-After', '1');
       sendProblem(res, problemForKind[error.kind], error.message, error.errors);
       return;
+    }
+    if (error instanceof IdempotencyKeyProblem) {
+      if (error.problem === 'idempotencyKeyInProgress') res.setHeader('Retry-After', '1');
+      return sendProblem(res, error.problem, error.message);
     }
     // The router decodes path parameters: a bad percent-escape is the client's mistake.
     if (error instanceof URIError) return sendProblem(res, 'validation', 'the URL contains a malformed percent-escape');

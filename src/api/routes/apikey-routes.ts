@@ -1,6 +1,6 @@
 import type { Router } from 'express';
 import type { ApiKeyCommandDeps } from '../../commands/api-key-commands';
-import { createApiKey, revokeApiKey, rotateApiKey } from '../../commands/api-key-commands';
+import { createApiKey, issuedKeyOfWrite, revokeApiKey, rotateApiKey } from '../../commands/api-key-commands';
 import type { SecretHasher } from '../../infra/auth/secret-hasher';
 import type { AppContext } from '../app-context';
 import { callerOf, requestInfoOf } from '../middleware/authenticate';
@@ -23,7 +23,17 @@ export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>({ tag: 'apikeys', acce
     request: { body: createApiKeyBody },
     answers: { 200: { description: 'The new key, with its plaintext `key`', json: issuedApiKeySchema } },
     // 409: the cap of active keys is reached.
-    errors: [400, 401, 403, 409, 413, 415],
+    errors: [400, 401, 403, 409, 413, 415, 422],
+    idempotent: {
+      store: ({ ctx }) => ctx,
+      resume: ({ ctx, commands }) => async (write, { res }) => {
+        await readYourWrites(ctx, write.position);
+        res.setHeader('Cache-Control', 'no-store');
+        return issuedKeyOfWrite(commands, callerOf(res).userId, write);
+      },
+      // Only the secret's one-way hash is stored (in the key's events): a replay has no `key`.
+      secretFields: ['key'],
+    },
     handle: ({ ctx, commands }) => async ({ body, res }) => {
       const result = await createApiKey(commands, requestInfoOf(res), {
         name: body.name,
@@ -68,7 +78,16 @@ export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>({ tag: 'apikeys', acce
     request: { params: apiKeyPathParams, body: rotateApiKeyBody, bodyOptional: true },
     answers: { 200: { description: 'The key with its new plaintext `key` (same id and keyId)', json: issuedApiKeySchema } },
     // 409: the key has expired.
-    errors: [400, 401, 403, 404, 409, 413, 415],
+    errors: [400, 401, 403, 404, 409, 413, 415, 422],
+    idempotent: {
+      store: ({ ctx }) => ctx,
+      resume: ({ ctx, commands }) => async (write, { params, res }) => {
+        await readYourWrites(ctx, write.position);
+        res.setHeader('Cache-Control', 'no-store');
+        return issuedKeyOfWrite(commands, callerOf(res).userId, write, params.id);
+      },
+      secretFields: ['key'],
+    },
     handle: ({ ctx, commands }) => async ({ params, body, res }) => {
       const result = await rotateApiKey(commands, requestInfoOf(res), params.id, body.graceHours ?? DEFAULT_GRACE_HOURS);
       await readYourWrites(ctx, result.position);

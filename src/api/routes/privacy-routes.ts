@@ -3,6 +3,7 @@ import { changeResourcePrivacy, unshareResourceFromCommunity } from '../../comma
 import type { ResourceCommandResult } from '../../commands/resource-command-runner';
 import { resourcePrivacySchema } from '../../contract/resource-privacy';
 import { getResourcePrivacy } from '../../projections/resources/privacy-queries';
+import type { RecordedWrite } from '../../infra/event-store/idempotency-keys';
 import type { AppContext } from '../app-context';
 import { callerOf, requestInfoOf } from '../middleware/authenticate';
 import { readYourWrites } from '../read-your-writes';
@@ -13,6 +14,12 @@ import { getResourcePrivacyQuery, saveResourcePrivacyBody, unshareResourceBody }
 const done = async (ctx: AppContext, res: Response, result: ResourceCommandResult): Promise<void> => {
   await readYourWrites(ctx, result.position);
   res.status(200).end();
+};
+
+/** The answer of a privacy change whose attempt died after its write: the same empty 200. */
+const resumedAsDone = {
+  store: (ctx: AppContext) => ctx,
+  resume: (ctx: AppContext) => async (write: RecordedWrite, { res }: { res: Response }) => done(ctx, res, { position: write.position, resource: undefined }),
 };
 
 /** SPEC "GetResourcePrivacy", "SaveResourcePrivacy", "UnshareResourceFromCommunity". */
@@ -32,7 +39,8 @@ export const PRIVACY_ROUTES = routeGroup<AppContext>({ tag: 'privacy', access: '
     request: { body: saveResourcePrivacyBody },
     answers: { 200: { description: 'Applied; empty body (read the privacy back to see the result)' } },
     // 409: a share the caller may withdraw but whose level is someone else's (DESIGN "Privacy changes").
-    errors: [400, 401, 403, 404, 409, 413, 415],
+    errors: [400, 401, 403, 404, 409, 413, 415, 422],
+    idempotent: resumedAsDone,
     handle: (ctx) => async ({ body, res }) => {
       await done(ctx, res, await changeResourcePrivacy(ctx, requestInfoOf(res), body));
     },
@@ -41,7 +49,8 @@ export const PRIVACY_ROUTES = routeGroup<AppContext>({ tag: 'privacy', access: '
     summary: 'Withdraw one share',
     request: { body: unshareResourceBody },
     answers: { 200: { description: 'Withdrawn (or there was no such share); empty body' } },
-    errors: [400, 401, 403, 404, 413, 415],
+    errors: [400, 401, 403, 404, 409, 413, 415, 422],
+    idempotent: resumedAsDone,
     handle: (ctx) => async ({ body, res }) => {
       await done(ctx, res, await unshareResourceFromCommunity(ctx, requestInfoOf(res), body));
     },

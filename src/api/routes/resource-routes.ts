@@ -1,6 +1,7 @@
 import type { Router } from 'express';
 import { releaseIfUnreferenced } from '../../commands/file-lifecycle';
 import { metadataOf } from '../../commands/request-info';
+import { currentResource } from '../../commands/resource-command-runner';
 import { removeProjectResource, saveProjectResource } from '../../commands/save-project-resource';
 import { resourceListSchema, savedResourceOf, savedResourceSchema } from '../../contract/resource-record';
 import { listResources, savedResourceRecord } from '../../projections/resources/resource-queries';
@@ -44,7 +45,17 @@ export const RESOURCE_ROUTES = routeGroup<AppContext>({ tag: 'resources', access
     summary: 'Create (`id` 0) or update a resource; answers once the read models caught up',
     request: { body: saveProjectResourceBody },
     answers: { 200: { description: 'The saved resource', json: savedResourceSchema } },
-    errors: [400, 401, 403, 404, 413, 415],
+    errors: [400, 401, 403, 404, 409, 413, 415, 422],
+    idempotent: {
+      store: (ctx) => ctx,
+      // The write of an attempt that died before it answered: the resource it saved, as it is now.
+      resume: (ctx) => async (write, { res }) => {
+        await readYourWrites(ctx, write.position);
+        const resource = await currentResource(ctx.eventStore, write.streamId);
+        const viewer = await ctx.directory.viewer(callerOf(res).userId);
+        return savedResourceOf(await savedResourceRecord(ctx.directory, viewer, resource));
+      },
+    },
     handle: (ctx) => async ({ body, res }) => {
       const request = requestInfoOf(res);
       const result = await saveProjectResource(ctx, request, body);

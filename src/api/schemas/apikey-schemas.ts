@@ -29,7 +29,13 @@ export const apiKeyPathParams = z.object({
 /** The creation (and rotation) answer: the only one that carries the plaintext `key`. */
 export const issuedApiKeySchema = component('IssuedApiKey', {
   id: integer,
-  key: z.string().meta({ description: 'The full key, `keyId.secret`; shown once, never retrievable again' }),
+  key: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'The full key, `keyId.secret`; shown once, never retrievable again. Absent from the replay of a request repeated with its Idempotency-Key (`Idempotent-Replayed: true`): only a one-way hash of a secret is ever stored',
+    }),
   keyId: z.string().meta({ description: 'The public part, `svc_live_...`' }),
   name: z.string(),
   createdAt: timestamp,

@@ -16,10 +16,14 @@ import {
   type RecordedEvent as EsdbRecordedEvent,
   type ResolvedEvent,
 } from '@eventstore/db-client';
+import { createHash } from 'node:crypto';
 import type { EventMetadata } from '../../domain/event';
+import type { IdempotencyClaim, IdempotencyKeys, IdempotencyRecord, IdempotencyRef, RecordedWrite, RememberedAnswer } from './idempotency-keys';
+import { IdempotencyClaimLostError } from './idempotency-keys';
 import {
   storableJson,
   WrongExpectedRevisionError,
+  type AppendOptions,
   type AppendResult,
   type EventStore,
   type ExpectedRevision,
@@ -95,7 +99,70 @@ function asJson(value: unknown, streamId: string, eventType: string): JSONType {
   return JSON.parse(storableJson(value, streamId, eventType)) as JSONType;
 }
 
-export class EsdbEventStore implements EventStore {
+/*
+ * Idempotency keys on EventStoreDB: one stream per key, `idempotency-<hash of caller and key>`,
+ * whose events (types starting with `$`, so that reads of the log and subscriptions skip them
+ * like system events) are folded into the record; every change is appended at the revision read
+ * (compare-and-set). EventStoreDB writes one stream per append, so the write cannot share the
+ * transaction of the record as on SQLite. Instead the claim's holder records its intent
+ * (`$idempotency-writing`, at the revision read: a holder that lost the claim fails here) and then
+ * appends the events with ids derived from (caller, key, stream, index): a retry that finds an
+ * intent without its `$idempotency-written` looks for those ids in the stream, and re-appending
+ * the same ids at the same revision is a no-op for EventStoreDB.
+ */
+type IdempotencyFold = { record: IdempotencyRecord | undefined; intent?: { streamId: string; count: number }; revision: bigint | undefined };
+
+const idempotencyStreamOf = (ref: IdempotencyRef): string =>
+  `idempotency-${createHash('sha256').update(`${ref.scope}\u0000${ref.key}`).digest('hex').slice(0, 40)}`;
+
+/** A UUID (version 5 layout) derived from the claim's caller and key, the stream and the event's index. */
+export function idempotentEventId(ref: IdempotencyRef, streamId: string, index: number): string {
+  const hex = createHash('sha256').update(`${ref.scope}\u0000${ref.key}\u0000${streamId}\u0000${index}`).digest('hex');
+  const variant = ((parseInt(hex[16] ?? '0', 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+type IdempotencyEvent =
+  | { type: '$idempotency-claimed'; data: { fingerprint: string; owner: string; claimedAt: number; expiresAt: number } }
+  | { type: '$idempotency-taken-over'; data: { owner: string; claimedAt: number } }
+  | { type: '$idempotency-writing'; data: { streamId: string; count: number } }
+  | { type: '$idempotency-written'; data: { streamId: string; position: string } }
+  | { type: '$idempotency-answered'; data: RememberedAnswer }
+  | { type: '$idempotency-released'; data: Record<string, never> }
+  | { type: '$idempotency-abandoned'; data: Record<string, never> };
+
+function foldIdempotency(events: readonly RecordedEvent[]): IdempotencyFold {
+  let fold: IdempotencyFold = { record: undefined, revision: events.at(-1)?.revision };
+  for (const event of events as unknown as readonly (IdempotencyEvent & { revision: bigint })[]) {
+    const record = fold.record;
+    switch (event.type) {
+      case '$idempotency-claimed':
+        fold = { record: { ...event.data }, revision: fold.revision };
+        break;
+      case '$idempotency-taken-over':
+        if (record) fold.record = { ...record, owner: event.data.owner, claimedAt: event.data.claimedAt };
+        break;
+      case '$idempotency-writing':
+        fold.intent = event.data;
+        break;
+      case '$idempotency-written':
+        if (record) fold.record = { ...record, write: { streamId: event.data.streamId, position: BigInt(event.data.position) } };
+        break;
+      case '$idempotency-answered':
+        if (record) fold.record = { ...record, answer: event.data };
+        break;
+      case '$idempotency-released':
+        fold = { record: undefined, revision: fold.revision };
+        break;
+      case '$idempotency-abandoned':
+        if (record) fold.record = { ...record, claimedAt: 0 };
+        break;
+    }
+  }
+  return fold;
+}
+
+export class EsdbEventStore implements EventStore, IdempotencyKeys {
   private readonly subscriptions = new Set<Subscription>();
 
   private constructor(
@@ -109,13 +176,24 @@ export class EsdbEventStore implements EventStore {
     return new EsdbEventStore(EventStoreDBClient.connectionString(connectionString), `esdb:${hosts}`);
   }
 
-  async appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
-    const proposed = events.map((event) =>
-      jsonEvent({ type: event.type, data: asJson(event.data, streamId, event.type), metadata: asJson(event.metadata, streamId, event.type) }),
+  async appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult> {
+    const claim = options?.idempotency;
+    const proposed = events.map((event, index) =>
+      jsonEvent({
+        type: event.type,
+        data: asJson(event.data, streamId, event.type),
+        metadata: asJson(event.metadata, streamId, event.type),
+        ...(claim ? { id: idempotentEventId(claim, streamId, index) } : {}),
+      }),
     );
     try {
+      const intended = claim && events.length > 0 ? await this.intendWrite(claim, streamId, events.length) : false;
       const result = await this.client.appendToStream(streamId, proposed, { expectedRevision: toEsdbRevision(expected) });
-      return { nextExpectedRevision: result.nextExpectedRevision, position: appendPosition(result.position, events.length) };
+      const position = appendPosition(result.position, events.length);
+      if (claim && intended) {
+        await this.appendIdempotency(claim, [{ type: '$idempotency-written', data: { streamId, position: position.toString() } }], ANY);
+      }
+      return { nextExpectedRevision: result.nextExpectedRevision, position };
     } catch (error) {
       if (error instanceof WrongExpectedVersionError) {
         const actual = typeof error.actualVersion === 'bigint' ? error.actualVersion : 'no_stream';
@@ -123,6 +201,92 @@ export class EsdbEventStore implements EventStore {
       }
       throw error;
     }
+  }
+
+  /** Checks the claim and records the intent of the claim's first write; false when a write is already recorded or intended. */
+  private async intendWrite(claim: IdempotencyClaim, streamId: string, count: number): Promise<boolean> {
+    const fold = foldIdempotency(await this.readStream(idempotencyStreamOf(claim)));
+    if (fold.record?.owner !== claim.owner) throw new IdempotencyClaimLostError(claim);
+    if (fold.record.write || fold.intent) return false;
+    await this.appendIdempotency(claim, [{ type: '$idempotency-writing', data: { streamId, count } }], fold.revision);
+    return true;
+  }
+
+  private async appendIdempotency(ref: IdempotencyRef, events: readonly IdempotencyEvent[], revision: bigint | undefined | AppendExpectedRevision): Promise<boolean> {
+    const expectedRevision = revision === undefined ? NO_STREAM : revision;
+    try {
+      await this.client.appendToStream(
+        idempotencyStreamOf(ref),
+        events.map((e) => jsonEvent({ type: e.type, data: e.data as JSONType })),
+        { expectedRevision },
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        if (events.some((e) => e.type === '$idempotency-writing')) throw new IdempotencyClaimLostError(ref);
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  /** The record, with the write of an intent found in its stream when `$idempotency-written` is missing. */
+  private async idempotencyFold(ref: IdempotencyRef): Promise<IdempotencyFold> {
+    const fold = foldIdempotency(await this.readStream(idempotencyStreamOf(ref)));
+    const { record, intent } = fold;
+    if (!record || record.write || !intent) return fold;
+    const ids = new Set(Array.from({ length: intent.count }, (_, i) => idempotentEventId(ref, intent.streamId, i)));
+    let write: RecordedWrite | undefined;
+    try {
+      await consumeRead(this.client.readStream(intent.streamId), (resolved) => {
+        const event = resolved.event;
+        if (event && ids.has(event.id) && event.position) write = { streamId: intent.streamId, position: event.position.commit };
+        return true;
+      });
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+    return write ? { ...fold, record: { ...record, write } } : fold;
+  }
+
+  async readIdempotencyKey(ref: IdempotencyRef, now: number): Promise<IdempotencyRecord | undefined> {
+    const { record } = await this.idempotencyFold(ref);
+    return record && record.expiresAt > now ? record : undefined;
+  }
+
+  async claimIdempotencyKey(
+    claim: IdempotencyClaim,
+    record: { readonly fingerprint: string; readonly now: number; readonly expiresAt: number },
+    replacing?: string,
+  ): Promise<boolean> {
+    const fold = await this.idempotencyFold(claim);
+    const live = fold.record && fold.record.expiresAt > record.now ? fold.record : undefined;
+    if (replacing === undefined) {
+      if (live) return false;
+      return this.appendIdempotency(
+        claim,
+        [{ type: '$idempotency-claimed', data: { fingerprint: record.fingerprint, owner: claim.owner, claimedAt: record.now, expiresAt: record.expiresAt } }],
+        fold.revision,
+      );
+    }
+    if (live?.owner !== replacing || live.answer) return false;
+    // A write found from the intent is recorded with the takeover.
+    const found: IdempotencyEvent[] = [];
+    if (live.write && fold.intent) found.push({ type: '$idempotency-written', data: { streamId: live.write.streamId, position: live.write.position.toString() } });
+    return this.appendIdempotency(claim, [...found, { type: '$idempotency-taken-over', data: { owner: claim.owner, claimedAt: record.now } }], fold.revision);
+  }
+
+  async completeIdempotencyKey(claim: IdempotencyClaim, answer: RememberedAnswer): Promise<boolean> {
+    const fold = foldIdempotency(await this.readStream(idempotencyStreamOf(claim)));
+    if (fold.record?.owner !== claim.owner || fold.record.answer) return false;
+    return this.appendIdempotency(claim, [{ type: '$idempotency-answered', data: answer }], fold.revision);
+  }
+
+  async releaseIdempotencyKey(claim: IdempotencyClaim): Promise<void> {
+    const fold = foldIdempotency(await this.readStream(idempotencyStreamOf(claim)));
+    if (fold.record?.owner !== claim.owner || fold.record.answer) return;
+    const type = fold.record.write || fold.intent ? '$idempotency-abandoned' : '$idempotency-released';
+    await this.appendIdempotency(claim, [{ type, data: {} }], fold.revision);
   }
 
   async readStream(streamId: string): Promise<RecordedEvent[]> {

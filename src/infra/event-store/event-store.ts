@@ -1,4 +1,5 @@
 import type { EventMetadata } from '../../domain/event';
+import type { IdempotencyClaim } from './idempotency-keys';
 
 /** The expected state of a stream at append time: optimistic concurrency. */
 export type ExpectedRevision =
@@ -22,6 +23,13 @@ export type RecordedEvent = {
   /** Global, strictly increasing position across all streams. */
   readonly position: bigint;
 };
+
+/**
+ * `idempotency`: the append is the work of the attempt holding this claim (src/api/idempotency.ts).
+ * It is refused (IdempotencyClaimLostError) when the claim was taken over, and the claim's first
+ * write is recorded in the append's own transaction.
+ */
+export type AppendOptions = { readonly idempotency?: IdempotencyClaim };
 
 export type AppendResult = {
   /** Revision of the last appended event. */
@@ -79,7 +87,7 @@ export interface EventStore {
    * mean nothing in another log, so a read model's checkpoint records it.
    */
   readonly identity: string;
-  appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
   /** Every event of one stream, oldest first; [] when the stream does not exist. */
   readStream(streamId: string): Promise<RecordedEvent[]>;
   /** The last event of a stream, or undefined when the stream does not exist. */

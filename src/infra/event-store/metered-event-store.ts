@@ -5,8 +5,8 @@ import type { EventStore } from './event-store';
 export function meteredEventStore(inner: EventStore, metrics: Metrics): EventStore {
   return {
     identity: inner.identity,
-    async appendToStream(streamId, events, expected) {
-      const result = await inner.appendToStream(streamId, events, expected);
+    async appendToStream(streamId, events, expected, options) {
+      const result = await inner.appendToStream(streamId, events, expected, options);
       metrics.eventsAppended.inc({ stream_type: streamId.split('-')[0] ?? streamId }, events.length);
       return result;
     },

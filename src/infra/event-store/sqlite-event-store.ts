@@ -2,8 +2,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { EventMetadata } from '../../domain/event';
-import type { AppendResult, EventStore, ExpectedRevision, NewEvent, RecordedEvent, Subscription } from './event-store';
+import type { AppendOptions, AppendResult, EventStore, ExpectedRevision, NewEvent, RecordedEvent, Subscription } from './event-store';
 import { storableJson, WrongExpectedRevisionError } from './event-store';
+import type { IdempotencyClaim, IdempotencyKeys, IdempotencyRecord, IdempotencyRef, RememberedAnswer } from './idempotency-keys';
+import { IdempotencyClaimLostError } from './idempotency-keys';
 import { pollingSubscription } from './polling-subscription';
 
 const schema = `
@@ -17,7 +19,47 @@ const schema = `
     unique (stream_id, revision)
   );
   create table if not exists meta (key text primary key, value text not null);
-  insert into meta (key, value) values ('log_id', lower(hex(randomblob(16)))) on conflict (key) do nothing`;
+  insert into meta (key, value) values ('log_id', lower(hex(randomblob(16)))) on conflict (key) do nothing;
+  create table if not exists idempotency_keys (
+    scope text not null,
+    key text not null,
+    fingerprint text not null,
+    owner text not null,
+    claimed_at integer not null,
+    expires_at integer not null,
+    write_stream text,
+    write_position integer,
+    answer_status integer,
+    answer_type text,
+    answer_body text,
+    primary key (scope, key)
+  );
+  create index if not exists idempotency_keys_expiry on idempotency_keys (expires_at)`;
+
+type IdempotencyRow = {
+  readonly fingerprint: string;
+  readonly owner: string;
+  readonly claimed_at: bigint;
+  readonly expires_at: bigint;
+  readonly write_stream: string | null;
+  readonly write_position: bigint | null;
+  readonly answer_status: bigint | null;
+  readonly answer_type: string | null;
+  readonly answer_body: string | null;
+};
+
+function toIdempotencyRecord(row: IdempotencyRow): IdempotencyRecord {
+  return {
+    fingerprint: row.fingerprint,
+    owner: row.owner,
+    claimedAt: Number(row.claimed_at),
+    expiresAt: Number(row.expires_at),
+    ...(row.write_stream !== null && row.write_position !== null ? { write: { streamId: row.write_stream, position: row.write_position } } : {}),
+    ...(row.answer_status !== null
+      ? { answer: { status: Number(row.answer_status), contentType: row.answer_type, body: row.answer_body ?? '' } }
+      : {}),
+  };
+}
 
 /** Another process (the operator CLI) may append to the same file; we only learn of it by polling. */
 const pollIntervalMs = 200;
@@ -71,13 +113,15 @@ type PendingAppend = {
   readonly streamId: string;
   readonly events: readonly NewEvent[];
   readonly expected: ExpectedRevision;
+  readonly options: AppendOptions | undefined;
   readonly resolve: (result: AppendResult) => void;
   readonly reject: (error: unknown) => void;
 };
 
 /** The embedded event store: one SQLite file in WAL mode. */
-export class SqliteEventStore implements EventStore {
+export class SqliteEventStore implements EventStore, IdempotencyKeys {
   private readonly statements;
+  private readonly idempotency;
   private readonly appendTransaction;
   /** Wakes this instance's live subscriptions right after a commit, instead of at the next poll. */
   private readonly listeners = new Set<() => void>();
@@ -113,8 +157,38 @@ export class SqliteEventStore implements EventStore {
       // Prepared once: it is read every 2 ms while a subscription listens (db.pragma prepares anew).
       dataVersion: db.prepare('pragma data_version').pluck(),
     };
+    this.idempotency = {
+      get: db.prepare<[string, string, number], IdempotencyRow>('select * from idempotency_keys where scope = ? and key = ? and expires_at > ?'),
+      owner: db.prepare<[string, string], Pick<IdempotencyRow, 'owner' | 'write_stream'>>(
+        'select owner, write_stream from idempotency_keys where scope = ? and key = ?',
+      ),
+      purge: db.prepare<[number]>('delete from idempotency_keys where expires_at <= ?'),
+      insert: db.prepare<[string, string, string, string, number, number]>(
+        `insert into idempotency_keys (scope, key, fingerprint, owner, claimed_at, expires_at) values (?, ?, ?, ?, ?, ?)
+         on conflict (scope, key) do nothing`,
+      ),
+      takeOver: db.prepare<[string, number, string, string, string]>(
+        `update idempotency_keys set owner = ?, claimed_at = ?
+         where scope = ? and key = ? and owner = ? and answer_status is null`,
+      ),
+      write: db.prepare<[string, bigint, string, string]>(
+        'update idempotency_keys set write_stream = ?, write_position = ? where scope = ? and key = ? and write_stream is null',
+      ),
+      complete: db.prepare<[number, string | null, string, string, string, string]>(
+        `update idempotency_keys set answer_status = ?, answer_type = ?, answer_body = ?
+         where scope = ? and key = ? and owner = ? and answer_status is null`,
+      ),
+      deleteUnwritten: db.prepare<[string, string, string]>(
+        'delete from idempotency_keys where scope = ? and key = ? and owner = ? and write_stream is null and answer_status is null',
+      ),
+      abandon: db.prepare<[string, string, string]>(
+        'update idempotency_keys set claimed_at = 0 where scope = ? and key = ? and owner = ? and answer_status is null',
+      ),
+    };
     this.appendTransaction = db.transaction(
-      (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
+      (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): AppendResult => {
+        const claim = options?.idempotency;
+        if (claim && this.idempotency.owner.get(claim.scope, claim.key)?.owner !== claim.owner) throw new IdempotencyClaimLostError(claim);
         const last = this.statements.last.get(streamId);
         checkExpected(streamId, expected, last?.revision);
         let revision = last?.revision ?? -1n;
@@ -131,6 +205,8 @@ export class SqliteEventStore implements EventStore {
           );
           position = BigInt(info.lastInsertRowid);
         }
+        // The claim's first write, in the append's transaction: a retry finds it or finds nothing written.
+        if (claim && events.length > 0) this.idempotency.write.run(streamId, position, claim.scope, claim.key);
         return { nextExpectedRevision: revision, position };
       },
     );
@@ -141,7 +217,7 @@ export class SqliteEventStore implements EventStore {
   private appendEach(batch: readonly PendingAppend[]): ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[] {
     return batch.map((append) => {
       try {
-        return { ok: true as const, result: this.appendTransaction(append.streamId, append.events, append.expected) };
+        return { ok: true as const, result: this.appendTransaction(append.streamId, append.events, append.expected, append.options) };
       } catch (error) {
         return { ok: false as const, error };
       }
@@ -171,9 +247,9 @@ export class SqliteEventStore implements EventStore {
    * revision fails rolls back alone). Each answers only after the commit, so an acknowledged
    * append is durable. With one append at a time this is one transaction per append, as before.
    */
-  appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult> {
+  appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ streamId, events, expected, resolve, reject });
+      this.pending.push({ streamId, events, expected, options, resolve, reject });
       if (this.pending.length === 1) setImmediate(() => this.flush());
     });
   }
@@ -198,6 +274,41 @@ export class SqliteEventStore implements EventStore {
       if (outcome.ok) append.resolve(outcome.result);
       else append.reject(outcome.error);
     });
+  }
+
+  async readIdempotencyKey(ref: IdempotencyRef, now: number): Promise<IdempotencyRecord | undefined> {
+    const row = this.idempotency.get.get(ref.scope, ref.key, now);
+    return row && toIdempotencyRecord(row);
+  }
+
+  async claimIdempotencyKey(
+    claim: IdempotencyClaim,
+    record: { readonly fingerprint: string; readonly now: number; readonly expiresAt: number },
+    replacing?: string,
+  ): Promise<boolean> {
+    const claimNow = this.db.transaction((): boolean => {
+      // Expired keys go on the first claim after their time (indexed by expiry).
+      this.idempotency.purge.run(record.now);
+      const changes =
+        replacing === undefined
+          ? this.idempotency.insert.run(claim.scope, claim.key, record.fingerprint, claim.owner, record.now, record.expiresAt).changes
+          : this.idempotency.takeOver.run(claim.owner, record.now, claim.scope, claim.key, replacing).changes;
+      return changes === 1;
+    });
+    return claimNow.immediate();
+  }
+
+  async completeIdempotencyKey(claim: IdempotencyClaim, answer: RememberedAnswer): Promise<boolean> {
+    const { changes } = this.idempotency.complete.run(answer.status, answer.contentType, answer.body, claim.scope, claim.key, claim.owner);
+    return changes === 1;
+  }
+
+  async releaseIdempotencyKey(claim: IdempotencyClaim): Promise<void> {
+    this.db.transaction(() => {
+      if (this.idempotency.deleteUnwritten.run(claim.scope, claim.key, claim.owner).changes === 0) {
+        this.idempotency.abandon.run(claim.scope, claim.key, claim.owner);
+      }
+    }).immediate();
   }
 
   async readStream(streamId: string): Promise<RecordedEvent[]> {
