@@ -62,6 +62,17 @@ const trustProxy = z
 export const configSchema = z.object({
   NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
   PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+  /** The address to listen on; unset: loopback (127.0.0.1) outside production, every interface in production. */
+  HOST: optionalText,
+  /**
+   * Browser origins allowed to call the API (CORS), comma-separated (`https://app.example.org`);
+   * none by default. Preflights of an allowed origin are answered before authentication.
+   */
+  CORS_ORIGINS: z
+    .string()
+    .default('')
+    .transform((value) => value.split(',').map((o) => o.trim()).filter((o) => o !== ''))
+    .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'each origin is scheme://host[:port], no path'))),
   DATA_DIR: z.string().min(1).default('./data'),
   EVENTSTORE_URL: optionalConnectionString(eventStoreConnectionString),
   MONGODB_URL: optionalConnectionString(mongodbConnectionString),

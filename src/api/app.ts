@@ -6,7 +6,9 @@ import { requireInternalToken } from './middleware/internal-token';
 import { requestLog } from './middleware/request-log';
 import { readSnapshot } from './middleware/read-snapshot';
 import { securityHeaders } from './middleware/security-headers';
-import { openApiDocument } from './openapi';
+import { openApiDocument, ROUTES } from './openapi';
+import { httpSemantics } from './middleware/http-semantics';
+import { problemRoutes } from './routes/problem-routes';
 import { applicationRoutes } from './routes/application-routes';
 import { auditRoutes } from './routes/audit-routes';
 import { directoryRoutes } from './routes/directory-routes';
@@ -34,6 +36,8 @@ export function buildApp(ctx: AppContext): express.Express {
   app.set('trust proxy', ctx.config.TRUST_PROXY);
   app.use(requestLog(ctx.logger, ctx.metrics));
   app.use(securityHeaders);
+  // CORS and 405 come before any credential is asked for: a preflight carries none.
+  app.use(httpSemantics(ROUTES, ctx.config.CORS_ORIGINS));
   // What reads the read models (/api, /internal) reads them as of the request's start.
   const snapshot = readSnapshot(() => ctx.readDb);
   // Bodies are parsed only once the caller is known: an anonymous request costs the same
@@ -47,6 +51,7 @@ export function buildApp(ctx: AppContext): express.Express {
   // mounted before its route.
   if (ctx.config.ROLE !== 'projector') mountApi(app, ctx, { snapshot, jsonBody });
   app.use(operatorRoutes(ctx));
+  app.use(problemRoutes());
 
   app.use(routeNotFound);
   app.use(errorHandler(ctx.logger));

@@ -13,6 +13,7 @@ import { HEALTH_ROUTES } from './routes/health-routes';
 import { OPENAPI_ROUTES } from './routes/openapi-routes';
 import { OPERATOR_ROUTES } from './routes/operator-routes';
 import { PRIVACY_ROUTES } from './routes/privacy-routes';
+import { PROBLEM_ROUTES } from './routes/problem-routes';
 import { RESOURCE_ROUTES } from './routes/resource-routes';
 import { USER_ROUTES } from './routes/user-routes';
 
@@ -23,8 +24,8 @@ import { USER_ROUTES } from './routes/user-routes';
  * served route is missing here.
  */
 
-/** Every declared route, in the document's order. */
-const ROUTES: readonly RouteDoc[] = [
+/** Every declared route, in the document's order (the 405 answers are built from it too). */
+export const ROUTES: readonly RouteDoc[] = [
   ...HEALTH_ROUTES,
   ...OPENAPI_ROUTES,
   ...RESOURCE_ROUTES,
@@ -36,6 +37,7 @@ const ROUTES: readonly RouteDoc[] = [
   ...API_KEY_ROUTES,
   ...DIRECTORY_ROUTES,
   ...OPERATOR_ROUTES,
+  ...PROBLEM_ROUTES,
 ].map((route) => route.doc);
 
 function buildRegistry(): OpenAPIRegistry {
@@ -75,6 +77,10 @@ function packageInfo() {
       pkg.description ?? '',
       'Credentials: an interactive session (`Authorization: Bearer <token>`) or an API key (`X-API-Key: <keyId>.<secret>`), never both. ' +
         'API-key requests carry the `RateLimit-*` headers and answer 429 with `Retry-After` over the limit.',
+      'Request bodies: `application/json` (the upload: `multipart/form-data`), anything else is a 415. The bodies of getResourceList, saveProjectResource, saveResourcePrivacy, ' +
+        'unshareResourceFromCommunity and createApiKey are closed (`additionalProperties: false`): an unknown field is a 400 naming it, except that saveProjectResource ignores the ' +
+        "record's read-only fields, so a client may send back the record it was given. The other bodies (rotateApiKey, listApplications, the internal routes) ignore unknown fields.",
+      'A known path called with another method is a 405 with `Allow`. Browser origins listed in CORS_ORIGINS may call the API; their preflights are answered before authentication.',
       'Every error is an RFC 9457 problem (`application/problem+json`) whose stable `type` is one of:',
       problemCatalogue(),
     ].join('\n\n'),

@@ -20,9 +20,9 @@ export const paginationShape = {
 type PaginationFields = { skip?: number; take?: number; pageSize?: number };
 
 /** A request schema with the pagination fields, resolved to `{skip, take}`. */
-export function paginated<Shape extends z.ZodRawShape>(shape: Shape) {
-  return z
-    .object({ ...shape, ...paginationShape })
+export function paginated<Shape extends z.ZodRawShape>(shape: Shape, { strict = false }: { strict?: boolean } = {}) {
+  const fields = { ...shape, ...paginationShape };
+  return (strict ? z.strictObject(fields) : z.object(fields))
     .refine((body) => agreeingAliases(body as PaginationFields), {
       message: 'take and pageSize are aliases; when both are sent they must be equal',
       path: ['pageSize'],

@@ -42,6 +42,8 @@ export type RequestSchemas = {
   /** A JSON body; `bodyOptional`: a missing body is read as `{}` (a request for the defaults). */
   readonly body?: z.ZodType;
   readonly bodyOptional?: boolean;
+  /** Top-level body fields that are known and ignored (removed before a strict body is parsed). */
+  readonly ignoredBodyFields?: readonly string[];
   /** A body the handler reads itself (multipart): documented, not parsed here. */
   readonly documentedBody?: ZodRequestBody;
 };
@@ -204,10 +206,13 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
       router[doc.method](expressPath, ...before, async (req, res) => {
         if (doc.access === 'session') assertInteractiveSession(callerOf(res));
         if (authorize) authorize(callerOf(res));
+        if (request.body && hasBody(req) && !req.is('application/json')) {
+          throw new UnsupportedMediaType('the body must be application/json');
+        }
         const input = {
           params: request.params ? parseWith(request.params, req.params) : undefined,
           query: request.query ? parseWith(request.query, req.query) : undefined,
-          body: request.body ? parseWith(request.body, request.bodyOptional ? (req.body ?? {}) : req.body) : undefined,
+          body: request.body ? parseWith(request.body, withoutIgnored(request.bodyOptional ? (req.body ?? {}) : req.body, request.ignoredBodyFields)) : undefined,
           req,
           res,
         } as RouteInput<R>;
@@ -243,6 +248,26 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
       });
     },
   };
+}
+
+/** Whether the request carries a body (RFC 9110: a Content-Length above 0, or a Transfer-Encoding). */
+function hasBody(req: Request): boolean {
+  return req.header('transfer-encoding') !== undefined || Number(req.header('content-length') ?? 0) > 0;
+}
+
+function withoutIgnored(body: unknown, ignored: readonly string[] | undefined): unknown {
+  if (!ignored || !body || typeof body !== 'object' || Array.isArray(body)) return body;
+  const kept = { ...(body as Record<string, unknown>) };
+  for (const field of ignored) delete kept[field];
+  return kept;
+}
+
+/** A body of a media type the route does not read: a 415 naming the one it does. */
+export class UnsupportedMediaType extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UnsupportedMediaType';
+  }
 }
 
 /**

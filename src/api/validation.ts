@@ -13,7 +13,12 @@ export function fieldPath(path: readonly PropertyKey[], prefix = ''): string {
 }
 
 export function zodFieldErrors(error: z.ZodError, prefix = ''): FieldError[] {
-  return error.issues.map((issue) => ({ field: fieldPath(issue.path, prefix), message: issue.message }));
+  return error.issues.flatMap((issue) =>
+    // An unknown field of a strict body is named itself, one error each (`pagesize`, not `(body)`).
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((key) => ({ field: fieldPath([...issue.path, key], prefix), message: 'unknown field' }))
+      : [{ field: fieldPath(issue.path, prefix), message: issue.message }],
+  );
 }
 
 /** Parses input with a schema; a mismatch is a 400 naming every bad field. */

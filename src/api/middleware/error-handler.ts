@@ -3,6 +3,7 @@ import { DomainError } from '../../domain/errors';
 import type { Logger } from '../../infra/logger';
 import { isTransientStoreError } from '../../projections/transient-error';
 import { IdempotencyKeyProblem } from '../idempotency';
+import { UnsupportedMediaType } from '../route-declaration';
 import { problemForKind, sendProblem } from '../problem';
 
 /** The one place errors become responses. No stack trace ever leaves the process. */
@@ -15,6 +16,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       if (error.kind === 'unavailable') res.setHeader('Retry-After', '1');
       sendProblem(res, problemForKind[error.kind], error.message, error.errors);
       return;
+    }
+    if (error instanceof UnsupportedMediaType) {
+      res.setHeader('Accept-Post', 'application/json');
+      return sendProblem(res, 'unsupportedMediaType', error.message);
     }
     if (error instanceof IdempotencyKeyProblem) {
       if (error.problem === 'idempotencyKeyInProgress') res.setHeader('Retry-After', '1');

@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
 import type { Router } from 'express';
 import { downloadableFile, storeUpload } from '../../commands/file-lifecycle';
@@ -21,6 +21,13 @@ export const MIB = 1024 * 1024;
 const MULTIPART_OVERHEAD = 64 * 1024;
 
 const missing = () => notFound('no such file');
+
+/** RFC 9110 If-None-Match: `*` or a list of entity tags, compared weakly. */
+function ifNoneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
 
 const binary = { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } as const;
 
@@ -99,9 +106,10 @@ export const FILE_ROUTES = routeGroup<AppContext>({ tag: 'files', access: 'api' 
     answers: {
       200: {
         description:
-          'The file, as an attachment (`Content-Disposition` with RFC 6266 `filename*`), `X-Content-Type-Options: nosniff`, `Cache-Control: private`, `Accept-Ranges: bytes`',
+          'The file, as an attachment (`Content-Disposition` with RFC 6266 `filename*`), `X-Content-Type-Options: nosniff`, `Cache-Control: private`, `Accept-Ranges: bytes`, a strong `ETag`',
         content: binary,
       },
+      304: { description: 'Not modified: `If-None-Match` names the file\'s strong `ETag`; no body' },
       206: { description: 'One byte range (`Range: bytes=a-b`, `a-`, `-n`), with `Content-Range`', content: binary },
       416: {
         description: 'The range starts past the end (`/problems/range-not-satisfiable`); `Content-Range: bytes */<size>`',
@@ -120,6 +128,13 @@ export const FILE_ROUTES = routeGroup<AppContext>({ tag: 'files', access: 'api' 
       res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
       res.setHeader('Cache-Control', 'private');
       res.setHeader('Accept-Ranges', 'bytes');
+      // Strong: the bytes under an upload path are written once and never change (the path holds a random id).
+      const etag = `"${createHash('sha256').update(`${path}\u0000${stat.size}\u0000${file.uploadedAt}`).digest('base64url').slice(0, 32)}"`;
+      res.setHeader('ETag', etag);
+      if (ifNoneMatch(req.header('if-none-match'), etag)) {
+        res.removeHeader('Content-Disposition');
+        return void res.status(304).end();
+      }
       const range = parseRange(req.header('range'), stat.size);
       if (range.kind === 'unsatisfiable') {
         res.setHeader('Content-Range', `bytes */${stat.size}`);

@@ -13,7 +13,7 @@ import { pageRequestOf } from '../pagination';
 import { readYourWrites } from '../read-your-writes';
 import { routeGroup, routerOf } from '../route-declaration';
 import { removeProjectResourceSchema } from '../schemas/response-schemas';
-import { getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from '../schemas/resource-schemas';
+import { READ_ONLY_RECORD_FIELDS, getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from '../schemas/resource-schemas';
 
 /** SPEC "GetResourceList", "SaveProjectResource", "RemoveProjectResource". */
 export const RESOURCE_ROUTES = routeGroup<AppContext>({ tag: 'resources', access: 'api' }, (resources) => [
@@ -43,7 +43,7 @@ export const RESOURCE_ROUTES = routeGroup<AppContext>({ tag: 'resources', access
   }),
   resources.post('/api/Resource/SaveProjectResource', 'saveProjectResource', {
     summary: 'Create (`id` 0) or update a resource; answers once the read models caught up',
-    request: { body: saveProjectResourceBody },
+    request: { body: saveProjectResourceBody, ignoredBodyFields: READ_ONLY_RECORD_FIELDS },
     answers: { 200: { description: 'The saved resource', json: savedResourceSchema } },
     errors: [400, 401, 403, 404, 409, 413, 415, 422],
     idempotent: {

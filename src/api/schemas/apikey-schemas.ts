@@ -5,7 +5,7 @@ const timestamp = z.string().meta({ description: 'ISO 8601 UTC timestamp' });
 
 /** POST /api/apikey (SPEC.md): the name is trimmed, then 1–100 characters; a lifetime of 1–180 whole days. */
 export const createApiKeyBody = z
-  .object({
+  .strictObject({
     name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
     expiresInDays: integer.min(1).max(180).optional().meta({ description: 'Lifetime in days, 1 to 180; default 90' }),
   })

@@ -48,7 +48,8 @@ const circleChanges = {
 /** A privacy level stays a raw integer: 0, 6 or Community on a project resource are the domain's 400s. */
 const privacyLevel = z.number().int();
 
-export const saveResourcePrivacyBody = z.object({
+/** Strict at the top level: an unknown field is a 400 naming it. */
+export const saveResourcePrivacyBody = z.strictObject({
   resourceId: positiveId,
   owner: z
     .object({ privacyLevel, ...circleChanges })
@@ -60,7 +61,7 @@ export const saveResourcePrivacyBody = z.object({
 
 export type SaveResourcePrivacyBody = z.infer<typeof saveResourcePrivacyBody>;
 
-export const unshareResourceBody = z.object({
+export const unshareResourceBody = z.strictObject({
   resourceId: positiveId,
   communityId: positiveId,
 });

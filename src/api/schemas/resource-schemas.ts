@@ -23,7 +23,26 @@ export const resourceUrlSchema = z
     }
   }, 'must be an http(s) URL or a path returned by the upload endpoint');
 
-export const saveProjectResourceBody = z.object({
+/**
+ * The fields of the resource record a client may send back as it got it: known, and ignored
+ * (the record is the answer of GetResourceList and of this endpoint).
+ */
+export const READ_ONLY_RECORD_FIELDS = [
+  'resourceType',
+  'image',
+  'postDate',
+  'lastUpdated',
+  'effectivePrivacyLevel',
+  'originCommunityId',
+  'originCommunityName',
+  'currentlySharedWith',
+  'canEdit',
+  'isProjectScoped',
+  'isCommunityProjectScoped',
+] as const;
+
+/** Strict: a field it does not know (a typo) is a 400 naming it, besides the record's read-only fields, which are ignored. */
+export const saveProjectResourceBody = z.strictObject({
   id,
   name: z.string().trim().min(1).max(200),
   description: z.string().max(4000).nullish().transform((v) => v ?? ''),
@@ -36,8 +55,11 @@ export const saveProjectResourceBody = z.object({
   communityProjectId: id.nullish(),
   communityId: id.nullish(),
   paragraphId: id.nullish(),
+}).meta({
+  description: `Closed: an unknown field is a 400 naming it; the resource record's read-only fields (${READ_ONLY_RECORD_FIELDS.join(', ')}) are accepted and ignored.`,
 });
 
+/** Strict: a field it does not know (`pagesize`) is a 400 naming it. */
 export const getResourceListBody = paginated({
   projectId: z.number().int().positive(),
   communityId: id.nullish(),
@@ -45,7 +67,7 @@ export const getResourceListBody = paginated({
   concept: z.string().max(200).nullish(),
   tags: z.array(z.string().max(64)).max(50).nullish(),
   orderBy: z.union([z.literal(0), z.literal(1)]).optional(),
-});
+}, { strict: true });
 
 export const removeProjectResourceQuery = z.object({
   id: z.coerce.number().int().positive(),

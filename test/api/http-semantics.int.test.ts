@@ -1,0 +1,171 @@
+/**
+ * HTTP semantics (docs/api.md "HTTP"): 405 with Allow, 415 for a body the endpoint does not read,
+ * unknown body fields named on the endpoints whose body is listed completely, CORS for the
+ * configured origins with preflights before authentication, strong ETags and 304 on downloads,
+ * and a page behind every problem type.
+ */
+import { demo } from '../support/demo-directory';
+import { newResource, scope } from '../support/resource-api';
+import { serverForSuite } from '../support/suite-server';
+import { fileApi } from '../support/upload-client';
+
+const { users, communityProjects, projects } = demo;
+const APP = 'https://app.example.org';
+
+describe('HTTP semantics', () => {
+  const server = serverForSuite(undefined, { CORS_ORIGINS: `${APP}, https://admin.example.org` });
+  const as = async (userId: number) => ({ token: await server.sessionToken(userId) });
+
+  describe('405', () => {
+    it.each([
+      ['GET', '/api/Resource/SaveProjectResource', 'POST'],
+      ['PUT', '/api/apikey/5', 'DELETE'],
+      ['DELETE', '/health/live', 'GET, HEAD'],
+    ])('given %s on %s, then 405 method-not-allowed with Allow listing %s', async (method, path, allowed) => {
+      const res = await server.request(method, path, undefined, await as(users.team));
+
+      expect(res.status).toBe(405);
+      expect(res.body.type).toBe('/problems/method-not-allowed');
+      expect(res.headers.get('allow')).toBe(`${allowed}, OPTIONS`);
+    });
+
+    it('given no credential, when a known path is called with the wrong method, then still 405, not 401', async () => {
+      const res = await server.request('GET', '/api/Privacy/SaveResourcePrivacy');
+
+      expect(res.status).toBe(405);
+      expect(res.body.type).toBe('/problems/method-not-allowed');
+    });
+
+    it('given an unknown path, then 404 route-not-found', async () => {
+      const res = await server.request('GET', '/api/Resource/Nope', undefined, await as(users.team));
+
+      expect(res.status).toBe(404);
+      expect(res.body.type).toBe('/problems/route-not-found');
+    });
+  });
+
+  describe('415', () => {
+    it.each([
+      ['application/x-www-form-urlencoded', 'projectId=10'],
+      ['text/plain', '{"projectId":10}'],
+    ])('given a %s body on a JSON endpoint, then 415 unsupported-media-type', async (contentType, body) => {
+      const res = await server.request('POST', '/api/Project/GetResourceList', body, { ...(await as(users.team)), headers: { 'content-type': contentType } });
+
+      expect(res.status).toBe(415);
+      expect(res.body.type).toBe('/problems/unsupported-media-type');
+      expect(res.headers.get('accept-post')).toBe('application/json');
+    });
+
+    it('given a rotation without a body (it is optional), then it is not a 415', async () => {
+      const created = await server.post('/api/apikey', { name: 'no body' }, await as(users.admin1));
+      const res = await server.request('POST', `/api/apikey/${created.body.id}/rotate`, undefined, await as(users.admin1));
+
+      expect(res.status).toBe(200);
+    });
+  });
+
+  describe('unknown body fields', () => {
+    it.each([
+      ['/api/Project/GetResourceList', { projectId: projects.solar, pagesize: 5 }, ['pagesize']],
+      ['/api/Resource/SaveProjectResource', { ...newResource(scope.communityProject(communityProjects.solarIn1)), privacy: 2, tag: 'x' }, ['privacy', 'tag']],
+      ['/api/Privacy/SaveResourcePrivacy', { resourceId: 1, shares: [] }, ['shares']],
+      ['/api/Privacy/UnshareResourceFromCommunity', { resourceId: 1, communityId: 2, community: 2 }, ['community']],
+      ['/api/apikey', { name: 'k', expiresIn: 3 }, ['expiresIn']],
+    ])('given %s with a field it does not know, then 400 naming it', async (path, body, fields) => {
+      const res = await server.post(path, body, await as(path === '/api/apikey' ? users.admin1 : users.team));
+
+      expect(res.status).toBe(400);
+      expect(res.body.type).toBe('/problems/validation');
+      expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(fields);
+    });
+
+    it('given the record a save answered, when it is sent back with a change, then the read-only fields are ignored and it saves', async () => {
+      const created = await server.post('/api/Resource/SaveProjectResource', newResource(scope.communityProject(communityProjects.solarIn1)), await as(users.team));
+      expect(created.status).toBe(200);
+      const listed = await server.post('/api/Project/GetResourceList', { projectId: projects.solar, communityId: 1, take: 1000 }, await as(users.team));
+      const record = listed.body.resources.list.find((r: { id: number }) => r.id === created.body.id);
+
+      const res = await server.post('/api/Resource/SaveProjectResource', { ...record, name: 'Renamed' }, await as(users.team));
+
+      expect(res.status).toBe(200);
+      expect(res.body.name).toBe('Renamed');
+    });
+  });
+
+  describe('CORS', () => {
+    it('given an allowed origin, when it sends a preflight without credentials, then 204 with the CORS headers, before authentication', async () => {
+      const res = await server.request('OPTIONS', '/api/Resource/SaveProjectResource', undefined, {
+        headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, idempotency-key' },
+      });
+
+      expect(res.status).toBe(204);
+      expect(res.headers.get('access-control-allow-origin')).toBe(APP);
+      expect(res.headers.get('access-control-allow-methods')).toContain('POST');
+      expect(res.headers.get('access-control-allow-headers')).toContain('Idempotency-Key');
+    });
+
+    it('given an allowed origin, when it calls the API, then the answer names it and exposes the headers a client reads', async () => {
+      const res = await server.request('GET', '/api/user/getcurrent', undefined, { ...(await as(users.team)), headers: { origin: APP } });
+
+      expect(res.status).toBe(200);
+      expect(res.headers.get('access-control-allow-origin')).toBe(APP);
+      expect(res.headers.get('access-control-expose-headers')).toContain('Idempotent-Replayed');
+      expect(res.headers.get('vary')).toContain('Origin');
+    });
+
+    it('given an origin that is not configured, then no CORS header is given', async () => {
+      const res = await server.request('OPTIONS', '/api/Resource/SaveProjectResource', undefined, {
+        headers: { origin: 'https://evil.example.org', 'access-control-request-method': 'POST' },
+      });
+
+      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+      expect(res.headers.get('access-control-allow-methods')).toBeNull();
+    });
+  });
+
+  describe('downloads', () => {
+    const files = fileApi(server);
+
+    it('given a download with its ETag, when it is asked for with If-None-Match, then 304 without a body', async () => {
+      const path = await files.uploaded(users.team, 'notes.txt', 'text/plain', Buffer.from('hello etag'));
+      const first = await files.download(users.team, path);
+      const etag = first.headers.get('etag');
+      expect(first.status).toBe(200);
+      expect(etag).toMatch(/^"[^"]+"$/);
+
+      const again = await files.download(users.team, path, { 'if-none-match': etag ?? '' });
+
+      expect(again.status).toBe(304);
+      expect(again.bytes.length).toBe(0);
+      expect(again.headers.get('etag')).toBe(etag);
+    });
+
+    it('given another file, then its ETag differs and does not match', async () => {
+      const one = await files.uploaded(users.team, 'one.txt', 'text/plain', Buffer.from('same'));
+      const two = await files.uploaded(users.team, 'two.txt', 'text/plain', Buffer.from('same'));
+      const etagOne = (await files.download(users.team, one)).headers.get('etag') ?? '';
+
+      const res = await files.download(users.team, two, { 'if-none-match': etagOne });
+
+      expect(res.status).toBe(200);
+      expect(res.headers.get('etag')).not.toBe(etagOne);
+    });
+  });
+
+  describe('problem types', () => {
+    it.each(['validation', 'idempotency-key-reused', 'method-not-allowed'])('given GET /problems/%s, then a page explaining it', async (type) => {
+      const res = await server.get(`/problems/${type}`);
+
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/html');
+      expect(res.text).toContain(`/problems/${type}`);
+    });
+
+    it('given a type that does not exist, then 404 not-found', async () => {
+      const res = await server.get('/problems/nope');
+
+      expect(res.status).toBe(404);
+      expect(res.body.type).toBe('/problems/not-found');
+    });
+  });
+});
