@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer } from 'node:http';
 import { buildApp } from './api/app';
 import { ConfigError, loadConfig } from './config';
 import { createLogger } from './infra/logger';
@@ -20,18 +20,32 @@ async function main(): Promise<void> {
   installProcessGuards(logger);
   const services = await createServices(config, logger);
   const app = buildApp(services);
-  const server: Server = app.listen(config.PORT, () => {
+  // Loopback outside production: a development server is not offered to the whole network.
+  const host = config.HOST ?? (config.NODE_ENV === 'production' ? undefined : '127.0.0.1');
+  const server = createServer(app);
+  server.once('error', (error: NodeJS.ErrnoException) => {
+    const reason =
+      error.code === 'EADDRINUSE'
+        ? `PORT ${config.PORT} is already in use${host ? ` on ${host}` : ''}: stop the other server or set PORT to a free port`
+        : error.code === 'EADDRNOTAVAIL'
+          ? `HOST ${host ?? ''} is not an address of this machine`
+          : error.message;
+    process.stderr.write(`failed to start: ${reason}\n`);
+    void services.close().finally(() => process.exit(1));
+  });
+  server.listen(config.PORT, host, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     logger.info(
       {
         port,
+        host: host ?? 'all interfaces',
         eventStore: config.EVENTSTORE_URL ? 'eventstoredb' : 'sqlite',
         readModels: config.MONGODB_URL ? 'mongodb' : 'sqlite',
         role: config.ROLE,
         cache: config.REDIS_URL ? 'redis' : 'memory',
       },
-      `listening on http://localhost:${port}`,
+      `listening on http://${host ?? 'localhost'}:${port}`,
     );
   });
   const shutdown = (signal: string) => {

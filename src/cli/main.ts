@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ingestDirectoryEvents } from '../commands/ingest-directory-events';
 import { loadConfig } from '../config';
-import { directoryBatchSchema } from '../domain/directory/directory-events';
+import { DIRECTORY_STREAM, directoryBatchSchema } from '../domain/directory/directory-events';
 import { systemActor } from '../domain/event';
 import { mintSessionToken } from '../infra/auth/session-verifier';
 import { resolveSecrets } from '../infra/dev-secrets';
@@ -85,6 +85,7 @@ async function main(argv: string[]): Promise<number> {
     case 'sweep-uploads':
       return sweepUploads(config);
     default:
+      if (command !== undefined && command !== 'help') process.stderr.write(`unknown command '${command}'\n\n`);
       process.stderr.write(USAGE);
       return command === undefined || command === 'help' ? 0 : 2;
   }
@@ -122,6 +123,18 @@ async function devToken(args: string[], config: Config): Promise<number> {
     ...(values.impersonator ? { impersonatorId: Number(values.impersonator) } : {}),
     ...(values.ttl ? { ttlSeconds: Number(values.ttl) } : {}),
   });
+  // A token for a user the directory lacks is refused by the service (401): say so now.
+  const store = openEventStore(config);
+  try {
+    const known = (await store.readStream(DIRECTORY_STREAM)).some(
+      (event) => event.type === 'UserUpserted' && (event.data as { userId?: unknown }).userId === userId,
+    );
+    if (!known) {
+      process.stderr.write(`warning: user ${userId} is not in the directory of ${config.DATA_DIR}; the service will answer 401 until it is (npm run seed loads the demo)\n`);
+    }
+  } finally {
+    await store.close();
+  }
   process.stdout.write(`${token}\n`);
   return 0;
 }
@@ -185,6 +198,51 @@ function runInBackground(): number {
 }
 
 /**
+ * The rebuild's progress on stderr: a bar on a terminal; elsewhere (a CI log, a file) one line at
+ * each tenth, so that a long rebuild is not silent until it ends. Both end at 100%.
+ */
+function rebuildProgress() {
+  let total = 0;
+  let last = 0;
+  let eps = 0;
+  if (process.stderr.isTTY) {
+    const bar = new SingleBar({ format: 'rebuilding |{bar}| {percentage}% | {value}/{total} | {eps} events/s', stream: process.stderr }, Presets.shades_classic);
+    let started = false;
+    return {
+      update(position: number, head: number, eventsPerSecond: number) {
+        if (!started) bar.start(head, 0, { eps: 0 });
+        started = true;
+        total = head;
+        bar.update(Math.min(position, head), { eps: eventsPerSecond });
+      },
+      done() {
+        if (!started) return;
+        bar.update(total);
+        bar.stop();
+      },
+    };
+  }
+  let reportedTenth = -1;
+  const line = (position: number) =>
+    process.stderr.write(`rebuilding: ${total === 0 ? 100 : Math.floor((Math.min(position, total) / total) * 100)}% (${Math.min(position, total)}/${total} positions, ${eps} events/s)\n`);
+  return {
+    update(position: number, head: number, eventsPerSecond: number) {
+      total = head;
+      last = position;
+      eps = eventsPerSecond;
+      const tenth = total === 0 ? 10 : Math.floor((Math.min(position, total) / total) * 10);
+      if (tenth > reportedTenth && tenth < 10) {
+        reportedTenth = tenth;
+        line(position);
+      }
+    },
+    done() {
+      line(Math.max(last, total));
+    },
+  };
+}
+
+/**
  * Blue/green: projects the whole log into a new generation while the running services keep
  * answering from the current one, then switches them all to it.
  */
@@ -193,26 +251,19 @@ async function rebuild(config: Config): Promise<number> {
   const events = openEventStore(config);
   const logger = createLogger('error');
   const side = await ReadSide.open({ config, events, logger, generations: readGenerations(config), runners: () => ({ role: 'follow' }) });
-  const bar = new SingleBar(
-    { format: 'rebuilding |{bar}| {percentage}% | {value}/{total} | {eps} events/s', stream: process.stderr, noTTYOutput: false },
-    Presets.shades_classic,
-  );
-  let started = false;
+  const progress = rebuildProgress();
   const began = performance.now();
   let projected = 0n;
   try {
     await side.rebuild({
       switchHere: false,
       progress: (p) => {
-        if (!started) {
-          bar.start(Number(p.head), 0, { eps: 0 });
-          started = true;
-        }
-        bar.update(Number(p.position), { eps: Math.round(p.eventsPerSecond) });
+        progress.update(Number(p.position), Number(p.head), Math.round(p.eventsPerSecond));
         projected = p.position;
       },
     });
-    if (started) bar.stop();
+    // The last report may stop short of the head (the head is a position, the last event projected before it).
+    progress.done();
     const seconds = (performance.now() - began) / 1000;
     const generation = await readGenerations(config).current();
     process.stdout.write(`${JSON.stringify({ rebuilt: true, generation, events: Number(projected), seconds: Number(seconds.toFixed(2)), niceness })}\n`);
@@ -245,6 +296,8 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    process.exit(1);
+    // A malformed command line (util.parseArgs: unknown option, missing value) is a usage error.
+    const code = (error as { code?: unknown } | null)?.code;
+    process.exit(typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS') ? 2 : 1);
   },
 );

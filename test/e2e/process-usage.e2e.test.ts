@@ -1,0 +1,95 @@
+/**
+ * What an operator meets at the command line: a port in use ends the server with exit code 1
+ * naming PORT, the CLI names an unknown command and exits 2 on usage errors, dev-token warns for
+ * a user the directory lacks, and rebuild reports progress lines up to 100% when stderr is not a
+ * terminal.
+ */
+import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { root } from '../support/service-process';
+
+const run = promisify(execFile);
+const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
+
+/** The CLI's exit code, stdout and stderr (stderr is a pipe here, not a terminal). */
+async function cli(env: Record<string, string>, ...args: string[]) {
+  try {
+    const { stdout, stderr } = await run(tsx, ['src/cli/main.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', ...env } });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+describe('the processes at the command line', () => {
+  jest.setTimeout(120_000);
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-usage-'));
+  const env = { DATA_DIR: dataDir };
+
+  it('given the port taken, when the server starts, then it exits 1 naming PORT', async () => {
+    const taken = net.createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = (taken.address() as net.AddressInfo).port;
+    try {
+      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+        cwd: root,
+        env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'silent', NODE_ENV: 'development' },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+
+      expect(code).toBe(1);
+      expect(stderr).toContain('PORT');
+    } finally {
+      taken.close();
+    }
+  });
+
+  it('given an unknown command, then the CLI names it and exits 2', async () => {
+    const result = await cli(env, 'rebuld');
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain("'rebuld'");
+  });
+
+  it('given an unknown option, then the CLI exits 2', async () => {
+    const result = await cli(env, 'dev-token', '--usr', '1');
+
+    expect(result.code).toBe(2);
+  });
+
+  it('given a user the directory lacks, then dev-token still prints a token and warns on stderr', async () => {
+    const result = await cli(env, 'dev-token', '--user', '999');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
+    expect(result.stderr).toContain('999');
+  });
+
+  it('given a seeded user, then dev-token does not warn', async () => {
+    expect((await cli(env, 'seed')).code).toBe(0);
+
+    const result = await cli(env, 'dev-token', '--user', '1');
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('');
+  });
+
+  it('given stderr is not a terminal, when rebuild runs, then it prints progress lines ending at 100%', async () => {
+    expect((await cli(env, 'seed')).code).toBe(0);
+
+    const result = await cli(env, 'rebuild');
+
+    expect(result.code).toBe(0);
+    const lines = result.stderr.split('\n').filter((l) => l.startsWith('rebuilding:'));
+    expect(lines.length).toBeGreaterThan(0);
+    expect(lines.at(-1)).toMatch(/^rebuilding: 100%/);
+  });
+});
