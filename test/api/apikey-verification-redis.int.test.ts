@@ -7,15 +7,11 @@
  */
 import http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { Redis } from 'ioredis';
 import { newSecret } from '../../src/domain/auth/api-key-format';
-import { demo, demoDirectory } from '../support/demo-directory';
+import { demo } from '../support/demo-directory';
 import { describeExternal, externalTarget } from '../support/external';
 import type { TestServer } from '../support/test-server';
-import { startTestServer } from '../support/test-server';
+import { startTwoProcessesOnRedis, stopTwoProcessesOnRedis } from '../support/two-processes-on-redis';
 
 type Key = { id: number; key: string; keyId: string };
 
@@ -53,23 +49,9 @@ describeExternal('API key verification on two processes sharing Redis', external
   let b: TestServer;
 
   beforeAll(async () => {
-    const env = {
-      REDIS_URL: process.env.TEST_REDIS_URL ?? '',
-      REDIS_KEY_PREFIX: prefix,
-      RATE_LIMIT_PER_HOUR: '1000',
-      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'prs-apikey-verification-')),
-    };
-    a = await startTestServer(env);
-    expect((await a.directory(demoDirectory.events)).status).toBe(200);
-    b = await startTestServer(env);
+    ({ a, b } = await startTwoProcessesOnRedis(prefix, { RATE_LIMIT_PER_HOUR: '1000' }));
   });
-  afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
-    const admin = new Redis(process.env.TEST_REDIS_URL ?? '', { lazyConnect: true });
-    const keys = await admin.keys(`${prefix}*`);
-    if (keys.length > 0) await admin.del(...keys);
-    admin.disconnect();
-  });
+  afterAll(() => stopTwoProcessesOnRedis(prefix, a, b));
 
   it('given a limit of 1,000 an hour, when 1,050 first uses of a new key arrive at once on both processes, then exactly 1,000 are admitted', async () => {
     const key = await newKey(a);

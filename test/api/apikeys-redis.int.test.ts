@@ -8,14 +8,12 @@
  */
 import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import fs from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Redis } from 'ioredis';
 import { demo, demoDirectory } from '../support/demo-directory';
 import { describeExternal, externalTarget } from '../support/external';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
+import { startTwoProcessesOnRedis, stopTwoProcessesOnRedis } from '../support/two-processes-on-redis';
 
 async function newKey(server: TestServer, userId: number = demo.users.admin1): Promise<{ id: number; key: string }> {
   const res = await server.post('/api/apikey', { name: 'shared' }, { token: await server.sessionToken(userId) });
@@ -38,23 +36,9 @@ describeExternal('API keys on two processes sharing DATA_DIR and Redis', externa
   let b: TestServer;
 
   beforeAll(async () => {
-    const env = {
-      REDIS_URL: process.env.TEST_REDIS_URL ?? '',
-      REDIS_KEY_PREFIX: prefix,
-      RATE_LIMIT_PER_HOUR: '4',
-      DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'prs-apikeys-')),
-    };
-    a = await startTestServer(env);
-    expect((await a.directory(demoDirectory.events)).status).toBe(200);
-    b = await startTestServer(env);
+    ({ a, b } = await startTwoProcessesOnRedis(prefix, { RATE_LIMIT_PER_HOUR: '4' }));
   });
-  afterAll(async () => {
-    await Promise.all([a?.close(), b?.close()]);
-    const admin = new Redis(process.env.TEST_REDIS_URL ?? '', { lazyConnect: true });
-    const keys = await admin.keys(`${prefix}*`);
-    if (keys.length > 0) await admin.del(...keys);
-    admin.disconnect();
-  });
+  afterAll(() => stopTwoProcessesOnRedis(prefix, a, b));
 
   it('given a key used on both servers, when it is revoked on one, then the next request on the other is 401', async () => {
     const key = await newKey(a);
