@@ -85,11 +85,13 @@ export class SqliteReadDb {
    * everything read after it (a write answered by another API process, then a read here).
    */
   noticeOtherWriters(): void {
+    // Inside this connection's transaction nobody else commits; the next look outside it will see them.
+    if (this.db.inTransaction) return;
     const dataVersion = this.statements.dataVersion.get() as number;
     if (dataVersion === this.othersSeen) return;
     this.othersSeen = dataVersion;
     // Another process committed: what it changed is in the feed.
-    if (!this.db.inTransaction) this.feed.catchUp();
+    this.feed.catchUp();
   }
 
   private putLease(projection: string, holder: string, token: bigint, expiresAt: number): void {
