@@ -787,6 +787,10 @@ export interface components {
             createdAt: string;
             /** @description ISO 8601 UTC timestamp */
             expiresAt: string;
+            /** @description Rotation only: until when the secret this rotation replaced keeps working (now, with `graceHours` 0) */
+            previousValidUntil?: string;
+            /** @description Rotation only, inside the grace of an earlier rotation: one previous secret is kept, so the secret before it stopped working at this rotation instead of at this time */
+            endedGraceUntil?: string;
         };
         CreateApiKeyRequest: {
             name: string;

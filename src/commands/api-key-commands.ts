@@ -28,6 +28,13 @@ export type IssuedApiKey = {
   readonly name: string;
   readonly createdAt: string;
   readonly expiresAt: string;
+  /** Rotation: until when the secret it replaced keeps working. */
+  readonly previousValidUntil?: string;
+  /**
+   * Rotation inside the grace of an earlier one: only one previous secret is kept, so the secret
+   * before it stopped working now instead of at this time.
+   */
+  readonly endedGraceUntil?: string;
 };
 
 export type ApiKeyCommandResult<T> = { readonly position: bigint | undefined; readonly answer: T };
@@ -108,10 +115,30 @@ export async function rotateApiKey(
   const { keyId, secret } = issued;
   const key = state.keys.get(id);
   if (!key || key.keyId !== keyId) throw new Error('a rotated key must exist');
+  const grace = await graceOfRotations(deps.eventStore, caller.userId, id, now);
   return {
     position,
-    answer: { id, key: formatApiKey(keyId, secret), keyId, name: key.name, createdAt: key.createdAt, expiresAt: key.expiresAt },
+    answer: { id, key: formatApiKey(keyId, secret), keyId, name: key.name, createdAt: key.createdAt, expiresAt: key.expiresAt, ...grace },
   };
+}
+
+type Rotated = { readonly id: number; readonly previousSecretValidUntil: string; readonly rotatedAt: string };
+
+/** The grace the last rotation of key `id` gives, and the earlier grace it cut short, if any. */
+async function graceOfRotations(
+  eventStore: EventStore,
+  userId: number,
+  id: number,
+  now: string,
+): Promise<{ previousValidUntil?: string; endedGraceUntil?: string }> {
+  const rotations = (await eventStore.readStream(apiKeyStreamId(userId)))
+    .filter((e) => e.type === 'ApiKeyRotated' && (e.data as Rotated).id === id)
+    .map((e) => e.data as Rotated);
+  const [earlier, last] = rotations.slice(-2);
+  const latest = last ?? earlier;
+  if (!latest) return {};
+  const cut = last && earlier && earlier.previousSecretValidUntil > now ? { endedGraceUntil: earlier.previousSecretValidUntil } : {};
+  return { previousValidUntil: latest.previousSecretValidUntil, ...cut };
 }
 
 /**

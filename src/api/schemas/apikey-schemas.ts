@@ -40,6 +40,13 @@ export const issuedApiKeySchema = component('IssuedApiKey', {
   name: z.string(),
   createdAt: timestamp,
   expiresAt: timestamp,
+  previousValidUntil: timestamp.optional().meta({
+    description: 'Rotation only: until when the secret this rotation replaced keeps working (now, with `graceHours` 0)',
+  }),
+  endedGraceUntil: timestamp.optional().meta({
+    description:
+      'Rotation only, inside the grace of an earlier rotation: one previous secret is kept, so the secret before it stopped working at this rotation instead of at this time',
+  }),
 });
 
 export const apiKeyListItemSchema = component('ApiKey', {
