@@ -143,6 +143,15 @@ describe('the view index kept in step with writes', () => {
       expect(page.count).toBe(20);
       expect(page.list.map((r) => r.resourceId)).toEqual([21, 20]);
       expect((await serving.page(query(member, { orderBy: 0, take: 3 }))).list.map((r) => r.resourceId)).toEqual([1, 2, 4]);
+      // when: one batch writes more rows of the view than the feed names one by one (the whole view changed)
+      await projector.transaction(async () => {
+        for (let id = 101; id <= 1600; id++) await writing.putResource(id, resource(id), BigInt(id), viewRecords(resource(id), [COMMUNITY]));
+      });
+      startReading({ kind: 'sqlite', sqlite: server });
+      // then
+      const after = await serving.page(query(member, { orderBy: 1, take: 1 }));
+      expect(after.count).toBe(20 + 1500 - 15);
+      expect(after.list.map((r) => r.resourceId)).toEqual([1599]);
     } finally {
       server.close();
       projector.close();
