@@ -1355,7 +1355,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLargeWithRateLimit"];
             415: components["responses"]["UnsupportedMediaTypeWithRateLimit"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
-            /** @description SPEC: the extension, the content type or the content is not accepted (`/problems/upload-refused`, `detail` says why); or an unexpected error (`/problems/internal`) */
+            /** @description The extension, the content type or the content is not accepted (`/problems/upload-refused`, `detail` says why); or an unexpected error (`/problems/internal`) */
             500: {
                 headers: {
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];

@@ -100,15 +100,15 @@ export function openApiDocument(): OpenApiDocument {
     // Relative: the document describes the service that serves it, wherever that is.
     servers: [{ url: '/', description: 'This service' }],
     tags: [
-      { name: 'resources', description: 'Project resources (SPEC.md)' },
-      { name: 'privacy', description: 'Privacy and cross-community sharing (SPEC.md)' },
-      { name: 'files', description: 'Upload and protected download of resource files (SPEC.md, DESIGN.md "Upload")' },
-      { name: 'applications', description: 'The paginated example endpoint (SPEC.md "Paginated endpoints")' },
+      { name: 'resources', description: 'Project resources: files and links attached to a project, in a community project, a project or a paragraph scope' },
+      { name: 'privacy', description: 'Privacy levels, granted circles and cross-community sharing, each share with its own level' },
+      { name: 'files', description: 'Upload and protected download of resource files' },
+      { name: 'applications', description: 'The paginated example endpoint: `skip`/`take` in the body, `{count, list}` in the answer' },
       { name: 'user', description: 'The current user' },
       { name: 'audit', description: 'The audit trail, for users with the platform role auditor (either credential)' },
-      { name: 'apikeys', description: 'API keys for machine clients (SPEC.md; rotation from DESIGN.md)' },
+      { name: 'apikeys', description: 'API keys for machine clients: creation, listing, revocation, rotation with a grace' },
       { name: 'internal', description: 'Directory feed and operator endpoints, X-Directory-Token' },
-      { name: 'health', description: 'Public: probes and this document' },
+      { name: 'health', description: 'Public: probes, this document and the problem type pages' },
     ],
   });
   return cached;

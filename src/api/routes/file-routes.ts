@@ -58,7 +58,7 @@ export const FILE_ROUTES = routeGroup<AppContext>({ tag: 'files', access: 'api' 
       200: { description: 'The stored path, `folder/<random id>/<sanitised file name>`', json: uploadAnswerSchema },
       500: {
         description:
-          'SPEC: the extension, the content type or the content is not accepted (`/problems/upload-refused`, `detail` says why); or an unexpected error (`/problems/internal`)',
+          'The extension, the content type or the content is not accepted (`/problems/upload-refused`, `detail` says why); or an unexpected error (`/problems/internal`)',
         problem: true,
       },
     },
