@@ -792,10 +792,24 @@ export interface components {
             /** @description Rotation only, inside the grace of an earlier rotation: one previous secret is kept, so the secret before it stopped working at this rotation instead of at this time */
             endedGraceUntil?: string;
         };
+        /**
+         * @example {
+         *       "name": "ci",
+         *       "expiresInDays": 30
+         *     }
+         */
         CreateApiKeyRequest: {
+            /**
+             * @description Trimmed, 1 to 100 characters
+             * @example ci
+             */
             name: string;
-            /** @description Lifetime in days, 1 to 180; default 90 */
-            expiresInDays?: number;
+            /**
+             * @description Lifetime in days, 1 to 180; default 90
+             * @default 90
+             * @example 30
+             */
+            expiresInDays: number;
         };
         ApiKeyList: components["schemas"]["ApiKey"][];
         ApiKey: {
@@ -810,9 +824,18 @@ export interface components {
             lastUsedAt: string | null;
             isExpired: boolean;
         };
+        /**
+         * @example {
+         *       "graceHours": 24
+         *     }
+         */
         RotateApiKeyRequest: {
-            /** @description Hours the previous secret keeps working, 0 to 168; default 24 */
-            graceHours?: number;
+            /**
+             * @description Hours the previous secret keeps working, 0 to 168; default 24
+             * @default 24
+             * @example 24
+             */
+            graceHours: number;
         };
         DirectoryFeedAnswer: {
             accepted: number;
@@ -832,165 +855,6 @@ export interface components {
         /** @description Unexpected error (`/problems/internal`) */
         InternalError: {
             headers: {
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description Invalid request (`/problems/validation`, `/problems/malformed-json`); `errors[].field` names each bad field */
-        BadRequestWithRateLimit: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description Not authenticated (`/problems/unauthenticated`); `WWW-Authenticate` carries the reason */
-        UnauthenticatedWithRateLimit: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                /** @description Why the credential was refused (RFC 6750) */
-                "WWW-Authenticate"?: string;
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description Not allowed (`/problems/forbidden`), including an inactive or banned account */
-        ForbiddenWithRateLimit: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description Not found (`/problems/not-found`) */
-        NotFoundWithRateLimit: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The body is over the size limit (`/problems/payload-too-large`) */
-        PayloadTooLargeWithRateLimit: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description Unsupported body encoding (`/problems/unsupported-media-type`) */
-        UnsupportedMediaTypeWithRateLimit: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description Over the rate limit of the API key, or too many wrong API-key secrets from the client's address (`/problems/rate-limited`); `Retry-After` says when to try again */
-        TooManyRequestsWithRateLimit: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "Retry-After": components["headers"]["Retry-After"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description A store is down or too slow, a write was stored but the read models did not catch up in time, or every API-key verification slot stayed busy (`/problems/unavailable`); `Retry-After` says when to try again */
-        UnavailableWithRateLimit: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "Retry-After": components["headers"]["Retry-After"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description Unexpected error (`/problems/internal`) */
-        InternalErrorWithRateLimit: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description Conflict (`/problems/conflict`); on a route that takes an Idempotency-Key, also a retry while the first request with that key is still running (`/problems/idempotency-key-in-progress`, with `Retry-After`) */
-        ConflictWithRateLimit: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
-                "Retry-After": components["headers"]["Retry-After"];
-                [name: string]: unknown;
-            };
-            content: {
-                "application/problem+json": components["schemas"]["Problem"];
-            };
-        };
-        /** @description The Idempotency-Key was already used with a different request (`/problems/idempotency-key-reused`) */
-        IdempotencyKeyReusedWithRateLimit: {
-            headers: {
-                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
-                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
-                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
-                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
-                RateLimit: components["headers"]["RateLimit"];
                 [name: string]: unknown;
             };
             content: {
@@ -1026,10 +890,9 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Conflict (`/problems/conflict`); on a route that takes an Idempotency-Key, also a retry while the first request with that key is still running (`/problems/idempotency-key-in-progress`, with `Retry-After`) */
-        Conflict: {
+        /** @description Not found (`/problems/not-found`) */
+        NotFound: {
             headers: {
-                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -1054,9 +917,15 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description The Idempotency-Key was already used with a different request (`/problems/idempotency-key-reused`) */
-        IdempotencyKeyReused: {
+        /** @description Over the rate limit of the API key, or too many wrong API-key secrets from the client's address (`/problems/rate-limited`); `Retry-After` says when to try again */
+        TooManyRequestsWithRateLimit: {
             headers: {
+                "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                RateLimit: components["headers"]["RateLimit"];
+                "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
             content: {
@@ -1073,8 +942,18 @@ export interface components {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Not found (`/problems/not-found`) */
-        NotFound: {
+        /** @description Conflict (`/problems/conflict`); on a route that takes an Idempotency-Key, also a retry while the first request with that key is still running (`/problems/idempotency-key-in-progress`, with `Retry-After`) */
+        Conflict: {
+            headers: {
+                "Retry-After": components["headers"]["Retry-After"];
+                [name: string]: unknown;
+            };
+            content: {
+                "application/problem+json": components["schemas"]["Problem"];
+            };
+        };
+        /** @description The Idempotency-Key was already used with a different request (`/problems/idempotency-key-reused`) */
+        IdempotencyKeyReused: {
             headers: {
                 [name: string]: unknown;
             };
@@ -1187,14 +1066,46 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description The project whose resources are listed
+                     * @example 10
+                     */
                     projectId: number;
+                    /**
+                     * @description The community whose view of the project is listed; null or 0: the project's own view
+                     * @example 1
+                     */
                     communityId?: number | null;
+                    /** @description Only the resources attached to this paragraph; null or 0: all */
                     paragraphId?: number | null;
+                    /**
+                     * @description Only resources whose name or description contains this text (case-insensitive)
+                     * @example deck
+                     */
                     concept?: string | null;
+                    /**
+                     * @description Only resources carrying every one of these tags; default none
+                     * @default []
+                     */
                     tags?: string[] | null;
+                    /**
+                     * @description 0: the view's order (default); 1: most recently updated first
+                     * @default 0
+                     */
                     orderBy?: 0 | 1;
+                    /**
+                     * @description Items to skip; default 0
+                     * @default 0
+                     * @example 0
+                     */
                     skip?: number;
+                    /**
+                     * @description Items to answer, 0 to 1000; default 50; 0 answers the count alone
+                     * @default 50
+                     * @example 10
+                     */
                     take?: number;
+                    /** @description An alias of `take`; when both are sent they must be equal */
                     pageSize?: number;
                 };
             };
@@ -1214,15 +1125,15 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceList"];
                 };
             };
-            400: components["responses"]["BadRequestWithRateLimit"];
-            401: components["responses"]["UnauthenticatedWithRateLimit"];
-            403: components["responses"]["ForbiddenWithRateLimit"];
-            404: components["responses"]["NotFoundWithRateLimit"];
-            413: components["responses"]["PayloadTooLargeWithRateLimit"];
-            415: components["responses"]["UnsupportedMediaTypeWithRateLimit"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
-            500: components["responses"]["InternalErrorWithRateLimit"];
-            503: components["responses"]["UnavailableWithRateLimit"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     saveProjectResource: {
@@ -1238,16 +1149,56 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description 0 creates a resource; the id of an existing one updates it (its scope then stays the one it was created with)
+                     * @example 0
+                     */
                     id: number;
+                    /**
+                     * @description Trimmed, 1 to 200 characters
+                     * @example Pitch deck
+                     */
                     name: string;
+                    /**
+                     * @description At most 4000 characters; default empty
+                     * @default
+                     * @example The deck we show investors
+                     */
                     description?: string | null;
+                    /**
+                     * @description An http(s) link, or a path the upload endpoint answered (`folder/<id>/<name>`)
+                     * @example https://example.org/deck.pdf
+                     */
                     resourceUrl: string;
+                    /**
+                     * @description 1 Public, 2 Community (not for a project resource), 3 Team, 4 Custom (granted circles), 5 Team and mentors
+                     * @example 2
+                     */
                     privacyLevel: number;
+                    /**
+                     * @description An icon name; default empty
+                     * @default
+                     * @example book
+                     */
                     icon?: string | null;
+                    /**
+                     * @description At most 50 tags of 64 characters, trimmed and deduplicated case-insensitively; default none
+                     * @default []
+                     * @example [
+                     *       "pitch"
+                     *     ]
+                     */
                     resourceTags?: string[] | null;
+                    /** @description Creation: the project (with `communityId`, or with `communityProjectId` and `communityId` sent as 0 for a project resource) */
                     projectId?: number | null;
+                    /**
+                     * @description Creation: the community project the resource belongs to (demo: 1000 is project 10 in community 1)
+                     * @example 1000
+                     */
                     communityProjectId?: number | null;
+                    /** @description Creation: with `projectId`, the community of the community project; 0 for a project resource */
                     communityId?: number | null;
+                    /** @description Creation: attach to a paragraph; its project (and community) give the scope */
                     paragraphId?: number | null;
                 };
             };
@@ -1268,22 +1219,23 @@ export interface operations {
                     "application/json": components["schemas"]["SavedResource"];
                 };
             };
-            400: components["responses"]["BadRequestWithRateLimit"];
-            401: components["responses"]["UnauthenticatedWithRateLimit"];
-            403: components["responses"]["ForbiddenWithRateLimit"];
-            404: components["responses"]["NotFoundWithRateLimit"];
-            409: components["responses"]["ConflictWithRateLimit"];
-            413: components["responses"]["PayloadTooLargeWithRateLimit"];
-            415: components["responses"]["UnsupportedMediaTypeWithRateLimit"];
-            422: components["responses"]["IdempotencyKeyReusedWithRateLimit"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
-            500: components["responses"]["InternalErrorWithRateLimit"];
-            503: components["responses"]["UnavailableWithRateLimit"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     removeProjectResource: {
         parameters: {
             query: {
+                /** @description The resource to delete */
                 id: number;
             };
             header?: never;
@@ -1306,13 +1258,13 @@ export interface operations {
                     "application/json": components["schemas"]["StatusCode"];
                 };
             };
-            400: components["responses"]["BadRequestWithRateLimit"];
-            401: components["responses"]["UnauthenticatedWithRateLimit"];
-            403: components["responses"]["ForbiddenWithRateLimit"];
-            404: components["responses"]["NotFoundWithRateLimit"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
-            500: components["responses"]["InternalErrorWithRateLimit"];
-            503: components["responses"]["UnavailableWithRateLimit"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     uploadFile: {
@@ -1349,11 +1301,11 @@ export interface operations {
                     "application/json": string;
                 };
             };
-            400: components["responses"]["BadRequestWithRateLimit"];
-            401: components["responses"]["UnauthenticatedWithRateLimit"];
-            403: components["responses"]["ForbiddenWithRateLimit"];
-            413: components["responses"]["PayloadTooLargeWithRateLimit"];
-            415: components["responses"]["UnsupportedMediaTypeWithRateLimit"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
             /** @description The extension, the content type or the content is not accepted (`/problems/upload-refused`, `detail` says why); or an unexpected error (`/problems/internal`) */
             500: {
@@ -1369,7 +1321,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            503: components["responses"]["UnavailableWithRateLimit"];
+            503: components["responses"]["Unavailable"];
         };
     };
     downloadFile: {
@@ -1423,10 +1375,10 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequestWithRateLimit"];
-            401: components["responses"]["UnauthenticatedWithRateLimit"];
-            403: components["responses"]["ForbiddenWithRateLimit"];
-            404: components["responses"]["NotFoundWithRateLimit"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             /** @description The range starts past the end (`/problems/range-not-satisfiable`); `Content-Range: bytes *\/<size>` */
             416: {
                 headers: {
@@ -1442,13 +1394,14 @@ export interface operations {
                 };
             };
             429: components["responses"]["TooManyRequestsWithRateLimit"];
-            500: components["responses"]["InternalErrorWithRateLimit"];
-            503: components["responses"]["UnavailableWithRateLimit"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getResourcePrivacy: {
         parameters: {
             query: {
+                /** @description The resource */
                 resourceId: number;
             };
             header?: never;
@@ -1471,13 +1424,13 @@ export interface operations {
                     "application/json": components["schemas"]["ResourcePrivacy"];
                 };
             };
-            400: components["responses"]["BadRequestWithRateLimit"];
-            401: components["responses"]["UnauthenticatedWithRateLimit"];
-            403: components["responses"]["ForbiddenWithRateLimit"];
-            404: components["responses"]["NotFoundWithRateLimit"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
-            500: components["responses"]["InternalErrorWithRateLimit"];
-            503: components["responses"]["UnavailableWithRateLimit"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     saveResourcePrivacy: {
@@ -1493,7 +1446,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description The resource whose privacy changes
+                     * @example 1
+                     */
                     resourceId: number;
+                    /** @description The resource's own level and granted circles; absent: unchanged */
                     owner?: {
                         privacyLevel: number;
                         circlesToAdd?: {
@@ -1507,6 +1465,10 @@ export interface operations {
                             communityId?: number | null;
                         }[] | null;
                     } | null;
+                    /**
+                     * @description Shares to create or change, each into another community with its own level; default none; at most 100
+                     * @default []
+                     */
                     sharesToUpsert?: {
                         communityId: number;
                         privacyLevel: number;
@@ -1521,6 +1483,10 @@ export interface operations {
                             communityId?: number | null;
                         }[] | null;
                     }[] | null;
+                    /**
+                     * @description Shares to withdraw, by community; default none
+                     * @default []
+                     */
                     sharesToRemove?: {
                         communityId: number;
                     }[] | null;
@@ -1541,17 +1507,17 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequestWithRateLimit"];
-            401: components["responses"]["UnauthenticatedWithRateLimit"];
-            403: components["responses"]["ForbiddenWithRateLimit"];
-            404: components["responses"]["NotFoundWithRateLimit"];
-            409: components["responses"]["ConflictWithRateLimit"];
-            413: components["responses"]["PayloadTooLargeWithRateLimit"];
-            415: components["responses"]["UnsupportedMediaTypeWithRateLimit"];
-            422: components["responses"]["IdempotencyKeyReusedWithRateLimit"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
-            500: components["responses"]["InternalErrorWithRateLimit"];
-            503: components["responses"]["UnavailableWithRateLimit"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     unshareResourceFromCommunity: {
@@ -1567,7 +1533,15 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description The shared resource
+                     * @example 1
+                     */
                     resourceId: number;
+                    /**
+                     * @description The community the share is withdrawn from
+                     * @example 2
+                     */
                     communityId: number;
                 };
             };
@@ -1586,17 +1560,17 @@ export interface operations {
                 };
                 content?: never;
             };
-            400: components["responses"]["BadRequestWithRateLimit"];
-            401: components["responses"]["UnauthenticatedWithRateLimit"];
-            403: components["responses"]["ForbiddenWithRateLimit"];
-            404: components["responses"]["NotFoundWithRateLimit"];
-            409: components["responses"]["ConflictWithRateLimit"];
-            413: components["responses"]["PayloadTooLargeWithRateLimit"];
-            415: components["responses"]["UnsupportedMediaTypeWithRateLimit"];
-            422: components["responses"]["IdempotencyKeyReusedWithRateLimit"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            422: components["responses"]["IdempotencyKeyReused"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
-            500: components["responses"]["InternalErrorWithRateLimit"];
-            503: components["responses"]["UnavailableWithRateLimit"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listApplications: {
@@ -1612,8 +1586,19 @@ export interface operations {
             content: {
                 "application/json": {
                     orderBy?: 0 | 1;
+                    /**
+                     * @description Items to skip; default 0
+                     * @default 0
+                     * @example 0
+                     */
                     skip?: number;
+                    /**
+                     * @description Items to answer, 0 to 1000; default 50; 0 answers the count alone
+                     * @default 50
+                     * @example 10
+                     */
                     take?: number;
+                    /** @description An alias of `take`; when both are sent they must be equal */
                     pageSize?: number;
                 };
             };
@@ -1633,15 +1618,15 @@ export interface operations {
                     "application/json": components["schemas"]["ApplicationList"];
                 };
             };
-            400: components["responses"]["BadRequestWithRateLimit"];
-            401: components["responses"]["UnauthenticatedWithRateLimit"];
-            403: components["responses"]["ForbiddenWithRateLimit"];
-            404: components["responses"]["NotFoundWithRateLimit"];
-            413: components["responses"]["PayloadTooLargeWithRateLimit"];
-            415: components["responses"]["UnsupportedMediaTypeWithRateLimit"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
-            500: components["responses"]["InternalErrorWithRateLimit"];
-            503: components["responses"]["UnavailableWithRateLimit"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getCurrentUser: {
@@ -1667,11 +1652,11 @@ export interface operations {
                     "application/json": components["schemas"]["CurrentUser"];
                 };
             };
-            401: components["responses"]["UnauthenticatedWithRateLimit"];
-            403: components["responses"]["ForbiddenWithRateLimit"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
-            500: components["responses"]["InternalErrorWithRateLimit"];
-            503: components["responses"]["UnavailableWithRateLimit"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listAuditEvents: {
@@ -1716,12 +1701,12 @@ export interface operations {
                     "application/json": components["schemas"]["AuditEventPage"];
                 };
             };
-            400: components["responses"]["BadRequestWithRateLimit"];
-            401: components["responses"]["UnauthenticatedWithRateLimit"];
-            403: components["responses"]["ForbiddenWithRateLimit"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
-            500: components["responses"]["InternalErrorWithRateLimit"];
-            503: components["responses"]["UnavailableWithRateLimit"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getResourceHistory: {
@@ -1750,13 +1735,13 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceHistory"];
                 };
             };
-            400: components["responses"]["BadRequestWithRateLimit"];
-            401: components["responses"]["UnauthenticatedWithRateLimit"];
-            403: components["responses"]["ForbiddenWithRateLimit"];
-            404: components["responses"]["NotFoundWithRateLimit"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
-            500: components["responses"]["InternalErrorWithRateLimit"];
-            503: components["responses"]["UnavailableWithRateLimit"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     getResourceAccess: {
@@ -1788,13 +1773,13 @@ export interface operations {
                     "application/json": components["schemas"]["ResourceAccess"];
                 };
             };
-            400: components["responses"]["BadRequestWithRateLimit"];
-            401: components["responses"]["UnauthenticatedWithRateLimit"];
-            403: components["responses"]["ForbiddenWithRateLimit"];
-            404: components["responses"]["NotFoundWithRateLimit"];
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
-            500: components["responses"]["InternalErrorWithRateLimit"];
-            503: components["responses"]["UnavailableWithRateLimit"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
         };
     };
     listApiKeys: {

@@ -101,7 +101,10 @@ const PROBLEM_RESPONSE_NAMES: Record<ErrorStatus | 500, string> = {
 };
 
 function problemResponse(status: ErrorStatus | 500, rateLimited: boolean) {
-  const headers: Record<string, { $ref: string } | { description: string; schema: { type: 'string' } }> = rateLimited ? { ...rateLimitHeaders } : {};
+  // The rate-limit headers are said once per operation (on its success answer) and on the 429
+  // that is about them, not repeated on every problem.
+  const headers: Record<string, { $ref: string } | { description: string; schema: { type: 'string' } }> =
+    rateLimited && status === 429 ? { ...rateLimitHeaders } : {};
   if (status === 401) headers['WWW-Authenticate'] = { description: 'Why the credential was refused (RFC 6750)', schema: { type: 'string' } };
   if (status === 429 || status === 503 || status === 409) headers['Retry-After'] = headerRef('Retry-After');
   return {
@@ -118,7 +121,7 @@ function problemResponse(status: ErrorStatus | 500, rateLimited: boolean) {
  * variant also carries the rate-limit headers.
  */
 function problemResponseRef(registry: OpenAPIRegistry, status: ErrorStatus | 500, rateLimited: boolean): { $ref: string } {
-  const name = `${PROBLEM_RESPONSE_NAMES[status]}${rateLimited ? 'WithRateLimit' : ''}`;
+  const name = `${PROBLEM_RESPONSE_NAMES[status]}${rateLimited && status === 429 ? 'WithRateLimit' : ''}`;
   const registered = registry.definitions.some((d) => d.type === 'component' && d.componentType === 'responses' && d.name === name);
   if (!registered) registry.registerComponent('responses', name, problemResponse(status, rateLimited));
   return { $ref: `#/components/responses/${name}` };

@@ -12,9 +12,9 @@ export const MAX_TAKE = 1000;
 const take = z.number().int().min(0).max(MAX_TAKE);
 
 export const paginationShape = {
-  skip: z.number().int().min(0).optional(),
-  take: take.optional(),
-  pageSize: take.optional(),
+  skip: z.number().int().min(0).optional().meta({ description: 'Items to skip; default 0', default: 0, example: 0 }),
+  take: take.optional().meta({ description: `Items to answer, 0 to ${MAX_TAKE}; default ${DEFAULT_TAKE}; 0 answers the count alone`, default: DEFAULT_TAKE, example: 10 }),
+  pageSize: take.optional().meta({ description: 'An alias of `take`; when both are sent they must be equal' }),
 };
 
 type PaginationFields = { skip?: number; take?: number; pageSize?: number };

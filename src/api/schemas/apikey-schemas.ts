@@ -6,17 +6,17 @@ const timestamp = z.string().meta({ description: 'ISO 8601 UTC timestamp' });
 /** POST /api/apikey (SPEC.md): the name is trimmed, then 1–100 characters; a lifetime of 1–180 whole days. */
 export const createApiKeyBody = z
   .strictObject({
-    name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters'),
-    expiresInDays: integer.min(1).max(180).optional().meta({ description: 'Lifetime in days, 1 to 180; default 90' }),
+    name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').meta({ description: 'Trimmed, 1 to 100 characters', example: 'ci' }),
+    expiresInDays: integer.min(1).max(180).optional().meta({ description: 'Lifetime in days, 1 to 180; default 90', default: 90, example: 30 }),
   })
-  .meta({ id: 'CreateApiKeyRequest' });
+  .meta({ id: 'CreateApiKeyRequest', example: { name: 'ci', expiresInDays: 30 } });
 
 /** POST /api/apikey/{id}/rotate: how long the previous secret keeps working. */
 export const rotateApiKeyBody = z
   .object({
-    graceHours: integer.min(0).max(168).optional().meta({ description: 'Hours the previous secret keeps working, 0 to 168; default 24' }),
+    graceHours: integer.min(0).max(168).optional().meta({ description: 'Hours the previous secret keeps working, 0 to 168; default 24', default: 24, example: 24 }),
   })
-  .meta({ id: 'RotateApiKeyRequest' });
+  .meta({ id: 'RotateApiKeyRequest', example: { graceHours: 24 } });
 
 export const apiKeyPathParams = z.object({
   id: z

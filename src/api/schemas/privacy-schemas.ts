@@ -50,22 +50,29 @@ const privacyLevel = z.number().int();
 
 /** Strict at the top level: an unknown field is a 400 naming it. */
 export const saveResourcePrivacyBody = z.strictObject({
-  resourceId: positiveId,
+  resourceId: positiveId.meta({ description: 'The resource whose privacy changes', example: 1 }),
   owner: z
     .object({ privacyLevel, ...circleChanges })
     .nullish()
-    .transform((v) => v ?? undefined),
-  sharesToUpsert: listOf(z.object({ communityId: positiveId, privacyLevel, ...circleChanges }), MAX_SHARES_PER_REQUEST),
-  sharesToRemove: listOf(z.object({ communityId: positiveId }), MAX_SHARES_PER_REQUEST),
-});
+    .transform((v) => v ?? undefined)
+    .meta({ description: "The resource's own level and granted circles; absent: unchanged" }),
+  sharesToUpsert: listOf(z.object({ communityId: positiveId, privacyLevel, ...circleChanges }), MAX_SHARES_PER_REQUEST).meta({
+    description: `Shares to create or change, each into another community with its own level; default none; at most ${MAX_SHARES_PER_REQUEST}`,
+    default: [],
+  }),
+  sharesToRemove: listOf(z.object({ communityId: positiveId }), MAX_SHARES_PER_REQUEST).meta({
+    description: 'Shares to withdraw, by community; default none',
+    default: [],
+  }),
+}).meta({ example: { resourceId: 1, sharesToUpsert: [{ communityId: 2, privacyLevel: 2 }] } });
 
 export type SaveResourcePrivacyBody = z.infer<typeof saveResourcePrivacyBody>;
 
 export const unshareResourceBody = z.strictObject({
-  resourceId: positiveId,
-  communityId: positiveId,
+  resourceId: positiveId.meta({ description: 'The shared resource', example: 1 }),
+  communityId: positiveId.meta({ description: 'The community the share is withdrawn from', example: 2 }),
 });
 
 export const getResourcePrivacyQuery = z.object({
-  resourceId: z.coerce.number().int().positive(),
+  resourceId: z.coerce.number().int().positive().meta({ description: 'The resource', example: 1 }),
 });
