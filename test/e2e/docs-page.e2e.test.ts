@@ -64,6 +64,14 @@ describe('/docs in a headless browser', () => {
     expect(ids.map((t) => t.trim()).sort()).toEqual(operations.map((op) => op.operationId).sort());
     const summaries = await page.locator('.opblock-summary-description').allInnerTexts();
     for (const op of operations) expect(summaries.map((t) => t.trim())).toContain(op.summary);
+    // And the Authorize dialog offers the users' credentials, not the operator token
+    await page.locator('button.authorize').first().click();
+    await page.waitForSelector('.auth-container', { timeout: 30_000 });
+    const dialog = await page.locator('.modal-ux').innerText();
+    expect(dialog).toContain('bearerAuth');
+    expect(dialog).toContain('apiKeyAuth');
+    expect(dialog).not.toContain('directoryToken');
+    expect(dialog).not.toContain('X-Directory-Token');
     // And the page came from the service alone (no CDN)
     const foreign = requested.filter((u) => !u.startsWith(service!.url) && !u.startsWith('data:'));
     expect(foreign).toEqual([]);

@@ -7,14 +7,32 @@ import path from 'node:path';
  * service's /openapi.json. A plain middleware, not a router: the page is not an API operation
  * and is not in the OpenAPI document. Public, like the document it renders.
  */
-const INITIALIZER = `window.onload = function () {
+const INITIALIZER = `// The operator token (X-Directory-Token) is not the users' business: the Authorize dialog
+// offers the users' schemes only; the operator routes still say which scheme they need.
+const UsersSchemesOnly = function () {
+  return {
+    statePlugins: {
+      spec: {
+        wrapSelectors: {
+          securityDefinitions: function (original) {
+            return function () {
+              const schemes = original.apply(null, arguments);
+              return schemes && schemes.delete ? schemes.delete('directoryToken') : schemes;
+            };
+          },
+        },
+      },
+    },
+  };
+};
+window.onload = function () {
   window.ui = SwaggerUIBundle({
     url: new URL('../openapi.json', window.location.href).href,
     dom_id: '#swagger-ui',
     deepLinking: true,
     displayOperationId: true,
     presets: [SwaggerUIBundle.presets.apis, SwaggerUIStandalonePreset],
-    plugins: [SwaggerUIBundle.plugins.DownloadUrl],
+    plugins: [SwaggerUIBundle.plugins.DownloadUrl, UsersSchemesOnly],
     layout: 'StandaloneLayout',
   });
 };
