@@ -4,9 +4,10 @@
 // policy's unit test), through jest with the repository's own transform, without the global setup
 // that looks for Redis, MongoDB and Docker: the domain needs none of them.
 //
-// Incremental: the result of every mutant is kept in mutation/incremental.json (committed). A
-// re-run tests again only the mutants whose source or covering tests changed since that file was
-// written; `npm run test:mutation -- --force` runs everything again.
+// Incremental: the result of every mutant is kept in reports/stryker-incremental.json (not
+// committed: 3 MB, rewritten by every run). A re-run in the same working tree tests again only the
+// mutants whose source or covering tests changed since; `npm run test:mutation -- --force` runs
+// everything again.
 import baseJestConfig from './jest.config.js';
 
 const { globalSetup: _globalSetup, ...jestConfig } = baseJestConfig;
@@ -34,8 +35,8 @@ export default {
   // The machine is shared: two workers at most (run under `nice -n 10`, as package.json does).
   concurrency: 2,
   incremental: true,
-  incrementalFile: 'mutation/incremental.json',
-  ignorePatterns: ['/dist', '/data', '/coverage', '/reports', '/bench', '/clients', '/mutation'],
+  incrementalFile: 'reports/stryker-incremental.json',
+  ignorePatterns: ['/dist', '/data', '/coverage', '/reports', '/bench', '/clients'],
   reporters: ['clear-text', 'progress', 'html', 'json'],
   htmlReporter: { fileName: 'reports/mutation/index.html' },
   jsonReporter: { fileName: 'reports/mutation/mutation.json' },
