@@ -448,8 +448,20 @@ export interface components {
             };
         };
         ResourceList: {
+            /**
+             * @description Whether the caller may create and change resources in this view
+             * @example true
+             */
             canEditResources: boolean;
+            /**
+             * @description Whether the caller may change their privacy
+             * @example true
+             */
             canEditPrivacy: boolean;
+            /**
+             * @description The paragraph asked for, or null
+             * @example null
+             */
             paragraphId: number | null;
             resources: {
                 count: number;
@@ -457,62 +469,189 @@ export interface components {
             };
         };
         ResourceRecord: {
+            /** @example 1 */
             id: number;
+            /** @example Pitch deck */
             name: string;
+            /**
+             * @description Empty when none was given
+             * @example The deck we show investors
+             */
             description: string;
+            /**
+             * @description An http(s) link, or an upload path for GET /api/File/Download
+             * @example https://example.org/deck.pdf
+             */
             resourceUrl: string;
-            /** @description 0 other, 1 image, 2 video, 3 PDF */
+            /**
+             * @description 0 other, 1 image, 2 video, 3 PDF
+             * @example 3
+             */
             resourceType: number;
+            /**
+             * @description A preview image URL; empty when none
+             * @example
+             */
             image: string;
+            /** @example book */
             icon: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created
+             * @example 2025-03-01T10:00:00.000Z
+             */
             postDate: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed
+             * @example 2025-03-02T09:30:00.000Z
+             */
             lastUpdated: string;
+            /**
+             * @example [
+             *       "pitch"
+             *     ]
+             */
             resourceTags: string[];
-            /** @description 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors */
+            /**
+             * @description The resource's own level: 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors
+             * @example 2
+             */
             privacyLevel: number;
-            /** @description 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors */
+            /**
+             * @description The level that governs it in this view: its own, or the share's in a community it is shared into
+             * @example 2
+             */
             effectivePrivacyLevel: number;
+            /**
+             * @description In a community it is shared into: the community it comes from; otherwise null
+             * @example null
+             */
             originCommunityId: number | null;
+            /** @example null */
             originCommunityName: string | null;
+            /** @description The shares the caller may see */
             currentlySharedWith: components["schemas"]["SharedWith"][];
+            /**
+             * @description Whether the caller may change it
+             * @example true
+             */
             canEdit: boolean | null;
+            /**
+             * @description A project resource (in the project's view and every community's)
+             * @example false
+             */
             isProjectScoped: boolean;
+            /**
+             * @description A resource of one community project
+             * @example true
+             */
             isCommunityProjectScoped: boolean;
+            /** @example 10 */
             projectId: number | null;
+            /**
+             * @description Null for a project resource
+             * @example 1000
+             */
             communityProjectId: number | null;
+            /**
+             * @description The paragraph it is attached to, or null
+             * @example null
+             */
             paragraphId: number | null;
         };
         SharedWith: {
+            /**
+             * @description The community the resource is shared into
+             * @example 2
+             */
             communityId: number;
+            /** @example Harbour Founders */
             communityName: string;
-            /** @description 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors */
+            /**
+             * @description The share's own level in that community
+             * @example 2
+             */
             privacyLevel: number;
         };
         SavedResource: {
+            /** @example 1 */
             id: number;
+            /** @example Pitch deck */
             name: string;
+            /**
+             * @description Empty when none was given
+             * @example The deck we show investors
+             */
             description: string;
+            /**
+             * @description An http(s) link, or an upload path for GET /api/File/Download
+             * @example https://example.org/deck.pdf
+             */
             resourceUrl: string;
-            /** @description 0 other, 1 image, 2 video, 3 PDF */
+            /**
+             * @description 0 other, 1 image, 2 video, 3 PDF
+             * @example 3
+             */
             resourceType: number;
+            /** @example book */
             icon: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was created
+             * @example 2025-03-01T10:00:00.000Z
+             */
             postDate: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it last changed
+             * @example 2025-03-02T09:30:00.000Z
+             */
             lastUpdated: string;
+            /**
+             * @example [
+             *       "pitch"
+             *     ]
+             */
             resourceTags: string[];
-            /** @description 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors */
+            /**
+             * @description The resource's own level: 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors
+             * @example 2
+             */
             privacyLevel: number;
-            /** @description 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors */
+            /**
+             * @description The level that governs it in this view: its own, or the share's in a community it is shared into
+             * @example 2
+             */
             effectivePrivacyLevel: number;
+            /** @description The shares the caller may see */
             currentlySharedWith: components["schemas"]["SharedWith"][];
+            /**
+             * @description Whether the caller may change it
+             * @example true
+             */
             canEdit: boolean | null;
+            /**
+             * @description A project resource (in the project's view and every community's)
+             * @example false
+             */
             isProjectScoped: boolean;
+            /**
+             * @description A resource of one community project
+             * @example true
+             */
             isCommunityProjectScoped: boolean;
+            /** @example 10 */
             projectId: number | null;
+            /**
+             * @description Null for a project resource
+             * @example 1000
+             */
             communityProjectId: number | null;
+            /**
+             * @description The paragraph it is attached to, or null
+             * @example null
+             */
             paragraphId: number | null;
         };
         StatusCode: {
@@ -777,15 +916,29 @@ export interface components {
             description: string;
         };
         IssuedApiKey: {
+            /**
+             * @description The key's id, for revocation and rotation
+             * @example 1
+             */
             id: number;
             /** @description The full key, `keyId.secret`; shown once, never retrievable again. Absent from the replay of a request repeated with its Idempotency-Key (`Idempotent-Replayed: true`): only a one-way hash of a secret is ever stored */
             key?: string;
-            /** @description The public part, `svc_live_...` */
+            /**
+             * @description The public part, `svc_live_...`
+             * @example svc_live_GPH3UedXZy3cNgLS
+             */
             keyId: string;
+            /** @example ci */
             name: string;
-            /** @description ISO 8601 UTC timestamp */
+            /**
+             * @description ISO 8601 UTC timestamp
+             * @example 2025-03-01T10:00:00.000Z
+             */
             createdAt: string;
-            /** @description ISO 8601 UTC timestamp */
+            /**
+             * @description ISO 8601 UTC timestamp
+             * @example 2025-03-31T10:00:00.000Z
+             */
             expiresAt: string;
             /** @description Rotation only: until when the secret this rotation replaced keeps working (now, with `graceHours` 0) */
             previousValidUntil?: string;

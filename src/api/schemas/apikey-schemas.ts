@@ -28,7 +28,7 @@ export const apiKeyPathParams = z.object({
 
 /** The creation (and rotation) answer: the only one that carries the plaintext `key`. */
 export const issuedApiKeySchema = component('IssuedApiKey', {
-  id: integer,
+  id: integer.meta({ description: "The key's id, for revocation and rotation", example: 1 }),
   key: z
     .string()
     .optional()
@@ -36,10 +36,10 @@ export const issuedApiKeySchema = component('IssuedApiKey', {
       description:
         'The full key, `keyId.secret`; shown once, never retrievable again. Absent from the replay of a request repeated with its Idempotency-Key (`Idempotent-Replayed: true`): only a one-way hash of a secret is ever stored',
     }),
-  keyId: z.string().meta({ description: 'The public part, `svc_live_...`' }),
-  name: z.string(),
-  createdAt: timestamp,
-  expiresAt: timestamp,
+  keyId: z.string().meta({ description: 'The public part, `svc_live_...`', example: 'svc_live_GPH3UedXZy3cNgLS' }),
+  name: z.string().meta({ example: 'ci' }),
+  createdAt: timestamp.meta({ example: '2025-03-01T10:00:00.000Z' }),
+  expiresAt: timestamp.meta({ example: '2025-03-31T10:00:00.000Z' }),
   previousValidUntil: timestamp.optional().meta({
     description: 'Rotation only: until when the secret this rotation replaced keeps working (now, with `graceHours` 0)',
   }),
