@@ -197,6 +197,24 @@ describe('consumeRateLimit', () => {
     it('when nowMs is not an integer, then it throws a RangeError', () => {
       expect(() => consumeRateLimit(null, T0 + 0.5, policy)).toThrow(RangeError);
     });
+
+    it('when nowMs is before the epoch, then it throws a RangeError', () => {
+      expect(() => consumeRateLimit(null, -1, policy)).toThrow(RangeError);
+    });
+  });
+
+  describe('given a policy or clock at the edge of what is valid', () => {
+    it.each([{ violationMemorySeconds: 0 }, { maxLockoutSeconds: 60 }])('when consumed with %p, then the first request is allowed', (override) => {
+      expect(consumeRateLimit(null, T0, { ...policy, ...override }).decision.allowed).toBe(true);
+    });
+
+    it('when consumed with a violation memory below zero, then it throws a RangeError', () => {
+      expect(() => consumeRateLimit(null, T0, { ...policy, violationMemorySeconds: -1 })).toThrow(RangeError);
+    });
+
+    it('when consumed at nowMs 0, then the first request is allowed', () => {
+      expect(consumeRateLimit(null, 0, policy).decision.allowed).toBe(true);
+    });
   });
 });
 
