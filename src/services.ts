@@ -41,7 +41,7 @@ const redisAdapter = () => (require('./infra/cache/redis-cache') as { RedisCache
 const gridFsAdapter = () => (require('./infra/files/gridfs-file-store') as { GridFsFileStore: typeof GridFsFileStore }).GridFsFileStore;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
-/** Production adapters where their URL is set, the embedded ones otherwise (DESIGN.md "Shape"). */
+/** Production adapters where their URL is set, the embedded ones otherwise (docs/api.md "Shape"). */
 export function openEventStore(config: Config): EventStore & IdempotencyKeys {
   return config.EVENTSTORE_URL
     ? esdbAdapter().connect(config.EVENTSTORE_URL)

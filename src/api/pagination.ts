@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { PageRequest } from '../projections/paging';
 
 /**
- * The one pagination convention (SPEC.md "Paginated endpoints", DESIGN.md): `take` and `skip`
+ * The one pagination convention (docs/api.md "Paginated endpoints", docs/api.md): `take` and `skip`
  * in the JSON body, `pageSize` accepted as an alias of `take`. The answer, `{count, list}`, and
  * the query behind it are src/projections/paging.ts.
  */

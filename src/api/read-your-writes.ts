@@ -1,7 +1,7 @@
 import type { AppContext } from './app-context';
 
 /**
- * A write answers only once the read models show it (DESIGN.md "Events"), within
+ * A write answers only once the read models show it (docs/api.md "Events"), within
  * PROJECTION_WAIT_MS; `undefined` means the command appended nothing, so there is nothing to wait for.
  */
 export async function readYourWrites(ctx: AppContext, position: bigint | undefined): Promise<void> {

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * Operator tools (DESIGN.md "Shape": src/cli). Run as `npm run cli -- <command>`.
+ * Operator tools (docs/api.md "Shape": src/cli). Run as `npm run cli -- <command>`.
  * They work on the same configuration (environment) as the server.
  */
 import fs from 'node:fs';

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { component, count, integer, isoTimestamp } from './primitives';
 
 /**
- * SPEC.md's paginated example answer (SPEC "Paginated endpoints"), stated once: built by
+ * docs/api.md's paginated example answer (SPEC "Paginated endpoints"), stated once: built by
  * src/projections/applications/application-queries.ts, documented and checked by the API. See
  * resource-record.ts for why it lives in this module.
  */

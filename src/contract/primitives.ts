@@ -1,6 +1,6 @@
 import { z } from 'zod';
 
-/** The value types SPEC.md's response records are written in, shared by every record schema. */
+/** The value types docs/api.md's response records are written in, shared by every record schema. */
 export const integer = z.number().int();
 export const count = z.number().int().min(0);
 /** A privacy level a resource or a share can hold: 0 and 6 are refused for resources (SPEC "Privacy level"). */

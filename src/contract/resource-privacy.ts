@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { component, integer, privacyLevel } from './primitives';
 
 /**
- * SPEC.md's GetResourcePrivacy answer, stated once: built by src/projections/resources/privacy-queries.ts,
+ * docs/api.md's GetResourcePrivacy answer, stated once: built by src/projections/resources/privacy-queries.ts,
  * documented and checked by the API. See resource-record.ts for why it lives in this module.
  */
 

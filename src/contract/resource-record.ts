@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { component, count, integer, isoTimestamp, privacyLevel } from './primitives';
 
 /**
- * SPEC.md's resource records, stated once: the queries (src/projections/resources) build answers
+ * docs/api.md's resource records, stated once: the queries (src/projections/resources) build answers
  * of these types and the API documents and checks them with these schemas. This module sits below
  * both so that neither reaches into the other's layer; it depends on zod only.
  *

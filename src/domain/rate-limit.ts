@@ -152,7 +152,7 @@ export function rateLimitStateExpiresAtMs(state: RateLimitState, policy: RateLim
 }
 
 /**
- * The per-key quota of API keys (DESIGN.md "Rate limit"): `limitPerHour` requests an hour; each
+ * The per-key quota of API keys (docs/api.md "Rate limit"): `limitPerHour` requests an hour; each
  * violation within 24 h of the previous one doubles the lockout from 60 s, capped at 24 h.
  */
 export function apiKeyRatePolicy(limitPerHour: number): RateLimitPolicy {
@@ -166,7 +166,7 @@ export function apiKeyRatePolicy(limitPerHour: number): RateLimitPolicy {
 }
 
 /**
- * The budgets of wrong API-key secrets (DESIGN.md "Credentials"). Only a failed verification spends
+ * The budgets of wrong API-key secrets (docs/api.md "Credentials"). Only a failed verification spends
  * them, so a correct secret never takes from a budget, and they are counted per (key id, client
  * address) and per client address, so a caller who sends wrong secrets exhausts only budgets of
  * their own address: the owner of a key, elsewhere, verifies as usual. Over either budget an

@@ -1,5 +1,5 @@
 /**
- * The read side of the pagination convention (SPEC.md "Paginated endpoints"): which page, and
+ * The read side of the pagination convention (docs/api.md "Paginated endpoints"): which page, and
  * the answer `{count, list}` with count the total available. The request side (take, skip, the
  * pageSize alias and their limits) is src/api/pagination.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * API keys over HTTP (SPEC.md POST/GET/DELETE /api/apikey, "Authentication", "Limits"; DESIGN.md
+ * API keys over HTTP (docs/api.md POST/GET/DELETE /api/apikey, "Authentication", "Limits"; docs/api.md
  * "Credentials", "Rate limit"): every error SPEC names, the cap under concurrent creation,
  * rotation with grace, expiry and lockouts on an injected clock (never by sleeping).
  */

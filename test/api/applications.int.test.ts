@@ -4,7 +4,7 @@ import { serverForSuite } from '../support/suite-server';
 
 /**
  * POST /api/ApplicationDefinition/{applicationDefinitionId}/Applications, the example paginated
- * endpoint (SPEC.md "Paginated endpoints"). Besides the demo directory (definition 70 of
+ * endpoint (docs/api.md "Paginated endpoints"). Besides the demo directory (definition 70 of
  * community 1, applications 700-702), the suite seeds:
  *  - definition 71 of community 1 with 25 applications 7100-7124, fed in reverse id order and
  *    with shared submission dates, so ordering cannot come from insertion order and the

@@ -6,8 +6,8 @@ import { fileApi } from '../support/upload-client';
 /**
  * The leak property (issue 11): random directory states and random privacy changes; after every
  * step, for every caller and every view, what GetResourceList and GetResourcePrivacy show, and which
- * uploaded files GET /api/File/Download serves, must be exactly what a naive reading of SPEC.md and
- * DESIGN.md allows. The rules below are written from those documents, on purpose without importing
+ * uploaded files GET /api/File/Download serves, must be exactly what a naive reading of docs/api.md and
+ * docs/api.md allows. The rules below are written from those documents, on purpose without importing
  * anything from src/domain.
  *
  * Some resources are file resources: W uploads a small PNG and saves its path as `resourceUrl`

@@ -1,5 +1,5 @@
 /**
- * SPEC.md SaveResourcePrivacy "Who may change what" (and UnshareResourceFromCommunity), as one
+ * docs/api.md SaveResourcePrivacy "Who may change what" (and UnshareResourceFromCommunity), as one
  * table of (caller, resource, change) → status, walked over HTTP by one test. Every row gets a
  * fresh resource, so rows cannot leak into each other; after each row the privacy is read back
  * (as the team, who sees every share) to check that a 200 applied the change and a refusal left

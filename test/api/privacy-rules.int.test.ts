@@ -1,5 +1,5 @@
 /**
- * SPEC.md GetResourcePrivacy / SaveResourcePrivacy / UnshareResourceFromCommunity and DESIGN.md
+ * docs/api.md GetResourcePrivacy / SaveResourcePrivacy / UnshareResourceFromCommunity and docs/api.md
  * "Privacy changes (SaveResourcePrivacy)": what a change writes, what reading it back answers,
  * every 400, atomicity, the list endpoint following each change, and who may read the privacy.
  *

@@ -4,7 +4,7 @@ import { fieldsOf, idsOf, newResource, recordProblems, resourceApi, scope } from
 import { serverForSuite } from '../support/suite-server';
 
 /**
- * POST /api/Project/GetResourceList (SPEC.md "GetResourceList", DESIGN.md "Other endpoints"),
+ * POST /api/Project/GetResourceList (docs/api.md "GetResourceList", docs/api.md "Other endpoints"),
  * over HTTP. Besides the demo directory, the suite feeds three projects of its own so that counts
  * and orders are exactly known:
  *  - LAB (60, public): in community 1 (community project 1600) and 3 (1601), paragraphs 6000

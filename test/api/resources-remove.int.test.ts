@@ -4,7 +4,7 @@ import { fieldsOf, idsOf, newResource, resourceApi, scope } from '../support/res
 import { serverForSuite } from '../support/suite-server';
 
 /**
- * GET /api/Resource/RemoveProjectResource?id= (SPEC.md "RemoveProjectResource"), over HTTP, on
+ * GET /api/Resource/RemoveProjectResource?id= (docs/api.md "RemoveProjectResource"), over HTTP, on
  * the demo directory: project 10 is in communities 1 (community project 1000) and 2 (1001).
  */
 const { users, communities, projects, communityProjects } = demo;

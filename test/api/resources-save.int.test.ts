@@ -4,7 +4,7 @@ import { ISO_8601, SAVED_FIELDS, fieldsOf, idsOf, newResource, recordProblems, r
 import { serverForSuite } from '../support/suite-server';
 
 /**
- * POST /api/Resource/SaveProjectResource (SPEC.md "SaveProjectResource"), over HTTP, on the demo
+ * POST /api/Resource/SaveProjectResource (docs/api.md "SaveProjectResource"), over HTTP, on the demo
  * directory: project 10 is in communities 1 (community project 1000) and 2 (1001); paragraph 5000
  * belongs to project 10 in community 1, paragraph 5001 to project 10 itself.
  */

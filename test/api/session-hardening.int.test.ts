@@ -3,7 +3,7 @@ import { mintSessionToken } from '../../src/infra/auth/session-verifier';
 import { demo, demoDirectory } from '../support/demo-directory';
 import { serverForSuite } from '../support/suite-server';
 
-/** Bearer tokens the service must refuse (DESIGN.md "Credentials", issue 11 items 2 to 4). */
+/** Bearer tokens the service must refuse (docs/api.md "Credentials", issue 11 items 2 to 4). */
 const now = () => Math.floor(Date.now() / 1000);
 const day = 24 * 3600;
 

@@ -7,7 +7,7 @@ import type { HttpResult } from '../support/test-server';
 /**
  * THE visibility table, over HTTP: for every privacy level x caller kind x view, whether the
  * caller finds the resource in POST /api/Project/GetResourceList. Every expected cell is worked
- * out by hand from DESIGN.md "Rules SPEC.md leaves open, settled":
+ * out by hand from docs/api.md "Rules docs/api.md leaves open, settled":
  *
  *   A caller sees a resource in a view when they may edit it, or administer the view's community,
  *   or the governing level admits them: 1 reach; 2 approved member of the view's community;

@@ -1,5 +1,5 @@
 /**
- * What each write appends to the log, and how it is stamped (DESIGN.md "Events": actor,
+ * What each write appends to the log, and how it is stamped (docs/api.md "Events": actor,
  * credential, correlation id), seen over real HTTP and through the event store port: the answer
  * of the request and the events after the log's head before it.
  *

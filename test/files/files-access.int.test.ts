@@ -8,7 +8,7 @@ import { serverForSuite } from '../support/suite-server';
 import { fileApi } from '../support/upload-client';
 
 /**
- * GET /api/File/Download, saving a file resource, and the file lifecycle (DESIGN.md "Upload"),
+ * GET /api/File/Download, saving a file resource, and the file lifecycle (docs/api.md "Upload"),
  * over HTTP on the demo directory. Project 10 is in communities 1 (public) and 2 (private).
  */
 const { users, projects, communityProjects } = demo;

@@ -10,7 +10,7 @@ import { fieldsOf } from '../support/resource-api';
 import { fileApi, multipart } from '../support/upload-client';
 
 /**
- * POST /api/File/Upload (SPEC.md; DESIGN.md "Upload"), over HTTP on the embedded default: what
+ * POST /api/File/Upload (docs/api.md; docs/api.md "Upload"), over HTTP on the embedded default: what
  * is accepted, what is refused with SPEC's 500, the ceilings, the form's parts, a client that
  * goes away mid-upload. Files land under DATA_DIR/files; the suite looks there only to check that
  * a refused or aborted upload left nothing behind.
@@ -54,7 +54,7 @@ describe('POST /api/File/Upload', () => {
   });
   afterAll(() => server.close());
 
-  it('the sample list covers every accepted extension of SPEC.md', () => {
+  it('the sample list covers every accepted extension of docs/api.md', () => {
     expect(Object.keys(SAMPLES).sort()).toEqual([...ACCEPTED_EXTENSIONS]);
   });
 

@@ -3,7 +3,7 @@ import { demo } from './demo-directory';
 import type { HttpResult, TestServer } from './test-server';
 
 /**
- * A client of the privacy endpoints (SPEC.md "GetResourcePrivacy", "SaveResourcePrivacy",
+ * A client of the privacy endpoints (docs/api.md "GetResourcePrivacy", "SaveResourcePrivacy",
  * "UnshareResourceFromCommunity") and of the few resource endpoints their tests need as givens.
  * HTTP only.
  */

@@ -2,7 +2,7 @@ import type { components } from '../../clients/typescript/schema';
 import type { HttpResult, TestServer } from './test-server';
 
 /**
- * A client of the resource endpoints (SPEC.md "GetResourceList", "SaveProjectResource",
+ * A client of the resource endpoints (docs/api.md "GetResourceList", "SaveProjectResource",
  * "RemoveProjectResource"), plus a checker of the resource record's field types. HTTP only.
  */
 
@@ -10,7 +10,7 @@ type Schemas = components['schemas'];
 
 export type SharedWith = Schemas['SharedWith'];
 
-/** SPEC.md "Resource record", as the published client types it. */
+/** docs/api.md "Resource record", as the published client types it. */
 export type ResourceRecord = Schemas['ResourceRecord'];
 
 export type ResourceList = Schemas['ResourceList'];
@@ -20,7 +20,7 @@ export type Problem = Schemas['Problem'];
 /** A body that is either the answer or, on an error status, a problem: read `type` after checking the status. */
 export type Answer<T> = T & Partial<Problem>;
 
-/** The scope shapes of SPEC.md "Scope shapes". */
+/** The scope shapes of docs/api.md "Scope shapes". */
 export const scope = {
   communityProject: (communityProjectId: number) => ({ communityProjectId }),
   projectInCommunity: (projectId: number, communityId: number) => ({ projectId, communityId }),
@@ -86,7 +86,7 @@ export const fieldsOf = (body: unknown): string[] =>
   ((body as Problem | undefined)?.errors ?? []).map((e) => e.field);
 
 // ---------------------------------------------------------------------------------------------
-// Type checker for SPEC.md's resource record.
+// Type checker for docs/api.md's resource record.
 
 type Check = (value: unknown) => boolean;
 
@@ -118,7 +118,7 @@ const oneOf =
   (v) =>
     typeof v === 'number' && values.includes(v);
 
-/** SPEC.md "Resource record": every field and its type, in SPEC's order. */
+/** docs/api.md "Resource record": every field and its type, in SPEC's order. */
 export const RECORD_SCHEMA: Record<keyof ResourceRecord, Check> = {
   id: integer,
   name: string,
@@ -143,7 +143,7 @@ export const RECORD_SCHEMA: Record<keyof ResourceRecord, Check> = {
   paragraphId: nullable(integer),
 };
 
-/** SPEC.md "SaveProjectResource" response: these fields of the record, no more. */
+/** docs/api.md "SaveProjectResource" response: these fields of the record, no more. */
 export const SAVED_FIELDS = [
   'id',
   'name',
@@ -167,7 +167,7 @@ export const SAVED_FIELDS = [
 
 /**
  * What is wrong with a record against the schema, for the given fields (default: the whole
- * record): missing fields, fields of the wrong type, and fields SPEC.md does not list. [] when
+ * record): missing fields, fields of the wrong type, and fields docs/api.md does not list. [] when
  * it conforms, so a test can `expect(recordProblems(r)).toEqual([])` and read the reasons.
  */
 export function recordProblems(

@@ -15,7 +15,7 @@ export type RequestOptions = { token?: string; apiKey?: string; headers?: Record
 
 /**
  * The whole service on its embedded adapters, listening on a real port in a fresh DATA_DIR.
- * Tests talk to it over HTTP only, as a client following SPEC.md would.
+ * Tests talk to it over HTTP only, as a client following docs/api.md would.
  */
 export type TestServer = {
   readonly url: string;

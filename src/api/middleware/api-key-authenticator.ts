@@ -20,7 +20,7 @@ import { clientAddressOf } from './client-address';
 
 /** A verified key stays cached this long at most (and never past its expiry or grace). */
 const VERIFIED_TTL_SECONDS = 3600;
-/** lastUsedAt is written at most this often per key (SPEC.md "Limits"). */
+/** lastUsedAt is written at most this often per key (docs/api.md "Limits"). */
 const LAST_USED_EVERY_MS = 60_000;
 /** Digests of keys this process saw verified, kept to spare the shared cache a round trip; the oldest go first. */
 const VERIFIED_HERE_MAX = 10_000;
@@ -47,7 +47,7 @@ function parsedOrRefused(presented: string): { readonly keyId: string; readonly 
 /** The `RateLimit-Policy` value of a policy: the same on every answer, so built once. */
 const policyHeader = (policy: RateLimitPolicy): string => `"hourly";q=${policy.limit};w=${policy.windowSeconds}`;
 
-/** DESIGN.md "Rate limit": the DESIGN headers and the IETF draft's RateLimit-Policy / RateLimit pair. */
+/** docs/api.md "Rate limit": the DESIGN headers and the IETF draft's RateLimit-Policy / RateLimit pair. */
 export function setRateLimitHeaders(res: Response, policy: RateLimitPolicy, decision: RateLimitDecision, policyValue = policyHeader(policy)): void {
   const remaining = String(decision.remaining);
   const reset = String(decision.resetSeconds);

@@ -14,7 +14,7 @@ const DEFAULT_GRACE_HOURS = 24;
 type ApiKeyRouteDeps = { readonly ctx: AppContext; readonly commands: ApiKeyCommandDeps };
 
 /**
- * Key management (SPEC.md POST/GET/DELETE /api/apikey, DESIGN.md rotation): interactive bearer
+ * Key management (docs/api.md POST/GET/DELETE /api/apikey, docs/api.md rotation): interactive bearer
  * sessions only (`access: 'session'`) — a call made with an API key is a 403 before its body is even read.
  */
 export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>({ tag: 'apikeys', access: 'session' }, (apiKeys) => [

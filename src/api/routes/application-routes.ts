@@ -19,7 +19,7 @@ const pathId = z
 export const applicationsPathParams = z.object({ applicationDefinitionId: pathId });
 
 /**
- * Request body (SPEC.md "Paginated endpoints"): skip, take (alias pageSize) and orderBy —
+ * Request body (docs/api.md "Paginated endpoints"): skip, take (alias pageSize) and orderBy —
  * 0 applicationId ascending (the default), 1 submittedAt descending then applicationId descending.
  * Fields this endpoint does not know are ignored.
  */

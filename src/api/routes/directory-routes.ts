@@ -8,7 +8,7 @@ import { readYourWrites } from '../read-your-writes';
 import { routeGroup, routerOf } from '../route-declaration';
 import { directoryFeedAnswerSchema } from '../schemas/response-schemas';
 
-/** The platform's feed of people, communities, projects and circles (DESIGN.md "Directory"). */
+/** The platform's feed of people, communities, projects and circles (docs/api.md "Directory"). */
 export const DIRECTORY_ROUTES = routeGroup<AppContext>({ tag: 'internal', access: 'internal' }, (directory) => [
   directory.post('/internal/directory/events', 'ingestDirectoryEvents', {
     summary: 'Directory feed: people, communities, projects and circles, one atomic batch',

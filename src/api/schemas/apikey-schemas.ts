@@ -3,7 +3,7 @@ import { component, integer } from '../../contract/primitives';
 
 const timestamp = z.string().meta({ description: 'ISO 8601 UTC timestamp' });
 
-/** POST /api/apikey (SPEC.md): the name is trimmed, then 1–100 characters; a lifetime of 1–180 whole days. */
+/** POST /api/apikey (docs/api.md): the name is trimmed, then 1–100 characters; a lifetime of 1–180 whole days. */
 export const createApiKeyBody = z
   .strictObject({
     name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').meta({ description: 'Trimmed, 1 to 100 characters', example: 'ci' }),

@@ -3,7 +3,7 @@ import type { CommunityFacts, ProjectFacts, Viewer } from './viewer';
 import { isApprovedMember, isCommunityAdmin, isMentor, isTeam } from './viewer';
 
 /**
- * A view is where a caller looks at a project's resources from (DESIGN "Rules SPEC.md leaves
+ * A view is where a caller looks at a project's resources from (DESIGN "Rules docs/api.md leaves
  * open"): project-wide, or from one community. The view decides which resources are in scope and
  * which privacy block governs each of them.
  */

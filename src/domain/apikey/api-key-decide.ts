@@ -49,7 +49,7 @@ export type ApiKeyDecisionContext = {
 export const isExpired = (key: Pick<KeyState, 'expiresAt'>, now: string): boolean => Date.parse(key.expiresAt) <= Date.parse(now);
 export const isActive = (key: KeyState, now: string): boolean => !key.revoked && !isExpired(key, now);
 
-/** Creating a key needs an approved admin role in at least one community (SPEC.md "Authentication" 6). */
+/** Creating a key needs an approved admin role in at least one community (docs/api.md "Authentication" 6). */
 export function assertMayCreateApiKey(viewer: Viewer): void {
   for (const membership of viewer.communities.values()) {
     if (membership.role === 'admin' && membership.status === 'approved') return;

@@ -2,7 +2,7 @@ import type { Event } from '../event';
 
 /**
  * All keys of one user live in one stream, so the active-key cap is checked against one revision
- * and two concurrent creations cannot both pass it (DESIGN.md "Events").
+ * and two concurrent creations cannot both pass it (docs/api.md "Events").
  */
 export const apiKeyStreamId = (userId: number): string => `apikeys-${userId}`;
 

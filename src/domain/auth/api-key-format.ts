@@ -1,7 +1,7 @@
 import { crc32 } from 'node:zlib';
 
 /**
- * The API key format (DESIGN.md "Credentials"), as pure functions:
+ * The API key format (docs/api.md "Credentials"), as pure functions:
  *
  *   svc_live_<16 base62>.<43 base62><6 base62>
  *   '------- keyId ----' '-- secret ---------'

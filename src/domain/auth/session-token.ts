@@ -1,5 +1,5 @@
 /**
- * What makes a bearer token acceptable (DESIGN.md "Credentials"). The JWT library checks the
+ * What makes a bearer token acceptable (docs/api.md "Credentials"). The JWT library checks the
  * signature, audience and issuer; every rule about time and kind lives here, against a clock the
  * caller passes in, so no lifetime is ever counted from a claim the client chose.
  */

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * The platform's directory feed (DESIGN.md "Directory"). The platform owns these records; this
+ * The platform's directory feed (docs/api.md "Directory"). The platform owns these records; this
  * service keeps a read model of them. One schema gives both the runtime check and the type.
  */
 const id = z.number().int().positive();

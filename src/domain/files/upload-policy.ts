@@ -1,7 +1,7 @@
 import { filetypeinfo } from 'magic-bytes.js';
 
 /**
- * What the upload endpoint accepts (SPEC.md "POST /api/File/Upload", DESIGN.md "Upload"): the
+ * What the upload endpoint accepts (docs/api.md "POST /api/File/Upload", docs/api.md "Upload"): the
  * extension list, the content types that fit each extension, and the leading bytes that must not
  * contradict it. Pure: bytes and strings in, a verdict out.
  */
@@ -75,7 +75,7 @@ export const ACCEPTED_EXTENSIONS: readonly string[] = Object.keys(ACCEPTED).sort
 const GENERIC_MIME = 'application/octet-stream';
 const TEXT = new Set(['csv', 'txt', 'xml', 'yaml']);
 
-/** DESIGN.md: the folder form field. */
+/** docs/api.md: the folder form field. */
 export const FOLDER_PATTERN = /^[A-Za-z0-9_-]{1,64}$/;
 export const DEFAULT_FOLDER = 'resource_files';
 export const MAX_NAME_LENGTH = 120;

@@ -8,7 +8,7 @@ export type ScopeFields = {
   readonly paragraphId?: number | null | undefined;
 };
 
-/** Which of SPEC.md's scope shapes a create request used; resolving it needs the directory. */
+/** Which of docs/api.md's scope shapes a create request used; resolving it needs the directory. */
 export type ScopeShape =
   | { readonly kind: 'paragraph'; readonly paragraphId: number }
   | { readonly kind: 'communityProject'; readonly communityProjectId: number }
@@ -18,7 +18,7 @@ export type ScopeShape =
 const given = (value: number | null | undefined): value is number => value !== undefined && value !== null && value !== 0;
 
 /**
- * Exactly one shape must be sent (SPEC.md "Scope shapes"). A project resource must send
+ * Exactly one shape must be sent (docs/api.md "Scope shapes"). A project resource must send
  * communityProjectId and communityId as 0 explicitly, so that a client which merely forgot the
  * community does not silently create a project-wide resource. A paragraph decides the scope on
  * its own and the other scope fields are ignored.

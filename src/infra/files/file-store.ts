@@ -7,7 +7,7 @@ export type StagedFile = { readonly key: string; readonly size: number };
 export type ByteRange = { readonly start: number; readonly end: number };
 
 /**
- * The file store port (DESIGN.md "Shape"): files under DATA_DIR on the embedded default, MongoDB
+ * The file store port (docs/api.md "Shape"): files under DATA_DIR on the embedded default, MongoDB
  * GridFS in production. Writing is two-phase so that nothing is stored under a path before the
  * upload has been checked whole: `stage` streams the bytes into a staging area (and removes them
  * itself when the stream fails or is aborted), `commit` publishes them under a path, `discard`

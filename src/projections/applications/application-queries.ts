@@ -32,7 +32,7 @@ export async function applicationDefinition(
 /**
  * One page of a definition's applications, its total, and the values its filters can take: per
  * filterable field the values present among the definition's applications, distinct and sorted
- * ascending. Decision: a field no application has a value for answers `[]`, never null (SPEC.md
+ * ascending. Decision: a field no application has a value for answers `[]`, never null (docs/api.md
  * allows null; an always-present array spares clients a null check). Null values (e.g. an
  * application without an industry) are not listed.
  */

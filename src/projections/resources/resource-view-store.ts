@@ -1,7 +1,7 @@
 import type { CircleRef, Resource, ResourceScope } from '../../domain/resource/resource';
 import type { ProjectionStore } from '../read-model-projection';
 
-/** One (resource, view) of the per-community visibility read model (DESIGN.md), as stored. */
+/** One (resource, view) of the per-community visibility read model (docs/api.md), as stored. */
 export type ResourceViewRecord = {
   readonly resourceId: number;
   readonly viewKey: string;
