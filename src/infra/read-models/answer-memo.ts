@@ -13,8 +13,8 @@ export const computedEachTime: AnswerMemo = {
   json: (_key, _scopes, compute) => compute(),
 };
 
-/** About two hundred pages of 20 records. */
-const MAX_CHARS = 2_000_000;
+/** About a hundred pages of 20 records. */
+const MAX_CHARS = 1_000_000;
 /** Keys asked once and not kept yet: a count, not texts. */
 const MAX_ASKED_ONCE = 20_000;
 

@@ -14,7 +14,7 @@ export class ReadSnapshotMemo {
   /** `versionOf`: null while a write transaction is open on this connection (or with READ_MEMO=off). */
   constructor(
     private readonly versionOf: (scope: string) => string | null,
-    private readonly maxEntries = 10_000,
+    private readonly maxEntries = 4_000,
   ) {}
 
   /** `key` names the answer among all scopes' answers; it stands while `scope` does not change. */
