@@ -13,18 +13,13 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { newSecret } from '../../src/domain/auth/api-key-format';
-import { demo, demoDirectory } from '../support/demo-directory';
+import { demo } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
-import { startTestServer } from '../support/test-server';
+import { seeded } from '../support/seeded-server';
 
 type Key = { id: number; key: string; keyId: string };
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: any };
 
-async function seeded(env: Record<string, string>): Promise<TestServer> {
-  const server = await startTestServer(env);
-  expect((await server.directory(demoDirectory.events)).status).toBe(200);
-  return server;
-}
 
 async function newKey(server: TestServer, userId: number = demo.users.admin1): Promise<Key> {
   const res = await server.post('/api/apikey', { name: 'verification' }, { token: await server.sessionToken(userId) });

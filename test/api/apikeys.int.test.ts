@@ -5,23 +5,13 @@
  */
 import { randomBytes } from 'node:crypto';
 import { newKeyId, newSecret } from '../../src/domain/auth/api-key-format';
-import { demo, demoDirectory } from '../support/demo-directory';
+import { demo } from '../support/demo-directory';
 import type { HttpResult, TestServer } from '../support/test-server';
-import { startTestServer } from '../support/test-server';
+import { manualClock, seeded } from '../support/seeded-server';
 
 const DAY_MS = 86_400_000;
 
-/** A clock the test moves by hand. */
-function manualClock(start = Date.UTC(2025, 5, 1, 12)) {
-  let nowMs = start;
-  return { now: () => new Date(nowMs), advance: (ms: number) => (nowMs += ms) };
-}
 
-async function seeded(env: Record<string, string> = {}, clock?: () => Date): Promise<TestServer> {
-  const server = await startTestServer(env, clock ? { clock } : {});
-  expect((await server.directory(demoDirectory.events)).status).toBe(200);
-  return server;
-}
 
 /** Minted at the service's clock, so it holds however far a test moved that clock. */
 async function createKey(server: TestServer, userId: number, body: unknown = { name: 'ci' }): Promise<HttpResult<any>> {

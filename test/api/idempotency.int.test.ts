@@ -11,25 +11,17 @@ import path from 'node:path';
 import { requestFingerprint } from '../../src/api/idempotency';
 import { runUnderClaim } from '../../src/commands/idempotent-attempt';
 import { saveProjectResource } from '../../src/commands/save-project-resource';
-import { demo, demoDirectory } from '../support/demo-directory';
+import { demo } from '../support/demo-directory';
 import { newResource, scope } from '../support/resource-api';
 import type { RequestOptions, TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
+import { manualClock, seeded } from '../support/seeded-server';
 
 const { users, communityProjects, projects } = demo;
 const SAVE = '/api/Resource/SaveProjectResource';
 const HOUR_MS = 3_600_000;
 
-function manualClock(start = Date.UTC(2025, 5, 1, 12)) {
-  let nowMs = start;
-  return { now: () => new Date(nowMs), advance: (ms: number) => (nowMs += ms) };
-}
 
-async function seeded(env: Record<string, string> = {}, clock?: () => Date): Promise<TestServer> {
-  const server = await startTestServer(env, clock ? { clock } : {});
-  expect((await server.directory(demoDirectory.events)).status).toBe(200);
-  return server;
-}
 
 let keyCounter = 0;
 const newKey = () => `key-${process.pid}-${Date.now()}-${++keyCounter}`;
