@@ -1,7 +1,7 @@
 import type { Document, IndexDescription } from 'mongodb';
 import type { Resource } from '../../domain/resource/resource';
 import type { ProjectLink, ResourceViewRecord, ViewPageQuery } from '../../projections/resources/resource-view-store';
-import { admits } from '../../projections/resources/resource-view-store';
+import { admittedKeys as admittedAmong } from '../../projections/resources/resource-view-store';
 import { guardedUpsert, type GuardedUpsert, type SortOrder } from './mongo-guarded-write';
 
 /**
@@ -62,7 +62,7 @@ export const viewFilter = (q: Pick<ViewPageQuery, 'viewKey' | 'projectId'>): Doc
 
 /** The audience sets of the view that admit the caller; all of them for 'everything'. */
 export function admittedKeys(q: Pick<ViewPageQuery, 'audience'>, keysInView: readonly unknown[]): string[] {
-  return keysInView.filter((key): key is string => typeof key === 'string' && admits(q.audience, key)).sort();
+  return admittedAmong(q.audience, keysInView.filter((key): key is string => typeof key === 'string')).sort();
 }
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

@@ -62,15 +62,13 @@ export class SqliteReadDb {
     };
     this.feed = new SqliteChangeFeed(db, () => this.bulkLoading);
     // A memo given no version keeps nothing: with READ_MEMO=off every request is answered cold.
-    this.rememberedVersion = remember ? (scope: string) => this.feed.version(scope) : () => null;
-    this.memo = new ReadSnapshotMemo(this.rememberedVersion);
-    this.answers = new VersionedAnswerMemo(this.rememberedVersion);
+    const versionOf = remember ? (scope: string) => this.feed.version(scope) : () => null;
+    this.memo = new ReadSnapshotMemo(versionOf);
+    this.answers = new VersionedAnswerMemo(versionOf);
   }
 
   /** What each commit changed, by scope: remembered answers are kept per scope (see SqliteChangeFeed). */
   readonly feed: SqliteChangeFeed;
-  /** A scope's version for what is remembered on it; null where nothing may be (READ_MEMO=off, a write transaction). */
-  readonly rememberedVersion: (scope: string) => string | null;
   /** Answers remembered until their scope changes (see ReadSnapshotMemo); shared by its stores. */
   readonly memo: ReadSnapshotMemo;
   /** The JSON text of whole API answers, remembered as `memo`'s answers are (see AnswerMemo). */

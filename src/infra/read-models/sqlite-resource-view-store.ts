@@ -168,7 +168,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
 
   /** A free-text or tag search: the view's rows that admit the caller, filtered and counted in SQL. */
   private searchPage(q: ViewPageQuery): ViewPage {
-    const keys = q.audience.kind === 'everything' ? null : this.index.admittedAudiences(q.viewKey, q.projectId, q.audience);
+    const keys = this.searchKeys(q);
     if (keys !== null && keys.length === 0) return { count: 0, list: [] };
     const params = this.searchParams(q, keys);
     const count = (this.statement('count', q).get(params) as { n: number }).n;
@@ -199,9 +199,13 @@ export class SqliteResourceViewStore implements ResourceViewStore {
       const ids = this.index.admittedIds(q.viewKey, q.projectId, q.audience, q.orderBy, q.paragraphId);
       return { counted: 'view index', plans: [explain(this.s.doc, [ids[0] ?? 0, q.viewKey])] };
     }
-    const keys = q.audience.kind === 'everything' ? null : this.index.admittedAudiences(q.viewKey, q.projectId, q.audience);
-    const params = this.searchParams(q, keys);
+    const params = this.searchParams(q, this.searchKeys(q));
     return { counted: 'query', plans: [explain(this.statement('page', q), params), explain(this.statement('count', q), params)] };
+  }
+
+  /** The audience sets a search filters the view's rows by; null: every row (a community's admins). */
+  private searchKeys(q: ViewPageQuery): string[] | null {
+    return q.audience.kind === 'everything' ? null : this.index.admittedAudiences(q.viewKey, q.projectId, q.audience);
   }
 
   private searchParams(q: ViewPageQuery, keys: readonly string[] | null): Record<string, string | number> {
@@ -254,7 +258,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   async putResource(resourceId: number, resource: Resource | null, position: bigint, views: readonly ResourceViewRecord[]): Promise<void> {
     const projectId = resource?.scope.projectId ?? this.s.viewKeys.get(resourceId)?.project_id ?? 0;
     this.s.putResource.run(resourceId, projectId, position, resource ? JSON.stringify(resource) : null);
-    this.read.feed.touch(readScope.resource(resourceId));
+    // replaceViews names the resource's scope as changed.
     await this.replaceViews(resourceId, views);
   }
 

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Audience, ResourceViewRecord } from '../../projections/resources/resource-view-store';
-import { admits } from '../../projections/resources/resource-view-store';
+import { admittedKeys } from '../../projections/resources/resource-view-store';
 import { readScope, viewOfScope } from '../../projections/read-scopes';
 import type { ScopeChange } from './sqlite-change-feed';
 import { EVERY_SCOPE } from './sqlite-change-feed';
@@ -126,7 +126,7 @@ class ViewOrder {
    * Callers admitted to the same audience sets of this view share one list.
    */
   admittedIds(audience: Audience, orderBy: 0 | 1, paragraphId: number | null): readonly number[] {
-    const keys = audience.kind === 'everything' ? null : [...this.audiences.keys()].filter((key) => admits(audience, key));
+    const keys = audience.kind === 'everything' ? null : admittedKeys(audience, this.audiences.keys());
     const signature = `${orderBy}|${paragraphId ?? ''}|${keys === null ? '*' : keys.sort().join('\n')}`;
     let list = this.admitted.get(signature);
     if (!list) {
@@ -175,7 +175,7 @@ export class SqliteViewIndex {
 
   /** The audience sets of a view that admit a caller: what a search of the view filters its rows by. */
   admittedAudiences(viewKey: string, projectId: number, audience: Audience): string[] {
-    return [...this.view(viewKey, projectId).audiences.keys()].filter((key) => admits(audience, key));
+    return admittedKeys(audience, this.view(viewKey, projectId).audiences.keys());
   }
 
   /** Feed changes: a changed row is placed again when its view is next read; a whole view or everything, reloaded. */

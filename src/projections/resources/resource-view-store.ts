@@ -90,9 +90,14 @@ export interface ResourceViewStore {
 /** The audience set's key: principals never contain a space. */
 export const audienceKeyOf = (audience: readonly string[]): string => [...new Set(audience)].sort().join(' ');
 
+/** The audience sets among `keys` that admit a caller with these principals (the principals read once for all of them). */
+export function admittedKeys(audience: Audience, keys: Iterable<string>): string[] {
+  if (audience.kind === 'everything') return [...keys];
+  const wanted = new Set(audience.principals);
+  return [...keys].filter((key) => key.split(' ').some((p) => wanted.has(p)));
+}
+
 /** Whether a caller with these principals is in an audience set. */
 export function admits(audience: Audience, audienceKey: string): boolean {
-  if (audience.kind === 'everything') return true;
-  const wanted = new Set(audience.principals);
-  return audienceKey.split(' ').some((p) => wanted.has(p));
+  return admittedKeys(audience, [audienceKey]).length > 0;
 }
