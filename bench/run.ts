@@ -227,11 +227,7 @@ async function main(): Promise<void> {
     });
     const saveInto = (where: 'same view' | 'elsewhere') => async (i: number) => {
       const projectId = where === 'same view' ? VIEWS.hotProject : 3 + (i % (scale.projects - 2));
-      return fetch(`${service.url}/api/Resource/SaveProjectResource`, {
-        method: 'POST',
-        headers: await auth(teamOf(scale, projectId)),
-        body: JSON.stringify({ id: 0, name: `Bench save ${i}`, resourceUrl: 'https://example.org/bench.pdf', privacyLevel: 1 + (i % 3), projectId, communityId: communityOf(scale, projectId) }),
-      });
+      return landSave(service.url, scale, projectId, i, await auth(teamOf(scale, projectId)));
     };
     const withSaves = async (scenario: string, options: autocannon.Options, where: 'same view' | 'elsewhere' | 'none') => {
       const writes = where === 'none' ? undefined : startWriteLoad(SAVES_PER_SECOND, saveInto(where));
@@ -359,6 +355,15 @@ async function main(): Promise<void> {
   else fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
+/** Save number `i` of a write load into `projectId`, as its team member (`headers`), at one of levels 1-3. */
+function landSave(url: string, scale: Scale, projectId: number, i: number, headers: Record<string, string>): Promise<Response> {
+  return fetch(`${url}/api/Resource/SaveProjectResource`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ id: 0, name: `Bench save ${i}`, resourceUrl: 'https://example.org/bench.pdf', privacyLevel: 1 + (i % 3), projectId, communityId: communityOf(scale, projectId) }),
+  });
+}
+
 /**
  * The varied soak: many callers asking random pages of the big and small views, privacy reads and
  * saves on the same view and elsewhere, for `seconds`, the service's RSS sampled every 10 s.
@@ -387,11 +392,7 @@ async function soak(
   });
   const writes = startWriteLoad(SAVES_PER_SECOND, async (i) => {
     const projectId = i % 2 === 0 ? VIEWS.hotProject : 3 + (i % (deps.scale.projects - 2));
-    return fetch(`${service.url}/api/Resource/SaveProjectResource`, {
-      method: 'POST',
-      headers: await deps.saveAs(teamOf(deps.scale, projectId)),
-      body: JSON.stringify({ id: 0, name: `Soak save ${i}`, resourceUrl: 'https://example.org/soak.pdf', privacyLevel: 1 + (i % 3), projectId, communityId: communityOf(deps.scale, projectId) }),
-    });
+    return landSave(service.url, deps.scale, projectId, i, await deps.saveAs(teamOf(deps.scale, projectId)));
   });
   const samples: number[] = [];
   const sampler = setInterval(() => samples.push(rssMb(service.child.pid ?? 0)), 10_000);
