@@ -1,4 +1,4 @@
-// Mutation testing of the pure domain (src/domain): `npm run test:mutation`. See docs/testing.md.
+// Mutation testing of the pure domain (src/domain and each feature's decider, events and rules): `npm run test:mutation`. See docs/testing.md.
 //
 // Only the unit tests that cover the domain run against each mutant (test/domain and the upload
 // policy's unit test), through jest with the repository's own transform, without the global setup
@@ -8,7 +8,11 @@
 // committed: 3 MB, rewritten by every run). A re-run in the same working tree tests again only the
 // mutants whose source or covering tests changed since; `npm run test:mutation -- --force` runs
 // everything again.
+import fs from 'node:fs';
+import { URL } from 'node:url';
 import baseJestConfig from './jest.config.js';
+
+const domainFiles = JSON.parse(fs.readFileSync(new URL('./tsconfig.mutation.json', import.meta.url), 'utf8')).include.filter((p) => p.startsWith('src/'));
 
 const { globalSetup: _globalSetup, ...jestConfig } = baseJestConfig;
 
@@ -30,7 +34,9 @@ export default {
   },
   checkers: ['typescript'],
   tsconfigFile: 'tsconfig.mutation.json',
-  mutate: ['src/domain/**/*.ts'],
+  // The pure domain: the shared runtime in src/domain and, in each feature folder, its decider,
+  // events and rules, as tsconfig.mutation.json lists them for the type checker.
+  mutate: domainFiles,
   coverageAnalysis: 'perTest',
   // The machine is shared: two workers at most (run under `nice -n 10`, as package.json does).
   concurrency: 2,

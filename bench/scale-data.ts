@@ -7,13 +7,13 @@
  * does; project 2 holds 32 resources. Users 10-284 are approved members of community 1 besides
  * their own community, users 285-559 are not: the many callers of the varied scenarios.
  */
-import { ingestDirectoryEvents } from '../src/commands/ingest-directory-events';
-import { saveProjectResource } from '../src/commands/save-project-resource';
-import { loadConfig } from '../src/config';
-import { directoryBatchSchema } from '../src/domain/directory/directory-events';
+import { ingestDirectoryEvents } from '../src/directory/ingest-directory-events';
+import { saveProjectResource } from '../src/resources/save-project-resource';
+import { loadConfig } from '../src/config/config';
+import { directoryBatchSchema } from '../src/directory/directory-events';
 import { systemActor } from '../src/domain/event';
-import { createLogger } from '../src/infra/logger';
-import { createServices } from '../src/services';
+import { createLogger } from '../src/observability/logger';
+import { createServices } from '../src/app/services';
 
 export type Scale = { readonly communities: number; readonly projects: number; readonly users: number; readonly resources: number };
 

@@ -1,9 +1,9 @@
 import { createServer } from 'node:http';
-import { buildApp } from './api/app';
-import { ConfigError, loadConfig } from './config';
-import { createLogger } from './infra/logger';
-import { installProcessGuards } from './process-guards';
-import { createServices } from './services';
+import { buildApp } from './app/app';
+import { ConfigError, loadConfig } from './config/config';
+import { createLogger } from './observability/logger';
+import { installProcessGuards } from './app/process-guards';
+import { createServices } from './app/services';
 
 async function main(): Promise<void> {
   let config;

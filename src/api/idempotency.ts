@@ -3,8 +3,8 @@ import os from 'node:os';
 import type { Request, Response } from 'express';
 import { runUnderClaim } from '../commands/idempotent-attempt';
 import { DomainError } from '../domain/errors';
-import type { IdempotencyClaim, IdempotencyKeys, IdempotencyRecord, RecordedWrite, RememberedAnswer } from '../infra/event-store/idempotency-keys';
-import { IdempotencyClaimLostError } from '../infra/event-store/idempotency-keys';
+import type { IdempotencyClaim, IdempotencyKeys, IdempotencyRecord, RecordedWrite, RememberedAnswer } from '../ports/idempotency-keys';
+import { IdempotencyClaimLostError } from '../ports/idempotency-keys';
 import { callerOf } from './middleware/authenticate';
 import { problemBody, problemForKind, PROBLEM_TYPES } from './problem';
 

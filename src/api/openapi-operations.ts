@@ -1,7 +1,7 @@
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
 import type { Access, AnswerDoc, ErrorStatus, RouteDoc } from './route-declaration';
-import { problemSchema } from './schemas/response-schemas';
+import { problemSchema } from './response-schemas';
 
 /**
  * How a route declaration (src/api/route-declaration.ts) reads in the OpenAPI document: its

@@ -1,24 +1,24 @@
 import fs from 'node:fs';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
-import { packageFile } from '../infra/package-file';
+import { packageFile } from '../config/package-file';
 import { registerComponents, registerRoute } from './openapi-operations';
 import { PROBLEM_TYPES } from './problem';
 import type { RouteDoc } from './route-declaration';
-import { API_KEY_ROUTES } from './routes/apikey-routes';
-import { APPLICATION_ROUTES } from './routes/application-routes';
-import { AUDIT_ROUTES } from './routes/audit-routes';
-import { DIRECTORY_ROUTES } from './routes/directory-routes';
-import { FILE_ROUTES } from './routes/file-routes';
-import { HEALTH_ROUTES } from './routes/health-routes';
+import { API_KEY_ROUTES } from '../apikeys/api-key-routes';
+import { APPLICATION_ROUTES } from '../applications/application-routes';
+import { AUDIT_ROUTES } from '../audit/audit-routes';
+import { DIRECTORY_ROUTES } from '../directory/directory-routes';
+import { FILE_ROUTES } from '../files/file-routes';
+import { HEALTH_ROUTES } from '../app/health-routes';
 import { OPENAPI_ROUTES } from './routes/openapi-routes';
-import { OPERATOR_ROUTES } from './routes/operator-routes';
-import { PRIVACY_ROUTES } from './routes/privacy-routes';
+import { OPERATOR_ROUTES } from '../app/operator-routes';
+import { PRIVACY_ROUTES } from '../privacy/privacy-routes';
 import { PROBLEM_ROUTES } from './routes/problem-routes';
-import { RESOURCE_ROUTES } from './routes/resource-routes';
+import { RESOURCE_ROUTES } from '../resources/resource-routes';
 import { USER_ROUTES } from './routes/user-routes';
 
 /**
- * The OpenAPI 3.1 document of every route the app serves (src/api/app.ts), built from the routes'
+ * The OpenAPI 3.1 document of every route the app serves (src/app/app.ts), built from the routes'
  * own declarations (src/api/route-declaration.ts): the same zod schemas validate the requests and
  * describe the responses. Served at GET /openapi.json; test/api/openapi.int.test.ts fails when a
  * served route is missing here.

@@ -1,8 +1,8 @@
 import type { Response } from 'express';
 import type { DomainErrorKind, FieldError } from '../domain/errors';
-import type { Problem } from './schemas/response-schemas';
+import type { Problem } from './response-schemas';
 
-export type { Problem } from './schemas/response-schemas';
+export type { Problem } from './response-schemas';
 
 export const PROBLEM_TYPES = {
   validation: { type: '/problems/validation', title: 'The request is not valid', status: 400 },

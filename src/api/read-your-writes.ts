@@ -1,4 +1,4 @@
-import type { AppContext } from './app-context';
+import type { AppContext } from '../app/app-context';
 
 /**
  * A write answers only once the read models show it (docs/api.md "Events"), within

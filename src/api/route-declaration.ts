@@ -6,9 +6,9 @@ import type { Caller } from '../domain/auth/caller';
 import { assertInteractiveSession } from '../domain/auth/caller';
 import { callerOf } from './middleware/authenticate';
 import { parseWith } from './validation';
-import type { AnswerMemo } from '../infra/read-models/answer-memo';
+import type { AnswerMemo } from '../projections/answer-memo';
 import { JsonText } from '../contract/json-text';
-import type { IdempotencyKeys, RecordedWrite } from '../infra/event-store/idempotency-keys';
+import type { IdempotencyKeys, RecordedWrite } from '../ports/idempotency-keys';
 import { idempotencyKeyOf, serveIdempotently } from './idempotency';
 
 /**

@@ -1,11 +1,11 @@
-import type { AccessReview } from '../domain/audit/access-review';
-import { describeReason } from '../domain/audit/access-review';
-import type { HistoryStep } from '../domain/audit/resource-history';
-import { describeChange } from '../domain/audit/resource-history';
-import type { RecordedEvent } from '../infra/event-store/event-store';
+import type { AccessReview } from './access-review';
+import { describeReason } from './access-review';
+import type { HistoryStep } from './resource-history';
+import { describeChange } from './resource-history';
+import type { RecordedEvent } from '../ports/event-store';
 
 /**
- * The JSON shapes of the audit API (src/api/schemas/audit-schemas.ts), written by the HTTP
+ * The JSON shapes of the audit API (src/audit/audit-schemas.ts), written by the HTTP
  * routes and, line by line, by the CLI: both print the same records. Positions and revisions are
  * 64-bit, hence decimal strings.
  */

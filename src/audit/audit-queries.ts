@@ -1,14 +1,14 @@
-import type { AccessReview } from '../domain/audit/access-review';
-import { reviewAccess } from '../domain/audit/access-review';
-import type { AuditFilter } from '../domain/audit/audit-log';
-import { matchesFilter } from '../domain/audit/audit-log';
-import type { HistoryStep } from '../domain/audit/resource-history';
-import { resourceHistory } from '../domain/audit/resource-history';
-import { DIRECTORY_STREAM } from '../domain/directory/directory-events';
-import { foldDirectory } from '../domain/directory/directory-state';
-import { resourceStreamId } from '../domain/resource/resource-events';
-import { foldResource } from '../domain/resource/resource-evolve';
-import type { EventStore, RecordedEvent } from '../infra/event-store/event-store';
+import type { AccessReview } from './access-review';
+import { reviewAccess } from './access-review';
+import type { AuditFilter } from './audit-log';
+import { matchesFilter } from './audit-log';
+import type { HistoryStep } from './resource-history';
+import { resourceHistory } from './resource-history';
+import { DIRECTORY_STREAM } from '../directory/directory-events';
+import { foldDirectory } from '../directory/directory-state';
+import { resourceStreamId } from '../resources/resource-events';
+import { foldResource } from '../resources/resource-evolve';
+import type { EventStore, RecordedEvent } from '../ports/event-store';
 
 /**
  * The audit API's reads, straight from the event store (the log is the audit trail; no read

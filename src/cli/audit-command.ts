@@ -1,18 +1,18 @@
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import type { z } from 'zod';
-import { auditAccessQuery, auditEventsQuery, auditResourcePathParams } from '../api/schemas/audit-schemas';
+import { auditAccessQuery, auditEventsQuery, auditResourcePathParams } from '../audit/audit-schemas';
 import { zodFieldErrors } from '../api/validation';
 import { accessJson, auditEventJson, historyStepJson } from '../audit/audit-json';
 import { AUDIT_PAGE_MAX, readAuditPage, readResourceHistory, reviewAccessAt } from '../audit/audit-queries';
-import { recordAuditRead } from '../commands/record-audit-read';
-import type { AuditFilter } from '../domain/audit/audit-log';
-import { decodeCursor } from '../domain/audit/audit-log';
-import { DIRECTORY_STREAM } from '../domain/directory/directory-events';
-import { foldDirectory } from '../domain/directory/directory-state';
+import { recordAuditRead } from '../audit/record-audit-read';
+import type { AuditFilter } from '../audit/audit-log';
+import { decodeCursor } from '../audit/audit-log';
+import { DIRECTORY_STREAM } from '../directory/directory-events';
+import { foldDirectory } from '../directory/directory-state';
 import { DomainError } from '../domain/errors';
 import { systemActor } from '../domain/event';
-import type { EventStore } from '../infra/event-store/event-store';
+import type { EventStore } from '../ports/event-store';
 import { formatTable } from './table';
 
 /**

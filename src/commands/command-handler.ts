@@ -1,7 +1,7 @@
 import type { Decider } from '../domain/decider';
 import type { EventMetadata } from '../domain/event';
-import type { EventStore } from '../infra/event-store/event-store';
-import { WrongExpectedRevisionError } from '../infra/event-store/event-store';
+import type { EventStore } from '../ports/event-store';
+import { WrongExpectedRevisionError } from '../ports/event-store';
 import type { Backoff } from './contention';
 import { contentionExhausted, jitteredBackoff } from './contention';
 import { claimedAppend } from './idempotent-attempt';

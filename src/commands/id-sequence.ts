@@ -1,5 +1,5 @@
 import type { EventMetadata } from '../domain/event';
-import { WrongExpectedRevisionError, type EventStore } from '../infra/event-store/event-store';
+import { WrongExpectedRevisionError, type EventStore } from '../ports/event-store';
 import { contentionExhausted } from './contention';
 
 const maxAttempts = 20;

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import type { AppendOptions } from '../infra/event-store/event-store';
-import type { IdempotencyClaim } from '../infra/event-store/idempotency-keys';
+import type { AppendOptions } from '../ports/event-store';
+import type { IdempotencyClaim } from '../ports/idempotency-keys';
 
 /**
  * The idempotency claim of the request being served (src/api/idempotency.ts), if it sent an

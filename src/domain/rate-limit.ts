@@ -1,7 +1,7 @@
 /**
  * Per-key rate limiting with progressive lockout, as pure arithmetic: the next state and the
  * decision follow from the previous state, the time and the policy alone. The adapters only store
- * the state; the Redis adapter runs the same algorithm in Lua (src/infra/cache/redis-cache.ts), so
+ * the state; the Redis adapter runs the same algorithm in Lua (src/infra/redis/redis-cache.ts), so
  * a change here must be made there too — the cache contract test compares the two.
  *
  * - A fixed window of `windowSeconds` starts at the first request after the previous window (or

@@ -1,5 +1,5 @@
-import type { RecordedEvent } from '../infra/event-store/event-store';
-import type { Logger } from '../infra/logger';
+import type { RecordedEvent } from '../ports/event-store';
+import type { Logger } from '../observability/logger';
 import { ProjectionFailedError } from './projection-failed-error';
 import { type Fence, LeaseLostError } from './projection-lease';
 import type { ReadModelProjection } from './read-model-projection';

@@ -1,4 +1,4 @@
-import type { Logger } from '../infra/logger';
+import type { Logger } from '../observability/logger';
 import type { Fence, Lease, LeaseStore } from './projection-lease';
 
 export type LeaseOptions = {

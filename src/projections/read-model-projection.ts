@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../infra/event-store/event-store';
+import type { RecordedEvent } from '../ports/event-store';
 import type { Fence } from './projection-lease';
 
 /** A fingerprint of one read model: operators compare the live one with a fresh rebuild. */

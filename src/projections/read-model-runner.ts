@@ -1,6 +1,6 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
-import type { EventStore, RecordedEvent, Subscription } from '../infra/event-store/event-store';
-import type { Logger } from '../infra/logger';
+import type { EventStore, RecordedEvent, Subscription } from '../ports/event-store';
+import type { Logger } from '../observability/logger';
 import { LeaseHolder, type LeaseOptions } from './lease-holder';
 import { CheckpointedCommits } from './checkpointed-commits';
 import { ProjectionFailedError } from './projection-failed-error';

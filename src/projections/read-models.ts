@@ -1,8 +1,8 @@
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
-import type { EventStore } from '../infra/event-store/event-store';
-import type { Logger } from '../infra/logger';
-import type { Metrics } from '../infra/metrics';
+import type { EventStore } from '../ports/event-store';
+import type { Logger } from '../observability/logger';
+import type { Metrics } from '../observability/metrics';
 import { eventTypesOf, type ReadModelDigest, type ReadModelProjection } from './read-model-projection';
 import { ReadModelRunner, type RunnerOptions } from './read-model-runner';
 

@@ -1,4 +1,4 @@
-import type { EventStore } from '../infra/event-store/event-store';
+import type { EventStore } from '../ports/event-store';
 import type { ReadModelProjection } from './read-model-projection';
 import type { ReadPosition } from './read-position';
 

@@ -3,7 +3,7 @@
  * shared a resource, when and with which credential, reads its history as steps, and asks who
  * could see it at a past moment and now — the answer for now is what GetResourceList serves.
  */
-import { auditEventPageSchema, resourceAccessSchema, resourceHistorySchema } from '../../src/api/schemas/audit-schemas';
+import { auditEventPageSchema, resourceAccessSchema, resourceHistorySchema } from '../../src/audit/audit-schemas';
 import { createResourcesClient } from '../../clients/typescript/client';
 import type { ResourcesClient } from '../../clients/typescript/client';
 import { demo, demoDirectory } from '../support/demo-directory';

@@ -1,8 +1,8 @@
 import fc from 'fast-check';
 import type { z } from 'zod';
-import { listApplicationsBody } from '../../src/api/routes/application-routes';
-import { saveResourcePrivacyBody, unshareResourceBody } from '../../src/api/schemas/privacy-schemas';
-import { getResourceListBody, saveProjectResourceBody } from '../../src/api/schemas/resource-schemas';
+import { listApplicationsBody } from '../../src/applications/application-routes';
+import { saveResourcePrivacyBody, unshareResourceBody } from '../../src/privacy/privacy-schemas';
+import { getResourceListBody, saveProjectResourceBody } from '../../src/resources/resource-schemas';
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';

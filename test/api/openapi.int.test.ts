@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { buildApp } from '../../src/api/app';
+import { buildApp } from '../../src/app/app';
 import {
   currentUserSchema,
   directoryFeedAnswerSchema,
@@ -8,10 +8,10 @@ import {
   problemSchema,
   readModelDigestSchema,
   removeProjectResourceSchema,
-} from '../../src/api/schemas/response-schemas';
-import { applicationListSchema } from '../../src/contract/application-list';
-import { resourcePrivacySchema } from '../../src/contract/resource-privacy';
-import { resourceListSchema, savedResourceSchema } from '../../src/contract/resource-record';
+} from '../../src/api/response-schemas';
+import { applicationListSchema } from '../../src/applications/application-list';
+import { resourcePrivacySchema } from '../../src/privacy/resource-privacy';
+import { resourceListSchema, savedResourceSchema } from '../../src/resources/resource-record';
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { HttpResult, TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';

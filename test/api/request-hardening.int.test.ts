@@ -1,5 +1,5 @@
 import { MAX_ATTEMPTS } from '../../src/commands/command-handler';
-import { WrongExpectedRevisionError } from '../../src/infra/event-store/event-store';
+import { WrongExpectedRevisionError } from '../../src/ports/event-store';
 import { demo } from '../support/demo-directory';
 import { serverForSuite } from '../support/suite-server';
 

@@ -1,4 +1,4 @@
-import type { NewEvent } from '../../src/infra/event-store/event-store';
+import type { NewEvent } from '../../src/ports/event-store';
 import type { Answer, ResourceList, ResourceRecord } from '../support/resource-api';
 import { idsOf, newResource, resourceApi, scope } from '../support/resource-api';
 import { serverForSuite } from '../support/suite-server';

@@ -1,8 +1,8 @@
 import { handleCommand, MAX_ATTEMPTS } from '../../src/commands/command-handler';
 import type { Decider } from '../../src/domain/decider';
 import { DomainError } from '../../src/domain/errors';
-import type { EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../src/infra/event-store/event-store';
-import { WrongExpectedRevisionError } from '../../src/infra/event-store/event-store';
+import type { EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../src/ports/event-store';
+import { WrongExpectedRevisionError } from '../../src/ports/event-store';
 
 const metadata = { actor: { userId: 1, credential: 'session' as const }, correlationId: 'c', at: '2025-01-01T00:00:00.000Z' };
 

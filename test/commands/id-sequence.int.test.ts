@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { nextId } from '../../src/commands/id-sequence';
 import { systemActor, type EventMetadata } from '../../src/domain/event';
-import { SqliteEventStore } from '../../src/infra/event-store/sqlite-event-store';
+import { SqliteEventStore } from '../../src/infra/sqlite/sqlite-event-store';
 
 const metadata: EventMetadata = { actor: systemActor, correlationId: 'ids', at: '2024-05-01T10:00:00.000Z' };
 

@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, loadConfig } from '../../src/config/config';
 
 type Variable = 'MONGODB_URL' | 'EVENTSTORE_URL' | 'REDIS_URL';
 

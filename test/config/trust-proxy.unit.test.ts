@@ -1,4 +1,4 @@
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, loadConfig } from '../../src/config/config';
 
 /** TRUST_PROXY becomes Express's `trust proxy` value; what Express would misread is refused at start. */
 describe('TRUST_PROXY', () => {

@@ -2,9 +2,9 @@
  * The applications read model's contract, run against every adapter: SQLite always, the MongoDB
  * adapter on the in-process mingo stand-in always, and on a real MongoDB when one answers.
  */
-import { MongoApplicationStore } from '../../src/infra/read-models/mongo-application-store';
-import { SqliteApplicationStore } from '../../src/infra/read-models/sqlite-application-store';
-import type { ApplicationRecord, ApplicationStore } from '../../src/projections/applications/application-store';
+import { MongoApplicationStore } from '../../src/infra/mongo/mongo-application-store';
+import { SqliteApplicationStore } from '../../src/infra/sqlite/sqlite-application-store';
+import type { ApplicationRecord, ApplicationStore } from '../../src/applications/application-store';
 import { application as applicationOf } from '../support/application-fixtures';
 import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
 

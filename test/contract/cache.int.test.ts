@@ -9,11 +9,11 @@ import { Redis } from 'ioredis';
 import { MaxRetriesPerRequestError } from 'ioredis/built/errors';
 import type { RateLimitDecision, RateLimitPolicy, RateLimitState } from '../../src/domain/rate-limit';
 import { consumeRateLimit } from '../../src/domain/rate-limit';
-import type { Cache, RateLimiter } from '../../src/infra/cache/cache';
-import { MemoryCache } from '../../src/infra/cache/memory-cache';
-import { RedisCache } from '../../src/infra/cache/redis-cache';
-import { ResilientCache } from '../../src/infra/cache/resilient-cache';
-import { createLogger } from '../../src/infra/logger';
+import type { Cache, RateLimiter } from '../../src/ports/cache';
+import { MemoryCache } from '../../src/infra/memory/memory-cache';
+import { RedisCache } from '../../src/infra/redis/redis-cache';
+import { ResilientCache } from '../../src/infra/redis/resilient-cache';
+import { createLogger } from '../../src/observability/logger';
 import { describeExternal, externalTarget } from '../support/external';
 
 type Subject = Cache & RateLimiter;

@@ -2,12 +2,12 @@
  * The directory read model's contract, run against every adapter: SQLite always, the MongoDB
  * adapter on the in-process mingo stand-in always, and on a real MongoDB when one answers.
  */
-import type { DirectoryEvent } from '../../src/domain/directory/directory-events';
-import { MongoDirectoryStore } from '../../src/infra/read-models/mongo-directory-store';
-import { SqliteDirectoryStore } from '../../src/infra/read-models/sqlite-directory-store';
-import type { DirectoryChange } from '../../src/projections/directory/directory-records';
-import { directoryChange } from '../../src/projections/directory/directory-records';
-import type { DirectoryStore, Memberships } from '../../src/projections/directory/directory-store';
+import type { DirectoryEvent } from '../../src/directory/directory-events';
+import { MongoDirectoryStore } from '../../src/infra/mongo/mongo-directory-store';
+import { SqliteDirectoryStore } from '../../src/infra/sqlite/sqlite-directory-store';
+import type { DirectoryChange } from '../../src/directory/directory-records';
+import { directoryChange } from '../../src/directory/directory-records';
+import type { DirectoryStore, Memberships } from '../../src/directory/directory-store';
 import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
 
 

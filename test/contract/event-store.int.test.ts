@@ -4,17 +4,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
 import type { EventMetadata } from '../../src/domain/event';
-import { EsdbEventStore } from '../../src/infra/event-store/esdb-event-store';
+import { EsdbEventStore } from '../../src/infra/eventstoredb/esdb-event-store';
 import {
   UnstorableEventError,
   WrongExpectedRevisionError,
   type EventStore,
   type NewEvent,
   type RecordedEvent,
-} from '../../src/infra/event-store/event-store';
-import { SqliteEventStore } from '../../src/infra/event-store/sqlite-event-store';
-import type { IdempotencyKeys } from '../../src/infra/event-store/idempotency-keys';
-import { IdempotencyClaimLostError } from '../../src/infra/event-store/idempotency-keys';
+} from '../../src/ports/event-store';
+import { SqliteEventStore } from '../../src/infra/sqlite/sqlite-event-store';
+import type { IdempotencyKeys } from '../../src/ports/idempotency-keys';
+import { IdempotencyClaimLostError } from '../../src/ports/idempotency-keys';
 import { describeExternal, externalTarget } from '../support/external';
 import { EVENTSTORE_IMAGE } from '../support/images';
 

@@ -3,10 +3,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { text } from 'node:stream/consumers';
-import { DiskFileStore } from '../../src/infra/files/disk-file-store';
-import type { FileStore } from '../../src/infra/files/file-store';
-import { InvalidFilePathError } from '../../src/infra/files/file-store';
-import { GridFsFileStore } from '../../src/infra/files/gridfs-file-store';
+import { DiskFileStore } from '../../src/infra/disk/disk-file-store';
+import type { FileStore } from '../../src/ports/file-store';
+import { InvalidFilePathError } from '../../src/ports/file-store';
+import { GridFsFileStore } from '../../src/infra/mongo/gridfs-file-store';
 import { describeMongo } from '../support/mongo-target';
 
 /** The file store port's contract, on the disk adapter always and on GridFS where MongoDB answers. */

@@ -1,8 +1,8 @@
 import { Query, updateOne } from 'mingo';
-import type { FilesStore, StoredFile } from '../../src/projections/files/files-store';
-import { filesProjection } from '../../src/projections/files/files-projection';
+import type { FilesStore, StoredFile } from '../../src/files/files-store';
+import { filesProjection } from '../../src/files/files-projection';
 import type { ProjectionStore } from '../../src/projections/read-model-projection';
-import type { FileDoc, GuardedWrite, ReferenceDoc } from '../../src/infra/read-models/mongo-files-store';
+import type { FileDoc, GuardedWrite, ReferenceDoc } from '../../src/infra/mongo/mongo-files-store';
 import {
   MongoFilesStore,
   deletionWrite,
@@ -10,11 +10,11 @@ import {
   referenceWrite,
   referencingFilter,
   uploadWrite,
-} from '../../src/infra/read-models/mongo-files-store';
-import { MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
-import { SqliteFilesStore } from '../../src/infra/read-models/sqlite-files-store';
-import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
-import type { RecordedEvent } from '../../src/infra/event-store/event-store';
+} from '../../src/infra/mongo/mongo-files-store';
+import { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
+import { SqliteFilesStore } from '../../src/infra/sqlite/sqlite-files-store';
+import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
+import type { RecordedEvent } from '../../src/ports/event-store';
 import { describeMongo } from '../support/mongo-target';
 
 /**

@@ -5,12 +5,12 @@
  * stale lease holder's batch writes nothing; where the deployment runs transactions, the failed
  * batch also leaves nothing behind.
  */
-import type { RecordedEvent } from '../../src/infra/event-store/event-store';
-import type { MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
-import { MongoResourceViewStore } from '../../src/infra/read-models/mongo-resource-view-store';
+import type { RecordedEvent } from '../../src/ports/event-store';
+import type { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
+import { MongoResourceViewStore } from '../../src/infra/mongo/mongo-resource-view-store';
 import { LeaseLostError } from '../../src/projections/projection-lease';
 import type { ReadModelProjection } from '../../src/projections/read-model-projection';
-import { resourceProjection } from '../../src/projections/resources/resource-projection';
+import { resourceProjection } from '../../src/resources/resource-projection';
 import { D, O, P, createdData } from './resource-view-fixtures';
 
 export type OpenedReadDb = { read: MongoReadDb; dispose: () => Promise<void> };

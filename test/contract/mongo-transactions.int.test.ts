@@ -4,8 +4,8 @@
  * takeover racing a batch's transaction. Counted as skipped where no MongoDB answers.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
-import { MongoResourceViewStore } from '../../src/infra/read-models/mongo-resource-view-store';
+import { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
+import { MongoResourceViewStore } from '../../src/infra/mongo/mongo-resource-view-store';
 import { announceSkip, mongoTransactionsSkipReason } from '../support/external';
 import { describeMongo } from '../support/mongo-target';
 import { describeMongoBatchContract } from './mongo-batch-contract';

@@ -6,9 +6,9 @@
  * command timeout these calls never resolve and the test fails on jest's own timeout.
  */
 import { randomUUID } from 'node:crypto';
-import { RedisCache } from '../../src/infra/cache/redis-cache';
-import { ResilientCache } from '../../src/infra/cache/resilient-cache';
-import { createLogger } from '../../src/infra/logger';
+import { RedisCache } from '../../src/infra/redis/redis-cache';
+import { ResilientCache } from '../../src/infra/redis/resilient-cache';
+import { createLogger } from '../../src/observability/logger';
 import { blackholeProxy } from '../support/blackhole-proxy';
 import { describeExternal, externalTarget } from '../support/external';
 

@@ -2,10 +2,10 @@
  * Resources, their views and a naive answer to a page query: the fixtures and oracle that the
  * resource-view contract suite and the MongoDB query unit test share.
  */
-import type { Resource } from '../../src/domain/resource/resource';
-import { viewRecords } from '../../src/projections/resources/resource-projection';
-import type { Audience, ResourceViewRecord, ViewPage, ViewPageQuery } from '../../src/projections/resources/resource-view-store';
-import { admits } from '../../src/projections/resources/resource-view-store';
+import type { Resource } from '../../src/resources/resource';
+import { viewRecords } from '../../src/resources/resource-projection';
+import type { Audience, ResourceViewRecord, ViewPage, ViewPageQuery } from '../../src/resources/resource-view-store';
+import { admits } from '../../src/resources/resource-view-store';
 import { D, O, OTHER_PROJECT, P } from '../domain/resource-fixtures';
 
 /** The projects and communities of the resource rules' small world. */

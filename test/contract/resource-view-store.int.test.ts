@@ -2,11 +2,11 @@
  * The resources read model's contract, run against every adapter: SQLite always, the MongoDB
  * adapter on the in-process mingo stand-in always, and on a real MongoDB when one answers.
  */
-import type { RecordedEvent } from '../../src/infra/event-store/event-store';
-import { MongoResourceViewStore } from '../../src/infra/read-models/mongo-resource-view-store';
-import { SqliteResourceViewStore } from '../../src/infra/read-models/sqlite-resource-view-store';
-import { resourceProjection } from '../../src/projections/resources/resource-projection';
-import type { Audience, ResourceViewStore } from '../../src/projections/resources/resource-view-store';
+import type { RecordedEvent } from '../../src/ports/event-store';
+import { MongoResourceViewStore } from '../../src/infra/mongo/mongo-resource-view-store';
+import { SqliteResourceViewStore } from '../../src/infra/sqlite/sqlite-resource-view-store';
+import { resourceProjection } from '../../src/resources/resource-projection';
+import type { Audience, ResourceViewStore } from '../../src/resources/resource-view-store';
 import {
   CIRCLE,
   D,

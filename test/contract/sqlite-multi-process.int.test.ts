@@ -8,8 +8,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { EventMetadata } from '../../src/domain/event';
-import type { RecordedEvent } from '../../src/infra/event-store/event-store';
-import { SqliteEventStore } from '../../src/infra/event-store/sqlite-event-store';
+import type { RecordedEvent } from '../../src/ports/event-store';
+import { SqliteEventStore } from '../../src/infra/sqlite/sqlite-event-store';
 
 const root = path.join(__dirname, '..', '..');
 const worker = path.join(root, 'test', 'support', 'sqlite-append-worker.ts');

@@ -4,11 +4,11 @@ import {
   canSeeAllShares,
   canSeeResourcePrivacyShare,
   canShareCrossCommunity,
-} from '../../src/domain/access/permissions';
-import type { View } from '../../src/domain/access/views';
-import { administersView, principalsFor, reachesView, viewKey } from '../../src/domain/access/views';
-import { isApprovedMember, isCommunityAdmin } from '../../src/domain/access/viewer';
-import { PRIVACY, isPrivacyLevel, validLevelFor } from '../../src/domain/resource/privacy-level';
+} from '../../src/resources/access/permissions';
+import type { View } from '../../src/resources/access/views';
+import { administersView, principalsFor, reachesView, viewKey } from '../../src/resources/access/views';
+import { isApprovedMember, isCommunityAdmin } from '../../src/directory/viewer';
+import { PRIVACY, isPrivacyLevel, validLevelFor } from '../../src/resources/privacy-level';
 import {
   D,
   E,

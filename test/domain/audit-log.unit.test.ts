@@ -1,4 +1,4 @@
-import { assertAuditor, decodeCursor, encodeCursor, matchesFilter } from '../../src/domain/audit/audit-log';
+import { assertAuditor, decodeCursor, encodeCursor, matchesFilter } from '../../src/audit/audit-log';
 import { DomainError } from '../../src/domain/errors';
 
 const event = {

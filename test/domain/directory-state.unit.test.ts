@@ -1,4 +1,4 @@
-import { foldDirectory, projectOf, viewerOf } from '../../src/domain/directory/directory-state';
+import { foldDirectory, projectOf, viewerOf } from '../../src/directory/directory-state';
 
 const e = (type: string, data: Record<string, unknown>) => ({ type, data });
 const world = [

@@ -1,6 +1,6 @@
 import { DomainError } from '../../src/domain/errors';
-import type { FileEventData } from '../../src/domain/files/file-decide';
-import { fileDecider } from '../../src/domain/files/file-decide';
+import type { FileEventData } from '../../src/files/file-decide';
+import { fileDecider } from '../../src/files/file-decide';
 import { DeciderSpecification } from '../support/decider-specification';
 
 const PATH = 'resource_files/abc/manual.pdf';

@@ -1,7 +1,7 @@
 import { DomainError } from '../../src/domain/errors';
-import type { Viewer } from '../../src/domain/access/viewer';
-import type { Resource } from '../../src/domain/resource/resource';
-import type { ResourceCommand } from '../../src/domain/resource/resource-commands';
+import type { Viewer } from '../../src/directory/viewer';
+import type { Resource } from '../../src/resources/resource';
+import type { ResourceCommand } from '../../src/resources/resource-commands';
 import {
   D,
   D_CIRCLE,

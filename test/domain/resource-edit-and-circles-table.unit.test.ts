@@ -8,9 +8,9 @@
  * - owner circles: canSeeGrantedCircles for the own block
  * - share circles: canSeeGrantedCircles for the share into D
  */
-import { canEditResource, canSeeGrantedCircles } from '../../src/domain/access/permissions';
-import type { Viewer } from '../../src/domain/access/viewer';
-import type { Resource } from '../../src/domain/resource/resource';
+import { canEditResource, canSeeGrantedCircles } from '../../src/resources/access/permissions';
+import type { Viewer } from '../../src/directory/viewer';
+import type { Resource } from '../../src/resources/resource';
 import { expectEveryCaseOnce } from '../support/decision-table';
 import { D, O, approvedMember, communityScope, mentor, outsider, owningAdmin, projectScope, sharedIntoAdmin, team, viewer } from './resource-fixtures';
 

@@ -1,5 +1,5 @@
-import { evolve, foldResource, initialState } from '../../src/domain/resource/resource-evolve';
-import { RESOURCE_EVENT_TYPES, resourceStreamId } from '../../src/domain/resource/resource-events';
+import { evolve, foldResource, initialState } from '../../src/resources/resource-evolve';
+import { RESOURCE_EVENT_TYPES, resourceStreamId } from '../../src/resources/resource-events';
 import { D, D_CIRCLE, OWNER, P_CIRCLE, RID, created, granted, revoked, share, shared } from './resource-fixtures';
 
 describe('evolve', () => {

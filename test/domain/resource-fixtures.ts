@@ -4,9 +4,9 @@
  * mentors circles, two more project circles (one inactive), one community circle per community,
  * and a circle of another project.
  */
-import type { CircleFacts, CommunityFacts, ProjectFacts, Viewer } from '../../src/domain/access/viewer';
+import type { CircleFacts, CommunityFacts, ProjectFacts, Viewer } from '../../src/directory/viewer';
 import type { DomainError, DomainErrorKind } from '../../src/domain/errors';
-import type { CircleRef, ResourceScope } from '../../src/domain/resource/resource';
+import type { CircleRef, ResourceScope } from '../../src/resources/resource';
 import type {
   ChangeResourcePrivacy,
   CreateResource,
@@ -16,9 +16,9 @@ import type {
   ResourceDecisionContext,
   ShareUpsert,
   UpdateResource,
-} from '../../src/domain/resource/resource-commands';
-import { resourceDecider } from '../../src/domain/resource/resource-decide';
-import type { BlockRef, ResourceEventData } from '../../src/domain/resource/resource-events';
+} from '../../src/resources/resource-commands';
+import { resourceDecider } from '../../src/resources/resource-decide';
+import type { BlockRef, ResourceEventData } from '../../src/resources/resource-events';
 import { DeciderSpecification } from '../support/decider-specification';
 
 export const P = 7;

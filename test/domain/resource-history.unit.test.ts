@@ -1,7 +1,7 @@
-import type { StreamEvent } from '../../src/domain/audit/resource-history';
-import { describeChange, resourceHistory } from '../../src/domain/audit/resource-history';
+import type { StreamEvent } from '../../src/audit/resource-history';
+import { describeChange, resourceHistory } from '../../src/audit/resource-history';
 import type { Actor } from '../../src/domain/event';
-import type { ResourceEventData } from '../../src/domain/resource/resource-events';
+import type { ResourceEventData } from '../../src/resources/resource-events';
 import { D, E, MENTORS_CIRCLE, OWNER, P_CIRCLE, RID, TEAM_CIRCLE, created, granted, revoked, share, shared } from './resource-fixtures';
 
 /** A stream: each command is a list of events made by one actor under one correlation id. */

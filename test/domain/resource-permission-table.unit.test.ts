@@ -8,9 +8,9 @@
  * - update: the existing share into D (Public -> Team)
  * - remove: the existing share into D
  */
-import type { Viewer } from '../../src/domain/access/viewer';
+import type { Viewer } from '../../src/directory/viewer';
 import { DomainError } from '../../src/domain/errors';
-import type { ResourceEventData } from '../../src/domain/resource/resource-events';
+import type { ResourceEventData } from '../../src/resources/resource-events';
 import { expectEveryCaseOnce } from '../support/decision-table';
 import {
   D,

@@ -1,4 +1,4 @@
-import { detectResourceType } from '../../src/domain/resource/resource-type';
+import { detectResourceType } from '../../src/resources/resource-type';
 
 describe('detectResourceType', () => {
   it.each([

@@ -1,11 +1,11 @@
-import { principalsFor } from '../../src/domain/access/views';
-import type { PrivacyLevel } from '../../src/domain/resource/privacy-level';
-import type { Resource } from '../../src/domain/resource/resource';
-import type { ResourceView } from '../../src/domain/resource/resource-views';
-import { canSee, viewsOf } from '../../src/domain/resource/resource-views';
-import { shareCandidateIds } from '../../src/domain/resource/share-candidates';
-import { foldResource } from '../../src/domain/resource/resource-evolve';
-import type { ResourceEventData } from '../../src/domain/resource/resource-events';
+import { principalsFor } from '../../src/resources/access/views';
+import type { PrivacyLevel } from '../../src/resources/privacy-level';
+import type { Resource } from '../../src/resources/resource';
+import type { ResourceView } from '../../src/resources/resource-views';
+import { canSee, viewsOf } from '../../src/resources/resource-views';
+import { shareCandidateIds } from '../../src/privacy/share-candidates';
+import { foldResource } from '../../src/resources/resource-evolve';
+import type { ResourceEventData } from '../../src/resources/resource-events';
 import {
   D,
   D_CIRCLE,

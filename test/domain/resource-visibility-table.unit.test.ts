@@ -15,12 +15,12 @@
  *
  * Expected: one character per level 1..5: Y visible, N not, - that combination cannot exist.
  */
-import { canSee, viewsOf } from '../../src/domain/resource/resource-views';
-import type { View } from '../../src/domain/access/views';
-import { administersView, principalsFor, viewKey } from '../../src/domain/access/views';
-import type { Viewer } from '../../src/domain/access/viewer';
-import type { PrivacyLevel } from '../../src/domain/resource/privacy-level';
-import type { PrivacyBlock, Resource, Share } from '../../src/domain/resource/resource';
+import { canSee, viewsOf } from '../../src/resources/resource-views';
+import type { View } from '../../src/resources/access/views';
+import { administersView, principalsFor, viewKey } from '../../src/resources/access/views';
+import type { Viewer } from '../../src/directory/viewer';
+import type { PrivacyLevel } from '../../src/resources/privacy-level';
+import type { PrivacyBlock, Resource, Share } from '../../src/resources/resource';
 import { expectEveryCaseOnce } from '../support/decision-table';
 import { D, E, EARLIER, N, O, P_CIRCLE, P_INACTIVE_CIRCLE, RID, communityScope, community, project, projectScope, ref, viewer } from './resource-fixtures';
 

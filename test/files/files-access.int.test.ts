@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { sweepOrphans } from '../../src/commands/file-lifecycle';
+import { sweepOrphans } from '../../src/files/file-lifecycle';
 import { demo } from '../support/demo-directory';
 import { samples } from '../support/file-samples';
 import { fieldsOf, newResource, resourceApi, scope } from '../support/resource-api';

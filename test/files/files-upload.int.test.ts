@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
-import { ACCEPTED_EXTENSIONS } from '../../src/domain/files/upload-policy';
+import { ACCEPTED_EXTENSIONS } from '../../src/files/upload-policy';
 import { demo, demoDirectory } from '../support/demo-directory';
 import { SAMPLES, samples } from '../support/file-samples';
 import type { TestServer } from '../support/test-server';

@@ -1,6 +1,6 @@
-import { parseRange } from '../../src/api/http-range';
-import type { RefusalKind } from '../../src/domain/files/upload-policy';
-import { checkDeclared, checkLeadingBytes, contentDisposition, sanitiseFileName } from '../../src/domain/files/upload-policy';
+import { parseRange } from '../../src/files/http-range';
+import type { RefusalKind } from '../../src/files/upload-policy';
+import { checkDeclared, checkLeadingBytes, contentDisposition, sanitiseFileName } from '../../src/files/upload-policy';
 import { SAMPLES, samples } from '../support/file-samples';
 
 describe('sanitiseFileName', () => {

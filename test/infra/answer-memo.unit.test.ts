@@ -1,4 +1,4 @@
-import { VersionedAnswerMemo, computedEachTime } from '../../src/infra/read-models/answer-memo';
+import { VersionedAnswerMemo, computedEachTime } from '../../src/projections/answer-memo';
 
 /** A read-model state whose version the test moves, and an answer computed from it that counts its computations. */
 function readModels(initial: string | null = '1') {

@@ -8,10 +8,10 @@
  * reads, and a slow query against a real server.
  */
 import { MongoClient } from 'mongodb';
-import { mongoClientOptions, MONGO_WRITE_TIMEOUT_MS } from '../../src/infra/mongo-client-options';
-import { MongoApiKeyStore } from '../../src/infra/read-models/mongo-apikey-store';
-import { MongoFilesStore } from '../../src/infra/read-models/mongo-files-store';
-import { MongoReadDb, mongoProjectionStore } from '../../src/infra/read-models/mongo-read-db';
+import { mongoClientOptions, MONGO_WRITE_TIMEOUT_MS } from '../../src/config/mongo-client-options';
+import { MongoApiKeyStore } from '../../src/infra/mongo/mongo-api-key-store';
+import { MongoFilesStore } from '../../src/infra/mongo/mongo-files-store';
+import { MongoReadDb, mongoProjectionStore } from '../../src/infra/mongo/mongo-read-db';
 import { isTransientStoreError } from '../../src/projections/transient-error';
 import { mingoReadDb, mingoReads, unboundedReads } from '../support/mingo-mongo';
 import { describeMongo } from '../support/mongo-target';

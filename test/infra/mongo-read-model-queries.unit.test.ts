@@ -5,15 +5,15 @@
  */
 import { Query, update } from 'mingo';
 import type { Document } from 'mongodb';
-import { SqliteApplicationStore } from '../../src/infra/read-models/sqlite-application-store';
-import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
-import { SqliteResourceViewStore } from '../../src/infra/read-models/sqlite-resource-view-store';
-import { RECORD_PROJECTION as APPLICATION_PROJECTION, applicationSort, applicationWrite, applicationsOfDefinition, filterValuesOf } from '../../src/infra/read-models/mongo-application-queries';
-import { RECORD_PROJECTION, directoryWrite, liveByIds, lookupFilter, lookupSort } from '../../src/infra/read-models/mongo-directory-queries';
-import { olderThan, positionOf, storedPosition } from '../../src/infra/read-models/mongo-guarded-write';
-import { VIEW_PROJECTION, admittedKeys, pageFilter, pageSort, projectLinkWrite, resourceWrite, viewDocument, viewFilter } from '../../src/infra/read-models/mongo-resource-view-queries';
-import type { ApplicationRecord } from '../../src/projections/applications/application-store';
-import type { ViewPage, ViewPageQuery } from '../../src/projections/resources/resource-view-store';
+import { SqliteApplicationStore } from '../../src/infra/sqlite/sqlite-application-store';
+import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
+import { SqliteResourceViewStore } from '../../src/infra/sqlite/sqlite-resource-view-store';
+import { RECORD_PROJECTION as APPLICATION_PROJECTION, applicationSort, applicationWrite, applicationsOfDefinition, filterValuesOf } from '../../src/infra/mongo/mongo-application-queries';
+import { RECORD_PROJECTION, directoryWrite, liveByIds, lookupFilter, lookupSort } from '../../src/infra/mongo/mongo-directory-queries';
+import { olderThan, positionOf, storedPosition } from '../../src/infra/mongo/mongo-guarded-write';
+import { VIEW_PROJECTION, admittedKeys, pageFilter, pageSort, projectLinkWrite, resourceWrite, viewDocument, viewFilter } from '../../src/infra/mongo/mongo-resource-view-queries';
+import type { ApplicationRecord } from '../../src/applications/application-store';
+import type { ViewPage, ViewPageQuery } from '../../src/resources/resource-view-store';
 import { O, ViewModel, communityView, largeView, pageQueries, projectView, query, resource } from '../contract/resource-view-fixtures';
 
 const find = (docs: Document[], filter: Document, projection?: Document) => new Query(filter).find<Document>(docs, projection);

@@ -6,8 +6,8 @@
  */
 import { Query, update } from 'mingo';
 import type { Document } from 'mongodb';
-import { applyGuardedUpsert, guardedUpsert, insertIfAbsent, type GuardedUpsert } from '../../src/infra/read-models/mongo-guarded-write';
-import { fenceWrite, supportsTransactions } from '../../src/infra/read-models/mongo-read-db';
+import { applyGuardedUpsert, guardedUpsert, insertIfAbsent, type GuardedUpsert } from '../../src/infra/mongo/mongo-guarded-write';
+import { fenceWrite, supportsTransactions } from '../../src/infra/mongo/mongo-read-db';
 import { describeMongoBatchContract } from '../contract/mongo-batch-contract';
 import { mingoReadDb } from '../support/mingo-mongo';
 

@@ -1,6 +1,6 @@
 /**
  * Remembered answers of the SQLite read models stand until the scope they were read from changes
- * (src/infra/read-models/sqlite-change-feed.ts): a commit names the scopes it changed in the
+ * (src/infra/sqlite/sqlite-change-feed.ts): a commit names the scopes it changed in the
  * change feed, in its own transaction; this process applies its own at commit, and another
  * process's once a look at data_version (when a request starts or a checkpoint is read) finds it.
  * A commit to another scope leaves them standing.
@@ -8,8 +8,8 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startReading } from '../../src/infra/read-models/read-db';
-import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
+import { startReading } from '../../src/infra/read-db';
+import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
 
 describe('remembered answers and the change feed', () => {
   let dir: string;

@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events';
 import pino from 'pino';
-import { installProcessGuards } from '../../src/process-guards';
+import { installProcessGuards } from '../../src/app/process-guards';
 
 function guarded() {
   const lines: Record<string, unknown>[] = [];

@@ -3,7 +3,7 @@
  * definitions and applications the store answers after the directory feed, and that applying
  * it again changes nothing.
  */
-import { DIRECTORY_STREAM } from '../../src/domain/directory/directory-events';
+import { DIRECTORY_STREAM } from '../../src/directory/directory-events';
 import { demo, demoDirectory } from '../support/demo-directory';
 import { ProjectionSpecification, onStream } from '../support/projection-specification';
 

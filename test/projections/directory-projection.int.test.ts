@@ -2,7 +2,7 @@
  * The directory projection, given / when / then over a fresh SQLite read model: what the store
  * answers after the directory feed, and that applying it again changes nothing.
  */
-import { DIRECTORY_STREAM } from '../../src/domain/directory/directory-events';
+import { DIRECTORY_STREAM } from '../../src/directory/directory-events';
 import { demo, demoDirectory } from '../support/demo-directory';
 import { ProjectionSpecification, onStream } from '../support/projection-specification';
 

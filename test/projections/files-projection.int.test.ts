@@ -2,8 +2,8 @@
  * The files projection, given / when / then over a fresh SQLite read model: the uploads and the
  * resources referencing them the store answers, and that applying the events again changes nothing.
  */
-import { fileStreamId } from '../../src/domain/files/file-events';
-import { resourceStreamId } from '../../src/domain/resource/resource-events';
+import { fileStreamId } from '../../src/files/file-events';
+import { resourceStreamId } from '../../src/resources/resource-events';
 import { NOW, created } from '../domain/resource-fixtures';
 import { ProjectionSpecification, onStream } from '../support/projection-specification';
 

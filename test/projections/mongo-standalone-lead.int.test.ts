@@ -6,11 +6,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { RecordedEvent } from '../../src/infra/event-store/event-store';
-import { SqliteEventStore } from '../../src/infra/event-store/sqlite-event-store';
-import { createLogger } from '../../src/infra/logger';
-import { followPollMsOf, leaseTimingOf } from '../../src/infra/read-models/read-db';
-import { mongoProjectionStore, type MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
+import type { RecordedEvent } from '../../src/ports/event-store';
+import { SqliteEventStore } from '../../src/infra/sqlite/sqlite-event-store';
+import { createLogger } from '../../src/observability/logger';
+import { followPollMsOf, leaseTimingOf } from '../../src/infra/read-db';
+import { mongoProjectionStore, type MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
 import type { ReadModelProjection } from '../../src/projections/read-model-projection';
 import { ReadModelRunner } from '../../src/projections/read-model-runner';
 import { mingoReadDb } from '../support/mingo-mongo';

@@ -1,10 +1,10 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { EventStore, RecordedEvent } from '../../src/infra/event-store/event-store';
-import { SqliteEventStore } from '../../src/infra/event-store/sqlite-event-store';
-import { createLogger } from '../../src/infra/logger';
-import { SqliteReadDb, sqliteProjectionStore } from '../../src/infra/read-models/sqlite-read-db';
+import type { EventStore, RecordedEvent } from '../../src/ports/event-store';
+import { SqliteEventStore } from '../../src/infra/sqlite/sqlite-event-store';
+import { createLogger } from '../../src/observability/logger';
+import { SqliteReadDb, sqliteProjectionStore } from '../../src/infra/sqlite/sqlite-read-db';
 import type { LeaseStore } from '../../src/projections/projection-lease';
 import type { ReadModelProjection } from '../../src/projections/read-model-projection';
 import { ProjectionFailedError } from '../../src/projections/projection-failed-error';

@@ -4,11 +4,11 @@
  * rely on it after a crash, the SQLite ones on top of their transactional checkpoints).
  */
 import fc from 'fast-check';
-import type { RecordedEvent } from '../../src/infra/event-store/event-store';
-import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
+import type { RecordedEvent } from '../../src/ports/event-store';
+import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
 import { ReadModels } from '../../src/projections/read-models';
-import { openReadModelStores } from '../../src/services';
-import { createLogger } from '../../src/infra/logger';
+import { openReadModelStores } from '../../src/app/services';
+import { createLogger } from '../../src/observability/logger';
 import { demo, demoDirectory } from '../support/demo-directory';
 import { startTestServer } from '../support/test-server';
 

@@ -7,13 +7,13 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { principal } from '../../src/domain/access/principals';
-import type { Resource } from '../../src/domain/resource/resource';
-import { startReading } from '../../src/infra/read-models/read-db';
-import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
-import { SqliteResourceViewStore } from '../../src/infra/read-models/sqlite-resource-view-store';
-import { viewRecords } from '../../src/projections/resources/resource-projection';
-import type { Audience, ViewPageQuery } from '../../src/projections/resources/resource-view-store';
+import { principal } from '../../src/resources/access/principals';
+import type { Resource } from '../../src/resources/resource';
+import { startReading } from '../../src/infra/read-db';
+import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
+import { SqliteResourceViewStore } from '../../src/infra/sqlite/sqlite-resource-view-store';
+import { viewRecords } from '../../src/resources/resource-projection';
+import type { Audience, ViewPageQuery } from '../../src/resources/resource-view-store';
 import { resource as fixtureResource } from '../contract/resource-view-fixtures';
 
 const COMMUNITY = 1;

@@ -2,9 +2,9 @@
  * The resources projection, given / when / then over a fresh SQLite read model: which resource
  * and which views the store answers after the events, and that applying them again changes nothing.
  */
-import { DIRECTORY_STREAM } from '../../src/domain/directory/directory-events';
-import { resourceStreamId } from '../../src/domain/resource/resource-events';
-import type { ResourceViewStore } from '../../src/projections/resources/resource-view-store';
+import { DIRECTORY_STREAM } from '../../src/directory/directory-events';
+import { resourceStreamId } from '../../src/resources/resource-events';
+import type { ResourceViewStore } from '../../src/resources/resource-view-store';
 import { CP_ID, D, NOW, O, OWNER, P, RID, created, granted, projectScope, shared } from '../domain/resource-fixtures';
 import { ProjectionSpecification, onStream } from '../support/projection-specification';
 

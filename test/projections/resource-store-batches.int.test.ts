@@ -1,6 +1,6 @@
 /**
  * What the SQLite resource views keep in memory across a batch of the projection
- * (src/infra/read-models/sqlite-resource-view-store.ts): the resources it found not stored, and each
+ * (src/infra/sqlite/sqlite-resource-view-store.ts): the resources it found not stored, and each
  * project's communities, read once a batch; and what the view index counts, kept in step through
  * the change feed only by batches that commit. A list's count must still be exactly the rows committed,
  * whatever batches failed on the way, and a batch must see the links committed before it began.
@@ -8,9 +8,9 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
-import { SqliteResourceViewStore } from '../../src/infra/read-models/sqlite-resource-view-store';
-import { viewRecords } from '../../src/projections/resources/resource-projection';
+import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
+import { SqliteResourceViewStore } from '../../src/infra/sqlite/sqlite-resource-view-store';
+import { viewRecords } from '../../src/resources/resource-projection';
 import { D, O, P, everything, projectView, resource } from '../contract/resource-view-fixtures';
 
 const put = (store: SqliteResourceViewStore, resourceId: number, position: bigint) =>

@@ -17,7 +17,7 @@ import {
   MongoStalePrimaryError,
   MongoWriteConcernError,
 } from 'mongodb';
-import { ReadDeadlineExceededError } from '../../src/infra/event-store/streaming-read';
+import { ReadDeadlineExceededError } from '../../src/infra/eventstoredb/streaming-read';
 import { isTransientStoreError } from '../../src/projections/transient-error';
 
 /**

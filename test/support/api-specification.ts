@@ -1,5 +1,5 @@
 import type { Actor } from '../../src/domain/event';
-import type { RecordedEvent } from '../../src/infra/event-store/event-store';
+import type { RecordedEvent } from '../../src/ports/event-store';
 import type { DirectoryEvents } from './suite-server';
 import type { HttpResult, TestServer } from './test-server';
 

@@ -1,4 +1,4 @@
-import type { EventStore } from '../../src/infra/event-store/event-store';
+import type { EventStore } from '../../src/ports/event-store';
 
 /** The event store `inner`, with some of its methods replaced: a test double that changes one behaviour only. */
 export function eventStoreExcept(inner: EventStore, replaced: Partial<Omit<EventStore, 'identity'>>): EventStore {

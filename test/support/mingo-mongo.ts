@@ -12,7 +12,7 @@
  */
 import { Query, update } from 'mingo';
 import type { Db, Document } from 'mongodb';
-import { MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
+import { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
 
 type Sort = Record<string, 1 | -1>;
 

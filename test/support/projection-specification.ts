@@ -1,8 +1,8 @@
 import type { EventMetadata } from '../../src/domain/event';
-import type { RecordedEvent } from '../../src/infra/event-store/event-store';
-import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
-import type { ReadModelStores } from '../../src/read-model-stores';
-import { openReadModelStores } from '../../src/read-model-stores';
+import type { RecordedEvent } from '../../src/ports/event-store';
+import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
+import type { ReadModelStores } from '../../src/app/read-model-stores';
+import { openReadModelStores } from '../../src/app/read-model-stores';
 import type { ReadModelDigest, ReadModelProjection } from '../../src/projections/read-model-projection';
 
 /**

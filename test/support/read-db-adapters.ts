@@ -1,5 +1,5 @@
-import { MongoReadDb } from '../../src/infra/read-models/mongo-read-db';
-import { SqliteReadDb } from '../../src/infra/read-models/sqlite-read-db';
+import { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
+import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
 import { mingoReadDb, unboundedReads } from './mingo-mongo';
 import { describeMongo } from './mongo-target';
 

@@ -6,8 +6,8 @@
  * to the one shared stream (with the expected revision, retried on a conflict), and prints a JSON
  * summary as its last line.
  */
-import { WrongExpectedRevisionError, type NewEvent } from '../../src/infra/event-store/event-store';
-import { SqliteEventStore } from '../../src/infra/event-store/sqlite-event-store';
+import { WrongExpectedRevisionError, type NewEvent } from '../../src/ports/event-store';
+import { SqliteEventStore } from '../../src/infra/sqlite/sqlite-event-store';
 
 const sharedStream = 'shared-counter';
 const ownStreams = 10;

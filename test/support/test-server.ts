@@ -2,12 +2,12 @@ import fs from 'node:fs';
 import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { buildApp } from '../../src/api/app';
-import { loadConfig } from '../../src/config';
+import { buildApp } from '../../src/app/app';
+import { loadConfig } from '../../src/config/config';
 import { mintSessionToken } from '../../src/infra/auth/session-verifier';
-import { createLogger } from '../../src/infra/logger';
-import type { Services } from '../../src/services';
-import { createServices } from '../../src/services';
+import { createLogger } from '../../src/observability/logger';
+import type { Services } from '../../src/app/services';
+import { createServices } from '../../src/app/services';
 
 export type HttpResult<T = unknown> = { status: number; headers: Headers; body: T; text: string };
 

@@ -5,7 +5,7 @@ import { assertAccountMayAct } from '../../domain/auth/caller';
 import type { Actor } from '../../domain/event';
 import { DomainError } from '../../domain/errors';
 import type { TokenVerifier } from '../../infra/auth/verified-token-cache';
-import type { DirectoryReader } from '../../projections/directory/directory-reader';
+import type { DirectoryReader } from '../../directory/directory-reader';
 import { clientAddressOf } from './client-address';
 
 /** Verifies an `X-API-Key` header; supplied by the API key feature. */

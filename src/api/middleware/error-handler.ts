@@ -1,6 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { DomainError } from '../../domain/errors';
-import type { Logger } from '../../infra/logger';
+import type { Logger } from '../../observability/logger';
 import { isTransientStoreError } from '../../projections/transient-error';
 import { IdempotencyKeyProblem } from '../idempotency';
 import { UnsupportedMediaType } from '../route-declaration';

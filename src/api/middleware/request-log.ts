@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
-import type { Logger } from '../../infra/logger';
-import type { Metrics } from '../../infra/metrics';
+import type { Logger } from '../../observability/logger';
+import type { Metrics } from '../../observability/metrics';
 
 export const SAFE_CORRELATION_ID = /^[A-Za-z0-9._-]{1,64}$/;
 

@@ -1,8 +1,8 @@
 import type { Router } from 'express';
 import { callerOf } from '../middleware/authenticate';
 import { routeGroup, routerOf } from '../route-declaration';
-import type { CurrentUser } from '../schemas/response-schemas';
-import { currentUserSchema } from '../schemas/response-schemas';
+import type { CurrentUser } from '../response-schemas';
+import { currentUserSchema } from '../response-schemas';
 
 export const USER_ROUTES = routeGroup<void>({ tag: 'user', access: 'api' }, (user) => [
   user.get('/api/user/getcurrent', 'getCurrentUser', {

@@ -1,5 +1,5 @@
-import { canListApplications } from '../../../src/domain/access/application-access';
-import type { Viewer } from '../../../src/domain/access/viewer';
+import { canListApplications } from '../../../src/applications/application-access';
+import type { Viewer } from '../../../src/directory/viewer';
 import { D, O, approvedMember, outsider, owningAdmin, sharedIntoAdmin, team, viewer } from '../resource-fixtures';
 
 /** Who may list the applications of a definition owned by community O. */

@@ -1,10 +1,10 @@
-import type { ResourceInView } from '../../../src/domain/access/resource-read-access';
-import { canReadResourceIn } from '../../../src/domain/access/resource-read-access';
-import type { Viewer } from '../../../src/domain/access/viewer';
-import type { View } from '../../../src/domain/access/views';
-import type { Resource } from '../../../src/domain/resource/resource';
-import { foldResource } from '../../../src/domain/resource/resource-evolve';
-import { viewsOf } from '../../../src/domain/resource/resource-views';
+import type { ResourceInView } from '../../../src/resources/access/resource-read-access';
+import { canReadResourceIn } from '../../../src/resources/access/resource-read-access';
+import type { Viewer } from '../../../src/directory/viewer';
+import type { View } from '../../../src/resources/access/views';
+import type { Resource } from '../../../src/resources/resource';
+import { foldResource } from '../../../src/resources/resource-evolve';
+import { viewsOf } from '../../../src/resources/resource-views';
 import { D, E, O, approvedMember, community, created, mentor, outsider, owningAdmin, project, shared, sharedIntoAdmin, team, viewer } from '../resource-fixtures';
 
 /**

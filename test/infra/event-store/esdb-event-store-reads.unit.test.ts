@@ -1,6 +1,6 @@
 import { StreamNotFoundError } from '@eventstore/db-client';
-import { EsdbEventStore, NoPositionError } from '../../../src/infra/event-store/esdb-event-store';
-import { ReadDeadlineExceededError } from '../../../src/infra/event-store/streaming-read';
+import { EsdbEventStore, NoPositionError } from '../../../src/infra/eventstoredb/esdb-event-store';
+import { ReadDeadlineExceededError } from '../../../src/infra/eventstoredb/streaming-read';
 import { FakeRead } from './fake-read';
 
 /*

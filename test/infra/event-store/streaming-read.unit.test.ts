@@ -5,7 +5,7 @@ import {
   consumeRead,
   readAtMost,
   withDeadline,
-} from '../../../src/infra/event-store/streaming-read';
+} from '../../../src/infra/eventstoredb/streaming-read';
 import { EndlessRead, FakeRead } from './fake-read';
 
 class ProjectionBug extends Error {}

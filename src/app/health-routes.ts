@@ -1,0 +1,45 @@
+import type { Router } from 'express';
+import { pingReadDb } from '../infra/read-db';
+import type { AppContext } from './app-context';
+import { routeGroup, routerOf } from '../api/route-declaration';
+import { healthLiveSchema, healthReadySchema } from '../api/response-schemas';
+
+/** Liveness says the process answers; readiness checks every store and the projections. Public. */
+export const HEALTH_ROUTES = routeGroup<AppContext>({ tag: 'health', access: 'public' }, (health) => [
+  health.get('/health/live', 'getLiveness', {
+    summary: 'Liveness: the process answers',
+    answers: { 200: { description: 'Alive', json: healthLiveSchema } },
+    errors: [],
+    handle: () => () => ({ status: 'ok' as const }),
+  }),
+  health.get('/health/ready', 'getReadiness', {
+    summary: 'Readiness: event store, read store, cache and projections',
+    answers: {
+      200: { description: 'Ready', json: healthReadySchema },
+      503: { description: 'Not ready: `checks` says which part', json: healthReadySchema },
+    },
+    errors: [],
+    handle: (ctx) => async ({ res }) => {
+      const probe = async (ping: () => Promise<void>) => {
+        try {
+          await ping();
+          return 'ok' as const;
+        } catch {
+          return 'unreachable' as const;
+        }
+      };
+      const checks = {
+        eventStore: await probe(() => ctx.eventStore.ping()),
+        readStore: await probe(() => pingReadDb(ctx.readDb)),
+        // 'degraded': Redis is down and this process serves on its own cache and rate limits.
+        cache: ctx.cache.health ? await ctx.cache.health() : await probe(() => ctx.cache.ping()),
+        projections: ctx.readModels.problem ?? 'ok',
+      };
+      const ready = Object.values(checks).every((v) => v === 'ok' || v === 'degraded');
+      res.status(ready ? 200 : 503);
+      return { status: ready ? ('ready' as const) : ('not ready' as const), checks };
+    },
+  }),
+]);
+
+export const healthRoutes = (ctx: AppContext): Router => routerOf(HEALTH_ROUTES, ctx);

@@ -1,0 +1,144 @@
+import type { Config } from '../config/config';
+import type { EventStore } from '../ports/event-store';
+import type { Logger } from '../observability/logger';
+import type { ReadDb } from '../infra/read-db';
+import { closeReadDb, finishBulkLoad } from '../infra/read-db';
+import type { ReadGenerations } from '../infra/read-generations';
+import { DirectoryReader } from '../directory/directory-reader';
+import type { RunnerOptions } from '../projections/read-model-runner';
+import { ReadModels } from '../projections/read-models';
+import { openReadModelStores, type ReadModelStores } from './read-model-stores';
+
+/** One generation of the read models, open in this process. */
+export type Generation = {
+  readonly number: number;
+  readonly readDb: ReadDb;
+  readonly stores: ReadModelStores;
+  readonly readModels: ReadModels;
+  readonly directory: DirectoryReader;
+};
+
+export type RebuildProgress = { readonly position: bigint; readonly head: bigint; readonly eventsPerSecond: number };
+
+const WATCH_MS = 500;
+/** How long a replaced generation stays open for the requests still reading it. */
+const GRACE_MS = 5000;
+
+type Deps = {
+  readonly config: Config;
+  readonly events: EventStore;
+  readonly logger: Logger;
+  readonly generations: ReadGenerations;
+  /** The role and lease settings of this process's runners; the lease store comes from each generation. */
+  readonly runners: (readDb: ReadDb) => RunnerOptions;
+};
+
+/**
+ * The read models this process serves from, and blue/green rebuilds: a rebuild projects the
+ * whole log into a new generation while the current one keeps answering, then moves the shared
+ * pointer; every process watching it switches over, and its projectors continue from the new
+ * generation's checkpoints.
+ */
+export class ReadSide {
+  private generation!: Generation;
+  private watchTimer: NodeJS.Timeout | undefined;
+  private switching: Promise<void> | undefined;
+
+  private constructor(private readonly deps: Deps) {}
+
+  static async open(deps: Deps): Promise<ReadSide> {
+    const side = new ReadSide(deps);
+    side.generation = await side.start(await deps.generations.current());
+    side.watch();
+    return side;
+  }
+
+  get current(): Generation {
+    return this.generation;
+  }
+
+  /**
+   * Builds generation n+1 from the whole log beside the current one, then switches every process
+   * to it. `switchHere`: this process serves the new generation at once (a server); the CLI does not.
+   */
+  async rebuild(options: { switchHere: boolean; progress?: (p: RebuildProgress) => void }): Promise<Generation | undefined> {
+    const previous = await this.deps.generations.current();
+    const next = Math.max(previous, this.generation.number) + 1;
+    const readDb = await this.deps.generations.open(next, { bulkLoad: true });
+    const stores = await openReadModelStores(readDb);
+    for (const projection of stores.projections) await projection.store.reset(projection.name);
+    const head = (await this.deps.events.headPosition()) ?? 0n;
+    const started = performance.now();
+    const reached = new Map<string, bigint>();
+    // The builder is the only writer of a generation nobody reads yet: no lease.
+    const builder = new ReadModels(this.deps.events, stores.projections, this.deps.logger, {
+      role: 'project',
+      onCatchUp: (projection, position) => {
+        reached.set(projection, position);
+        const slowest = [...reached.values()].reduce((a, b) => (b < a ? b : a), position);
+        const seconds = (performance.now() - started) / 1000;
+        options.progress?.({ position: slowest, head, eventsPerSecond: seconds > 0 ? Number(slowest) / seconds : 0 });
+      },
+    });
+    try {
+      try {
+        await builder.start();
+      } finally {
+        await builder.stop();
+      }
+      // Events appended from here on are caught up by the runners of the new generation.
+      finishBulkLoad(readDb);
+      await this.deps.generations.switchTo(next);
+    } finally {
+      await closeReadDb(readDb);
+    }
+    this.deps.logger.info({ generation: next, seconds: (performance.now() - started) / 1000 }, 'read models rebuilt; switched generation');
+    if (!options.switchHere) return undefined;
+    await this.switchTo(next);
+    const old = previous;
+    setTimeout(() => void this.deps.generations.drop(old).catch(() => undefined), GRACE_MS * 2).unref();
+    return this.generation;
+  }
+
+  async close(): Promise<void> {
+    clearTimeout(this.watchTimer);
+    await this.switching;
+    await this.generation.readModels.stop();
+    await closeReadDb(this.generation.readDb);
+  }
+
+  private async start(number: number): Promise<Generation> {
+    const readDb = await this.deps.generations.open(number);
+    const stores = await openReadModelStores(readDb);
+    const readModels = new ReadModels(this.deps.events, stores.projections, this.deps.logger, this.deps.runners(readDb));
+    await readModels.start();
+    return { number, readDb, stores, readModels, directory: new DirectoryReader(stores.directory) };
+  }
+
+  private watch(): void {
+    this.watchTimer = setTimeout(async () => {
+      try {
+        const number = await this.deps.generations.current();
+        if (number !== this.generation.number) await this.switchTo(number);
+      } catch (error) {
+        this.deps.logger.warn({ err: error }, 'could not read the read-model generation');
+      }
+      this.watch();
+    }, WATCH_MS);
+    this.watchTimer.unref();
+  }
+
+  private async switchTo(number: number): Promise<void> {
+    if (number === this.generation.number) return;
+    this.switching ??= (async () => {
+      const old = this.generation;
+      this.generation = await this.start(number);
+      this.deps.logger.info({ from: old.number, to: number }, 'serving a new read-model generation');
+      await old.readModels.stop();
+      setTimeout(() => void closeReadDb(old.readDb).catch(() => undefined), GRACE_MS).unref();
+    })().finally(() => {
+      this.switching = undefined;
+    });
+    await this.switching;
+  }
+}

@@ -1,0 +1,54 @@
+import type { Router } from 'express';
+import { z } from 'zod';
+import { applicationListSchema } from './application-list';
+import { canListApplications } from './application-access';
+import { forbidden, notFound } from '../domain/errors';
+import { applicationDefinition, listApplications } from './application-queries';
+import type { AppContext } from '../app/app-context';
+import { callerOf } from '../api/middleware/authenticate';
+import { pageRequestOf, paginated } from '../api/pagination';
+import { routeGroup, routerOf } from '../api/route-declaration';
+
+/** A path id: decimal digits naming a positive safe integer (`0`, `-1`, `1.5`, `1e3`, `abc` are 400). */
+const pathId = z
+  .string()
+  .regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer')
+  .transform(Number)
+  .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
+
+export const applicationsPathParams = z.object({ applicationDefinitionId: pathId });
+
+/**
+ * Request body (docs/api.md "Paginated endpoints"): skip, take (alias pageSize) and orderBy —
+ * 0 applicationId ascending (the default), 1 submittedAt descending then applicationId descending.
+ * Fields this endpoint does not know are ignored.
+ */
+export const listApplicationsBody = paginated({
+  orderBy: z.union([z.literal(0), z.literal(1)]).optional(),
+});
+
+/**
+ * Applications submitted to an application definition, for the approved admins of the
+ * definition's community. Checked in order: path id and body 400; unknown definition 404;
+ * caller not allowed 403.
+ */
+export const APPLICATION_ROUTES = routeGroup<AppContext>({ tag: 'applications', access: 'api' }, (applications) => [
+  applications.post('/api/ApplicationDefinition/{applicationDefinitionId}/Applications', 'listApplications', {
+    summary: "One page of an application definition's applications, for the admins of its community",
+    // A POST without a body is a request for the defaults.
+    request: { params: applicationsPathParams, body: listApplicationsBody, bodyOptional: true },
+    answers: { 200: { description: 'One page of applications, their total and the values of each filter', json: applicationListSchema } },
+    errors: [400, 401, 403, 404, 413, 415],
+    handle: (ctx) => async ({ params, body, res }) => {
+      const definition = await applicationDefinition(ctx.applications, params.applicationDefinitionId);
+      if (!definition) throw notFound(`no application definition ${params.applicationDefinitionId}`);
+      const viewer = await ctx.directory.viewer(callerOf(res).userId);
+      if (!canListApplications(viewer, definition)) {
+        throw forbidden('only the administrators of the community owning this application definition may list its applications');
+      }
+      return listApplications(ctx.applications, definition, { orderBy: body.orderBy ?? 0, page: pageRequestOf(body) });
+    },
+  }),
+]);
+
+export const applicationRoutes = (ctx: AppContext, router?: Router): Router => routerOf(APPLICATION_ROUTES, ctx, [], router);

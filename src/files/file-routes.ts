@@ -1,0 +1,166 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { pipeline } from 'node:stream/promises';
+import type { Router } from 'express';
+import { downloadableFile, storeUpload } from './file-lifecycle';
+import { metadataOf } from '../commands/request-info';
+import { DomainError, notFound } from '../domain/errors';
+import { ACCEPTED_EXTENSIONS, contentDisposition, servedContentType } from './upload-policy';
+import type { AppContext } from '../app/app-context';
+import { parseRange } from './http-range';
+import { callerOf, requestInfoOf } from '../api/middleware/authenticate';
+import { sendProblem } from '../api/problem';
+import { readYourWrites } from '../api/read-your-writes';
+import { routeGroup, routerOf } from '../api/route-declaration';
+import { downloadQuery, uploadAnswerSchema, uploadQuery } from './file-schemas';
+import { UploadAbortedError, UploadRefusedError, receiveUpload } from './receive-upload';
+
+/** UPLOAD_MAX_MB and UPLOAD_BIG_MAX_MB count MiB: 1 MB = 1024 × 1024 bytes. */
+export const MIB = 1024 * 1024;
+
+/** Multipart framing around the file (boundaries, part headers, the folder field) allowed over the ceiling. */
+const MULTIPART_OVERHEAD = 64 * 1024;
+
+const missing = () => notFound('no such file');
+
+/** RFC 9110 If-None-Match: `*` or a list of entity tags, compared weakly. */
+function ifNoneMatch(header: string | undefined, etag: string): boolean {
+  if (header === undefined) return false;
+  if (header.trim() === '*') return true;
+  return header.split(',').some((tag) => tag.trim().replace(/^W\//, '') === etag);
+}
+
+const binary = { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } as const;
+
+/** SPEC "POST /api/File/Upload" and "GET /api/File/Download"; DESIGN "Upload". */
+export const FILE_ROUTES = routeGroup<AppContext>({ tag: 'files', access: 'api' }, (files) => [
+  files.post('/api/File/Upload', 'uploadFile', {
+    summary: 'Store a file (multipart, one `file` part, optional `folder`) and answer its path; creates no resource',
+    description: `Accepted extensions: ${ACCEPTED_EXTENSIONS.map((e) => `.${e}`).join(', ')}. The declared content type must fit the extension (\`application/octet-stream\` always fits) and the leading bytes must not contradict it. Ceiling: UPLOAD_MAX_MB (3) MiB, UPLOAD_BIG_MAX_MB (100) MiB with \`isBigFile=true\`; 1 MB = 1024 × 1024 bytes.`,
+    request: {
+      query: uploadQuery,
+      documentedBody: {
+        required: true,
+        content: {
+          'multipart/form-data': {
+            schema: {
+              type: 'object',
+              required: ['file'],
+              properties: {
+                file: { type: 'string', format: 'binary' },
+                folder: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', default: 'resource_files' },
+              },
+            },
+          },
+        },
+      },
+    },
+    answers: {
+      200: { description: 'The stored path, `folder/<random id>/<sanitised file name>`', json: uploadAnswerSchema },
+      500: {
+        description:
+          'The extension, the content type or the content is not accepted (`/problems/upload-refused`, `detail` says why); or an unexpected error (`/problems/internal`)',
+        problem: true,
+      },
+    },
+    errors: [400, 401, 403, 413, 415],
+    handle: (ctx) => async ({ query: { isBigFile }, req, res }) => {
+      const limit = (isBigFile ? ctx.config.UPLOAD_BIG_MAX_MB : ctx.config.UPLOAD_MAX_MB) * MIB;
+      const request = requestInfoOf(res);
+      // Whatever happens below, the connection is not reused: an early answer may leave body bytes unread.
+      const early = (): void => void res.setHeader('Connection', 'close');
+      if (!req.is('multipart/form-data')) {
+        early();
+        return sendProblem(res, 'unsupportedMediaType', 'the body must be multipart/form-data with a `file` part');
+      }
+      const declaredLength = Number(req.header('content-length'));
+      if (Number.isFinite(declaredLength) && declaredLength > limit + MULTIPART_OVERHEAD) {
+        early();
+        throw new DomainError('payload_too_large', `the body is over the ${limit} byte ceiling of this request`, [
+          { field: 'file', message: `at most ${limit} bytes` },
+        ]);
+      }
+      let received;
+      try {
+        received = await receiveUpload(req, ctx.fileStore, limit);
+      } catch (error) {
+        early();
+        if (error instanceof UploadRefusedError) return sendProblem(res, 'uploadRefused', error.reason);
+        if (error instanceof UploadAbortedError) return;
+        throw error;
+      }
+      const at = ctx.clock().toISOString();
+      const path = `${received.folder}/${randomBytes(16).toString('base64url')}/${received.fileName}`;
+      const position = await storeUpload(
+        ctx,
+        received.staged,
+        { path, name: received.fileName, contentType: servedContentType(received.fileName), uploadedBy: request.caller.userId, at },
+        metadataOf(request, at),
+      );
+      await readYourWrites(ctx, position);
+      return path;
+    },
+  }),
+  files.get('/api/File/Download', 'downloadFile', {
+    summary: 'The bytes of an upload, for a caller who can see a resource referencing it (or its uploader while none does)',
+    request: { query: downloadQuery },
+    answers: {
+      200: {
+        description:
+          'The file, as an attachment (`Content-Disposition` with RFC 6266 `filename*`), `X-Content-Type-Options: nosniff`, `Cache-Control: private`, `Accept-Ranges: bytes`, a strong `ETag`',
+        content: binary,
+      },
+      304: { description: 'Not modified: `If-None-Match` names the file\'s strong `ETag`; no body' },
+      206: { description: 'One byte range (`Range: bytes=a-b`, `a-`, `-n`), with `Content-Range`', content: binary },
+      416: {
+        description: 'The range starts past the end (`/problems/range-not-satisfiable`); `Content-Range: bytes */<size>`',
+        problem: true,
+      },
+    },
+    errors: [400, 401, 403, 404],
+    handle: (ctx) => async ({ query: { path }, req, res }) => {
+      const file = await downloadableFile(ctx, callerOf(res), path);
+      if (!file) throw missing();
+      const stat = await ctx.fileStore.stat(path);
+      if (!stat) throw missing();
+      res.setHeader('Content-Type', servedContentType(file.name));
+      res.setHeader('Content-Disposition', contentDisposition(file.name));
+      res.setHeader('X-Content-Type-Options', 'nosniff');
+      res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
+      res.setHeader('Cache-Control', 'private');
+      res.setHeader('Accept-Ranges', 'bytes');
+      // Strong: the bytes under an upload path are written once and never change (the path holds a random id).
+      const etag = `"${createHash('sha256').update(`${path}\u0000${stat.size}\u0000${file.uploadedAt}`).digest('base64url').slice(0, 32)}"`;
+      res.setHeader('ETag', etag);
+      if (ifNoneMatch(req.header('if-none-match'), etag)) {
+        res.removeHeader('Content-Disposition');
+        return void res.status(304).end();
+      }
+      const range = parseRange(req.header('range'), stat.size);
+      if (range.kind === 'unsatisfiable') {
+        res.setHeader('Content-Range', `bytes */${stat.size}`);
+        res.removeHeader('Content-Disposition');
+        return sendProblem(res, 'rangeNotSatisfiable', `the file has ${stat.size} bytes`);
+      }
+      const partial = range.kind === 'partial' ? range : undefined;
+      const stream = await ctx.fileStore.open(path, partial);
+      if (!stream) throw missing();
+      if (partial) {
+        res.status(206);
+        res.setHeader('Content-Range', `bytes ${partial.start}-${partial.end}/${stat.size}`);
+        res.setHeader('Content-Length', String(partial.end - partial.start + 1));
+      } else {
+        res.setHeader('Content-Length', String(stat.size));
+      }
+      if (req.method === 'HEAD') {
+        stream.destroy();
+        return void res.end();
+      }
+      await pipeline(stream, res).catch((error: unknown) => {
+        // The client went away mid-download: nothing to answer.
+        if (!res.writableFinished) res.destroy(error instanceof Error ? error : undefined);
+      });
+    },
+  }),
+]);
+
+export const fileRoutes = (ctx: AppContext, router?: Router): Router => routerOf(FILE_ROUTES, ctx, [], router);

@@ -1,0 +1,407 @@
+import {
+  ANY,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  NO_STREAM,
+  START,
+  StreamNotFoundError,
+  WrongExpectedVersionError,
+  excludeSystemEvents,
+  jsonEvent,
+  type AppendExpectedRevision,
+  type JSONType,
+  type Position,
+  type ReadPosition,
+  type RecordedEvent as EsdbRecordedEvent,
+  type ResolvedEvent,
+} from '@eventstore/db-client';
+import { createHash } from 'node:crypto';
+import type { EventMetadata } from '../../domain/event';
+import type { IdempotencyClaim, IdempotencyKeys, IdempotencyRecord, IdempotencyRef, RecordedWrite, RememberedAnswer } from '../../ports/idempotency-keys';
+import { IdempotencyClaimLostError } from '../../ports/idempotency-keys';
+import {
+  storableJson,
+  WrongExpectedRevisionError,
+  type AppendOptions,
+  type AppendResult,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type RecordedEvent,
+  type Subscription,
+} from '../../ports/event-store';
+import { consumeRead, readAtMost, withDeadline } from './streaming-read';
+
+/*
+ * Positions: the port's global position is the ESDB commit position. Every event appended through
+ * the gRPC API is its own implicit transaction record, so its commit and prepare positions are
+ * equal and `{commit: p, prepare: p}` names exactly that event. ESDB reads $all *from* a position
+ * inclusively while the port's `from` is exclusive, so reads and subscriptions start at `from` and
+ * skip every event whose commit position is not greater than it.
+ */
+
+const readAllPageSize = 512;
+/** Readiness asks often and must answer quickly when the server does not. */
+const pingDeadlineMs = 2000;
+
+function toEsdbRevision(expected: ExpectedRevision): AppendExpectedRevision {
+  if (expected === 'no_stream') return NO_STREAM;
+  if (expected === 'any') return ANY;
+  return expected;
+}
+
+function startAt(from: bigint | undefined): ReadPosition {
+  return from === undefined ? START : { commit: from, prepare: from };
+}
+
+function isSystemEvent(event: EsdbRecordedEvent): boolean {
+  return event.type.startsWith('$');
+}
+
+/** EventStoreDB answered an event or an append without its position: a server older than 22.6. */
+export class NoPositionError extends Error {
+  constructor(what: string) {
+    super(`EventStoreDB returned no position for ${what}`);
+    this.name = 'NoPositionError';
+  }
+}
+
+function toRecorded(event: EsdbRecordedEvent, position: Position | undefined): RecordedEvent {
+  if (!position) throw new NoPositionError(`${event.streamId}@${event.revision}`);
+  return {
+    streamId: event.streamId,
+    type: event.type,
+    data: event.data,
+    metadata: event.metadata as EventMetadata,
+    revision: event.revision,
+    position: position.commit,
+  };
+}
+
+function fromResolved(resolved: ResolvedEvent): RecordedEvent | undefined {
+  const event = resolved.event;
+  if (!event) return undefined;
+  const commit = event.position?.commit ?? resolved.commitPosition;
+  return toRecorded(event, commit === undefined ? undefined : { commit, prepare: commit });
+}
+
+/** The commit position of an append is that of its last event. */
+function appendPosition(position: Position | undefined, count: number): bigint {
+  if (position) return position.commit;
+  // Callers wait for projections to reach this position: guessing one would break read-your-writes.
+  if (count > 0) throw new NoPositionError('an append (server older than 22.6?)');
+  return -1n;
+}
+
+/** Fails before anything is sent, like the SQLite adapter, when an event cannot be stored as JSON. */
+function asJson(value: unknown, streamId: string, eventType: string): JSONType {
+  return JSON.parse(storableJson(value, streamId, eventType)) as JSONType;
+}
+
+/*
+ * Idempotency keys on EventStoreDB: one stream per key, `idempotency-<hash of caller and key>`,
+ * whose events (types starting with `$`, so that reads of the log and subscriptions skip them
+ * like system events) are folded into the record; every change is appended at the revision read
+ * (compare-and-set). EventStoreDB writes one stream per append, so the write cannot share the
+ * transaction of the record as on SQLite. Instead the claim's holder records its intent
+ * (`$idempotency-writing`, at the revision read: a holder that lost the claim fails here) and then
+ * appends the events with ids derived from (caller, key, stream, index): a retry that finds an
+ * intent without its `$idempotency-written` looks for those ids in the stream, and re-appending
+ * the same ids at the same revision is a no-op for EventStoreDB.
+ */
+type IdempotencyFold = { record: IdempotencyRecord | undefined; intent?: { streamId: string; count: number }; revision: bigint | undefined };
+
+const idempotencyStreamOf = (ref: IdempotencyRef): string =>
+  `idempotency-${createHash('sha256').update(`${ref.scope}\u0000${ref.key}`).digest('hex').slice(0, 40)}`;
+
+/** A UUID (version 5 layout) derived from the claim's caller and key, the stream and the event's index. */
+export function idempotentEventId(ref: IdempotencyRef, streamId: string, index: number): string {
+  const hex = createHash('sha256').update(`${ref.scope}\u0000${ref.key}\u0000${streamId}\u0000${index}`).digest('hex');
+  const variant = ((parseInt(hex[16] ?? '0', 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+type IdempotencyEvent =
+  | { type: '$idempotency-claimed'; data: { fingerprint: string; owner: string; claimedAt: number; expiresAt: number } }
+  | { type: '$idempotency-taken-over'; data: { owner: string; claimedAt: number } }
+  | { type: '$idempotency-writing'; data: { streamId: string; count: number } }
+  | { type: '$idempotency-written'; data: { streamId: string; position: string } }
+  | { type: '$idempotency-answered'; data: RememberedAnswer }
+  | { type: '$idempotency-released'; data: Record<string, never> }
+  | { type: '$idempotency-abandoned'; data: Record<string, never> };
+
+function foldIdempotency(events: readonly RecordedEvent[]): IdempotencyFold {
+  let fold: IdempotencyFold = { record: undefined, revision: events.at(-1)?.revision };
+  for (const event of events as unknown as readonly (IdempotencyEvent & { revision: bigint })[]) {
+    const record = fold.record;
+    switch (event.type) {
+      case '$idempotency-claimed':
+        fold = { record: { ...event.data }, revision: fold.revision };
+        break;
+      case '$idempotency-taken-over':
+        if (record) fold.record = { ...record, owner: event.data.owner, claimedAt: event.data.claimedAt };
+        break;
+      case '$idempotency-writing':
+        fold.intent = event.data;
+        break;
+      case '$idempotency-written':
+        if (record) fold.record = { ...record, write: { streamId: event.data.streamId, position: BigInt(event.data.position) } };
+        break;
+      case '$idempotency-answered':
+        if (record) fold.record = { ...record, answer: event.data };
+        break;
+      case '$idempotency-released':
+        fold = { record: undefined, revision: fold.revision };
+        break;
+      case '$idempotency-abandoned':
+        if (record) fold.record = { ...record, claimedAt: 0 };
+        break;
+    }
+  }
+  return fold;
+}
+
+export class EsdbEventStore implements EventStore, IdempotencyKeys {
+  private readonly subscriptions = new Set<Subscription>();
+
+  private constructor(
+    private readonly client: EventStoreDBClient,
+    readonly identity: string,
+  ) {}
+
+  static connect(connectionString: string): EsdbEventStore {
+    // The hosts name the cluster; credentials and options do not.
+    const hosts = connectionString.replace(/^[a-z+]+:\/\/(?:[^@/]*@)?/i, '').split(/[/?]/)[0] ?? connectionString;
+    return new EsdbEventStore(EventStoreDBClient.connectionString(connectionString), `esdb:${hosts}`);
+  }
+
+  async appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult> {
+    const claim = options?.idempotency;
+    const proposed = events.map((event, index) =>
+      jsonEvent({
+        type: event.type,
+        data: asJson(event.data, streamId, event.type),
+        metadata: asJson(event.metadata, streamId, event.type),
+        ...(claim ? { id: idempotentEventId(claim, streamId, index) } : {}),
+      }),
+    );
+    try {
+      const intended = claim && events.length > 0 ? await this.intendWrite(claim, streamId, events.length) : false;
+      const result = await this.client.appendToStream(streamId, proposed, { expectedRevision: toEsdbRevision(expected) });
+      const position = appendPosition(result.position, events.length);
+      if (claim && intended) {
+        await this.appendIdempotency(claim, [{ type: '$idempotency-written', data: { streamId, position: position.toString() } }], ANY);
+      }
+      return { nextExpectedRevision: result.nextExpectedRevision, position };
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        const actual = typeof error.actualVersion === 'bigint' ? error.actualVersion : 'no_stream';
+        throw new WrongExpectedRevisionError(streamId, expected, actual);
+      }
+      throw error;
+    }
+  }
+
+  /** Checks the claim and records the intent of the claim's first write; false when a write is already recorded or intended. */
+  private async intendWrite(claim: IdempotencyClaim, streamId: string, count: number): Promise<boolean> {
+    const fold = foldIdempotency(await this.readStream(idempotencyStreamOf(claim)));
+    if (fold.record?.owner !== claim.owner) throw new IdempotencyClaimLostError(claim);
+    if (fold.record.write || fold.intent) return false;
+    await this.appendIdempotency(claim, [{ type: '$idempotency-writing', data: { streamId, count } }], fold.revision);
+    return true;
+  }
+
+  private async appendIdempotency(ref: IdempotencyRef, events: readonly IdempotencyEvent[], revision: bigint | undefined | AppendExpectedRevision): Promise<boolean> {
+    const expectedRevision = revision === undefined ? NO_STREAM : revision;
+    try {
+      await this.client.appendToStream(
+        idempotencyStreamOf(ref),
+        events.map((e) => jsonEvent({ type: e.type, data: e.data as JSONType })),
+        { expectedRevision },
+      );
+      return true;
+    } catch (error) {
+      if (error instanceof WrongExpectedVersionError) {
+        if (events.some((e) => e.type === '$idempotency-writing')) throw new IdempotencyClaimLostError(ref);
+        return false;
+      }
+      throw error;
+    }
+  }
+
+  /** The record, with the write of an intent found in its stream when `$idempotency-written` is missing. */
+  private async idempotencyFold(ref: IdempotencyRef): Promise<IdempotencyFold> {
+    const fold = foldIdempotency(await this.readStream(idempotencyStreamOf(ref)));
+    const { record, intent } = fold;
+    if (!record || record.write || !intent) return fold;
+    const ids = new Set(Array.from({ length: intent.count }, (_, i) => idempotentEventId(ref, intent.streamId, i)));
+    let write: RecordedWrite | undefined;
+    try {
+      await consumeRead(this.client.readStream(intent.streamId), (resolved) => {
+        const event = resolved.event;
+        if (event && ids.has(event.id) && event.position) write = { streamId: intent.streamId, position: event.position.commit };
+        return true;
+      });
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+    return write ? { ...fold, record: { ...record, write } } : fold;
+  }
+
+  async readIdempotencyKey(ref: IdempotencyRef, now: number): Promise<IdempotencyRecord | undefined> {
+    const { record } = await this.idempotencyFold(ref);
+    return record && record.expiresAt > now ? record : undefined;
+  }
+
+  async claimIdempotencyKey(
+    claim: IdempotencyClaim,
+    record: { readonly fingerprint: string; readonly now: number; readonly expiresAt: number },
+    replacing?: string,
+  ): Promise<boolean> {
+    const fold = await this.idempotencyFold(claim);
+    const live = fold.record && fold.record.expiresAt > record.now ? fold.record : undefined;
+    if (replacing === undefined) {
+      if (live) return false;
+      return this.appendIdempotency(
+        claim,
+        [{ type: '$idempotency-claimed', data: { fingerprint: record.fingerprint, owner: claim.owner, claimedAt: record.now, expiresAt: record.expiresAt } }],
+        fold.revision,
+      );
+    }
+    if (live?.owner !== replacing || live.answer) return false;
+    // A write found from the intent is recorded with the takeover.
+    const found: IdempotencyEvent[] = [];
+    if (live.write && fold.intent) found.push({ type: '$idempotency-written', data: { streamId: live.write.streamId, position: live.write.position.toString() } });
+    return this.appendIdempotency(claim, [...found, { type: '$idempotency-taken-over', data: { owner: claim.owner, claimedAt: record.now } }], fold.revision);
+  }
+
+  async completeIdempotencyKey(claim: IdempotencyClaim, answer: RememberedAnswer): Promise<boolean> {
+    const fold = foldIdempotency(await this.readStream(idempotencyStreamOf(claim)));
+    if (fold.record?.owner !== claim.owner || fold.record.answer) return false;
+    return this.appendIdempotency(claim, [{ type: '$idempotency-answered', data: answer }], fold.revision);
+  }
+
+  async releaseIdempotencyKey(claim: IdempotencyClaim): Promise<void> {
+    const fold = foldIdempotency(await this.readStream(idempotencyStreamOf(claim)));
+    if (fold.record?.owner !== claim.owner || fold.record.answer) return;
+    const type = fold.record.write || fold.intent ? '$idempotency-abandoned' : '$idempotency-released';
+    await this.appendIdempotency(claim, [{ type, data: {} }], fold.revision);
+  }
+
+  async readStream(streamId: string): Promise<RecordedEvent[]> {
+    const events: RecordedEvent[] = [];
+    try {
+      await consumeRead(this.client.readStream(streamId), (resolved) => {
+        const event = fromResolved(resolved);
+        if (event) events.push(event);
+        return true;
+      });
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return [];
+      throw error;
+    }
+    return events;
+  }
+
+  async readLastEvent(streamId: string): Promise<RecordedEvent | undefined> {
+    try {
+      const read = this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 });
+      const [event] = await readAtMost(read, 1, fromResolved);
+      return event;
+    } catch (error) {
+      if (error instanceof StreamNotFoundError) return undefined;
+      throw error;
+    }
+  }
+
+  async headPosition(): Promise<bigint | undefined> {
+    const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 });
+    try {
+      for await (const resolved of read) return resolved.event?.position?.commit ?? resolved.commitPosition;
+      return undefined;
+    } finally {
+      // Left after the first event: end the call rather than let the server stream on.
+      read.cancel?.();
+    }
+  }
+
+  async readAll(from: bigint | undefined, maxCount: number, types?: ReadonlySet<string>): Promise<RecordedEvent[]> {
+    // readAll in this client has no server-side filter: page until enough user events (of `types`) are found.
+    const events: RecordedEvent[] = [];
+    let after = from;
+    while (events.length < maxCount) {
+      let seen = 0;
+      let lastPosition: Position | undefined;
+      const skipTo = after;
+      await consumeRead(this.client.readAll({ fromPosition: startAt(after), maxCount: readAllPageSize }), (resolved) => {
+        seen += 1;
+        const event = resolved.event;
+        if (!event) return true;
+        lastPosition = event.position;
+        if (skipTo !== undefined && event.position.commit <= skipTo) return true;
+        if (!isSystemEvent(event) && (types === undefined || types.has(event.type))) events.push(toRecorded(event, event.position));
+        return events.length < maxCount;
+      });
+      if (seen < readAllPageSize || !lastPosition || lastPosition.commit === after) break;
+      after = lastPosition.commit;
+    }
+    return events;
+  }
+
+  subscribeToAll(
+    from: bigint | undefined,
+    onEvent: (event: RecordedEvent) => Promise<void>,
+    onError?: (error: unknown) => void,
+  ): Subscription {
+    const subscription = this.client.subscribeToAll({ fromPosition: startAt(from), filter: excludeSystemEvents() });
+    let closed = false;
+    const handle: Subscription = {
+      close: async () => {
+        if (closed) return;
+        closed = true;
+        this.subscriptions.delete(handle);
+        await subscription.unsubscribe();
+      },
+    };
+    const run = async () => {
+      // The async iterator pulls one event at a time, so onEvent is awaited before the next.
+      for await (const resolved of subscription) {
+        if (closed) return;
+        const event = resolved.event;
+        if (!event || isSystemEvent(event)) continue;
+        if (from !== undefined && event.position.commit <= from) continue;
+        await onEvent(toRecorded(event, event.position));
+      }
+      if (!closed) throw new Error('EventStoreDB subscription to $all ended');
+    };
+    run().catch(async (error: unknown) => {
+      if (closed) return;
+      closed = true;
+      this.subscriptions.delete(handle);
+      await subscription.unsubscribe().catch(() => undefined);
+      // Without an onError nobody would learn that delivery stopped: let it surface as an unhandled rejection.
+      if (!onError) throw error;
+      onError(error);
+    });
+    this.subscriptions.add(handle);
+    return handle;
+  }
+
+  async ping(): Promise<void> {
+    // Any read answers the question; a missing stream is an answer too. The client sends reads
+    // with an infinite gRPC deadline whatever `deadline` says, so the ping keeps its own.
+    const read = this.client.readStream('ping', { maxCount: 1, deadline: pingDeadlineMs });
+    try {
+      await withDeadline(read, pingDeadlineMs, (started) => readAtMost(started, 1, () => true));
+    } catch (error) {
+      if (!(error instanceof StreamNotFoundError)) throw error;
+    }
+  }
+
+  async close(): Promise<void> {
+    // Subscriptions first, so that disposing the client is not reported to them as a failure.
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+    await this.client.dispose();
+  }
+}

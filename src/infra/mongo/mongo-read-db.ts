@@ -1,0 +1,241 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { MongoClient, MongoOperationTimeoutError } from 'mongodb';
+import type { ClientSession, Db, Document, TransactionOptions } from 'mongodb';
+import { DEFAULT_MONGO_QUERY_TIMEOUT_MS, MONGO_WRITE_TIMEOUT_MS, mongoClientOptions } from '../../config/mongo-client-options';
+import type { Fence, Lease, LeaseStore } from '../../projections/projection-lease';
+import { LeaseLostError } from '../../projections/projection-lease';
+import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
+import { canonicalDigest } from '../../projections/canonical-digest';
+
+type CheckpointDoc = { _id: string; position?: string; log?: string };
+type LeaseDoc = { _id: string; holder: string; token: number; expiresAt: number };
+
+/** The lease filter: free, expired, or already this holder's. Pure, so a test can evaluate it. */
+export function leaseTakeable(projection: string, holder: string, nowMs: number): Record<string, unknown> {
+  return { _id: projection, $or: [{ holder }, { expiresAt: { $lte: nowMs } }] };
+}
+
+/**
+ * The fencing check and renewal of a commit: matches only while `fence` still names the lease's
+ * holder and token, so a takeover (a new token) makes it miss. Pure, so a test can evaluate it.
+ */
+export function fenceWrite(fence: Fence): { filter: Document; update: Document } {
+  return {
+    filter: { _id: fence.projection, holder: fence.holder, token: Number(fence.token) },
+    update: { $set: { expiresAt: fence.nowMs + fence.ttlMs } },
+  };
+}
+
+/**
+ * Whether the deployment answering `hello` runs multi-document transactions: a replica set member
+ * names its set, a mongos says `isdbgrid`; a standalone server does neither.
+ */
+export function supportsTransactions(hello: Document): boolean {
+  return (typeof hello.setName === 'string' && hello.setName !== '') || hello.msg === 'isdbgrid';
+}
+
+/**
+ * A batch is small (the runner's catch-up batch at most), so these bounds only cut off a stuck
+ * deployment: the driver would otherwise retry a transient transaction error for 120 s.
+ */
+const TRANSACTION_RETRY_MS = 15_000;
+const TRANSACTION_OPTIONS: TransactionOptions = {
+  readPreference: 'primary',
+  readConcern: { level: 'snapshot' },
+  writeConcern: { w: 'majority', wtimeoutMS: MONGO_WRITE_TIMEOUT_MS },
+  maxCommitTimeMS: MONGO_WRITE_TIMEOUT_MS,
+};
+
+/**
+ * Why no projector leads on a standalone server: its fence is a write of its own, so a holder that
+ * stalls past its lease can still land one batch beside the new holder's, and a deletion is not a
+ * tombstone there (a stale batch could re-create a removed community's views). Run a replica set
+ * (a single-node one will do, as docker-compose.yml does).
+ */
+export const STANDALONE_REFUSAL = 'MongoDB is a standalone server (no transactions): run it as a replica set';
+
+/** The server-side bound of an operator's scan of whole collections (the digest), not of a request. */
+const SCAN_TIMEOUT_MS = 60_000;
+
+/**
+ * The production read models' database. Bounded server selection, reads bounded on the server
+ * (`readOptions()`) and a socket backstop (`mongoClientOptions`), so that an outage or a stuck
+ * query answers readiness and requests with an error instead of hanging.
+ */
+export class MongoReadDb {
+  /** The session of the batch being committed in this async context, when it runs in a transaction. */
+  private readonly batch = new AsyncLocalStorage<ClientSession>();
+
+  private constructor(
+    private readonly client: MongoClient,
+    readonly db: Db,
+    /** Decided once at connect: a replica set or a sharded cluster commits each batch in one transaction. */
+    readonly transactions: boolean,
+    /** The server-side bound of every read (MONGO_QUERY_TIMEOUT_MS). */
+    readonly queryTimeoutMs: number = DEFAULT_MONGO_QUERY_TIMEOUT_MS,
+  ) {}
+
+  /** `dbName` overrides the database named in the URL (one database per test run). */
+  static async connect(url: string, dbName?: string, queryTimeoutMs = DEFAULT_MONGO_QUERY_TIMEOUT_MS): Promise<MongoReadDb> {
+    const client = new MongoClient(url, { ignoreUndefined: true, ...mongoClientOptions(queryTimeoutMs) });
+    await client.connect();
+    try {
+      const hello = await client.db('admin').command({ hello: 1 });
+      return new MongoReadDb(client, client.db(dbName), supportsTransactions(hello), queryTimeoutMs);
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+  }
+
+  /**
+   * The options every read-model write passes: inside a batch's transaction its session, so
+   * the write is part of it; elsewhere none.
+   */
+  sessionOption(): { session?: ClientSession } {
+    return { session: this.batch.getStore() };
+  }
+
+  /**
+   * The options every read-model query passes (find, findOne, countDocuments, distinct,
+   * aggregate): the batch's session as `sessionOption()`, so a read inside the transaction sees
+   * its writes, and a server-side time bound, so a slow or stuck query fails (code 50,
+   * MaxTimeMSExpired: transient, a 503) instead of holding the request. Allowed in a transaction.
+   */
+  readOptions(): { session?: ClientSession; maxTimeMS: number } {
+    return { ...this.sessionOption(), maxTimeMS: this.queryTimeoutMs };
+  }
+
+  /**
+   * Runs `work` in one transaction; operations that pass `sessionOption()` or `readOptions()`
+   * join it. The driver reruns `work` on a transient transaction error (a write conflict, an
+   * election), so `work` must only fold events into the store; each attempt starts from the
+   * committed state.
+   */
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    const session = this.client.startSession();
+    const giveUpAt = Date.now() + TRANSACTION_RETRY_MS;
+    let attempts = 0;
+    try {
+      return await session.withTransaction(async () => {
+        if (attempts++ > 0 && Date.now() > giveUpAt) {
+          throw new MongoOperationTimeoutError(`read-model transaction still failing after ${TRANSACTION_RETRY_MS} ms`);
+        }
+        return this.batch.run(session, work);
+      }, TRANSACTION_OPTIONS);
+    } finally {
+      await session.endSession();
+    }
+  }
+
+  async checkpoint(projection: string): Promise<bigint | undefined> {
+    const doc = await this.db.collection<CheckpointDoc>('projection_checkpoints').findOne({ _id: projection }, this.readOptions());
+    return doc?.position ? BigInt(doc.position) : undefined;
+  }
+
+  async checkpointLog(projection: string): Promise<string | undefined> {
+    const doc = await this.db.collection<CheckpointDoc>('projection_checkpoints').findOne({ _id: projection }, this.readOptions());
+    return doc?.log;
+  }
+
+  async setCheckpointLog(projection: string, log: string): Promise<void> {
+    await this.db.collection<CheckpointDoc>('projection_checkpoints').updateOne({ _id: projection }, { $set: { log } }, { upsert: true });
+  }
+
+  /**
+   * Leases in MongoDB. With transactions the fence is checked and renewed inside the batch's
+   * transaction: the lease document is then written by that transaction, so a takeover either
+   * commits first (the fence misses and nothing is written) or waits for the batch to end.
+   * Without them the fence is checked before the writes; a holder that stalls between that check
+   * and its writes can still write once, which the position guards on every document make harmless.
+   */
+  readonly leases: LeaseStore = Object.defineProperty<LeaseStore>({
+    acquire: async (projection, holder, ttlMs, nowMs): Promise<Lease | null> => {
+      const leases = this.db.collection<LeaseDoc>('projection_leases');
+      const current = await leases.findOne({ _id: projection }, this.readOptions());
+      const token = current && current.holder === holder ? current.token : (current?.token ?? 0) + 1;
+      try {
+        const result = await leases.findOneAndUpdate(
+          leaseTakeable(projection, holder, nowMs),
+          { $set: { holder, token, expiresAt: nowMs + ttlMs } },
+          { upsert: true, returnDocument: 'after' },
+        );
+        return result && result.holder === holder ? { projection, holder, token: BigInt(result.token) } : null;
+      } catch (error) {
+        // The filter missed an existing lease (held by someone else): the upsert collided on _id.
+        if ((error as { code?: number }).code === 11000) return null;
+        throw error;
+      }
+    },
+    release: async (lease) => {
+      await this.db.collection<LeaseDoc>('projection_leases').deleteOne({ _id: lease.projection, holder: lease.holder, token: Number(lease.token) });
+    },
+  }, 'refusal', {
+    // Decided at connect (`transactions`), read whenever a process would lead.
+    get: (): string | undefined => (this.transactions ? undefined : STANDALONE_REFUSAL),
+    enumerable: true,
+  });
+
+  async fence(fence: Fence): Promise<void> {
+    const { filter, update } = fenceWrite(fence);
+    const result = await this.db.collection('projection_leases').updateOne(filter, update, this.sessionOption());
+    if (result.matchedCount === 0) throw new LeaseLostError(fence.projection);
+  }
+
+  async writeCheckpoint(projection: string, position: bigint): Promise<void> {
+    await this.db
+      .collection<CheckpointDoc>('projection_checkpoints')
+      .updateOne({ _id: projection }, { $set: { position: position.toString() } }, { upsert: true, ...this.sessionOption() });
+  }
+
+  async clearCheckpoint(projection: string): Promise<void> {
+    await this.db.collection<CheckpointDoc>('projection_checkpoints').deleteOne({ _id: projection });
+  }
+
+  /** Readiness: bounded by the query bound whatever the connection does (server selection included). */
+  async ping(): Promise<void> {
+    await this.db.command({ ping: 1 }, { signal: AbortSignal.timeout(this.queryTimeoutMs) });
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}
+
+/**
+ * The runner's side of a MongoDB read model. On a replica set or a sharded cluster a batch's
+ * fence, writes and checkpoint are one transaction, as on SQLite: a crash or a refused fence
+ * leaves nothing. On a standalone server they are ordered instead: the fence first, the
+ * checkpoint last, and every store write guarded by event position (views before the document
+ * carrying the position), so the events between the last checkpoint and a crash are applied
+ * again and repair what a partial batch left.
+ */
+export function mongoProjectionStore(read: MongoReadDb, collections: readonly string[]): ProjectionStore {
+  return {
+    commit: (projection, position, work, fence) => {
+      const batch = async () => {
+        if (fence) await read.fence(fence);
+        await work();
+        await read.writeCheckpoint(projection, position);
+      };
+      return read.transactions ? read.transaction(batch) : batch();
+    },
+    checkpoint: (projection) => read.checkpoint(projection),
+    checkpointLog: (projection) => read.checkpointLog(projection),
+    setCheckpointLog: (projection, log) => read.setCheckpointLog(projection, log),
+    reset: async (projection) => {
+      for (const name of collections) await read.db.collection(name).deleteMany({});
+      await read.clearCheckpoint(projection);
+    },
+    // An operator's scan of whole collections, not a request's query: a bound of its own.
+    digest: async (): Promise<ReadModelDigest> =>
+      canonicalDigest(
+        await Promise.all(
+          collections.map(async (name) => ({
+            name,
+            rows: await read.db.collection(name).find({}, { maxTimeMS: SCAN_TIMEOUT_MS }).sort({ _id: 1 }).toArray(),
+          })),
+        ),
+      ),
+  };
+}

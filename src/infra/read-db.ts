@@ -1,0 +1,65 @@
+import path from 'node:path';
+import type { Config } from '../config/config';
+import type { LeaseStore } from '../projections/projection-lease';
+import type { AnswerMemo } from '../projections/answer-memo';
+import { computedEachTime } from '../projections/answer-memo';
+import type { MongoReadDb } from './mongo/mongo-read-db';
+import { mongoReadDb } from './mongo/mongo-read-db-loader';
+import { SqliteReadDb } from './sqlite/sqlite-read-db';
+
+/** Where the read models live: MongoDB where its URL is set, a SQLite file under DATA_DIR otherwise. */
+export type ReadDb = { readonly kind: 'sqlite'; readonly sqlite: SqliteReadDb } | { readonly kind: 'mongo'; readonly mongo: MongoReadDb };
+
+export async function openReadDb(config: Config): Promise<ReadDb> {
+  return config.MONGODB_URL
+    ? { kind: 'mongo', mongo: await mongoReadDb().connect(config.MONGODB_URL, undefined, config.MONGO_QUERY_TIMEOUT_MS) }
+    : { kind: 'sqlite', sqlite: SqliteReadDb.open(path.join(config.DATA_DIR, 'read-models.sqlite'), { memo: config.READ_MEMO === 'on' }) };
+}
+
+export async function pingReadDb(readDb: ReadDb): Promise<void> {
+  if (readDb.kind === 'sqlite') readDb.sqlite.db.prepare('select 1').get();
+  else await readDb.mongo.ping();
+}
+
+/** A request starts: the read models answer it as of now (see SqliteReadDb.noticeOtherWriters). */
+export function startReading(readDb: ReadDb): void {
+  if (readDb.kind === 'sqlite') readDb.sqlite.noticeOtherWriters();
+}
+
+/** Where whole answers are remembered: the SQLite database's memo; with MongoDB, nowhere. */
+export function answerMemoOf(readDb: ReadDb): AnswerMemo {
+  return readDb.kind === 'sqlite' ? readDb.sqlite.answers : computedEachTime;
+}
+
+/** A generation built from the whole log is complete: its deferred indexes are built (SQLite). */
+export function finishBulkLoad(readDb: ReadDb): void {
+  if (readDb.kind === 'sqlite') readDb.sqlite.finishBulkLoad();
+}
+
+export async function closeReadDb(readDb: ReadDb): Promise<void> {
+  if (readDb.kind === 'sqlite') readDb.sqlite.close();
+  else await readDb.mongo.close();
+}
+
+export function leaseStoreOf(readDb: ReadDb): LeaseStore {
+  return readDb.kind === 'sqlite' ? readDb.sqlite.leases : readDb.mongo.leases;
+}
+
+/**
+ * How long a projection's lease lives, and how often its holder renews it (and a standby looks):
+ * a takeover happens within their sum of the holder stopping. SQLite: the processes of one
+ * machine, one clock, 3 s. MongoDB: processes on several machines, whose clocks and pauses
+ * (a GC, a slow catch-up batch, an election) differ: 15 s, renewed every 2 s.
+ */
+/**
+ * How often a process that follows a read model looks at its checkpoint while a write waits:
+ * a local file every 2 ms; MongoDB and EventStoreDB, network round trips shared by every process
+ * and projection, every 10 ms.
+ */
+export function followPollMsOf(readDb: ReadDb): number {
+  return readDb.kind === 'sqlite' ? 2 : 10;
+}
+
+export function leaseTimingOf(readDb: ReadDb): { ttlMs: number; retryMs: number } {
+  return readDb.kind === 'sqlite' ? { ttlMs: 3000, retryMs: 1000 } : { ttlMs: 15_000, retryMs: 2000 };
+}

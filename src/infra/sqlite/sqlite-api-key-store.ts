@@ -1,0 +1,121 @@
+import type Database from 'better-sqlite3';
+import type { ApiKeyRecord, ApiKeyStore, NewApiKeyRecord, RotatedSecret } from '../../apikeys/api-key-store';
+import type { ProjectionStore } from '../../projections/read-model-projection';
+import type { SqliteReadDb } from './sqlite-read-db';
+import { readScope } from '../../projections/read-scopes';
+import { sqliteProjectionStore } from './sqlite-read-db';
+
+type Row = {
+  id: number;
+  key_id: string;
+  user_id: number;
+  name: string;
+  secret_hash: string;
+  grace_secret_hash: string | null;
+  grace_until: string | null;
+  created_at: string;
+  expires_at: string;
+  revoked: number;
+  last_used_at: string | null;
+};
+
+const toRecord = (row: Row): ApiKeyRecord => ({
+  id: row.id,
+  keyId: row.key_id,
+  userId: row.user_id,
+  name: row.name,
+  secretHash: row.secret_hash,
+  graceSecretHash: row.grace_secret_hash,
+  graceUntil: row.grace_until,
+  createdAt: row.created_at,
+  expiresAt: row.expires_at,
+  revoked: row.revoked === 1,
+  lastUsedAt: row.last_used_at,
+});
+
+const SELECT = `select k.id, k.key_id, k.user_id, k.name, k.secret_hash, k.grace_secret_hash, k.grace_until,
+  k.created_at, k.expires_at, k.revoked, u.last_used_at
+  from api_keys k left join api_key_usage u on u.id = k.id`;
+
+/**
+ * The `apikeys` read model on the embedded SQLite read database. `api_keys` is projected (reset
+ * and digested with the projection); `api_key_usage` holds the lastUsedAt the API processes
+ * record, outside the event log, and survives a rebuild.
+ */
+export class SqliteApiKeyStore implements ApiKeyStore {
+  readonly projectionStore: ProjectionStore;
+  private readonly statements: {
+    byKeyId: Database.Statement<[string], Row>;
+    listForUser: Database.Statement<[number], Row>;
+    recordUse: Database.Statement<[number, string]>;
+    created: Database.Statement<unknown[]>;
+    revoked: Database.Statement<unknown[]>;
+    rotated: Database.Statement<unknown[]>;
+  };
+
+  constructor(private readonly readDb: SqliteReadDb) {
+    const db = readDb.db;
+    db.exec(`create table if not exists api_keys (
+      id integer primary key,
+      key_id text not null unique,
+      user_id integer not null,
+      name text not null,
+      secret_hash text not null,
+      grace_secret_hash text,
+      grace_until text,
+      created_at text not null,
+      expires_at text not null,
+      revoked integer not null default 0,
+      position integer not null
+    ) strict`);
+    db.exec('create index if not exists api_keys_by_user on api_keys (user_id, revoked, created_at desc, id desc)');
+    db.exec(`create table if not exists api_key_usage (
+      id integer primary key,
+      last_used_at text not null
+    ) strict`);
+    this.statements = {
+      byKeyId: db.prepare(`${SELECT} where k.key_id = ?`),
+      listForUser: db.prepare(`${SELECT} where k.user_id = ? and k.revoked = 0 order by k.created_at desc, k.id desc`),
+      recordUse: db.prepare(`insert into api_key_usage (id, last_used_at) values (?, ?)
+        on conflict (id) do update set last_used_at = excluded.last_used_at where excluded.last_used_at > api_key_usage.last_used_at`),
+      created: db.prepare(`insert into api_keys (id, key_id, user_id, name, secret_hash, created_at, expires_at, position)
+        values (@id, @keyId, @userId, @name, @secretHash, @createdAt, @expiresAt, @position)
+        on conflict (id) do nothing`),
+      revoked: db.prepare('update api_keys set revoked = 1, position = @position where id = @id and position < @position'),
+      rotated: db.prepare(`update api_keys set secret_hash = @secretHash, grace_secret_hash = @graceSecretHash,
+        grace_until = @graceUntil, position = @position where id = @id and position < @position`),
+    };
+    this.projectionStore = sqliteProjectionStore(readDb, ['api_keys']);
+  }
+
+  /**
+   * Asked at every request made with a key: remembered until a key changes (created, revoked,
+   * rotated, used), here or in another process, so a revocation still counts at the next request.
+   */
+  async byKeyId(keyId: string): Promise<ApiKeyRecord | null> {
+    return this.readDb.memo.get(readScope.apiKeys, `apikey:${keyId}`, () => {
+      const row = this.statements.byKeyId.get(keyId);
+      return row ? toRecord(row) : null;
+    });
+  }
+
+  async listForUser(userId: number): Promise<ApiKeyRecord[]> {
+    return this.statements.listForUser.all(userId).map(toRecord);
+  }
+
+  async recordUse(id: number, at: string): Promise<void> {
+    if (this.statements.recordUse.run(id, at).changes > 0) this.readDb.feed.touch(readScope.apiKeys);
+  }
+
+  async keyCreated(key: NewApiKeyRecord, position: bigint): Promise<void> {
+    if (this.statements.created.run({ ...key, position }).changes > 0) this.readDb.feed.touch(readScope.apiKeys);
+  }
+
+  async keyRevoked(id: number, position: bigint): Promise<void> {
+    if (this.statements.revoked.run({ id, position }).changes > 0) this.readDb.feed.touch(readScope.apiKeys);
+  }
+
+  async keyRotated(id: number, secret: RotatedSecret, position: bigint): Promise<void> {
+    if (this.statements.rotated.run({ id, position, ...secret }).changes > 0) this.readDb.feed.touch(readScope.apiKeys);
+  }
+}

@@ -1,0 +1,187 @@
+import type Database from 'better-sqlite3';
+import type { CircleFacts, CommunityFacts, ProjectFacts } from '../../directory/viewer';
+import type { DirectoryChange, DirectoryRecord, DirectoryTable } from '../../directory/directory-records';
+import { DIRECTORY_TABLES, circleFactsOf, communityFactsOf, membershipsOf, projectFactsOf } from '../../directory/directory-records';
+import type { CommunityProjectRecord, DirectoryStore, Memberships, ParagraphRecord, UserRecord } from '../../directory/directory-store';
+import type { ProjectionStore } from '../../projections/read-model-projection';
+import { readScope } from '../../projections/read-scopes';
+import { sqliteProjectionStore, type SqliteReadDb } from './sqlite-read-db';
+
+const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`);
+const tableName = (table: DirectoryTable) => `dir_${snake(table)}`;
+
+type Row = { record: string };
+
+/**
+ * One table per record kind: its integer key and lookup columns, the whole record as JSON. The
+ * lookup indexes serve the queries only (the projection writes by primary key), so a bulk load
+ * builds them at its end.
+ */
+function createTables(read: SqliteReadDb): void {
+  for (const [table, spec] of Object.entries(DIRECTORY_TABLES) as [DirectoryTable, (typeof DIRECTORY_TABLES)[DirectoryTable]][]) {
+    const name = tableName(table);
+    const columns = spec.columns.map((c) => `${snake(c)} integer not null`).join(', ');
+    read.db.exec(`create table if not exists ${name} (
+      ${columns},
+      record text not null,
+      position integer not null,
+      removed integer not null default 0,
+      primary key (${spec.key.map(snake).join(', ')})
+    ) strict`);
+    if ('lookup' in spec) {
+      read.createIndexes(`create index if not exists ${name}_by_${snake(spec.lookup)} on ${name} (${snake(spec.lookup)}) where removed = 0`);
+    }
+  }
+}
+
+type Statements = {
+  readonly put: Database.Statement;
+  readonly remove: Database.Statement;
+  readonly get: Database.Statement;
+};
+
+/** The embedded directory read model. Removals keep a tombstone, so an older upsert replayed cannot resurrect a record. */
+export class SqliteDirectoryStore implements DirectoryStore {
+  readonly projection: ProjectionStore;
+  private readonly statements: Record<DirectoryTable, Statements>;
+  private readonly byUser;
+  private readonly linksOfProject;
+  private readonly linkOf;
+
+  constructor(private readonly read: SqliteReadDb) {
+    const db = read.db;
+    createTables(read);
+    this.projection = sqliteProjectionStore(read, Object.keys(DIRECTORY_TABLES).map((t) => tableName(t as DirectoryTable)));
+    this.statements = Object.fromEntries(
+      (Object.keys(DIRECTORY_TABLES) as DirectoryTable[]).map((table) => {
+        const spec = DIRECTORY_TABLES[table];
+        const name = tableName(table);
+        const cols = spec.columns.map(snake);
+        const keyCols = spec.key.map(snake);
+        const keyMatch = keyCols.map((c) => `${c} = ?`).join(' and ');
+        // Parameters in the order `write` passes them: the columns, then record, position, removed.
+        const guarded = (set: string) =>
+          `insert into ${name} (${cols.join(', ')}, record, position, removed) values (${cols.map(() => '?').join(', ')}, ?, ?, ?)
+           on conflict (${keyCols.join(', ')}) do update set ${set} where excluded.position > ${name}.position`;
+        return [
+          table,
+          {
+            put: db.prepare(guarded(`${cols.map((c) => `${c} = excluded.${c}`).join(', ')}, record = excluded.record, position = excluded.position, removed = 0`)),
+            remove: db.prepare(guarded('position = excluded.position, removed = 1')),
+            get: db.prepare(`select record from ${name} where ${keyMatch} and removed = 0`),
+          },
+        ];
+      }),
+    ) as Record<DirectoryTable, Statements>;
+    // In key order, as the MongoDB adapter answers: both adapters list memberships alike.
+    const lookup = (table: DirectoryTable, column: string) =>
+      db.prepare<[number], Row>(
+        `select record from ${tableName(table)} where ${snake(column)} = ? and removed = 0 order by ${DIRECTORY_TABLES[table].key.map(snake).join(', ')}`,
+      );
+    this.byUser = {
+      communities: lookup('communityMembers', 'userId'),
+      projects: lookup('projectMembers', 'userId'),
+      circles: lookup('circleMembers', 'userId'),
+    };
+    this.linksOfProject = lookup('communityProjects', 'projectId');
+    this.linkOf = db.prepare<[number, number], Row>(
+      `select record from ${tableName('communityProjects')} where project_id = ? and community_id = ? and removed = 0 order by community_project_id limit 1`,
+    );
+  }
+
+  /** `key`: the record's key values, in the order of its table's key columns. */
+  private get<T>(table: DirectoryTable, ...key: number[]): T | null {
+    const row = this.statements[table].get.get(...key) as Row | undefined;
+    return row ? (JSON.parse(row.record) as T) : null;
+  }
+
+  private many<T>(table: DirectoryTable, ids: readonly number[]): T[] {
+    return [...new Set(ids)].flatMap((id) => {
+      const found = this.get<T>(table, id);
+      return found ? [found] : [];
+    });
+  }
+
+  /** The answers a request asks again and again, remembered until the database changes. */
+  private remembered<T>(key: string, read: () => T): T {
+    return this.read.memo.get(readScope.directory, `dir:${key}`, read);
+  }
+
+  /** The records of `ids` (in any order, repeats allowed) by id, as facts, remembered as one answer. */
+  private rememberedById<R, F>(table: DirectoryTable, ids: readonly number[], entry: (record: R) => readonly [number, F]): Map<number, F> {
+    const sorted = [...new Set(ids)].sort((a, b) => a - b);
+    return new Map(this.remembered(`${table}:${sorted.join(',')}`, () => this.many<R>(table, sorted).map(entry)));
+  }
+
+  async user(userId: number): Promise<UserRecord | null> {
+    return this.remembered(`user:${userId}`, () => this.get<UserRecord>('users', userId));
+  }
+
+  async community(communityId: number): Promise<CommunityFacts | null> {
+    return this.remembered(`community:${communityId}`, () => {
+      const record = this.get<CommunityFacts>('communities', communityId);
+      return record && communityFactsOf(record);
+    });
+  }
+
+  async communities(communityIds: readonly number[]): Promise<Map<number, CommunityFacts>> {
+    return this.rememberedById('communities', communityIds, (c: CommunityFacts) => [c.communityId, communityFactsOf(c)]);
+  }
+
+  async project(projectId: number): Promise<ProjectFacts | null> {
+    return this.remembered(`project:${projectId}`, () => {
+      const record = this.get<Omit<ProjectFacts, 'communityIds'>>('projects', projectId);
+      if (!record) return null;
+      const links = this.linksOfProject.all(projectId).map((r) => JSON.parse(r.record) as CommunityProjectRecord);
+      return projectFactsOf(record, links);
+    });
+  }
+
+  async communityProject(communityProjectId: number): Promise<CommunityProjectRecord | null> {
+    return this.get<CommunityProjectRecord>('communityProjects', communityProjectId);
+  }
+
+  async communityProjectOf(projectId: number, communityId: number): Promise<CommunityProjectRecord | null> {
+    const row = this.linkOf.get(projectId, communityId);
+    return row ? (JSON.parse(row.record) as CommunityProjectRecord) : null;
+  }
+
+  async paragraph(paragraphId: number): Promise<ParagraphRecord | null> {
+    return this.get<ParagraphRecord>('paragraphs', paragraphId);
+  }
+
+  async circles(circleIds: readonly number[]): Promise<Map<number, CircleFacts>> {
+    return this.rememberedById('circles', circleIds, (c: CircleFacts) => [c.circleId, circleFactsOf(c)]);
+  }
+
+  async memberships(userId: number): Promise<Memberships> {
+    return this.remembered(`memberships:${userId}`, () => this.readMemberships(userId));
+  }
+
+  private readMemberships(userId: number): Memberships {
+    const parse = <T>(rows: Row[]) => rows.map((r) => JSON.parse(r.record) as T);
+    const communities = parse<Memberships['communities'][number]>(this.byUser.communities.all(userId));
+    const projectRows = parse<{ projectId: number; role: 'team' | 'mentor' }>(this.byUser.projects.all(userId));
+    const circles = parse<{ circleId: number }>(this.byUser.circles.all(userId));
+    return membershipsOf(communities, projectRows, circles, (projectId) => this.get<{ teamCircleId: number; mentorsCircleId: number }>('projects', projectId));
+  }
+
+  version(): string | null {
+    return this.read.feed.version(readScope.directory);
+  }
+
+  async write(change: DirectoryChange, position: bigint): Promise<void> {
+    const columns = DIRECTORY_TABLES[change.table].columns.map((column) => columnValue(change.record, column));
+    const record = JSON.stringify(change.op === 'put' ? change.record : {});
+    const { changes } = this.statements[change.table][change.op].run(...columns, record, position, change.op === 'remove' ? 1 : 0);
+    if (changes > 0) this.read.feed.touch(readScope.directory);
+  }
+}
+
+/** A removal names only the key: the other integer columns of its tombstone are 0. */
+function columnValue(record: DirectoryRecord, column: string): number {
+  const value = record[column];
+  return typeof value === 'number' ? value : 0;
+}
+
+

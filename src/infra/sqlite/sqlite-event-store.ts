@@ -1,0 +1,400 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { EventMetadata } from '../../domain/event';
+import type { AppendOptions, AppendResult, EventStore, ExpectedRevision, NewEvent, RecordedEvent, Subscription } from '../../ports/event-store';
+import { storableJson, WrongExpectedRevisionError } from '../../ports/event-store';
+import type { IdempotencyClaim, IdempotencyKeys, IdempotencyRecord, IdempotencyRef, RememberedAnswer } from '../../ports/idempotency-keys';
+import { IdempotencyClaimLostError } from '../../ports/idempotency-keys';
+import { pollingSubscription } from './polling-subscription';
+
+const schema = `
+  create table if not exists events (
+    position integer primary key autoincrement,
+    stream_id text not null,
+    revision integer not null,
+    type text not null,
+    data text not null,
+    metadata text not null,
+    unique (stream_id, revision)
+  );
+  create table if not exists meta (key text primary key, value text not null);
+  insert into meta (key, value) values ('log_id', lower(hex(randomblob(16)))) on conflict (key) do nothing;
+  create table if not exists idempotency_keys (
+    scope text not null,
+    key text not null,
+    fingerprint text not null,
+    owner text not null,
+    claimed_at integer not null,
+    expires_at integer not null,
+    write_stream text,
+    write_position integer,
+    answer_status integer,
+    answer_type text,
+    answer_body text,
+    primary key (scope, key)
+  );
+  create index if not exists idempotency_keys_expiry on idempotency_keys (expires_at)`;
+
+type IdempotencyRow = {
+  readonly fingerprint: string;
+  readonly owner: string;
+  readonly claimed_at: bigint;
+  readonly expires_at: bigint;
+  readonly write_stream: string | null;
+  readonly write_position: bigint | null;
+  readonly answer_status: bigint | null;
+  readonly answer_type: string | null;
+  readonly answer_body: string | null;
+};
+
+function toIdempotencyRecord(row: IdempotencyRow): IdempotencyRecord {
+  return {
+    fingerprint: row.fingerprint,
+    owner: row.owner,
+    claimedAt: Number(row.claimed_at),
+    expiresAt: Number(row.expires_at),
+    ...(row.write_stream !== null && row.write_position !== null ? { write: { streamId: row.write_stream, position: row.write_position } } : {}),
+    ...(row.answer_status !== null
+      ? { answer: { status: Number(row.answer_status), contentType: row.answer_type, body: row.answer_body ?? '' } }
+      : {}),
+  };
+}
+
+/** Another process (the operator CLI) may append to the same file; we only learn of it by polling. */
+const pollIntervalMs = 200;
+/**
+ * How often a process with live subscriptions asks SQLite whether another connection committed
+ * (`PRAGMA data_version`, a counter read without touching the log): a projector learns of an API
+ * process's append within this, instead of at its next poll.
+ */
+const otherWritersCheckMs = 2;
+const subscriptionPageSize = 256;
+/**
+ * Several processes may share one DATA_DIR (API processes, a projector, the operator CLI): a
+ * writer that finds the write lock taken waits this long for it instead of failing at once with
+ * SQLITE_BUSY. Appends hold the lock for one short transaction, so the wait is short in practice.
+ */
+export const sqliteBusyTimeoutMs = 5000;
+
+type Row = {
+  readonly position: bigint;
+  readonly stream_id: string;
+  readonly revision: bigint;
+  readonly type: string;
+  readonly data: string;
+  readonly metadata: string;
+};
+
+/** A row of `all`, as an array: the log's bulk read (a rebuild) spent a tenth of its reading time making row objects. */
+type RawRow = readonly [position: bigint, streamId: string, revision: bigint, type: string, data: string, metadata: string];
+
+function rawToRecorded([position, streamId, revision, type, data, metadata]: RawRow): RecordedEvent {
+  return { streamId, type, data: JSON.parse(data) as unknown, metadata: JSON.parse(metadata) as EventMetadata, revision, position };
+}
+
+function toRecorded(row: Row): RecordedEvent {
+  return {
+    streamId: row.stream_id,
+    type: row.type,
+    data: JSON.parse(row.data) as unknown,
+    metadata: JSON.parse(row.metadata) as EventMetadata,
+    revision: row.revision,
+    position: row.position,
+  };
+}
+
+function checkExpected(streamId: string, expected: ExpectedRevision, actual: bigint | undefined): void {
+  const ok = expected === 'any' || (expected === 'no_stream' ? actual === undefined : actual === expected);
+  if (!ok) throw new WrongExpectedRevisionError(streamId, expected, actual ?? 'no_stream');
+}
+
+type PendingAppend = {
+  readonly streamId: string;
+  readonly events: readonly NewEvent[];
+  readonly expected: ExpectedRevision;
+  readonly options: AppendOptions | undefined;
+  readonly resolve: (result: AppendResult) => void;
+  readonly reject: (error: unknown) => void;
+};
+
+/** The embedded event store: one SQLite file in WAL mode. */
+export class SqliteEventStore implements EventStore, IdempotencyKeys {
+  private readonly statements;
+  private readonly idempotency;
+  private readonly appendTransaction;
+  /** Wakes this instance's live subscriptions right after a commit, instead of at the next poll. */
+  private readonly listeners = new Set<() => void>();
+  private otherWriters: NodeJS.Timeout | undefined;
+  /** Appends waiting for the next group commit. */
+  private pending: PendingAppend[] = [];
+  private readonly groupCommit;
+  private readonly subscriptions = new Set<Subscription>();
+
+  readonly identity: string;
+
+  private constructor(private readonly db: Database.Database) {
+    // Positions and revisions are bigint in the port; a number would silently lose precision past 2^53.
+    db.defaultSafeIntegers(true);
+    const logId = db.prepare<[], { value: string }>(`select value from meta where key = 'log_id'`).get();
+    this.identity = `sqlite:${logId?.value ?? 'unknown'}`;
+    this.statements = {
+      last: db.prepare<[string], Row>('select * from events where stream_id = ? order by revision desc limit 1'),
+      stream: db.prepare<[string], Row>('select * from events where stream_id = ? order by revision'),
+      head: db.prepare<[], { position: bigint | null }>('select max(position) as position from events'),
+      all: db
+        .prepare<[bigint, number], RawRow>('select position, stream_id, revision, type, data, metadata from events where position > ? order by position limit ?')
+        .raw(true),
+      allOfTypes: db
+        .prepare<[bigint, string, number], RawRow>(
+          `select position, stream_id, revision, type, data, metadata from events
+           where position > ? and type in (select value from json_each(?)) order by position limit ?`,
+        )
+        .raw(true),
+      insert: db.prepare<[string, bigint, string, string, string], Row>(
+        'insert into events (stream_id, revision, type, data, metadata) values (?, ?, ?, ?, ?)',
+      ),
+      // Prepared once: it is read every 2 ms while a subscription listens (db.pragma prepares anew).
+      dataVersion: db.prepare('pragma data_version').pluck(),
+    };
+    this.idempotency = {
+      get: db.prepare<[string, string, number], IdempotencyRow>('select * from idempotency_keys where scope = ? and key = ? and expires_at > ?'),
+      owner: db.prepare<[string, string], Pick<IdempotencyRow, 'owner' | 'write_stream'>>(
+        'select owner, write_stream from idempotency_keys where scope = ? and key = ?',
+      ),
+      purge: db.prepare<[number]>('delete from idempotency_keys where expires_at <= ?'),
+      insert: db.prepare<[string, string, string, string, number, number]>(
+        `insert into idempotency_keys (scope, key, fingerprint, owner, claimed_at, expires_at) values (?, ?, ?, ?, ?, ?)
+         on conflict (scope, key) do nothing`,
+      ),
+      takeOver: db.prepare<[string, number, string, string, string]>(
+        `update idempotency_keys set owner = ?, claimed_at = ?
+         where scope = ? and key = ? and owner = ? and answer_status is null`,
+      ),
+      write: db.prepare<[string, bigint, string, string]>(
+        'update idempotency_keys set write_stream = ?, write_position = ? where scope = ? and key = ? and write_stream is null',
+      ),
+      complete: db.prepare<[number, string | null, string, string, string, string]>(
+        `update idempotency_keys set answer_status = ?, answer_type = ?, answer_body = ?
+         where scope = ? and key = ? and owner = ? and answer_status is null`,
+      ),
+      deleteUnwritten: db.prepare<[string, string, string]>(
+        'delete from idempotency_keys where scope = ? and key = ? and owner = ? and write_stream is null and answer_status is null',
+      ),
+      abandon: db.prepare<[string, string, string]>(
+        'update idempotency_keys set claimed_at = 0 where scope = ? and key = ? and owner = ? and answer_status is null',
+      ),
+    };
+    this.appendTransaction = db.transaction(
+      (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): AppendResult => {
+        const claim = options?.idempotency;
+        if (claim && this.idempotency.owner.get(claim.scope, claim.key)?.owner !== claim.owner) throw new IdempotencyClaimLostError(claim);
+        const last = this.statements.last.get(streamId);
+        checkExpected(streamId, expected, last?.revision);
+        let revision = last?.revision ?? -1n;
+        let position = last?.position ?? -1n;
+        for (const event of events) {
+          revision += 1n;
+          // Serialised inside the transaction: an event that cannot be stored rolls back the whole append.
+          const info = this.statements.insert.run(
+            streamId,
+            revision,
+            event.type,
+            storableJson(event.data, streamId, event.type),
+            storableJson(event.metadata, streamId, event.type),
+          );
+          position = BigInt(info.lastInsertRowid);
+        }
+        // The claim's first write, in the append's transaction: a retry finds it or finds nothing written.
+        if (claim && events.length > 0) this.idempotency.write.run(streamId, position, claim.scope, claim.key);
+        return { nextExpectedRevision: revision, position };
+      },
+    );
+    this.groupCommit = db.transaction((batch: readonly PendingAppend[]) => this.appendEach(batch));
+  }
+
+  /** Inside the group commit: each append runs as a savepoint of the one transaction. */
+  private appendEach(batch: readonly PendingAppend[]): ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[] {
+    return batch.map((append) => {
+      try {
+        return { ok: true as const, result: this.appendTransaction(append.streamId, append.events, append.expected, append.options) };
+      } catch (error) {
+        return { ok: false as const, error };
+      }
+    });
+  }
+
+  static open(filePath: string): SqliteEventStore {
+    fs.mkdirSync(path.dirname(filePath), { recursive: true });
+    // The timeout also covers the pragmas and the schema below, which take locks of their own.
+    const db = new Database(filePath, { timeout: sqliteBusyTimeoutMs });
+    try {
+      db.pragma(`busy_timeout = ${sqliteBusyTimeoutMs}`);
+      db.pragma('journal_mode = WAL');
+      // FULL syncs the WAL on every commit: an acknowledged append survives kill -9 and power loss.
+      db.pragma('synchronous = FULL');
+      db.exec(schema);
+      return new SqliteEventStore(db);
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  /**
+   * Group commit: the appends that arrive while the process is busy are written in one
+   * transaction, one fsync for all of them, each in its own savepoint (an append whose expected
+   * revision fails rolls back alone). Each answers only after the commit, so an acknowledged
+   * append is durable. With one append at a time this is one transaction per append, as before.
+   */
+  appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult> {
+    return new Promise((resolve, reject) => {
+      this.pending.push({ streamId, events, expected, options, resolve, reject });
+      if (this.pending.length === 1) setImmediate(() => this.flush());
+    });
+  }
+
+  private flush(): void {
+    const batch = this.pending;
+    this.pending = [];
+    if (batch.length === 0) return;
+    let outcomes: ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[];
+    try {
+      // IMMEDIATE takes the write lock before reading any revision, so a writer in another
+      // process cannot slip in between a check and its insert.
+      outcomes = this.groupCommit.immediate(batch);
+    } catch (error) {
+      for (const append of batch) append.reject(error);
+      return;
+    }
+    if (outcomes.some((o) => o.ok)) for (const wake of this.listeners) wake();
+    outcomes.forEach((outcome, i) => {
+      const append = batch[i];
+      if (!append) return;
+      if (outcome.ok) append.resolve(outcome.result);
+      else append.reject(outcome.error);
+    });
+  }
+
+  async readIdempotencyKey(ref: IdempotencyRef, now: number): Promise<IdempotencyRecord | undefined> {
+    const row = this.idempotency.get.get(ref.scope, ref.key, now);
+    return row && toIdempotencyRecord(row);
+  }
+
+  async claimIdempotencyKey(
+    claim: IdempotencyClaim,
+    record: { readonly fingerprint: string; readonly now: number; readonly expiresAt: number },
+    replacing?: string,
+  ): Promise<boolean> {
+    const claimNow = this.db.transaction((): boolean => {
+      // Expired keys go on the first claim after their time (indexed by expiry).
+      this.idempotency.purge.run(record.now);
+      const changes =
+        replacing === undefined
+          ? this.idempotency.insert.run(claim.scope, claim.key, record.fingerprint, claim.owner, record.now, record.expiresAt).changes
+          : this.idempotency.takeOver.run(claim.owner, record.now, claim.scope, claim.key, replacing).changes;
+      return changes === 1;
+    });
+    return claimNow.immediate();
+  }
+
+  async completeIdempotencyKey(claim: IdempotencyClaim, answer: RememberedAnswer): Promise<boolean> {
+    const { changes } = this.idempotency.complete.run(answer.status, answer.contentType, answer.body, claim.scope, claim.key, claim.owner);
+    return changes === 1;
+  }
+
+  async releaseIdempotencyKey(claim: IdempotencyClaim): Promise<void> {
+    this.db.transaction(() => {
+      if (this.idempotency.deleteUnwritten.run(claim.scope, claim.key, claim.owner).changes === 0) {
+        this.idempotency.abandon.run(claim.scope, claim.key, claim.owner);
+      }
+    }).immediate();
+  }
+
+  async readStream(streamId: string): Promise<RecordedEvent[]> {
+    return this.statements.stream.all(streamId).map(toRecorded);
+  }
+
+  async readLastEvent(streamId: string): Promise<RecordedEvent | undefined> {
+    const row = this.statements.last.get(streamId);
+    return row && toRecorded(row);
+  }
+
+  async readAll(from: bigint | undefined, maxCount: number, types?: ReadonlySet<string>): Promise<RecordedEvent[]> {
+    return this.readAllNow(from, maxCount, types);
+  }
+
+  async headPosition(): Promise<bigint | undefined> {
+    return this.statements.head.get()?.position ?? undefined;
+  }
+
+  subscribeToAll(
+    from: bigint | undefined,
+    onEvent: (event: RecordedEvent) => Promise<void>,
+    onError?: (error: unknown) => void,
+  ): Subscription {
+    const subscription = pollingSubscription({
+      from,
+      read: (after) => this.readAllNow(after, subscriptionPageSize),
+      pageSize: subscriptionPageSize,
+      pollIntervalMs,
+      listen: (wake) => {
+        this.listeners.add(wake);
+        this.watchOtherWriters();
+        return () => {
+          this.listeners.delete(wake);
+          if (this.listeners.size === 0) this.stopWatchingOtherWriters();
+        };
+      },
+      onEvent,
+      onError,
+      onClosed: () => this.subscriptions.delete(subscription),
+    });
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  async ping(): Promise<void> {
+    this.db.prepare('select 1').get();
+  }
+
+  private watchOtherWriters(): void {
+    if (this.otherWriters) return;
+    let seen = this.dataVersion();
+    this.otherWriters = setInterval(() => {
+      if (!this.db.open) return;
+      const now = this.dataVersion();
+      if (now !== seen) {
+        seen = now;
+        for (const wake of this.listeners) wake();
+      }
+    }, otherWritersCheckMs);
+    this.otherWriters.unref();
+  }
+
+  private stopWatchingOtherWriters(): void {
+    clearInterval(this.otherWriters);
+    this.otherWriters = undefined;
+  }
+
+  private dataVersion(): bigint {
+    return this.statements.dataVersion.get() as bigint;
+  }
+
+  async close(): Promise<void> {
+    this.stopWatchingOtherWriters();
+    // Subscriptions first, so that none of them reads a closed database.
+    await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+    if (this.db.open) this.db.close();
+  }
+
+  private readAllNow(from: bigint | undefined, maxCount: number, types?: ReadonlySet<string>): RecordedEvent[] {
+    // SQLite reads a negative LIMIT as "no limit".
+    if (maxCount <= 0) return [];
+    // The rows of other types are skipped inside SQLite, never made into strings and objects.
+    const rows = types
+      ? this.statements.allOfTypes.all(from ?? 0n, JSON.stringify([...types]), maxCount)
+      : this.statements.all.all(from ?? 0n, maxCount);
+    return rows.map(rawToRecorded);
+  }
+}

@@ -1,0 +1,115 @@
+import type { EventMetadata } from '../domain/event';
+import type { IdempotencyClaim } from './idempotency-keys';
+
+/** The expected state of a stream at append time: optimistic concurrency. */
+export type ExpectedRevision =
+  | 'no_stream' // the stream must not exist yet
+  | 'any' // no check
+  | bigint; // the revision of the stream's last event (0-based)
+
+export type NewEvent = {
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: EventMetadata;
+};
+
+export type RecordedEvent = {
+  readonly streamId: string;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata: EventMetadata;
+  /** 0-based position of the event inside its stream. */
+  readonly revision: bigint;
+  /** Global, strictly increasing position across all streams. */
+  readonly position: bigint;
+};
+
+/**
+ * `idempotency`: the append is the work of the attempt holding this claim (src/api/idempotency.ts).
+ * It is refused (IdempotencyClaimLostError) when the claim was taken over, and the claim's first
+ * write is recorded in the append's own transaction.
+ */
+export type AppendOptions = { readonly idempotency?: IdempotencyClaim };
+
+export type AppendResult = {
+  /** Revision of the last appended event. */
+  readonly nextExpectedRevision: bigint;
+  /** Global position of the last appended event. */
+  readonly position: bigint;
+};
+
+/** Raised when the stream's revision is not the expected one; the command layer retries. */
+export class WrongExpectedRevisionError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly expected: ExpectedRevision,
+    readonly actual: bigint | 'no_stream',
+  ) {
+    super(`stream ${streamId}: expected revision ${String(expected)}, actual ${String(actual)}`);
+    this.name = 'WrongExpectedRevisionError';
+  }
+}
+
+/**
+ * Raised when an event's data or metadata cannot be stored as JSON (a bigint, a cycle): nothing
+ * of the append is stored.
+ */
+export class UnstorableEventError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly eventType: string,
+    options: { cause: unknown },
+  ) {
+    super(`stream ${streamId}: event ${eventType} cannot be stored as JSON`, options);
+    this.name = 'UnstorableEventError';
+  }
+}
+
+/** The JSON text of an event's data or metadata, or UnstorableEventError when it has none. */
+export function storableJson(value: unknown, streamId: string, eventType: string): string {
+  try {
+    return JSON.stringify(value ?? null);
+  } catch (error) {
+    throw new UnstorableEventError(streamId, eventType, { cause: error });
+  }
+}
+
+export type Subscription = { close(): Promise<void> };
+
+/**
+ * The event store port. Appends of several events are atomic: all are stored or none.
+ * Positions passed to readAll/subscribeToAll are exclusive: `from` is the last position
+ * already seen, or undefined to start at the beginning.
+ */
+export interface EventStore {
+  /**
+   * Which log this is (`sqlite:<id made when the file was created>`, `esdb:<hosts>`): positions
+   * mean nothing in another log, so a read model's checkpoint records it.
+   */
+  readonly identity: string;
+  appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
+  /** Every event of one stream, oldest first; [] when the stream does not exist. */
+  readStream(streamId: string): Promise<RecordedEvent[]>;
+  /** The last event of a stream, or undefined when the stream does not exist. */
+  readLastEvent(streamId: string): Promise<RecordedEvent | undefined>;
+  /** The global position of the newest event in the log (a system event's, on EventStoreDB), or undefined when empty. */
+  headPosition(): Promise<bigint | undefined>;
+  /**
+   * User events of all streams after `from`, oldest first, at most `maxCount`; only those whose
+   * type is in `types`, when given. Fewer than `maxCount` only at the end of the log.
+   */
+  readAll(from: bigint | undefined, maxCount: number, types?: ReadonlySet<string>): Promise<RecordedEvent[]>;
+  /**
+   * Catch-up subscription: every user event after `from`, in global order, then live ones.
+   * `onEvent` is awaited before the next event is delivered. `onError` is called once if the
+   * subscription dies.
+   */
+  subscribeToAll(
+    from: bigint | undefined,
+    onEvent: (event: RecordedEvent) => Promise<void>,
+    onError?: (error: unknown) => void,
+  ): Subscription;
+  /** Throws when the store cannot be reached. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}

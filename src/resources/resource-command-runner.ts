@@ -1,0 +1,75 @@
+import type { EventMetadata } from '../domain/event';
+import { notFound } from '../domain/errors';
+import type { Resource, ResourceState } from './resource';
+import type { ResourceCommand, ResourceDecisionContext } from './resource-commands';
+import { resourceDecider } from './resource-decide';
+import { resourceStreamId } from './resource-events';
+import type { EventStore } from '../ports/event-store';
+import { handleCommand } from '../commands/command-handler';
+import type { DirectoryFacts } from '../directory/directory-facts';
+import type { RequestInfo } from '../commands/request-info';
+
+export type ResourceCommandDeps = {
+  readonly eventStore: EventStore;
+  readonly directory: DirectoryFacts;
+  readonly clock: () => Date;
+};
+
+export type ResourceCommandResult = {
+  /** Global position of the last appended event; undefined when nothing changed. */
+  readonly position: bigint | undefined;
+  /** The resource after the command; undefined once deleted. */
+  readonly resource: Resource | undefined;
+};
+
+/** The directory ids a command names, beyond its resource's project. */
+export type Referenced = { readonly circleIds?: readonly number[]; readonly communityIds?: readonly number[] };
+
+/** Loads the facts a decision needs: the caller, the project, the circles and communities the command names. */
+export async function decisionContext(
+  directory: DirectoryFacts,
+  request: RequestInfo,
+  now: string,
+  projectId: number,
+  referenced: Referenced = {},
+): Promise<ResourceDecisionContext> {
+  const [viewer, project, circles, communities] = await Promise.all([
+    directory.viewer(request.caller.userId),
+    directory.project(projectId),
+    directory.circles(referenced.circleIds ?? []),
+    directory.communities(referenced.communityIds ?? []),
+  ]);
+  if (!project) throw notFound(`project ${projectId} not found`);
+  return { now, viewer, project, circles, knownCommunities: new Set(communities.keys()) };
+}
+
+/** The resource a stream's state holds; 404 when it never existed or was deleted. */
+export function existingResource(state: ResourceState, resourceId: number): Resource {
+  if (state.status !== 'active') throw notFound(`resource ${resourceId} not found`);
+  return state.resource;
+}
+
+/**
+ * Runs a command on a resource's stream: `commandFor` builds it from the state read (once per
+ * attempt) and its facts. Answers the state after the command.
+ */
+export async function runResourceCommand(
+  eventStore: EventStore,
+  resourceId: number,
+  commandFor: (state: ResourceState) => ResourceCommand | Promise<ResourceCommand>,
+  metadata: EventMetadata,
+): Promise<ResourceCommandResult> {
+  const { position, state } = await handleCommand(eventStore, resourceStreamId(resourceId), resourceDecider, commandFor, metadata);
+  return { position, resource: state.status === 'active' ? state.resource : undefined };
+}
+
+/** The resource as its stream holds it now (a request whose attempt died after its write is answered from it); 404 once deleted. */
+export async function currentResource(eventStore: EventStore, streamId: string): Promise<Resource> {
+  const history = await eventStore.readStream(streamId);
+  const state = history.reduce(
+    (current, event) => resourceDecider.evolve(current, event as unknown as Parameters<typeof resourceDecider.evolve>[1]),
+    resourceDecider.initialState(),
+  );
+  if (state.status !== 'active') throw notFound(`resource of ${streamId} not found`);
+  return state.resource;
+}

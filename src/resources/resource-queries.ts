@@ -1,0 +1,165 @@
+import { canEditPrivacyOnProject, canEditResource, canEditResourcesFlag } from './access/permissions';
+import type { View } from './access/views';
+import { administersView, principalsFor, viewKey } from './access/views';
+import type { Viewer } from '../directory/viewer';
+import type { ResourceListAnswer, ResourceRecord } from './resource-record';
+import { notFound } from '../domain/errors';
+import type { Resource } from './resource';
+import type { PageRequest } from '../projections/paging';
+import { JsonText } from '../contract/json-text';
+import type { DirectoryReader } from '../directory/directory-reader';
+import { viewRecords } from './resource-projection';
+import type { ResourceViewRecord, ResourceViewStore } from './resource-view-store';
+
+export type ResourceListQuery = {
+  projectId: number;
+  communityId: number | null;
+  paragraphId: number | null;
+  concept: string | null;
+  tags: readonly string[];
+  orderBy: 0 | 1;
+  page: PageRequest;
+};
+
+/** Maps view documents to records, resolving every community name they mention in one query. */
+export async function toRecords(
+  directory: DirectoryReader,
+  viewer: Viewer,
+  docs: readonly ResourceViewRecord[],
+): Promise<ResourceRecord[]> {
+  const editable = docs.map((d) => canEditResource(viewer, d));
+  const ids = docs.flatMap((d, i) => [
+    ...(d.originCommunityId === null ? [] : [d.originCommunityId]),
+    ...(editable[i] ? d.shares.map((s) => s.communityId) : []),
+  ]);
+  const communities = await directory.communities(ids);
+  const nameOf = (id: number) => communities.get(id)?.name ?? '';
+  return docs.map((d, i) => ({
+    id: d.resourceId,
+    name: d.name,
+    description: d.description,
+    resourceUrl: d.resourceUrl,
+    resourceType: d.resourceType,
+    image: d.image,
+    icon: d.icon,
+    postDate: d.postDate,
+    lastUpdated: d.lastUpdated,
+    resourceTags: [...d.resourceTags],
+    privacyLevel: d.privacyLevel,
+    effectivePrivacyLevel: d.effectivePrivacyLevel,
+    originCommunityId: d.originCommunityId,
+    originCommunityName: d.originCommunityId === null ? null : nameOf(d.originCommunityId),
+    currentlySharedWith: editable[i]
+      ? d.shares.map((s) => ({ communityId: s.communityId, communityName: nameOf(s.communityId), privacyLevel: s.privacyLevel }))
+      : [],
+    canEdit: editable[i] ?? false,
+    isProjectScoped: d.scope.kind === 'project',
+    isCommunityProjectScoped: d.scope.kind === 'communityProject',
+    projectId: d.projectId,
+    communityProjectId: d.communityProjectId,
+    paragraphId: d.paragraphId,
+  }));
+}
+
+/** A record's JSON text for a caller who may not edit it and for one who may, as of one state of the directory (its names). */
+type RecordTexts = { readonly version: string; plain?: string; editor?: string };
+
+/**
+ * Record texts by view document: a store hands out the same document object while its stored
+ * text stays the same, so a changed resource is a new key, and an unused one is collected.
+ */
+const recordTexts = new WeakMap<ResourceViewRecord, RecordTexts>();
+
+/**
+ * The records' JSON texts as this caller gets them. A record depends on the caller only through
+ * whether they may edit it (canEdit, currentlySharedWith), so each document's two texts are kept
+ * while the directory (the names in them) stays as it was; only the missing ones are built.
+ */
+export async function recordTextsOf(directory: DirectoryReader, viewer: Viewer, docs: readonly ResourceViewRecord[]): Promise<string[]> {
+  const version = directory.version();
+  const texts: (string | undefined)[] = [];
+  const missing: ResourceViewRecord[] = [];
+  for (const doc of docs) {
+    const kept = version === null ? undefined : recordTexts.get(doc);
+    const text = kept?.version === version ? (canEditResource(viewer, doc) ? kept.editor : kept.plain) : undefined;
+    texts.push(text);
+    if (text === undefined) missing.push(doc);
+  }
+  if (missing.length === 0) return texts as string[];
+  const built = await toRecords(directory, viewer, missing);
+  // Reading the names awaited: texts built while the directory moved are answered, not kept.
+  const keep = version !== null && directory.version() === version;
+  let next = 0;
+  return texts.map((text, i) => {
+    if (text !== undefined) return text;
+    const record = built[next++] as ResourceRecord;
+    const json = JSON.stringify(record);
+    if (keep) {
+      const doc = docs[i] as ResourceViewRecord;
+      let kept = recordTexts.get(doc);
+      if (kept?.version !== version) {
+        kept = { version };
+        recordTexts.set(doc, kept);
+      }
+      if (record.canEdit) kept.editor = json;
+      else kept.plain = json;
+    }
+    return json;
+  });
+}
+
+/**
+ * GetResourceList: the caller's view of a project, from the per-community visibility read model:
+ * the ids of the page among the view's rows that admit the caller's principals, then those
+ * records, written as the JSON text of the answer.
+ */
+export async function listResources(
+  store: ResourceViewStore,
+  directory: DirectoryReader,
+  viewer: Viewer,
+  query: ResourceListQuery,
+): Promise<JsonText<ResourceListAnswer>> {
+  const project = await directory.project(query.projectId);
+  if (!project) throw notFound(`project ${query.projectId} not found`);
+  let view: View = { kind: 'project', project };
+  if (query.communityId !== null) {
+    const community = await directory.community(query.communityId);
+    if (!community) throw notFound(`community ${query.communityId} not found`);
+    view = { kind: 'community', project, community };
+  }
+
+  const page = await store.page({
+    viewKey: viewKey(view),
+    projectId: project.projectId,
+    audience: administersView(viewer, view) ? { kind: 'everything' } : { kind: 'principals', principals: principalsFor(viewer, view) },
+    paragraphId: query.paragraphId,
+    concept: query.concept ? query.concept.toLowerCase() : null,
+    tags: query.tags.map((t) => t.toLowerCase()),
+    orderBy: query.orderBy,
+    skip: query.page.skip,
+    take: query.page.take,
+  });
+  // Adding "inside a community" needs the project to be in it (SaveProjectResource answers 400
+  // otherwise): from a community the project is not in, only the team may add (project resources).
+  const addingCommunityId =
+    query.communityId !== null && project.communityIds.includes(query.communityId) ? query.communityId : null;
+  const flags = {
+    canEditResources: canEditResourcesFlag(viewer, project.projectId, addingCommunityId),
+    canEditPrivacy: canEditPrivacyOnProject(viewer, project.projectId, query.communityId),
+    paragraphId: query.paragraphId,
+  } satisfies Omit<ResourceListAnswer, 'resources'>;
+  const list = (await recordTextsOf(directory, viewer, page.list)).join(',');
+  // The answer's text, its fields in the order the answer object would have written them.
+  return new JsonText(`${JSON.stringify(flags).slice(0, -1)},"resources":{"count":${page.count},"list":[${list}]}}`);
+}
+
+/** The record of a resource just saved, seen from its owning view (own level governs). */
+export async function savedResourceRecord(directory: DirectoryReader, viewer: Viewer, resource: Resource): Promise<ResourceRecord> {
+  const owningKey = resource.scope.kind === 'project' ? `p:${resource.scope.projectId}` : `c:${resource.scope.communityId}`;
+  const docs = viewRecords(resource, []);
+  const own = docs.find((d) => d.viewKey === owningKey) ?? docs[0];
+  if (!own) throw new Error(`resource ${resource.resourceId} has no owning view`);
+  const [record] = await toRecords(directory, viewer, [own]);
+  if (!record) throw new Error('no record');
+  return record;
+}

@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { component, count, integer, isoTimestamp, privacyLevel } from '../contract/primitives';
+
+/**
+ * docs/api.md's resource records, stated once: the queries (src/projections/resources) build answers
+ * of these types and the API documents and checks them with these schemas. This module sits below
+ * both so that neither reaches into the other's layer; it depends on zod only.
+ *
+ * Records are strict: an extra or a missing field fails. `component(id, shape)` (primitives.ts)
+ * makes a record strict and names it as an OpenAPI component, referenced wherever it is used.
+ */
+
+export const sharedWithSchema = component('SharedWith', {
+  communityId: integer.meta({ description: 'The community the resource is shared into', example: 2 }),
+  communityName: z.string().meta({ example: 'Harbour Founders' }),
+  privacyLevel: privacyLevel.meta({ description: "The share's own level in that community", example: 2 }),
+});
+
+/** The resource record (the items of `resources.list` in the list answer). */
+export const resourceRecordSchema = component('ResourceRecord', {
+  id: integer.meta({ example: 1 }),
+  name: z.string().meta({ example: 'Pitch deck' }),
+  description: z.string().meta({ description: 'Empty when none was given', example: 'The deck we show investors' }),
+  resourceUrl: z.string().meta({ description: 'An http(s) link, or an upload path for GET /api/File/Download', example: 'https://example.org/deck.pdf' }),
+  resourceType: z.number().int().min(0).max(3).meta({ description: '0 other, 1 image, 2 video, 3 PDF', example: 3 }),
+  image: z.string().meta({ description: 'A preview image URL; empty when none', example: '' }),
+  icon: z.string().meta({ example: 'book' }),
+  postDate: isoTimestamp.meta({ description: 'When it was created', example: '2025-03-01T10:00:00.000Z' }),
+  lastUpdated: isoTimestamp.meta({ description: 'When it last changed', example: '2025-03-02T09:30:00.000Z' }),
+  resourceTags: z.array(z.string()).meta({ example: ['pitch'] }),
+  privacyLevel: privacyLevel.meta({ description: "The resource's own level: 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors", example: 2 }),
+  effectivePrivacyLevel: privacyLevel.meta({ description: 'The level that governs it in this view: its own, or the share\'s in a community it is shared into', example: 2 }),
+  originCommunityId: integer.nullable().meta({ description: 'In a community it is shared into: the community it comes from; otherwise null', example: null }),
+  originCommunityName: z.string().nullable().meta({ example: null }),
+  currentlySharedWith: z.array(sharedWithSchema).meta({ description: 'The shares the caller may see' }),
+  canEdit: z.boolean().nullable().meta({ description: 'Whether the caller may change it', example: true }),
+  isProjectScoped: z.boolean().meta({ description: "A project resource (in the project's view and every community's)", example: false }),
+  isCommunityProjectScoped: z.boolean().meta({ description: 'A resource of one community project', example: true }),
+  projectId: integer.nullable().meta({ example: 10 }),
+  communityProjectId: integer.nullable().meta({ description: 'Null for a project resource', example: 1000 }),
+  paragraphId: integer.nullable().meta({ description: 'The paragraph it is attached to, or null', example: null }),
+});
+
+export type ResourceRecord = z.output<typeof resourceRecordSchema>;
+
+/** SPEC GetResourceList response body. */
+export const resourceListSchema = component('ResourceList', {
+  canEditResources: z.boolean().meta({ description: 'Whether the caller may create and change resources in this view', example: true }),
+  canEditPrivacy: z.boolean().meta({ description: 'Whether the caller may change their privacy', example: true }),
+  paragraphId: integer.nullable().meta({ description: 'The paragraph asked for, or null', example: null }),
+  resources: z.object({ count, list: z.array(resourceRecordSchema) }).strict(),
+});
+
+export type ResourceListAnswer = z.output<typeof resourceListSchema>;
+
+/** SPEC SaveProjectResource: "the saved resource with fields id, name, ... (types as in the resource record)". */
+export const SAVED_RESOURCE_FIELDS = {
+  id: true,
+  name: true,
+  description: true,
+  resourceUrl: true,
+  resourceType: true,
+  icon: true,
+  postDate: true,
+  lastUpdated: true,
+  resourceTags: true,
+  privacyLevel: true,
+  effectivePrivacyLevel: true,
+  currentlySharedWith: true,
+  canEdit: true,
+  isProjectScoped: true,
+  isCommunityProjectScoped: true,
+  projectId: true,
+  communityProjectId: true,
+  paragraphId: true,
+} as const;
+
+export const savedResourceSchema = resourceRecordSchema.pick(SAVED_RESOURCE_FIELDS).strict().meta({ id: 'SavedResource' });
+
+export type SavedResource = z.output<typeof savedResourceSchema>;
+
+/** The saved-resource answer: the record's fields SPEC lists for SaveProjectResource, and no other. */
+export function savedResourceOf(record: ResourceRecord): SavedResource {
+  const fields = Object.keys(SAVED_RESOURCE_FIELDS) as (keyof SavedResource)[];
+  return Object.fromEntries(fields.map((field) => [field, record[field]])) as SavedResource;
+}

@@ -1,0 +1,103 @@
+import type { CircleRef, Resource, ResourceScope } from './resource';
+import type { ProjectionStore } from '../projections/read-model-projection';
+
+/** One (resource, view) of the per-community visibility read model (docs/api.md), as stored. */
+export type ResourceViewRecord = {
+  readonly resourceId: number;
+  readonly viewKey: string;
+  readonly viewCommunityId: number | null;
+  readonly scope: ResourceScope;
+  readonly projectId: number;
+  readonly communityProjectId: number | null;
+  readonly ownerCommunityId: number | null;
+  readonly paragraphId: number | null;
+  readonly name: string;
+  readonly description: string;
+  readonly resourceUrl: string;
+  readonly resourceType: number;
+  readonly image: string;
+  readonly icon: string;
+  readonly resourceTags: readonly string[];
+  /** Lower-cased tags: tag filters are case-insensitive. */
+  readonly tagsLower: readonly string[];
+  readonly postDate: string;
+  readonly lastUpdated: string;
+  readonly privacyLevel: number;
+  readonly effectivePrivacyLevel: number;
+  readonly governedBy: 'own' | 'share';
+  readonly circles: readonly CircleRef[];
+  readonly originCommunityId: number | null;
+  readonly createdBy: number;
+  readonly createdByMentor: boolean;
+  readonly shares: readonly { communityId: number; privacyLevel: number }[];
+  /** Principal strings admitted to this view of the resource. */
+  readonly audience: readonly string[];
+  /** The audience as one sorted key: the read model counts views per audience set. */
+  readonly audienceKey: string;
+};
+
+/** Who is asking: their principals in the view, or everything (a community's admins in their own view). */
+export type Audience = { readonly kind: 'principals'; readonly principals: readonly string[] } | { readonly kind: 'everything' };
+
+/** "A page of the resources this caller sees in this view", with the filters GetResourceList takes. */
+export type ViewPageQuery = {
+  readonly viewKey: string;
+  readonly projectId: number;
+  readonly audience: Audience;
+  readonly paragraphId: number | null;
+  /** Lower-cased free text: a substring of the name, the description or a tag. */
+  readonly concept: string | null;
+  /** Lower-cased tag names: resources carrying any of them. */
+  readonly tags: readonly string[];
+  /** 0: id ascending; 1: postDate descending, then id descending. */
+  readonly orderBy: 0 | 1;
+  readonly skip: number;
+  readonly take: number;
+};
+
+export type ViewPage = { readonly count: number; readonly list: readonly ResourceViewRecord[] };
+
+/** A resource as the read model last folded it; `resource` null once deleted (a tombstone). */
+export type StoredResource = { readonly resource: Resource | null; readonly position: bigint };
+
+export type ProjectLink = { readonly communityProjectId: number; readonly communityId: number; readonly projectId: number };
+
+/**
+ * The resources read model: the latest state of each resource, its views, per-view counts by
+ * audience set, and this projection's own copy of which communities each project belongs to.
+ */
+export interface ResourceViewStore {
+  readonly projection: ProjectionStore;
+  /** The live resource, or null when it does not exist or was deleted. */
+  resource(resourceId: number): Promise<Resource | null>;
+  viewsOfResource(resourceId: number): Promise<ResourceViewRecord[]>;
+  page(query: ViewPageQuery): Promise<ViewPage>;
+
+  // The projection's side.
+  stored(resourceId: number): Promise<StoredResource | null>;
+  /** Stores the resource at `position` (null: deleted) and replaces its views with `views`. */
+  putResource(resourceId: number, resource: Resource | null, position: bigint, views: readonly ResourceViewRecord[]): Promise<void>;
+  /** Replaces a resource's views, its state unchanged (its project joined or left a community). */
+  replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): Promise<void>;
+  resourcesOfProject(projectId: number): Promise<Resource[]>;
+  projectLink(communityProjectId: number): Promise<(ProjectLink & { position: bigint; removed: boolean }) | null>;
+  /** Records a link (or, with `removed`, its removal) unless a later event already did. */
+  writeProjectLink(link: ProjectLink, removed: boolean, position: bigint): Promise<void>;
+  /** The communities a project belongs to, in id order. */
+  projectCommunities(projectId: number): Promise<number[]>;
+}
+
+/** The audience set's key: principals never contain a space. */
+export const audienceKeyOf = (audience: readonly string[]): string => [...new Set(audience)].sort().join(' ');
+
+/** The audience sets among `keys` that admit a caller with these principals (the principals read once for all of them). */
+export function admittedKeys(audience: Audience, keys: Iterable<string>): string[] {
+  if (audience.kind === 'everything') return [...keys];
+  const wanted = new Set(audience.principals);
+  return [...keys].filter((key) => key.split(' ').some((p) => wanted.has(p)));
+}
+
+/** Whether a caller with these principals is in an audience set. */
+export function admits(audience: Audience, audienceKey: string): boolean {
+  return admittedKeys(audience, [audienceKey]).length > 0;
+}
