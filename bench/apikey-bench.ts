@@ -133,7 +133,7 @@ async function main(): Promise<void> {
     );
 
     const verifier = new ApiKeyVerifier({
-      store: server.services.apiKeys,
+      store: server.services.stores.apiKeys,
       cache: server.services.cache,
       hasher: argon2Hasher,
       clock: () => new Date(),

@@ -126,7 +126,8 @@ export async function seed(dataDir: string, scale: Scale, jwtSecret: string, dir
             communityId: communityOf(scale, projectId),
             ...levelOf(i),
           } as never);
-          if (result.position !== undefined && (last === undefined || result.position > last)) last = result.position;
+          const position = result.write?.position;
+          if (position !== undefined && (last === undefined || position > last)) last = position;
           if (i % 10_000 === 0 && i > 0) log(`  seeded ${i} resources (${Math.round(i / ((performance.now() - started) / 1000))}/s)`);
         }
       }),

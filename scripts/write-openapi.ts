@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { openApiDocument } from '../src/api/openapi';
+import { openApiDocument } from '../src/app/route-groups';
 
 export const DEFAULT_OUT = path.join(__dirname, '..', 'clients', 'typescript', 'openapi.json');
 

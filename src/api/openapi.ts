@@ -4,46 +4,18 @@ import { packageFile } from '../config/package-file';
 import { registerComponents, registerRoute } from './openapi-operations';
 import { PROBLEM_TYPES } from './problem';
 import type { RouteDoc } from './route-declaration';
-import { API_KEY_ROUTES } from '../apikeys/api-key-routes';
-import { APPLICATION_ROUTES } from '../applications/application-routes';
-import { AUDIT_ROUTES } from '../audit/audit-routes';
-import { DIRECTORY_ROUTES } from '../directory/directory-routes';
-import { FILE_ROUTES } from '../files/file-routes';
-import { HEALTH_ROUTES } from '../app/health-routes';
-import { OPENAPI_ROUTES } from './routes/openapi-routes';
-import { OPERATOR_ROUTES } from '../app/operator-routes';
-import { PRIVACY_ROUTES } from '../privacy/privacy-routes';
-import { PROBLEM_ROUTES } from './routes/problem-routes';
-import { RESOURCE_ROUTES } from '../resources/resource-routes';
-import { USER_ROUTES } from './routes/user-routes';
 
 /**
- * The OpenAPI 3.1 document of every route the app serves (src/app/app.ts), built from the routes'
- * own declarations (src/api/route-declaration.ts): the same zod schemas validate the requests and
- * describe the responses. Served at GET /openapi.json; test/api/openapi.int.test.ts fails when a
- * served route is missing here.
+ * The OpenAPI 3.1 document of every route the app serves, built from the routes' own declarations
+ * (src/api/route-declaration.ts) in the order of the route-group list (src/app/route-groups.ts):
+ * the same zod schemas validate the requests and describe the responses. Served at
+ * GET /openapi.json; test/api/openapi.int.test.ts fails when a served route is missing here.
  */
 
-/** Every declared route, in the document's order (the 405 answers are built from it too). */
-export const ROUTES: readonly RouteDoc[] = [
-  ...HEALTH_ROUTES,
-  ...OPENAPI_ROUTES,
-  ...RESOURCE_ROUTES,
-  ...FILE_ROUTES,
-  ...PRIVACY_ROUTES,
-  ...APPLICATION_ROUTES,
-  ...USER_ROUTES,
-  ...AUDIT_ROUTES,
-  ...API_KEY_ROUTES,
-  ...DIRECTORY_ROUTES,
-  ...OPERATOR_ROUTES,
-  ...PROBLEM_ROUTES,
-].map((route) => route.doc);
-
-function buildRegistry(): OpenAPIRegistry {
+function buildRegistry(routes: readonly RouteDoc[]): OpenAPIRegistry {
   const registry = new OpenAPIRegistry();
   registerComponents(registry);
-  for (const route of ROUTES) registerRoute(registry, route);
+  for (const route of routes) registerRoute(registry, route);
   return registry;
 }
 
@@ -90,11 +62,13 @@ function packageInfo() {
 
 export type OpenApiDocument = ReturnType<OpenApiGeneratorV31['generateDocument']>;
 
-let cached: OpenApiDocument | undefined;
+const generated = new WeakMap<readonly RouteDoc[], OpenApiDocument>();
 
-/** The OpenAPI 3.1 document, generated once per process. */
-export function openApiDocument(): OpenApiDocument {
-  cached ??= new OpenApiGeneratorV31(buildRegistry().definitions).generateDocument({
+/** The OpenAPI 3.1 document of `routes`, generated once per process. */
+export function openApiDocumentOf(routes: readonly RouteDoc[]): OpenApiDocument {
+  const known = generated.get(routes);
+  if (known) return known;
+  const document = new OpenApiGeneratorV31(buildRegistry(routes).definitions).generateDocument({
     openapi: '3.1.0',
     info: packageInfo(),
     // Relative: the document describes the service that serves it, wherever that is.
@@ -111,5 +85,6 @@ export function openApiDocument(): OpenApiDocument {
       { name: 'health', description: 'Public: probes, this document and the problem type pages' },
     ],
   });
-  return cached;
+  generated.set(routes, document);
+  return document;
 }

@@ -4,7 +4,9 @@ import type { ZodRequestBody } from '@asteasolutions/zod-to-openapi';
 import type { z } from 'zod';
 import type { Caller } from '../domain/auth/caller';
 import { assertInteractiveSession } from '../domain/auth/caller';
-import { callerOf } from './middleware/authenticate';
+import { callerOf, requestInfoOf } from './middleware/authenticate';
+import type { RequestInfo } from '../commands/request-info';
+import type { Write } from '../ports/event-store';
 import { parseWith } from './validation';
 import type { AnswerMemo } from '../projections/answer-memo';
 import { JsonText } from '../contract/json-text';
@@ -75,7 +77,33 @@ export type RouteInput<R extends RequestSchemas | undefined> = {
   readonly body: Parsed<NonNullable<R>['body']>;
   readonly req: Request;
   readonly res: Response;
+  /** Who asks (a 401 when the route is public or internal, where nobody is authenticated). */
+  readonly caller: Caller;
+  /** The caller, the correlation id and the client's address: what a command stamps its events with. */
+  readonly request: RequestInfo;
+  readonly correlationId: string;
 };
+
+/**
+ * What a write route answers: where its events landed, and its answer, given once the read models
+ * show the write and the reactions to it are done (see `Settle`). `written(write, () => body)`.
+ */
+export class Written<B> {
+  constructor(
+    readonly write: Write | undefined,
+    readonly answer: () => B | Promise<B>,
+  ) {}
+}
+
+/** A write's answer, `answer` asked once the write settled; `write` undefined when nothing was appended. */
+export const written = <B>(write: Write | bigint | undefined, answer: () => B | Promise<B>): Written<B> =>
+  new Written(typeof write === 'bigint' ? { position: write } : write, answer);
+
+/**
+ * Waits until the read models show `write` and runs what reacts to it (e.g. releasing an upload no
+ * resource references any more), stamped as `request`'s (or, without one, as the system's) work.
+ */
+export type Settle = (write: Write, request: RequestInfo | undefined, correlationId: string) => Promise<void>;
 
 /** Serialising does not care whether the code holds its arrays read-only. */
 type ReadonlyDeep<T> = T extends readonly (infer E)[]
@@ -91,9 +119,9 @@ type JsonAnswer<A> = {
 
 const textOf = (body: unknown): string => (body instanceof JsonText ? body.text : JSON.stringify(body));
 
-export type RouteHandler<R extends RequestSchemas | undefined, A> = (
-  input: RouteInput<R>,
-) => Promise<JsonAnswer<A> | void> | JsonAnswer<A> | void;
+type Answer<A> = JsonAnswer<A> | Written<JsonAnswer<A> | void> | void;
+
+export type RouteHandler<R extends RequestSchemas | undefined, A> = (input: RouteInput<R>) => Promise<Answer<A>> | Answer<A>;
 
 export type Route<D> = {
   readonly doc: RouteDoc;
@@ -130,7 +158,7 @@ export type RouteDeclaration<D, R extends RequestSchemas | undefined, A extends 
  */
 export type Idempotent<D, R extends RequestSchemas | undefined, A> = {
   readonly store: (deps: D) => { readonly idempotencyKeys: IdempotencyKeys; readonly clock: () => Date };
-  readonly resume: (deps: D) => (write: RecordedWrite, input: RouteInput<R>) => Promise<JsonAnswer<A> | void>;
+  readonly resume: (deps: D) => (write: RecordedWrite, input: RouteInput<R>) => Promise<Answer<A>>;
   readonly secretFields?: readonly string[];
 };
 
@@ -157,8 +185,14 @@ export type DeclareRoute<D> = <const R extends RequestSchemas | undefined, const
 /** The routes of one file, which share their tag, their access and authorization (a route may say its own) and their deps. */
 export type RouteGroup<D> = { readonly [M in Method]: DeclareRoute<D> };
 
-/** What a group's routes share; `authorize` e.g. the auditor role of every audit route. */
-export type RouteGroupShared = Pick<RouteDoc, 'tag' | 'access'> & { readonly authorize?: Authorize };
+/**
+ * What a group's routes share; `authorize` e.g. the auditor role of every audit route; `settle`,
+ * for a group whose routes write, how a write is awaited before it is answered.
+ */
+export type RouteGroupShared<D> = Pick<RouteDoc, 'tag' | 'access'> & {
+  readonly authorize?: Authorize;
+  readonly settle?: (deps: D) => Settle;
+};
 
 /**
  * The routes of one group: `routeGroup<AppContext>({ tag: 'privacy', access: 'api' }, (privacy) => [
@@ -166,11 +200,11 @@ export type RouteGroupShared = Pick<RouteDoc, 'tag' | 'access'> & { readonly aut
  * express's `router.get(path, …)`, the line that names a route says its method and path; the
  * group exists only inside its list, so what its routes share is said once, beside them.
  */
-export function routeGroup<D>(shared: RouteGroupShared, routes: (group: RouteGroup<D>) => readonly Route<D>[]): readonly Route<D>[] {
+export function routeGroup<D>(shared: RouteGroupShared<D>, routes: (group: RouteGroup<D>) => readonly Route<D>[]): readonly Route<D>[] {
   return routes(groupOf<D>(shared));
 }
 
-function groupOf<D>(shared: RouteGroupShared): RouteGroup<D> {
+function groupOf<D>(shared: RouteGroupShared<D>): RouteGroup<D> {
   const declare =
     (method: Method): DeclareRoute<D> =>
     (path, operationId, { access, authorize, ...declaration }) =>
@@ -181,6 +215,7 @@ function groupOf<D>(shared: RouteGroupShared): RouteGroup<D> {
         tag: shared.tag,
         access: access ?? shared.access,
         authorize: authorize ?? shared.authorize,
+        settle: shared.settle,
         ...declaration,
       });
   return { get: declare('get'), post: declare('post'), delete: declare('delete') };
@@ -192,17 +227,30 @@ function groupOf<D>(shared: RouteGroupShared): RouteGroup<D> {
  * then `handle(deps)` answers.
  */
 function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<number, AnswerDoc>>(
-  declaration: Omit<RouteDoc, 'request' | 'answers' | 'idempotent'> & Omit<RouteDeclaration<D, R, A>, 'access'>,
+  declaration: Omit<RouteDoc, 'request' | 'answers' | 'idempotent'> &
+    Omit<RouteDeclaration<D, R, A>, 'access'> & { readonly settle: RouteGroupShared<D>['settle'] },
 ): Route<D> {
-  const { handle, authorize, remember, idempotent, ...rest } = declaration;
+  const { handle, authorize, remember, idempotent, settle: settleOf, ...rest } = declaration;
   const doc: RouteDoc = { ...rest, ...(idempotent ? { idempotent: true } : {}) };
   const request: RequestSchemas = doc.request ?? {};
   const expressPath = doc.path.replace(/\{(\w+)\}/g, ':$1');
   return {
     doc,
     mount(router, deps, before) {
-      const answer = handle(deps);
-      const resume = idempotent?.resume(deps);
+      const handler = handle(deps);
+      const resumeWrite = idempotent?.resume(deps);
+      const settle = settleOf?.(deps);
+      // A write's answer is given once the write settled.
+      const finish = async (input: RouteInput<R>, result: Answer<A>): Promise<JsonAnswer<A> | void> => {
+        if (!(result instanceof Written)) return result;
+        if (result.write) {
+          if (!settle) throw new Error(`${doc.operationId}: a route that writes needs its group's settle`);
+          await settle(result.write, doc.access === 'internal' ? undefined : input.request, input.correlationId);
+        }
+        return result.answer();
+      };
+      const answer = async (input: RouteInput<R>) => finish(input, await handler(input));
+      const resume = resumeWrite && (async (write: RecordedWrite, input: RouteInput<R>) => finish(input, await resumeWrite(write, input)));
       router[doc.method](expressPath, ...before, async (req, res) => {
         if (doc.access === 'session') assertInteractiveSession(callerOf(res));
         if (authorize) authorize(callerOf(res));
@@ -215,6 +263,13 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
           body: request.body ? parseWith(request.body, withoutIgnored(request.bodyOptional ? (req.body ?? {}) : req.body, request.ignoredBodyFields)) : undefined,
           req,
           res,
+          get caller() {
+            return callerOf(res);
+          },
+          get request() {
+            return requestInfoOf(res);
+          },
+          correlationId: res.locals.correlationId as string,
         } as RouteInput<R>;
         if (remember) {
           const key = `${doc.operationId}:${remember.key(input)}`;

@@ -10,8 +10,8 @@ import {
   apiKeyRatePolicy,
   failureBudgetClosedUntilMs,
 } from '../domain/rate-limit';
-import { VerifierBusy } from '../infra/auth/bounded-verifier';
-import type { SecretHasher } from '../infra/auth/secret-hasher';
+import { VerifierBusy } from './bounded-verifier';
+import type { SecretHasher } from '../ports/secret-hasher';
 import type { Cache, RateLimiter } from '../ports/cache';
 import type { Logger } from '../observability/logger';
 import type { ApiKeyRecord, ApiKeyStore } from './api-key-store';

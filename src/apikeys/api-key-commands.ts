@@ -4,13 +4,13 @@ import { apiKeyDecider, assertMayCreateApiKey } from './api-key-decide';
 import { apiKeyStreamId } from './api-key-events';
 import { assertInteractiveSession } from '../domain/auth/caller';
 import { formatApiKey, newKeyId, newSecret } from './api-key-format';
-import type { SecretHasher } from '../infra/auth/secret-hasher';
+import type { SecretHasher } from '../ports/secret-hasher';
 import type { EventStore } from '../ports/event-store';
 import { handleCommand } from '../commands/command-handler';
 import type { DirectoryFacts } from '../directory/directory-facts';
 import { nextId } from '../commands/id-sequence';
 import type { RequestInfo } from '../commands/request-info';
-import { metadataOf } from '../commands/request-info';
+import { stampOf } from '../commands/request-info';
 
 export type ApiKeyCommandDeps = {
   readonly eventStore: EventStore;
@@ -52,7 +52,7 @@ function run(
     apiKeyStreamId(request.caller.userId),
     apiKeyDecider,
     (state) => commandFor(state, context),
-    metadataOf(request, now),
+    stampOf(request, now),
   );
 }
 
@@ -68,7 +68,7 @@ export async function createApiKey(
   const secret = newSecret(keyId, randomBytes);
   const secretHash = await deps.hasher.hash(secret);
   const now = deps.clock().toISOString();
-  const id = await nextId(deps.eventStore, 'apikey', metadataOf(request, now));
+  const id = await nextId(deps.eventStore, 'apikey', stampOf(request, now));
   const { position, events } = await run(deps, request, now, (_state, context) => ({
     type: 'CreateApiKey',
     data: { userId: caller.userId, id, keyId, name: body.name, secretHash, expiresInDays: body.expiresInDays },

@@ -1,23 +1,51 @@
-import type { Router } from 'express';
 import type { ApiKeyCommandDeps } from './api-key-commands';
 import { createApiKey, issuedKeyOfWrite, revokeApiKey, rotateApiKey } from './api-key-commands';
-import type { SecretHasher } from '../infra/auth/secret-hasher';
-import type { AppContext } from '../app/app-context';
-import { callerOf, requestInfoOf } from '../api/middleware/authenticate';
-import { readYourWrites } from '../api/read-your-writes';
-import { routeGroup, routerOf } from '../api/route-declaration';
+import type { ApiKeyStore } from './api-key-store';
+import type { DirectoryFacts } from '../directory/directory-facts';
+import type { EventStore } from '../ports/event-store';
+import type { IdempotencyKeys } from '../ports/idempotency-keys';
+import type { SecretHasher } from '../ports/secret-hasher';
+import type { Settle } from '../api/route-declaration';
+import { routeGroup, written } from '../api/route-declaration';
 import { apiKeyListSchema, apiKeyPathParams, createApiKeyBody, issuedApiKeySchema, rotateApiKeyBody } from './api-key-schemas';
 
 const DEFAULT_LIFETIME_DAYS = 90;
 const DEFAULT_GRACE_HOURS = 24;
 
-type ApiKeyRouteDeps = { readonly ctx: AppContext; readonly commands: ApiKeyCommandDeps };
+/** What the key routes read and write through; read at each request (a blue/green rebuild replaces the stores). */
+export type ApiKeyContext = {
+  readonly eventStore: EventStore;
+  readonly directory: DirectoryFacts;
+  readonly stores: { readonly apiKeys: ApiKeyStore };
+  readonly clock: () => Date;
+  readonly hasher: SecretHasher;
+  readonly config: { readonly API_KEY_CAP: number };
+  readonly idempotencyKeys: IdempotencyKeys;
+  readonly settle: Settle;
+};
+
+type ApiKeyRouteDeps = { readonly ctx: ApiKeyContext; readonly commands: ApiKeyCommandDeps };
+
+/** The key routes' deps: the context, and what the key commands need of it. */
+export function apiKeyRouteDeps(ctx: ApiKeyContext): ApiKeyRouteDeps {
+  const commands: ApiKeyCommandDeps = {
+    eventStore: ctx.eventStore,
+    // Read at each command: a blue/green rebuild replaces the read models being served.
+    get directory() {
+      return ctx.directory;
+    },
+    clock: ctx.clock,
+    hasher: ctx.hasher,
+    cap: ctx.config.API_KEY_CAP,
+  };
+  return { ctx, commands };
+}
 
 /**
  * Key management (docs/api.md POST/GET/DELETE /api/apikey, docs/api.md rotation): interactive bearer
  * sessions only (`access: 'session'`) — a call made with an API key is a 403 before its body is even read.
  */
-export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>({ tag: 'apikeys', access: 'session' }, (apiKeys) => [
+export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>({ tag: 'apikeys', access: 'session', settle: ({ ctx }) => ctx.settle }, (apiKeys) => [
   apiKeys.post('/api/apikey', 'createApiKey', {
     summary: 'Create an API key; the plaintext key is in this answer only',
     request: { body: createApiKeyBody },
@@ -26,31 +54,32 @@ export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>({ tag: 'apikeys', acce
     errors: [400, 401, 403, 409, 413, 415, 422],
     idempotent: {
       store: ({ ctx }) => ctx,
-      resume: ({ ctx, commands }) => async (write, { res }) => {
-        await readYourWrites(ctx, write.position);
-        res.setHeader('Cache-Control', 'no-store');
-        return issuedKeyOfWrite(commands, callerOf(res).userId, write);
-      },
+      resume: ({ commands }) => async (write, { res, caller }) =>
+        written(write.position, () => {
+          res.setHeader('Cache-Control', 'no-store');
+          return issuedKeyOfWrite(commands, caller.userId, write);
+        }),
       // Only the secret's one-way hash is stored (in the key's events): a replay has no `key`.
       secretFields: ['key'],
     },
-    handle: ({ ctx, commands }) => async ({ body, res }) => {
-      const result = await createApiKey(commands, requestInfoOf(res), {
+    handle: ({ commands }) => async ({ body, res, request }) => {
+      const result = await createApiKey(commands, request, {
         name: body.name,
         expiresInDays: body.expiresInDays ?? DEFAULT_LIFETIME_DAYS,
       });
-      await readYourWrites(ctx, result.position);
-      res.setHeader('Cache-Control', 'no-store');
-      return result.answer;
+      return written(result.position, () => {
+        res.setHeader('Cache-Control', 'no-store');
+        return result.answer;
+      });
     },
   }),
   apiKeys.get('/api/apikey', 'listApiKeys', {
     summary: "The caller's keys that are not revoked, newest first; never a secret",
     answers: { 200: { description: 'A bare array, `[]` when there are none', json: apiKeyListSchema } },
     errors: [401, 403],
-    handle: ({ ctx }) => async ({ res }) => {
+    handle: ({ ctx }) => async ({ caller }) => {
       const nowMs = ctx.clock().getTime();
-      const keys = await ctx.apiKeys.listForUser(callerOf(res).userId);
+      const keys = await ctx.stores.apiKeys.listForUser(caller.userId);
       return keys.map((k) => ({
         id: k.id,
         keyId: k.keyId,
@@ -67,10 +96,9 @@ export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>({ tag: 'apikeys', acce
     request: { params: apiKeyPathParams },
     answers: { 204: { description: 'Revoked; no body' } },
     errors: [400, 401, 403, 404],
-    handle: ({ ctx, commands }) => async ({ params, res }) => {
-      const result = await revokeApiKey(commands, requestInfoOf(res), params.id);
-      await readYourWrites(ctx, result.position);
-      res.status(204).end();
+    handle: ({ commands }) => async ({ params, res, request }) => {
+      const result = await revokeApiKey(commands, request, params.id);
+      return written(result.position, () => void res.status(204).end());
     },
   }),
   apiKeys.post('/api/apikey/{id}/rotate', 'rotateApiKey', {
@@ -81,32 +109,19 @@ export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>({ tag: 'apikeys', acce
     errors: [400, 401, 403, 404, 409, 413, 415, 422],
     idempotent: {
       store: ({ ctx }) => ctx,
-      resume: ({ ctx, commands }) => async (write, { params, res }) => {
-        await readYourWrites(ctx, write.position);
-        res.setHeader('Cache-Control', 'no-store');
-        return issuedKeyOfWrite(commands, callerOf(res).userId, write, params.id);
-      },
+      resume: ({ commands }) => async (write, { params, res, caller }) =>
+        written(write.position, () => {
+          res.setHeader('Cache-Control', 'no-store');
+          return issuedKeyOfWrite(commands, caller.userId, write, params.id);
+        }),
       secretFields: ['key'],
     },
-    handle: ({ ctx, commands }) => async ({ params, body, res }) => {
-      const result = await rotateApiKey(commands, requestInfoOf(res), params.id, body.graceHours ?? DEFAULT_GRACE_HOURS);
-      await readYourWrites(ctx, result.position);
-      res.setHeader('Cache-Control', 'no-store');
-      return result.answer;
+    handle: ({ commands }) => async ({ params, body, res, request }) => {
+      const result = await rotateApiKey(commands, request, params.id, body.graceHours ?? DEFAULT_GRACE_HOURS);
+      return written(result.position, () => {
+        res.setHeader('Cache-Control', 'no-store');
+        return result.answer;
+      });
     },
   }),
 ]);
-
-export function apiKeyRoutes(ctx: AppContext, hasher: SecretHasher, router?: Router): Router {
-  const commands: ApiKeyCommandDeps = {
-    eventStore: ctx.eventStore,
-    // Read at each command: a blue/green rebuild replaces the read models being served.
-    get directory() {
-      return ctx.directory;
-    },
-    clock: ctx.clock,
-    hasher,
-    cap: ctx.config.API_KEY_CAP,
-  };
-  return routerOf(API_KEY_ROUTES, { ctx, commands }, [], router);
-}

@@ -1,5 +1,5 @@
 import type { Config } from '../config/config';
-import type { TokenVerifier } from '../infra/auth/verified-token-cache';
+import type { TokenVerifier } from '../ports/token-verifier';
 import type { Cache, RateLimiter } from '../ports/cache';
 import type { EventStore } from '../ports/event-store';
 import type { IdempotencyKeys } from '../ports/idempotency-keys';
@@ -7,15 +7,15 @@ import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Secrets } from '../config/dev-secrets';
 import type { FileStore } from '../ports/file-store';
-import type { FilesStore } from '../files/files-store';
 import type { DirectoryReader } from '../directory/directory-reader';
-import type { ApplicationStore } from '../applications/application-store';
-import type { ResourceViewStore } from '../resources/resource-view-store';
 import type { ReadDb } from '../infra/read-db';
 import type { AnswerMemo } from '../projections/answer-memo';
 import type { ReadModels } from '../projections/read-models';
 import type { ReadSide } from './read-side';
-import type { ApiKeyStore } from '../apikeys/api-key-store';
+import type { Settle } from '../api/route-declaration';
+import type { SecretHasher } from '../ports/secret-hasher';
+import type { UploadCheck } from '../resources/save-project-resource';
+import type { ReadModelStores } from './read-model-list';
 
 /** Everything a route needs, built once by the composition root. */
 export type AppContext = {
@@ -31,14 +31,18 @@ export type AppContext = {
   readonly cache: Cache & RateLimiter;
   readonly readModels: ReadModels;
   readonly readSide: ReadSide;
-  readonly apiKeys: ApiKeyStore;
+  /** The stores of the read models being served, as one value: a blue/green rebuild replaces them. */
+  readonly stores: ReadModelStores;
   readonly directory: DirectoryReader;
-  readonly resources: ResourceViewStore;
-  readonly applications: ApplicationStore;
   readonly sessions: TokenVerifier;
   readonly clock: () => Date;
   readonly metrics: Metrics;
-  /** The uploaded files' bytes, and the files read model (uploads, references). */
+  /** The uploaded files' bytes. */
   readonly fileStore: FileStore;
-  readonly files: FilesStore;
+  /** API keys' one-way secret hash. */
+  readonly hasher: SecretHasher;
+  /** Whether a resource may point at an upload (the files feature decides). */
+  readonly assertUsableUpload: UploadCheck;
+  /** Waits for a write and what reacts to it before the write is answered. */
+  readonly settle: Settle;
 };

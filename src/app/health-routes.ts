@@ -1,7 +1,6 @@
-import type { Router } from 'express';
 import { pingReadDb } from '../infra/read-db';
 import type { AppContext } from './app-context';
-import { routeGroup, routerOf } from '../api/route-declaration';
+import { routeGroup } from '../api/route-declaration';
 import { healthLiveSchema, healthReadySchema } from '../api/response-schemas';
 
 /** Liveness says the process answers; readiness checks every store and the projections. Public. */
@@ -41,5 +40,3 @@ export const HEALTH_ROUTES = routeGroup<AppContext>({ tag: 'health', access: 'pu
     },
   }),
 ]);
-
-export const healthRoutes = (ctx: AppContext): Router => routerOf(HEALTH_ROUTES, ctx);

@@ -1,7 +1,5 @@
-import type { Router } from 'express';
 import type { AppContext } from './app-context';
-import { requireInternalToken } from '../api/middleware/internal-token';
-import { routeGroup, routerOf } from '../api/route-declaration';
+import { routeGroup } from '../api/route-declaration';
 import { readModelDigestSchema } from '../api/response-schemas';
 
 const describe = async (ctx: AppContext) => ({
@@ -37,6 +35,3 @@ export const OPERATOR_ROUTES = routeGroup<AppContext>({ tag: 'internal', access:
     },
   }),
 ]);
-
-export const operatorRoutes = (ctx: AppContext): Router =>
-  routerOf(OPERATOR_ROUTES, ctx, [requireInternalToken(ctx.secrets.directoryToken)]);

@@ -7,7 +7,7 @@ import type { ReadGenerations } from '../infra/read-generations';
 import { DirectoryReader } from '../directory/directory-reader';
 import type { RunnerOptions } from '../projections/read-model-runner';
 import { ReadModels } from '../projections/read-models';
-import { openReadModelStores, type ReadModelStores } from './read-model-stores';
+import { openReadModels, type ReadModelStores } from './read-model-list';
 
 /** One generation of the read models, open in this process. */
 export type Generation = {
@@ -65,13 +65,13 @@ export class ReadSide {
     const previous = await this.deps.generations.current();
     const next = Math.max(previous, this.generation.number) + 1;
     const readDb = await this.deps.generations.open(next, { bulkLoad: true });
-    const stores = await openReadModelStores(readDb);
-    for (const projection of stores.projections) await projection.store.reset(projection.name);
+    const { projections } = await openReadModels(readDb);
+    for (const projection of projections) await projection.store.reset(projection.name);
     const head = (await this.deps.events.headPosition()) ?? 0n;
     const started = performance.now();
     const reached = new Map<string, bigint>();
     // The builder is the only writer of a generation nobody reads yet: no lease.
-    const builder = new ReadModels(this.deps.events, stores.projections, this.deps.logger, {
+    const builder = new ReadModels(this.deps.events, projections, this.deps.logger, {
       role: 'project',
       onCatchUp: (projection, position) => {
         reached.set(projection, position);
@@ -109,8 +109,8 @@ export class ReadSide {
 
   private async start(number: number): Promise<Generation> {
     const readDb = await this.deps.generations.open(number);
-    const stores = await openReadModelStores(readDb);
-    const readModels = new ReadModels(this.deps.events, stores.projections, this.deps.logger, this.deps.runners(readDb));
+    const { stores, projections } = await openReadModels(readDb);
+    const readModels = new ReadModels(this.deps.events, projections, this.deps.logger, this.deps.runners(readDb));
     await readModels.start();
     return { number, readDb, stores, readModels, directory: new DirectoryReader(stores.directory) };
   }

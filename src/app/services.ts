@@ -21,12 +21,15 @@ import { readGenerations } from '../infra/read-generations';
 import { ReadSide } from './read-side';
 import { isTransientStoreError } from '../projections/transient-error';
 
-export { openReadModelStores, type ReadModelStores } from './read-model-stores';
 import { ResilientCache } from '../infra/redis/resilient-cache';
 import { DiskFileStore } from '../infra/disk/disk-file-store';
 import type { FileStore } from '../ports/file-store';
 import type { GridFsFileStore } from '../infra/mongo/gridfs-file-store';
 import { startOrphanSweeper } from '../files/file-lifecycle';
+import { usableUploadCheck } from '../files/file-access';
+import { releaseDroppedUpload } from '../files/release-dropped-upload';
+import { argon2Hasher } from '../infra/auth/secret-hasher';
+import { settleWrites } from './settle-writes';
 
 export type Services = AppContext & { close(): Promise<void> };
 
@@ -104,16 +107,10 @@ export async function createServices(config: Config, logger: Logger, clock: () =
     get directory() {
       return readSide.current.directory;
     },
-    get resources() {
-      return readSide.current.stores.resources;
-    },
-    get applications() {
-      return readSide.current.stores.applications;
+    get stores() {
+      return readSide.current.stores;
     },
     cache,
-    get apiKeys() {
-      return readSide.current.stores.apiKeys;
-    },
     sessions: new VerifiedTokenCache(
       new SessionVerifier({
         secret: secrets.jwtSecret,
@@ -127,15 +124,18 @@ export async function createServices(config: Config, logger: Logger, clock: () =
     clock,
     metrics,
     fileStore,
-    get files() {
-      return readSide.current.stores.files;
-    },
+    hasher: argon2Hasher,
+    assertUsableUpload: (...args) => assertUsableUpload(...args),
+    settle: (...args) => settle(...args),
     async close() {
       sweeper.stop();
       await readSide.close();
       await Promise.allSettled([eventStore.close(), cache.close(), fileStore.close()]);
     },
   };
+  // The write path's parts that read the services themselves.
+  const assertUsableUpload = usableUploadCheck(services);
+  const settle = settleWrites(services, [releaseDroppedUpload(services)]);
   const sweeper = startOrphanSweeper(services);
   return services;
 }

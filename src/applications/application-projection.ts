@@ -10,7 +10,7 @@ const APPLICATION_EVENT_TYPES: ReadonlySet<DirectoryEvent['type']> = new Set(['A
 export function applicationProjection(store: ApplicationStore): ReadModelProjection {
   return foldingProjection({
     name: 'applications',
-    store: store.projection,
+    store: store.projectionStore,
     selects: { types: APPLICATION_EVENT_TYPES, streams: (streamId) => streamId === DIRECTORY_STREAM },
     async fold(event: DirectoryEvent, recorded: RecordedEvent): Promise<void> {
       if (event.type === 'ApplicationDefinitionUpserted') await store.putDefinition(event.data, recorded.position);

@@ -1,13 +1,18 @@
-import type { Router } from 'express';
 import { z } from 'zod';
 import { applicationListSchema } from './application-list';
 import { canListApplications } from './application-access';
 import { forbidden, notFound } from '../domain/errors';
 import { applicationDefinition, listApplications } from './application-queries';
-import type { AppContext } from '../app/app-context';
-import { callerOf } from '../api/middleware/authenticate';
+import type { DirectoryReader } from '../directory/directory-reader';
+import type { ApplicationStore } from './application-store';
 import { pageRequestOf, paginated } from '../api/pagination';
-import { routeGroup, routerOf } from '../api/route-declaration';
+import { routeGroup } from '../api/route-declaration';
+
+/** What the application routes read; read at each request (a blue/green rebuild replaces the stores). */
+export type ApplicationRouteDeps = {
+  readonly directory: DirectoryReader;
+  readonly stores: { readonly applications: ApplicationStore };
+};
 
 /** A path id: decimal digits naming a positive safe integer (`0`, `-1`, `1.5`, `1e3`, `abc` are 400). */
 const pathId = z
@@ -32,23 +37,21 @@ export const listApplicationsBody = paginated({
  * definition's community. Checked in order: path id and body 400; unknown definition 404;
  * caller not allowed 403.
  */
-export const APPLICATION_ROUTES = routeGroup<AppContext>({ tag: 'applications', access: 'api' }, (applications) => [
+export const APPLICATION_ROUTES = routeGroup<ApplicationRouteDeps>({ tag: 'applications', access: 'api' }, (applications) => [
   applications.post('/api/ApplicationDefinition/{applicationDefinitionId}/Applications', 'listApplications', {
     summary: "One page of an application definition's applications, for the admins of its community",
     // A POST without a body is a request for the defaults.
     request: { params: applicationsPathParams, body: listApplicationsBody, bodyOptional: true },
     answers: { 200: { description: 'One page of applications, their total and the values of each filter', json: applicationListSchema } },
     errors: [400, 401, 403, 404, 413, 415],
-    handle: (ctx) => async ({ params, body, res }) => {
-      const definition = await applicationDefinition(ctx.applications, params.applicationDefinitionId);
+    handle: (ctx) => async ({ params, body, caller }) => {
+      const definition = await applicationDefinition(ctx.stores.applications, params.applicationDefinitionId);
       if (!definition) throw notFound(`no application definition ${params.applicationDefinitionId}`);
-      const viewer = await ctx.directory.viewer(callerOf(res).userId);
+      const viewer = await ctx.directory.viewer(caller.userId);
       if (!canListApplications(viewer, definition)) {
         throw forbidden('only the administrators of the community owning this application definition may list its applications');
       }
-      return listApplications(ctx.applications, definition, { orderBy: body.orderBy ?? 0, page: pageRequestOf(body) });
+      return listApplications(ctx.stores.applications, definition, { orderBy: body.orderBy ?? 0, page: pageRequestOf(body) });
     },
   }),
 ]);
-
-export const applicationRoutes = (ctx: AppContext, router?: Router): Router => routerOf(APPLICATION_ROUTES, ctx, [], router);

@@ -30,7 +30,7 @@ export type ApplicationOrder = 0 | 1;
 
 /** The applications read model, fed by the directory feed. */
 export interface ApplicationStore {
-  readonly projection: ProjectionStore;
+  readonly projectionStore: ProjectionStore;
   definition(applicationDefinitionId: number): Promise<ApplicationDefinitionRecord | null>;
   page(applicationDefinitionId: number, orderBy: ApplicationOrder, page: PageRequest): Promise<PageResponse<ApplicationRecord>>;
   /** Distinct non-null values of each filter field among a definition's applications, ascending. */

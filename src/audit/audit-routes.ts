@@ -1,14 +1,14 @@
-import type { Response, Router } from 'express';
 import { accessJson, auditEventJson, historyStepJson } from './audit-json';
 import { readAuditPage, readResourceHistory, reviewAccessAt } from './audit-queries';
 import { recordAuditRead } from './record-audit-read';
-import { metadataOf } from '../commands/request-info';
+import { stampOf } from '../commands/request-info';
 import type { AuditFilter } from './audit-log';
 import { assertAuditor, decodeCursor, encodeCursor } from './audit-log';
 import { notFound } from '../domain/errors';
-import type { AppContext } from '../app/app-context';
-import { requestInfoOf } from '../api/middleware/authenticate';
-import { routeGroup, routerOf } from '../api/route-declaration';
+import type { RequestInfo } from '../commands/request-info';
+import type { DirectoryReader } from '../directory/directory-reader';
+import type { EventStore } from '../ports/event-store';
+import { routeGroup } from '../api/route-declaration';
 import {
   auditAccessQuery,
   auditEventPageSchema,
@@ -21,9 +21,16 @@ import {
 
 const DEFAULT_LIMIT = 100;
 
+/** What the audit routes read (the log, the directory) and write (the auditor's reads). */
+export type AuditRouteDeps = {
+  readonly eventStore: EventStore;
+  readonly directory: DirectoryReader;
+  readonly clock: () => Date;
+};
+
 /** Records the auditor's read in their `audit-{userId}` stream. */
-const recordRead = (ctx: AppContext, res: Response, route: string, params: Record<string, unknown>) => {
-  return recordAuditRead(ctx.eventStore, metadataOf(requestInfoOf(res), ctx.clock().toISOString()), route, params);
+const recordRead = (ctx: AuditRouteDeps, request: RequestInfo, route: string, params: Record<string, unknown>) => {
+  return recordAuditRead(ctx.eventStore, stampOf(request, ctx.clock().toISOString()), route, params);
 };
 
 /**
@@ -31,7 +38,7 @@ const recordRead = (ctx: AppContext, res: Response, route: string, params: Recor
  * credential. Checked in order: role 403, parameters 400; then the read is recorded in the
  * auditor's `audit-{userId}` stream before anything is answered.
  */
-export const AUDIT_ROUTES = routeGroup<AppContext>({ tag: 'audit', access: 'api', authorize: assertAuditor }, (audit) => [
+export const AUDIT_ROUTES = routeGroup<AuditRouteDeps>({ tag: 'audit', access: 'api', authorize: assertAuditor }, (audit) => [
   audit.get('/api/audit/events', 'listAuditEvents', {
     summary: 'The event log in order, with its metadata, filtered, one page per cursor',
     description:
@@ -39,7 +46,7 @@ export const AUDIT_ROUTES = routeGroup<AppContext>({ tag: 'audit', access: 'api'
     request: { query: auditEventsQuery },
     answers: { 200: { description: 'One page of events', json: auditEventPageSchema } },
     errors: [400, 401, 403],
-    handle: (ctx) => async ({ query, res }) => {
+    handle: (ctx) => async ({ query, request }) => {
       const after = query.after === undefined ? undefined : decodeCursor(query.after);
       const filter: AuditFilter = {
         ...(query.stream !== undefined ? { stream: query.stream } : {}),
@@ -50,7 +57,7 @@ export const AUDIT_ROUTES = routeGroup<AppContext>({ tag: 'audit', access: 'api'
         ...(query.from !== undefined ? { from: Date.parse(query.from) } : {}),
         ...(query.to !== undefined ? { to: Date.parse(query.to) } : {}),
       };
-      await recordRead(ctx, res, 'GET /api/audit/events', { ...query });
+      await recordRead(ctx, request, 'GET /api/audit/events', { ...query });
       const page = await readAuditPage(ctx.eventStore, filter, after, query.limit ?? DEFAULT_LIMIT);
       return {
         items: page.items.map(auditEventJson),
@@ -64,8 +71,8 @@ export const AUDIT_ROUTES = routeGroup<AppContext>({ tag: 'audit', access: 'api'
     request: { params: auditResourcePathParams, query: auditHistoryQuery },
     answers: { 200: { description: 'The steps, oldest first (one step per command)', json: resourceHistorySchema } },
     errors: [400, 401, 403, 404],
-    handle: (ctx) => async ({ params: { id }, res }) => {
-      await recordRead(ctx, res, 'GET /api/audit/resources/{id}/history', { id });
+    handle: (ctx) => async ({ params: { id }, request }) => {
+      await recordRead(ctx, request, 'GET /api/audit/resources/{id}/history', { id });
       const steps = await readResourceHistory(ctx.eventStore, id);
       if (!steps) throw notFound(`resource ${id} has no history`);
       const actorIds = [...new Set(steps.map((s) => s.actor.userId))];
@@ -81,14 +88,12 @@ export const AUDIT_ROUTES = routeGroup<AppContext>({ tag: 'audit', access: 'api'
     request: { params: auditResourcePathParams, query: auditAccessQuery },
     answers: { 200: { description: 'Per view, the users who could see it and their reasons', json: resourceAccessSchema } },
     errors: [400, 401, 403, 404],
-    handle: (ctx) => async ({ params: { id }, query, res }) => {
+    handle: (ctx) => async ({ params: { id }, query, request }) => {
       const at = query.at === undefined ? ctx.clock() : new Date(query.at);
-      await recordRead(ctx, res, 'GET /api/audit/resources/{id}/access', { id, at: at.toISOString() });
+      await recordRead(ctx, request, 'GET /api/audit/resources/{id}/access', { id, at: at.toISOString() });
       const review = await reviewAccessAt(ctx.eventStore, id, at);
       if (!review) throw notFound(`resource ${id} has no history`);
       return accessJson(id, at, review);
     },
   }),
 ]);
-
-export const auditRoutes = (ctx: AppContext, router?: Router): Router => routerOf(AUDIT_ROUTES, ctx, [], router);

@@ -21,7 +21,8 @@ import { ReadSide } from '../app/read-side';
 import { Presets, SingleBar } from 'cli-progress';
 import { SqliteReadDb } from '../infra/sqlite/sqlite-read-db';
 import { ReadModels } from '../projections/read-models';
-import { openEventStore, openFileStore, openReadModelStores } from '../app/services';
+import { openEventStore, openFileStore } from '../app/services';
+import { openReadModels } from '../app/read-model-list';
 import { sweepOrphans } from '../files/file-lifecycle';
 import { zodFieldErrors } from '../api/validation';
 import { AUDIT_USAGE, auditCommand } from './audit-command';
@@ -167,7 +168,7 @@ async function importDirectory(file: string | undefined, config: Config): Promis
 async function digest(config: Config): Promise<number> {
   const store = openEventStore(config);
   const readDb: ReadDb = { kind: 'sqlite', sqlite: SqliteReadDb.open(':memory:') };
-  const readModels = new ReadModels(store, (await openReadModelStores(readDb)).projections, createLogger('error'));
+  const readModels = new ReadModels(store, (await openReadModels(readDb)).projections, createLogger('error'));
   try {
     await readModels.start();
     const result = await readModels.digest();
@@ -283,7 +284,7 @@ async function sweepUploads(config: Config): Promise<number> {
   const fileStore = await openFileStore(config);
   try {
     const { readModels, stores } = side.current;
-    const { deleted } = await sweepOrphans({ eventStore, fileStore, files: stores.files, readModels, config }, new Date());
+    const { deleted } = await sweepOrphans({ eventStore, fileStore, stores, readModels, config }, new Date());
     process.stdout.write(`${JSON.stringify({ deleted })}\n`);
   } finally {
     await side.close();

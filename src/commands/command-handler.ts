@@ -1,6 +1,6 @@
 import type { Decider } from '../domain/decider';
 import type { EventMetadata } from '../domain/event';
-import type { EventStore } from '../ports/event-store';
+import type { EventStore, Write } from '../ports/event-store';
 import { WrongExpectedRevisionError } from '../ports/event-store';
 import type { Backoff } from './contention';
 import { contentionExhausted, jitteredBackoff } from './contention';
@@ -13,6 +13,8 @@ export const MAX_ATTEMPTS = 10;
 export type CommandOutcome<State, Event> = {
   /** Global position of the last appended event; undefined when the decision appended nothing. */
   readonly position: bigint | undefined;
+  /** Where the events landed; undefined when the decision appended nothing. */
+  readonly write: Write | undefined;
   readonly events: Event[];
   /** The state after the events. */
   readonly state: State;
@@ -30,7 +32,7 @@ export async function handleCommand<State, Command, Event extends EventData>(
   streamId: string,
   decider: Decider<State, Command, Event>,
   commandFor: (state: State) => Command | Promise<Command>,
-  metadata: EventMetadata,
+  stamp: EventMetadata,
   backoff: Backoff = jitteredBackoff,
 ): Promise<CommandOutcome<State, Event>> {
   for (let attempt = 1; ; attempt++) {
@@ -39,14 +41,15 @@ export async function handleCommand<State, Command, Event extends EventData>(
     const state = history.reduce((current, event) => decider.evolve(current, event as unknown as Event), decider.initialState());
     const events = decider.decide(await commandFor(state), state);
     const after = events.reduce(decider.evolve, state);
-    if (events.length === 0) return { position: undefined, events, state: after };
+    if (events.length === 0) return { position: undefined, write: undefined, events, state: after };
     const last = history.at(-1);
     try {
-      const appended = events.map((e) => ({ type: e.type, data: e.data, metadata }));
+      const appended = events.map((e) => ({ type: e.type, data: e.data, metadata: stamp }));
       const expected = last ? last.revision : 'no_stream';
       const claimed = claimedAppend();
       const result = await (claimed ? store.appendToStream(streamId, appended, expected, claimed) : store.appendToStream(streamId, appended, expected));
-      return { position: result.position, events, state: after };
+      const firstRevision = result.nextExpectedRevision - BigInt(events.length) + 1n;
+      return { position: result.position, write: { position: result.position, stream: { id: streamId, firstRevision } }, events, state: after };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       if (attempt >= MAX_ATTEMPTS) throw contentionExhausted(streamId);

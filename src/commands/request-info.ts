@@ -4,7 +4,8 @@ import type { EventMetadata } from '../domain/event';
 /** Who asked, and under which request: what every appended event is stamped with. */
 export type RequestInfo = { readonly caller: Caller; readonly correlationId: string; readonly clientAddress?: string };
 
-export const metadataOf = (request: RequestInfo, now: string): EventMetadata => ({
+/** The stamp (event metadata) of what `request` appends at `now`. */
+export const stampOf = (request: RequestInfo, now: string): EventMetadata => ({
   actor: request.caller.actor,
   correlationId: request.correlationId,
   at: now,

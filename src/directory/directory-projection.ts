@@ -9,7 +9,7 @@ import type { DirectoryStore } from './directory-store';
 export function directoryProjection(store: DirectoryStore): ReadModelProjection {
   return foldingProjection({
     name: 'directory',
-    store: store.projection,
+    store: store.projectionStore,
     selects: { types: DIRECTORY_EVENT_TYPES, streams: (streamId) => streamId === DIRECTORY_STREAM },
     async fold(event: DirectoryEvent, recorded: RecordedEvent): Promise<void> {
       const change = directoryChange(event);

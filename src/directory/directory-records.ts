@@ -1,6 +1,5 @@
 import type { CircleFacts, CommunityFacts, ProjectFacts } from './viewer';
 import type { DirectoryEvent } from './directory-events';
-import type { Memberships } from './directory-store';
 
 /**
  * The directory read model's record kinds: each is stored whole (an upsert replaces the record),
@@ -17,6 +16,21 @@ export const DIRECTORY_TABLES = {
   circleMembers: { key: ['circleId', 'userId'], columns: ['circleId', 'userId'], lookup: 'userId' },
   paragraphs: { key: ['paragraphId'], columns: ['paragraphId'] },
 } as const satisfies Record<string, { key: readonly string[]; columns: readonly string[]; lookup?: string }>;
+
+/** A project the caller belongs to, with its built-in circles: being on it puts them in one. */
+export type ProjectMembership = {
+  readonly projectId: number;
+  readonly role: 'team' | 'mentor';
+  readonly teamCircleId: number | null;
+  readonly mentorsCircleId: number | null;
+};
+
+/** Everything the directory says one user belongs to, each list answered by a key lookup. */
+export type Memberships = {
+  readonly communities: readonly { communityId: number; role: 'member' | 'admin'; status: 'pending' | 'approved' }[];
+  readonly projects: readonly ProjectMembership[];
+  readonly circleIds: readonly number[];
+};
 
 export type DirectoryTable = keyof typeof DIRECTORY_TABLES;
 

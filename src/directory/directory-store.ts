@@ -1,6 +1,6 @@
 import type { CircleFacts, CommunityFacts, ProjectFacts } from './viewer';
 import type { ProjectionStore } from '../projections/read-model-projection';
-import type { DirectoryChange } from './directory-records';
+import type { DirectoryChange, Memberships } from './directory-records';
 
 export type UserRecord = {
   readonly userId: number;
@@ -17,27 +17,12 @@ export type CommunityProjectRecord = {
 
 export type ParagraphRecord = { readonly paragraphId: number; readonly projectId: number; readonly communityId: number | null };
 
-/** A project the caller belongs to, with its built-in circles: being on it puts them in one. */
-export type ProjectMembership = {
-  readonly projectId: number;
-  readonly role: 'team' | 'mentor';
-  readonly teamCircleId: number | null;
-  readonly mentorsCircleId: number | null;
-};
-
-/** Everything the directory says one user belongs to, each list answered by a key lookup. */
-export type Memberships = {
-  readonly communities: readonly { communityId: number; role: 'member' | 'admin'; status: 'pending' | 'approved' }[];
-  readonly projects: readonly ProjectMembership[];
-  readonly circleIds: readonly number[];
-};
-
 /**
  * The directory read model (people, communities, projects, circles, paragraphs), asked the
  * questions the service asks. Every answer is a primary-key or indexed-key lookup.
  */
 export interface DirectoryStore {
-  readonly projection: ProjectionStore;
+  readonly projectionStore: ProjectionStore;
   user(userId: number): Promise<UserRecord | null>;
   community(communityId: number): Promise<CommunityFacts | null>;
   communities(communityIds: readonly number[]): Promise<Map<number, CommunityFacts>>;

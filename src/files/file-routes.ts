@@ -1,16 +1,16 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
-import type { Router } from 'express';
-import { downloadableFile, storeUpload } from './file-lifecycle';
-import { metadataOf } from '../commands/request-info';
+import type { FileAccessDeps } from './file-access';
+import { downloadableFile } from './file-access';
+import { storeUpload } from './file-lifecycle';
+import { stampOf } from '../commands/request-info';
 import { DomainError, notFound } from '../domain/errors';
 import { ACCEPTED_EXTENSIONS, contentDisposition, servedContentType } from './upload-policy';
-import type { AppContext } from '../app/app-context';
 import { parseRange } from './http-range';
-import { callerOf, requestInfoOf } from '../api/middleware/authenticate';
+import type { FileStore } from '../ports/file-store';
 import { sendProblem } from '../api/problem';
-import { readYourWrites } from '../api/read-your-writes';
-import { routeGroup, routerOf } from '../api/route-declaration';
+import type { Settle } from '../api/route-declaration';
+import { routeGroup, written } from '../api/route-declaration';
 import { downloadQuery, uploadAnswerSchema, uploadQuery } from './file-schemas';
 import { UploadAbortedError, UploadRefusedError, receiveUpload } from './receive-upload';
 
@@ -31,8 +31,16 @@ function ifNoneMatch(header: string | undefined, etag: string): boolean {
 
 const binary = { 'application/octet-stream': { schema: { type: 'string', format: 'binary' } } } as const;
 
+/** What the file routes read and write through. */
+export type FileRouteDeps = FileAccessDeps & {
+  readonly config: { readonly UPLOAD_MAX_MB: number; readonly UPLOAD_BIG_MAX_MB: number };
+  readonly fileStore: FileStore;
+  readonly clock: () => Date;
+  readonly settle: Settle;
+};
+
 /** SPEC "POST /api/File/Upload" and "GET /api/File/Download"; DESIGN "Upload". */
-export const FILE_ROUTES = routeGroup<AppContext>({ tag: 'files', access: 'api' }, (files) => [
+export const FILE_ROUTES = routeGroup<FileRouteDeps>({ tag: 'files', access: 'api', settle: (ctx) => ctx.settle }, (files) => [
   files.post('/api/File/Upload', 'uploadFile', {
     summary: 'Store a file (multipart, one `file` part, optional `folder`) and answer its path; creates no resource',
     description: `Accepted extensions: ${ACCEPTED_EXTENSIONS.map((e) => `.${e}`).join(', ')}. The declared content type must fit the extension (\`application/octet-stream\` always fits) and the leading bytes must not contradict it. Ceiling: UPLOAD_MAX_MB (3) MiB, UPLOAD_BIG_MAX_MB (100) MiB with \`isBigFile=true\`; 1 MB = 1024 × 1024 bytes.`,
@@ -63,9 +71,8 @@ export const FILE_ROUTES = routeGroup<AppContext>({ tag: 'files', access: 'api' 
       },
     },
     errors: [400, 401, 403, 413, 415],
-    handle: (ctx) => async ({ query: { isBigFile }, req, res }) => {
+    handle: (ctx) => async ({ query: { isBigFile }, req, res, request }) => {
       const limit = (isBigFile ? ctx.config.UPLOAD_BIG_MAX_MB : ctx.config.UPLOAD_MAX_MB) * MIB;
-      const request = requestInfoOf(res);
       // Whatever happens below, the connection is not reused: an early answer may leave body bytes unread.
       const early = (): void => void res.setHeader('Connection', 'close');
       if (!req.is('multipart/form-data')) {
@@ -94,10 +101,9 @@ export const FILE_ROUTES = routeGroup<AppContext>({ tag: 'files', access: 'api' 
         ctx,
         received.staged,
         { path, name: received.fileName, contentType: servedContentType(received.fileName), uploadedBy: request.caller.userId, at },
-        metadataOf(request, at),
+        stampOf(request, at),
       );
-      await readYourWrites(ctx, position);
-      return path;
+      return written(position, () => path);
     },
   }),
   files.get('/api/File/Download', 'downloadFile', {
@@ -117,8 +123,8 @@ export const FILE_ROUTES = routeGroup<AppContext>({ tag: 'files', access: 'api' 
       },
     },
     errors: [400, 401, 403, 404],
-    handle: (ctx) => async ({ query: { path }, req, res }) => {
-      const file = await downloadableFile(ctx, callerOf(res), path);
+    handle: (ctx) => async ({ query: { path }, req, res, caller }) => {
+      const file = await downloadableFile(ctx, caller, path);
       if (!file) throw missing();
       const stat = await ctx.fileStore.stat(path);
       if (!stat) throw missing();
@@ -162,5 +168,3 @@ export const FILE_ROUTES = routeGroup<AppContext>({ tag: 'files', access: 'api' 
     },
   }),
 ]);
-
-export const fileRoutes = (ctx: AppContext, router?: Router): Router => routerOf(FILE_ROUTES, ctx, [], router);

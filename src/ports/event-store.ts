@@ -31,6 +31,15 @@ export type RecordedEvent = {
  */
 export type AppendOptions = { readonly idempotency?: IdempotencyClaim };
 
+/**
+ * Where a write landed: the global position of its last event and, when it appended to one stream,
+ * that stream and the revision of its first event (what a reaction folds the state before it up to).
+ */
+export type Write = {
+  readonly position: bigint;
+  readonly stream?: { readonly id: string; readonly firstRevision: bigint };
+};
+
 export type AppendResult = {
   /** Revision of the last appended event. */
   readonly nextExpectedRevision: bigint;

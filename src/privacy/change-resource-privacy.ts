@@ -1,9 +1,10 @@
 import type { CircleRef } from '../resources/resource';
 import type { ChangeResourcePrivacy, CircleChanges } from '../resources/resource-commands';
 import type { RequestInfo } from '../commands/request-info';
-import { metadataOf } from '../commands/request-info';
+import { stampOf } from '../commands/request-info';
 import type { ResourceCommandDeps, ResourceCommandResult } from '../resources/resource-command-runner';
-import { decisionContext, existingResource, runResourceCommand } from '../resources/resource-command-runner';
+import { decisionFacts, runResourceCommand } from '../resources/resource-command-runner';
+import { activeResource } from '../resources/resource-decide-common';
 
 type CircleChangesInput = {
   readonly circlesToAdd: readonly CircleRef[];
@@ -54,11 +55,11 @@ export async function changeResourcePrivacy(
     deps.eventStore,
     input.resourceId,
     async (state): Promise<ChangeResourcePrivacy> => {
-      const { projectId } = existingResource(state, input.resourceId).scope;
-      const metadata = await decisionContext(deps.directory, request, now, projectId, referenced);
-      return { type: 'ChangeResourcePrivacy', data, metadata };
+      const { projectId } = activeResource(state, input.resourceId).scope;
+      const facts = await decisionFacts(deps.directory, request, now, projectId, referenced);
+      return { type: 'ChangeResourcePrivacy', data, metadata: facts };
     },
-    metadataOf(request, now),
+    stampOf(request, now),
   );
 }
 

@@ -4,7 +4,8 @@ import type { Resource, ResourceState } from './resource';
 import type { ResourceCommand, ResourceDecisionContext } from './resource-commands';
 import { resourceDecider } from './resource-decide';
 import { resourceStreamId } from './resource-events';
-import type { EventStore } from '../ports/event-store';
+import { foldResource } from './resource-evolve';
+import type { EventStore, Write } from '../ports/event-store';
 import { handleCommand } from '../commands/command-handler';
 import type { DirectoryFacts } from '../directory/directory-facts';
 import type { RequestInfo } from '../commands/request-info';
@@ -16,8 +17,8 @@ export type ResourceCommandDeps = {
 };
 
 export type ResourceCommandResult = {
-  /** Global position of the last appended event; undefined when nothing changed. */
-  readonly position: bigint | undefined;
+  /** Where the command's events landed; undefined when nothing changed. */
+  readonly write: Write | undefined;
   /** The resource after the command; undefined once deleted. */
   readonly resource: Resource | undefined;
 };
@@ -26,7 +27,7 @@ export type ResourceCommandResult = {
 export type Referenced = { readonly circleIds?: readonly number[]; readonly communityIds?: readonly number[] };
 
 /** Loads the facts a decision needs: the caller, the project, the circles and communities the command names. */
-export async function decisionContext(
+export async function decisionFacts(
   directory: DirectoryFacts,
   request: RequestInfo,
   now: string,
@@ -43,12 +44,6 @@ export async function decisionContext(
   return { now, viewer, project, circles, knownCommunities: new Set(communities.keys()) };
 }
 
-/** The resource a stream's state holds; 404 when it never existed or was deleted. */
-export function existingResource(state: ResourceState, resourceId: number): Resource {
-  if (state.status !== 'active') throw notFound(`resource ${resourceId} not found`);
-  return state.resource;
-}
-
 /**
  * Runs a command on a resource's stream: `commandFor` builds it from the state read (once per
  * attempt) and its facts. Answers the state after the command.
@@ -57,19 +52,21 @@ export async function runResourceCommand(
   eventStore: EventStore,
   resourceId: number,
   commandFor: (state: ResourceState) => ResourceCommand | Promise<ResourceCommand>,
-  metadata: EventMetadata,
+  stamp: EventMetadata,
 ): Promise<ResourceCommandResult> {
-  const { position, state } = await handleCommand(eventStore, resourceStreamId(resourceId), resourceDecider, commandFor, metadata);
-  return { position, resource: state.status === 'active' ? state.resource : undefined };
+  const { write, state } = await handleCommand(eventStore, resourceStreamId(resourceId), resourceDecider, commandFor, stamp);
+  return { write, resource: state.status === 'active' ? state.resource : undefined };
 }
 
-/** The resource as its stream holds it now (a request whose attempt died after its write is answered from it); 404 once deleted. */
+/** A resource as its stream holds it now; undefined when it never existed or was deleted. */
+export async function loadResource(eventStore: EventStore, resourceId: number): Promise<Resource | undefined> {
+  const state = foldResource(await eventStore.readStream(resourceStreamId(resourceId)));
+  return state.status === 'active' ? state.resource : undefined;
+}
+
+/** The resource a stream holds now (a request whose attempt died after its write is answered from it); 404 once deleted. */
 export async function currentResource(eventStore: EventStore, streamId: string): Promise<Resource> {
-  const history = await eventStore.readStream(streamId);
-  const state = history.reduce(
-    (current, event) => resourceDecider.evolve(current, event as unknown as Parameters<typeof resourceDecider.evolve>[1]),
-    resourceDecider.initialState(),
-  );
+  const state = foldResource(await eventStore.readStream(streamId));
   if (state.status !== 'active') throw notFound(`resource of ${streamId} not found`);
   return state.resource;
 }

@@ -3,7 +3,9 @@ import type { PrivacyLevel } from './privacy-level';
 import type { CircleRef, DetectedType, ResourceContent, ResourcePlace } from './resource';
 
 /** All events of one resource live in one stream, so its rules are checked against one revision. */
-export const resourceStreamId = (resourceId: number): string => `resource-${resourceId}`;
+/** Every resource's stream is named `resource-<id>`. */
+export const RESOURCE_STREAM_PREFIX = 'resource-';
+export const resourceStreamId = (resourceId: number): string => `${RESOURCE_STREAM_PREFIX}${resourceId}`;
 
 /** Which privacy block a circle grant belongs to. */
 export type BlockRef = { readonly kind: 'owner' } | { readonly kind: 'share'; readonly communityId: number };

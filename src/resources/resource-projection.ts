@@ -63,7 +63,7 @@ async function reprojectProject(store: ResourceViewStore, projectId: number, com
 export function resourceProjection(store: ResourceViewStore): ReadModelProjection {
   return {
     name: 'resources',
-    store: store.projection,
+    store: store.projectionStore,
     ...selecting({ types: foldedTypes, streams: (streamId) => streamId === DIRECTORY_STREAM || streamId.startsWith('resource-') }),
     async apply(recorded: RecordedEvent): Promise<void> {
       if (recorded.type === 'CommunityProjectUpserted' || recorded.type === 'CommunityProjectRemoved') {

@@ -1,22 +1,31 @@
-import type { Router } from 'express';
-import { releaseIfUnreferenced } from '../files/file-lifecycle';
-import { metadataOf } from '../commands/request-info';
 import { currentResource } from './resource-command-runner';
+import type { SaveResourceDeps } from './save-project-resource';
 import { removeProjectResource, saveProjectResource } from './save-project-resource';
 import { resourceListSchema, savedResourceOf, savedResourceSchema } from './resource-record';
 import { listResources, savedResourceRecord } from './resource-queries';
 import { communityViewKey, projectViewKey } from './access/views';
 import { readScope } from '../projections/read-scopes';
-import type { AppContext } from '../app/app-context';
-import { callerOf, requestInfoOf } from '../api/middleware/authenticate';
+import type { DirectoryReader } from '../directory/directory-reader';
+import type { AnswerMemo } from '../projections/answer-memo';
+import type { IdempotencyKeys } from '../ports/idempotency-keys';
+import type { ResourceViewStore } from './resource-view-store';
 import { pageRequestOf } from '../api/pagination';
-import { readYourWrites } from '../api/read-your-writes';
-import { routeGroup, routerOf } from '../api/route-declaration';
+import type { Settle } from '../api/route-declaration';
+import { routeGroup, written } from '../api/route-declaration';
 import { removeProjectResourceSchema } from '../api/response-schemas';
 import { READ_ONLY_RECORD_FIELDS, getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from './resource-schemas';
 
+/** What the resource routes read and write through; read at each request (a blue/green rebuild replaces the stores). */
+export type ResourceRouteDeps = SaveResourceDeps & {
+  readonly directory: DirectoryReader;
+  readonly stores: { readonly resources: ResourceViewStore };
+  readonly answers: AnswerMemo;
+  readonly idempotencyKeys: IdempotencyKeys;
+  readonly settle: Settle;
+};
+
 /** SPEC "GetResourceList", "SaveProjectResource", "RemoveProjectResource". */
-export const RESOURCE_ROUTES = routeGroup<AppContext>({ tag: 'resources', access: 'api' }, (resources) => [
+export const RESOURCE_ROUTES = routeGroup<ResourceRouteDeps>({ tag: 'resources', access: 'api', settle: (ctx) => ctx.settle }, (resources) => [
   resources.post('/api/Project/GetResourceList', 'getResourceList', {
     summary: 'The resources of a project the caller may see, one page of them, with capability flags',
     request: { body: getResourceListBody },
@@ -25,12 +34,12 @@ export const RESOURCE_ROUTES = routeGroup<AppContext>({ tag: 'resources', access
     // The answer is the caller's view of the read models: who asks and what they ask say the rest.
     remember: {
       memo: (ctx) => ctx.answers,
-      key: ({ body, res }) => `${callerOf(res).userId}:${JSON.stringify(body)}`,
+      key: ({ body, caller }) => `${caller.userId}:${JSON.stringify(body)}`,
       scopes: ({ body }) => [readScope.directory, readScope.view(body.communityId ? communityViewKey(body.communityId) : projectViewKey(body.projectId), body.projectId)],
     },
-    handle: (ctx) => async ({ body, res }) => {
-      const viewer = await ctx.directory.viewer(callerOf(res).userId);
-      return listResources(ctx.resources, ctx.directory, viewer, {
+    handle: (ctx) => async ({ body, caller }) => {
+      const viewer = await ctx.directory.viewer(caller.userId);
+      return listResources(ctx.stores.resources, ctx.directory, viewer, {
         projectId: body.projectId,
         communityId: body.communityId ? body.communityId : null,
         paragraphId: body.paragraphId ? body.paragraphId : null,
@@ -49,21 +58,20 @@ export const RESOURCE_ROUTES = routeGroup<AppContext>({ tag: 'resources', access
     idempotent: {
       store: (ctx) => ctx,
       // The write of an attempt that died before it answered: the resource it saved, as it is now.
-      resume: (ctx) => async (write, { res }) => {
-        await readYourWrites(ctx, write.position);
-        const resource = await currentResource(ctx.eventStore, write.streamId);
-        const viewer = await ctx.directory.viewer(callerOf(res).userId);
-        return savedResourceOf(await savedResourceRecord(ctx.directory, viewer, resource));
-      },
+      resume: (ctx) => async (write, { caller }) =>
+        written(write.position, async () => {
+          const resource = await currentResource(ctx.eventStore, write.streamId);
+          const viewer = await ctx.directory.viewer(caller.userId);
+          return savedResourceOf(await savedResourceRecord(ctx.directory, viewer, resource));
+        }),
     },
-    handle: (ctx) => async ({ body, res }) => {
-      const request = requestInfoOf(res);
-      const result = await saveProjectResource(ctx, request, body);
-      await readYourWrites(ctx, result.position);
-      await releaseIfUnreferenced(ctx, result.released, result.position, metadataOf(request, ctx.clock().toISOString()));
-      if (!result.resource) throw new Error('a saved resource must exist');
-      const viewer = await ctx.directory.viewer(request.caller.userId);
-      return savedResourceOf(await savedResourceRecord(ctx.directory, viewer, result.resource));
+    handle: (ctx) => async ({ body, request }) => {
+      const { write, resource } = await saveProjectResource(ctx, request, body);
+      return written(write, async () => {
+        if (!resource) throw new Error('a saved resource must exist');
+        const viewer = await ctx.directory.viewer(request.caller.userId);
+        return savedResourceOf(await savedResourceRecord(ctx.directory, viewer, resource));
+      });
     },
   }),
   resources.get('/api/Resource/RemoveProjectResource', 'removeProjectResource', {
@@ -71,14 +79,9 @@ export const RESOURCE_ROUTES = routeGroup<AppContext>({ tag: 'resources', access
     request: { query: removeProjectResourceQuery },
     answers: { 200: { description: 'Deleted: `{"statusCode": 200}`', json: removeProjectResourceSchema } },
     errors: [400, 401, 403, 404],
-    handle: (ctx) => async ({ query, res }) => {
-      const request = requestInfoOf(res);
-      const result = await removeProjectResource(ctx, request, query.id);
-      await readYourWrites(ctx, result.position);
-      await releaseIfUnreferenced(ctx, result.released, result.position, metadataOf(request, ctx.clock().toISOString()));
-      return { statusCode: 200 };
+    handle: (ctx) => async ({ query, request }) => {
+      const { write } = await removeProjectResource(ctx, request, query.id);
+      return written(write, () => ({ statusCode: 200 }));
     },
   }),
 ]);
-
-export const resourceRoutes = (ctx: AppContext, router?: Router): Router => routerOf(RESOURCE_ROUTES, ctx, [], router);

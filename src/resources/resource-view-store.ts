@@ -67,7 +67,7 @@ export type ProjectLink = { readonly communityProjectId: number; readonly commun
  * audience set, and this projection's own copy of which communities each project belongs to.
  */
 export interface ResourceViewStore {
-  readonly projection: ProjectionStore;
+  readonly projectionStore: ProjectionStore;
   /** The live resource, or null when it does not exist or was deleted. */
   resource(resourceId: number): Promise<Resource | null>;
   viewsOfResource(resourceId: number): Promise<ResourceViewRecord[]>;

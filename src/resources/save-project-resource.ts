@@ -1,17 +1,17 @@
 import { DomainError, notFound } from '../domain/errors';
-import type { ResourceScope } from './resource';
+import type { Resource, ResourceScope } from './resource';
 import type { CreateResource, DeleteResource, UpdateResource } from './resource-commands';
 import { resourceDecider } from './resource-decide';
 import type { ScopeFields, ScopeShape } from './scope-shape';
 import { scopeShapeOf } from './scope-shape';
-import type { FilesStore } from '../files/files-store';
 import type { ScopeDirectory } from '../directory/directory-facts';
-import { assertUsableUpload, uploadPathOf } from '../files/file-lifecycle';
+import type { Viewer } from '../directory/viewer';
 import { nextId } from '../commands/id-sequence';
 import type { RequestInfo } from '../commands/request-info';
-import { metadataOf } from '../commands/request-info';
+import { stampOf } from '../commands/request-info';
 import type { ResourceCommandDeps, ResourceCommandResult } from './resource-command-runner';
-import { decisionContext, existingResource, runResourceCommand } from './resource-command-runner';
+import { decisionFacts, runResourceCommand } from './resource-command-runner';
+import { activeResource } from './resource-decide-common';
 
 export type SaveResourceInput = ScopeFields & {
   readonly id: number;
@@ -66,11 +66,13 @@ async function resolveScope(directory: ScopeDirectory, shape: ScopeShape): Promi
   }
 }
 
-/** The files read model, when the service has one: an upload path is checked against it (refused without). */
-export type SaveResourceDeps = ResourceCommandDeps & { readonly directory: ScopeDirectory; readonly files?: FilesStore };
+/**
+ * Whether a resource may point at an uploaded file (the files feature answers it): a 400 on
+ * `resourceUrl` when not; a URL that is no upload path passes. `current`: the resource being updated.
+ */
+export type UploadCheck = (viewer: Viewer, resourceUrl: string, current?: Resource) => Promise<void>;
 
-/** `released`: the upload path the resource referenced before, when the command may have dropped the last reference to it. */
-export type SaveResourceResult = ResourceCommandResult & { readonly released?: string };
+export type SaveResourceDeps = ResourceCommandDeps & { readonly directory: ScopeDirectory; readonly assertUsableUpload: UploadCheck };
 
 /**
  * SaveProjectResource: id 0 creates (the scope comes from the request's shape), any other id
@@ -80,7 +82,7 @@ export async function saveProjectResource(
   deps: SaveResourceDeps,
   request: RequestInfo,
   input: SaveResourceInput,
-): Promise<SaveResourceResult> {
+): Promise<ResourceCommandResult> {
   const content = {
     name: input.name,
     description: input.description,
@@ -90,55 +92,49 @@ export async function saveProjectResource(
     privacyLevel: input.privacyLevel,
   };
   const now = deps.clock().toISOString();
-  const metadata = metadataOf(request, now);
+  const stamp = stampOf(request, now);
   if (input.id !== 0) {
-    let before: string | undefined;
-    const result = await runResourceCommand(
+    return runResourceCommand(
       deps.eventStore,
       input.id,
       async (state): Promise<UpdateResource> => {
-        const resource = existingResource(state, input.id);
-        const context = await decisionContext(deps.directory, request, now, resource.scope.projectId);
-        await assertUsableUpload(deps, context.viewer, input.resourceUrl, resource);
-        before = uploadPathOf(resource);
-        return { type: 'UpdateResource', data: { resourceId: input.id, ...content }, metadata: context };
+        const resource = activeResource(state, input.id);
+        const facts = await decisionFacts(deps.directory, request, now, resource.scope.projectId);
+        await deps.assertUsableUpload(facts.viewer, input.resourceUrl, resource);
+        return { type: 'UpdateResource', data: { resourceId: input.id, ...content }, metadata: facts };
       },
-      metadata,
+      stamp,
     );
-    return before !== undefined && before !== result.resource?.resourceUrl ? { ...result, released: before } : result;
   }
 
   const { scope, paragraphId } = await resolveScope(deps.directory, scopeShapeOf(input));
-  const context = await decisionContext(deps.directory, request, now, scope.projectId);
-  await assertUsableUpload(deps, context.viewer, input.resourceUrl);
+  const facts = await decisionFacts(deps.directory, request, now, scope.projectId);
+  await deps.assertUsableUpload(facts.viewer, input.resourceUrl);
   const create = (resourceId: number): CreateResource => ({
     type: 'CreateResource',
     data: { resourceId, scope, paragraphId, ...content },
-    metadata: context,
+    metadata: facts,
   });
   // Decide once before allocating an id, so refused requests burn no ids.
   resourceDecider.decide(create(0), resourceDecider.initialState());
-  const resourceId = await nextId(deps.eventStore, 'resource', metadata);
-  return runResourceCommand(deps.eventStore, resourceId, () => create(resourceId), metadata);
+  const resourceId = await nextId(deps.eventStore, 'resource', stamp);
+  return runResourceCommand(deps.eventStore, resourceId, () => create(resourceId), stamp);
 }
 
 export async function removeProjectResource(
   deps: ResourceCommandDeps,
   request: RequestInfo,
   resourceId: number,
-): Promise<SaveResourceResult> {
+): Promise<ResourceCommandResult> {
   const now = deps.clock().toISOString();
-  let before: string | undefined;
-  const result = await runResourceCommand(
+  return runResourceCommand(
     deps.eventStore,
     resourceId,
     async (state): Promise<DeleteResource> => {
-      const resource = existingResource(state, resourceId);
-      const context = await decisionContext(deps.directory, request, now, resource.scope.projectId);
-      before = uploadPathOf(resource);
-      return { type: 'DeleteResource', data: { resourceId }, metadata: context };
+      const resource = activeResource(state, resourceId);
+      const facts = await decisionFacts(deps.directory, request, now, resource.scope.projectId);
+      return { type: 'DeleteResource', data: { resourceId }, metadata: facts };
     },
-    metadataOf(request, now),
+    stampOf(request, now),
   );
-  return before !== undefined ? { ...result, released: before } : result;
 }

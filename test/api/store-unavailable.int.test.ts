@@ -19,7 +19,7 @@ describe('a read store that is down or too slow', () => {
     ['no server to select', () => new MongoServerSelectionError('Server selection timed out after 5000 ms', {} as never)],
   ])('given %s in a route, then 503 unavailable with Retry-After', async (_, failure) => {
     const token = await server.sessionToken(demo.users.team);
-    jest.spyOn(server.services.resources, 'page').mockRejectedValue(failure());
+    jest.spyOn(server.services.stores.resources, 'page').mockRejectedValue(failure());
 
     const res = await server.post('/api/Project/GetResourceList', { projectId: demo.projects.solar }, { token });
 
@@ -42,7 +42,7 @@ describe('a read store that is down or too slow', () => {
 
   it('given a bug (not a store outage), then still 500 internal', async () => {
     const token = await server.sessionToken(demo.users.team);
-    jest.spyOn(server.services.resources, 'page').mockRejectedValue(new TypeError('boom'));
+    jest.spyOn(server.services.stores.resources, 'page').mockRejectedValue(new TypeError('boom'));
 
     const res = await server.post('/api/Project/GetResourceList', { projectId: demo.projects.solar }, { token });
 

@@ -88,7 +88,12 @@ describe('handleCommand', () => {
     expect(built).toEqual([2]);
     expect(calls.expected).toEqual([1n]);
     expect(calls.appended).toEqual([[{ type: 'Counted', data: { n: 3 }, metadata }]]);
-    expect(result).toEqual({ position: 3n, events: [{ type: 'Counted', data: { n: 3 } }], state: 3 });
+    expect(result).toEqual({
+      position: 3n,
+      write: { position: 3n, stream: { id: 'counter-1', firstRevision: 2n } },
+      events: [{ type: 'Counted', data: { n: 3 } }],
+      state: 3,
+    });
   });
 
   it('given a few lost races, then each attempt reads the stream once, waits, and it appends once', async () => {

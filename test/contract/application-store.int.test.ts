@@ -97,26 +97,26 @@ export function describeApplicationStoreContract(name: string, open: () => Promi
     it('given everything applied, when any range is replayed twice, then the digest is unchanged', async () => {
       await store.putDefinition({ applicationDefinitionId: DEFINITION, name: 'Call', communityId: 10 }, 100n);
       await putAll();
-      const once = await store.projection.digest();
+      const once = await store.projectionStore.digest();
 
       await putAll();
       await putAll();
       await store.putDefinition({ applicationDefinitionId: DEFINITION, name: 'Call', communityId: 10 }, 100n);
       for (const [i, a] of fixtures.slice(2, 4).entries()) await store.putApplication(a, BigInt(i + 3));
 
-      expect(await store.projection.digest()).toEqual(once);
+      expect(await store.projectionStore.digest()).toEqual(once);
     });
 
     it('given a committed batch, when the checkpoint is read, then it is the batch position; after reset, nothing remains', async () => {
-      expect(await store.projection.checkpoint('applications')).toBeUndefined();
-      await store.projection.commit('applications', 6n, async () => putAll());
-      expect(await store.projection.checkpoint('applications')).toBe(6n);
+      expect(await store.projectionStore.checkpoint('applications')).toBeUndefined();
+      await store.projectionStore.commit('applications', 6n, async () => putAll());
+      expect(await store.projectionStore.checkpoint('applications')).toBe(6n);
 
-      await store.projection.reset('applications');
+      await store.projectionStore.reset('applications');
 
-      expect(await store.projection.checkpoint('applications')).toBeUndefined();
+      expect(await store.projectionStore.checkpoint('applications')).toBeUndefined();
       expect(await store.page(DEFINITION, 0, { skip: 0, take: 10 })).toEqual({ count: 0, list: [] });
-      expect(Object.values((await store.projection.digest()).counts).every((n) => n === 0)).toBe(true);
+      expect(Object.values((await store.projectionStore.digest()).counts).every((n) => n === 0)).toBe(true);
     });
   });
 }

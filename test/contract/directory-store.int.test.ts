@@ -7,7 +7,8 @@ import { MongoDirectoryStore } from '../../src/infra/mongo/mongo-directory-store
 import { SqliteDirectoryStore } from '../../src/infra/sqlite/sqlite-directory-store';
 import type { DirectoryChange } from '../../src/directory/directory-records';
 import { directoryChange } from '../../src/directory/directory-records';
-import type { DirectoryStore, Memberships } from '../../src/directory/directory-store';
+import type { DirectoryStore } from '../../src/directory/directory-store';
+import type { Memberships } from '../../src/directory/directory-records';
 import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
 
 
@@ -166,7 +167,7 @@ export function describeDirectoryStoreContract(name: string, open: () => Promise
 
       it('given the world applied, when any range is replayed twice, then the digest is unchanged', async () => {
         await applyAll(world);
-        const once = await store.projection.digest();
+        const once = await store.projectionStore.digest();
         const ranges: [number, number][] = [
           [0, world.length],
           [5, 15],
@@ -175,23 +176,23 @@ export function describeDirectoryStoreContract(name: string, open: () => Promise
         for (const [from, to] of ranges) {
           await applyAll(world.slice(from, to), BigInt(from + 1));
           await applyAll(world.slice(from, to), BigInt(from + 1));
-          expect(await store.projection.digest()).toEqual(once);
+          expect(await store.projectionStore.digest()).toEqual(once);
         }
       });
     });
 
     describe('the projection side', () => {
       it('given a committed batch, when the checkpoint is read, then it is the batch position; after reset, nothing remains', async () => {
-        expect(await store.projection.checkpoint('directory')).toBeUndefined();
-        await store.projection.commit('directory', 31n, async () => applyAll(world));
-        expect(await store.projection.checkpoint('directory')).toBe(31n);
+        expect(await store.projectionStore.checkpoint('directory')).toBeUndefined();
+        await store.projectionStore.commit('directory', 31n, async () => applyAll(world));
+        expect(await store.projectionStore.checkpoint('directory')).toBe(31n);
 
-        await store.projection.reset('directory');
+        await store.projectionStore.reset('directory');
 
-        expect(await store.projection.checkpoint('directory')).toBeUndefined();
+        expect(await store.projectionStore.checkpoint('directory')).toBeUndefined();
         expect(await store.user(1)).toBeNull();
         expect(await store.memberships(1)).toEqual({ communities: [], projects: [], circleIds: [] });
-        expect(Object.values((await store.projection.digest()).counts).every((n) => n === 0)).toBe(true);
+        expect(Object.values((await store.projectionStore.digest()).counts).every((n) => n === 0)).toBe(true);
       });
     });
   });

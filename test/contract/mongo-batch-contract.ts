@@ -75,24 +75,24 @@ export function describeMongoBatchContract(name: string, open: () => Promise<Ope
       const { store, projection } = await openProjection();
       await commit(projection, first);
       await commit(projection, second);
-      return store.projection.digest();
+      return store.projectionStore.digest();
     };
 
     it('given a batch that throws midway, when the batch is replayed from the checkpoint, then the read model is as if it never failed; with transactions the failed batch left nothing', async () => {
       const expected = await reference();
       const { read, store, projection } = await openProjection();
       await commit(projection, first);
-      const afterFirst = await store.projection.digest();
+      const afterFirst = await store.projectionStore.digest();
 
       await expect(commit(projection, second, { failAfter: 3 })).rejects.toThrow('crash midway');
 
-      expect(await store.projection.checkpoint(NAME)).toBe(3n);
+      expect(await store.projectionStore.checkpoint(NAME)).toBe(3n);
       // Without transactions the batch's first events are written: the replay is what repairs them.
-      if (read.transactions) expect(await store.projection.digest()).toEqual(afterFirst);
-      else expect(await store.projection.digest()).not.toEqual(afterFirst);
+      if (read.transactions) expect(await store.projectionStore.digest()).toEqual(afterFirst);
+      else expect(await store.projectionStore.digest()).not.toEqual(afterFirst);
       await commit(projection, second);
-      expect(await store.projection.digest()).toEqual(expected);
-      expect(await store.projection.checkpoint(NAME)).toBe(7n);
+      expect(await store.projectionStore.digest()).toEqual(expected);
+      expect(await store.projectionStore.checkpoint(NAME)).toBe(7n);
     });
 
     it('given a committed batch, when it is committed again, then nothing changes and nothing fails (no write is refused inside the transaction)', async () => {
@@ -103,26 +103,26 @@ export function describeMongoBatchContract(name: string, open: () => Promise<Ope
 
       await commit(projection, [...first, ...second]);
       // Writes the projection itself would skip: an upsert whose guard misses an existing, newer document.
-      await store.projection.commit(NAME, 7n, async () => {
+      await store.projectionStore.commit(NAME, 7n, async () => {
         await store.writeProjectLink({ communityProjectId: 100, communityId: O, projectId: P }, false, 3n);
         await store.writeProjectLink({ communityProjectId: 101, communityId: D, projectId: P }, false, 4n);
       });
 
-      expect(await store.projection.digest()).toEqual(expected);
+      expect(await store.projectionStore.digest()).toEqual(expected);
     });
 
     it('given the lease passed to another holder, when the stale holder commits a batch, then it is refused and writes nothing, and the lease stays the new holder\'s', async () => {
       const { read, store, projection } = await openProjection();
       await commit(projection, first);
-      const before = await store.projection.digest();
+      const before = await store.projectionStore.digest();
       const leases = read.db.collection('projection_leases');
       await leases.updateOne({ _id: NAME } as object, { $set: { holder: 'b', token: 2, expiresAt: 9000 } }, { upsert: true });
 
       const stale = { projection: NAME, holder: 'a', token: 1n, ttlMs: 1000, nowMs: 8500 };
       await expect(commit(projection, second, { fence: stale })).rejects.toBeInstanceOf(LeaseLostError);
 
-      expect(await store.projection.digest()).toEqual(before);
-      expect(await store.projection.checkpoint(NAME)).toBe(3n);
+      expect(await store.projectionStore.digest()).toEqual(before);
+      expect(await store.projectionStore.checkpoint(NAME)).toBe(3n);
       expect(await leases.findOne({ _id: NAME } as object, { projection: { _id: 0 } })).toEqual({ holder: 'b', token: 2, expiresAt: 9000 });
     });
 
@@ -133,7 +133,7 @@ export function describeMongoBatchContract(name: string, open: () => Promise<Ope
 
       await commit(projection, first, { fence: { projection: NAME, holder: 'a', token: 3n, ttlMs: 1000, nowMs: 900 } });
 
-      expect(await store.projection.checkpoint(NAME)).toBe(3n);
+      expect(await store.projectionStore.checkpoint(NAME)).toBe(3n);
       expect(await store.stored(2)).not.toBeNull();
       expect(await leases.findOne({ _id: NAME } as object, { projection: { _id: 0 } })).toEqual({ holder: 'a', token: 3, expiresAt: 1900 });
     });

@@ -64,7 +64,7 @@ describeMongo('read-model batches', (mongo) => {
       const gate = new Promise<void>((resolve) => (release = resolve));
       let fenced!: () => void;
       const inside = new Promise<void>((resolve) => (fenced = resolve));
-      const batch = store.projection.commit(
+      const batch = store.projectionStore.commit(
         'resources',
         1n,
         async () => {

@@ -293,7 +293,7 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
           created(8n, 3),
         ];
         for (const event of history) await projection.apply(event);
-        const once = await store.projection.digest();
+        const once = await store.projectionStore.digest();
 
         for (const [from, to] of [
           [0, history.length],
@@ -302,7 +302,7 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
         ]) {
           for (const event of history.slice(from, to)) await projection.apply(event);
           for (const event of history.slice(from, to)) await projection.apply(event);
-          expect(await store.projection.digest()).toEqual(once);
+          expect(await store.projectionStore.digest()).toEqual(once);
         }
         expect(await store.projectCommunities(P)).toEqual([D]);
         expect((await store.page(query({ ...communityView(D) }))).list.map((v) => v.resourceId)).toEqual([1, 3]);
@@ -311,21 +311,21 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
 
     describe('the projection side', () => {
       it('given a committed batch, when the checkpoint is read, then it is the batch position; after reset, nothing remains', async () => {
-        expect(await store.projection.checkpoint('resources')).toBeUndefined();
-        await store.projection.commit('resources', 9n, async () => {
+        expect(await store.projectionStore.checkpoint('resources')).toBeUndefined();
+        await store.projectionStore.commit('resources', 9n, async () => {
           await put(resource(1), 9n);
           await store.writeProjectLink({ communityProjectId: 100, communityId: O, projectId: P }, false, 9n);
         });
-        expect(await store.projection.checkpoint('resources')).toBe(9n);
-        expect((await store.projection.digest()).counts).not.toEqual({});
+        expect(await store.projectionStore.checkpoint('resources')).toBe(9n);
+        expect((await store.projectionStore.digest()).counts).not.toEqual({});
 
-        await store.projection.reset('resources');
+        await store.projectionStore.reset('resources');
 
-        expect(await store.projection.checkpoint('resources')).toBeUndefined();
+        expect(await store.projectionStore.checkpoint('resources')).toBeUndefined();
         expect(await store.stored(1)).toBeNull();
         expect(await store.projectLink(100)).toBeNull();
         expect(await store.page(query())).toEqual({ count: 0, list: [] });
-        expect(Object.values((await store.projection.digest()).counts).every((n) => n === 0)).toBe(true);
+        expect(Object.values((await store.projectionStore.digest()).counts).every((n) => n === 0)).toBe(true);
       });
     });
   });

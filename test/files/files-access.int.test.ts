@@ -216,7 +216,7 @@ describe('files: download, file resources, lifecycle', () => {
       await api.remove(users.team, created.id);
       const rebuilt = await server.post('/internal/read-models/rebuild', {}, { headers: { 'x-directory-token': server.services.secrets.directoryToken } });
       expect(rebuilt.status).toBe(200);
-      expect((await server.services.files.file(stored))?.deleted).toBe(true);
+      expect((await server.services.stores.files.file(stored))?.deleted).toBe(true);
       expect((await files.download(users.team, stored)).status).toBe(404);
       expect((await api.save(users.team, newResource(scope.project(P), { resourceUrl: stored }))).status).toBe(400);
     });
@@ -232,7 +232,7 @@ describe('the orphan sweeper (UPLOAD_ORPHAN_HOURS=24), with an injected clock', 
     const orphan = await files.uploaded(users.team, 'orphan.pdf', 'application/pdf', samples.pdf());
     const used = await files.uploaded(users.team, 'used.pdf', 'application/pdf', samples.pdf());
     await api.create(users.team, newResource(scope.project(P), { resourceUrl: used }));
-    const uploadedAt = new Date((await server.services.files.file(orphan))?.uploadedAt ?? '');
+    const uploadedAt = new Date((await server.services.stores.files.file(orphan))?.uploadedAt ?? '');
 
     const early = await sweepOrphans(server.services, new Date(uploadedAt.getTime() + 23 * 3_600_000));
     expect(early.deleted).toEqual([]);

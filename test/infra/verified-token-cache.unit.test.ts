@@ -1,5 +1,6 @@
 import type { ClaimsVerdict } from '../../src/domain/auth/session-token';
-import { VerifiedTokenCache, type TokenVerifier } from '../../src/infra/auth/verified-token-cache';
+import type { TokenVerifier } from '../../src/ports/token-verifier';
+import { VerifiedTokenCache } from '../../src/infra/auth/verified-token-cache';
 
 /** A token with the given `exp` (seconds); the cache never reads the signature, the inner verifier does. */
 const tokenExpiringAt = (exp: number, sub = '7') =>

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import type { RecordedEvent } from '../../src/ports/event-store';
 import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
 import { ReadModels } from '../../src/projections/read-models';
-import { openReadModelStores } from '../../src/app/services';
+import { openReadModels } from '../../src/app/read-model-list';
 import { createLogger } from '../../src/observability/logger';
 import { demo, demoDirectory } from '../support/demo-directory';
 import { startTestServer } from '../support/test-server';
@@ -42,13 +42,13 @@ async function historyOfEveryKind(): Promise<RecordedEvent[]> {
 }
 
 async function projected(history: readonly RecordedEvent[], replays: readonly [number, number][]) {
-  const stores = await openReadModelStores({ kind: 'sqlite', sqlite: SqliteReadDb.open(':memory:') });
+  const { projections } = await openReadModels({ kind: 'sqlite', sqlite: SqliteReadDb.open(':memory:') });
   const apply = async (events: readonly RecordedEvent[]) => {
-    for (const event of events) for (const projection of stores.projections) await projection.apply(event);
+    for (const event of events) for (const projection of projections) await projection.apply(event);
   };
   await apply(history);
   for (const [from, to] of replays) await apply(history.slice(from, to));
-  const models = new ReadModels({} as never, stores.projections, createLogger('silent'));
+  const models = new ReadModels({} as never, projections, createLogger('silent'));
   return models.digest();
 }
 

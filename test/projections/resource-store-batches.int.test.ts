@@ -28,13 +28,13 @@ describe('resource view counts across batches', () => {
     // given
     const store = new SqliteResourceViewStore(SqliteReadDb.open(':memory:'));
     await expect(
-      store.projection.commit('resources', 1n, async () => {
+      store.projectionStore.commit('resources', 1n, async () => {
         await put(store, 1, 1n);
         throw new Error('the projection failed midway');
       }),
     ).rejects.toThrow(Error);
     // when
-    await store.projection.commit('resources', 2n, () => put(store, 2, 2n));
+    await store.projectionStore.commit('resources', 2n, () => put(store, 2, 2n));
     // then
     expect(await countOf(store)).toBe(1);
   });
@@ -42,13 +42,13 @@ describe('resource view counts across batches', () => {
   it('given resources committed in several batches, when one is deleted, then the count follows every batch', async () => {
     // given
     const store = new SqliteResourceViewStore(SqliteReadDb.open(':memory:'));
-    await store.projection.commit('resources', 2n, async () => {
+    await store.projectionStore.commit('resources', 2n, async () => {
       await put(store, 1, 1n);
       await put(store, 2, 2n);
     });
-    await store.projection.commit('resources', 3n, () => put(store, 3, 3n));
+    await store.projectionStore.commit('resources', 3n, () => put(store, 3, 3n));
     // when
-    await store.projection.commit('resources', 4n, () => store.putResource(2, null, 4n, []));
+    await store.projectionStore.commit('resources', 4n, () => store.putResource(2, null, 4n, []));
     // then
     expect(await countOf(store)).toBe(2);
   });
@@ -58,18 +58,18 @@ describe('resource view counts across batches', () => {
     const file = path.join(dir, 'read-models.g1.sqlite');
     const read = SqliteReadDb.open(file, { bulkLoad: true });
     const store = new SqliteResourceViewStore(read);
-    await store.projection.commit('resources', 2n, async () => {
+    await store.projectionStore.commit('resources', 2n, async () => {
       await put(store, 1, 1n);
       await put(store, 2, 2n);
     });
     await expect(
-      store.projection.commit('resources', 3n, async () => {
+      store.projectionStore.commit('resources', 3n, async () => {
         await put(store, 3, 3n);
         throw new Error('the projection failed midway');
       }),
     ).rejects.toThrow(Error);
-    await store.projection.commit('resources', 4n, () => put(store, 4, 4n));
-    await store.projection.commit('resources', 5n, () => store.putResource(1, null, 5n, []));
+    await store.projectionStore.commit('resources', 4n, () => put(store, 4, 4n));
+    await store.projectionStore.commit('resources', 5n, () => store.putResource(1, null, 5n, []));
     // when
     read.finishBulkLoad();
     read.close();
@@ -84,12 +84,12 @@ describe('a resource found not stored within a batch', () => {
     const file = path.join(dir, 'read-models.sqlite');
     const projector = new SqliteResourceViewStore(SqliteReadDb.open(file));
     const other = new SqliteResourceViewStore(SqliteReadDb.open(file));
-    await projector.projection.commit('resources', 1n, async () => {
+    await projector.projectionStore.commit('resources', 1n, async () => {
       expect(await projector.stored(1)).toBeNull();
     });
     // when
-    await other.projection.commit('resources', 2n, () => put(other, 1, 2n));
-    await projector.projection.commit('resources', 3n, () => put(projector, 1, 3n));
+    await other.projectionStore.commit('resources', 2n, () => put(other, 1, 2n));
+    await projector.projectionStore.commit('resources', 3n, () => put(projector, 1, 3n));
     // then
     expect(await countOf(projector)).toBe(1);
     expect((await projector.viewsOfResource(1)).map((v) => v.viewKey)).toEqual([projectView().viewKey]);
@@ -99,7 +99,7 @@ describe('a resource found not stored within a batch', () => {
     // given
     const store = new SqliteResourceViewStore(SqliteReadDb.open(':memory:'));
     // when
-    await store.projection.commit('resources', 2n, async () => {
+    await store.projectionStore.commit('resources', 2n, async () => {
       expect(await store.stored(1)).toBeNull();
       await put(store, 1, 1n);
       await put(store, 1, 2n);
@@ -117,13 +117,13 @@ describe("a project's communities within a batch", () => {
     const other = new SqliteResourceViewStore(SqliteReadDb.open(file));
     await other.writeProjectLink({ communityProjectId: 1, communityId: O, projectId: P }, false, 1n);
     let first: number[] = [];
-    await projector.projection.commit('resources', 1n, async () => {
+    await projector.projectionStore.commit('resources', 1n, async () => {
       first = await projector.projectCommunities(P);
     });
     // when
     await other.writeProjectLink({ communityProjectId: 2, communityId: D, projectId: P }, false, 2n);
     let second: number[] = [];
-    await projector.projection.commit('resources', 2n, async () => {
+    await projector.projectionStore.commit('resources', 2n, async () => {
       second = await projector.projectCommunities(P);
     });
     // then
@@ -137,7 +137,7 @@ describe("a project's communities within a batch", () => {
     await store.writeProjectLink({ communityProjectId: 1, communityId: O, projectId: P }, false, 1n);
     const seen: number[][] = [];
     // when
-    await store.projection.commit('resources', 2n, async () => {
+    await store.projectionStore.commit('resources', 2n, async () => {
       seen.push(await store.projectCommunities(P));
       await store.writeProjectLink({ communityProjectId: 2, communityId: D, projectId: P }, false, 2n);
       seen.push(await store.projectCommunities(P));
@@ -149,9 +149,9 @@ describe("a project's communities within a batch", () => {
   it('given a bulk load whose batch linked P to a community and then failed, when the next batch reads the communities of P, then the link is not there', async () => {
     // given
     const store = new SqliteResourceViewStore(SqliteReadDb.open(':memory:', { bulkLoad: true }));
-    await store.projection.commit('resources', 1n, () => store.writeProjectLink({ communityProjectId: 1, communityId: O, projectId: P }, false, 1n));
+    await store.projectionStore.commit('resources', 1n, () => store.writeProjectLink({ communityProjectId: 1, communityId: O, projectId: P }, false, 1n));
     await expect(
-      store.projection.commit('resources', 2n, async () => {
+      store.projectionStore.commit('resources', 2n, async () => {
         await store.writeProjectLink({ communityProjectId: 2, communityId: D, projectId: P }, false, 2n);
         expect(await store.projectCommunities(P)).toEqual([O, D].sort((a, b) => a - b));
         throw new Error('the projection failed midway');
@@ -159,7 +159,7 @@ describe("a project's communities within a batch", () => {
     ).rejects.toThrow(Error);
     // when
     let seen: number[] = [];
-    await store.projection.commit('resources', 2n, async () => {
+    await store.projectionStore.commit('resources', 2n, async () => {
       seen = await store.projectCommunities(P);
     });
     // then

@@ -1,15 +1,15 @@
 import type { EventMetadata } from '../../src/domain/event';
 import type { RecordedEvent } from '../../src/ports/event-store';
 import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
-import type { ReadModelStores } from '../../src/app/read-model-stores';
-import { openReadModelStores } from '../../src/app/read-model-stores';
+import type { ReadModelStores } from '../../src/app/read-model-list';
+import { openReadModels } from '../../src/app/read-model-list';
 import type { ReadModelDigest, ReadModelProjection } from '../../src/projections/read-model-projection';
 
 /**
  * Emmett's ProjectionSpecification: `given(past events).when(new events).then(check)`. The events
  * are folded, as the runner folds them (each batch applied inside the store's `commit` with the
  * batch's last position as checkpoint), into a fresh read model on SQLite `:memory:`, opened by the
- * service's own `openReadModelStores`. `then` checks the read model's answers through its store
+ * service's own `openReadModels`. `then` checks the read model's answers through its store
  * port; then the SAME events are applied a second time, and the read model must be unchanged:
  * the same digest (the one the digest route compares) and the same answers to the check.
  */
@@ -37,15 +37,8 @@ function recorded(events: readonly GivenEvent[]): RecordedEvent[] {
   });
 }
 
-/** The read models by their store's name in `ReadModelStores`, with the name of their projection. */
-const PROJECTION_NAMES = {
-  directory: 'directory',
-  resources: 'resources',
-  applications: 'applications',
-  apiKeys: 'apikeys',
-  files: 'files',
-} as const;
-type ReadModel = keyof typeof PROJECTION_NAMES;
+/** A read model, by its store's name in `ReadModelStores` (src/app/read-model-list.ts). */
+type ReadModel = keyof ReadModelStores;
 
 /** One batch as the runner commits it: applied in the store's transaction with its checkpoint. */
 async function fold(projection: ReadModelProjection, batch: readonly RecordedEvent[]): Promise<void> {
@@ -66,10 +59,11 @@ export const ProjectionSpecification = {
           async then(check: Check<ReadModelStores[Model]>): Promise<void> {
             const read = SqliteReadDb.open(':memory:');
             try {
-              const stores = await openReadModelStores({ kind: 'sqlite', sqlite: read });
-              const projection = stores.projections.find((p) => p.name === PROJECTION_NAMES[model]);
-              if (!projection) throw new Error(`no projection named ${PROJECTION_NAMES[model]}`);
+              const { stores, projections } = await openReadModels({ kind: 'sqlite', sqlite: read });
               const store = stores[model];
+              // The projection that feeds this store: it commits through the store's own projection store.
+              const projection = projections.find((p) => p.store === store.projectionStore);
+              if (!projection) throw new Error(`no projection feeds the ${model} store`);
               const history = recorded([...given, ...events]);
 
               await fold(projection, history.slice(0, given.length));

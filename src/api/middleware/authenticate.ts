@@ -4,8 +4,7 @@ import type { Caller } from '../../domain/auth/caller';
 import { assertAccountMayAct } from '../../domain/auth/caller';
 import type { Actor } from '../../domain/event';
 import { DomainError } from '../../domain/errors';
-import type { TokenVerifier } from '../../infra/auth/verified-token-cache';
-import type { DirectoryReader } from '../../directory/directory-reader';
+import type { TokenVerifier } from '../../ports/token-verifier';
 import { clientAddressOf } from './client-address';
 
 /** Verifies an `X-API-Key` header; supplied by the API key feature. */
@@ -13,11 +12,16 @@ export interface ApiKeyAuthenticator {
   authenticate(key: string, req: Request, res: Response): Promise<Omit<Actor, 'impersonatorId'>>;
 }
 
+/** Who a user is, as the directory knows them: what a credential's user id is checked against. */
+export type CallerDirectory = {
+  user(userId: number): Promise<Pick<Caller, 'userId' | 'name' | 'status' | 'platformRoles'> | null>;
+};
+
 const unauthenticated = (reason: string) => new DomainError('unauthenticated', reason);
 
 export function authenticate(deps: {
   sessions: TokenVerifier;
-  directory: DirectoryReader;
+  directory: CallerDirectory;
   apiKeys?: ApiKeyAuthenticator;
 }): RequestHandler {
   return async (req, res, next) => {

@@ -1,5 +1,4 @@
-import type { Router } from 'express';
-import { routeGroup, routerOf } from '../route-declaration';
+import { routeGroup } from '../route-declaration';
 
 /** The document is handed in by the app: it is built from every declaration, this one included. */
 type OpenApiRouteDeps = { readonly document: () => object };
@@ -17,5 +16,3 @@ export const OPENAPI_ROUTES = routeGroup<OpenApiRouteDeps>({ tag: 'health', acce
       },
   }),
 ]);
-
-export const openApiRoutes = (document: () => object): Router => routerOf(OPENAPI_ROUTES, { document });

@@ -1,8 +1,7 @@
-import type { Router } from 'express';
 import { z } from 'zod';
 import { notFound } from '../../domain/errors';
 import { PROBLEM_EXPLANATIONS, PROBLEM_TYPES, type ProblemKey } from '../problem';
-import { routeGroup, routerOf } from '../route-declaration';
+import { routeGroup } from '../route-declaration';
 
 const escapeHtml = (text: string): string =>
   text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
@@ -38,5 +37,3 @@ export const PROBLEM_ROUTES = routeGroup<undefined>({ tag: 'health', access: 'pu
     },
   }),
 ]);
-
-export const problemRoutes = (): Router => routerOf(PROBLEM_ROUTES, undefined);

@@ -1,6 +1,5 @@
-import type { Router } from 'express';
 import { callerOf } from '../middleware/authenticate';
-import { routeGroup, routerOf } from '../route-declaration';
+import { routeGroup } from '../route-declaration';
 import type { CurrentUser } from '../response-schemas';
 import { currentUserSchema } from '../response-schemas';
 
@@ -23,5 +22,3 @@ export const USER_ROUTES = routeGroup<void>({ tag: 'user', access: 'api' }, (use
     },
   }),
 ]);
-
-export const userRoutes = (router?: Router): Router => routerOf(USER_ROUTES, undefined, [], router);

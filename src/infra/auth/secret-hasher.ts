@@ -1,4 +1,5 @@
 import argon2 from 'argon2';
+import type { SecretHasher } from '../../ports/secret-hasher';
 
 /**
  * argon2id with OWASP's minimum parameters (19 MiB, t=2, p=1): the one-way hash of an API key's
@@ -7,11 +8,6 @@ import argon2 from 'argon2';
  */
 export const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-export interface SecretHasher {
-  hash(secret: string): Promise<string>;
-  /** False for a wrong secret and for a malformed hash; never throws for either. */
-  verify(hash: string, secret: string): Promise<boolean>;
-}
 
 export const argon2Hasher: SecretHasher = {
   hash: (secret) => argon2.hash(secret, ARGON2_OPTIONS),

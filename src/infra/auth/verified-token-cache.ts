@@ -1,9 +1,5 @@
 import type { ClaimsVerdict } from '../../domain/auth/session-token';
-
-/** Anything that judges a bearer token: the JWT verifier, or this cache in front of it. */
-export interface TokenVerifier {
-  verify(token: string): Promise<ClaimsVerdict>;
-}
+import type { TokenVerifier } from '../../ports/token-verifier';
 
 const MAX_ENTRIES = 10_000;
 

@@ -26,12 +26,12 @@ import { mongoProjectionStore, type MongoReadDb } from './mongo-read-db';
 
 /** The production applications read model: the same answers as SqliteApplicationStore. */
 export class MongoApplicationStore implements ApplicationStore {
-  readonly projection: ProjectionStore;
+  readonly projectionStore: ProjectionStore;
   private readonly definitions: Collection<Document>;
   private readonly applications: Collection<Document>;
 
   private constructor(private readonly read: MongoReadDb) {
-    this.projection = mongoProjectionStore(read, APPLICATION_COLLECTIONS);
+    this.projectionStore = mongoProjectionStore(read, APPLICATION_COLLECTIONS);
     this.definitions = read.db.collection(APP_DEFINITIONS);
     this.applications = read.db.collection(APP_APPLICATIONS);
   }

@@ -1,11 +1,10 @@
 import type { Collection, Document } from 'mongodb';
 import type { CircleFacts, CommunityFacts, ProjectFacts } from '../../directory/viewer';
-import type { DirectoryChange, DirectoryTable } from '../../directory/directory-records';
+import type { DirectoryChange, DirectoryTable, Memberships } from '../../directory/directory-records';
 import { DIRECTORY_TABLES, circleFactsOf, communityFactsOf, membershipsOf, projectFactsOf } from '../../directory/directory-records';
 import type {
   CommunityProjectRecord,
   DirectoryStore,
-  Memberships,
   ParagraphRecord,
   UserRecord,
 } from '../../directory/directory-store';
@@ -32,10 +31,10 @@ import { mongoProjectionStore, type MongoReadDb } from './mongo-read-db';
  * where the deployment has them.
  */
 export class MongoDirectoryStore implements DirectoryStore {
-  readonly projection: ProjectionStore;
+  readonly projectionStore: ProjectionStore;
 
   private constructor(private readonly read: MongoReadDb) {
-    this.projection = mongoProjectionStore(read, DIRECTORY_COLLECTIONS);
+    this.projectionStore = mongoProjectionStore(read, DIRECTORY_COLLECTIONS);
   }
 
   static async open(read: MongoReadDb): Promise<MongoDirectoryStore> {

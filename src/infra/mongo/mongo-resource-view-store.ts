@@ -36,13 +36,13 @@ type LinkDoc = { _id: number; communityId: number; projectId: number; position: 
  * distinct scan of the view's audience index, which stays small however large the view.
  */
 export class MongoResourceViewStore implements ResourceViewStore {
-  readonly projection: ProjectionStore;
+  readonly projectionStore: ProjectionStore;
   private readonly resources: Collection<ResourceDoc>;
   private readonly links: Collection<LinkDoc>;
   private readonly views: Collection<Document>;
 
   private constructor(private readonly read: MongoReadDb) {
-    this.projection = mongoProjectionStore(read, RESOURCE_COLLECTIONS);
+    this.projectionStore = mongoProjectionStore(read, RESOURCE_COLLECTIONS);
     this.resources = read.db.collection<ResourceDoc>(RESOURCES);
     this.links = read.db.collection<LinkDoc>(PROJECT_LINKS);
     this.views = read.db.collection(RESOURCE_VIEWS);

@@ -28,13 +28,13 @@ const guardedPut = (table: string, key: string, columns: string[]) => `
 
 /** The embedded applications read model: pages by index, filter values from one definition's rows. */
 export class SqliteApplicationStore implements ApplicationStore {
-  readonly projection: ProjectionStore;
+  readonly projectionStore: ProjectionStore;
   private readonly s;
 
   constructor(read: SqliteReadDb) {
     const db = read.db;
     db.exec(schema);
-    this.projection = sqliteProjectionStore(read, ['app_definitions', 'app_applications']);
+    this.projectionStore = sqliteProjectionStore(read, ['app_definitions', 'app_applications']);
     this.s = {
       definition: db.prepare<[number], { record: string }>('select record from app_definitions where application_definition_id = ?'),
       count: db.prepare<[number], { n: number }>('select count(*) as n from app_applications where application_definition_id = ?'),

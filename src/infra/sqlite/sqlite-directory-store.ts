@@ -2,7 +2,8 @@ import type Database from 'better-sqlite3';
 import type { CircleFacts, CommunityFacts, ProjectFacts } from '../../directory/viewer';
 import type { DirectoryChange, DirectoryRecord, DirectoryTable } from '../../directory/directory-records';
 import { DIRECTORY_TABLES, circleFactsOf, communityFactsOf, membershipsOf, projectFactsOf } from '../../directory/directory-records';
-import type { CommunityProjectRecord, DirectoryStore, Memberships, ParagraphRecord, UserRecord } from '../../directory/directory-store';
+import type { CommunityProjectRecord, DirectoryStore, ParagraphRecord, UserRecord } from '../../directory/directory-store';
+import type { Memberships } from '../../directory/directory-records';
 import type { ProjectionStore } from '../../projections/read-model-projection';
 import { readScope } from '../../projections/read-scopes';
 import { sqliteProjectionStore, type SqliteReadDb } from './sqlite-read-db';
@@ -42,7 +43,7 @@ type Statements = {
 
 /** The embedded directory read model. Removals keep a tombstone, so an older upsert replayed cannot resurrect a record. */
 export class SqliteDirectoryStore implements DirectoryStore {
-  readonly projection: ProjectionStore;
+  readonly projectionStore: ProjectionStore;
   private readonly statements: Record<DirectoryTable, Statements>;
   private readonly byUser;
   private readonly linksOfProject;
@@ -51,7 +52,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
   constructor(private readonly read: SqliteReadDb) {
     const db = read.db;
     createTables(read);
-    this.projection = sqliteProjectionStore(read, Object.keys(DIRECTORY_TABLES).map((t) => tableName(t as DirectoryTable)));
+    this.projectionStore = sqliteProjectionStore(read, Object.keys(DIRECTORY_TABLES).map((t) => tableName(t as DirectoryTable)));
     this.statements = Object.fromEntries(
       (Object.keys(DIRECTORY_TABLES) as DirectoryTable[]).map((table) => {
         const spec = DIRECTORY_TABLES[table];

@@ -69,7 +69,7 @@ type ViewKeyRow = { view_key: string; project_id: number };
  * of the page; only free-text and tag searches count by scanning the view.
  */
 export class SqliteResourceViewStore implements ResourceViewStore {
-  readonly projection: ProjectionStore;
+  readonly projectionStore: ProjectionStore;
   private readonly db: Database.Database;
   private readonly s;
   private readonly pageStatements = new Map<string, Database.Statement>();
@@ -99,7 +99,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
     read.createIndexes(pageIndexes);
     this.index = new SqliteViewIndex(this.db);
     read.feed.onChange((change) => this.index.changed(change));
-    this.projection = sqliteProjectionStore(read, ['res_resources', 'res_project_links', 'res_views'], {
+    this.projectionStore = sqliteProjectionStore(read, ['res_resources', 'res_project_links', 'res_views'], {
       beforeCommit: () => {
         this.unstored.clear();
         if (!read.bulkLoading) this.communitiesOfProject.clear();

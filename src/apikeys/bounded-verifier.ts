@@ -1,4 +1,4 @@
-import type { SecretHasher } from './secret-hasher';
+import type { SecretHasher } from '../ports/secret-hasher';
 
 /** No verification slot came free within the wait: the caller should answer 503 with Retry-After. */
 export class VerifierBusy extends Error {

@@ -1,6 +1,6 @@
 import type { RequestHandler } from 'express';
-import type { ReadDb } from '../../infra/read-db';
-import { startReading } from '../../infra/read-db';
+import type { ReadDb } from '../infra/read-db';
+import { startReading } from '../infra/read-db';
 
 /**
  * Every request reads the read models as they are when it starts, whichever process committed
