@@ -8,8 +8,8 @@ import { readSnapshot } from './read-snapshot';
 import { securityHeaders } from '../api/middleware/security-headers';
 import { httpSemantics } from '../api/middleware/http-semantics';
 import { docsPage } from '../api/routes/docs-page';
-import { ApiKeyVerifier } from '../apikeys/api-key-authenticator';
-import { BoundedVerifier } from '../apikeys/bounded-verifier';
+import { ApiKeyVerifier } from '../api-keys/api-key-authenticator';
+import { BoundedVerifier } from '../api-keys/bounded-verifier';
 import { ROUTE_DOCS, routesOf } from './route-groups';
 
 /** JSON bodies above this are refused with 413 before they are parsed. */

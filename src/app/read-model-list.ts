@@ -12,7 +12,7 @@ import { SqliteDirectoryStore } from '../infra/sqlite/sqlite-directory-store';
 import { SqliteFilesStore } from '../infra/sqlite/sqlite-files-store';
 import { SqliteResourceViewStore } from '../infra/sqlite/sqlite-resource-view-store';
 import type { ReadModelProjection } from '../projections/read-model-projection';
-import { apiKeyProjection } from '../apikeys/api-key-projection';
+import { apiKeyProjection } from '../api-keys/api-key-projection';
 import { applicationProjection } from '../applications/application-projection';
 import { directoryProjection } from '../directory/directory-projection';
 import { filesProjection } from '../files/files-projection';

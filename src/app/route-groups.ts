@@ -7,7 +7,7 @@ import { routerOf } from '../api/route-declaration';
 import { OPENAPI_ROUTES } from '../api/routes/openapi-routes';
 import { PROBLEM_ROUTES } from '../api/routes/problem-routes';
 import { USER_ROUTES } from '../api/routes/user-routes';
-import { apiKeyRouteDeps, API_KEY_ROUTES } from '../apikeys/api-key-routes';
+import { apiKeyRouteDeps, API_KEY_ROUTES } from '../api-keys/api-key-routes';
 import { APPLICATION_ROUTES } from '../applications/application-routes';
 import { AUDIT_ROUTES } from '../audit/audit-routes';
 import { DIRECTORY_ROUTES } from '../directory/directory-routes';

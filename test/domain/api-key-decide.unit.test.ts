@@ -1,7 +1,7 @@
 import type { Viewer } from '../../src/directory/viewer';
-import type { ApiKeyCommand, ApiKeyDecisionContext, CreateApiKey } from '../../src/apikeys/api-key-decide';
-import { apiKeyDecider, assertMayCreateApiKey } from '../../src/apikeys/api-key-decide';
-import type { ApiKeyEventData } from '../../src/apikeys/api-key-events';
+import type { ApiKeyCommand, ApiKeyDecisionContext, CreateApiKey } from '../../src/api-keys/api-key-decide';
+import { apiKeyDecider, assertMayCreateApiKey } from '../../src/api-keys/api-key-decide';
+import type { ApiKeyEventData } from '../../src/api-keys/api-key-events';
 import type { DomainErrorKind } from '../../src/domain/errors';
 import { DomainError } from '../../src/domain/errors';
 import { DeciderSpecification } from '../support/decider-specification';

@@ -10,7 +10,7 @@ import {
   newSecret,
   parseApiKey,
   randomBase62,
-} from '../../src/apikeys/api-key-format';
+} from '../../src/api-keys/api-key-format';
 
 const freshKey = () => {
   const keyId = newKeyId(randomBytes);

@@ -1,5 +1,5 @@
 import type { Collection, Filter, IndexDescription, Sort, UpdateFilter } from 'mongodb';
-import type { ApiKeyRecord, ApiKeyStore, NewApiKeyRecord, RotatedSecret } from '../../apikeys/api-key-store';
+import type { ApiKeyRecord, ApiKeyStore, NewApiKeyRecord, RotatedSecret } from '../../api-keys/api-key-store';
 import type { ProjectionStore } from '../../projections/read-model-projection';
 import type { MongoReadDb } from './mongo-read-db';
 import { mongoProjectionStore } from './mongo-read-db';

@@ -1,5 +1,5 @@
 import type Database from 'better-sqlite3';
-import type { ApiKeyRecord, ApiKeyStore, NewApiKeyRecord, RotatedSecret } from '../../apikeys/api-key-store';
+import type { ApiKeyRecord, ApiKeyStore, NewApiKeyRecord, RotatedSecret } from '../../api-keys/api-key-store';
 import type { ProjectionStore } from '../../projections/read-model-projection';
 import type { SqliteReadDb } from './sqlite-read-db';
 import { readScope } from '../../projections/read-scopes';

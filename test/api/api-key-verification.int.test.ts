@@ -12,7 +12,7 @@
  */
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { newSecret } from '../../src/apikeys/api-key-format';
+import { newSecret } from '../../src/api-keys/api-key-format';
 import { demo } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
 import { seeded } from '../support/seeded-server';

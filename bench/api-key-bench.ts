@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/apikey-bench.ts`: what API-key authentication costs, measured over real HTTP.
+ * `npx tsx bench/api-key-bench.ts`: what API-key authentication costs, measured over real HTTP.
  * The service runs here on its embedded default; autocannon runs in a separate process. Asserts
  * nothing (speed is measured here, never in tests). BENCH_SECONDS (default 5) per scenario.
  *
@@ -17,8 +17,8 @@ import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Request, Response } from 'express';
-import { ApiKeyVerifier } from '../src/apikeys/api-key-authenticator';
-import { newSecret } from '../src/apikeys/api-key-format';
+import { ApiKeyVerifier } from '../src/api-keys/api-key-authenticator';
+import { newSecret } from '../src/api-keys/api-key-format';
 import { argon2Hasher } from '../src/infra/auth/secret-hasher';
 import { demo, demoDirectory } from '../test/support/demo-directory';
 import { startTestServer } from '../test/support/test-server';

@@ -2,7 +2,7 @@
  * The API-keys projection, given / when / then over a fresh SQLite read model: the keys the store
  * answers after creation, rotation and revocation, and that applying them again changes nothing.
  */
-import { apiKeyStreamId } from '../../src/apikeys/api-key-events';
+import { apiKeyStreamId } from '../../src/api-keys/api-key-events';
 import { ProjectionSpecification, onStream } from '../support/projection-specification';
 
 const given = ProjectionSpecification.for('apiKeys');

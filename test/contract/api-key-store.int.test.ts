@@ -4,15 +4,15 @@
  * own pure filters and updates evaluated by mingo (test-only oracle) over the same fixtures.
  */
 import { Query, updateOne } from 'mingo';
-import type { ApiKeyEventData } from '../../src/apikeys/api-key-events';
+import type { ApiKeyEventData } from '../../src/api-keys/api-key-events';
 import type { EventMetadata } from '../../src/domain/event';
 import type { RecordedEvent } from '../../src/ports/event-store';
 import type { ApiKeyDoc, ApiKeyUsageDoc, MongoWrite } from '../../src/infra/mongo/mongo-api-key-store';
 import { MongoApiKeyStore, apiKeyQueries, toApiKeyRecord } from '../../src/infra/mongo/mongo-api-key-store';
 import { SqliteApiKeyStore } from '../../src/infra/sqlite/sqlite-api-key-store';
 import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
-import { apiKeyProjection } from '../../src/apikeys/api-key-projection';
-import type { ApiKeyRecord, ApiKeyStore } from '../../src/apikeys/api-key-store';
+import { apiKeyProjection } from '../../src/api-keys/api-key-projection';
+import type { ApiKeyRecord, ApiKeyStore } from '../../src/api-keys/api-key-store';
 import type { ProjectionStore, ReadModelProjection } from '../../src/projections/read-model-projection';
 import { describeOnRealMongo } from '../support/read-db-adapters';
 

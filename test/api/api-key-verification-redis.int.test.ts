@@ -7,7 +7,7 @@
  */
 import http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
-import { newSecret } from '../../src/apikeys/api-key-format';
+import { newSecret } from '../../src/api-keys/api-key-format';
 import { demo } from '../support/demo-directory';
 import { describeExternal, externalTarget } from '../support/external';
 import type { TestServer } from '../support/test-server';

@@ -4,7 +4,7 @@
  * rotation with grace, expiry and lockouts on an injected clock (never by sleeping).
  */
 import { randomBytes } from 'node:crypto';
-import { newKeyId, newSecret } from '../../src/apikeys/api-key-format';
+import { newKeyId, newSecret } from '../../src/api-keys/api-key-format';
 import { demo } from '../support/demo-directory';
 import type { HttpResult, TestServer } from '../support/test-server';
 import { manualClock, seeded } from '../support/seeded-server';
