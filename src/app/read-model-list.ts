@@ -12,6 +12,11 @@ import { SqliteDirectoryStore } from '../infra/sqlite/sqlite-directory-store';
 import { SqliteFilesStore } from '../infra/sqlite/sqlite-files-store';
 import { SqliteResourceViewStore } from '../infra/sqlite/sqlite-resource-view-store';
 import type { ReadModelProjection } from '../projections/read-model-projection';
+import type { FilesStore } from '../files/files-store';
+import type { ApiKeyStore } from '../api-keys/api-key-store';
+import type { ApplicationStore } from '../applications/application-store';
+import type { ResourceViewStore } from '../resources/resource-view-store';
+import type { DirectoryStore } from '../directory/directory-store';
 import { apiKeyProjection } from '../api-keys/api-key-projection';
 import { applicationProjection } from '../applications/application-projection';
 import { directoryProjection } from '../directory/directory-projection';
@@ -40,31 +45,31 @@ const readModel = <Store>(model: ReadModel<Store>): ReadModel<Store> => model;
  * here: the composition root, the blue/green rebuild, the CLI and the test support read this list.
  */
 export const READ_MODELS = {
-  directory: readModel({
+  directory: readModel<DirectoryStore>({
     projection: directoryProjection,
     sqlite: (db) => new SqliteDirectoryStore(db),
     mongo: (db) =>
       mongo<typeof MongoDirectoryStore>('../infra/mongo/mongo-directory-store', 'MongoDirectoryStore').open(db),
   }),
-  resources: readModel({
+  resources: readModel<ResourceViewStore>({
     projection: resourceProjection,
     sqlite: (db) => new SqliteResourceViewStore(db),
     mongo: (db) =>
       mongo<typeof MongoResourceViewStore>('../infra/mongo/mongo-resource-view-store', 'MongoResourceViewStore').open(db),
   }),
-  applications: readModel({
+  applications: readModel<ApplicationStore>({
     projection: applicationProjection,
     sqlite: (db) => new SqliteApplicationStore(db),
     mongo: (db) =>
       mongo<typeof MongoApplicationStore>('../infra/mongo/mongo-application-store', 'MongoApplicationStore').open(db),
   }),
-  apiKeys: readModel({
+  apiKeys: readModel<ApiKeyStore>({
     projection: apiKeyProjection,
     sqlite: (db) => new SqliteApiKeyStore(db),
     mongo: async (db) =>
       new (mongo<typeof MongoApiKeyStore>('../infra/mongo/mongo-api-key-store', 'MongoApiKeyStore'))(db),
   }),
-  files: readModel({
+  files: readModel<FilesStore>({
     projection: filesProjection,
     sqlite: (db) => new SqliteFilesStore(db),
     mongo: async (db) => {

@@ -17,14 +17,14 @@ import { owningCommunityId } from '../resources/resource';
 import { shareCandidateIds } from './share-candidates';
 import type { CircleGroup, ResourcePrivacyAnswer } from './resource-privacy';
 import type { DirectoryReader } from '../directory/directory-reader';
-import type { ResourceViewStore } from '../resources/resource-view-store';
+import type { ResourceViews } from '../resources/resource-view-store';
 
 /**
  * Gathers the facts of GetResourcePrivacy's read rule (src/resources/access/resource-read-access.ts):
  * the resource's views from the visibility read model, with their communities from the directory.
  */
 export async function canReadResource(
-  store: ResourceViewStore,
+  store: ResourceViews,
   directory: DirectoryReader,
   viewer: Viewer,
   resource: Resource,
@@ -104,7 +104,7 @@ function circleGroups(
  * share; anyone else who can read the resource gets empty `shares` and `shareCandidates`.
  */
 export async function getResourcePrivacy(
-  store: ResourceViewStore,
+  store: ResourceViews,
   directory: DirectoryReader,
   viewer: Viewer,
   resourceId: number,

@@ -1,7 +1,7 @@
 import type { Response } from 'express';
 import { changeResourcePrivacy, unshareResourceFromCommunity } from './change-resource-privacy';
 import type { ResourceCommandDeps } from '../resources/resource-command-runner';
-import type { ResourceViewStore } from '../resources/resource-view-store';
+import type { ResourceViews } from '../resources/resource-view-store';
 import type { DirectoryReader } from '../directory/directory-reader';
 import { resourcePrivacySchema } from './resource-privacy';
 import { getResourcePrivacy } from './privacy-queries';
@@ -13,7 +13,7 @@ import { getResourcePrivacyQuery, saveResourcePrivacyBody, unshareResourceBody }
 /** What the privacy routes read and write through; read at each request (a blue/green rebuild replaces the stores). */
 export type PrivacyRouteDeps = ResourceCommandDeps & {
   readonly directory: DirectoryReader;
-  readonly stores: { readonly resources: ResourceViewStore };
+  readonly stores: { readonly resources: ResourceViews };
   readonly idempotencyKeys: IdempotencyKeys;
   readonly settle: Settle;
 };

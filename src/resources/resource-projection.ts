@@ -1,15 +1,15 @@
-import type { ResourceEvent } from './resource-events';
-import { RESOURCE_EVENT_TYPES } from './resource-events';
+import type { ResourceEventData } from './resource-events';
+import { RESOURCE_EVENT_TYPES, RESOURCE_STREAM_PREFIX } from './resource-events';
 import { evolve, initialState } from './resource-evolve';
 import type { Resource } from './resource';
 import { viewsOf } from './resource-views';
 import { DIRECTORY_STREAM } from '../directory/directory-events';
+import type { DirectoryEvent } from '../directory/directory-events';
 import type { RecordedEvent } from '../ports/event-store';
-import { selecting, type ReadModelProjection } from '../projections/read-model-projection';
-import type { ResourceViewRecord, ResourceViewStore } from './resource-view-store';
+import { foldingProjection, type ReadModelProjection } from '../projections/read-model-projection';
+import type { ResourceViewRecord, ResourceViewWriter } from './resource-view-store';
 import { audienceKeyOf } from './resource-view-store';
 
-const resourceTypes: ReadonlySet<string> = new Set(RESOURCE_EVENT_TYPES);
 /** A resource's own events, and the directory's links of projects to communities (which views a resource has). */
 const foldedTypes: ReadonlySet<string> = new Set([...RESOURCE_EVENT_TYPES, 'CommunityProjectUpserted', 'CommunityProjectRemoved']);
 
@@ -48,7 +48,7 @@ export function viewRecords(resource: Resource, communities: readonly number[]):
   }));
 }
 
-async function reprojectProject(store: ResourceViewStore, projectId: number, communities: readonly number[]): Promise<void> {
+async function reprojectProject(store: ResourceViewWriter, projectId: number, communities: readonly number[]): Promise<void> {
   for (const resource of await store.resourcesOfProject(projectId)) {
     await store.replaceViews(resource.resourceId, viewRecords(resource, communities));
   }
@@ -60,50 +60,55 @@ async function reprojectProject(store: ResourceViewStore, projectId: number, com
  * re-projects that project's resources. Every write is guarded by the event's position (a
  * deleted resource keeps a tombstone), so replaying any range of the log changes nothing.
  */
-export function resourceProjection(store: ResourceViewStore): ReadModelProjection {
-  return {
+type CommunityProjectEvent = Extract<DirectoryEvent, { type: 'CommunityProjectUpserted' | 'CommunityProjectRemoved' }>;
+
+export function resourceProjection(store: ResourceViewWriter): ReadModelProjection {
+  return foldingProjection<ResourceEventData | CommunityProjectEvent>({
     name: 'resources',
     store: store.projectionStore,
-    ...selecting({ types: foldedTypes, streams: (streamId) => streamId === DIRECTORY_STREAM || streamId.startsWith('resource-') }),
-    async apply(recorded: RecordedEvent): Promise<void> {
-      if (recorded.type === 'CommunityProjectUpserted' || recorded.type === 'CommunityProjectRemoved') {
-        const data = recorded.data as { communityProjectId: number; communityId?: number; projectId?: number };
-        const previous = await store.projectLink(data.communityProjectId);
-        if (previous && previous.position >= recorded.position) return;
-        const upserted = recorded.type === 'CommunityProjectUpserted' && data.communityId !== undefined && data.projectId !== undefined;
-        const link = upserted
-          ? { communityProjectId: data.communityProjectId, communityId: data.communityId ?? 0, projectId: data.projectId ?? 0 }
-          : { communityProjectId: data.communityProjectId, communityId: previous?.communityId ?? 0, projectId: previous?.projectId ?? 0 };
-        // The views first, the link (with the event's position) last: a crash in between leaves
-        // the link looking unapplied, so a replay re-projects again (MongoDB has no transaction).
-        const before = previous && !previous.removed ? previous : undefined;
-        const affected = new Set([link.projectId, ...(before ? [before.projectId] : [])]);
-        for (const projectId of affected) {
-          if (projectId === 0) continue;
-          const communities = new Set(await store.projectCommunities(projectId));
-          if (before && before.projectId === projectId) communities.delete(before.communityId);
-          if (upserted && link.projectId === projectId) communities.add(link.communityId);
-          await reprojectProject(store, projectId, [...communities].sort((a, b) => a - b));
-        }
-        await store.writeProjectLink(link, !upserted, recorded.position);
-        return;
-      }
-      if (!recorded.streamId.startsWith('resource-') || !resourceTypes.has(recorded.type)) return;
+    selects: { types: foldedTypes, streams: (streamId) => streamId === DIRECTORY_STREAM || streamId.startsWith(RESOURCE_STREAM_PREFIX) },
+    fold: (event, recorded) =>
+      event.type === 'CommunityProjectUpserted' || event.type === 'CommunityProjectRemoved'
+        ? relinkProject(store, event, recorded.position)
+        : foldResourceEvent(store, event, recorded),
+  });
+}
 
-      const event = { type: recorded.type, data: recorded.data, metadata: recorded.metadata } as ResourceEvent;
-      const resourceId = (event.data as { resourceId: number }).resourceId;
-      const current = await store.stored(resourceId);
-      if (current && current.position >= recorded.position) return;
-      if (current && current.resource === null) return;
-      const before = current?.resource ? { status: 'active' as const, resource: current.resource } : initialState;
-      if (before.status === 'initial' && event.type !== 'ResourceCreated') return;
-      const after = evolve(before, event);
-      if (after.status !== 'active') {
-        await store.putResource(resourceId, null, recorded.position, []);
-        return;
-      }
-      const communities = await store.projectCommunities(after.resource.scope.projectId);
-      await store.putResource(resourceId, after.resource, recorded.position, viewRecords(after.resource, communities));
-    },
-  };
+/** A project joined or left a community: its resources' views follow. */
+async function relinkProject(store: ResourceViewWriter, event: CommunityProjectEvent, position: bigint): Promise<void> {
+  const previous = await store.projectLink(event.data.communityProjectId);
+  if (previous && previous.position >= position) return;
+  const upserted = event.type === 'CommunityProjectUpserted';
+  const link = upserted
+    ? { communityProjectId: event.data.communityProjectId, communityId: event.data.communityId, projectId: event.data.projectId }
+    : { communityProjectId: event.data.communityProjectId, communityId: previous?.communityId ?? 0, projectId: previous?.projectId ?? 0 };
+  // The views first, the link (with the event's position) last: a crash in between leaves
+  // the link looking unapplied, so a replay re-projects again (MongoDB has no transaction).
+  const before = previous && !previous.removed ? previous : undefined;
+  const affected = new Set([link.projectId, ...(before ? [before.projectId] : [])]);
+  for (const projectId of affected) {
+    if (projectId === 0) continue;
+    const communities = new Set(await store.projectCommunities(projectId));
+    if (before && before.projectId === projectId) communities.delete(before.communityId);
+    if (upserted && link.projectId === projectId) communities.add(link.communityId);
+    await reprojectProject(store, projectId, [...communities].sort((a, b) => a - b));
+  }
+  await store.writeProjectLink(link, !upserted, position);
+}
+
+/** One event of a resource's stream, folded with the domain's `evolve` onto the stored state. */
+async function foldResourceEvent(store: ResourceViewWriter, event: ResourceEventData, recorded: RecordedEvent): Promise<void> {
+  const resourceId = event.data.resourceId;
+  const current = await store.stored(resourceId);
+  if (current && current.position >= recorded.position) return;
+  if (current && current.resource === null) return;
+  const before = current?.resource ? { status: 'active' as const, resource: current.resource } : initialState;
+  if (before.status === 'initial' && event.type !== 'ResourceCreated') return;
+  const after = evolve(before, event);
+  if (after.status !== 'active') {
+    await store.putResource(resourceId, null, recorded.position, []);
+    return;
+  }
+  const communities = await store.projectCommunities(after.resource.scope.projectId);
+  await store.putResource(resourceId, after.resource, recorded.position, viewRecords(after.resource, communities));
 }

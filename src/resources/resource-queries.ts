@@ -9,7 +9,7 @@ import type { PageRequest } from '../projections/paging';
 import { JsonText } from '../contract/json-text';
 import type { DirectoryReader } from '../directory/directory-reader';
 import { viewRecords } from './resource-projection';
-import type { ResourceViewRecord, ResourceViewStore } from './resource-view-store';
+import type { ResourceViewRecord, ResourceViews } from './resource-view-store';
 
 export type ResourceListQuery = {
   projectId: number;
@@ -114,7 +114,7 @@ export async function recordTextsOf(directory: DirectoryReader, viewer: Viewer, 
  * records, written as the JSON text of the answer.
  */
 export async function listResources(
-  store: ResourceViewStore,
+  store: ResourceViews,
   directory: DirectoryReader,
   viewer: Viewer,
   query: ResourceListQuery,

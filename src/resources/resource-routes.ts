@@ -8,7 +8,7 @@ import { readScope } from '../projections/read-scopes';
 import type { DirectoryReader } from '../directory/directory-reader';
 import type { AnswerMemo } from '../projections/answer-memo';
 import type { IdempotencyKeys } from '../ports/idempotency-keys';
-import type { ResourceViewStore } from './resource-view-store';
+import type { ResourceViews } from './resource-view-store';
 import { pageRequestOf } from '../api/pagination';
 import type { Settle } from '../api/route-declaration';
 import { routeGroup, written } from '../api/route-declaration';
@@ -18,7 +18,7 @@ import { READ_ONLY_RECORD_FIELDS, getResourceListBody, removeProjectResourceQuer
 /** What the resource routes read and write through; read at each request (a blue/green rebuild replaces the stores). */
 export type ResourceRouteDeps = SaveResourceDeps & {
   readonly directory: DirectoryReader;
-  readonly stores: { readonly resources: ResourceViewStore };
+  readonly stores: { readonly resources: ResourceViews };
   readonly answers: AnswerMemo;
   readonly idempotencyKeys: IdempotencyKeys;
   readonly settle: Settle;

@@ -62,18 +62,17 @@ export type StoredResource = { readonly resource: Resource | null; readonly posi
 
 export type ProjectLink = { readonly communityProjectId: number; readonly communityId: number; readonly projectId: number };
 
-/**
- * The resources read model: the latest state of each resource, its views, per-view counts by
- * audience set, and this projection's own copy of which communities each project belongs to.
- */
-export interface ResourceViewStore {
-  readonly projectionStore: ProjectionStore;
+/** What the queries ask of the resources read model (GetResourceList, the privacy and the record). */
+export interface ResourceViews {
   /** The live resource, or null when it does not exist or was deleted. */
   resource(resourceId: number): Promise<Resource | null>;
   viewsOfResource(resourceId: number): Promise<ResourceViewRecord[]>;
   page(query: ViewPageQuery): Promise<ViewPage>;
+}
 
-  // The projection's side.
+/** What the resource projection writes, and reads back to fold the next event. */
+export interface ResourceViewWriter {
+  readonly projectionStore: ProjectionStore;
   stored(resourceId: number): Promise<StoredResource | null>;
   /** Stores the resource at `position` (null: deleted) and replaces its views with `views`. */
   putResource(resourceId: number, resource: Resource | null, position: bigint, views: readonly ResourceViewRecord[]): Promise<void>;
@@ -86,6 +85,13 @@ export interface ResourceViewStore {
   /** The communities a project belongs to, in id order. */
   projectCommunities(projectId: number): Promise<number[]>;
 }
+
+/**
+ * The resources read model: the latest state of each resource, its views, and this projection's
+ * own copy of which communities each project belongs to. One store, two sides: the queries see
+ * `ResourceViews`, the projection `ResourceViewWriter`.
+ */
+export type ResourceViewStore = ResourceViews & ResourceViewWriter;
 
 /** The audience set's key: principals never contain a space. */
 export const audienceKeyOf = (audience: readonly string[]): string => [...new Set(audience)].sort().join(' ');
