@@ -1,11 +1,14 @@
 import { DomainError } from '../../src/domain/errors';
 import type { Viewer } from '../../src/directory/viewer';
-import type { Resource } from '../../src/resources/resource';
+import type { Resource, ResourceState, ResourceType } from '../../src/resources/resource';
 import type { ResourceCommand } from '../../src/resources/resource-commands';
+import { resourceDecider } from '../../src/resources/resource-decide';
+import type { ResourceEventData } from '../../src/resources/resource-events';
 import {
   D,
   D_CIRCLE,
   E,
+  EARLIER,
   E_CIRCLE,
   FOREIGN_PROJECT_CIRCLE,
   MENTORS_CIRCLE,
@@ -28,6 +31,7 @@ import {
   createResource,
   created,
   deleteResource,
+  deleted,
   fields,
   given,
   refusal,
@@ -37,92 +41,115 @@ import {
   mentor,
   outsider,
   ownerBlock,
+  ownerPrivacyChanged,
   owningAdmin,
   projectScope,
   ref,
+  revoked,
   share,
   shareBlock,
+  sharePrivacyChanged,
   shared,
   sharedIntoAdmin,
   team,
+  unshared,
   updateResource,
+  updated,
   viewer,
 } from './resource-fixtures';
 
-const resourceOf = (state: { status: string; resource?: Resource }): Resource => {
-  if (state.status !== 'active' || !state.resource) throw new Error(`expected an active resource, got ${state.status}`);
+const resourceOf = (state: ResourceState): Resource => {
+  if (state.status !== 'active') throw new Error(`expected an active resource, got ${state.status}`);
   return state.resource;
 };
 
+/**
+ * The state a stream of events folds to. After `then([...expected])` has passed, the state of
+ * `[...history, ...expected]` is the state the decision left behind.
+ */
+const stateAfter = (events: readonly ResourceEventData[]): ResourceState =>
+  events.reduce(resourceDecider.evolve, resourceDecider.initialState());
+const resourceAfter = (events: readonly ResourceEventData[]): Resource => resourceOf(stateAfter(events));
+
+/** ResourceCreated as `who` records the pump manual now (a PDF: type 3, no image), with `data` changed. */
+const createdNow = (who: Viewer, data: Parameters<typeof created>[0] = {}): ResourceEventData =>
+  created({ createdBy: who.userId, postDate: NOW, ...data });
+
+/** What a mentor's creation records, whatever level was asked: Custom, granted to the team and the mentors. */
+const mentorCreation = (who: Viewer): ResourceEventData[] => [
+  createdNow(who, { privacyLevel: 4, createdByMentor: true }),
+  granted(OWNER, TEAM_CIRCLE),
+  granted(OWNER, MENTORS_CIRCLE),
+];
+
 describe('CreateResource', () => {
   it('given nothing, when the team creates a project resource, then it is created as asked', () => {
+    const tags = [' water ', 'Pumps', '', 'pumps', 'WATER'];
+    const expected: ResourceEventData[] = [
+      {
+        type: 'ResourceCreated',
+        data: {
+          resourceId: RID,
+          scope: projectScope,
+          paragraphId: null,
+          name: 'Pump manual',
+          description: 'How to fix the pump',
+          resourceUrl: 'resource_files/abc/manual.pdf',
+          resourceType: 3,
+          image: '',
+          icon: 'book',
+          tags: ['water', 'Pumps'],
+          privacyLevel: 3,
+          createdBy: team.userId,
+          createdByMentor: false,
+          postDate: NOW,
+        },
+      },
+    ];
+
     given()
-      .when(withContext(createResource({ scope: projectScope, privacyLevel: 3, tags: [' water ', 'Pumps', '', 'pumps', 'WATER'] }), context(team)))
-      .then(({ events, state }) => {
-        expect(events).toEqual([
-          {
-            type: 'ResourceCreated',
-            data: {
-              resourceId: RID,
-              scope: projectScope,
-              paragraphId: null,
-              name: 'Pump manual',
-              description: 'How to fix the pump',
-              resourceUrl: 'resource_files/abc/manual.pdf',
-              resourceType: 3,
-              image: '',
-              icon: 'book',
-              tags: ['water', 'Pumps'],
-              privacyLevel: 3,
-              createdBy: team.userId,
-              createdByMentor: false,
-              postDate: NOW,
-            },
-          },
-        ]);
-        const resource = resourceOf(state);
-        expect(resource.lastUpdated).toBe(NOW);
-        expect(resource.owner).toEqual({ privacyLevel: 3, circles: [] });
-        expect(resource.shares).toEqual([]);
-      });
+      .when(withContext(createResource({ scope: projectScope, privacyLevel: 3, tags }), context(team)))
+      .then(expected);
+    const resource = resourceAfter(expected);
+    expect(resource.lastUpdated).toBe(NOW);
+    expect(resource.owner).toEqual({ privacyLevel: 3, circles: [] });
+    expect(resource.shares).toEqual([]);
   });
 
   it('given nothing, when an admin of the community creates a community-project resource at Community, then it is created', () => {
-    given().when(withContext(createResource({ privacyLevel: 2 }), context(owningAdmin))).then(({ events }) => {
-      expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({ type: 'ResourceCreated', data: { privacyLevel: 2, createdByMentor: false } });
-    });
+    given()
+      .when(withContext(createResource({ privacyLevel: 2 }), context(owningAdmin)))
+      .then([createdNow(owningAdmin, { privacyLevel: 2, createdByMentor: false })]);
   });
 
   it('given nothing, when a mentor creates inside a community, then it is Custom with the team and mentors circles, whatever was asked', () => {
-    given().when(withContext(createResource({ privacyLevel: 1 }), context(mentor))).then(({ events, state }) => {
-      expect(events.map((e) => e.type)).toEqual(['ResourceCreated', 'CircleGranted', 'CircleGranted']);
-      expect(events[0]).toMatchObject({ data: { privacyLevel: 4, createdBy: mentor.userId, createdByMentor: true } });
-      expect(resourceOf(state).owner).toEqual({
-        privacyLevel: 4,
-        circles: [
-          { circleId: TEAM_CIRCLE, projectId: P, communityId: null },
-          { circleId: MENTORS_CIRCLE, projectId: P, communityId: null },
-        ],
-      });
+    const expected = mentorCreation(mentor);
+
+    given().when(withContext(createResource({ privacyLevel: 1 }), context(mentor))).then(expected);
+    expect(resourceAfter(expected).owner).toEqual({
+      privacyLevel: 4,
+      circles: [
+        { circleId: TEAM_CIRCLE, projectId: P, communityId: null },
+        { circleId: MENTORS_CIRCLE, projectId: P, communityId: null },
+      ],
     });
   });
 
   it('given nothing, when a mentor who also administers the community creates, then it is still Custom with the team and mentors circles', () => {
     const mentorAdmin = viewer(12, { mentor: true, admins: [O] });
+    const expected = mentorCreation(mentorAdmin);
 
-    given().when(withContext(createResource({ privacyLevel: 1 }), context(mentorAdmin))).then(({ events, state }) => {
-      expect(events.map((e) => e.type)).toEqual(['ResourceCreated', 'CircleGranted', 'CircleGranted']);
-      expect(events[0]).toMatchObject({ data: { privacyLevel: 4, createdByMentor: true } });
-      expect(resourceOf(state).owner.circles.map((c) => c.circleId)).toEqual([TEAM_CIRCLE, MENTORS_CIRCLE]);
+    given().when(withContext(createResource({ privacyLevel: 1 }), context(mentorAdmin))).then(expected);
+    expect(resourceAfter(expected).owner).toEqual({
+      privacyLevel: 4,
+      circles: [ref(TEAM_CIRCLE), ref(MENTORS_CIRCLE)],
     });
   });
 
   it('given nothing, when a community admin who is not a mentor creates, then the requested level stands', () => {
-    given().when(withContext(createResource({ privacyLevel: 1 }), context(owningAdmin))).then(({ events }) => {
-      expect(events).toHaveLength(1);
-      expect(events[0]).toMatchObject({ data: { privacyLevel: 1, createdByMentor: false } });
-    });
+    given()
+      .when(withContext(createResource({ privacyLevel: 1 }), context(owningAdmin)))
+      .then([createdNow(owningAdmin, { privacyLevel: 1, createdByMentor: false })]);
   });
 
   it.each([0, 6, 7, -1, 1.5])('given nothing, when the level is %p, then it is invalid, even for an outsider', (level) => {
@@ -143,43 +170,44 @@ describe('CreateResource', () => {
     given([created()]).when(withContext(createResource(), context(team))).thenThrows(DomainError, refusal('conflict'));
   });
 
-  it.each([
+  it.each<[string, ResourceType, string]>([
     ['https://example.org/photo.JPG?size=large', 1, 'https://example.org/photo.JPG?size=large'],
     ['https://youtu.be/dQw4w9WgXcQ', 2, 'https://img.youtube.com/vi/dQw4w9WgXcQ/hqdefault.jpg'],
     ['https://example.org/page', 0, ''],
   ])('given nothing, when the URL is %s, then the type and image are detected', (resourceUrl, resourceType, image) => {
-    given().when(withContext(createResource({ resourceUrl }), context(team))).then(({ events }) => {
-      expect(events[0]).toMatchObject({ data: { resourceType, image } });
-    });
+    given()
+      .when(withContext(createResource({ resourceUrl }), context(team)))
+      .then([createdNow(team, { resourceUrl, resourceType, image })]);
   });
 });
 
 describe('UpdateResource', () => {
   it('given a resource, when the team updates it, then the fields change and the scope stays', () => {
-    given([created()])
+    const history = [created()];
+    const expected: ResourceEventData[] = [
+      {
+        type: 'ResourceUpdated',
+        data: {
+          resourceId: RID,
+          name: 'Pump manual v2',
+          description: 'Now with pictures',
+          resourceUrl: 'https://vimeo.com/12345',
+          resourceType: 2,
+          image: '',
+          icon: 'book',
+          tags: ['b', 'a'],
+          lastUpdated: NOW,
+        },
+      },
+    ];
+
+    given(history)
       .when(withContext(updateResource({ resourceUrl: 'https://vimeo.com/12345', tags: ['b', 'B', 'a'] }), context(team)))
-      .then(({ events, state }) => {
-        expect(events).toEqual([
-          {
-            type: 'ResourceUpdated',
-            data: {
-              resourceId: RID,
-              name: 'Pump manual v2',
-              description: 'Now with pictures',
-              resourceUrl: 'https://vimeo.com/12345',
-              resourceType: 2,
-              image: '',
-              icon: 'book',
-              tags: ['b', 'a'],
-              lastUpdated: NOW,
-            },
-          },
-        ]);
-        const resource = resourceOf(state);
-        expect(resource.scope).toEqual(communityScope);
-        expect(resource.lastUpdated).toBe(NOW);
-        expect(resource.postDate).not.toBe(NOW);
-      });
+      .then(expected);
+    const resource = resourceAfter([...history, ...expected]);
+    expect(resource.scope).toEqual(communityScope);
+    expect(resource.lastUpdated).toBe(NOW);
+    expect(resource.postDate).toBe(EARLIER);
   });
 
   it.each([
@@ -192,9 +220,7 @@ describe('UpdateResource', () => {
   it('given a resource a mentor created, when that mentor updates it at the same level, then it is updated', () => {
     const history = [created({ privacyLevel: 4, createdBy: mentor.userId, createdByMentor: true }), granted(OWNER, TEAM_CIRCLE)];
 
-    given(history).when(withContext(updateResource({ privacyLevel: 4 }), context(mentor))).then(({ events }) => {
-      expect(events.map((e) => e.type)).toEqual(['ResourceUpdated']);
-    });
+    given(history).when(withContext(updateResource({ privacyLevel: 4 }), context(mentor))).then([updated()]);
   });
 
   it('given a resource a mentor created, when that mentor sends another level, then it is forbidden on privacyLevel', () => {
@@ -212,9 +238,7 @@ describe('UpdateResource', () => {
   ])('given a resource %s, when its creator updates it at the same level, then it is updated', (_story, creation, now) => {
     given([created(creation)])
       .when(withContext(updateResource({ privacyLevel: creation.privacyLevel }), context(now)))
-      .then(({ events }) => {
-        expect(events.map((e) => e.type)).toEqual(['ResourceUpdated']);
-      });
+      .then([updated()]);
   });
 
   it('given a resource created on the team, when its creator is now only an approved member, then they may not edit it', () => {
@@ -232,10 +256,11 @@ describe('UpdateResource', () => {
   });
 
   it('given a community-project resource, when the owning admin changes its level, then the level changes', () => {
-    given([created()]).when(withContext(updateResource({ privacyLevel: 2 }), context(owningAdmin))).then(({ events, state }) => {
-      expect(events.map((e) => e.type)).toEqual(['ResourceUpdated', 'OwnerPrivacyChanged']);
-      expect(resourceOf(state).owner.privacyLevel).toBe(2);
-    });
+    const history = [created()];
+    const expected = [updated(), ownerPrivacyChanged(2)];
+
+    given(history).when(withContext(updateResource({ privacyLevel: 2 }), context(owningAdmin))).then(expected);
+    expect(resourceAfter([...history, ...expected]).owner).toEqual({ privacyLevel: 2, circles: [] });
   });
 
   it('given a project resource, when the team moves it to Community, then it is invalid', () => {
@@ -253,32 +278,29 @@ describe('UpdateResource', () => {
   it('given a Custom resource with circles, when the team moves it off Custom, then its circles are revoked first', () => {
     const history = [created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE), granted(OWNER, O_CIRCLE)];
 
-    given(history).when(withContext(updateResource({ privacyLevel: 3 }), context(team))).then(({ events, state }) => {
-      expect(events.map((e) => e.type)).toEqual(['ResourceUpdated', 'CircleRevoked', 'CircleRevoked', 'OwnerPrivacyChanged']);
-      expect(resourceOf(state).owner).toEqual({ privacyLevel: 3, circles: [] });
-    });
+    const expected = [updated(), revoked(OWNER, P_CIRCLE), revoked(OWNER, O_CIRCLE), ownerPrivacyChanged(3)];
+
+    given(history).when(withContext(updateResource({ privacyLevel: 3 }), context(team))).then(expected);
+    expect(resourceAfter([...history, ...expected]).owner).toEqual({ privacyLevel: 3, circles: [] });
   });
 });
 
 describe('DeleteResource', () => {
   it('given a resource, when the team deletes it, then it is deleted with its URL, and a second delete is not found', () => {
-    given([created(), shared(D, 1)]).when(withContext(deleteResource(), context(team))).then(({ events, state }) => {
-      expect(events).toEqual([
-        { type: 'ResourceDeleted', data: { resourceId: RID, resourceUrl: 'resource_files/abc/manual.pdf' } },
-      ]);
-      expect(state).toEqual({ status: 'deleted', resourceId: RID });
-      given([created(), ...events])
-        .when(withContext(deleteResource(), context(team)))
-        .thenThrows(DomainError, refusal('not_found'));
-    });
+    const history = [created(), shared(D, 1)];
+    const expected = [deleted('resource_files/abc/manual.pdf')];
+
+    given(history).when(withContext(deleteResource(), context(team))).then(expected);
+    expect(stateAfter([...history, ...expected])).toEqual({ status: 'deleted', resourceId: RID });
+    given([created(), ...expected])
+      .when(withContext(deleteResource(), context(team)))
+      .thenThrows(DomainError, refusal('not_found'));
   });
 
   it('given a resource a mentor created, when that mentor deletes it, then it is deleted', () => {
     const history = [created({ privacyLevel: 4, createdBy: mentor.userId, createdByMentor: true })];
 
-    given(history)
-      .when(withContext(deleteResource(), context(mentor)))
-      .then(({ events }) => expect(events.map((e) => e.type)).toEqual(['ResourceDeleted']));
+    given(history).when(withContext(deleteResource(), context(mentor))).then([deleted()]);
   });
 });
 
@@ -470,81 +492,83 @@ describe('ChangeResourcePrivacy', () => {
 
     it.each([1, 4])('given a community-project resource, when it is shared at %p into a community the project is not in, then it is shared', (level) => {
       const circlesToAdd = level === 4 ? [ref(N_CIRCLE), ref(P_CIRCLE)] : [];
+      const expected =
+        level === 4 ? [shared(N, 4), granted(share(N), N_CIRCLE), granted(share(N), P_CIRCLE)] : [shared(N, 1)];
 
       given(cpResource)
         .when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(N, level, circlesToAdd)] }), context(owningAdmin)))
-        .then(({ events }) => {
-          expect(events.map((e) => e.type)).toEqual(level === 4 ? ['ResourceShared', 'CircleGranted', 'CircleGranted'] : ['ResourceShared']);
-        });
+        .then(expected);
     });
 
     it('given a Custom resource, when an inactive project circle is granted, then it is granted (it admits no one while inactive)', () => {
       given([created({ privacyLevel: 4 })])
         .when(withContext(changePrivacy({ owner: ownerBlock(4, [ref(P_INACTIVE_CIRCLE)]) }), context(team)))
-        .then(({ events }) => {
-          expect(events.map((e) => e.type)).toEqual(['CircleGranted']);
-        });
+        .then([granted(OWNER, P_INACTIVE_CIRCLE)]);
     });
   });
 
   describe('events', () => {
     it('given a Public resource, when the owner block moves to Custom with circles, then the level changes and the circles are granted', () => {
-      given(cpResource)
-        .when(withContext(changePrivacy({ owner: ownerBlock(4, [ref(P_CIRCLE), ref(O_CIRCLE), ref(P_CIRCLE)]) }), context(owningAdmin)))
-        .then(({ events, state }) => {
-          expect(events).toEqual([
-            { type: 'OwnerPrivacyChanged', data: { resourceId: RID, privacyLevel: 4, lastUpdated: NOW } },
-            { type: 'CircleGranted', data: { resourceId: RID, block: OWNER, circle: ref(P_CIRCLE) } },
-            { type: 'CircleGranted', data: { resourceId: RID, block: OWNER, circle: ref(O_CIRCLE) } },
-          ]);
-          expect(resourceOf(state).owner).toEqual({ privacyLevel: 4, circles: [ref(P_CIRCLE), ref(O_CIRCLE)] });
-          expect(resourceOf(state).lastUpdated).toBe(NOW);
-        });
+      const expected: ResourceEventData[] = [
+        { type: 'OwnerPrivacyChanged', data: { resourceId: RID, privacyLevel: 4, lastUpdated: NOW } },
+        { type: 'CircleGranted', data: { resourceId: RID, block: OWNER, circle: ref(P_CIRCLE) } },
+        { type: 'CircleGranted', data: { resourceId: RID, block: OWNER, circle: ref(O_CIRCLE) } },
+      ];
+      const owner = ownerBlock(4, [ref(P_CIRCLE), ref(O_CIRCLE), ref(P_CIRCLE)]);
+
+      given(cpResource).when(withContext(changePrivacy({ owner }), context(owningAdmin))).then(expected);
+      const resource = resourceAfter([...cpResource, ...expected]);
+      expect(resource.owner).toEqual({ privacyLevel: 4, circles: [ref(P_CIRCLE), ref(O_CIRCLE)] });
+      expect(resource.lastUpdated).toBe(NOW);
     });
 
     it('given a Custom resource, when a circle is removed and another added, then the removal comes first', () => {
-      given([created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE)])
-        .when(withContext(changePrivacy({ owner: ownerBlock(4, [ref(O_CIRCLE)], [ref(P_CIRCLE), ref(MENTORS_CIRCLE)]) }), context(team)))
-        .then(({ events, state }) => {
-          expect(events.map((e) => e.type)).toEqual(['CircleRevoked', 'CircleGranted']);
-          expect(resourceOf(state).owner.circles).toEqual([ref(O_CIRCLE)]);
-        });
+      const history = [created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE)];
+      const owner = ownerBlock(4, [ref(O_CIRCLE)], [ref(P_CIRCLE), ref(MENTORS_CIRCLE)]);
+      const expected = [revoked(OWNER, P_CIRCLE), granted(OWNER, O_CIRCLE)];
+
+      given(history).when(withContext(changePrivacy({ owner }), context(team))).then(expected);
+      expect(resourceAfter([...history, ...expected]).owner).toEqual({ privacyLevel: 4, circles: [ref(O_CIRCLE)] });
     });
 
     it('given a Custom resource with circles, when the owner block moves off Custom, then every circle is revoked before the level changes', () => {
-      given([created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE), granted(OWNER, O_CIRCLE)])
+      const history = [created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE), granted(OWNER, O_CIRCLE)];
+      const expected = [revoked(OWNER, P_CIRCLE), revoked(OWNER, O_CIRCLE), ownerPrivacyChanged(1)];
+
+      given(history)
         .when(withContext(changePrivacy({ owner: ownerBlock(1, [], [ref(P_CIRCLE)]) }), context(team)))
-        .then(({ events, state }) => {
-          expect(events.map((e) => e.type)).toEqual(['CircleRevoked', 'CircleRevoked', 'OwnerPrivacyChanged']);
-          expect(resourceOf(state).owner).toEqual({ privacyLevel: 1, circles: [] });
-        });
+        .then(expected);
+      expect(resourceAfter([...history, ...expected]).owner).toEqual({ privacyLevel: 1, circles: [] });
     });
 
     it('given a project resource, when the team shares it at Custom with the community’s circle, then the share and its grant are recorded', () => {
+      const expected: ResourceEventData[] = [
+        { type: 'ResourceShared', data: { resourceId: RID, communityId: D, privacyLevel: 4 } },
+        { type: 'CircleGranted', data: { resourceId: RID, block: share(D), circle: ref(D_CIRCLE) } },
+      ];
+
       given(projectResource)
         .when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(D, 4, [ref(D_CIRCLE)])] }), context(team)))
-        .then(({ events, state }) => {
-          expect(events).toEqual([
-            { type: 'ResourceShared', data: { resourceId: RID, communityId: D, privacyLevel: 4 } },
-            { type: 'CircleGranted', data: { resourceId: RID, block: share(D), circle: ref(D_CIRCLE) } },
-          ]);
-          expect(resourceOf(state).shares).toEqual([{ communityId: D, privacyLevel: 4, circles: [ref(D_CIRCLE)] }]);
-          expect(resourceOf(state).owner.privacyLevel).toBe(1);
-        });
+        .then(expected);
+      const resource = resourceAfter([...projectResource, ...expected]);
+      expect(resource.shares).toEqual([{ communityId: D, privacyLevel: 4, circles: [ref(D_CIRCLE)] }]);
+      expect(resource.owner).toEqual({ privacyLevel: 1, circles: [] });
     });
 
     it('given a Custom share, when it moves to Team, then its circles are revoked and the share survives', () => {
       const history = [...cpResource, shared(D, 4), granted(share(D), D_CIRCLE)];
 
+      const expected: ResourceEventData[] = [
+        { type: 'CircleRevoked', data: { resourceId: RID, block: share(D), circle: ref(D_CIRCLE) } },
+        { type: 'SharePrivacyChanged', data: { resourceId: RID, communityId: D, privacyLevel: 3 } },
+      ];
+
       given(history)
         .when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(D, 3)] }), context(owningAdmin)))
-        .then(({ events, state }) => {
-          expect(events).toEqual([
-            { type: 'CircleRevoked', data: { resourceId: RID, block: share(D), circle: ref(D_CIRCLE) } },
-            { type: 'SharePrivacyChanged', data: { resourceId: RID, communityId: D, privacyLevel: 3 } },
-          ]);
-          expect(resourceOf(state).shares).toEqual([{ communityId: D, privacyLevel: 3, circles: [] }]);
-        });
+        .then(expected);
+      expect(resourceAfter([...history, ...expected]).shares).toEqual([
+        { communityId: D, privacyLevel: 3, circles: [] },
+      ]);
     });
 
     it('given a Custom share, when its last circle is removed, then the empty Custom share stays', () => {
@@ -552,7 +576,8 @@ describe('ChangeResourcePrivacy', () => {
 
       given(history)
         .when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(D, 4, [], [ref(D_CIRCLE)])] }), context(owningAdmin)))
-        .then(({ state }) => {
+        .then(({ events, state }) => {
+          expect(events).toEqual([revoked(share(D), D_CIRCLE)]);
           expect(resourceOf(state).shares).toEqual([{ communityId: D, privacyLevel: 4, circles: [] }]);
         });
     });
@@ -560,25 +585,27 @@ describe('ChangeResourcePrivacy', () => {
     it('given a shared resource, when an admin of the shared-into community removes the share, then it is gone with its circles', () => {
       const history = [...cpResource, shared(D, 4), granted(share(D), D_CIRCLE)];
 
+      const expected = [unshared(D)];
+
       given(history)
         .when(withContext(changePrivacy({ sharesToRemove: [{ communityId: D }] }), context(sharedIntoAdmin)))
-        .then(({ events, state }) => {
-          expect(events).toEqual([{ type: 'ResourceUnshared', data: { resourceId: RID, communityId: D } }]);
-          expect(resourceOf(state).shares).toEqual([]);
-        });
+        .then(expected);
+      expect(resourceAfter([...history, ...expected]).shares).toEqual([]);
     });
 
     it('given a resource, when every block changes at once, then owner events come first, then upserts, then removals', () => {
       const everything = viewer(20, { team: true, admins: [O] });
       const history = [...cpResource, shared(E, 1)];
 
-      given(history).when(withContext(changePrivacy({
-          owner: ownerBlock(3),
-          sharesToUpsert: [shareBlock(D, 5)],
-          sharesToRemove: [{ communityId: E }],
-        }), context(everything))).then(({ events }) => {
-        expect(events.map((e) => e.type)).toEqual(['OwnerPrivacyChanged', 'ResourceShared', 'ResourceUnshared']);
+      const request = changePrivacy({
+        owner: ownerBlock(3),
+        sharesToUpsert: [shareBlock(D, 5)],
+        sharesToRemove: [{ communityId: E }],
       });
+
+      given(history)
+        .when(withContext(request, context(everything)))
+        .then([ownerPrivacyChanged(3), shared(D, 5), unshared(E)]);
     });
 
     it('given any change applied once, when the same request is sent again, then nothing is emitted', () => {
@@ -590,12 +617,19 @@ describe('ChangeResourcePrivacy', () => {
         sharesToRemove: [{ communityId: 50 }],
       });
 
-      given(history)
-        .when(withContext(request, context(everything)))
-        .then(({ events }) => {
-          expect(events.length).toBeGreaterThan(0);
-          given([...history, ...events]).when(withContext(request, context(everything))).thenNothingHappened();
-        });
+      // The first time, every block changes something; community 50 has no share to remove.
+      const firstTime = [
+        revoked(OWNER, P_CIRCLE),
+        granted(OWNER, O_CIRCLE),
+        sharePrivacyChanged(D, 4),
+        granted(share(D), D_CIRCLE),
+        shared(N, 1),
+        revoked(share(E), E_CIRCLE),
+        sharePrivacyChanged(E, 3),
+      ];
+
+      given(history).when(withContext(request, context(everything))).then(firstTime);
+      given([...history, ...firstTime]).when(withContext(request, context(everything))).thenNothingHappened();
     });
 
     it('given a request with no blocks, when it is decided, then nothing is emitted', () => {

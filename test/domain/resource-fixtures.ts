@@ -6,6 +6,7 @@
  */
 import type { CircleFacts, CommunityFacts, ProjectFacts, Viewer } from '../../src/directory/viewer';
 import type { DomainError, DomainErrorKind } from '../../src/domain/errors';
+import type { PrivacyLevel } from '../../src/resources/privacy-level';
 import type { CircleRef, ResourceScope } from '../../src/resources/resource';
 import type {
   ChangeResourcePrivacy,
@@ -154,18 +155,18 @@ export const createResource = (data: Partial<CreateResource['data']> = {}): Requ
   data: { ...pumpManual, ...data },
 });
 
+/** What `updateResource()` sends: the pump manual's second version, at the same URL. */
+const pumpManualV2 = {
+  name: 'Pump manual v2',
+  description: 'Now with pictures',
+  resourceUrl: 'resource_files/abc/manual.pdf',
+  icon: 'book',
+  tags: ['water'],
+} as const;
+
 export const updateResource = (data: Partial<UpdateResource['data']> = {}): Request<UpdateResource> => ({
   type: 'UpdateResource',
-  data: {
-    resourceId: RID,
-    name: 'Pump manual v2',
-    description: 'Now with pictures',
-    resourceUrl: 'resource_files/abc/manual.pdf',
-    icon: 'book',
-    tags: ['water'],
-    privacyLevel: 1,
-    ...data,
-  },
+  data: { resourceId: RID, ...pumpManualV2, privacyLevel: 1, ...data },
 });
 
 export const deleteResource = (resourceId = RID): Request<DeleteResource> => ({ type: 'DeleteResource', data: { resourceId } });
@@ -190,11 +191,12 @@ export const shareBlock = (
   circlesToRemove: CircleRef[] = [],
 ): ShareUpsert => ({ communityId, privacyLevel, circlesToAdd, circlesToRemove });
 
-// --- given events ---------------------------------------------------------------------------
+// --- events, given and expected ---------------------------------------------------------------
 
-export const created = (
-  data: Partial<Extract<ResourceEventData, { type: 'ResourceCreated' }>['data']> = {},
-): ResourceEventData => ({
+type DataOf<T extends ResourceEventData['type']> = Extract<ResourceEventData, { type: T }>['data'];
+
+/** The pump manual created EARLIER by user 1: a PDF, so type 3 and no image. */
+export const created = (data: Partial<DataOf<'ResourceCreated'>> = {}): ResourceEventData => ({
   type: 'ResourceCreated',
   data: {
     ...pumpManual,
@@ -217,6 +219,32 @@ export const revoked = circleChanged('CircleRevoked');
 export const shared = (communityId: number, privacyLevel: 1 | 2 | 3 | 4 | 5): ResourceEventData => ({
   type: 'ResourceShared',
   data: { resourceId: RID, communityId, privacyLevel },
+});
+
+/** What `updateResource()` records at NOW: its content as sent (a PDF, so type 3 and no image). */
+export const updated = (data: Partial<DataOf<'ResourceUpdated'>> = {}): ResourceEventData => ({
+  type: 'ResourceUpdated',
+  data: { resourceId: RID, ...pumpManualV2, resourceType: 3, image: '', lastUpdated: NOW, ...data },
+});
+
+export const ownerPrivacyChanged = (privacyLevel: PrivacyLevel, lastUpdated = NOW): ResourceEventData => ({
+  type: 'OwnerPrivacyChanged',
+  data: { resourceId: RID, privacyLevel, lastUpdated },
+});
+
+export const sharePrivacyChanged = (communityId: number, privacyLevel: PrivacyLevel): ResourceEventData => ({
+  type: 'SharePrivacyChanged',
+  data: { resourceId: RID, communityId, privacyLevel },
+});
+
+export const unshared = (communityId: number): ResourceEventData => ({
+  type: 'ResourceUnshared',
+  data: { resourceId: RID, communityId },
+});
+
+export const deleted = (resourceUrl: string = pumpManual.resourceUrl): ResourceEventData => ({
+  type: 'ResourceDeleted',
+  data: { resourceId: RID, resourceUrl },
 });
 
 export const OWNER: BlockRef = { kind: 'owner' };
