@@ -34,6 +34,16 @@ function storedFiles(server: TestServer): string[] {
   return out.sort();
 }
 
+/**
+ * The stored files once no upload of an earlier test is still being staged (an aborted upload's
+ * staging file is removed as its stream closes, after the answer): what a test compares against.
+ */
+async function settledFiles(server: TestServer): Promise<string[]> {
+  const staging = (files: string[]) => files.some((file) => file.startsWith('.staging'));
+  if (!(await eventually(() => !staging(storedFiles(server))))) throw new Error('a staging file stayed behind');
+  return storedFiles(server);
+}
+
 /** Waits (bounded) for the server to finish reacting to something the client did: a condition, not a clock. */
 async function eventually(check: () => boolean, attempts = 250): Promise<boolean> {
   for (let i = 0; i < attempts; i++) {
@@ -91,7 +101,7 @@ describe('POST /api/File/Upload', () => {
       ['a .svg (not listed)', 'logo.svg', 'image/svg+xml', () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')],
       ['a file without an extension', 'README', 'text/plain', () => Buffer.from('hello')],
     ])('given %s, then 500 with a problem saying why', async (_what, filename, contentType, make) => {
-      const before = storedFiles(server);
+      const before = await settledFiles(server);
       const res = await files.upload(users.team, filename, contentType, make());
       expect(res.status).toBe(500);
       expect(res.headers.get('content-type')).toContain('application/problem+json');
@@ -140,7 +150,7 @@ describe('POST /api/File/Upload', () => {
     });
 
     it.each(['../etc', 'a/b', '', 'x'.repeat(65), 'dot.dot'])('given folder %j, then 400 on folder and nothing stored', async (folder) => {
-      const before = storedFiles(server);
+      const before = await settledFiles(server);
       const res = await files.upload(users.team, 'a.txt', 'text/plain', Buffer.from('x'), { folder });
       expect(res.status).toBe(400);
       expect(res.body.type).toBe('/problems/validation');
@@ -161,7 +171,7 @@ describe('POST /api/File/Upload', () => {
     });
 
     it('given an extra field, then 400 naming it and nothing stored', async () => {
-      const before = storedFiles(server);
+      const before = await settledFiles(server);
       const res = await files.send(users.team, [
         { name: 'file', filename: 'a.txt', contentType: 'text/plain', data: Buffer.from('x') },
         { name: 'comment', value: 'hi' },
@@ -172,7 +182,7 @@ describe('POST /api/File/Upload', () => {
     });
 
     it('given two file parts, then 400 on file and nothing stored', async () => {
-      const before = storedFiles(server);
+      const before = await settledFiles(server);
       const part = { name: 'file', filename: 'a.txt', contentType: 'text/plain', data: Buffer.from('x') };
       const res = await files.send(users.team, [part, part]);
       expect(res.status).toBe(400);
@@ -209,7 +219,7 @@ describe('POST /api/File/Upload', () => {
     });
 
     it('given 3 MiB + 1 byte, then 413 and nothing left behind', async () => {
-      const before = storedFiles(server);
+      const before = await settledFiles(server);
       const res = await files.upload(users.team, 'big.txt', 'text/plain', Buffer.alloc(3 * MIB + 1, 0x61));
       expect(res.status).toBe(413);
       expect(res.body.type).toBe('/problems/payload-too-large');
@@ -222,7 +232,7 @@ describe('POST /api/File/Upload', () => {
     });
 
     it('given a chunked body (no Content-Length) over the ceiling, then 413 and nothing left behind', async () => {
-      const before = storedFiles(server);
+      const before = await settledFiles(server);
       const { body, contentType } = multipart([{ name: 'file', filename: 'big.txt', contentType: 'text/plain', data: Buffer.alloc(3 * MIB + 1, 0x61) }]);
       const stream = new ReadableStream({
         start(controller) {
@@ -243,7 +253,7 @@ describe('POST /api/File/Upload', () => {
 
   describe('a client that disconnects mid-upload', () => {
     it('when the connection drops after part of the file, then nothing is left behind', async () => {
-      const before = storedFiles(server);
+      const before = await settledFiles(server);
       const { body, contentType } = multipart([{ name: 'file', filename: 'cut.txt', contentType: 'text/plain', data: Buffer.alloc(2 * MIB, 0x61) }]);
       const token = await server.sessionToken(users.team);
       const { port } = new URL(server.url);
@@ -288,7 +298,7 @@ describe('POST /api/File/Upload with isBigFile=true (a test configuration: UPLOA
   });
 
   it('given 4 MiB + 1 byte, then 413 and nothing left behind', async () => {
-    const before = storedFiles(server);
+    const before = await settledFiles(server);
     const res = await files.upload(users.team, 'video.mp4', 'video/mp4', Buffer.concat([SAMPLES.mp4![1](), Buffer.alloc(4 * MIB - 255)]), {
       query: '?isBigFile=true',
     });
