@@ -2,8 +2,10 @@ import type { Event } from '../domain/event';
 import type { PrivacyLevel } from './privacy-level';
 import type { CircleRef, DetectedType, ResourceContent, ResourcePlace } from './resource';
 
-/** All events of one resource live in one stream, so its rules are checked against one revision. */
-/** Every resource's stream is named `resource-<id>`. */
+/**
+ * All events of one resource live in one stream, `resource-<id>`, so its rules are checked against
+ * one revision.
+ */
 export const RESOURCE_STREAM_PREFIX = 'resource-';
 export const resourceStreamId = (resourceId: number): string => `${RESOURCE_STREAM_PREFIX}${resourceId}`;
 

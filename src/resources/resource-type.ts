@@ -1,10 +1,9 @@
-import type { ResourceType } from './resource';
+import type { DetectedType } from './resource';
 
-/**
+/*
  * `resourceType` and the preview `image`, detected from the stored path or the link — never set
- * by the client (DESIGN "Other endpoints"). 0 other, 1 image, 2 video, 3 PDF.
+ * by the client (docs/api.md). 0 other, 1 image, 2 video, 3 PDF.
  */
-export type DetectedType = { readonly resourceType: ResourceType; readonly image: string };
 
 const IMAGE = new Set(['png', 'jpg', 'jpeg', 'jfif', 'gif', 'bmp', 'webp', 'tif', 'tiff', 'ico']);
 const VIDEO = new Set(['mp4', 'mkv', 'webm', 'mpeg', 'mpg', 'wmv', 'ogv', 'asf']);
