@@ -1,6 +1,38 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Each feature, with the features it may import (their rules are its rules' ground). */
+const FEATURE_DEPENDENCIES = {
+  directory: [],
+  resources: ['directory'],
+  privacy: ['resources', 'directory'],
+  files: ['resources', 'directory'],
+  audit: ['resources', 'directory'],
+  'api-keys': ['directory'],
+  applications: ['directory'],
+};
+const FEATURES = Object.keys(FEATURE_DEPENDENCIES);
+const SHARED = ['api', 'commands', 'projections', 'ports', 'domain', 'contract', 'config', 'observability'];
+
+/** What each folder of src may not import: what sits above it. */
+function layerRules() {
+  const above = (folders) => folders.map((folder) => ({ group: [`**/${folder}/*`, `**/${folder}`], message: `${folder} sits above` }));
+  const forbid = (files, folders) => ({
+    files,
+    rules: { 'no-restricted-imports': ['error', { patterns: above(folders) }] },
+  });
+  return [
+    ...FEATURES.map((feature) =>
+      forbid(
+        [`src/${feature}/**`],
+        ['app', 'infra', 'cli', ...FEATURES.filter((f) => f !== feature && !FEATURE_DEPENDENCIES[feature].includes(f))],
+      ),
+    ),
+    forbid(SHARED.map((folder) => `src/${folder}/**`), [...FEATURES, 'app', 'infra', 'cli']),
+    forbid(['src/infra/**'], ['app', 'cli']),
+  ];
+}
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'coverage/', 'data/', 'reports/', '.stryker-tmp/', 'jest.config.js'] },
   js.configs.recommended,
@@ -12,6 +44,9 @@ export default tseslint.config(
       '@typescript-eslint/consistent-type-imports': 'error',
     },
   },
+  // The layers (docs/architecture.md "The map"): imports run downwards only. The shared runtime knows
+  // no feature; no feature knows the adapters or the composition root.
+  ...layerRules(),
   { files: ['src/cli/**', 'bench/**', 'test/**'], rules: { 'no-console': 'off' } },
   // Tests read HTTP bodies as a client does: untyped JSON, checked by assertions.
   { files: ['test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
