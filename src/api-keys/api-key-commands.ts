@@ -72,7 +72,7 @@ export async function createApiKey(
   const { position, events } = await run(deps, request, now, (_state, context) => ({
     type: 'CreateApiKey',
     data: { userId: caller.userId, id, keyId, name: body.name, secretHash, expiresInDays: body.expiresInDays },
-    metadata: context,
+    facts: context,
   }));
   const [event] = events;
   if (event?.type !== 'ApiKeyCreated') throw new Error('CreateApiKey must record ApiKeyCreated');
@@ -87,7 +87,7 @@ export async function revokeApiKey(deps: ApiKeyCommandDeps, request: RequestInfo
   const { position } = await run(deps, request, now, (_state, context) => ({
     type: 'RevokeApiKey',
     data: { userId: caller.userId, id },
-    metadata: context,
+    facts: context,
   }));
   return { position, answer: null };
 }
@@ -110,7 +110,7 @@ export async function rotateApiKey(
     const secret = newSecret(keyId, randomBytes);
     const secretHash = existing ? await deps.hasher.hash(secret) : '';
     issued = { keyId, secret };
-    return { type: 'RotateApiKey', data: { userId: caller.userId, id, secretHash, graceHours }, metadata: context };
+    return { type: 'RotateApiKey', data: { userId: caller.userId, id, secretHash, graceHours }, facts: context };
   });
   const { keyId, secret } = issued;
   const key = state.keys.get(id);

@@ -72,7 +72,7 @@ export function decide(command: ApiKeyCommand, state: ApiKeysState): ApiKeyEvent
   }
 }
 
-function create({ data, metadata: { now, cap } }: CreateApiKey, state: ApiKeysState): ApiKeyEventData[] {
+function create({ data, facts: { now, cap } }: CreateApiKey, state: ApiKeysState): ApiKeyEventData[] {
   assertStreamOwner(state, data.userId);
   if (state.keys.has(data.id)) throw conflict(`API key ${data.id} already exists`);
   if (!Number.isInteger(data.expiresInDays) || data.expiresInDays < 1) {
@@ -99,14 +99,14 @@ function create({ data, metadata: { now, cap } }: CreateApiKey, state: ApiKeysSt
   ];
 }
 
-function revoke({ data, metadata: { now } }: RevokeApiKey, state: ApiKeysState): ApiKeyEventData[] {
+function revoke({ data, facts: { now } }: RevokeApiKey, state: ApiKeysState): ApiKeyEventData[] {
   // A revoked key is gone for its owner (no longer listed), so revoking it again is a 404 too.
   const key = state.keys.get(data.id);
   if (!key || key.revoked) throw notFound(`API key ${data.id} not found`);
   return [{ type: 'ApiKeyRevoked', data: { userId: data.userId, id: data.id, revokedAt: now } }];
 }
 
-function rotate({ data, metadata: { now } }: RotateApiKey, state: ApiKeysState): ApiKeyEventData[] {
+function rotate({ data, facts: { now } }: RotateApiKey, state: ApiKeysState): ApiKeyEventData[] {
   const key = state.keys.get(data.id);
   if (!key || key.revoked) throw notFound(`API key ${data.id} not found`);
   if (isExpired(key, now)) throw conflict(`API key ${data.id} has expired: create a new key instead`);

@@ -29,13 +29,14 @@ export type Event<Type extends string = string, Data = unknown> = {
 };
 
 /**
- * A request to an aggregate, named in the imperative. `metadata` carries what the decision needs
+ * A request to an aggregate, named in the imperative. `facts` carries what the decision needs
  * besides the data and the state (the clock, directory facts), loaded by the command layer; a
- * command that needs nothing more has none.
+ * command that needs nothing more has none. (An event's `metadata` is its stamp: who, when, under
+ * which request; a command's `facts` are what it is decided on.)
  */
-export type Command<Type extends string = string, Data = unknown, Metadata = undefined> = Metadata extends undefined
-  ? { readonly type: Type; readonly data: Data; readonly metadata?: undefined }
-  : { readonly type: Type; readonly data: Data; readonly metadata: Metadata };
+export type Command<Type extends string = string, Data = unknown, Facts = undefined> = Facts extends undefined
+  ? { readonly type: Type; readonly data: Data; readonly facts?: undefined }
+  : { readonly type: Type; readonly data: Data; readonly facts: Facts };
 
 /** An actor used by operator tools (CLI import, seed) that act for the platform, not a user. */
 export const systemActor: Actor = { userId: 0, credential: 'system' };

@@ -57,7 +57,7 @@ export async function changeResourcePrivacy(
     async (state): Promise<ChangeResourcePrivacy> => {
       const { projectId } = activeResource(state, input.resourceId).scope;
       const facts = await decisionFacts(deps.directory, request, now, projectId, referenced);
-      return { type: 'ChangeResourcePrivacy', data, metadata: facts };
+      return { type: 'ChangeResourcePrivacy', data, facts };
     },
     stampOf(request, now),
   );

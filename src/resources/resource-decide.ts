@@ -58,7 +58,7 @@ function recordedContent(data: ResourceContent): ResourceContent & DetectedType 
 }
 
 function create(command: CreateResource, state: ResourceState): ResourceEventData[] {
-  const { data, metadata: context } = command;
+  const { data, facts: context } = command;
   if (state.status !== 'initial') throw refused('conflict', 'id', `resource ${data.resourceId} already exists`);
   const { viewer, project } = context;
   assertContextProject(context, data.scope.projectId);
@@ -108,7 +108,7 @@ function create(command: CreateResource, state: ResourceState): ResourceEventDat
 }
 
 function update(command: UpdateResource, state: ResourceState): ResourceEventData[] {
-  const { data, metadata: context } = command;
+  const { data, facts: context } = command;
   const resource = activeResource(state, data.resourceId);
   assertContextProject(context, resource.scope.projectId);
   const { viewer } = context;
@@ -147,7 +147,7 @@ function update(command: UpdateResource, state: ResourceState): ResourceEventDat
 }
 
 function remove(command: DeleteResource, state: ResourceState): ResourceEventData[] {
-  const context = command.metadata;
+  const context = command.facts;
   const resource = activeResource(state, command.data.resourceId);
   assertContextProject(context, resource.scope.projectId);
   if (!canEditResource(context.viewer, resource)) throw new DomainError('forbidden', 'you may not delete this resource');

@@ -18,7 +18,7 @@ import { evolve } from './resource-evolve';
  */
 export function changePrivacy(command: ChangeResourcePrivacy, state: ResourceState): ResourceEventData[] {
   const { owner, sharesToUpsert, sharesToRemove } = command.data;
-  const context = command.metadata;
+  const context = command.facts;
   const resource = activeResource(state, command.data.resourceId);
   assertContextProject(context, resource.scope.projectId);
   const { viewer, project } = context;

@@ -101,7 +101,7 @@ export async function saveProjectResource(
         const resource = activeResource(state, input.id);
         const facts = await decisionFacts(deps.directory, request, now, resource.scope.projectId);
         await deps.assertUsableUpload(facts.viewer, input.resourceUrl, resource);
-        return { type: 'UpdateResource', data: { resourceId: input.id, ...content }, metadata: facts };
+        return { type: 'UpdateResource', data: { resourceId: input.id, ...content }, facts };
       },
       stamp,
     );
@@ -113,7 +113,7 @@ export async function saveProjectResource(
   const create = (resourceId: number): CreateResource => ({
     type: 'CreateResource',
     data: { resourceId, scope, paragraphId, ...content },
-    metadata: facts,
+    facts,
   });
   // Decide once before allocating an id, so refused requests burn no ids.
   resourceDecider.decide(create(0), resourceDecider.initialState());
@@ -133,7 +133,7 @@ export async function removeProjectResource(
     async (state): Promise<DeleteResource> => {
       const resource = activeResource(state, resourceId);
       const facts = await decisionFacts(deps.directory, request, now, resource.scope.projectId);
-      return { type: 'DeleteResource', data: { resourceId }, metadata: facts };
+      return { type: 'DeleteResource', data: { resourceId }, facts };
     },
     stampOf(request, now),
   );

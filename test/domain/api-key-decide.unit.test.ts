@@ -14,7 +14,7 @@ const at = (iso: string, days: number) => new Date(Date.parse(iso) + days * 86_4
 const createCommand = (id: number, extra: Partial<CreateApiKey['data']> = {}): CreateApiKey => ({
   type: 'CreateApiKey',
   data: { userId: USER, id, keyId: `svc_live_key${id}`, name: `key ${id}`, secretHash: `hash-${id}`, expiresInDays: 90, ...extra },
-  metadata: context,
+  facts: context,
 });
 const created = (id: number, createdAt = NOW, days = 90): ApiKeyEventData => ({
   type: 'ApiKeyCreated',
@@ -77,7 +77,7 @@ describe('API-key decider', () => {
   });
 
   describe('RevokeApiKey', () => {
-    const revoke = (id: number): ApiKeyCommand => ({ type: 'RevokeApiKey', data: { userId: USER, id }, metadata: context });
+    const revoke = (id: number): ApiKeyCommand => ({ type: 'RevokeApiKey', data: { userId: USER, id }, facts: context });
 
     it('given an active key, when revoked, then ApiKeyRevoked', () => {
       given([created(1)]).when(revoke(1)).then([revoked(1)]);
@@ -99,7 +99,7 @@ describe('API-key decider', () => {
     const rotate = (id: number, graceHours = 24): ApiKeyCommand => ({
       type: 'RotateApiKey',
       data: { userId: USER, id, secretHash: 'hash-new', graceHours },
-      metadata: context,
+      facts: context,
     });
 
     it('given an active key, when rotated, then the old hash stays valid for the grace hours', () => {

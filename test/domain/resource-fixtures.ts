@@ -130,9 +130,9 @@ export const knownCommunities: ReadonlySet<number> = new Set([...project.communi
 export const context = (who: Viewer, now = NOW): ResourceDecisionContext => ({ now, viewer: who, project, circles, knownCommunities });
 
 /** A command as a test writes it, before `withContext` adds the facts it is decided with. */
-export type Request<C> = C extends unknown ? Omit<C, 'metadata'> : never;
+export type Request<C> = C extends unknown ? Omit<C, 'facts'> : never;
 export const withContext = (request: Request<ResourceCommand>, facts: ResourceDecisionContext): ResourceCommand =>
-  ({ ...request, metadata: facts }) as ResourceCommand;
+  ({ ...request, facts }) as ResourceCommand;
 
 export const projectScope: ResourceScope = { kind: 'project', projectId: P };
 export const communityScope: ResourceScope = { kind: 'communityProject', projectId: P, communityId: O, communityProjectId: CP_ID };
