@@ -13,6 +13,7 @@ import type { EsdbEventStore } from './infra/event-store/esdb-event-store';
 import { meteredEventStore } from './infra/event-store/metered-event-store';
 import type { EventStore } from './infra/event-store/event-store';
 import { SqliteEventStore } from './infra/event-store/sqlite-event-store';
+import { versionedEventStore } from './infra/event-store/versioned-event-store';
 import type { IdempotencyKeys } from './infra/event-store/idempotency-keys';
 import type { Logger } from './infra/logger';
 import { Metrics } from './infra/metrics';
@@ -43,9 +44,10 @@ const gridFsAdapter = () => (require('./infra/files/gridfs-file-store') as { Gri
 
 /** Production adapters where their URL is set, the embedded ones otherwise (docs/api.md "Shape"). */
 export function openEventStore(config: Config): EventStore & IdempotencyKeys {
-  return config.EVENTSTORE_URL
-    ? esdbAdapter().connect(config.EVENTSTORE_URL)
-    : SqliteEventStore.open(path.join(config.DATA_DIR, 'events.sqlite'));
+  // Versions stamped on append, old events upcast on read: one place for every adapter (issue 27).
+  return versionedEventStore(
+    config.EVENTSTORE_URL ? esdbAdapter().connect(config.EVENTSTORE_URL) : SqliteEventStore.open(path.join(config.DATA_DIR, 'events.sqlite')),
+  );
 }
 
 /** Redis behind the outage policy of ResilientCache, or the in-process cache. */

@@ -863,6 +863,8 @@ export interface components {
             kind: "shareAdded";
             communityId: number;
             privacyLevel: number;
+            /** @description Why it was shared, when the sharer said */
+            reason?: string;
             /** @description The change in one readable line */
             description: string;
         } | {
@@ -1625,6 +1627,8 @@ export interface operations {
                     sharesToUpsert?: {
                         communityId: number;
                         privacyLevel: number;
+                        /** @description Why the resource is shared (at most 500 characters): recorded with a new share, shown in its audit history */
+                        reason?: string | null;
                         circlesToAdd?: {
                             circleId: number;
                             projectId?: number | null;

@@ -3,6 +3,7 @@ import type { PrivacyLevel } from '../resource/privacy-level';
 import type { PrivacyBlock, Resource, ResourceScope, ResourceState } from '../resource/resource';
 import { evolve, initialState } from '../resource/resource-evolve';
 import { isResourceEvent } from '../resource/resource-events';
+import { withShareReasons } from './share-reasons';
 
 /**
  * A resource's history as readable steps. One step is one command: the consecutive events of
@@ -31,7 +32,7 @@ export type Change =
   | { readonly kind: 'levelChanged'; readonly block: BlockName; readonly from: PrivacyLevel; readonly to: PrivacyLevel }
   | { readonly kind: 'circlesGranted'; readonly block: BlockName; readonly circleIds: readonly number[] }
   | { readonly kind: 'circlesRevoked'; readonly block: BlockName; readonly circleIds: readonly number[] }
-  | { readonly kind: 'shareAdded'; readonly communityId: number; readonly privacyLevel: PrivacyLevel }
+  | { readonly kind: 'shareAdded'; readonly communityId: number; readonly privacyLevel: PrivacyLevel; readonly reason?: string }
   | { readonly kind: 'shareRemoved'; readonly communityId: number; readonly privacyLevel: PrivacyLevel }
   | { readonly kind: 'deleted' };
 
@@ -60,6 +61,7 @@ export function resourceHistory(events: readonly StreamEvent[]): HistoryStep[] {
   while (i < events.length) {
     const first = events[i] as StreamEvent;
     const before = state;
+    const stepStart = i;
     const types: string[] = [];
     let last = first;
     while (i < events.length && sameCommand(events[i] as StreamEvent, first)) {
@@ -75,7 +77,7 @@ export function resourceHistory(events: readonly StreamEvent[]): HistoryStep[] {
       fromRevision: first.revision,
       toRevision: last.revision,
       eventTypes: types,
-      changes: diffStates(before, state),
+      changes: withShareReasons(diffStates(before, state), events.slice(stepStart, i)),
     });
   }
   return steps;
@@ -176,7 +178,7 @@ export function describeChange(change: Change): string {
     case 'circlesRevoked':
       return `${blockText(change.block)}: circles revoked ${change.circleIds.join(', ')}`;
     case 'shareAdded':
-      return `shared into community ${change.communityId} at level ${change.privacyLevel}`;
+      return `shared into community ${change.communityId} at level ${change.privacyLevel}${change.reason ? `: ${change.reason}` : ''}`;
     case 'shareRemoved':
       return `share into community ${change.communityId} removed (was level ${change.privacyLevel})`;
     case 'deleted':
