@@ -32,7 +32,13 @@ export type Change =
   | { readonly kind: 'levelChanged'; readonly block: BlockName; readonly from: PrivacyLevel; readonly to: PrivacyLevel }
   | { readonly kind: 'circlesGranted'; readonly block: BlockName; readonly circleIds: readonly number[] }
   | { readonly kind: 'circlesRevoked'; readonly block: BlockName; readonly circleIds: readonly number[] }
-  | { readonly kind: 'shareAdded'; readonly communityId: number; readonly privacyLevel: PrivacyLevel; readonly reason?: string }
+  | {
+      readonly kind: 'shareAdded';
+      readonly communityId: number;
+      readonly privacyLevel: PrivacyLevel;
+      /** Why, when the sharer said (ResourceShared version 2). */
+      readonly reason?: string;
+    }
   | { readonly kind: 'shareRemoved'; readonly communityId: number; readonly privacyLevel: PrivacyLevel }
   | { readonly kind: 'deleted' };
 
@@ -157,6 +163,8 @@ function blockChanges(block: BlockName, prev: PrivacyBlock, next: PrivacyBlock):
   return changes;
 }
 
+const reasonText = (reason: string | undefined): string => (reason ? `: ${reason}` : '');
+
 const blockText = (block: BlockName): string => (block === 'owner' ? 'own privacy' : `share into community ${block.share}`);
 
 /** One line a person reads, for tables and the `description` of each change. */
@@ -178,7 +186,7 @@ export function describeChange(change: Change): string {
     case 'circlesRevoked':
       return `${blockText(change.block)}: circles revoked ${change.circleIds.join(', ')}`;
     case 'shareAdded':
-      return `shared into community ${change.communityId} at level ${change.privacyLevel}${change.reason ? `: ${change.reason}` : ''}`;
+      return `shared into community ${change.communityId} at level ${change.privacyLevel}${reasonText(change.reason)}`;
     case 'shareRemoved':
       return `share into community ${change.communityId} removed (was level ${change.privacyLevel})`;
     case 'deleted':

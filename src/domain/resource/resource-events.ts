@@ -44,7 +44,12 @@ export type CircleRevoked = Event<'CircleRevoked', CircleChange>;
  */
 export type ResourceShared = Event<
   'ResourceShared',
-  { readonly resourceId: number; readonly communityId: number; readonly privacyLevel: PrivacyLevel; readonly reason?: string | null }
+  {
+    readonly resourceId: number;
+    readonly communityId: number;
+    readonly privacyLevel: PrivacyLevel;
+    readonly reason?: string | null;
+  }
 >;
 
 export type SharePrivacyChanged = Event<
