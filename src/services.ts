@@ -14,6 +14,7 @@ import { meteredEventStore } from './infra/event-store/metered-event-store';
 import type { EventStore } from './infra/event-store/event-store';
 import { SqliteEventStore } from './infra/event-store/sqlite-event-store';
 import { versionedEventStore } from './infra/event-store/versioned-event-store';
+import { hasLogIntegrity } from './infra/event-store/log-integrity';
 import type { IdempotencyKeys } from './infra/event-store/idempotency-keys';
 import type { Logger } from './infra/logger';
 import { Metrics } from './infra/metrics';
@@ -45,9 +46,9 @@ const gridFsAdapter = () => (require('./infra/files/gridfs-file-store') as { Gri
 /** Production adapters where their URL is set, the embedded ones otherwise (docs/api.md "Shape"). */
 export function openEventStore(config: Config): EventStore & IdempotencyKeys {
   // Versions stamped on append, old events upcast on read: one place for every adapter (issue 27).
-  return versionedEventStore(
-    config.EVENTSTORE_URL ? esdbAdapter().connect(config.EVENTSTORE_URL) : SqliteEventStore.open(path.join(config.DATA_DIR, 'events.sqlite')),
-  );
+  const url = config.EVENTSTORE_URL;
+  const file = path.join(config.DATA_DIR, 'events.sqlite');
+  return versionedEventStore(url ? esdbAdapter().connect(url) : SqliteEventStore.open(file));
 }
 
 /** Redis behind the outage policy of ResilientCache, or the in-process cache. */
@@ -92,6 +93,7 @@ export async function createServices(config: Config, logger: Logger, clock: () =
     eventStore,
     // Kept in the event store itself: a request's write and its key are recorded in one append.
     idempotencyKeys: log,
+    logIntegrity: hasLogIntegrity(log) ? log : undefined,
     readSide,
     // The read models of the generation being served: a blue/green rebuild switches them.
     get readDb() {

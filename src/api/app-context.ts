@@ -3,6 +3,7 @@ import type { TokenVerifier } from '../infra/auth/verified-token-cache';
 import type { Cache, RateLimiter } from '../infra/cache/cache';
 import type { EventStore } from '../infra/event-store/event-store';
 import type { IdempotencyKeys } from '../infra/event-store/idempotency-keys';
+import type { LogIntegrity } from '../infra/event-store/log-integrity';
 import type { Logger } from '../infra/logger';
 import type { Metrics } from '../infra/metrics';
 import type { Secrets } from '../infra/dev-secrets';
@@ -25,6 +26,8 @@ export type AppContext = {
   readonly eventStore: EventStore;
   /** What each Idempotency-Key stands for, kept in the event store (src/api/idempotency.ts). */
   readonly idempotencyKeys: IdempotencyKeys;
+  /** The log's hash chain, where the event store keeps one (the embedded store; issue 27). */
+  readonly logIntegrity?: LogIntegrity;
   readonly readDb: ReadDb;
   /** Whole answers of the read models being served, remembered until they change (GetResourceList). */
   readonly answers: AnswerMemo;

@@ -34,9 +34,10 @@ commands:
   import-directory <file.json>
                          append a directory batch {"events": [...]} (all or nothing)
   seed                   import the demo directory (demo/directory.json)
-  audit events|history|access [options]
+  audit events|history|access|verify [options]
                          the audit trail: events with filters, one resource's history,
-                         who could see a resource at a time (audit --help for the options)
+                         who could see a resource at a time, the log's hash chain checked
+                         (audit --help for the options)
   digest                 project the whole log afresh and print the read-model digest
   rebuild                project the whole log into a new generation of the read models, then switch
                          every running service to it (blue/green: they keep answering meanwhile)

@@ -9,6 +9,7 @@ import { notFound } from '../../domain/errors';
 import type { AppContext } from '../app-context';
 import { requestInfoOf } from '../middleware/authenticate';
 import { routeGroup, routerOf } from '../route-declaration';
+import { integrityRoute } from './integrity-route';
 import {
   auditAccessQuery,
   auditEventPageSchema,
@@ -89,6 +90,7 @@ export const AUDIT_ROUTES = routeGroup<AppContext>({ tag: 'audit', access: 'api'
       return accessJson(id, at, review);
     },
   }),
+  integrityRoute(audit),
 ]);
 
 export const auditRoutes = (ctx: AppContext, router?: Router): Router => routerOf(AUDIT_ROUTES, ctx, [], router);

@@ -18,7 +18,8 @@ export function versionedEventStore<S extends EventStore & IdempotencyKeys>(
 ): EventStore & IdempotencyKeys & Partial<LogIntegrity> {
   const store: EventStore & IdempotencyKeys = {
     identity: inner.identity,
-    appendToStream: (streamId, events, expected, options) => inner.appendToStream(streamId, events.map(stamped), expected, options),
+    appendToStream: (streamId, events, expected, options) =>
+      inner.appendToStream(streamId, events.map(stamped), expected, options),
     readStream: async (streamId) => (await inner.readStream(streamId)).map(currentOf),
     readLastEvent: async (streamId) => {
       const event = await inner.readLastEvent(streamId);
@@ -26,7 +27,8 @@ export function versionedEventStore<S extends EventStore & IdempotencyKeys>(
     },
     readAll: async (from, maxCount, types) => (await inner.readAll(from, maxCount, types)).map(currentOf),
     headPosition: () => inner.headPosition(),
-    subscribeToAll: (from, onEvent, onError) => inner.subscribeToAll(from, (event) => onEvent(currentOf(event)), onError),
+    subscribeToAll: (from, onEvent, onError) =>
+      inner.subscribeToAll(from, (event) => onEvent(currentOf(event)), onError),
     ping: () => inner.ping(),
     close: () => inner.close(),
     readIdempotencyKey: (ref, now) => inner.readIdempotencyKey(ref, now),
