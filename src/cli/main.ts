@@ -25,6 +25,7 @@ import { openEventStore, openFileStore, openReadModelStores } from '../services'
 import { sweepOrphans } from '../commands/file-lifecycle';
 import { zodFieldErrors } from '../api/validation';
 import { AUDIT_USAGE, auditCommand } from './audit-command';
+import { BACKUP_HELP, backupCommands } from './backup-command';
 
 const USAGE = `usage: npm run cli -- <command> [options]
 
@@ -42,6 +43,9 @@ commands:
   rebuild                project the whole log into a new generation of the read models, then switch
                          every running service to it (blue/green: they keep answering meanwhile)
   sweep-uploads          delete uploads no resource references after UPLOAD_ORPHAN_HOURS
+  backup <DEST>          copy the event log (online, consistent) and the uploads into DEST, with a manifest
+  restore <SRC>          verify the backup SRC and restore it into an empty DATA_DIR
+  verify <SRC>           check a backup: integrity, events, last position, hash chain, read-model digest
 
 every command takes --help
 `;
@@ -56,6 +60,7 @@ const COMMAND_HELP: Record<string, string> = {
   rebuild:
     'usage: npm run cli -- rebuild\n  project the whole log into a new read-model generation, then switch every running service to it\n  (at a CPU priority 10 below the caller\'s, so the services keep their latency)\n',
   'sweep-uploads': 'usage: npm run cli -- sweep-uploads\n  delete uploads no resource references after UPLOAD_ORPHAN_HOURS\n',
+  ...BACKUP_HELP,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -85,6 +90,10 @@ async function main(argv: string[]): Promise<number> {
       return rebuild(config);
     case 'sweep-uploads':
       return sweepUploads(config);
+    case 'backup':
+    case 'restore':
+    case 'verify':
+      return backupCommands(command, rest, config);
     default:
       if (command !== undefined && command !== 'help') process.stderr.write(`unknown command '${command}'\n\n`);
       process.stderr.write(USAGE);
