@@ -13,7 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { NewEvent } from '../src/infra/event-store/event-store';
 import { SqliteEventStore } from '../src/infra/event-store/sqlite-event-store';
-import { eventHash } from '../src/infra/event-store/sqlite-hash-chain';
+import { ChainCursor, eventHash } from '../src/infra/event-store/sqlite-hash-chain';
 
 const SLICES = Number(process.env.BENCH_SLICES ?? 21);
 const SERIAL = Number(process.env.BENCH_SERIAL ?? 20);
@@ -128,6 +128,40 @@ async function compare(load: Load): Promise<{ on: Timing[]; off: Timing[] }> {
   }
 }
 
+/**
+ * The chain's own time on the real append path: its two steps (the chain's end read at each group
+ * commit, the hash of each event) timed where they run, over the wall time of the same appends.
+ * On a loaded machine this is the steadiest figure: it does not compare two noisy runs.
+ */
+async function chainShare(load: Load): Promise<{ wall: number; chain: number }> {
+  const { begin, next } = ChainCursor.prototype;
+  let spent = 0n;
+  const timedStep = <A extends unknown[], R>(step: (...args: A) => R) =>
+    function (this: ChainCursor, ...args: A): R {
+      const began = process.hrtime.bigint();
+      try {
+        return step.apply(this, args);
+      } finally {
+        spent += process.hrtime.bigint() - began;
+      }
+    };
+  ChainCursor.prototype.begin = timedStep(begin);
+  ChainCursor.prototype.next = timedStep(next);
+  const dir = fs.mkdtempSync(path.join(DIR, 'prs-chain-share-'));
+  const store = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
+  try {
+    await timed(load, store, 0);
+    spent = 0n;
+    let wall = 0;
+    for (let slice = 1; slice <= 5; slice += 1) wall += (await timed(load, store, slice * 1_000_000)).wall;
+    return { wall: wall / 5, chain: Number(spent) / 1000 / (5 * load.perSlice) };
+  } finally {
+    Object.assign(ChainCursor.prototype, { begin, next });
+    await store.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 function hashAlone(): number {
   const data = JSON.stringify(event(1).data);
   const metadata = JSON.stringify(event(1).metadata);
@@ -142,6 +176,12 @@ async function main(): Promise<void> {
   const load1 = os.loadavg()[0]?.toFixed(1);
   process.stdout.write(`hash chain bench: ${os.cpus().length} cores, load ${load1}, files in ${DIR}, ${SLICES} slice pairs per load\n`);
   process.stdout.write(`the hash alone: ${hashAlone().toFixed(2)} µs per event\n\n`);
+  process.stdout.write('| load | wall µs/event | of which the chain (µs/event) | share |\n|---|---|---|---|\n');
+  for (const load of LOADS) {
+    const { wall, chain } = await chainShare(load);
+    process.stdout.write(`| ${load.name} | ${wall.toFixed(1)} | ${chain.toFixed(2)} | ${((chain / wall) * 100).toFixed(1)}% |\n`);
+  }
+  process.stdout.write('\n');
   process.stdout.write('| load | measure | without chain (µs/event, median) | with chain | cost (median of pair ratios) | quartiles |\n');
   process.stdout.write('|---|---|---|---|---|---|\n');
   for (const load of LOADS) {
