@@ -22,7 +22,9 @@ describe('GET /api/audit/integrity', () => {
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ kept: true, position: expect.stringMatching(/^[0-9]+$/), hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
     const reads = await server.get(`/api/audit/events?stream=audit-${users.auditor}&type=AuditRead&limit=1000`, await as(users.auditor));
-    const recorded = reads.body.items.find((e: { data: { route: string } }) => e.data.route === 'GET /api/audit/integrity');
+    const correlationId = res.headers.get('x-correlation-id');
+    const recorded = reads.body.items.find((e: { metadata: { correlationId: string } }) => e.metadata.correlationId === correlationId);
+    expect(recorded.data.route).toBe('GET /api/audit/integrity');
     expect(recorded.position).toBe(res.body.position);
   });
 
