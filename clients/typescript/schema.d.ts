@@ -285,6 +285,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit/integrity": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The head of the log's hash chain: position and hash of the newest hashed event
+         * @description Each event carries a SHA-256 over its stored bytes and the previous event's hash (docs/architecture.md "A tamper-evident log"). The read is recorded in the stream `audit-{userId}` before the head is taken.
+         */
+        get: operations["getLogIntegrity"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/apikey": {
         parameters: {
             query?: never;
@@ -863,6 +883,8 @@ export interface components {
             kind: "shareAdded";
             communityId: number;
             privacyLevel: number;
+            /** @description Why it was shared, when the sharer said */
+            reason?: string;
             /** @description The change in one readable line */
             description: string;
         } | {
@@ -914,6 +936,14 @@ export interface components {
             circleId?: number;
             userId?: number;
             description: string;
+        };
+        IntegrityHead: {
+            /** @description Whether this log keeps a hash chain: the embedded store does; on EventStoreDB see docs/architecture.md */
+            kept: boolean;
+            /** @description Global position of the newest hashed event, as a decimal string; null when none is hashed */
+            position: string | null;
+            /** @description SHA-256 (hex) over that event's stored bytes and the previous event's hash: record it to check the log later */
+            hash: string | null;
         };
         IssuedApiKey: {
             /**
@@ -1625,6 +1655,8 @@ export interface operations {
                     sharesToUpsert?: {
                         communityId: number;
                         privacyLevel: number;
+                        /** @description Why the resource is shared (at most 500 characters): recorded with a new share, shown in its audit history */
+                        reason?: string | null;
                         circlesToAdd?: {
                             circleId: number;
                             projectId?: number | null;
@@ -1930,6 +1962,37 @@ export interface operations {
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequestsWithRateLimit"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getLogIntegrity: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The chain head */
+            200: {
+                headers: {
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["IntegrityHead"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];

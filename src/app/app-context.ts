@@ -3,6 +3,7 @@ import type { TokenVerifier } from '../ports/token-verifier';
 import type { Cache, RateLimiter } from '../ports/cache';
 import type { EventStore } from '../ports/event-store';
 import type { IdempotencyKeys } from '../ports/idempotency-keys';
+import type { LogIntegrity } from '../ports/log-integrity';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Secrets } from '../config/dev-secrets';
@@ -25,6 +26,8 @@ export type AppContext = {
   readonly eventStore: EventStore;
   /** What each Idempotency-Key stands for, kept in the event store (src/api/idempotency.ts). */
   readonly idempotencyKeys: IdempotencyKeys;
+  /** The log's hash chain, where the event store keeps one (the embedded store). */
+  readonly logIntegrity?: LogIntegrity;
   readonly readDb: ReadDb;
   /** Whole answers of the read models being served, remembered until they change (GetResourceList). */
   readonly answers: AnswerMemo;

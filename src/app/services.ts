@@ -13,6 +13,9 @@ import type { EsdbEventStore } from '../infra/eventstoredb/esdb-event-store';
 import { meteredEventStore } from '../infra/metered-event-store';
 import type { EventStore } from '../ports/event-store';
 import { SqliteEventStore } from '../infra/sqlite/sqlite-event-store';
+import { versionedEventStore } from '../infra/versioned-event-store';
+import { hasLogIntegrity } from '../ports/log-integrity';
+import { EVENT_CATALOG } from './event-catalog';
 import type { IdempotencyKeys } from '../ports/idempotency-keys';
 import type { Logger } from '../observability/logger';
 import { Metrics } from '../observability/metrics';
@@ -46,9 +49,10 @@ const gridFsAdapter = () => (require('../infra/mongo/gridfs-file-store') as { Gr
 
 /** Production adapters where their URL is set, the embedded ones otherwise (docs/api.md "Shape"). */
 export function openEventStore(config: Config): EventStore & IdempotencyKeys {
-  return config.EVENTSTORE_URL
-    ? esdbAdapter().connect(config.EVENTSTORE_URL)
-    : SqliteEventStore.open(path.join(config.DATA_DIR, 'events.sqlite'));
+  // Versions stamped on append, old events upcast on read: one place for every adapter (issue 27).
+  const url = config.EVENTSTORE_URL;
+  const file = path.join(config.DATA_DIR, 'events.sqlite');
+  return versionedEventStore(url ? esdbAdapter().connect(url) : SqliteEventStore.open(file), EVENT_CATALOG);
 }
 
 /** Redis behind the outage policy of ResilientCache, or the in-process cache. */
@@ -93,6 +97,7 @@ export async function createServices(config: Config, logger: Logger, clock: () =
     eventStore,
     // Kept in the event store itself: a request's write and its key are recorded in one append.
     idempotencyKeys: log,
+    logIntegrity: hasLogIntegrity(log) ? log : undefined,
     readSide,
     // The read models of the generation being served: a blue/green rebuild switches them.
     get readDb() {

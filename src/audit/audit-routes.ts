@@ -9,6 +9,8 @@ import type { RequestInfo } from '../commands/request-info';
 import type { DirectoryReader } from '../directory/directory-reader';
 import type { EventStore } from '../ports/event-store';
 import { routeGroup } from '../api/route-declaration';
+import type { IntegrityRouteDeps } from './integrity-route';
+import { integrityRoute } from './integrity-route';
 import {
   auditAccessQuery,
   auditEventPageSchema,
@@ -22,7 +24,7 @@ import {
 const DEFAULT_LIMIT = 100;
 
 /** What the audit routes read (the log, the directory) and write (the auditor's reads). */
-export type AuditRouteDeps = {
+export type AuditRouteDeps = IntegrityRouteDeps & {
   readonly eventStore: EventStore;
   readonly directory: DirectoryReader;
   readonly clock: () => Date;
@@ -96,4 +98,5 @@ export const AUDIT_ROUTES = routeGroup<AuditRouteDeps>({ tag: 'audit', access: '
       return accessJson(id, at, review);
     },
   }),
+  integrityRoute(audit),
 ]);

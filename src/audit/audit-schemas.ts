@@ -122,7 +122,15 @@ export const historyChangeSchema = z
     z.object({ kind: z.literal('levelChanged'), block, from: privacyLevel, to: privacyLevel, ...described }).strict(),
     z.object({ kind: z.literal('circlesGranted'), block, circleIds: z.array(integer), ...described }).strict(),
     z.object({ kind: z.literal('circlesRevoked'), block, circleIds: z.array(integer), ...described }).strict(),
-    z.object({ kind: z.literal('shareAdded'), communityId: integer, privacyLevel, ...described }).strict(),
+    z
+      .object({
+        kind: z.literal('shareAdded'),
+        communityId: integer,
+        privacyLevel,
+        reason: z.string().optional().meta({ description: 'Why it was shared, when the sharer said' }),
+        ...described,
+      })
+      .strict(),
     z.object({ kind: z.literal('shareRemoved'), communityId: integer, privacyLevel, ...described }).strict(),
     z.object({ kind: z.literal('deleted'), ...described }).strict(),
   ])

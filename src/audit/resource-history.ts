@@ -31,7 +31,13 @@ export type Change =
   | { readonly kind: 'levelChanged'; readonly block: BlockName; readonly from: PrivacyLevel; readonly to: PrivacyLevel }
   | { readonly kind: 'circlesGranted'; readonly block: BlockName; readonly circleIds: readonly number[] }
   | { readonly kind: 'circlesRevoked'; readonly block: BlockName; readonly circleIds: readonly number[] }
-  | { readonly kind: 'shareAdded'; readonly communityId: number; readonly privacyLevel: PrivacyLevel }
+  | {
+      readonly kind: 'shareAdded';
+      readonly communityId: number;
+      readonly privacyLevel: PrivacyLevel;
+      /** Why, when the sharer said (ResourceShared version 2). */
+      readonly reason?: string;
+    }
   | { readonly kind: 'shareRemoved'; readonly communityId: number; readonly privacyLevel: PrivacyLevel }
   | { readonly kind: 'deleted' };
 
@@ -60,6 +66,7 @@ export function resourceHistory(events: readonly StreamEvent[]): HistoryStep[] {
   while (i < events.length) {
     const first = events[i] as StreamEvent;
     const before = state;
+    const stepStart = i;
     const types: string[] = [];
     let last = first;
     while (i < events.length && sameCommand(events[i] as StreamEvent, first)) {
@@ -75,7 +82,7 @@ export function resourceHistory(events: readonly StreamEvent[]): HistoryStep[] {
       fromRevision: first.revision,
       toRevision: last.revision,
       eventTypes: types,
-      changes: diffStates(before, state),
+      changes: withShareReasons(diffStates(before, state), events.slice(stepStart, i)),
     });
   }
   return steps;
@@ -155,6 +162,8 @@ function blockChanges(block: BlockName, prev: PrivacyBlock, next: PrivacyBlock):
   return changes;
 }
 
+const reasonText = (reason: string | undefined): string => (reason ? `: ${reason}` : '');
+
 const blockText = (block: BlockName): string => (block === 'owner' ? 'own privacy' : `share into community ${block.share}`);
 
 /** One line a person reads, for tables and the `description` of each change. */
@@ -176,7 +185,7 @@ export function describeChange(change: Change): string {
     case 'circlesRevoked':
       return `${blockText(change.block)}: circles revoked ${change.circleIds.join(', ')}`;
     case 'shareAdded':
-      return `shared into community ${change.communityId} at level ${change.privacyLevel}`;
+      return `shared into community ${change.communityId} at level ${change.privacyLevel}${reasonText(change.reason)}`;
     case 'shareRemoved':
       return `share into community ${change.communityId} removed (was level ${change.privacyLevel})`;
     case 'deleted':
@@ -186,4 +195,24 @@ export function describeChange(change: Change): string {
       return _exhaustive;
     }
   }
+}
+
+type StepEvent = { readonly type: string; readonly data: unknown };
+
+/**
+ * A step's new shares with the reason their ResourceShared recorded (version 2, issue 27), when
+ * the sharer gave one; a share without a reason reads as before.
+ */
+export function withShareReasons(changes: Change[], stepEvents: readonly StepEvent[]): Change[] {
+  const reasons = new Map<number, string>();
+  for (const event of stepEvents) {
+    if (event.type !== 'ResourceShared') continue;
+    const { communityId, reason } = event.data as { readonly communityId: number; readonly reason?: string | null };
+    if (typeof reason === 'string') reasons.set(communityId, reason);
+  }
+  if (reasons.size === 0) return changes;
+  return changes.map((change) => {
+    const reason = change.kind === 'shareAdded' ? reasons.get(change.communityId) : undefined;
+    return reason === undefined ? change : { ...change, reason };
+  });
 }

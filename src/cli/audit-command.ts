@@ -14,13 +14,14 @@ import { DomainError } from '../domain/errors';
 import { systemActor } from '../domain/event';
 import type { EventStore } from '../ports/event-store';
 import { formatTable } from './table';
+import { AUDIT_VERIFY_USAGE, auditVerify } from './audit-verify-command';
 
 /**
  * `audit events|history|access`: the audit API's three reads for an operator on the machine,
  * with the same filters and the same JSON records (one per line), or a table. Reads are recorded
  * like an auditor's, as the platform (`audit-0`).
  */
-export const AUDIT_USAGE = `usage: npm run cli -- audit <events|history|access> [options]
+export const AUDIT_USAGE = `usage: npm run cli -- audit <events|history|access|verify> [options]
 
   audit events [--stream <id>] [--user <id>] [--credential session|apiKey|system] [--api-key <id>]
                [--type <EventType>] [--from <ISO time>] [--to <ISO time>] [--after <cursor>]
@@ -31,7 +32,7 @@ export const AUDIT_USAGE = `usage: npm run cli -- audit <events|history|access> 
       every change of one resource, one step per command: who, when, credential, what changed
   audit access <resourceId> [--at <ISO time>] [--format jsonl|table]
       who could see the resource at that moment (default now), through which view and why
-
+${AUDIT_VERIFY_USAGE}
   audit --stream|--user|--type ... (no subcommand) is audit events.
 `;
 
@@ -58,6 +59,8 @@ export async function auditCommand(args: readonly string[], open: () => EventSto
         return await withStore(open, (store) => history(subArgs, store, out));
       case 'access':
         return await withStore(open, (store) => access(subArgs, store, out));
+      case 'verify':
+        return await withStore(open, (store) => auditVerify(subArgs, store, out));
       default:
         throw new UsageError(`unknown audit command ${sub}`);
     }

@@ -26,6 +26,7 @@ import { openReadModels } from '../app/read-model-list';
 import { sweepOrphans } from '../files/file-lifecycle';
 import { zodFieldErrors } from '../api/validation';
 import { AUDIT_USAGE, auditCommand } from './audit-command';
+import { BACKUP_HELP, backupCommands } from './backup-command';
 
 const USAGE = `usage: npm run cli -- <command> [options]
 
@@ -35,13 +36,17 @@ commands:
   import-directory <file.json>
                          append a directory batch {"events": [...]} (all or nothing)
   seed                   import the demo directory (demo/directory.json)
-  audit events|history|access [options]
+  audit events|history|access|verify [options]
                          the audit trail: events with filters, one resource's history,
-                         who could see a resource at a time (audit --help for the options)
+                         who could see a resource at a time, the log's hash chain checked
+                         (audit --help for the options)
   digest                 project the whole log afresh and print the read-model digest
   rebuild                project the whole log into a new generation of the read models, then switch
                          every running service to it (blue/green: they keep answering meanwhile)
   sweep-uploads          delete uploads no resource references after UPLOAD_ORPHAN_HOURS
+  backup <DEST>          copy the event log (online, consistent) and the uploads into DEST, with a manifest
+  restore <SRC>          verify the backup SRC and restore it into an empty DATA_DIR
+  verify <SRC>           check a backup: integrity, events, last position, hash chain, read-model digest
 
 every command takes --help
 `;
@@ -56,6 +61,7 @@ const COMMAND_HELP: Record<string, string> = {
   rebuild:
     'usage: npm run cli -- rebuild\n  project the whole log into a new read-model generation, then switch every running service to it\n  (at a CPU priority 10 below the caller\'s, so the services keep their latency)\n',
   'sweep-uploads': 'usage: npm run cli -- sweep-uploads\n  delete uploads no resource references after UPLOAD_ORPHAN_HOURS\n',
+  ...BACKUP_HELP,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -85,6 +91,10 @@ async function main(argv: string[]): Promise<number> {
       return rebuild(config);
     case 'sweep-uploads':
       return sweepUploads(config);
+    case 'backup':
+    case 'restore':
+    case 'verify':
+      return backupCommands(command, rest, config);
     default:
       if (command !== undefined && command !== 'help') process.stderr.write(`unknown command '${command}'\n\n`);
       process.stderr.write(USAGE);

@@ -15,7 +15,11 @@ type CircleChangesInput = {
 export type ChangeResourcePrivacyInput = {
   readonly resourceId: number;
   readonly owner?: CircleChangesInput & { readonly privacyLevel: number };
-  readonly sharesToUpsert: readonly (CircleChangesInput & { readonly communityId: number; readonly privacyLevel: number })[];
+  readonly sharesToUpsert: readonly (CircleChangesInput & {
+    readonly communityId: number;
+    readonly privacyLevel: number;
+    readonly reason?: string | null | undefined;
+  })[];
   readonly sharesToRemove: readonly { readonly communityId: number }[];
 };
 
@@ -46,6 +50,7 @@ export async function changeResourcePrivacy(
     sharesToUpsert: input.sharesToUpsert.map((s) => ({
       communityId: s.communityId,
       privacyLevel: s.privacyLevel,
+      reason: s.reason ?? null,
       ...copyCircles(s),
     })),
     sharesToRemove: input.sharesToRemove.map((s) => ({ communityId: s.communityId })),

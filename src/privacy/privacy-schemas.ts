@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SHARE_REASON_MAX } from '../resources/resource-event-schemas';
 
 /**
  * Request shapes of the privacy endpoints (SPEC "GetResourcePrivacy", "SaveResourcePrivacy",
@@ -48,6 +49,13 @@ const circleChanges = {
 /** A privacy level stays a raw integer: 0, 6 or Community on a project resource are the domain's 400s. */
 const privacyLevel = z.number().int();
 
+/** Why a new share is made: recorded on its ResourceShared event and shown in the audit history. */
+const shareReason = z.string().min(1).max(SHARE_REASON_MAX).nullish().meta({
+  description:
+    `Why the resource is shared (at most ${SHARE_REASON_MAX} characters): ` +
+    'recorded with a new share, shown in its audit history',
+});
+
 /** Strict at the top level: an unknown field is a 400 naming it. */
 export const saveResourcePrivacyBody = z.strictObject({
   resourceId: positiveId.meta({ description: 'The resource whose privacy changes', example: 1 }),
@@ -56,7 +64,10 @@ export const saveResourcePrivacyBody = z.strictObject({
     .nullish()
     .transform((v) => v ?? undefined)
     .meta({ description: "The resource's own level and granted circles; absent: unchanged" }),
-  sharesToUpsert: listOf(z.object({ communityId: positiveId, privacyLevel, ...circleChanges }), MAX_SHARES_PER_REQUEST).meta({
+  sharesToUpsert: listOf(
+    z.object({ communityId: positiveId, privacyLevel, reason: shareReason, ...circleChanges }),
+    MAX_SHARES_PER_REQUEST,
+  ).meta({
     description: `Shares to create or change, each into another community with its own level; default none; at most ${MAX_SHARES_PER_REQUEST}`,
     default: [],
   }),

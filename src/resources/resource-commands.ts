@@ -30,7 +30,12 @@ export type CircleChanges = {
 };
 
 export type OwnerPrivacyChange = CircleChanges & { readonly privacyLevel: number };
-export type ShareUpsert = CircleChanges & { readonly communityId: number; readonly privacyLevel: number };
+/** `reason`: why a new share is made, recorded on its ResourceShared (null: none given). */
+export type ShareUpsert = CircleChanges & {
+  readonly communityId: number;
+  readonly privacyLevel: number;
+  readonly reason?: string | null;
+};
 export type ShareRemoval = { readonly communityId: number };
 
 /**

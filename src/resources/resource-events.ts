@@ -41,10 +41,19 @@ export type CircleGranted = Event<'CircleGranted', CircleChange>;
 
 export type CircleRevoked = Event<'CircleRevoked', CircleChange>;
 
-/** A new share starts with no circles; grants follow as CircleGranted events. */
+/**
+ * A new share starts with no circles; grants follow as CircleGranted events. Version 2 (issue 27)
+ * records why it was shared: `reason`, null when none was given; shares of version 1 are read
+ * with null (resource-shared-upcasters.ts). Optional in the type for events built in memory.
+ */
 export type ResourceShared = Event<
   'ResourceShared',
-  { readonly resourceId: number; readonly communityId: number; readonly privacyLevel: PrivacyLevel }
+  {
+    readonly resourceId: number;
+    readonly communityId: number;
+    readonly privacyLevel: PrivacyLevel;
+    readonly reason?: string | null;
+  }
 >;
 
 export type SharePrivacyChanged = Event<

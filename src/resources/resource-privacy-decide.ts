@@ -100,7 +100,8 @@ export function changePrivacy(command: ChangeResourcePrivacy, state: ResourceSta
     const block: BlockRef = { kind: 'share', communityId };
     const existing = findShare(current, communityId);
     if (!existing) {
-      emit({ type: 'ResourceShared', data: { resourceId, communityId, privacyLevel: level } });
+      const reason = upsert.reason === undefined ? {} : { reason: upsert.reason };
+      emit({ type: 'ResourceShared', data: { resourceId, communityId, privacyLevel: level, ...reason } });
     } else if (existing.privacyLevel !== level) {
       // A share survives a level change (SPEC "Resource rules" 2); only its circles go.
       revokeAllIfLeavingCustom(resourceId, block, existing, level).forEach(emit);

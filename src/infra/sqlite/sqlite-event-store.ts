@@ -7,6 +7,8 @@ import { storableJson, WrongExpectedRevisionError } from '../../ports/event-stor
 import type { IdempotencyClaim, IdempotencyKeys, IdempotencyRecord, IdempotencyRef, RememberedAnswer } from '../../ports/idempotency-keys';
 import { IdempotencyClaimLostError } from '../../ports/idempotency-keys';
 import { pollingSubscription } from './polling-subscription';
+import type { ChainHead, ChainReport, LogIntegrity } from '../../ports/log-integrity';
+import { ChainCursor, chainHead, ensureHashColumn, storedHash, verifyChain } from './sqlite-hash-chain';
 
 const schema = `
   create table if not exists events (
@@ -77,6 +79,9 @@ const subscriptionPageSize = 256;
  */
 export const sqliteBusyTimeoutMs = 5000;
 
+/** The columns of an event the port returns: not its hash, which only the chain's checks read. */
+const COLUMNS = 'position, stream_id, revision, type, data, metadata';
+
 type Row = {
   readonly position: bigint;
   readonly stream_id: string;
@@ -109,6 +114,9 @@ function checkExpected(streamId: string, expected: ExpectedRevision, actual: big
   if (!ok) throw new WrongExpectedRevisionError(streamId, expected, actual ?? 'no_stream');
 }
 
+/** `hashChain: false` appends without hashes: only for measuring what the chain costs (bench/hash-chain.ts). */
+export type SqliteEventStoreOptions = { readonly hashChain?: boolean };
+
 type PendingAppend = {
   readonly streamId: string;
   readonly events: readonly NewEvent[];
@@ -119,7 +127,7 @@ type PendingAppend = {
 };
 
 /** The embedded event store: one SQLite file in WAL mode. */
-export class SqliteEventStore implements EventStore, IdempotencyKeys {
+export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegrity {
   private readonly statements;
   private readonly idempotency;
   private readonly appendTransaction;
@@ -130,17 +138,25 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys {
   private pending: PendingAppend[] = [];
   private readonly groupCommit;
   private readonly subscriptions = new Set<Subscription>();
+  /** The hash chain's end during a group commit (sqlite-hash-chain.ts); none with `hashChain` off (bench). */
+  private readonly chain: ChainCursor | undefined;
 
   readonly identity: string;
 
-  private constructor(private readonly db: Database.Database) {
+  private constructor(
+    private readonly db: Database.Database,
+    options: SqliteEventStoreOptions = {},
+  ) {
+    this.chain = options.hashChain === false ? undefined : new ChainCursor(db);
     // Positions and revisions are bigint in the port; a number would silently lose precision past 2^53.
     db.defaultSafeIntegers(true);
     const logId = db.prepare<[], { value: string }>(`select value from meta where key = 'log_id'`).get();
     this.identity = `sqlite:${logId?.value ?? 'unknown'}`;
     this.statements = {
-      last: db.prepare<[string], Row>('select * from events where stream_id = ? order by revision desc limit 1'),
-      stream: db.prepare<[string], Row>('select * from events where stream_id = ? order by revision'),
+      last: db.prepare<[string], Row>(
+        `select ${COLUMNS} from events where stream_id = ? order by revision desc limit 1`,
+      ),
+      stream: db.prepare<[string], Row>(`select ${COLUMNS} from events where stream_id = ? order by revision`),
       head: db.prepare<[], { position: bigint | null }>('select max(position) as position from events'),
       all: db
         .prepare<[bigint, number], RawRow>('select position, stream_id, revision, type, data, metadata from events where position > ? order by position limit ?')
@@ -151,8 +167,8 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys {
            where position > ? and type in (select value from json_each(?)) order by position limit ?`,
         )
         .raw(true),
-      insert: db.prepare<[string, bigint, string, string, string], Row>(
-        'insert into events (stream_id, revision, type, data, metadata) values (?, ?, ?, ?, ?)',
+      insert: db.prepare<[string, bigint, string, string, string, Buffer | null], Row>(
+        'insert into events (stream_id, revision, type, data, metadata, hash) values (?, ?, ?, ?, ?, ?)',
       ),
       // Prepared once: it is read every 2 ms while a subscription listens (db.pragma prepares anew).
       dataVersion: db.prepare('pragma data_version').pluck(),
@@ -196,13 +212,11 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys {
         for (const event of events) {
           revision += 1n;
           // Serialised inside the transaction: an event that cannot be stored rolls back the whole append.
-          const info = this.statements.insert.run(
-            streamId,
-            revision,
-            event.type,
-            storableJson(event.data, streamId, event.type),
-            storableJson(event.metadata, streamId, event.type),
-          );
+          const data = storableJson(event.data, streamId, event.type);
+          const metadata = storableJson(event.metadata, streamId, event.type);
+          const hash = this.chain?.next(streamId, revision, event.type, data, metadata);
+          const stored = hash === undefined ? null : storedHash(hash);
+          const info = this.statements.insert.run(streamId, revision, event.type, data, metadata, stored);
           position = BigInt(info.lastInsertRowid);
         }
         // The claim's first write, in the append's transaction: a retry finds it or finds nothing written.
@@ -210,21 +224,26 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys {
         return { nextExpectedRevision: revision, position };
       },
     );
-    this.groupCommit = db.transaction((batch: readonly PendingAppend[]) => this.appendEach(batch));
+    this.groupCommit = db.transaction((batch: readonly PendingAppend[]) => {
+      this.chain?.begin();
+      return this.appendEach(batch);
+    });
   }
 
   /** Inside the group commit: each append runs as a savepoint of the one transaction. */
   private appendEach(batch: readonly PendingAppend[]): ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[] {
     return batch.map((append) => {
+      const mark = this.chain?.mark();
       try {
         return { ok: true as const, result: this.appendTransaction(append.streamId, append.events, append.expected, append.options) };
       } catch (error) {
+        if (mark !== undefined) this.chain?.rollBackTo(mark);
         return { ok: false as const, error };
       }
     });
   }
 
-  static open(filePath: string): SqliteEventStore {
+  static open(filePath: string, options?: SqliteEventStoreOptions): SqliteEventStore {
     fs.mkdirSync(path.dirname(filePath), { recursive: true });
     // The timeout also covers the pragmas and the schema below, which take locks of their own.
     const db = new Database(filePath, { timeout: sqliteBusyTimeoutMs });
@@ -234,7 +253,8 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys {
       // FULL syncs the WAL on every commit: an acknowledged append survives kill -9 and power loss.
       db.pragma('synchronous = FULL');
       db.exec(schema);
-      return new SqliteEventStore(db);
+      ensureHashColumn(db);
+      return new SqliteEventStore(db, options);
     } catch (error) {
       db.close();
       throw error;
@@ -352,6 +372,14 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys {
     });
     this.subscriptions.add(subscription);
     return subscription;
+  }
+
+  async integrityHead(): Promise<ChainHead | undefined> {
+    return chainHead(this.db);
+  }
+
+  async verifyIntegrity(): Promise<ChainReport> {
+    return verifyChain(this.db);
   }
 
   async ping(): Promise<void> {

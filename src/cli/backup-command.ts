@@ -1,0 +1,168 @@
+import { EVENT_CATALOG } from '../app/event-catalog';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Config } from '../config/config';
+import { SqliteEventStore } from '../infra/sqlite/sqlite-event-store';
+import { versionedEventStore } from '../infra/versioned-event-store';
+import type { LogDigest } from './log-digest';
+import { projectedDigest } from './log-digest';
+import type { LogFacts } from './sqlite-log-copy';
+import { copyLog, isEmptyDir, logFacts } from './sqlite-log-copy';
+
+/**
+ * `backup DEST`, `restore SRC`, `verify SRC` (issue 27; README "Backup and restore"): the embedded
+ * event log copied online through SQLite, with a manifest of what the copy holds. The read models
+ * are not copied: they are a function of the log, rebuilt from it by the first start after a
+ * restore (and checked here by projecting the copy: its digest is in the manifest).
+ */
+export const BACKUP_HELP = {
+  backup:
+    'usage: npm run cli -- backup <DEST>\n' +
+    '  copy the event log (a consistent snapshot, taken while the service writes) and the uploads into\n' +
+    '  the empty or new directory DEST, with DEST/backup.json: events, last position, chain head, read-model digest\n',
+  restore:
+    'usage: npm run cli -- restore <SRC>\n' +
+    '  verify the backup SRC, then restore it into DATA_DIR, which must be empty (refused otherwise);\n' +
+    '  the read models are rebuilt from the log when the service starts\n',
+  verify:
+    'usage: npm run cli -- verify <SRC>\n' +
+    '  check the backup SRC against its manifest: SQLite integrity, event count and last position,\n' +
+    '  hash chain, and the read-model digest of the log projected afresh\n',
+} as const;
+
+const MANIFEST = 'backup.json';
+const LOG = 'events.sqlite';
+const FILES = 'files';
+/** What a DATA_DIR may hold and still be empty: its generated development secrets. */
+const FRESH_DATA_DIR = ['dev-secrets.json'];
+
+export type BackupManifest = LogFacts & {
+  readonly format: 1;
+  readonly createdAt: string;
+  readonly digest: LogDigest['digest'];
+  readonly counts: LogDigest['counts'];
+  readonly uploads: boolean;
+};
+
+type Out = { write(text: string): void };
+
+class RefusedError extends Error {}
+
+/** Usage and refusals exit 2, a backup that does not check out 1. */
+export async function backupCommands(
+  command: keyof typeof BACKUP_HELP,
+  args: readonly string[],
+  config: Config,
+  out: Out = process.stdout,
+): Promise<number> {
+  const [dir, ...extra] = args;
+  if (dir === undefined || extra.length > 0) {
+    process.stderr.write(BACKUP_HELP[command]);
+    return 2;
+  }
+  if (config.EVENTSTORE_URL) {
+    process.stderr.write(`${command} copies the embedded log; with EVENTSTORE_URL, see README "Backup and restore"\n`);
+    return 2;
+  }
+  try {
+    if (command === 'backup') return await backup(config, path.resolve(dir), out);
+    if (command === 'restore') return await restore(config, path.resolve(dir), out);
+    return await verify(path.resolve(dir), out);
+  } catch (error) {
+    if (!(error instanceof RefusedError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 2;
+  }
+}
+
+async function backup(config: Config, dest: string, out: Out): Promise<number> {
+  const source = path.join(config.DATA_DIR, LOG);
+  if (!fs.existsSync(source)) throw new RefusedError(`no event log at ${source}`);
+  if (!isEmptyDir(dest)) throw new RefusedError(`${dest} is not empty: a backup never overwrites`);
+  fs.mkdirSync(dest, { recursive: true });
+  copyLog(source, path.join(dest, LOG));
+  // After the log's snapshot: every upload it references was stored before it, and uploads never change.
+  const uploads = fs.existsSync(path.join(config.DATA_DIR, FILES));
+  if (uploads) fs.cpSync(path.join(config.DATA_DIR, FILES), path.join(dest, FILES), { recursive: true });
+  const facts = logFacts(path.join(dest, LOG));
+  const { digest, counts } = await digestOfCopy(path.join(dest, LOG));
+  const createdAt = new Date().toISOString();
+  const manifest: BackupManifest = { format: 1, createdAt, ...facts, digest, counts, uploads };
+  fs.writeFileSync(path.join(dest, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+  out.write(`${JSON.stringify({ backup: dest, events: facts.events, lastPosition: facts.lastPosition, digest })}\n`);
+  return facts.integrity === 'ok' && facts.chainBreak === null ? 0 : 1;
+}
+
+type Check = { readonly name: string; readonly ok: boolean; readonly expected?: unknown; readonly actual?: unknown };
+
+async function checks(src: string): Promise<{ manifest: BackupManifest; checks: Check[] }> {
+  const manifestFile = path.join(src, MANIFEST);
+  if (!fs.existsSync(manifestFile) || !fs.existsSync(path.join(src, LOG))) {
+    throw new RefusedError(`${src} is not a backup (no ${MANIFEST} or ${LOG})`);
+  }
+  const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as BackupManifest;
+  const facts = logFacts(path.join(src, LOG));
+  const { digest } = await digestOfCopy(path.join(src, LOG));
+  const same = (name: string, expected: unknown, actual: unknown): Check => {
+    return { name, ok: JSON.stringify(expected) === JSON.stringify(actual), expected, actual };
+  };
+  return {
+    manifest,
+    checks: [
+      same('integrity', 'ok', facts.integrity),
+      same('events', manifest.events, facts.events),
+      same('lastPosition', manifest.lastPosition, facts.lastPosition),
+      same('chainHead', manifest.chainHead, facts.chainHead),
+      same('chainBreak', null, facts.chainBreak),
+      same('digest', manifest.digest, digest),
+    ],
+  };
+}
+
+async function verify(src: string, out: Out): Promise<number> {
+  const { manifest, checks: results } = await checks(src);
+  const ok = results.every((c) => c.ok);
+  const { events, lastPosition, digest } = manifest;
+  out.write(`${JSON.stringify({ ok, events, lastPosition, digest, checks: results })}\n`);
+  return ok ? 0 : 1;
+}
+
+async function restore(config: Config, src: string, out: Out): Promise<number> {
+  if (!isEmptyDir(config.DATA_DIR, FRESH_DATA_DIR)) {
+    throw new RefusedError(`DATA_DIR ${config.DATA_DIR} is not empty: restore writes only into an empty one`);
+  }
+  const { manifest, checks: results } = await checks(src);
+  const failed = results.filter((c) => !c.ok);
+  if (failed.length > 0) {
+    out.write(`${JSON.stringify({ restored: false, checks: failed })}\n`);
+    return 1;
+  }
+  fs.mkdirSync(config.DATA_DIR, { recursive: true });
+  const target = path.join(config.DATA_DIR, LOG);
+  // Copied beside, then renamed: a service started meanwhile finds no log or the whole one.
+  copyLog(path.join(src, LOG), `${target}.restoring`);
+  if (manifest.uploads && fs.existsSync(path.join(src, FILES))) {
+    fs.cpSync(path.join(src, FILES), path.join(config.DATA_DIR, FILES), { recursive: true });
+  }
+  fs.renameSync(`${target}.restoring`, target);
+  const { events, lastPosition, digest } = manifest;
+  out.write(`${JSON.stringify({ restored: true, dataDir: config.DATA_DIR, events, lastPosition, digest })}\n`);
+  return 0;
+}
+
+/** Projects a copy of the log (itself copied first: the backup is never opened for writing). */
+async function digestOfCopy(file: string): Promise<LogDigest> {
+  const scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-backup-digest-'));
+  try {
+    copyLog(file, path.join(scratch, LOG));
+    const store = versionedEventStore(SqliteEventStore.open(path.join(scratch, LOG)), EVENT_CATALOG);
+    try {
+      return await projectedDigest(store);
+    } finally {
+      await store.close();
+    }
+  } finally {
+    fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,95 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import type { EventMetadata } from '../../../src/domain/event';
+import { WrongExpectedRevisionError } from '../../../src/ports/event-store';
+import { SqliteEventStore } from '../../../src/infra/sqlite/sqlite-event-store';
+
+/**
+ * The embedded log's hash chain (issue 27), through the port: appends chain in log order, also
+ * inside a group commit where one append is refused; a log made before hashes keeps working and
+ * is chained from its first new event; verification names the first event that does not match.
+ */
+const metadata: EventMetadata = { actor: { userId: 1, credential: 'session' }, correlationId: 'c', at: '2025-03-01T00:00:00.000Z' };
+const happened = (n: number) => ({ type: 'Happened', data: { n }, metadata });
+
+const tempFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prs-chain-')), 'events.sqlite');
+
+describe('hash chain of the SQLite event store', () => {
+  const opened: SqliteEventStore[] = [];
+  const open = (file: string) => {
+    const store = SqliteEventStore.open(file);
+    opened.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((s) => s.close()));
+  });
+
+  it('given appends grouped in one commit with one refused, when the chain is verified, then it holds up to the last event', async () => {
+    // given
+    const store = open(tempFile());
+    await store.appendToStream('s-1', [happened(0)], 'no_stream');
+    const outcomes = await Promise.allSettled([
+      store.appendToStream('s-1', [happened(1), happened(2)], 0n),
+      store.appendToStream('s-1', [happened(3)], 0n), // refused: the first took revision 1
+      store.appendToStream('s-2', [happened(4)], 'no_stream'),
+    ]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBeInstanceOf(WrongExpectedRevisionError);
+    // when
+    const report = await store.verifyIntegrity();
+    // then
+    expect(report).toMatchObject({ events: 4, unchained: 0, chainedFrom: 1n, firstMismatch: null });
+    expect(report.head?.position).toBe(4n);
+    expect(await store.integrityHead()).toEqual(report.head);
+  });
+
+  it('given two stores on one file appending in turn, when verified, then the chain runs across both', async () => {
+    const file = tempFile();
+    const [a, b] = [open(file), open(file)];
+    for (let i = 0; i < 6; i += 1) await (i % 2 === 0 ? a : b).appendToStream(`s-${i}`, [happened(i)], 'no_stream');
+    expect((await a.verifyIntegrity()).firstMismatch).toBeNull();
+    expect((await b.integrityHead())?.position).toBe(6n);
+  });
+
+  it('given a log made before events were hashed, when the service appends to it, then old events stay unchained and the chain starts at the first new one', async () => {
+    // given: the events table as it was before issue 27, with two events
+    const file = tempFile();
+    const legacy = new Database(file);
+    legacy.exec(`create table events (position integer primary key autoincrement, stream_id text not null, revision integer not null,
+      type text not null, data text not null, metadata text not null, unique (stream_id, revision))`);
+    const insert = legacy.prepare('insert into events (stream_id, revision, type, data, metadata) values (?, ?, ?, ?, ?)');
+    insert.run('s-old', 0, 'Happened', '{"n":0}', JSON.stringify(metadata));
+    insert.run('s-old', 1, 'Happened', '{"n":1}', JSON.stringify(metadata));
+    legacy.close();
+    // when
+    const store = open(file);
+    expect(await store.integrityHead()).toBeUndefined();
+    await store.appendToStream('s-old', [happened(2)], 1n);
+    await store.appendToStream('s-new', [happened(3)], 'no_stream');
+    // then
+    expect(await store.readStream('s-old')).toHaveLength(3);
+    expect(await store.verifyIntegrity()).toMatchObject({ events: 4, unchained: 2, chainedFrom: 3n, head: { position: 4n }, firstMismatch: null });
+  });
+
+  it.each([
+    ['its data edited', `update events set data = '{"n":99}' where position = 3`, 'hash'],
+    ['its hash removed', 'update events set hash = null where position = 3', 'missing'],
+    ['it deleted', 'delete from events where position = 3', 'hash'],
+  ])('given an event with %s behind the store, when verified, then the first event that does not match is named', async (_case, tamper, problem) => {
+    // given
+    const file = tempFile();
+    const store = open(file);
+    for (let i = 0; i < 5; i += 1) await store.appendToStream(`s-${i}`, [happened(i)], 'no_stream');
+    const other = new Database(file);
+    other.exec(tamper);
+    other.close();
+    // when
+    const report = await store.verifyIntegrity();
+    // then: a deleted event shows at the next one, whose link no longer holds
+    const named = tamper.startsWith('delete') ? { position: 4n, streamId: 's-3' } : { position: 3n, streamId: 's-2' };
+    expect(report.firstMismatch).toEqual({ ...named, revision: 0n, type: 'Happened', problem });
+  });
+});

@@ -1,0 +1,57 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { EVENT_CATALOG } from '../../src/app/event-catalog';
+import { SqliteEventStore } from '../../src/infra/sqlite/sqlite-event-store';
+import { versionedEventStore } from '../../src/infra/versioned-event-store';
+import { demo } from '../support/demo-directory';
+import type { GoldenExpected } from '../support/golden-log';
+import { GOLDEN_EXPECTED, loadGoldenLog, readGoldenEvents, replayGoldenLog } from '../support/golden-log';
+import { startTestServer } from '../support/test-server';
+
+/**
+ * The golden log (test/fixtures/golden-log): a log written by the service before events carried
+ * versions, every event type in it. Today's service must read it as it did then: the same
+ * read-model digest, the same audit history of each resource, every event current once upcast.
+ */
+describe('the golden log', () => {
+  const events = readGoldenEvents();
+  const expected = JSON.parse(fs.readFileSync(GOLDEN_EXPECTED, 'utf8')) as GoldenExpected;
+
+  it('given the golden log, then it holds every event type the service stores, and shares of version 1', () => {
+    expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_CATALOG.keys()));
+    const shares = events.filter((e) => e.type === 'ResourceShared');
+    expect(shares.length).toBeGreaterThan(0);
+    expect(shares.every((e) => !('schemaVersion' in e.metadata) && !('reason' in (e.data as object)))).toBe(true);
+  });
+
+  it('given the golden log, when today’s service replays it, then the digest and the audit histories are the recorded ones', async () => {
+    // when
+    const replayed = await replayGoldenLog((dataDir) => startTestServer({ DATA_DIR: dataDir }), demo.users.auditor, events);
+    // then
+    expect(replayed.digest).toBe(expected.digest);
+    expect(replayed.counts).toEqual(expected.counts);
+    expect(replayed.histories).toEqual(expected.histories);
+  });
+
+  it('given the golden log, when it is read through the port, then every event fits its current schema', async () => {
+    // given
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-golden-read-'));
+    await loadGoldenLog(dataDir, events);
+    const store = versionedEventStore(SqliteEventStore.open(path.join(dataDir, 'events.sqlite')), EVENT_CATALOG);
+    try {
+      // when
+      const read = await store.readAll(undefined, 10_000);
+      // then
+      expect(read).toHaveLength(events.length);
+      const misfits = read.flatMap((e) => {
+        const result = EVENT_CATALOG.get(e.type)?.schema.safeParse(e.data);
+        return result?.success ? [] : [{ position: e.position, type: e.type, issues: result?.error.issues }];
+      });
+      expect(misfits).toEqual([]);
+      expect(read.filter((e) => e.type === 'ResourceShared').map((e) => (e.data as { reason: unknown }).reason)).toEqual([null, null]);
+    } finally {
+      await store.close();
+    }
+  });
+});
