@@ -44,8 +44,18 @@ export type AccessReview =
   | { readonly status: 'active'; readonly views: readonly ViewAccess[] };
 
 export function reviewAccess(resourceState: ResourceState, directory: DirectoryState): AccessReview {
-  if (resourceState.status !== 'active') {
-    return { status: resourceState.status === 'deleted' ? 'deleted' : 'notCreated', views: [] };
+  // One case per state a resource can be in: a new state is a compile error here.
+  switch (resourceState.status) {
+    case 'initial':
+      return { status: 'notCreated', views: [] };
+    case 'deleted':
+      return { status: 'deleted', views: [] };
+    case 'active':
+      break;
+    default: {
+      const unexpected: never = resourceState;
+      throw new Error(`unknown resource state ${JSON.stringify(unexpected)}`);
+    }
   }
   const resource = resourceState.resource;
   const project = projectOf(directory, resource.scope.projectId);

@@ -93,9 +93,23 @@ const sameCommand = (a: StreamEvent, b: StreamEvent): boolean =>
 
 /** What changed between two states of one resource, in a stable order. */
 export function diffStates(before: ResourceState, after: ResourceState): Change[] {
-  if (after.status === 'deleted') return before.status === 'deleted' ? [] : [{ kind: 'deleted' }];
-  if (after.status !== 'active') return [];
-  const next = after.resource;
+  // One case per state a resource can be in: a new state is a compile error here until the audit
+  // says what reaching it means.
+  switch (after.status) {
+    case 'initial':
+      return [];
+    case 'deleted':
+      return before.status === 'deleted' ? [] : [{ kind: 'deleted' }];
+    case 'active':
+      return activeChanges(before, after.resource);
+    default: {
+      const unexpected: never = after;
+      throw new Error(`unknown resource state ${JSON.stringify(unexpected)}`);
+    }
+  }
+}
+
+function activeChanges(before: ResourceState, next: Resource): Change[] {
   if (before.status !== 'active') {
     const created: Change = {
       kind: 'created',
