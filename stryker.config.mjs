@@ -1,4 +1,5 @@
-// Mutation testing of the pure domain (src/domain and each feature's decider, events and rules): `npm run test:mutation`. See docs/testing.md.
+// Mutation testing of the pure domain (src/domain and each feature's decider, events and rules):
+// `npm run test:mutation`. See docs/testing.md.
 //
 // Only the unit tests that cover the domain run against each mutant (test/domain and the upload
 // policy's unit test), through jest with the repository's own transform, without the global setup

@@ -28,10 +28,18 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const CONNECTIONS = 10;
 const AUTOCANNON = path.join(__dirname, '..', 'node_modules', 'autocannon', 'autocannon.js');
 
-type Result = { requests: { average: number }; latency: { p50: number; p99: number; average: number }; non2xx: number; '2xx': number };
+type Result = {
+  requests: { average: number };
+  latency: { p50: number; p99: number; average: number };
+  non2xx: number;
+  '2xx': number;
+};
 type Row = { scenario: string; reqPerSec: number; meanMs: number; p50Ms: number; p99Ms: number; non2xx: number };
 
-async function cannon(url: string, options: { headers?: Record<string, string>; method?: string; body?: string; amount?: number; connections?: number }): Promise<Result> {
+async function cannon(
+  url: string,
+  options: { headers?: Record<string, string>; method?: string; body?: string; amount?: number; connections?: number },
+): Promise<Result> {
   const args = [AUTOCANNON, '-j', '-n', '-c', String(options.connections ?? CONNECTIONS)];
   args.push(...(options.amount ? ['-a', String(options.amount)] : ['-d', String(SECONDS)]));
   if (options.method) args.push('-m', options.method);
@@ -58,28 +66,55 @@ async function main(): Promise<void> {
     const bearer = await server.token(demo.users.admin1);
     const created = await server.post('/api/apikey', { name: 'bench' }, { token: bearer });
     const other = await server.post('/api/apikey', { name: 'victim' }, { token: bearer });
-    if (created.status !== 200 || other.status !== 200) throw new Error(`key creation failed: ${created.status} ${created.text}`);
+    if (created.status !== 200 || other.status !== 200)
+      throw new Error(`key creation failed: ${created.status} ${created.text}`);
     const key = created.body.key as string;
     const victim = other.body as { id: number; key: string; keyId: string };
     await server.get('/api/user/getcurrent', { apiKey: key }); // verified once, cached from here on
     await server.get('/api/user/getcurrent', { apiKey: victim.key });
     for (let i = 0; i < 20; i++) {
-      await server.post('/api/Resource/SaveProjectResource', {
-        id: 0, name: `r${i}`, resourceUrl: `https://example.org/${i}.pdf`, privacyLevel: 1, communityProjectId: demo.communityProjects.solarIn1,
-      }, { token: await server.token(demo.users.team) });
+      await server.post(
+        '/api/Resource/SaveProjectResource',
+        {
+          id: 0,
+          name: `r${i}`,
+          resourceUrl: `https://example.org/${i}.pdf`,
+          privacyLevel: 1,
+          communityProjectId: demo.communityProjects.solarIn1,
+        },
+        { token: await server.token(demo.users.team) },
+      );
     }
     const rows: Row[] = [];
     const current = `${server.url}/api/user/getcurrent`;
     rows.push(row('GET /health/live (no-op ceiling)', await cannon(`${server.url}/health/live`, {})));
     rows.push(row('getcurrent, bearer', await cannon(current, { headers: { authorization: `Bearer ${bearer}` } })));
     rows.push(row('getcurrent, X-API-Key (cached)', await cannon(current, { headers: { 'x-api-key': key } })));
-    const list = { method: 'POST', body: JSON.stringify({ projectId: demo.projects.solar, communityId: demo.communities.public1, take: 20 }) };
+    const list = {
+      method: 'POST',
+      body: JSON.stringify({ projectId: demo.projects.solar, communityId: demo.communities.public1, take: 20 }),
+    };
     const json = { 'content-type': 'application/json' };
-    rows.push(row('GetResourceList, bearer', await cannon(`${server.url}/api/Project/GetResourceList`, { ...list, headers: { ...json, authorization: `Bearer ${bearer}` } })));
-    rows.push(row('GetResourceList, X-API-Key', await cannon(`${server.url}/api/Project/GetResourceList`, { ...list, headers: { ...json, 'x-api-key': key } })));
+    rows.push(
+      row(
+        'GetResourceList, bearer',
+        await cannon(`${server.url}/api/Project/GetResourceList`, {
+          ...list,
+          headers: { ...json, authorization: `Bearer ${bearer}` },
+        }),
+      ),
+    );
+    rows.push(
+      row(
+        'GetResourceList, X-API-Key',
+        await cannon(`${server.url}/api/Project/GetResourceList`, { ...list, headers: { ...json, 'x-api-key': key } }),
+      ),
+    );
 
     // The flood: 10,000 wrong secrets for the victim's real key id, while the bench key's caller is measured.
-    const before = (await server.get('/api/user/getcurrent', { apiKey: victim.key })).headers.get('ratelimit-remaining');
+    const before = (await server.get('/api/user/getcurrent', { apiKey: victim.key })).headers.get(
+      'ratelimit-remaining',
+    );
     const wrong = `${victim.keyId}.${newSecret(victim.keyId, randomBytes)}`;
     const baseline = await cannon(current, { headers: { 'x-api-key': key }, connections: 5 });
     const [flood, during] = await Promise.all([
@@ -97,7 +132,9 @@ async function main(): Promise<void> {
     const ratio = (p('GetResourceList, X-API-Key')?.reqPerSec ?? 0) / (p('GetResourceList, bearer')?.reqPerSec ?? 1);
     console.log(`key auth vs bearer, mean latency difference over HTTP: ${added.toFixed(3)} ms`);
     console.log(`GetResourceList throughput by key / by bearer: ${(ratio * 100).toFixed(1)}%`);
-    console.log(`flood answers: ${flood['2xx']} 2xx, ${flood.non2xx} non-2xx; victim key remaining before ${before}, after ${after} (one request each)`);
+    console.log(
+      `flood answers: ${flood['2xx']} 2xx, ${flood.non2xx} non-2xx; victim key remaining before ${before}, after ${after} (one request each)`,
+    );
 
     // argon2id verify time, and the cached path measured in process (no HTTP around it).
     const secret = newSecret(victim.keyId, randomBytes);
@@ -109,11 +146,16 @@ async function main(): Promise<void> {
       runs.push(performance.now() - t);
     }
     runs.sort((a, b) => a - b);
-    console.log(`argon2id verify (19 MiB, t=2, p=1), 20 runs: median ${runs[10]?.toFixed(1)} ms, max ${runs.at(-1)?.toFixed(1)} ms`);
+    console.log(
+      `argon2id verify (19 MiB, t=2, p=1), 20 runs: median ${runs[10]?.toFixed(1)} ms, max ${runs.at(-1)?.toFixed(1)} ms`,
+    );
 
     // The first-use burst: every request arrives before the key is verified anywhere.
     const fresh = await server.post('/api/apikey', { name: 'burst' }, { token: bearer });
-    const argon2Runs = async () => (await server.services.metrics.apiKeyVerifications.get()).values.filter((v) => v.labels.outcome !== 'busy').reduce((n, v) => n + v.value, 0);
+    const argon2Runs = async () =>
+      (await server.services.metrics.apiKeyVerifications.get()).values
+        .filter((v) => v.labels.outcome !== 'busy')
+        .reduce((n, v) => n + v.value, 0);
     const runsBefore = await argon2Runs();
     const burstStart = performance.now();
     const burst = await Promise.all(
@@ -126,7 +168,9 @@ async function main(): Promise<void> {
     );
     const burstMs = performance.now() - burstStart;
     const ms = burst.map((b) => b.ms).sort((a, b) => a - b);
-    const statuses = Object.entries(burst.reduce<Record<number, number>>((n, b) => ({ ...n, [b.status]: (n[b.status] ?? 0) + 1 }), {}));
+    const statuses = Object.entries(
+      burst.reduce<Record<number, number>>((n, b) => ({ ...n, [b.status]: (n[b.status] ?? 0) + 1 }), {}),
+    );
     console.log(
       `first-use burst, 50 at once: ${statuses.map(([s, n]) => `${n} × ${s}`).join(', ')}; argon2 runs ${(await argon2Runs()) - runsBefore}; ` +
         `p50 ${ms[24]?.toFixed(1)} ms, p99 ${ms[49]?.toFixed(1)} ms, all answered in ${burstMs.toFixed(1)} ms`,
@@ -146,7 +190,9 @@ async function main(): Promise<void> {
     const n = 20_000;
     const t = performance.now();
     for (let i = 0; i < n; i++) await verifier.authenticate(key, req, res);
-    console.log(`cached X-API-Key authentication in process (parse, row lookup, cache hit, quota): ${(((performance.now() - t) / n) * 1000).toFixed(1)} µs per request`);
+    console.log(
+      `cached X-API-Key authentication in process (parse, row lookup, cache hit, quota): ${(((performance.now() - t) / n) * 1000).toFixed(1)} µs per request`,
+    );
   } finally {
     await server.close();
   }

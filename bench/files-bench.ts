@@ -22,9 +22,16 @@ const rssOf = (pid: number): number => {
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? 0) * 1024;
 };
 
-function uploadStream(token: string, name: string, size: number, query = ''): Promise<{ status: number; body: string }> {
+function uploadStream(
+  token: string,
+  name: string,
+  size: number,
+  query = '',
+): Promise<{ status: number; body: string }> {
   const boundary = `----bench${randomBytes(6).toString('hex')}`;
-  const head = Buffer.from(`--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: text/plain\r\n\r\n`);
+  const head = Buffer.from(
+    `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="${name}"\r\nContent-Type: text/plain\r\n\r\n`,
+  );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
   const chunk = Buffer.alloc(64 * 1024, 0x61);
   return new Promise((resolve, reject) => {
@@ -59,7 +66,14 @@ function uploadStream(token: string, name: string, size: number, query = ''): Pr
 async function main(): Promise<void> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-bench-files-'));
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    env: { ...process.env, PORT: String(PORT), DATA_DIR: dataDir, LOG_LEVEL: 'silent', AUTH_JWT_SECRET: secret, DIRECTORY_SYNC_TOKEN: directoryToken },
+    env: {
+      ...process.env,
+      PORT: String(PORT),
+      DATA_DIR: dataDir,
+      LOG_LEVEL: 'silent',
+      AUTH_JWT_SECRET: secret,
+      DIRECTORY_SYNC_TOKEN: directoryToken,
+    },
     stdio: ['ignore', 'inherit', 'inherit'],
   });
   try {
@@ -82,7 +96,9 @@ async function main(): Promise<void> {
     // Warm-up, then idle RSS.
     const warm = await uploadStream(token, 'warm.txt', 1024);
     if (warm.status !== 200) throw new Error(`upload failed: ${warm.status} ${warm.body}`);
-    await fetch(`${BASE}/api/File/Download?path=${encodeURIComponent(JSON.parse(warm.body))}`, { headers: { authorization: `Bearer ${token}` } }).then((r) => r.arrayBuffer());
+    await fetch(`${BASE}/api/File/Download?path=${encodeURIComponent(JSON.parse(warm.body))}`, {
+      headers: { authorization: `Bearer ${token}` },
+    }).then((r) => r.arrayBuffer());
     await new Promise((r) => setTimeout(r, 500));
     const pid = child.pid ?? 0;
     const idle = rssOf(pid);
@@ -99,7 +115,9 @@ async function main(): Promise<void> {
     const uploadSeconds = Number(process.hrtime.bigint() - started) / 1e9;
     started = process.hrtime.bigint();
     for (const p of paths) {
-      const res = await fetch(`${BASE}/api/File/Download?path=${encodeURIComponent(p)}`, { headers: { authorization: `Bearer ${token}` } });
+      const res = await fetch(`${BASE}/api/File/Download?path=${encodeURIComponent(p)}`, {
+        headers: { authorization: `Bearer ${token}` },
+      });
       const bytes = (await res.arrayBuffer()).byteLength;
       if (bytes !== size) throw new Error(`download returned ${bytes} bytes`);
     }
@@ -114,11 +132,31 @@ async function main(): Promise<void> {
     if (big.status !== 200) throw new Error(`100 MB upload failed: ${big.status} ${big.body}`);
 
     const mb = (n: number) => (n / MIB).toFixed(1);
-    console.log(JSON.stringify({
-      upload3MiB: { rounds, MiBps: ((rounds * size) / MIB / uploadSeconds).toFixed(0), msEach: ((uploadSeconds * 1000) / rounds).toFixed(1) },
-      download3MiB: { rounds, MiBps: ((rounds * size) / MIB / downloadSeconds).toFixed(0), msEach: ((downloadSeconds * 1000) / rounds).toFixed(1) },
-      upload100MiB: { seconds: bigSeconds.toFixed(2), MiBps: (100 / bigSeconds).toFixed(0), idleRssMiB: mb(idle), peakRssMiB: mb(peak), rssGrowthMiB: mb(peak - idle) },
-    }, null, 2));
+    console.log(
+      JSON.stringify(
+        {
+          upload3MiB: {
+            rounds,
+            MiBps: ((rounds * size) / MIB / uploadSeconds).toFixed(0),
+            msEach: ((uploadSeconds * 1000) / rounds).toFixed(1),
+          },
+          download3MiB: {
+            rounds,
+            MiBps: ((rounds * size) / MIB / downloadSeconds).toFixed(0),
+            msEach: ((downloadSeconds * 1000) / rounds).toFixed(1),
+          },
+          upload100MiB: {
+            seconds: bigSeconds.toFixed(2),
+            MiBps: (100 / bigSeconds).toFixed(0),
+            idleRssMiB: mb(idle),
+            peakRssMiB: mb(peak),
+            rssGrowthMiB: mb(peak - idle),
+          },
+        },
+        null,
+        2,
+      ),
+    );
   } finally {
     child.kill('SIGTERM');
     fs.rmSync(dataDir, { recursive: true, force: true });

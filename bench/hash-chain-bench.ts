@@ -6,7 +6,8 @@
  * loads: one append at a time (a commit and an fsync each), 64 in flight (group commits), and 64
  * in flight of 10 events each. Asserts nothing.
  *
- *   BENCH_SLICES=21 (pairs)   BENCH_SERIAL=20 (appends a slice)   BENCH_CONCURRENT=640 (events a slice)   BENCH_DIR=/path
+ *   BENCH_SLICES=21 (pairs)   BENCH_SERIAL=20 (appends a slice)   BENCH_CONCURRENT=640 (events a slice)
+ * BENCH_DIR=/path
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -55,20 +56,26 @@ const LOADS: readonly Load[] = [
     name: 'one append of 1 event at a time (a commit and an fsync each)',
     perSlice: SERIAL,
     slice: async (store, first) => {
-      for (let i = 0; i < SERIAL; i += 1) await store.appendToStream(`resource-${first + i}`, [event(first + i)], 'no_stream');
+      for (let i = 0; i < SERIAL; i += 1)
+        await store.appendToStream(`resource-${first + i}`, [event(first + i)], 'no_stream');
     },
   },
   {
     name: '64 appends of 1 event in flight (group commits)',
     perSlice: CONCURRENT,
-    slice: (store, first) => inFlight(64, CONCURRENT, (i) => store.appendToStream(`resource-${first + i}`, [event(first + i)], 'no_stream')),
+    slice: (store, first) =>
+      inFlight(64, CONCURRENT, (i) => store.appendToStream(`resource-${first + i}`, [event(first + i)], 'no_stream')),
   },
   {
     name: '64 appends of 10 events in flight',
     perSlice: CONCURRENT,
     slice: (store, first) =>
       inFlight(64, CONCURRENT / 10, (i) =>
-        store.appendToStream(`bulk-${first + i}`, Array.from({ length: 10 }, (_, k) => event(first + i * 10 + k)), 'no_stream'),
+        store.appendToStream(
+          `bulk-${first + i}`,
+          Array.from({ length: 10 }, (_, k) => event(first + i * 10 + k)),
+          'no_stream',
+        ),
       ),
   },
 ];
@@ -168,21 +175,28 @@ function hashAlone(): number {
   let previous = '';
   const n = 50_000;
   const began = performance.now();
-  for (let i = 0; i < n; i += 1) previous = eventHash(previous, 'resource-1', BigInt(i), 'ResourceCreated', data, metadata);
+  for (let i = 0; i < n; i += 1)
+    previous = eventHash(previous, 'resource-1', BigInt(i), 'ResourceCreated', data, metadata);
   return ((performance.now() - began) * 1000) / n;
 }
 
 async function main(): Promise<void> {
   const load1 = os.loadavg()[0]?.toFixed(1);
-  process.stdout.write(`hash chain bench: ${os.cpus().length} cores, load ${load1}, files in ${DIR}, ${SLICES} slice pairs per load\n`);
+  process.stdout.write(
+    `hash chain bench: ${os.cpus().length} cores, load ${load1}, files in ${DIR}, ${SLICES} slice pairs per load\n`,
+  );
   process.stdout.write(`the hash alone: ${hashAlone().toFixed(2)} µs per event\n\n`);
   process.stdout.write('| load | wall µs/event | of which the chain (µs/event) | share |\n|---|---|---|---|\n');
   for (const load of LOADS) {
     const { wall, chain } = await chainShare(load);
-    process.stdout.write(`| ${load.name} | ${wall.toFixed(1)} | ${chain.toFixed(2)} | ${((chain / wall) * 100).toFixed(1)}% |\n`);
+    process.stdout.write(
+      `| ${load.name} | ${wall.toFixed(1)} | ${chain.toFixed(2)} | ${((chain / wall) * 100).toFixed(1)}% |\n`,
+    );
   }
   process.stdout.write('\n');
-  process.stdout.write('| load | measure | without chain (µs/event, median) | with chain | cost (median of pair ratios) | quartiles |\n');
+  process.stdout.write(
+    '| load | measure | without chain (µs/event, median) | with chain | cost (median of pair ratios) | quartiles |\n',
+  );
   process.stdout.write('|---|---|---|---|---|---|\n');
   for (const load of LOADS) {
     const { on, off } = await compare(load);

@@ -41,7 +41,9 @@ function rssMb(pid: number): number {
   return Math.round(kb / 1024);
 }
 
-async function startService(env: Record<string, string>): Promise<{ child: ChildProcess; url: string; readyMs: number }> {
+async function startService(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcess; url: string; readyMs: number }> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const started = performance.now();
   const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'main.js')], {
@@ -70,7 +72,9 @@ async function stopService(child: ChildProcess): Promise<void> {
 
 function run(options: autocannon.Options, seconds: number): Promise<autocannon.Result> {
   return new Promise((resolve, reject) =>
-    autocannon({ connections: CONNECTIONS, ...options, duration: seconds }, (error, result) => (error ? reject(error) : resolve(result))),
+    autocannon({ connections: CONNECTIONS, ...options, duration: seconds }, (error, result) =>
+      error ? reject(error) : resolve(result),
+    ),
   );
 }
 
@@ -107,7 +111,10 @@ async function versusNoop(scenario: string, options: autocannon.Options, noop: a
 /** `resources-cli rebuild` in its own process: its closing line says how many events and how long. */
 function cliRebuild(env: Record<string, string>): Promise<{ events: number; seconds: number }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'rebuild'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'ignore'] });
+    const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'cli', 'main.js'), 'rebuild'], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.on('error', reject);
@@ -120,7 +127,10 @@ function cliRebuild(env: Record<string, string>): Promise<{ events: number; seco
 
 /** Upper bounds (ms) of the buckets holding each quantile of a Prometheus histogram. */
 function histogramQuantiles(text: string, name: string, quantiles: readonly number[]): string[] {
-  const buckets = [...text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)$`, 'gm'))].map((m) => ({ le: m[1] ?? '', n: Number(m[2]) }));
+  const buckets = [...text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)$`, 'gm'))].map((m) => ({
+    le: m[1] ?? '',
+    n: Number(m[2]),
+  }));
   const total = buckets.at(-1)?.n ?? 0;
   return quantiles.map((q) => {
     const bucket = buckets.find((b) => b.n >= q * total);
@@ -139,7 +149,11 @@ async function main(): Promise<void> {
   const scale = SCALES[SCALE_NAME];
   if (!scale) throw new Error(`BENCH_SCALE must be one of ${Object.keys(SCALES).join(', ')}`);
   log('building dist/ ...');
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')],
+    { stdio: 'inherit' },
+  );
 
   // BENCH_DATA_DIR: a data set kept by an earlier run (BENCH_KEEP), reused without seeding.
   const reused = process.env.BENCH_DATA_DIR;
@@ -147,7 +161,10 @@ async function main(): Promise<void> {
   const secretsFile = path.join(dataDir, 'bench-secrets.json');
   const secrets: { AUTH_JWT_SECRET: string; DIRECTORY_SYNC_TOKEN: string } = reused
     ? (JSON.parse(fs.readFileSync(secretsFile, 'utf8')) as { AUTH_JWT_SECRET: string; DIRECTORY_SYNC_TOKEN: string })
-    : { AUTH_JWT_SECRET: randomBytes(32).toString('base64url'), DIRECTORY_SYNC_TOKEN: randomBytes(32).toString('base64url') };
+    : {
+        AUTH_JWT_SECRET: randomBytes(32).toString('base64url'),
+        DIRECTORY_SYNC_TOKEN: randomBytes(32).toString('base64url'),
+      };
   // The API-key scenario sends far more than the default 1,000 requests an hour.
   const env = { NODE_ENV: 'test', DATA_DIR: dataDir, RATE_LIMIT_PER_HOUR: '1000000000', ...secrets };
 
@@ -178,13 +195,22 @@ async function main(): Promise<void> {
     }
     return minted;
   };
-  const auth = async (userId: number) => ({ authorization: `Bearer ${await token(userId)}`, 'content-type': 'application/json' });
+  const auth = async (userId: number) => ({
+    authorization: `Bearer ${await token(userId)}`,
+    'content-type': 'application/json',
+  });
   const noop = { url: `${service.url}/health/live` };
   /** A GetResourceList body: 20 records, most recent first, `body` saying which. */
   const listBody = (body: object) => JSON.stringify({ take: 20, orderBy: 1, ...body });
   const listRequest = async (userId: number, body: object) =>
-    ({ url: `${service.url}/api/Project/GetResourceList`, method: 'POST', headers: await auth(userId), body: listBody(body) }) as const;
-  const list = async (scenario: string, userId: number, body: object) => versusNoop(scenario, await listRequest(userId, body), ceiling);
+    ({
+      url: `${service.url}/api/Project/GetResourceList`,
+      method: 'POST',
+      headers: await auth(userId),
+      body: listBody(body),
+    }) as const;
+  const list = async (scenario: string, userId: number, body: object) =>
+    versusNoop(scenario, await listRequest(userId, body), ceiling);
   const big = { projectId: VIEWS.hotProject, communityId: VIEWS.hotCommunity };
   const small = { projectId: VIEWS.smallProject, communityId: VIEWS.hotCommunity };
   const viewSize = VIEWS.hotViewSize(scale).toLocaleString('en');
@@ -200,8 +226,18 @@ async function main(): Promise<void> {
     results.push(await list(`GetResourceList, ${viewSize}-resource view, team`, CALLERS.team, big));
     results.push(await list(`GetResourceList, ${viewSize}-resource view, admin`, CALLERS.admin, big));
     results.push(await list(`GetResourceList, ${viewSize}-resource view, outsider`, CALLERS.outsider, big));
-    results.push(await list(`GetResourceList, ${viewSize}-resource view, member, skip 1000`, CALLERS.member, { ...big, skip: 1000 }));
-    results.push(await list(`GetResourceList, ${viewSize}-resource view, member, concept search`, CALLERS.member, { ...big, concept: 'number 39' }));
+    results.push(
+      await list(`GetResourceList, ${viewSize}-resource view, member, skip 1000`, CALLERS.member, {
+        ...big,
+        skip: 1000,
+      }),
+    );
+    results.push(
+      await list(`GetResourceList, ${viewSize}-resource view, member, concept search`, CALLERS.member, {
+        ...big,
+        concept: 'number 39',
+      }),
+    );
     results.push(await list('GetResourceList, 32-resource view, member', CALLERS.member, small));
   }
 
@@ -219,31 +255,79 @@ async function main(): Promise<void> {
     const listUrl = { url: `${service.url}/api/Project/GetResourceList`, method: 'POST' as const };
     const randomPage = variedRequest(listUrl, () => {
       const userId = pick(manyCallers);
-      return { headers: { authorization: `Bearer ${tokens.get(userId)}`, 'content-type': 'application/json' }, body: listBody({ ...big, skip: 20 * Math.floor(random() * 100) }) };
+      return {
+        headers: { authorization: `Bearer ${tokens.get(userId)}`, 'content-type': 'application/json' },
+        body: listBody({ ...big, skip: 20 * Math.floor(random() * 100) }),
+      };
     });
     const firstPage = variedRequest(listUrl, () => {
       const userId = pick(fiveThousand);
-      return { headers: { authorization: `Bearer ${tokens.get(userId)}`, 'content-type': 'application/json' }, body: listBody(big) };
+      return {
+        headers: { authorization: `Bearer ${tokens.get(userId)}`, 'content-type': 'application/json' },
+        body: listBody(big),
+      };
     });
     const saveInto = (where: 'same view' | 'elsewhere') => async (i: number) => {
       const projectId = where === 'same view' ? VIEWS.hotProject : 3 + (i % (scale.projects - 2));
       return landSave(service.url, scale, projectId, i, await auth(teamOf(scale, projectId)));
     };
-    const withSaves = async (scenario: string, options: autocannon.Options, where: 'same view' | 'elsewhere' | 'none') => {
+    const withSaves = async (
+      scenario: string,
+      options: autocannon.Options,
+      where: 'same view' | 'elsewhere' | 'none',
+    ) => {
       const writes = where === 'none' ? undefined : startWriteLoad(SAVES_PER_SECOND, saveInto(where));
       const result = await versusNoop(scenario, options, ceiling);
       const saved = await writes?.stop();
-      const rate = saved ? `, ${Math.round(saved.saves / saved.seconds)} saves/s landing on ${where === 'same view' ? 'the same view' : 'other projects'}${saved.failed ? ` (${saved.failed} failed)` : ''}` : '';
+      const rate = saved
+        ? `, ${Math.round(saved.saves / saved.seconds)} saves/s landing on ${where === 'same view' ? 'the same view' : 'other projects'}${saved.failed ? ` (${saved.failed} failed)` : ''}`
+        : '';
       return { ...result, scenario: `${scenario}${rate}, memos ${memo}` };
     };
-    results.push(await withSaves(`GetResourceList, 550 callers × a random page of the first 100 (take 20), ${viewSize}-resource view`, randomPage, 'none'));
-    results.push(await withSaves(`GetResourceList, 550 callers × a random page of the first 100 (take 20), ${viewSize}-resource view`, randomPage, 'same view'));
-    results.push(await withSaves(`GetResourceList, 550 callers × a random page of the first 100 (take 20), ${viewSize}-resource view`, randomPage, 'elsewhere'));
-    results.push(await withSaves(`GetResourceList, ${fiveThousand.length.toLocaleString('en')} callers × the first page, ${viewSize}-resource view`, firstPage, 'elsewhere'));
+    results.push(
+      await withSaves(
+        `GetResourceList, 550 callers × a random page of the first 100 (take 20), ${viewSize}-resource view`,
+        randomPage,
+        'none',
+      ),
+    );
+    results.push(
+      await withSaves(
+        `GetResourceList, 550 callers × a random page of the first 100 (take 20), ${viewSize}-resource view`,
+        randomPage,
+        'same view',
+      ),
+    );
+    results.push(
+      await withSaves(
+        `GetResourceList, 550 callers × a random page of the first 100 (take 20), ${viewSize}-resource view`,
+        randomPage,
+        'elsewhere',
+      ),
+    );
+    results.push(
+      await withSaves(
+        `GetResourceList, ${fiveThousand.length.toLocaleString('en')} callers × the first page, ${viewSize}-resource view`,
+        firstPage,
+        'elsewhere',
+      ),
+    );
     const deep = Math.min(10_000, VIEWS.hotViewSize(scale) - 20);
-    results.push(await withSaves(`GetResourceList, member, skip ${deep.toLocaleString('en')} of the ${viewSize}-resource view`, await listRequest(CALLERS.member, { ...big, skip: deep }), 'none'));
+    results.push(
+      await withSaves(
+        `GetResourceList, member, skip ${deep.toLocaleString('en')} of the ${viewSize}-resource view`,
+        await listRequest(CALLERS.member, { ...big, skip: deep }),
+        'none',
+      ),
+    );
     // Privacy reads of the resources the members see, by the members, the team and the admin.
-    const visible = (await (await fetch(listUrl.url, { method: 'POST', headers: await auth(CALLERS.member), body: JSON.stringify({ ...big, take: 1000 }) })).json()) as { resources: { list: { id: number }[] } };
+    const visible = (await (
+      await fetch(listUrl.url, {
+        method: 'POST',
+        headers: await auth(CALLERS.member),
+        body: JSON.stringify({ ...big, take: 1000 }),
+      })
+    ).json()) as { resources: { list: { id: number }[] } };
     const visibleIds = visible.resources.list.map((r) => r.id);
     const privacyReaders = [...MANY_CALLERS.members.filter((u) => u <= scale.users), CALLERS.team, CALLERS.admin];
     results.push(
@@ -251,22 +335,45 @@ async function main(): Promise<void> {
         `GetResourcePrivacy, ${privacyReaders.length} callers × ${visibleIds.length} resources`,
         variedRequest({ url: `${service.url}/api/Privacy/GetResourcePrivacy?resourceId=1`, method: 'GET' }, () => {
           const userId = pick(privacyReaders);
-          return { headers: { authorization: `Bearer ${tokens.get(userId)}` }, path: `/api/Privacy/GetResourcePrivacy?resourceId=${pick(visibleIds)}` };
+          return {
+            headers: { authorization: `Bearer ${tokens.get(userId)}` },
+            path: `/api/Privacy/GetResourcePrivacy?resourceId=${pick(visibleIds)}`,
+          };
         }),
         'none',
       ),
     );
-    const created = await fetch(`${service.url}/api/apikey`, { method: 'POST', headers: await auth(CALLERS.admin), body: JSON.stringify({ name: `bench ${memo}` }) });
+    const created = await fetch(`${service.url}/api/apikey`, {
+      method: 'POST',
+      headers: await auth(CALLERS.admin),
+      body: JSON.stringify({ name: `bench ${memo}` }),
+    });
     const key = ((await created.json()) as { key: string }).key;
     const keyed = await listRequest(CALLERS.admin, big);
-    results.push(await withSaves(`GetResourceList with an API key (one key repeating), ${viewSize}-resource view`, { ...keyed, headers: { 'x-api-key': key, 'content-type': 'application/json' } }, 'none'));
-    results.push(await withSaves(`GetResourceList with a bearer token (the same caller repeating), ${viewSize}-resource view`, keyed, 'none'));
+    results.push(
+      await withSaves(
+        `GetResourceList with an API key (one key repeating), ${viewSize}-resource view`,
+        { ...keyed, headers: { 'x-api-key': key, 'content-type': 'application/json' } },
+        'none',
+      ),
+    );
+    results.push(
+      await withSaves(
+        `GetResourceList with a bearer token (the same caller repeating), ${viewSize}-resource view`,
+        keyed,
+        'none',
+      ),
+    );
     rss.push(`| RSS after the varied scenarios, memos ${memo} | ${rssMb(service.child.pid ?? 0)} MB |`);
   };
   if (ONLY.has('varied')) await varied('on');
   if (ONLY.has('lists')) {
     results.push(
-      await versusNoop('GetResourcePrivacy, team (one request repeating)', { url: `${service.url}/api/Privacy/GetResourcePrivacy?resourceId=100`, headers: await auth(CALLERS.team) }, ceiling),
+      await versusNoop(
+        'GetResourcePrivacy, team (one request repeating)',
+        { url: `${service.url}/api/Privacy/GetResourcePrivacy?resourceId=100`, headers: await auth(CALLERS.team) },
+        ceiling,
+      ),
     );
   }
   let saveVisible: string[] = ['n/a', 'n/a'];
@@ -277,7 +384,13 @@ async function main(): Promise<void> {
         method: 'POST',
         connections: 16,
         headers: await auth(CALLERS.team),
-        body: JSON.stringify({ id: 0, name: 'Bench save', resourceUrl: 'https://example.org/bench.pdf', privacyLevel: 2, ...small }),
+        body: JSON.stringify({
+          id: 0,
+          name: 'Bench save',
+          resourceUrl: 'https://example.org/bench.pdf',
+          privacyLevel: 2,
+          ...small,
+        }),
       }),
     );
     const headers = { 'x-directory-token': secrets.DIRECTORY_SYNC_TOKEN };
@@ -302,12 +415,19 @@ async function main(): Promise<void> {
     });
     const rebuilt = await cliRebuild(env);
     listLoad?.stop();
-    const during = { ...combined([await listDone]), scenario: `GetResourceList, ${viewSize}-resource view, member, during a blue/green rebuild (CLI, own process)` };
+    const during = {
+      ...combined([await listDone]),
+      scenario: `GetResourceList, ${viewSize}-resource view, member, during a blue/green rebuild (CLI, own process)`,
+    };
     results.push(during);
     measures.push(
       `| full blue/green rebuild (${quietRebuild.events} events, \`resources-cli rebuild\`, service idle), median of ${QUIET_REBUILDS} (slowest–fastest) | ${Math.round(rates[Math.floor(rates.length / 2)] ?? 0)} events/s (${Math.round(rates[0] ?? 0)}–${Math.round(rates.at(-1) ?? 0)}); ${quietRebuilds.map((r) => r.seconds.toFixed(2)).join(', ')} s |`,
       `| the same while the service answers lists (50 connections) | ${rebuilt.seconds.toFixed(1)} s, ${Math.round(rebuilt.events / rebuilt.seconds)} events/s |`,
-      ...(quietList ? [`| list p99 during the rebuild / quiet (member, ${viewSize}-resource view) | ${during.p99} ms / ${quietList.p99} ms = ${(during.p99 / Math.max(1, quietList.p99)).toFixed(1)}× |`] : []),
+      ...(quietList
+        ? [
+            `| list p99 during the rebuild / quiet (member, ${viewSize}-resource view) | ${during.p99} ms / ${quietList.p99} ms = ${(during.p99 / Math.max(1, quietList.p99)).toFixed(1)}× |`,
+          ]
+        : []),
     );
   }
   await stopService(service.child);
@@ -341,7 +461,9 @@ async function main(): Promise<void> {
     '',
     '| measure | value |',
     '|---|---|',
-    ...(reused ? [] : [`| seeding through the commands (in process) | ${Math.round(resources / seedSeconds)} resources/s |`]),
+    ...(reused
+      ? []
+      : [`| seeding through the commands (in process) | ${Math.round(resources / seedSeconds)} resources/s |`]),
     `| restart to ready, after ${reused ? 'the previous run' : 'the seed'} | ${first.readyMs} ms |`,
     `| restart to ready, after a clean stop | ${service.readyMs} ms |`,
     ...measures,
@@ -356,11 +478,24 @@ async function main(): Promise<void> {
 }
 
 /** Save number `i` of a write load into `projectId`, as its team member (`headers`), at one of levels 1-3. */
-function landSave(url: string, scale: Scale, projectId: number, i: number, headers: Record<string, string>): Promise<Response> {
+function landSave(
+  url: string,
+  scale: Scale,
+  projectId: number,
+  i: number,
+  headers: Record<string, string>,
+): Promise<Response> {
   return fetch(`${url}/api/Resource/SaveProjectResource`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ id: 0, name: `Bench save ${i}`, resourceUrl: 'https://example.org/bench.pdf', privacyLevel: 1 + (i % 3), projectId, communityId: communityOf(scale, projectId) }),
+    body: JSON.stringify({
+      id: 0,
+      name: `Bench save ${i}`,
+      resourceUrl: 'https://example.org/bench.pdf',
+      privacyLevel: 1 + (i % 3),
+      projectId,
+      communityId: communityOf(scale, projectId),
+    }),
   });
 }
 
@@ -387,8 +522,14 @@ async function soak(
   const lists = variedRequest({ url: `${service.url}/api/Project/GetResourceList`, method: 'POST' }, () => {
     const userId = pick(callers);
     const projectId = random() < 0.5 ? VIEWS.hotProject : 1 + Math.floor(random() * deps.scale.projects);
-    const body = projectId === VIEWS.hotProject ? { ...deps.big, skip: 20 * Math.floor(random() * 100) } : { projectId, communityId: communityOf(deps.scale, projectId) };
-    return { headers: { authorization: `Bearer ${bearer.get(userId)}`, 'content-type': 'application/json' }, body: deps.listBody(body) };
+    const body =
+      projectId === VIEWS.hotProject
+        ? { ...deps.big, skip: 20 * Math.floor(random() * 100) }
+        : { projectId, communityId: communityOf(deps.scale, projectId) };
+    return {
+      headers: { authorization: `Bearer ${bearer.get(userId)}`, 'content-type': 'application/json' },
+      body: deps.listBody(body),
+    };
   });
   const writes = startWriteLoad(SAVES_PER_SECOND, async (i) => {
     const projectId = i % 2 === 0 ? VIEWS.hotProject : 3 + (i % (deps.scale.projects - 2));

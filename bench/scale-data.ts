@@ -15,7 +15,12 @@ import { systemActor } from '../src/domain/event';
 import { createLogger } from '../src/observability/logger';
 import { createServices } from '../src/app/services';
 
-export type Scale = { readonly communities: number; readonly projects: number; readonly users: number; readonly resources: number };
+export type Scale = {
+  readonly communities: number;
+  readonly projects: number;
+  readonly users: number;
+  readonly resources: number;
+};
 
 export const SCALES: Record<string, Scale> = {
   '5k': { communities: 20, projects: 50, users: 500, resources: 5_000 },
@@ -52,29 +57,74 @@ type DirectoryEvent = { type: string; data: Record<string, unknown> };
 
 function directory(scale: Scale): DirectoryEvent[] {
   const events: DirectoryEvent[] = [];
-  for (let u = 1; u <= scale.users; u++) events.push({ type: 'UserUpserted', data: { userId: u, name: `User ${u}`, status: 'active' } });
+  for (let u = 1; u <= scale.users; u++)
+    events.push({ type: 'UserUpserted', data: { userId: u, name: `User ${u}`, status: 'active' } });
   for (let c = 1; c <= scale.communities; c++) {
-    events.push({ type: 'CommunityUpserted', data: { communityId: c, name: `Community ${c}`, visibility: c % 2 === 0 ? 'private' : 'public' } });
+    events.push({
+      type: 'CommunityUpserted',
+      data: { communityId: c, name: `Community ${c}`, visibility: c % 2 === 0 ? 'private' : 'public' },
+    });
   }
   for (let p = 1; p <= scale.projects; p++) {
     const community = communityOf(scale, p);
-    events.push({ type: 'ProjectUpserted', data: { projectId: p, name: `Project ${p}`, visibility: 'private', teamCircleId: 1_000_000 + p, mentorsCircleId: 2_000_000 + p } });
-    events.push({ type: 'CommunityProjectUpserted', data: { communityProjectId: p, communityId: community, projectId: p } });
+    events.push({
+      type: 'ProjectUpserted',
+      data: {
+        projectId: p,
+        name: `Project ${p}`,
+        visibility: 'private',
+        teamCircleId: 1_000_000 + p,
+        mentorsCircleId: 2_000_000 + p,
+      },
+    });
+    events.push({
+      type: 'CommunityProjectUpserted',
+      data: { communityProjectId: p, communityId: community, projectId: p },
+    });
     // Every project's team: the first listed caller leads the hot projects; the others have a user of their own.
     events.push({ type: 'ProjectMemberSet', data: { projectId: p, userId: teamOf(scale, p), role: 'team' } });
   }
-  events.push({ type: 'CircleUpserted', data: { circleId: 1, name: 'Reviewers', longName: 'Reviewers of community 1', isActive: true, projectId: null, communityId: HOT_COMMUNITY } });
-  events.push({ type: 'CommunityMemberSet', data: { communityId: HOT_COMMUNITY, userId: CALLERS.member, role: 'member', status: 'approved' } });
-  events.push({ type: 'CommunityMemberSet', data: { communityId: HOT_COMMUNITY, userId: CALLERS.admin, role: 'admin', status: 'approved' } });
-  events.push({ type: 'CommunityMemberSet', data: { communityId: HOT_COMMUNITY, userId: CALLERS.circleMember, role: 'member', status: 'approved' } });
+  events.push({
+    type: 'CircleUpserted',
+    data: {
+      circleId: 1,
+      name: 'Reviewers',
+      longName: 'Reviewers of community 1',
+      isActive: true,
+      projectId: null,
+      communityId: HOT_COMMUNITY,
+    },
+  });
+  events.push({
+    type: 'CommunityMemberSet',
+    data: { communityId: HOT_COMMUNITY, userId: CALLERS.member, role: 'member', status: 'approved' },
+  });
+  events.push({
+    type: 'CommunityMemberSet',
+    data: { communityId: HOT_COMMUNITY, userId: CALLERS.admin, role: 'admin', status: 'approved' },
+  });
+  events.push({
+    type: 'CommunityMemberSet',
+    data: { communityId: HOT_COMMUNITY, userId: CALLERS.circleMember, role: 'member', status: 'approved' },
+  });
   events.push({ type: 'CircleMemberSet', data: { circleId: 1, userId: CALLERS.circleMember } });
   for (const userId of MANY_CALLERS.members.filter((u) => u <= scale.users)) {
-    events.push({ type: 'CommunityMemberSet', data: { communityId: HOT_COMMUNITY, userId, role: 'member', status: 'approved' } });
+    events.push({
+      type: 'CommunityMemberSet',
+      data: { communityId: HOT_COMMUNITY, userId, role: 'member', status: 'approved' },
+    });
   }
   // Everyone else belongs to one or two communities, so the directory has the size of a real one.
   for (let u = 10; u <= scale.users; u++) {
-    events.push({ type: 'CommunityMemberSet', data: { communityId: 1 + (u % scale.communities), userId: u, role: 'member', status: 'approved' } });
-    if (u % 3 === 0) events.push({ type: 'CommunityMemberSet', data: { communityId: 1 + ((u * 7) % scale.communities), userId: u, role: 'member', status: 'approved' } });
+    events.push({
+      type: 'CommunityMemberSet',
+      data: { communityId: 1 + (u % scale.communities), userId: u, role: 'member', status: 'approved' },
+    });
+    if (u % 3 === 0)
+      events.push({
+        type: 'CommunityMemberSet',
+        data: { communityId: 1 + ((u * 7) % scale.communities), userId: u, role: 'member', status: 'approved' },
+      });
   }
   return events;
 }
@@ -88,15 +138,31 @@ function levelOf(i: number): { privacyLevel: number } {
   return { privacyLevel: 5 };
 }
 
-export async function seed(dataDir: string, scale: Scale, jwtSecret: string, directoryToken: string, log: (line: string) => void): Promise<number> {
-  const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', DATA_DIR: dataDir, AUTH_JWT_SECRET: jwtSecret, DIRECTORY_SYNC_TOKEN: directoryToken });
+export async function seed(
+  dataDir: string,
+  scale: Scale,
+  jwtSecret: string,
+  directoryToken: string,
+  log: (line: string) => void,
+): Promise<number> {
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    LOG_LEVEL: 'silent',
+    DATA_DIR: dataDir,
+    AUTH_JWT_SECRET: jwtSecret,
+    DIRECTORY_SYNC_TOKEN: directoryToken,
+  });
   const services = await createServices(config, createLogger('silent'));
   try {
     const metadata = { actor: systemActor, correlationId: 'bench-seed', at: new Date().toISOString() };
     const events = directory(scale);
     let fed = 0n;
     for (let i = 0; i < events.length; i += 1000) {
-      fed = await ingestDirectoryEvents(services.eventStore, directoryBatchSchema.parse({ events: events.slice(i, i + 1000) }), metadata);
+      fed = await ingestDirectoryEvents(
+        services.eventStore,
+        directoryBatchSchema.parse({ events: events.slice(i, i + 1000) }),
+        metadata,
+      );
     }
     // The commands decide on the directory read model: it must hold the whole feed first.
     await services.readModels.waitFor(fed, 600_000);
@@ -114,7 +180,13 @@ export async function seed(dataDir: string, scale: Scale, jwtSecret: string, dir
       Array.from({ length: 16 }, async () => {
         for (let i = next++; i < plan.length; i = next++) {
           const { projectId, teamUserId } = plan[i] ?? { projectId: HOT_PROJECT, teamUserId: CALLERS.team };
-          const caller = { userId: teamUserId, name: '', status: 'active' as const, platformRoles: [], actor: { userId: teamUserId, credential: 'session' as const } };
+          const caller = {
+            userId: teamUserId,
+            name: '',
+            status: 'active' as const,
+            platformRoles: [],
+            actor: { userId: teamUserId, credential: 'session' as const },
+          };
           const result = await saveProjectResource(services, { caller, correlationId: `seed-${i}` }, {
             id: 0,
             name: `Resource ${i}`,
@@ -128,7 +200,8 @@ export async function seed(dataDir: string, scale: Scale, jwtSecret: string, dir
           } as never);
           const position = result.write?.position;
           if (position !== undefined && (last === undefined || position > last)) last = position;
-          if (i % 10_000 === 0 && i > 0) log(`  seeded ${i} resources (${Math.round(i / ((performance.now() - started) / 1000))}/s)`);
+          if (i % 10_000 === 0 && i > 0)
+            log(`  seeded ${i} resources (${Math.round(i / ((performance.now() - started) / 1000))}/s)`);
         }
       }),
     );

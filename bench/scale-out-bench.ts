@@ -34,25 +34,50 @@ async function start(env: Record<string, string>, role: string): Promise<Proc> {
   }
 }
 
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
+const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 async function main(): Promise<void> {
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')], { stdio: 'inherit' });
+  execFileSync(
+    process.execPath,
+    [path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', path.join(ROOT, 'tsconfig.build.json')],
+    { stdio: 'inherit' },
+  );
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-scale-bench-'));
-  const env = { NODE_ENV: 'test', DATA_DIR: dataDir, AUTH_JWT_SECRET: randomBytes(32).toString('hex'), DIRECTORY_SYNC_TOKEN: randomBytes(32).toString('hex') };
+  const env = {
+    NODE_ENV: 'test',
+    DATA_DIR: dataDir,
+    AUTH_JWT_SECRET: randomBytes(32).toString('hex'),
+    DIRECTORY_SYNC_TOKEN: randomBytes(32).toString('hex'),
+  };
   const projector = await start(env, 'projector');
   const standby = await start(env, 'projector');
   const api1 = await start(env, 'api');
   const api2 = await start(env, 'api');
   const internal = { 'content-type': 'application/json', 'x-directory-token': env.DIRECTORY_SYNC_TOKEN };
-  await fetch(`${api1.url}/internal/directory/events`, { method: 'POST', headers: internal, body: JSON.stringify(demoDirectory) });
-  const headers = { 'content-type': 'application/json', authorization: `Bearer ${await mintSessionToken(env.AUTH_JWT_SECRET, { userId: demo.users.team })}` };
-  const listBody = JSON.stringify({ projectId: demo.projects.solar, communityId: demo.communities.public1, take: 1, orderBy: 1 });
+  await fetch(`${api1.url}/internal/directory/events`, {
+    method: 'POST',
+    headers: internal,
+    body: JSON.stringify(demoDirectory),
+  });
+  const headers = {
+    'content-type': 'application/json',
+    authorization: `Bearer ${await mintSessionToken(env.AUTH_JWT_SECRET, { userId: demo.users.team })}`,
+  };
+  const listBody = JSON.stringify({
+    projectId: demo.projects.solar,
+    communityId: demo.communities.public1,
+    take: 1,
+    orderBy: 1,
+  });
 
   // Background readers on api2, as other callers would be.
   let reading = true;
   const readers = Array.from({ length: 4 }, async () => {
-    while (reading) await fetch(`${api2.url}/api/Project/GetResourceList`, { method: 'POST', headers, body: listBody }).then((r) => r.text());
+    while (reading)
+      await fetch(`${api2.url}/api/Project/GetResourceList`, { method: 'POST', headers, body: listBody }).then((r) =>
+        r.text(),
+      );
   });
   const latencies: number[] = [];
   const saveLatencies: number[] = [];
@@ -63,11 +88,19 @@ async function main(): Promise<void> {
       await fetch(`${api1.url}/api/Resource/SaveProjectResource`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ id: 0, name: `r${i}`, resourceUrl: 'https://example.org/a.pdf', privacyLevel: 3, communityProjectId: demo.communityProjects.solarIn1 }),
+        body: JSON.stringify({
+          id: 0,
+          name: `r${i}`,
+          resourceUrl: 'https://example.org/a.pdf',
+          privacyLevel: 3,
+          communityProjectId: demo.communityProjects.solarIn1,
+        }),
       })
     ).json()) as { id: number };
     saveLatencies.push(performance.now() - started);
-    const listed = (await (await fetch(`${api2.url}/api/Project/GetResourceList`, { method: 'POST', headers, body: listBody })).json()) as { resources: { list: { id: number }[] } };
+    const listed = (await (
+      await fetch(`${api2.url}/api/Project/GetResourceList`, { method: 'POST', headers, body: listBody })
+    ).json()) as { resources: { list: { id: number }[] } };
     latencies.push(performance.now() - started);
     if (listed.resources.list[0]?.id !== saved.id) invisible += 1;
   }

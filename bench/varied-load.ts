@@ -60,7 +60,12 @@ export function variedRequest(
       {
         setupRequest: (request) => {
           const { headers, body, path: requestPath } = next();
-          return { ...request, headers, ...(body === undefined ? {} : { body }), ...(requestPath === undefined ? {} : { path: requestPath }) };
+          return {
+            ...request,
+            headers,
+            ...(body === undefined ? {} : { body }),
+            ...(requestPath === undefined ? {} : { path: requestPath }),
+          };
         },
       },
     ],

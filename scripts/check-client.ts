@@ -21,7 +21,9 @@ try {
   );
   const drifted = ['openapi.json', 'schema.d.ts'].filter((file) => {
     const committed = path.join(client, file);
-    return !fs.existsSync(committed) || fs.readFileSync(committed, 'utf8') !== fs.readFileSync(path.join(tmp, file), 'utf8');
+    return (
+      !fs.existsSync(committed) || fs.readFileSync(committed, 'utf8') !== fs.readFileSync(path.join(tmp, file), 'utf8')
+    );
   });
   if (drifted.length > 0) {
     console.error(`clients/typescript is out of date (${drifted.join(', ')}): run npm run client:generate and commit`);

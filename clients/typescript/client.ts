@@ -39,12 +39,19 @@ const IN_PROGRESS = '/problems/idempotency-key-in-progress';
 async function unanswered(response: Response): Promise<boolean> {
   if (response.status === 503) return true;
   if (response.status !== 409) return false;
-  const problem = (await response.clone().json().catch(() => undefined)) as { type?: string } | undefined;
+  const problem = (await response
+    .clone()
+    .json()
+    .catch(() => undefined)) as { type?: string } | undefined;
   return problem?.type === IN_PROGRESS;
 }
 
 /** A fetch that gives every POST an Idempotency-Key and retries it, with that key, while it goes unanswered. */
-export function retryingFetch(inner: typeof globalThis.fetch, retries = 3, retryDelayMs = 200): typeof globalThis.fetch {
+export function retryingFetch(
+  inner: typeof globalThis.fetch,
+  retries = 3,
+  retryDelayMs = 200,
+): typeof globalThis.fetch {
   return async (input, init) => {
     const request = new Request(input, init);
     if (request.method !== 'POST') return inner(request);
@@ -65,7 +72,8 @@ export function retryingFetch(inner: typeof globalThis.fetch, retries = 3, retry
 }
 
 export function createResourcesClient(options: ClientOptions): ResourcesClient {
-  if (options.token && options.apiKey) throw new Error('give a token or an API key, not both: the service refuses both at once');
+  if (options.token && options.apiKey)
+    throw new Error('give a token or an API key, not both: the service refuses both at once');
   const headers: Record<string, string> = {};
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.apiKey) headers['x-api-key'] = options.apiKey;

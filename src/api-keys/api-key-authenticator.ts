@@ -40,7 +40,9 @@ function parsedOrRefused(presented: string): { readonly keyId: string; readonly 
   const parsed = parseApiKey(presented);
   if (parsed.ok) return parsed;
   throw unauthenticated(
-    parsed.reason === 'checksum' ? 'the API key checksum does not match: it is mistyped or truncated' : 'the API key is malformed',
+    parsed.reason === 'checksum'
+      ? 'the API key checksum does not match: it is mistyped or truncated'
+      : 'the API key is malformed',
   );
 }
 
@@ -48,7 +50,12 @@ function parsedOrRefused(presented: string): { readonly keyId: string; readonly 
 const policyHeader = (policy: RateLimitPolicy): string => `"hourly";q=${policy.limit};w=${policy.windowSeconds}`;
 
 /** docs/api.md "Rate limit": the DESIGN headers and the IETF draft's RateLimit-Policy / RateLimit pair. */
-export function setRateLimitHeaders(res: Response, policy: RateLimitPolicy, decision: RateLimitDecision, policyValue = policyHeader(policy)): void {
+export function setRateLimitHeaders(
+  res: Response,
+  policy: RateLimitPolicy,
+  decision: RateLimitDecision,
+  policyValue = policyHeader(policy),
+): void {
   const remaining = String(decision.remaining);
   const reset = String(decision.resetSeconds);
   res.setHeader('RateLimit-Limit', String(decision.limit));
@@ -58,7 +65,10 @@ export function setRateLimitHeaders(res: Response, policy: RateLimitPolicy, deci
   res.setHeader('RateLimit', `"hourly";r=${remaining};t=${reset}`);
 }
 
-/** The wrong-secret budgets an attempt from `address` for key `id` answers to (rate-limit keys; `:closed` names their cache flag). */
+/**
+ * The wrong-secret budgets an attempt from `address` for key `id` answers to (rate-limit keys; `:closed`
+ * names their cache flag).
+ */
 const failureBudgets = (id: number, address: string): readonly [string, RateLimitPolicy][] => [
   [`apikey-fail:key:${id}:ip:${address}`, API_KEY_FAILURES_PER_KEY_AND_ADDRESS],
   [`apikey-fail:ip:${address}`, API_KEY_FAILURES_PER_ADDRESS],
@@ -89,7 +99,10 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
   private readonly quota: RateLimitPolicy;
   private readonly quotaPolicyHeader: string;
   private readonly lastRecorded = new Map<number, number>();
-  /** Verifications running in this process, by the key's digest and the hashes tried: whoever asks meanwhile waits on it. */
+  /**
+   * Verifications running in this process, by the key's digest and the hashes tried: whoever asks meanwhile
+   * waits on it.
+   */
   private readonly inFlight = new Map<string, Promise<string | null>>();
   /** Keys this process saw verified, by digest: what matched, checked against the key's row at every request. */
   private readonly verifiedHere = new Map<string, Verified>();
@@ -122,16 +135,24 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
     if (record.revoked) throw unauthenticated('the API key has been revoked');
     if (Date.parse(record.expiresAt) <= nowMs) throw unauthenticated('the API key has expired');
 
-    const inGrace = record.graceSecretHash !== null && record.graceUntil !== null && nowMs < Date.parse(record.graceUntil);
+    const inGrace =
+      record.graceSecretHash !== null && record.graceUntil !== null && nowMs < Date.parse(record.graceUntil);
     // Plain equality: argon2 hashes from the service's own stores, no secret; the digest found the entry.
-    const stands = known !== undefined && known.id === record.id && (known.hash === record.secretHash || (inGrace && known.hash === record.graceSecretHash));
-    if (!stands && !(await this.verified(presented, digest, record, inGrace, nowMs, req, res))) throw unauthenticated('the API key is not valid');
+    const stands =
+      known !== undefined &&
+      known.id === record.id &&
+      (known.hash === record.secretHash || (inGrace && known.hash === record.graceSecretHash));
+    if (!stands && !(await this.verified(presented, digest, record, inGrace, nowMs, req, res)))
+      throw unauthenticated('the API key is not valid');
 
     const decision = await this.deps.cache.consume(`apikey:${record.id}`, this.quota, nowMs);
     setRateLimitHeaders(res, this.quota, decision, this.quotaPolicyHeader);
     if (!decision.allowed) {
       res.setHeader('Retry-After', String(decision.retryAfterSeconds ?? decision.resetSeconds));
-      throw new DomainError('rate_limited', `the API key's rate limit of ${this.quota.limit} requests an hour is exceeded`);
+      throw new DomainError(
+        'rate_limited',
+        `the API key's rate limit of ${this.quota.limit} requests an hour is exceeded`,
+      );
     }
     this.recordUse(record.id, now);
     return { userId: record.userId, credential: 'apiKey', apiKeyId: record.id };
@@ -147,11 +168,13 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
     req: Request,
     res: Response,
   ): Promise<boolean> {
-    const matches = (candidate: string): boolean => candidate === record.secretHash || (inGrace && candidate === record.graceSecretHash);
+    const matches = (candidate: string): boolean =>
+      candidate === record.secretHash || (inGrace && candidate === record.graceSecretHash);
     const cached = await this.deps.cache.get(`apikey:verified:${digest}`);
     if (cached !== null) {
       const stands =
-        sameText(cached, `${record.id}:${record.secretHash}`) || (inGrace && sameText(cached, `${record.id}:${record.graceSecretHash ?? ''}`));
+        sameText(cached, `${record.id}:${record.secretHash}`) ||
+        (inGrace && sameText(cached, `${record.id}:${record.graceSecretHash ?? ''}`));
       if (stands) {
         this.rememberHere(digest, { keyId: record.keyId, id: record.id, hash: cached.slice(cached.indexOf(':') + 1) });
         return true;
@@ -174,7 +197,8 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
     try {
       matched = await flight;
     } catch (error) {
-      if (error instanceof VerifierBusy) throw new DomainError('unavailable', 'too many API keys are being verified at once: try again shortly');
+      if (error instanceof VerifierBusy)
+        throw new DomainError('unavailable', 'too many API keys are being verified at once: try again shortly');
       throw error;
     }
     if (matched !== null) return true;
@@ -183,7 +207,13 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
   }
 
   /** One argon2 verification (two within a rotation's grace); a match is shared through the cache. */
-  private async verifyOnce(secret: string, digest: string, record: ApiKeyRecord, inGrace: boolean, nowMs: number): Promise<string | null> {
+  private async verifyOnce(
+    secret: string,
+    digest: string,
+    record: ApiKeyRecord,
+    inGrace: boolean,
+    nowMs: number,
+  ): Promise<string | null> {
     let matched: string | null = null;
     if (await this.deps.hasher.verify(record.secretHash, secret)) matched = record.secretHash;
     else if (inGrace && record.graceSecretHash && (await this.deps.hasher.verify(record.graceSecretHash, secret))) {
@@ -193,7 +223,10 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
 
     const value = `${record.id}:${matched}`;
     this.rememberHere(digest, { keyId: record.keyId, id: record.id, hash: matched });
-    const endsMs = Math.min(Date.parse(record.expiresAt), matched === record.secretHash ? Infinity : Date.parse(record.graceUntil ?? ''));
+    const endsMs = Math.min(
+      Date.parse(record.expiresAt),
+      matched === record.secretHash ? Infinity : Date.parse(record.graceUntil ?? ''),
+    );
     const ttlSeconds = Math.min(VERIFIED_TTL_SECONDS, (endsMs - nowMs) / 1000);
     if (ttlSeconds > 0) await this.deps.cache.set(`apikey:verified:${digest}`, value, ttlSeconds);
     return matched;
@@ -209,14 +242,19 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
 
   /** 429 without hashing while a wrong-secret budget of this address (for this key id, or for all) is used up. */
   private async assertFailureBudgetsOpen(id: number, address: string, nowMs: number, res: Response): Promise<void> {
-    const closed = await Promise.all(failureBudgets(id, address).map(([name]) => this.deps.cache.get(`${name}:closed`)));
+    const closed = await Promise.all(
+      failureBudgets(id, address).map(([name]) => this.deps.cache.get(`${name}:closed`)),
+    );
     const untilMs = Math.max(0, ...closed.map((value) => Number(value ?? 0)));
     if (untilMs <= nowMs) return;
     res.setHeader('Retry-After', String(Math.max(1, Math.ceil((untilMs - nowMs) / 1000))));
     throw new DomainError('rate_limited', 'too many wrong API key secrets from this address: try again later');
   }
 
-  /** A wrong secret spends one from each budget; a budget it uses up is closed (a cache flag, read before any hashing). */
+  /**
+   * A wrong secret spends one from each budget; a budget it uses up is closed (a cache flag, read before any
+   * hashing).
+   */
   private async countFailure(id: number, address: string, nowMs: number): Promise<void> {
     await Promise.all(
       failureBudgets(id, address).map(async ([name, policy]) => {

@@ -80,7 +80,11 @@ export async function createApiKey(
   return { position, answer: { id, key: formatApiKey(keyId, secret), keyId, name, createdAt, expiresAt } };
 }
 
-export async function revokeApiKey(deps: ApiKeyCommandDeps, request: RequestInfo, id: number): Promise<ApiKeyCommandResult<null>> {
+export async function revokeApiKey(
+  deps: ApiKeyCommandDeps,
+  request: RequestInfo,
+  id: number,
+): Promise<ApiKeyCommandResult<null>> {
   const { caller } = request;
   assertInteractiveSession(caller);
   const now = deps.clock().toISOString();
@@ -118,7 +122,15 @@ export async function rotateApiKey(
   const grace = await graceOfRotations(deps.eventStore, caller.userId, id, now);
   return {
     position,
-    answer: { id, key: formatApiKey(keyId, secret), keyId, name: key.name, createdAt: key.createdAt, expiresAt: key.expiresAt, ...grace },
+    answer: {
+      id,
+      key: formatApiKey(keyId, secret),
+      keyId,
+      name: key.name,
+      createdAt: key.createdAt,
+      expiresAt: key.expiresAt,
+      ...grace,
+    },
   };
 }
 
@@ -137,7 +149,10 @@ async function graceOfRotations(
   const [earlier, last] = rotations.slice(-2);
   const latest = last ?? earlier;
   if (!latest) return {};
-  const cut = last && earlier && earlier.previousSecretValidUntil > now ? { endedGraceUntil: earlier.previousSecretValidUntil } : {};
+  const cut =
+    last && earlier && earlier.previousSecretValidUntil > now
+      ? { endedGraceUntil: earlier.previousSecretValidUntil }
+      : {};
   return { previousValidUntil: latest.previousSecretValidUntil, ...cut };
 }
 
@@ -153,7 +168,12 @@ export async function issuedKeyOfWrite(
   id?: number,
 ): Promise<Omit<IssuedApiKey, 'key'>> {
   const history = await deps.eventStore.readStream(apiKeyStreamId(userId));
-  const keyId = id ?? (history.find((e) => e.position === write.position && e.type === 'ApiKeyCreated')?.data as { id?: number } | undefined)?.id;
+  const keyId =
+    id ??
+    (
+      history.find((e) => e.position === write.position && e.type === 'ApiKeyCreated')?.data as
+        { id?: number } | undefined
+    )?.id;
   const state = history.reduce(
     (current, event) => apiKeyDecider.evolve(current, event as unknown as Parameters<typeof apiKeyDecider.evolve>[1]),
     apiKeyDecider.initialState(),

@@ -30,7 +30,11 @@ export type CreateApiKey = Command<
   Pick<ApiKeyCreated['data'], 'userId' | 'id' | 'keyId' | 'name' | 'secretHash'> & { readonly expiresInDays: number },
   ApiKeyDecisionContext
 >;
-export type RevokeApiKey = Command<'RevokeApiKey', { readonly userId: number; readonly id: number }, ApiKeyDecisionContext>;
+export type RevokeApiKey = Command<
+  'RevokeApiKey',
+  { readonly userId: number; readonly id: number },
+  ApiKeyDecisionContext
+>;
 export type RotateApiKey = Command<
   'RotateApiKey',
   { readonly userId: number; readonly id: number; readonly secretHash: string; readonly graceHours: number },
@@ -46,7 +50,8 @@ export type ApiKeyDecisionContext = {
   readonly cap: number;
 };
 
-export const isExpired = (key: Pick<KeyState, 'expiresAt'>, now: string): boolean => Date.parse(key.expiresAt) <= Date.parse(now);
+export const isExpired = (key: Pick<KeyState, 'expiresAt'>, now: string): boolean =>
+  Date.parse(key.expiresAt) <= Date.parse(now);
 export const isActive = (key: KeyState, now: string): boolean => !key.revoked && !isExpired(key, now);
 
 /** Creating a key needs an approved admin role in at least one community (docs/api.md "Authentication" 6). */
@@ -133,7 +138,8 @@ function rotate({ data, facts: { now } }: RotateApiKey, state: ApiKeysState): Ap
 }
 
 function assertStreamOwner(state: ApiKeysState, userId: number): void {
-  if (state.userId !== null && state.userId !== userId) throw new Error(`stream of user ${state.userId} used for user ${userId}`);
+  if (state.userId !== null && state.userId !== userId)
+    throw new Error(`stream of user ${state.userId} used for user ${userId}`);
 }
 
 export function evolve(state: ApiKeysState, event: ApiKeyEventData): ApiKeysState {
@@ -164,7 +170,8 @@ function withKey(state: ApiKeysState, id: number, change: (key: KeyState) => Key
   return { ...state, keys };
 }
 
-export const foldApiKeys = (events: readonly ApiKeyEventData[]): ApiKeysState => events.reduce(evolve, initialApiKeysState);
+export const foldApiKeys = (events: readonly ApiKeyEventData[]): ApiKeysState =>
+  events.reduce(evolve, initialApiKeysState);
 
 export const apiKeyDecider: Decider<ApiKeysState, ApiKeyCommand, ApiKeyEventData> = {
   decide,

@@ -20,7 +20,10 @@ export type ApiKeyCreated = Event<
   }
 >;
 
-export type ApiKeyRevoked = Event<'ApiKeyRevoked', { readonly userId: number; readonly id: number; readonly revokedAt: string }>;
+export type ApiKeyRevoked = Event<
+  'ApiKeyRevoked',
+  { readonly userId: number; readonly id: number; readonly revokedAt: string }
+>;
 
 /**
  * A new secret for the same key. The secret it replaces keeps working until
@@ -41,7 +44,11 @@ export type ApiKeyRotated = Event<
 
 export type ApiKeyEvent = ApiKeyCreated | ApiKeyRevoked | ApiKeyRotated;
 /** An event as decided, before the command layer stamps its metadata. */
-export type ApiKeyEventData = ApiKeyEvent extends infer E ? (E extends ApiKeyEvent ? Pick<E, 'type' | 'data'> : never) : never;
+export type ApiKeyEventData = ApiKeyEvent extends infer E
+  ? E extends ApiKeyEvent
+    ? Pick<E, 'type' | 'data'>
+    : never
+  : never;
 
 export const API_KEY_EVENT_TYPES: ReadonlySet<string> = new Set<ApiKeyEvent['type']>([
   'ApiKeyCreated',

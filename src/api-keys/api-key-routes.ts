@@ -7,7 +7,13 @@ import type { IdempotencyKeys } from '../ports/idempotency-keys';
 import type { SecretHasher } from '../ports/secret-hasher';
 import type { Settle } from '../api/route-declaration';
 import { routeGroup, written } from '../api/route-declaration';
-import { apiKeyListSchema, apiKeyPathParams, createApiKeyBody, issuedApiKeySchema, rotateApiKeyBody } from './api-key-schemas';
+import {
+  apiKeyListSchema,
+  apiKeyPathParams,
+  createApiKeyBody,
+  issuedApiKeySchema,
+  rotateApiKeyBody,
+} from './api-key-schemas';
 
 const DEFAULT_LIFETIME_DAYS = 90;
 const DEFAULT_GRACE_HOURS = 24;
@@ -45,83 +51,100 @@ export function apiKeyRouteDeps(ctx: ApiKeyContext): ApiKeyRouteDeps {
  * Key management (docs/api.md POST/GET/DELETE /api/apikey, docs/api.md rotation): interactive bearer
  * sessions only (`access: 'session'`) — a call made with an API key is a 403 before its body is even read.
  */
-export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>({ tag: 'apikeys', access: 'session', settle: ({ ctx }) => ctx.settle }, (apiKeys) => [
-  apiKeys.post('/api/apikey', 'createApiKey', {
-    summary: 'Create an API key; the plaintext key is in this answer only',
-    request: { body: createApiKeyBody },
-    answers: { 200: { description: 'The new key, with its plaintext `key`', json: issuedApiKeySchema } },
-    // 409: the cap of active keys is reached.
-    errors: [400, 401, 403, 409, 413, 415, 422],
-    idempotent: {
-      store: ({ ctx }) => ctx,
-      resume: ({ commands }) => async (write, { res, caller }) =>
-        written(write.position, () => {
-          res.setHeader('Cache-Control', 'no-store');
-          return issuedKeyOfWrite(commands, caller.userId, write);
-        }),
-      // Only the secret's one-way hash is stored (in the key's events): a replay has no `key`.
-      secretFields: ['key'],
-    },
-    handle: ({ commands }) => async ({ body, res, request }) => {
-      const result = await createApiKey(commands, request, {
-        name: body.name,
-        expiresInDays: body.expiresInDays ?? DEFAULT_LIFETIME_DAYS,
-      });
-      return written(result.position, () => {
-        res.setHeader('Cache-Control', 'no-store');
-        return result.answer;
-      });
-    },
-  }),
-  apiKeys.get('/api/apikey', 'listApiKeys', {
-    summary: "The caller's keys that are not revoked, newest first; never a secret",
-    answers: { 200: { description: 'A bare array, `[]` when there are none', json: apiKeyListSchema } },
-    errors: [401, 403],
-    handle: ({ ctx }) => async ({ caller }) => {
-      const nowMs = ctx.clock().getTime();
-      const keys = await ctx.stores.apiKeys.listForUser(caller.userId);
-      return keys.map((k) => ({
-        id: k.id,
-        keyId: k.keyId,
-        name: k.name,
-        createdAt: k.createdAt,
-        expiresAt: k.expiresAt,
-        lastUsedAt: k.lastUsedAt,
-        isExpired: Date.parse(k.expiresAt) <= nowMs,
-      }));
-    },
-  }),
-  apiKeys.delete('/api/apikey/{id}', 'revokeApiKey', {
-    summary: 'Revoke a key at once and permanently, on every process',
-    request: { params: apiKeyPathParams },
-    answers: { 204: { description: 'Revoked; no body' } },
-    errors: [400, 401, 403, 404],
-    handle: ({ commands }) => async ({ params, res, request }) => {
-      const result = await revokeApiKey(commands, request, params.id);
-      return written(result.position, () => void res.status(204).end());
-    },
-  }),
-  apiKeys.post('/api/apikey/{id}/rotate', 'rotateApiKey', {
-    summary: 'A new secret for the same key; the previous one keeps working for `graceHours` (default 24)',
-    request: { params: apiKeyPathParams, body: rotateApiKeyBody, bodyOptional: true },
-    answers: { 200: { description: 'The key with its new plaintext `key` (same id and keyId)', json: issuedApiKeySchema } },
-    // 409: the key has expired.
-    errors: [400, 401, 403, 404, 409, 413, 415, 422],
-    idempotent: {
-      store: ({ ctx }) => ctx,
-      resume: ({ commands }) => async (write, { params, res, caller }) =>
-        written(write.position, () => {
-          res.setHeader('Cache-Control', 'no-store');
-          return issuedKeyOfWrite(commands, caller.userId, write, params.id);
-        }),
-      secretFields: ['key'],
-    },
-    handle: ({ commands }) => async ({ params, body, res, request }) => {
-      const result = await rotateApiKey(commands, request, params.id, body.graceHours ?? DEFAULT_GRACE_HOURS);
-      return written(result.position, () => {
-        res.setHeader('Cache-Control', 'no-store');
-        return result.answer;
-      });
-    },
-  }),
-]);
+export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>(
+  { tag: 'apikeys', access: 'session', settle: ({ ctx }) => ctx.settle },
+  (apiKeys) => [
+    apiKeys.post('/api/apikey', 'createApiKey', {
+      summary: 'Create an API key; the plaintext key is in this answer only',
+      request: { body: createApiKeyBody },
+      answers: { 200: { description: 'The new key, with its plaintext `key`', json: issuedApiKeySchema } },
+      // 409: the cap of active keys is reached.
+      errors: [400, 401, 403, 409, 413, 415, 422],
+      idempotent: {
+        store: ({ ctx }) => ctx,
+        resume:
+          ({ commands }) =>
+          async (write, { res, caller }) =>
+            written(write.position, () => {
+              res.setHeader('Cache-Control', 'no-store');
+              return issuedKeyOfWrite(commands, caller.userId, write);
+            }),
+        // Only the secret's one-way hash is stored (in the key's events): a replay has no `key`.
+        secretFields: ['key'],
+      },
+      handle:
+        ({ commands }) =>
+        async ({ body, res, request }) => {
+          const result = await createApiKey(commands, request, {
+            name: body.name,
+            expiresInDays: body.expiresInDays ?? DEFAULT_LIFETIME_DAYS,
+          });
+          return written(result.position, () => {
+            res.setHeader('Cache-Control', 'no-store');
+            return result.answer;
+          });
+        },
+    }),
+    apiKeys.get('/api/apikey', 'listApiKeys', {
+      summary: "The caller's keys that are not revoked, newest first; never a secret",
+      answers: { 200: { description: 'A bare array, `[]` when there are none', json: apiKeyListSchema } },
+      errors: [401, 403],
+      handle:
+        ({ ctx }) =>
+        async ({ caller }) => {
+          const nowMs = ctx.clock().getTime();
+          const keys = await ctx.stores.apiKeys.listForUser(caller.userId);
+          return keys.map((k) => ({
+            id: k.id,
+            keyId: k.keyId,
+            name: k.name,
+            createdAt: k.createdAt,
+            expiresAt: k.expiresAt,
+            lastUsedAt: k.lastUsedAt,
+            isExpired: Date.parse(k.expiresAt) <= nowMs,
+          }));
+        },
+    }),
+    apiKeys.delete('/api/apikey/{id}', 'revokeApiKey', {
+      summary: 'Revoke a key at once and permanently, on every process',
+      request: { params: apiKeyPathParams },
+      answers: { 204: { description: 'Revoked; no body' } },
+      errors: [400, 401, 403, 404],
+      handle:
+        ({ commands }) =>
+        async ({ params, res, request }) => {
+          const result = await revokeApiKey(commands, request, params.id);
+          return written(result.position, () => void res.status(204).end());
+        },
+    }),
+    apiKeys.post('/api/apikey/{id}/rotate', 'rotateApiKey', {
+      summary: 'A new secret for the same key; the previous one keeps working for `graceHours` (default 24)',
+      request: { params: apiKeyPathParams, body: rotateApiKeyBody, bodyOptional: true },
+      answers: {
+        200: { description: 'The key with its new plaintext `key` (same id and keyId)', json: issuedApiKeySchema },
+      },
+      // 409: the key has expired.
+      errors: [400, 401, 403, 404, 409, 413, 415, 422],
+      idempotent: {
+        store: ({ ctx }) => ctx,
+        resume:
+          ({ commands }) =>
+          async (write, { params, res, caller }) =>
+            written(write.position, () => {
+              res.setHeader('Cache-Control', 'no-store');
+              return issuedKeyOfWrite(commands, caller.userId, write, params.id);
+            }),
+        secretFields: ['key'],
+      },
+      handle:
+        ({ commands }) =>
+        async ({ params, body, res, request }) => {
+          const result = await rotateApiKey(commands, request, params.id, body.graceHours ?? DEFAULT_GRACE_HOURS);
+          return written(result.position, () => {
+            res.setHeader('Cache-Control', 'no-store');
+            return result.answer;
+          });
+        },
+    }),
+  ],
+);

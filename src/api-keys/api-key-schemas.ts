@@ -6,15 +6,28 @@ const timestamp = z.string().meta({ description: 'ISO 8601 UTC timestamp' });
 /** POST /api/apikey (docs/api.md): the name is trimmed, then 1–100 characters; a lifetime of 1–180 whole days. */
 export const createApiKeyBody = z
   .strictObject({
-    name: z.string().trim().min(1, 'must not be empty').max(100, 'must be at most 100 characters').meta({ description: 'Trimmed, 1 to 100 characters', example: 'ci' }),
-    expiresInDays: integer.min(1).max(180).optional().meta({ description: 'Lifetime in days, 1 to 180; default 90', default: 90, example: 30 }),
+    name: z
+      .string()
+      .trim()
+      .min(1, 'must not be empty')
+      .max(100, 'must be at most 100 characters')
+      .meta({ description: 'Trimmed, 1 to 100 characters', example: 'ci' }),
+    expiresInDays: integer
+      .min(1)
+      .max(180)
+      .optional()
+      .meta({ description: 'Lifetime in days, 1 to 180; default 90', default: 90, example: 30 }),
   })
   .meta({ id: 'CreateApiKeyRequest', example: { name: 'ci', expiresInDays: 30 } });
 
 /** POST /api/apikey/{id}/rotate: how long the previous secret keeps working. */
 export const rotateApiKeyBody = z
   .object({
-    graceHours: integer.min(0).max(168).optional().meta({ description: 'Hours the previous secret keeps working, 0 to 168; default 24', default: 24, example: 24 }),
+    graceHours: integer
+      .min(0)
+      .max(168)
+      .optional()
+      .meta({ description: 'Hours the previous secret keeps working, 0 to 168; default 24', default: 24, example: 24 }),
   })
   .meta({ id: 'RotateApiKeyRequest', example: { graceHours: 24 } });
 
@@ -29,13 +42,10 @@ export const apiKeyPathParams = z.object({
 /** The creation (and rotation) answer: the only one that carries the plaintext `key`. */
 export const issuedApiKeySchema = component('IssuedApiKey', {
   id: integer.meta({ description: "The key's id, for revocation and rotation", example: 1 }),
-  key: z
-    .string()
-    .optional()
-    .meta({
-      description:
-        'The full key, `keyId.secret`; shown once, never retrievable again. Absent from the replay of a request repeated with its Idempotency-Key (`Idempotent-Replayed: true`): only a one-way hash of a secret is ever stored',
-    }),
+  key: z.string().optional().meta({
+    description:
+      'The full key, `keyId.secret`; shown once, never retrievable again. Absent from the replay of a request repeated with its Idempotency-Key (`Idempotent-Replayed: true`): only a one-way hash of a secret is ever stored',
+  }),
   keyId: z.string().meta({ description: 'The public part, `svc_live_...`', example: 'svc_live_GPH3UedXZy3cNgLS' }),
   name: z.string().meta({ example: 'ci' }),
   createdAt: timestamp.meta({ example: '2025-03-01T10:00:00.000Z' }),

@@ -8,7 +8,10 @@ export class VerifierBusy extends Error {
   }
 }
 
-/** Beyond this many waiting, a verification is refused at once: a queue that long would not drain within the wait anyway. */
+/**
+ * Beyond this many waiting, a verification is refused at once: a queue that long would not drain within the
+ * wait anyway.
+ */
 const MAX_WAITING = 1000;
 
 type Waiter = { readonly start: () => void; readonly timer: NodeJS.Timeout | undefined };
@@ -32,7 +35,8 @@ export class BoundedVerifier {
       readonly onRun?: (outcome: 'match' | 'mismatch' | 'busy') => void;
     },
   ) {
-    if (!Number.isSafeInteger(options.concurrency) || options.concurrency < 1) throw new RangeError('concurrency must be a positive integer');
+    if (!Number.isSafeInteger(options.concurrency) || options.concurrency < 1)
+      throw new RangeError('concurrency must be a positive integer');
   }
 
   /** Whether `secret` matches `hash`; throws VerifierBusy when no slot came free in time. */

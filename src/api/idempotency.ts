@@ -3,7 +3,13 @@ import os from 'node:os';
 import type { Request, Response } from 'express';
 import { runUnderClaim } from '../commands/idempotent-attempt';
 import { DomainError } from '../domain/errors';
-import type { IdempotencyClaim, IdempotencyKeys, IdempotencyRecord, RecordedWrite, RememberedAnswer } from '../ports/idempotency-keys';
+import type {
+  IdempotencyClaim,
+  IdempotencyKeys,
+  IdempotencyRecord,
+  RecordedWrite,
+  RememberedAnswer,
+} from '../ports/idempotency-keys';
 import { IdempotencyClaimLostError } from '../ports/idempotency-keys';
 import { callerOf } from './middleware/authenticate';
 import { problemBody, problemForKind, PROBLEM_TYPES } from './problem';
@@ -27,7 +33,10 @@ import { problemBody, problemForKind, PROBLEM_TYPES } from './problem';
 
 export const IDEMPOTENCY_KEY_HEADER = 'Idempotency-Key';
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-/** After this, a claim whose holder is not known to have died may be taken over anyway (the store's fencing keeps the holder from writing). */
+/**
+ * After this, a claim whose holder is not known to have died may be taken over anyway (the store's fencing
+ * keeps the holder from writing).
+ */
 export const IDEMPOTENCY_LEASE_MS = 60_000;
 const MAX_KEY_LENGTH = 255;
 
@@ -60,7 +69,9 @@ function canonical(value: unknown): string {
 
 /** What makes two requests one (method, path with query, body whatever its key order), hashed. */
 export function requestFingerprint(method: string, url: string, body: unknown): string {
-  return createHash('sha256').update(`${method} ${url}\n${canonical(body ?? {})}`).digest('base64url');
+  return createHash('sha256')
+    .update(`${method} ${url}\n${canonical(body ?? {})}`)
+    .digest('base64url');
 }
 
 const fingerprintOf = (req: Request): string => requestFingerprint(req.method, req.originalUrl, req.body);
@@ -85,7 +96,11 @@ function rememberedProblem(error: unknown): RememberedAnswer | undefined {
   if (!(error instanceof DomainError)) return undefined;
   if (!['validation', 'forbidden', 'not_found', 'conflict'].includes(error.kind)) return undefined;
   const key = problemForKind[error.kind];
-  return { status: PROBLEM_TYPES[key].status, contentType: 'application/problem+json', body: JSON.stringify(problemBody(key, error.message, error.errors)) };
+  return {
+    status: PROBLEM_TYPES[key].status,
+    contentType: 'application/problem+json',
+    body: JSON.stringify(problemBody(key, error.message, error.errors)),
+  };
 }
 
 /** The text kept of a JSON answer: without the fields that hold a secret. */
@@ -110,7 +125,10 @@ export type IdempotentServing = {
   readonly req: Request;
   readonly res: Response;
   readonly now: () => number;
-  /** Runs the route's handler; answers the JSON text it returned (not sent yet), or undefined when it answered by itself (its status, no body). */
+  /**
+   * Runs the route's handler; answers the JSON text it returned (not sent yet), or undefined when it answered
+   * by itself (its status, no body).
+   */
   readonly run: () => Promise<string | undefined>;
   /** Sends a JSON text `run` or `resume` returned, once it is remembered. */
   readonly send: (text: string) => void;
@@ -129,18 +147,32 @@ export async function serveIdempotently(serving: IdempotentServing): Promise<voi
     const at = now();
     const record = await keys.readIdempotencyKey(ref, at);
     if (record && record.fingerprint !== fingerprint) {
-      throw new IdempotencyKeyProblem('idempotencyKeyReused', 'this Idempotency-Key was used for a different request; use a new key');
+      throw new IdempotencyKeyProblem(
+        'idempotencyKeyReused',
+        'this Idempotency-Key was used for a different request; use a new key',
+      );
     }
     if (record?.answer) return replay(res, record.answer);
     if (record && holderMayBeRunning(record, at)) throw inProgress();
     const claim: IdempotencyClaim = { ...ref, owner: `${host}/${process.pid}/${randomUUID()}` };
-    if (!(await keys.claimIdempotencyKey(claim, { fingerprint, now: at, expiresAt: at + IDEMPOTENCY_TTL_MS }, record?.owner))) continue;
+    if (
+      !(await keys.claimIdempotencyKey(
+        claim,
+        { fingerprint, now: at, expiresAt: at + IDEMPOTENCY_TTL_MS },
+        record?.owner,
+      ))
+    )
+      continue;
     return attempt(serving, claim, record?.write);
   }
   throw inProgress();
 }
 
-async function attempt(serving: IdempotentServing, claim: IdempotencyClaim, write: RecordedWrite | undefined): Promise<void> {
+async function attempt(
+  serving: IdempotentServing,
+  claim: IdempotencyClaim,
+  write: RecordedWrite | undefined,
+): Promise<void> {
   const { keys, res } = serving;
   running.add(claim.owner);
   try {
@@ -150,7 +182,11 @@ async function attempt(serving: IdempotentServing, claim: IdempotencyClaim, writ
     const answer: RememberedAnswer =
       text === undefined
         ? { status: res.statusCode, contentType: null, body: '' }
-        : { status: res.statusCode, contentType: 'application/json; charset=utf-8', body: withoutSecrets(text, serving.secretFields) };
+        : {
+            status: res.statusCode,
+            contentType: 'application/json; charset=utf-8',
+            body: withoutSecrets(text, serving.secretFields),
+          };
     await keys.completeIdempotencyKey(claim, answer);
     if (text !== undefined) serving.send(text);
   } catch (error) {
@@ -175,4 +211,7 @@ export class IdempotencyKeyProblem extends Error {
 }
 
 const inProgress = () =>
-  new IdempotencyKeyProblem('idempotencyKeyInProgress', 'a request with this Idempotency-Key is still being served; retry after a moment');
+  new IdempotencyKeyProblem(
+    'idempotencyKeyInProgress',
+    'a request with this Idempotency-Key is still being served; retry after a moment',
+  );

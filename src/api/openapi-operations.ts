@@ -64,13 +64,20 @@ export function registerComponents(registry: OpenAPIRegistry): void {
     description: 'API key for machine use: `X-API-Key: <keyId>.<secret>`; acts as the user who created it',
   });
   for (const [name, description] of Object.entries(RATE_LIMIT_HEADERS)) {
-    registry.registerComponent('headers', name, { description, schema: { type: name === 'RateLimit' || name === 'RateLimit-Policy' ? 'string' : 'integer' } });
+    registry.registerComponent('headers', name, {
+      description,
+      schema: { type: name === 'RateLimit' || name === 'RateLimit-Policy' ? 'string' : 'integer' },
+    });
   }
   registry.registerComponent('headers', 'Idempotent-Replayed', {
-    description: '`true` when this answer is the one kept for the request\'s Idempotency-Key, replayed; absent on a first answer',
+    description:
+      "`true` when this answer is the one kept for the request's Idempotency-Key, replayed; absent on a first answer",
     schema: { type: 'string', enum: ['true'] },
   });
-  registry.registerComponent('headers', 'Retry-After', { description: 'Seconds to wait before the next request', schema: { type: 'integer' } });
+  registry.registerComponent('headers', 'Retry-After', {
+    description: 'Seconds to wait before the next request',
+    schema: { type: 'integer' },
+  });
   registry.registerComponent('securitySchemes', SECURITY.directoryToken, {
     type: 'apiKey',
     in: 'header',
@@ -105,7 +112,11 @@ function problemResponse(status: ErrorStatus | 500, rateLimited: boolean) {
   // that is about them, not repeated on every problem.
   const headers: Record<string, { $ref: string } | { description: string; schema: { type: 'string' } }> =
     rateLimited && status === 429 ? { ...rateLimitHeaders } : {};
-  if (status === 401) headers['WWW-Authenticate'] = { description: 'Why the credential was refused (RFC 6750)', schema: { type: 'string' } };
+  if (status === 401)
+    headers['WWW-Authenticate'] = {
+      description: 'Why the credential was refused (RFC 6750)',
+      schema: { type: 'string' },
+    };
   if (status === 429 || status === 503 || status === 409) headers['Retry-After'] = headerRef('Retry-After');
   return {
     description: ERROR_DESCRIPTIONS[status],
@@ -120,17 +131,30 @@ function problemResponse(status: ErrorStatus | 500, rateLimited: boolean) {
  * test/api/openapi.int.test.ts checks that every `$ref` resolves); an API-key route's
  * variant also carries the rate-limit headers.
  */
-function problemResponseRef(registry: OpenAPIRegistry, status: ErrorStatus | 500, rateLimited: boolean): { $ref: string } {
+function problemResponseRef(
+  registry: OpenAPIRegistry,
+  status: ErrorStatus | 500,
+  rateLimited: boolean,
+): { $ref: string } {
   const name = `${PROBLEM_RESPONSE_NAMES[status]}${rateLimited && status === 429 ? 'WithRateLimit' : ''}`;
-  const registered = registry.definitions.some((d) => d.type === 'component' && d.componentType === 'responses' && d.name === name);
+  const registered = registry.definitions.some(
+    (d) => d.type === 'component' && d.componentType === 'responses' && d.name === name,
+  );
   if (!registered) registry.registerComponent('responses', name, problemResponse(status, rateLimited));
   return { $ref: `#/components/responses/${name}` };
 }
 
 function answerResponse(answer: AnswerDoc, rateLimited: boolean, idempotent: boolean): ResponseConfig {
   const content =
-    'json' in answer ? { 'application/json': { schema: answer.json } } : 'problem' in answer ? problemContent : answer.content;
-  const headers = { ...(rateLimited ? rateLimitHeaders : {}), ...(idempotent ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}) };
+    'json' in answer
+      ? { 'application/json': { schema: answer.json } }
+      : 'problem' in answer
+        ? problemContent
+        : answer.content;
+  const headers = {
+    ...(rateLimited ? rateLimitHeaders : {}),
+    ...(idempotent ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}),
+  };
   return {
     description: answer.description,
     ...(Object.keys(headers).length > 0 ? { headers: headers as ResponseConfig['headers'] } : {}),
@@ -175,8 +199,14 @@ export function registerRoute(registry: OpenAPIRegistry, route: RouteDoc): void 
   const rateLimited = route.path.startsWith('/api/') && route.access === 'api';
   const storeBacked = route.access !== 'public';
   const responses: RouteConfig['responses'] = {};
-  for (const [status, answer] of Object.entries(route.answers)) responses[Number(status)] = answerResponse(answer, rateLimited, route.idempotent === true);
-  const problems: (ErrorStatus | 500)[] = [...route.errors, ...(rateLimited ? [429 as const] : []), ...(storeBacked ? [503 as const] : []), 500];
+  for (const [status, answer] of Object.entries(route.answers))
+    responses[Number(status)] = answerResponse(answer, rateLimited, route.idempotent === true);
+  const problems: (ErrorStatus | 500)[] = [
+    ...route.errors,
+    ...(rateLimited ? [429 as const] : []),
+    ...(storeBacked ? [503 as const] : []),
+    500,
+  ];
   for (const status of problems) responses[status] ??= problemResponseRef(registry, status, rateLimited);
   const request = requestOf(route);
   registry.registerPath({

@@ -56,7 +56,9 @@ function packageInfo() {
       'Every error is an RFC 9457 problem (`application/problem+json`) whose stable `type` is one of:',
       problemCatalogue(),
     ].join('\n\n'),
-    license: LICENSE_URLS[license] ? { name: license, url: LICENSE_URLS[license] } : { name: license, identifier: license },
+    license: LICENSE_URLS[license]
+      ? { name: license, url: LICENSE_URLS[license] }
+      : { name: license, identifier: license },
   };
 }
 
@@ -74,13 +76,26 @@ export function openApiDocumentOf(routes: readonly RouteDoc[]): OpenApiDocument 
     // Relative: the document describes the service that serves it, wherever that is.
     servers: [{ url: '/', description: 'This service' }],
     tags: [
-      { name: 'resources', description: 'Project resources: files and links attached to a project, in a community project, a project or a paragraph scope' },
-      { name: 'privacy', description: 'Privacy levels, granted circles and cross-community sharing, each share with its own level' },
+      {
+        name: 'resources',
+        description:
+          'Project resources: files and links attached to a project, in a community project, a project or a paragraph scope',
+      },
+      {
+        name: 'privacy',
+        description: 'Privacy levels, granted circles and cross-community sharing, each share with its own level',
+      },
       { name: 'files', description: 'Upload and protected download of resource files' },
-      { name: 'applications', description: 'The paginated example endpoint: `skip`/`take` in the body, `{count, list}` in the answer' },
+      {
+        name: 'applications',
+        description: 'The paginated example endpoint: `skip`/`take` in the body, `{count, list}` in the answer',
+      },
       { name: 'user', description: 'The current user' },
       { name: 'audit', description: 'The audit trail, for users with the platform role auditor (either credential)' },
-      { name: 'apikeys', description: 'API keys for machine clients: creation, listing, revocation, rotation with a grace' },
+      {
+        name: 'apikeys',
+        description: 'API keys for machine clients: creation, listing, revocation, rotation with a grace',
+      },
       { name: 'internal', description: 'Directory feed and operator endpoints, X-Directory-Token' },
       { name: 'health', description: 'Public: probes, this document and the problem type pages' },
     ],

@@ -13,10 +13,18 @@ export const PROBLEM_TYPES = {
   routeNotFound: { type: '/problems/route-not-found', title: 'No such endpoint', status: 404 },
   methodNotAllowed: { type: '/problems/method-not-allowed', title: 'Method not allowed', status: 405 },
   conflict: { type: '/problems/conflict', title: 'Conflict', status: 409 },
-  idempotencyKeyInProgress: { type: '/problems/idempotency-key-in-progress', title: 'A request with this Idempotency-Key is still running', status: 409 },
+  idempotencyKeyInProgress: {
+    type: '/problems/idempotency-key-in-progress',
+    title: 'A request with this Idempotency-Key is still running',
+    status: 409,
+  },
   payloadTooLarge: { type: '/problems/payload-too-large', title: 'The body is too large', status: 413 },
   unsupportedMediaType: { type: '/problems/unsupported-media-type', title: 'Unsupported media type', status: 415 },
-  idempotencyKeyReused: { type: '/problems/idempotency-key-reused', title: 'This Idempotency-Key was used for another request', status: 422 },
+  idempotencyKeyReused: {
+    type: '/problems/idempotency-key-reused',
+    title: 'This Idempotency-Key was used for another request',
+    status: 422,
+  },
   rangeNotSatisfiable: { type: '/problems/range-not-satisfiable', title: 'Range not satisfiable', status: 416 },
   rateLimited: { type: '/problems/rate-limited', title: 'Too many requests', status: 429 },
   internal: { type: '/problems/internal', title: 'Internal error', status: 500 },
@@ -35,22 +43,25 @@ export const PROBLEM_EXPLANATIONS: Record<ProblemKey, string> = {
     'No credential, or one the service refuses: an expired or malformed session token, an unknown, revoked or expired API key, or both kinds at once. `WWW-Authenticate` says why. Send `Authorization: Bearer <token>` or `X-API-Key: <keyId>.<secret>`.',
   forbidden:
     'The caller is known but may not do this: the resource is not theirs to change, the privacy level is not allowed for its scope, the account is inactive or banned, or the route needs an interactive session or the auditor role.',
-  notFound: 'The resource, project, community, paragraph, key or file does not exist, or the caller may not know that it does.',
+  notFound:
+    'The resource, project, community, paragraph, key or file does not exist, or the caller may not know that it does.',
   routeNotFound: 'No endpoint has this path. The OpenAPI document at /openapi.json lists every endpoint.',
   methodNotAllowed: 'The path exists, but not with this method. The `Allow` header lists the methods it takes.',
   conflict:
     'The request contradicts the current state: the cap of active API keys is reached, the key has expired, or a share whose level belongs to another community admin cannot be changed by this caller.',
   idempotencyKeyInProgress:
-    'A request with the same Idempotency-Key is still being served. Wait the `Retry-After` seconds and send the same request again with the same key: it then gets that request\'s answer.',
+    "A request with the same Idempotency-Key is still being served. Wait the `Retry-After` seconds and send the same request again with the same key: it then gets that request's answer.",
   payloadTooLarge: 'The body is over the size limit (1 MB for JSON, UPLOAD_MAX_MB or UPLOAD_BIG_MAX_MB for uploads).',
   unsupportedMediaType:
     'The body is not of a media type the endpoint reads: JSON endpoints take `application/json`, the upload takes `multipart/form-data`; a compressed or non-UTF-8 body is refused too.',
   idempotencyKeyReused:
     'This Idempotency-Key was already used by the same caller, within 24 hours, for a different request (another method, path or body). Use a new key for a new request; send the same key only to retry the same request.',
-  rangeNotSatisfiable: 'The `Range` of a download starts past the end of the file. `Content-Range: bytes */<size>` gives its size.',
+  rangeNotSatisfiable:
+    'The `Range` of a download starts past the end of the file. `Content-Range: bytes */<size>` gives its size.',
   rateLimited:
     'Over the hourly request budget of the API key, or too many wrong API-key secrets from this address. `Retry-After` says when to try again.',
-  internal: 'An unexpected error. Nothing about it is disclosed; the correlation id (`X-Correlation-Id`) finds it in the service log.',
+  internal:
+    'An unexpected error. Nothing about it is disclosed; the correlation id (`X-Correlation-Id`) finds it in the service log.',
   uploadRefused:
     'The uploaded file is refused: its extension is not accepted, its declared content type does not fit the extension, or its first bytes contradict it. `detail` says which.',
   unavailable:
@@ -74,5 +85,8 @@ export function problemBody(key: ProblemKey, detail?: string, errors?: readonly 
 }
 
 export function sendProblem(res: Response, key: ProblemKey, detail?: string, errors?: readonly FieldError[]): void {
-  res.status(PROBLEM_TYPES[key].status).type('application/problem+json').send(JSON.stringify(problemBody(key, detail, errors)));
+  res
+    .status(PROBLEM_TYPES[key].status)
+    .type('application/problem+json')
+    .send(JSON.stringify(problemBody(key, detail, errors)));
 }

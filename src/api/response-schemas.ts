@@ -43,7 +43,10 @@ export type Problem = z.output<typeof problemSchema>;
 /** POST /internal/directory/events. */
 export const directoryFeedAnswerSchema = component('DirectoryFeedAnswer', {
   accepted: count,
-  position: z.string().regex(/^[0-9]+$/).meta({ description: 'Event-store position of the batch, as a decimal string' }),
+  position: z
+    .string()
+    .regex(/^[0-9]+$/)
+    .meta({ description: 'Event-store position of the batch, as a decimal string' }),
 });
 
 /** GET /internal/read-models/digest and POST /internal/read-models/rebuild. */

@@ -63,7 +63,10 @@ export type RouteDoc = {
   readonly access: Access;
   readonly request?: RequestSchemas;
   readonly answers: Readonly<Record<number, AnswerDoc>>;
-  /** The problems it can answer besides 500 (and 429, which every API-key route can, and 503, which every route behind a credential can). */
+  /**
+   * The problems it can answer besides 500 (and 429, which every API-key route can, and 503, which every
+   * route behind a credential can).
+   */
   readonly errors: readonly ErrorStatus[];
   /** Accepts an Idempotency-Key (src/api/idempotency.ts): documented with the header and its 409 and 422. */
   readonly idempotent?: boolean;
@@ -114,14 +117,18 @@ type ReadonlyDeep<T> = T extends readonly (infer E)[]
 
 /** The JSON bodies a route declares: a handler returns one of them, or answers by itself and returns nothing. */
 type JsonAnswer<A> = {
-  [K in keyof A]: A[K] extends { json: infer S extends z.ZodType } ? ReadonlyDeep<z.input<S>> | JsonText<z.input<S>> : never;
+  [K in keyof A]: A[K] extends { json: infer S extends z.ZodType }
+    ? ReadonlyDeep<z.input<S>> | JsonText<z.input<S>>
+    : never;
 }[keyof A];
 
 const textOf = (body: unknown): string => (body instanceof JsonText ? body.text : JSON.stringify(body));
 
 type Answer<A> = JsonAnswer<A> | Written<JsonAnswer<A> | void> | void;
 
-export type RouteHandler<R extends RequestSchemas | undefined, A> = (input: RouteInput<R>) => Promise<Answer<A>> | Answer<A>;
+export type RouteHandler<R extends RequestSchemas | undefined, A> = (
+  input: RouteInput<R>,
+) => Promise<Answer<A>> | Answer<A>;
 
 export type Route<D> = {
   readonly doc: RouteDoc;
@@ -145,7 +152,10 @@ export type RouteDeclaration<D, R extends RequestSchemas | undefined, A extends 
   readonly authorize?: Authorize;
   /** Given the group's deps once, at mount; answers each request. */
   readonly handle: (deps: D) => RouteHandler<R, A>;
-  /** For an answer that depends on nothing but `key` and the read models: its text is served from `memo` while they stand still. */
+  /**
+   * For an answer that depends on nothing but `key` and the read models: its text is served from `memo` while
+   * they stand still.
+   */
   readonly remember?: Remembered<D, R>;
   /** A POST that changes state: it accepts an Idempotency-Key. */
   readonly idempotent?: Idempotent<D, R, A>;
@@ -174,7 +184,6 @@ export type Remembered<D, R extends RequestSchemas | undefined> = {
   readonly scopes: (input: RouteInput<R>) => readonly string[];
 };
 
-
 /** Declares one route of a group: `group.get(path, operationId, { summary, answers, errors, handle })`. */
 export type DeclareRoute<D> = <const R extends RequestSchemas | undefined, const A extends Record<number, AnswerDoc>>(
   path: string,
@@ -182,7 +191,10 @@ export type DeclareRoute<D> = <const R extends RequestSchemas | undefined, const
   declaration: RouteDeclaration<D, R, A>,
 ) => Route<D>;
 
-/** The routes of one file, which share their tag, their access and authorization (a route may say its own) and their deps. */
+/**
+ * The routes of one file, which share their tag, their access and authorization (a route may say its own) and
+ * their deps.
+ */
 export type RouteGroup<D> = { readonly [M in Method]: DeclareRoute<D> };
 
 /**
@@ -200,7 +212,10 @@ export type RouteGroupShared<D> = Pick<RouteDoc, 'tag' | 'access'> & {
  * express's `router.get(path, …)`, the line that names a route says its method and path; the
  * group exists only inside its list, so what its routes share is said once, beside them.
  */
-export function routeGroup<D>(shared: RouteGroupShared<D>, routes: (group: RouteGroup<D>) => readonly Route<D>[]): readonly Route<D>[] {
+export function routeGroup<D>(
+  shared: RouteGroupShared<D>,
+  routes: (group: RouteGroup<D>) => readonly Route<D>[],
+): readonly Route<D>[] {
   return routes(groupOf<D>(shared));
 }
 
@@ -250,7 +265,9 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
         return result.answer();
       };
       const answer = async (input: RouteInput<R>) => finish(input, await handler(input));
-      const resume = resumeWrite && (async (write: RecordedWrite, input: RouteInput<R>) => finish(input, await resumeWrite(write, input)));
+      const resume =
+        resumeWrite &&
+        (async (write: RecordedWrite, input: RouteInput<R>) => finish(input, await resumeWrite(write, input)));
       router[doc.method](expressPath, ...before, async (req, res) => {
         if (doc.access === 'session') assertInteractiveSession(callerOf(res));
         if (authorize) authorize(callerOf(res));
@@ -260,7 +277,12 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
         const input = {
           params: request.params ? parseWith(request.params, req.params) : undefined,
           query: request.query ? parseWith(request.query, req.query) : undefined,
-          body: request.body ? parseWith(request.body, withoutIgnored(request.bodyOptional ? (req.body ?? {}) : req.body, request.ignoredBodyFields)) : undefined,
+          body: request.body
+            ? parseWith(
+                request.body,
+                withoutIgnored(request.bodyOptional ? (req.body ?? {}) : req.body, request.ignoredBodyFields),
+              )
+            : undefined,
           req,
           res,
           get caller() {
@@ -340,7 +362,12 @@ function sendJsonText(req: Request, res: Response, text: string): void {
  * the internal token). The /api groups share one router: a request then walks one list of routes
  * instead of entering a router per group.
  */
-export function routerOf<D>(routes: readonly Route<D>[], deps: D, before: readonly RequestHandler[] = [], router: Router = Router()): Router {
+export function routerOf<D>(
+  routes: readonly Route<D>[],
+  deps: D,
+  before: readonly RequestHandler[] = [],
+  router: Router = Router(),
+): Router {
   for (const route of routes) route.mount(router, deps, before);
   return router;
 }

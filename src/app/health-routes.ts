@@ -18,25 +18,27 @@ export const HEALTH_ROUTES = routeGroup<AppContext>({ tag: 'health', access: 'pu
       503: { description: 'Not ready: `checks` says which part', json: healthReadySchema },
     },
     errors: [],
-    handle: (ctx) => async ({ res }) => {
-      const probe = async (ping: () => Promise<void>) => {
-        try {
-          await ping();
-          return 'ok' as const;
-        } catch {
-          return 'unreachable' as const;
-        }
-      };
-      const checks = {
-        eventStore: await probe(() => ctx.eventStore.ping()),
-        readStore: await probe(() => pingReadDb(ctx.readDb)),
-        // 'degraded': Redis is down and this process serves on its own cache and rate limits.
-        cache: ctx.cache.health ? await ctx.cache.health() : await probe(() => ctx.cache.ping()),
-        projections: ctx.readModels.problem ?? 'ok',
-      };
-      const ready = Object.values(checks).every((v) => v === 'ok' || v === 'degraded');
-      res.status(ready ? 200 : 503);
-      return { status: ready ? ('ready' as const) : ('not ready' as const), checks };
-    },
+    handle:
+      (ctx) =>
+      async ({ res }) => {
+        const probe = async (ping: () => Promise<void>) => {
+          try {
+            await ping();
+            return 'ok' as const;
+          } catch {
+            return 'unreachable' as const;
+          }
+        };
+        const checks = {
+          eventStore: await probe(() => ctx.eventStore.ping()),
+          readStore: await probe(() => pingReadDb(ctx.readDb)),
+          // 'degraded': Redis is down and this process serves on its own cache and rate limits.
+          cache: ctx.cache.health ? await ctx.cache.health() : await probe(() => ctx.cache.ping()),
+          projections: ctx.readModels.problem ?? 'ok',
+        };
+        const ready = Object.values(checks).every((v) => v === 'ok' || v === 'degraded');
+        res.status(ready ? 200 : 503);
+        return { status: ready ? ('ready' as const) : ('not ready' as const), checks };
+      },
   }),
 ]);

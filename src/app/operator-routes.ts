@@ -27,11 +27,18 @@ export const OPERATOR_ROUTES = routeGroup<AppContext>({ tag: 'internal', access:
   }),
   operator.get('/internal/metrics', 'getMetrics', {
     summary: 'Prometheus metrics of this process',
-    answers: { 200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: { type: 'string' } } } } },
-    errors: [401],
-    handle: (ctx) => async ({ res }) => {
-      await ctx.readModels.reportMetrics(ctx.metrics);
-      res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
+    answers: {
+      200: {
+        description: 'Prometheus text exposition format',
+        content: { 'text/plain': { schema: { type: 'string' } } },
+      },
     },
+    errors: [401],
+    handle:
+      (ctx) =>
+      async ({ res }) => {
+        await ctx.readModels.reportMetrics(ctx.metrics);
+        res.type(ctx.metrics.registry.contentType).send(await ctx.metrics.registry.metrics());
+      },
   }),
 ]);

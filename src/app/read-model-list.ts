@@ -27,8 +27,9 @@ import { resourceProjection } from '../resources/resource-projection';
  * The MongoDB adapters are loaded only when the read models live in MongoDB: they load the driver
  * (about 25 MB and 0.1 s of start-up), which the embedded default never needs.
  */
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const mongo = <Adapter>(path: string, name: string): Adapter => (require(path) as Record<string, Adapter>)[name] as Adapter;
+const mongo = <Adapter>(path: string, name: string): Adapter =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  (require(path) as Record<string, Adapter>)[name] as Adapter;
 
 /** One read model: its projection, and its store on each kind of read database. */
 type ReadModel<Store> = {
@@ -55,7 +56,9 @@ export const READ_MODELS = {
     projection: resourceProjection,
     sqlite: (db) => new SqliteResourceViewStore(db),
     mongo: (db) =>
-      mongo<typeof MongoResourceViewStore>('../infra/mongo/mongo-resource-view-store', 'MongoResourceViewStore').open(db),
+      mongo<typeof MongoResourceViewStore>('../infra/mongo/mongo-resource-view-store', 'MongoResourceViewStore').open(
+        db,
+      ),
   }),
   applications: readModel<ApplicationStore>({
     projection: applicationProjection,

@@ -61,7 +61,10 @@ export class ReadSide {
    * Builds generation n+1 from the whole log beside the current one, then switches every process
    * to it. `switchHere`: this process serves the new generation at once (a server); the CLI does not.
    */
-  async rebuild(options: { switchHere: boolean; progress?: (p: RebuildProgress) => void }): Promise<Generation | undefined> {
+  async rebuild(options: {
+    switchHere: boolean;
+    progress?: (p: RebuildProgress) => void;
+  }): Promise<Generation | undefined> {
     const previous = await this.deps.generations.current();
     const next = Math.max(previous, this.generation.number) + 1;
     const readDb = await this.deps.generations.open(next, { bulkLoad: true });
@@ -92,7 +95,10 @@ export class ReadSide {
     } finally {
       await closeReadDb(readDb);
     }
-    this.deps.logger.info({ generation: next, seconds: (performance.now() - started) / 1000 }, 'read models rebuilt; switched generation');
+    this.deps.logger.info(
+      { generation: next, seconds: (performance.now() - started) / 1000 },
+      'read models rebuilt; switched generation',
+    );
     if (!options.switchHere) return undefined;
     await this.switchTo(next);
     const old = previous;

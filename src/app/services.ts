@@ -42,9 +42,11 @@ export type Services = AppContext & { close(): Promise<void> };
  * which the embedded default never needs.
  */
 /* eslint-disable @typescript-eslint/no-require-imports */
-const esdbAdapter = () => (require('../infra/eventstoredb/esdb-event-store') as { EsdbEventStore: typeof EsdbEventStore }).EsdbEventStore;
+const esdbAdapter = () =>
+  (require('../infra/eventstoredb/esdb-event-store') as { EsdbEventStore: typeof EsdbEventStore }).EsdbEventStore;
 const redisAdapter = () => (require('../infra/redis/redis-cache') as { RedisCache: typeof RedisCache }).RedisCache;
-const gridFsAdapter = () => (require('../infra/mongo/gridfs-file-store') as { GridFsFileStore: typeof GridFsFileStore }).GridFsFileStore;
+const gridFsAdapter = () =>
+  (require('../infra/mongo/gridfs-file-store') as { GridFsFileStore: typeof GridFsFileStore }).GridFsFileStore;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Production adapters where their URL is set, the embedded ones otherwise (docs/api.md "Shape"). */
@@ -64,11 +66,17 @@ function openCache(config: Config, logger: Logger): Cache & RateLimiter {
 
 /** Uploaded files: GridFS where MONGODB_URL is set, DATA_DIR/files otherwise. */
 export async function openFileStore(config: Config): Promise<FileStore> {
-  return config.MONGODB_URL ? gridFsAdapter().connect(config.MONGODB_URL, undefined, config.MONGO_QUERY_TIMEOUT_MS) : new DiskFileStore(path.join(config.DATA_DIR, 'files'));
+  return config.MONGODB_URL
+    ? gridFsAdapter().connect(config.MONGODB_URL, undefined, config.MONGO_QUERY_TIMEOUT_MS)
+    : new DiskFileStore(path.join(config.DATA_DIR, 'files'));
 }
 
 /** The composition root: opens every adapter, then catches the read models up before anything is served. */
-export async function createServices(config: Config, logger: Logger, clock: () => Date = () => new Date()): Promise<Services> {
+export async function createServices(
+  config: Config,
+  logger: Logger,
+  clock: () => Date = () => new Date(),
+): Promise<Services> {
   const secrets = resolveSecrets(config);
   const metrics = new Metrics();
   const log = openEventStore(config);

@@ -1,6 +1,11 @@
 import type { ApplicationDefinitionFilters, ApplicationItem, ApplicationListAnswer } from './application-list';
 import type { PageRequest } from '../projections/paging';
-import type { ApplicationFilterField, ApplicationOrder, ApplicationRecord, ApplicationStore } from './application-store';
+import type {
+  ApplicationFilterField,
+  ApplicationOrder,
+  ApplicationRecord,
+  ApplicationStore,
+} from './application-store';
 
 export type { ApplicationOrder } from './application-store';
 
@@ -26,7 +31,9 @@ export async function applicationDefinition(
   applicationDefinitionId: number,
 ): Promise<ApplicationDefinitionFacts | null> {
   const record = await store.definition(applicationDefinitionId);
-  return record ? { applicationDefinitionId: record.applicationDefinitionId, name: record.name, communityId: record.communityId } : null;
+  return record
+    ? { applicationDefinitionId: record.applicationDefinitionId, name: record.name, communityId: record.communityId }
+    : null;
 }
 
 /**

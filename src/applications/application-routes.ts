@@ -37,21 +37,36 @@ export const listApplicationsBody = paginated({
  * definition's community. Checked in order: path id and body 400; unknown definition 404;
  * caller not allowed 403.
  */
-export const APPLICATION_ROUTES = routeGroup<ApplicationRouteDeps>({ tag: 'applications', access: 'api' }, (applications) => [
-  applications.post('/api/ApplicationDefinition/{applicationDefinitionId}/Applications', 'listApplications', {
-    summary: "One page of an application definition's applications, for the admins of its community",
-    // A POST without a body is a request for the defaults.
-    request: { params: applicationsPathParams, body: listApplicationsBody, bodyOptional: true },
-    answers: { 200: { description: 'One page of applications, their total and the values of each filter', json: applicationListSchema } },
-    errors: [400, 401, 403, 404, 413, 415],
-    handle: (ctx) => async ({ params, body, caller }) => {
-      const definition = await applicationDefinition(ctx.stores.applications, params.applicationDefinitionId);
-      if (!definition) throw notFound(`no application definition ${params.applicationDefinitionId}`);
-      const viewer = await ctx.directory.viewer(caller.userId);
-      if (!canListApplications(viewer, definition)) {
-        throw forbidden('only the administrators of the community owning this application definition may list its applications');
-      }
-      return listApplications(ctx.stores.applications, definition, { orderBy: body.orderBy ?? 0, page: pageRequestOf(body) });
-    },
-  }),
-]);
+export const APPLICATION_ROUTES = routeGroup<ApplicationRouteDeps>(
+  { tag: 'applications', access: 'api' },
+  (applications) => [
+    applications.post('/api/ApplicationDefinition/{applicationDefinitionId}/Applications', 'listApplications', {
+      summary: "One page of an application definition's applications, for the admins of its community",
+      // A POST without a body is a request for the defaults.
+      request: { params: applicationsPathParams, body: listApplicationsBody, bodyOptional: true },
+      answers: {
+        200: {
+          description: 'One page of applications, their total and the values of each filter',
+          json: applicationListSchema,
+        },
+      },
+      errors: [400, 401, 403, 404, 413, 415],
+      handle:
+        (ctx) =>
+        async ({ params, body, caller }) => {
+          const definition = await applicationDefinition(ctx.stores.applications, params.applicationDefinitionId);
+          if (!definition) throw notFound(`no application definition ${params.applicationDefinitionId}`);
+          const viewer = await ctx.directory.viewer(caller.userId);
+          if (!canListApplications(viewer, definition)) {
+            throw forbidden(
+              'only the administrators of the community owning this application definition may list its applications',
+            );
+          }
+          return listApplications(ctx.stores.applications, definition, {
+            orderBy: body.orderBy ?? 0,
+            page: pageRequestOf(body),
+          });
+        },
+    }),
+  ],
+);

@@ -32,7 +32,11 @@ export type ApplicationOrder = 0 | 1;
 export interface ApplicationStore {
   readonly projectionStore: ProjectionStore;
   definition(applicationDefinitionId: number): Promise<ApplicationDefinitionRecord | null>;
-  page(applicationDefinitionId: number, orderBy: ApplicationOrder, page: PageRequest): Promise<PageResponse<ApplicationRecord>>;
+  page(
+    applicationDefinitionId: number,
+    orderBy: ApplicationOrder,
+    page: PageRequest,
+  ): Promise<PageResponse<ApplicationRecord>>;
   /** Distinct non-null values of each filter field among a definition's applications, ascending. */
   filterValues(applicationDefinitionId: number): Promise<Record<ApplicationFilterField, string[]>>;
   putDefinition(definition: ApplicationDefinitionRecord, position: bigint): Promise<void>;

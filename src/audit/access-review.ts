@@ -36,7 +36,11 @@ export type ViewAccess = {
   readonly governedBy: 'own' | 'share';
   readonly effectivePrivacyLevel: PrivacyLevel;
   readonly circleIds: readonly number[];
-  readonly users: readonly { readonly userId: number; readonly name: string; readonly reasons: readonly AccessReason[] }[];
+  readonly users: readonly {
+    readonly userId: number;
+    readonly name: string;
+    readonly reasons: readonly AccessReason[];
+  }[];
 };
 
 export type AccessReview =
@@ -85,7 +89,8 @@ export function reviewAccess(resourceState: ResourceState, directory: DirectoryS
       const principals = new Set(principalsFor(viewer, view));
       const admin = administersView(viewer, view);
       if (!canSee(principals, admin, rv)) continue;
-      const reasons: AccessReason[] = admin && community ? [{ kind: 'administersView', communityId: community.communityId }] : [];
+      const reasons: AccessReason[] =
+        admin && community ? [{ kind: 'administersView', communityId: community.communityId }] : [];
       for (const p of rv.audience) {
         const reason = principals.has(p) ? reasonOf.get(p) : undefined;
         if (reason) reasons.push(reason);
@@ -102,9 +107,11 @@ function reasonsByPrincipal(resource: Resource, view: ResourceView): Map<string,
   const projectId = resource.scope.projectId;
   const level = view.effectivePrivacyLevel;
   const reasons = new Map<string, AccessReason>();
-  for (const circle of view.circles) reasons.set(principal.circle(circle.circleId), { kind: 'circle', level, circleId: circle.circleId });
+  for (const circle of view.circles)
+    reasons.set(principal.circle(circle.circleId), { kind: 'circle', level, circleId: circle.circleId });
   reasons.set(principal.public, { kind: 'reach', level });
-  if (view.communityId !== null) reasons.set(principal.member(view.communityId), { kind: 'member', level, communityId: view.communityId });
+  if (view.communityId !== null)
+    reasons.set(principal.member(view.communityId), { kind: 'member', level, communityId: view.communityId });
   reasons.set(principal.mentor(projectId), { kind: 'mentor', level, projectId });
   reasons.set(principal.author(resource.createdBy), { kind: 'author', userId: resource.createdBy });
   const owning = owningCommunityId(resource);

@@ -67,6 +67,10 @@ export type AuditRead = {
   readonly metadata: EventMetadata;
 };
 
-export function auditRead(route: string, params: Readonly<Record<string, unknown>>, metadata: EventMetadata): AuditRead {
+export function auditRead(
+  route: string,
+  params: Readonly<Record<string, unknown>>,
+  metadata: EventMetadata,
+): AuditRead {
   return { type: 'AuditRead', data: { route, params }, metadata };
 }

@@ -16,13 +16,19 @@ import type { EventStore, RecordedEvent } from '../ports/event-store';
  */
 
 export const AUDIT_PAGE_MAX = 1000;
-/** Events examined per page at most: a selective filter answers a short (even empty) page with a cursor rather than scanning the whole log in one request. */
+/**
+ * Events examined per page at most: a selective filter answers a short (even empty) page with a cursor rather
+ * than scanning the whole log in one request.
+ */
 export const AUDIT_SCAN_MAX = 20_000;
 const BATCH = 1000;
 
 export type AuditPage = {
   readonly items: RecordedEvent[];
-  /** Position of the last event examined: resume after it. Undefined when nothing was examined and no cursor was given. */
+  /**
+   * Position of the last event examined: resume after it. Undefined when nothing was examined and no cursor
+   * was given.
+   */
   readonly lastSeen: bigint | undefined;
   /** More matching events may follow; false once the end of the log (as of this read) was reached. */
   readonly hasMore: boolean;

@@ -11,7 +11,9 @@ import { AUDIT_PAGE_MAX } from './audit-queries';
 // Coerced from the query string, so that the document (and the typed client) says integer.
 const positiveId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
 
-const isoTime = z.iso.datetime({ offset: true }).meta({ description: 'ISO 8601 time with an offset, e.g. 2025-03-01T00:00:00Z' });
+const isoTime = z.iso
+  .datetime({ offset: true })
+  .meta({ description: 'ISO 8601 time with an offset, e.g. 2025-03-01T00:00:00Z' });
 
 /** z.object that refuses unknown keys one issue per key, so that `errors[].field` names each. */
 function strictQuery<S extends z.ZodRawShape>(shape: S) {
@@ -23,9 +25,17 @@ function strictQuery<S extends z.ZodRawShape>(shape: S) {
 }
 
 export const auditEventsQuery = strictQuery({
-  stream: z.string().min(1).max(200).optional().meta({ description: 'Only this stream, e.g. `resource-12`, `directory`, `audit-3`' }),
+  stream: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'Only this stream, e.g. `resource-12`, `directory`, `audit-3`' }),
   userId: positiveId.optional().meta({ description: 'Only events whose actor is this user' }),
-  credential: z.enum(['session', 'apiKey', 'system']).optional().meta({ description: 'Only events made with this credential' }),
+  credential: z
+    .enum(['session', 'apiKey', 'system'])
+    .optional()
+    .meta({ description: 'Only events made with this credential' }),
   apiKeyId: positiveId.optional().meta({ description: 'Only events made with this API key' }),
   type: z.string().min(1).max(100).optional().meta({ description: 'Only events of this type, e.g. `ResourceShared`' }),
   from: isoTime.optional().meta({ description: 'Only events at or after this time (metadata.at)' }),
@@ -61,7 +71,7 @@ export const actorSchema = component('AuditActor', {
   userId: integer.meta({ description: '0 for the platform itself (directory imports)' }),
   credential: z.enum(['session', 'apiKey', 'system']),
   apiKeyId: integer.optional(),
-  impersonatorId: integer.optional().meta({ description: 'Set when an administrator acted on the user\'s behalf' }),
+  impersonatorId: integer.optional().meta({ description: "Set when an administrator acted on the user's behalf" }),
 });
 
 export const auditEventSchema = component('AuditEvent', {
@@ -83,13 +93,14 @@ export const auditEventSchema = component('AuditEvent', {
 export const auditEventPageSchema = component('AuditEventPage', {
   items: z.array(auditEventSchema),
   next: z.string().nullable().meta({
-    description: 'Pass as `after` to continue (also once `hasMore` is false, to poll for newer events); null only for an empty log',
+    description:
+      'Pass as `after` to continue (also once `hasMore` is false, to poll for newer events); null only for an empty log',
   }),
   hasMore: z.boolean().meta({ description: 'More matching events may follow right now' }),
 });
 
 const block = z.union([z.literal('owner'), z.object({ share: integer }).strict()]).meta({
-  description: '`owner`: the resource\'s own privacy; `{share: communityId}`: the share into that community',
+  description: "`owner`: the resource's own privacy; `{share: communityId}`: the share into that community",
 });
 const described = { description: z.string().meta({ description: 'The change in one readable line' }) };
 
@@ -100,7 +111,14 @@ export const historyChangeSchema = z
         kind: z.literal('created'),
         scope: z.union([
           z.object({ kind: z.literal('project'), projectId: integer }).strict(),
-          z.object({ kind: z.literal('communityProject'), projectId: integer, communityId: integer, communityProjectId: integer }).strict(),
+          z
+            .object({
+              kind: z.literal('communityProject'),
+              projectId: integer,
+              communityId: integer,
+              communityProjectId: integer,
+            })
+            .strict(),
         ]),
         paragraphId: integer.nullable(),
         name: z.string(),
@@ -142,7 +160,7 @@ export const resourceHistorySchema = component('ResourceHistory', {
     component('HistoryStep', {
       at: z.string(),
       actor: actorSchema,
-      actorName: z.string().nullable().meta({ description: 'The actor\'s name in the directory today' }),
+      actorName: z.string().nullable().meta({ description: "The actor's name in the directory today" }),
       correlationId: z.string().meta({ description: 'The request that made the change (X-Correlation-Id)' }),
       fromRevision: decimal,
       toRevision: decimal,

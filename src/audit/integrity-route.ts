@@ -27,14 +27,16 @@ export const integrityRoute = <D extends IntegrityRouteDeps>(audit: RouteGroup<D
     request: { query: integrityQuery },
     answers: { 200: { description: 'The chain head', json: integrityHeadSchema } },
     errors: [400, 401, 403],
-    handle: (ctx) => async ({ request }) => {
-      const stamp = stampOf(request, ctx.clock().toISOString());
-      await recordAuditRead(ctx.eventStore, stamp, 'GET /api/audit/integrity', {});
-      const head = await ctx.logIntegrity?.integrityHead();
-      return {
-        kept: ctx.logIntegrity !== undefined,
-        position: head?.position.toString() ?? null,
-        hash: head?.hash ?? null,
-      };
-    },
+    handle:
+      (ctx) =>
+      async ({ request }) => {
+        const stamp = stampOf(request, ctx.clock().toISOString());
+        await recordAuditRead(ctx.eventStore, stamp, 'GET /api/audit/integrity', {});
+        const head = await ctx.logIntegrity?.integrityHead();
+        return {
+          kept: ctx.logIntegrity !== undefined,
+          position: head?.position.toString() ?? null,
+          hash: head?.hash ?? null,
+        };
+      },
   });

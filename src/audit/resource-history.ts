@@ -178,7 +178,8 @@ function blockChanges(block: BlockName, prev: PrivacyBlock, next: PrivacyBlock):
 
 const reasonText = (reason: string | undefined): string => (reason ? `: ${reason}` : '');
 
-const blockText = (block: BlockName): string => (block === 'owner' ? 'own privacy' : `share into community ${block.share}`);
+const blockText = (block: BlockName): string =>
+  block === 'owner' ? 'own privacy' : `share into community ${block.share}`;
 
 /** One line a person reads, for tables and the `description` of each change. */
 export function describeChange(change: Change): string {

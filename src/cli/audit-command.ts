@@ -43,7 +43,11 @@ class UsageError extends Error {}
 
 type Out = { write(text: string): void };
 
-export async function auditCommand(args: readonly string[], open: () => EventStore, out: Out = process.stdout): Promise<number> {
+export async function auditCommand(
+  args: readonly string[],
+  open: () => EventStore,
+  out: Out = process.stdout,
+): Promise<number> {
   const [first, ...rest] = args;
   const sub = first === undefined || first.startsWith('-') ? 'events' : first;
   const subArgs = first === undefined || first.startsWith('-') ? [...args] : rest;
@@ -66,7 +70,10 @@ export async function auditCommand(args: readonly string[], open: () => EventSto
     }
   } catch (error) {
     if (error instanceof UsageError || error instanceof DomainError || isParseArgsError(error)) {
-      const fields = error instanceof DomainError && error.errors.length > 0 ? error.errors.map((e) => `${e.field}: ${e.message}`) : [error.message];
+      const fields =
+        error instanceof DomainError && error.errors.length > 0
+          ? error.errors.map((e) => `${e.field}: ${e.message}`)
+          : [error.message];
       process.stderr.write(`${fields.join('\n')}\n\n${AUDIT_USAGE}`);
       return 2;
     }
@@ -89,7 +96,11 @@ async function withStore(open: () => EventStore, run: (store: EventStore) => Pro
 }
 
 /** The API's query schema checks the CLI's flags too; a bad one is named by its flag. */
-function parseFlags<S extends z.ZodType>(schema: S, input: Record<string, unknown>, flagOf: Record<string, string>): z.infer<S> {
+function parseFlags<S extends z.ZodType>(
+  schema: S,
+  input: Record<string, unknown>,
+  flagOf: Record<string, string>,
+): z.infer<S> {
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const errors = zodFieldErrors(result.error).map((e) => ({ ...e, field: `--${flagOf[e.field] ?? e.field}` }));
@@ -102,9 +113,15 @@ function formatOf(value: string | undefined): 'jsonl' | 'table' {
 }
 
 const record = (store: EventStore, route: string, params: Record<string, unknown>) =>
-  recordAuditRead(store, { actor: systemActor, correlationId: `cli-audit-${Date.now()}`, at: new Date().toISOString() }, route, params);
+  recordAuditRead(
+    store,
+    { actor: systemActor, correlationId: `cli-audit-${Date.now()}`, at: new Date().toISOString() },
+    route,
+    params,
+  );
 
-const defined = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+const defined = (o: Record<string, unknown>) =>
+  Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
 async function events(args: string[], store: EventStore, out: Out): Promise<number> {
   const { values } = parseArgs({
@@ -145,7 +162,13 @@ async function events(args: string[], store: EventStore, out: Out): Promise<numb
     remaining = Number(values.limit);
   }
   const filter: AuditFilter = {
-    ...defined({ stream: query.stream, userId: query.userId, credential: query.credential, apiKeyId: query.apiKeyId, type: query.type }),
+    ...defined({
+      stream: query.stream,
+      userId: query.userId,
+      credential: query.credential,
+      apiKeyId: query.apiKeyId,
+      type: query.type,
+    }),
     ...(query.from !== undefined ? { from: Date.parse(query.from) } : {}),
     ...(query.to !== undefined ? { to: Date.parse(query.to) } : {}),
   };
@@ -202,12 +225,17 @@ class TimeProgress {
     const at = lastAt === undefined ? undefined : Date.parse(lastAt);
     this.start ??= at;
     if (!this.bar && more) {
-      this.bar = new SingleBar({ stream: process.stderr, format: 'audit events [{bar}] {percentage}% | {count} events', hideCursor: true });
+      this.bar = new SingleBar({
+        stream: process.stderr,
+        format: 'audit events [{bar}] {percentage}% | {count} events',
+        hideCursor: true,
+      });
       this.bar.start(100, 0, { count: 0 });
     }
     if (!this.bar) return;
     const span = this.end - (this.start ?? this.end);
-    const done = at === undefined || span <= 0 ? 0 : Math.min(100, Math.floor(((at - (this.start ?? at)) / span) * 100));
+    const done =
+      at === undefined || span <= 0 ? 0 : Math.min(100, Math.floor(((at - (this.start ?? at)) / span) * 100));
     this.bar.update(more ? done : 100, { count: this.count });
   }
 

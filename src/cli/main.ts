@@ -53,14 +53,17 @@ every command takes --help
 
 /** `<command> --help`: the command's own usage line(s). */
 const COMMAND_HELP: Record<string, string> = {
-  'dev-token': 'usage: npm run cli -- dev-token --user <id> [--impersonator <id>] [--ttl <seconds>]\n  mint a bearer token for a user (not in production)\n',
-  'import-directory': 'usage: npm run cli -- import-directory <file.json>\n  append a directory batch {"events": [...]} (all or nothing)\n',
+  'dev-token':
+    'usage: npm run cli -- dev-token --user <id> [--impersonator <id>] [--ttl <seconds>]\n  mint a bearer token for a user (not in production)\n',
+  'import-directory':
+    'usage: npm run cli -- import-directory <file.json>\n  append a directory batch {"events": [...]} (all or nothing)\n',
   seed: 'usage: npm run cli -- seed\n  import the demo directory (demo/directory.json)\n',
   audit: AUDIT_USAGE,
   digest: 'usage: npm run cli -- digest\n  project the whole log afresh in memory and print the read-model digest\n',
   rebuild:
-    'usage: npm run cli -- rebuild\n  project the whole log into a new read-model generation, then switch every running service to it\n  (at a CPU priority 10 below the caller\'s, so the services keep their latency)\n',
-  'sweep-uploads': 'usage: npm run cli -- sweep-uploads\n  delete uploads no resource references after UPLOAD_ORPHAN_HOURS\n',
+    "usage: npm run cli -- rebuild\n  project the whole log into a new read-model generation, then switch every running service to it\n  (at a CPU priority 10 below the caller's, so the services keep their latency)\n",
+  'sweep-uploads':
+    'usage: npm run cli -- sweep-uploads\n  delete uploads no resource references after UPLOAD_ORPHAN_HOURS\n',
   ...BACKUP_HELP,
 };
 
@@ -141,7 +144,9 @@ async function devToken(args: string[], config: Config): Promise<number> {
       (event) => event.type === 'UserUpserted' && (event.data as { userId?: unknown }).userId === userId,
     );
     if (!known) {
-      process.stderr.write(`warning: user ${userId} is not in the directory of ${config.DATA_DIR}; the service will answer 401 until it is (npm run seed loads the demo)\n`);
+      process.stderr.write(
+        `warning: user ${userId} is not in the directory of ${config.DATA_DIR}; the service will answer 401 until it is (npm run seed loads the demo)\n`,
+      );
     }
   } finally {
     await store.close();
@@ -217,7 +222,10 @@ function rebuildProgress() {
   let last = 0;
   let eps = 0;
   if (process.stderr.isTTY) {
-    const bar = new SingleBar({ format: 'rebuilding |{bar}| {percentage}% | {value}/{total} | {eps} events/s', stream: process.stderr }, Presets.shades_classic);
+    const bar = new SingleBar(
+      { format: 'rebuilding |{bar}| {percentage}% | {value}/{total} | {eps} events/s', stream: process.stderr },
+      Presets.shades_classic,
+    );
     let started = false;
     return {
       update(position: number, head: number, eventsPerSecond: number) {
@@ -235,7 +243,9 @@ function rebuildProgress() {
   }
   let reportedTenth = -1;
   const line = (position: number) =>
-    process.stderr.write(`rebuilding: ${total === 0 ? 100 : Math.floor((Math.min(position, total) / total) * 100)}% (${Math.min(position, total)}/${total} positions, ${eps} events/s)\n`);
+    process.stderr.write(
+      `rebuilding: ${total === 0 ? 100 : Math.floor((Math.min(position, total) / total) * 100)}% (${Math.min(position, total)}/${total} positions, ${eps} events/s)\n`,
+    );
   return {
     update(position: number, head: number, eventsPerSecond: number) {
       total = head;
@@ -261,7 +271,13 @@ async function rebuild(config: Config): Promise<number> {
   const niceness = runInBackground();
   const events = openEventStore(config);
   const logger = createLogger('error');
-  const side = await ReadSide.open({ config, events, logger, generations: readGenerations(config), runners: () => ({ role: 'follow' }) });
+  const side = await ReadSide.open({
+    config,
+    events,
+    logger,
+    generations: readGenerations(config),
+    runners: () => ({ role: 'follow' }),
+  });
   const progress = rebuildProgress();
   const began = performance.now();
   let projected = 0n;
@@ -277,7 +293,9 @@ async function rebuild(config: Config): Promise<number> {
     progress.done();
     const seconds = (performance.now() - began) / 1000;
     const generation = await readGenerations(config).current();
-    process.stdout.write(`${JSON.stringify({ rebuilt: true, generation, events: Number(projected), seconds: Number(seconds.toFixed(2)), niceness })}\n`);
+    process.stdout.write(
+      `${JSON.stringify({ rebuilt: true, generation, events: Number(projected), seconds: Number(seconds.toFixed(2)), niceness })}\n`,
+    );
   } finally {
     await side.close();
     await events.close();
@@ -290,7 +308,13 @@ async function sweepUploads(config: Config): Promise<number> {
   const logger = createLogger('error');
   const eventStore = openEventStore(config);
   // Follows the read models a running service projects (or catches them up if none runs).
-  const side = await ReadSide.open({ config, events: eventStore, logger, generations: readGenerations(config), runners: () => ({ role: 'follow' }) });
+  const side = await ReadSide.open({
+    config,
+    events: eventStore,
+    logger,
+    generations: readGenerations(config),
+    runners: () => ({ role: 'follow' }),
+  });
   const fileStore = await openFileStore(config);
   try {
     const { readModels, stores } = side.current;

@@ -42,7 +42,10 @@ export function logFacts(file: string): LogFacts {
       .get();
     const identity = db.prepare<[], { value: string }>(`select value from meta where key = 'log_id'`).get();
     // A log no process of issue 27 or later has opened has no hash column: nothing to check.
-    const hashed = db.prepare<[], { name: string }>('pragma table_info(events)').all().some((c) => c.name === 'hash');
+    const hashed = db
+      .prepare<[], { name: string }>('pragma table_info(events)')
+      .all()
+      .some((c) => c.name === 'hash');
     const broken = hashed ? verifyChain(db).firstMismatch : null;
     const head = hashed ? chainHead(db) : undefined;
     return {

@@ -38,7 +38,10 @@ export async function handleCommand<State, Command, Event extends EventData>(
   for (let attempt = 1; ; attempt++) {
     const history = await store.readStream(streamId);
     // The stream holds what this decider's events were appended as: its own events.
-    const state = history.reduce((current, event) => decider.evolve(current, event as unknown as Event), decider.initialState());
+    const state = history.reduce(
+      (current, event) => decider.evolve(current, event as unknown as Event),
+      decider.initialState(),
+    );
     const events = decider.decide(await commandFor(state), state);
     const after = events.reduce(decider.evolve, state);
     if (events.length === 0) return { position: undefined, write: undefined, events, state: after };
@@ -47,9 +50,16 @@ export async function handleCommand<State, Command, Event extends EventData>(
       const appended = events.map((e) => ({ type: e.type, data: e.data, metadata: stamp }));
       const expected = last ? last.revision : 'no_stream';
       const claimed = claimedAppend();
-      const result = await (claimed ? store.appendToStream(streamId, appended, expected, claimed) : store.appendToStream(streamId, appended, expected));
+      const result = await (claimed
+        ? store.appendToStream(streamId, appended, expected, claimed)
+        : store.appendToStream(streamId, appended, expected));
       const firstRevision = result.nextExpectedRevision - BigInt(events.length) + 1n;
-      return { position: result.position, write: { position: result.position, stream: { id: streamId, firstRevision } }, events, state: after };
+      return {
+        position: result.position,
+        write: { position: result.position, stream: { id: streamId, firstRevision } },
+        events,
+        state: after,
+      };
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;
       if (attempt >= MAX_ATTEMPTS) throw contentionExhausted(streamId);

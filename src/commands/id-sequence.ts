@@ -6,7 +6,8 @@ const maxAttempts = 20;
 
 function lastId(data: unknown): number {
   const id = (data as { id?: unknown } | null)?.id;
-  if (typeof id !== 'number' || !Number.isSafeInteger(id)) throw new Error(`malformed IdAllocated event: ${JSON.stringify(data)}`);
+  if (typeof id !== 'number' || !Number.isSafeInteger(id))
+    throw new Error(`malformed IdAllocated event: ${JSON.stringify(data)}`);
   return id;
 }
 
@@ -31,7 +32,9 @@ async function reserve(store: EventStore, streamId: string): Promise<{ expected:
   if (!last) {
     const event = await store.readLastEvent(streamId);
     // Another reservation may have been made while this one read the stream.
-    last = perStore.get(streamId) ?? (event ? { revision: event.revision, id: lastId(event.data) } : { revision: -1n, id: 0 });
+    last =
+      perStore.get(streamId) ??
+      (event ? { revision: event.revision, id: lastId(event.data) } : { revision: -1n, id: 0 });
   }
   perStore.set(streamId, { revision: last.revision + 1n, id: last.id + 1 });
   return { expected: last.revision < 0n ? 'no_stream' : last.revision, id: last.id + 1 };

@@ -28,7 +28,10 @@ const optionalSecret = z.preprocess((v) => (v === '' ? undefined : v), z.string(
 const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().max(500).optional());
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
-/** What Express's `trust proxy` takes: false (the socket's peer is the client), a hop count, or the proxies' addresses. */
+/**
+ * What Express's `trust proxy` takes: false (the socket's peer is the client), a hop count, or the proxies'
+ * addresses.
+ */
 export type TrustProxy = boolean | number | string;
 const PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
 const proxyAddress = (item: string): boolean => {
@@ -55,7 +58,10 @@ const trustProxy = z
     if (/^[0-9]+$/.test(text)) return Number(text) === 0 ? false : Number(text);
     const items = text.split(',').map((item) => item.trim());
     if (items.every(proxyAddress)) return items.join(',');
-    ctx.addIssue({ code: 'custom', message: 'false, true, a hop count, or comma-separated proxy addresses or subnets' });
+    ctx.addIssue({
+      code: 'custom',
+      message: 'false, true, a hop count, or comma-separated proxy addresses or subnets',
+    });
     return z.NEVER;
   });
 
@@ -71,7 +77,12 @@ export const configSchema = z.object({
   CORS_ORIGINS: z
     .string()
     .default('')
-    .transform((value) => value.split(',').map((o) => o.trim()).filter((o) => o !== ''))
+    .transform((value) =>
+      value
+        .split(',')
+        .map((o) => o.trim())
+        .filter((o) => o !== ''),
+    )
     .pipe(z.array(z.string().regex(/^https?:\/\/[^/\s]+$/, 'each origin is scheme://host[:port], no path'))),
   DATA_DIR: z.string().min(1).default('./data'),
   EVENTSTORE_URL: optionalConnectionString(eventStoreConnectionString),
@@ -113,7 +124,10 @@ export const configSchema = z.object({
 export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {
-  constructor(readonly variables: string[], message: string) {
+  constructor(
+    readonly variables: string[],
+    message: string,
+  ) {
     super(message);
     this.name = 'ConfigError';
   }
@@ -132,7 +146,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     // An identity provider issues tokens for many clients: without both checks any of them works here.
     const missing = (['AUTH_JWT_AUDIENCE', 'AUTH_JWT_ISSUER'] as const).filter((k) => !config[k]);
     if (missing.length > 0) {
-      throw new ConfigError([...missing], `AUTH_JWKS_URL needs ${missing.join(' and ')} so tokens issued for other clients are refused`);
+      throw new ConfigError(
+        [...missing],
+        `AUTH_JWKS_URL needs ${missing.join(' and ')} so tokens issued for other clients are refused`,
+      );
     }
   }
   if (config.NODE_ENV === 'production') assertProductionSecrets(config);
@@ -156,7 +173,9 @@ function assertProductionSecrets(config: Config): void {
     return weakness ? [{ variable, weakness }] : [];
   });
   if (weak.length > 0) {
-    const lines = weak.map((w) => `${w.variable}: ${w.weakness === 'placeholder' ? 'a placeholder value' : 'too predictable'}`);
+    const lines = weak.map(
+      (w) => `${w.variable}: ${w.weakness === 'placeholder' ? 'a placeholder value' : 'too predictable'}`,
+    );
     throw new ConfigError(
       weak.map((w) => w.variable),
       `NODE_ENV=production refuses weak secrets (generate one with \`openssl rand -base64 48\`):\n  ${lines.join('\n  ')}`,

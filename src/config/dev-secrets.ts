@@ -15,7 +15,11 @@ type DevSecretsFile = { jwtSecret: string; directoryToken: string };
 export function resolveSecrets(config: Config): Secrets {
   const needsJwt = !config.AUTH_JWT_SECRET && !config.AUTH_JWKS_URL;
   if (!needsJwt && config.DIRECTORY_SYNC_TOKEN) {
-    return { jwtSecret: config.AUTH_JWT_SECRET, jwksUrl: config.AUTH_JWKS_URL, directoryToken: config.DIRECTORY_SYNC_TOKEN };
+    return {
+      jwtSecret: config.AUTH_JWT_SECRET,
+      jwksUrl: config.AUTH_JWKS_URL,
+      directoryToken: config.DIRECTORY_SYNC_TOKEN,
+    };
   }
   if (config.NODE_ENV === 'production') throw new Error('production requires explicit secrets');
   const dev = readOrCreateDevSecrets(config.DATA_DIR);
@@ -38,7 +42,8 @@ function readOrCreateDevSecrets(dataDir: string): DevSecretsFile {
     fs.writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600, flag: 'wx' });
   } catch (error) {
     // Another process (the CLI next to a starting server) wrote it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return JSON.parse(fs.readFileSync(file, 'utf8')) as DevSecretsFile;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      return JSON.parse(fs.readFileSync(file, 'utf8')) as DevSecretsFile;
     throw error;
   }
   return secrets;

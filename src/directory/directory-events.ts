@@ -14,7 +14,10 @@ export const directoryEventSchema = z.discriminatedUnion('type', [
       userId: id,
       name,
       status: z.enum(['active', 'inactive', 'banned']),
-      platformRoles: z.array(z.enum(['auditor'])).max(10).optional(),
+      platformRoles: z
+        .array(z.enum(['auditor']))
+        .max(10)
+        .optional(),
     }),
   }),
   z.object({

@@ -14,7 +14,11 @@ export interface DirectoryFacts {
   communities(communityIds: readonly number[]): Promise<ReadonlyMap<number, CommunityFacts>>;
 }
 
-type CommunityProjectLink = { readonly projectId: number; readonly communityId: number; readonly communityProjectId: number };
+type CommunityProjectLink = {
+  readonly projectId: number;
+  readonly communityId: number;
+  readonly communityProjectId: number;
+};
 
 /** What resolving a new resource's scope shape asks of the directory besides the facts above. */
 export interface ScopeDirectory extends DirectoryFacts {

@@ -54,7 +54,9 @@ export class DirectoryReader {
     );
     return {
       userId,
-      communities: new Map(memberships.communities.map((c) => [c.communityId, { role: c.role, status: c.status }] as const)),
+      communities: new Map(
+        memberships.communities.map((c) => [c.communityId, { role: c.role, status: c.status }] as const),
+      ),
       projects: new Map(memberships.projects.map((p) => [p.projectId, p.role] as const)),
       circles,
     };

@@ -11,7 +11,11 @@ export const DIRECTORY_TABLES = {
   communityMembers: { key: ['communityId', 'userId'], columns: ['communityId', 'userId'], lookup: 'userId' },
   projects: { key: ['projectId'], columns: ['projectId'] },
   projectMembers: { key: ['projectId', 'userId'], columns: ['projectId', 'userId'], lookup: 'userId' },
-  communityProjects: { key: ['communityProjectId'], columns: ['communityProjectId', 'projectId', 'communityId'], lookup: 'projectId' },
+  communityProjects: {
+    key: ['communityProjectId'],
+    columns: ['communityProjectId', 'projectId', 'communityId'],
+    lookup: 'projectId',
+  },
   circles: { key: ['circleId'], columns: ['circleId'] },
   circleMembers: { key: ['circleId', 'userId'], columns: ['circleId', 'userId'], lookup: 'userId' },
   paragraphs: { key: ['paragraphId'], columns: ['paragraphId'] },
@@ -109,7 +113,14 @@ export function communityFactsOf(c: CommunityFacts): CommunityFacts {
 
 /** The stored circle record, as the rules see it. */
 export function circleFactsOf(c: CircleFacts): CircleFacts {
-  return { circleId: c.circleId, name: c.name, longName: c.longName, isActive: c.isActive, projectId: c.projectId, communityId: c.communityId };
+  return {
+    circleId: c.circleId,
+    name: c.name,
+    longName: c.longName,
+    isActive: c.isActive,
+    projectId: c.projectId,
+    communityId: c.communityId,
+  };
 }
 
 type BuiltInCircles = { readonly teamCircleId: number; readonly mentorsCircleId: number };

@@ -8,21 +8,30 @@ import { directoryFeedAnswerSchema } from '../api/response-schemas';
 
 /** The platform's feed of people, communities, projects and circles (docs/api.md "Directory"). */
 /** What the feed writes through. */
-export type DirectoryRouteDeps = { readonly eventStore: EventStore; readonly clock: () => Date; readonly settle: Settle };
+export type DirectoryRouteDeps = {
+  readonly eventStore: EventStore;
+  readonly clock: () => Date;
+  readonly settle: Settle;
+};
 
-export const DIRECTORY_ROUTES = routeGroup<DirectoryRouteDeps>({ tag: 'internal', access: 'internal', settle: (ctx) => ctx.settle }, (directory) => [
-  directory.post('/internal/directory/events', 'ingestDirectoryEvents', {
-    summary: 'Directory feed: people, communities, projects and circles, one atomic batch',
-    request: { body: directoryBatchSchema },
-    answers: { 200: { description: 'Appended and projected', json: directoryFeedAnswerSchema } },
-    errors: [400, 401, 413, 415],
-    handle: (ctx) => async ({ body: batch, correlationId }) => {
-      const position = await ingestDirectoryEvents(ctx.eventStore, batch, {
-        actor: systemActor,
-        correlationId,
-        at: ctx.clock().toISOString(),
-      });
-      return written(position, () => ({ accepted: batch.events.length, position: position.toString() }));
-    },
-  }),
-]);
+export const DIRECTORY_ROUTES = routeGroup<DirectoryRouteDeps>(
+  { tag: 'internal', access: 'internal', settle: (ctx) => ctx.settle },
+  (directory) => [
+    directory.post('/internal/directory/events', 'ingestDirectoryEvents', {
+      summary: 'Directory feed: people, communities, projects and circles, one atomic batch',
+      request: { body: directoryBatchSchema },
+      answers: { 200: { description: 'Appended and projected', json: directoryFeedAnswerSchema } },
+      errors: [400, 401, 413, 415],
+      handle:
+        (ctx) =>
+        async ({ body: batch, correlationId }) => {
+          const position = await ingestDirectoryEvents(ctx.eventStore, batch, {
+            actor: systemActor,
+            correlationId,
+            at: ctx.clock().toISOString(),
+          });
+          return written(position, () => ({ accepted: batch.events.length, position: position.toString() }));
+        },
+    }),
+  ],
+);

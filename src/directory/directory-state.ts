@@ -141,7 +141,8 @@ export function projectOf(state: DirectoryState, projectId: number): ProjectFact
   const project = state.projects.get(projectId);
   if (!project) return null;
   const communityIds = new Set<number>();
-  for (const link of state.communityProjects.values()) if (link.projectId === projectId) communityIds.add(link.communityId);
+  for (const link of state.communityProjects.values())
+    if (link.projectId === projectId) communityIds.add(link.communityId);
   return { ...project, communityIds: [...communityIds].sort((a, b) => a - b) };
 }
 

@@ -15,7 +15,11 @@ export type CommunityProjectRecord = {
   readonly projectId: number;
 };
 
-export type ParagraphRecord = { readonly paragraphId: number; readonly projectId: number; readonly communityId: number | null };
+export type ParagraphRecord = {
+  readonly paragraphId: number;
+  readonly projectId: number;
+  readonly communityId: number | null;
+};
 
 /**
  * The directory read model (people, communities, projects, circles, paragraphs), asked the

@@ -23,7 +23,11 @@ export type FileAccessDeps = {
  * its uploader while nothing references it. Undefined otherwise, which the route answers with
  * the same 404 as a path that does not exist.
  */
-export async function downloadableFile(deps: FileAccessDeps, caller: Caller, path: string): Promise<StoredFile | undefined> {
+export async function downloadableFile(
+  deps: FileAccessDeps,
+  caller: Caller,
+  path: string,
+): Promise<StoredFile | undefined> {
   if (!parseUploadPath(path)) return undefined;
   const files = deps.stores.files;
   const file = await files.file(path);
@@ -52,7 +56,8 @@ export const usableUploadCheck =
   (deps: Omit<FileAccessDeps, 'directory'>): UploadCheck =>
   async (viewer: Viewer, resourceUrl: string, current?: Resource): Promise<void> => {
     if (!parseUploadPath(resourceUrl)) return;
-    const refuse = () => validationError('resourceUrl', 'must be a file you uploaded or one of a resource you may edit');
+    const refuse = () =>
+      validationError('resourceUrl', 'must be a file you uploaded or one of a resource you may edit');
     const files = deps.stores.files;
     const file = await files.file(resourceUrl);
     if (!file || file.deleted) throw refuse();

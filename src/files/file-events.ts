@@ -20,7 +20,10 @@ export type FileUploaded = Event<
   }
 >;
 
-/** `unreferenced`: the last resource referencing it went away; `orphaned`: never (or no longer) referenced past UPLOAD_ORPHAN_HOURS. */
+/**
+ * `unreferenced`: the last resource referencing it went away; `orphaned`: never (or no longer) referenced
+ * past UPLOAD_ORPHAN_HOURS.
+ */
 export type FileDeleted = Event<'FileDeleted', { readonly path: string; readonly reason: 'unreferenced' | 'orphaned' }>;
 
 export type FileEvent = FileUploaded | FileDeleted;

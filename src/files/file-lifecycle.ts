@@ -37,7 +37,13 @@ export async function storeUpload(
   await deps.fileStore.commit(staged, file.path);
   try {
     const command: RecordUpload = { type: 'RecordUpload', data: { ...file, size: staged.size } };
-    const { position } = await handleCommand(deps.eventStore, fileStreamId(parsed.fileId), fileDecider, () => command, stamp);
+    const { position } = await handleCommand(
+      deps.eventStore,
+      fileStreamId(parsed.fileId),
+      fileDecider,
+      () => command,
+      stamp,
+    );
     if (position === undefined) throw new Error('RecordUpload must record FileUploaded');
     return position;
   } catch (error) {
@@ -59,7 +65,13 @@ export async function deleteUpload(
   const parsed = parseUploadPath(path);
   if (!parsed) return undefined;
   const command: DeleteFile = { type: 'DeleteFile', data: { path, reason } };
-  const { position } = await handleCommand(deps.eventStore, fileStreamId(parsed.fileId), fileDecider, () => command, stamp);
+  const { position } = await handleCommand(
+    deps.eventStore,
+    fileStreamId(parsed.fileId),
+    fileDecider,
+    () => command,
+    stamp,
+  );
   await deps.fileStore.delete(path);
   return position;
 }
@@ -75,11 +87,17 @@ export async function sweepOrphans(
   now: Date,
 ): Promise<{ deleted: string[] }> {
   const cutoff = new Date(now.getTime() - deps.config.UPLOAD_ORPHAN_HOURS * 3_600_000);
-  const stamp: EventMetadata = { actor: systemActor, correlationId: `sweep-${now.toISOString()}`, at: now.toISOString() };
+  const stamp: EventMetadata = {
+    actor: systemActor,
+    correlationId: `sweep-${now.toISOString()}`,
+    at: now.toISOString(),
+  };
   const deleted: string[] = [];
   let last: bigint | undefined;
   for (;;) {
-    const paths = (await deps.stores.files.unreferencedUploads(cutoff.toISOString(), SWEEP_BATCH)).filter((p) => !deleted.includes(p));
+    const paths = (await deps.stores.files.unreferencedUploads(cutoff.toISOString(), SWEEP_BATCH)).filter(
+      (p) => !deleted.includes(p),
+    );
     if (paths.length === 0) break;
     for (const path of paths) {
       last = (await deleteUpload(deps, path, 'orphaned', stamp)) ?? last;

@@ -40,131 +40,146 @@ export type FileRouteDeps = FileAccessDeps & {
 };
 
 /** SPEC "POST /api/File/Upload" and "GET /api/File/Download"; DESIGN "Upload". */
-export const FILE_ROUTES = routeGroup<FileRouteDeps>({ tag: 'files', access: 'api', settle: (ctx) => ctx.settle }, (files) => [
-  files.post('/api/File/Upload', 'uploadFile', {
-    summary: 'Store a file (multipart, one `file` part, optional `folder`) and answer its path; creates no resource',
-    description: `Accepted extensions: ${ACCEPTED_EXTENSIONS.map((e) => `.${e}`).join(', ')}. The declared content type must fit the extension (\`application/octet-stream\` always fits) and the leading bytes must not contradict it. Ceiling: UPLOAD_MAX_MB (3) MiB, UPLOAD_BIG_MAX_MB (100) MiB with \`isBigFile=true\`; 1 MB = 1024 × 1024 bytes.`,
-    request: {
-      query: uploadQuery,
-      documentedBody: {
-        required: true,
-        content: {
-          'multipart/form-data': {
-            schema: {
-              type: 'object',
-              required: ['file'],
-              properties: {
-                file: { type: 'string', format: 'binary' },
-                folder: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', default: 'resource_files' },
+export const FILE_ROUTES = routeGroup<FileRouteDeps>(
+  { tag: 'files', access: 'api', settle: (ctx) => ctx.settle },
+  (files) => [
+    files.post('/api/File/Upload', 'uploadFile', {
+      summary: 'Store a file (multipart, one `file` part, optional `folder`) and answer its path; creates no resource',
+      description: `Accepted extensions: ${ACCEPTED_EXTENSIONS.map((e) => `.${e}`).join(', ')}. The declared content type must fit the extension (\`application/octet-stream\` always fits) and the leading bytes must not contradict it. Ceiling: UPLOAD_MAX_MB (3) MiB, UPLOAD_BIG_MAX_MB (100) MiB with \`isBigFile=true\`; 1 MB = 1024 × 1024 bytes.`,
+      request: {
+        query: uploadQuery,
+        documentedBody: {
+          required: true,
+          content: {
+            'multipart/form-data': {
+              schema: {
+                type: 'object',
+                required: ['file'],
+                properties: {
+                  file: { type: 'string', format: 'binary' },
+                  folder: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', default: 'resource_files' },
+                },
               },
             },
           },
         },
       },
-    },
-    answers: {
-      200: { description: 'The stored path, `folder/<random id>/<sanitised file name>`', json: uploadAnswerSchema },
-      500: {
-        description:
-          'The extension, the content type or the content is not accepted (`/problems/upload-refused`, `detail` says why); or an unexpected error (`/problems/internal`)',
-        problem: true,
+      answers: {
+        200: { description: 'The stored path, `folder/<random id>/<sanitised file name>`', json: uploadAnswerSchema },
+        500: {
+          description:
+            'The extension, the content type or the content is not accepted (`/problems/upload-refused`, `detail` says why); or an unexpected error (`/problems/internal`)',
+          problem: true,
+        },
       },
-    },
-    errors: [400, 401, 403, 413, 415],
-    handle: (ctx) => async ({ query: { isBigFile }, req, res, request }) => {
-      const limit = (isBigFile ? ctx.config.UPLOAD_BIG_MAX_MB : ctx.config.UPLOAD_MAX_MB) * MIB;
-      // Whatever happens below, the connection is not reused: an early answer may leave body bytes unread.
-      const early = (): void => void res.setHeader('Connection', 'close');
-      if (!req.is('multipart/form-data')) {
-        early();
-        return sendProblem(res, 'unsupportedMediaType', 'the body must be multipart/form-data with a `file` part');
-      }
-      const declaredLength = Number(req.header('content-length'));
-      if (Number.isFinite(declaredLength) && declaredLength > limit + MULTIPART_OVERHEAD) {
-        early();
-        throw new DomainError('payload_too_large', `the body is over the ${limit} byte ceiling of this request`, [
-          { field: 'file', message: `at most ${limit} bytes` },
-        ]);
-      }
-      let received;
-      try {
-        received = await receiveUpload(req, ctx.fileStore, limit);
-      } catch (error) {
-        early();
-        if (error instanceof UploadRefusedError) return sendProblem(res, 'uploadRefused', error.reason);
-        if (error instanceof UploadAbortedError) return;
-        throw error;
-      }
-      const at = ctx.clock().toISOString();
-      const path = `${received.folder}/${randomBytes(16).toString('base64url')}/${received.fileName}`;
-      const position = await storeUpload(
-        ctx,
-        received.staged,
-        { path, name: received.fileName, contentType: servedContentType(received.fileName), uploadedBy: request.caller.userId, at },
-        stampOf(request, at),
-      );
-      return written(position, () => path);
-    },
-  }),
-  files.get('/api/File/Download', 'downloadFile', {
-    summary: 'The bytes of an upload, for a caller who can see a resource referencing it (or its uploader while none does)',
-    request: { query: downloadQuery },
-    answers: {
-      200: {
-        description:
-          'The file, as an attachment (`Content-Disposition` with RFC 6266 `filename*`), `X-Content-Type-Options: nosniff`, `Cache-Control: private`, `Accept-Ranges: bytes`, a strong `ETag`',
-        content: binary,
+      errors: [400, 401, 403, 413, 415],
+      handle:
+        (ctx) =>
+        async ({ query: { isBigFile }, req, res, request }) => {
+          const limit = (isBigFile ? ctx.config.UPLOAD_BIG_MAX_MB : ctx.config.UPLOAD_MAX_MB) * MIB;
+          // Whatever happens below, the connection is not reused: an early answer may leave body bytes unread.
+          const early = (): void => void res.setHeader('Connection', 'close');
+          if (!req.is('multipart/form-data')) {
+            early();
+            return sendProblem(res, 'unsupportedMediaType', 'the body must be multipart/form-data with a `file` part');
+          }
+          const declaredLength = Number(req.header('content-length'));
+          if (Number.isFinite(declaredLength) && declaredLength > limit + MULTIPART_OVERHEAD) {
+            early();
+            throw new DomainError('payload_too_large', `the body is over the ${limit} byte ceiling of this request`, [
+              { field: 'file', message: `at most ${limit} bytes` },
+            ]);
+          }
+          let received;
+          try {
+            received = await receiveUpload(req, ctx.fileStore, limit);
+          } catch (error) {
+            early();
+            if (error instanceof UploadRefusedError) return sendProblem(res, 'uploadRefused', error.reason);
+            if (error instanceof UploadAbortedError) return;
+            throw error;
+          }
+          const at = ctx.clock().toISOString();
+          const path = `${received.folder}/${randomBytes(16).toString('base64url')}/${received.fileName}`;
+          const position = await storeUpload(
+            ctx,
+            received.staged,
+            {
+              path,
+              name: received.fileName,
+              contentType: servedContentType(received.fileName),
+              uploadedBy: request.caller.userId,
+              at,
+            },
+            stampOf(request, at),
+          );
+          return written(position, () => path);
+        },
+    }),
+    files.get('/api/File/Download', 'downloadFile', {
+      summary:
+        'The bytes of an upload, for a caller who can see a resource referencing it (or its uploader while none does)',
+      request: { query: downloadQuery },
+      answers: {
+        200: {
+          description:
+            'The file, as an attachment (`Content-Disposition` with RFC 6266 `filename*`), `X-Content-Type-Options: nosniff`, `Cache-Control: private`, `Accept-Ranges: bytes`, a strong `ETag`',
+          content: binary,
+        },
+        304: { description: "Not modified: `If-None-Match` names the file's strong `ETag`; no body" },
+        206: { description: 'One byte range (`Range: bytes=a-b`, `a-`, `-n`), with `Content-Range`', content: binary },
+        416: {
+          description:
+            'The range starts past the end (`/problems/range-not-satisfiable`); `Content-Range: bytes */<size>`',
+          problem: true,
+        },
       },
-      304: { description: 'Not modified: `If-None-Match` names the file\'s strong `ETag`; no body' },
-      206: { description: 'One byte range (`Range: bytes=a-b`, `a-`, `-n`), with `Content-Range`', content: binary },
-      416: {
-        description: 'The range starts past the end (`/problems/range-not-satisfiable`); `Content-Range: bytes */<size>`',
-        problem: true,
-      },
-    },
-    errors: [400, 401, 403, 404],
-    handle: (ctx) => async ({ query: { path }, req, res, caller }) => {
-      const file = await downloadableFile(ctx, caller, path);
-      if (!file) throw missing();
-      const stat = await ctx.fileStore.stat(path);
-      if (!stat) throw missing();
-      res.setHeader('Content-Type', servedContentType(file.name));
-      res.setHeader('Content-Disposition', contentDisposition(file.name));
-      res.setHeader('X-Content-Type-Options', 'nosniff');
-      res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
-      res.setHeader('Cache-Control', 'private');
-      res.setHeader('Accept-Ranges', 'bytes');
-      // Strong: the bytes under an upload path are written once and never change (the path holds a random id).
-      const etag = `"${createHash('sha256').update(`${path}\u0000${stat.size}\u0000${file.uploadedAt}`).digest('base64url').slice(0, 32)}"`;
-      res.setHeader('ETag', etag);
-      if (ifNoneMatch(req.header('if-none-match'), etag)) {
-        res.removeHeader('Content-Disposition');
-        return void res.status(304).end();
-      }
-      const range = parseRange(req.header('range'), stat.size);
-      if (range.kind === 'unsatisfiable') {
-        res.setHeader('Content-Range', `bytes */${stat.size}`);
-        res.removeHeader('Content-Disposition');
-        return sendProblem(res, 'rangeNotSatisfiable', `the file has ${stat.size} bytes`);
-      }
-      const partial = range.kind === 'partial' ? range : undefined;
-      const stream = await ctx.fileStore.open(path, partial);
-      if (!stream) throw missing();
-      if (partial) {
-        res.status(206);
-        res.setHeader('Content-Range', `bytes ${partial.start}-${partial.end}/${stat.size}`);
-        res.setHeader('Content-Length', String(partial.end - partial.start + 1));
-      } else {
-        res.setHeader('Content-Length', String(stat.size));
-      }
-      if (req.method === 'HEAD') {
-        stream.destroy();
-        return void res.end();
-      }
-      await pipeline(stream, res).catch((error: unknown) => {
-        // The client went away mid-download: nothing to answer.
-        if (!res.writableFinished) res.destroy(error instanceof Error ? error : undefined);
-      });
-    },
-  }),
-]);
+      errors: [400, 401, 403, 404],
+      handle:
+        (ctx) =>
+        async ({ query: { path }, req, res, caller }) => {
+          const file = await downloadableFile(ctx, caller, path);
+          if (!file) throw missing();
+          const stat = await ctx.fileStore.stat(path);
+          if (!stat) throw missing();
+          res.setHeader('Content-Type', servedContentType(file.name));
+          res.setHeader('Content-Disposition', contentDisposition(file.name));
+          res.setHeader('X-Content-Type-Options', 'nosniff');
+          res.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
+          res.setHeader('Cache-Control', 'private');
+          res.setHeader('Accept-Ranges', 'bytes');
+          // Strong: the bytes under an upload path are written once and never change (the path holds a random id).
+          const etag = `"${createHash('sha256').update(`${path}\u0000${stat.size}\u0000${file.uploadedAt}`).digest('base64url').slice(0, 32)}"`;
+          res.setHeader('ETag', etag);
+          if (ifNoneMatch(req.header('if-none-match'), etag)) {
+            res.removeHeader('Content-Disposition');
+            return void res.status(304).end();
+          }
+          const range = parseRange(req.header('range'), stat.size);
+          if (range.kind === 'unsatisfiable') {
+            res.setHeader('Content-Range', `bytes */${stat.size}`);
+            res.removeHeader('Content-Disposition');
+            return sendProblem(res, 'rangeNotSatisfiable', `the file has ${stat.size} bytes`);
+          }
+          const partial = range.kind === 'partial' ? range : undefined;
+          const stream = await ctx.fileStore.open(path, partial);
+          if (!stream) throw missing();
+          if (partial) {
+            res.status(206);
+            res.setHeader('Content-Range', `bytes ${partial.start}-${partial.end}/${stat.size}`);
+            res.setHeader('Content-Length', String(partial.end - partial.start + 1));
+          } else {
+            res.setHeader('Content-Length', String(stat.size));
+          }
+          if (req.method === 'HEAD') {
+            stream.destroy();
+            return void res.end();
+          }
+          await pipeline(stream, res).catch((error: unknown) => {
+            // The client went away mid-download: nothing to answer.
+            if (!res.writableFinished) res.destroy(error instanceof Error ? error : undefined);
+          });
+        },
+    }),
+  ],
+);

@@ -19,7 +19,13 @@ const uploadPathOrNull = (resourceUrl: string): string | null => (parseUploadPat
  * ResourceUpdated cannot bring its reference back).
  */
 /** The events this read model folds: the files' own, and the resources that reference them. */
-const FOLDED_TYPES: ReadonlySet<string> = new Set(['FileUploaded', 'FileDeleted', 'ResourceCreated', 'ResourceUpdated', 'ResourceDeleted']);
+const FOLDED_TYPES: ReadonlySet<string> = new Set([
+  'FileUploaded',
+  'FileDeleted',
+  'ResourceCreated',
+  'ResourceUpdated',
+  'ResourceDeleted',
+]);
 
 export function filesProjection(store: FilesStore): ReadModelProjection {
   return foldingProjection({

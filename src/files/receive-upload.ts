@@ -91,7 +91,15 @@ export function receiveUpload(req: IncomingMessage, fileStore: FileStore, limit:
       parser = busboy({
         headers: req.headers,
         defParamCharset: 'utf8',
-        limits: { files: 1, fields: 1, parts: 3, fileSize: limit + 1, fieldSize: 256, fieldNameSize: 64, headerPairs: 16 },
+        limits: {
+          files: 1,
+          fields: 1,
+          parts: 3,
+          fileSize: limit + 1,
+          fieldSize: 256,
+          fieldNameSize: 64,
+          headerPairs: 16,
+        },
       });
     } catch {
       reject(validationError('file', 'the body must be multipart/form-data with a boundary'));
@@ -164,7 +172,8 @@ export function receiveUpload(req: IncomingMessage, fileStore: FileStore, limit:
       staging.catch((error: unknown) => fail(error instanceof Error ? error : new Error(String(error))));
     });
     parser.on('field', (name, value, info) => {
-      if (name !== 'folder') return fail(validationError(name, 'unexpected field: only `file` and `folder` are accepted'));
+      if (name !== 'folder')
+        return fail(validationError(name, 'unexpected field: only `file` and `folder` are accepted'));
       if (info.valueTruncated || !FOLDER_PATTERN.test(value)) {
         return fail(validationError('folder', 'must match [A-Za-z0-9_-]{1,64}'));
       }

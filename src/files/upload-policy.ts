@@ -39,7 +39,10 @@ export const ACCEPTED: Readonly<Record<string, Rule>> = {
   jpeg: { mime: ['image/jpeg', 'image/pjpeg'], signatures: JPEG },
   jfif: { mime: ['image/jpeg', 'image/pjpeg'], signatures: JPEG },
   png: { mime: ['image/png'], signatures: ['png', 'apng'] },
-  psd: { mime: ['image/vnd.adobe.photoshop', 'application/x-photoshop', 'image/x-photoshop', 'application/photoshop'], signatures: ['psd'] },
+  psd: {
+    mime: ['image/vnd.adobe.photoshop', 'application/x-photoshop', 'image/x-photoshop', 'application/photoshop'],
+    signatures: ['psd'],
+  },
   tif: { mime: ['image/tiff'], signatures: TIFF },
   tiff: { mime: ['image/tiff'], signatures: TIFF },
   webp: { mime: ['image/webp'], signatures: ['webp'] },
@@ -126,7 +129,11 @@ export function sanitiseFileName(raw: string): string {
 export function checkDeclared(fileName: string, declaredType: string): Verdict {
   const extension = extensionOf(fileName);
   const rule = ACCEPTED[extension];
-  if (!rule) return refuse('extension', extension === '' ? 'the file has no extension' : `the extension .${extension} is not accepted`);
+  if (!rule)
+    return refuse(
+      'extension',
+      extension === '' ? 'the file has no extension' : `the extension .${extension} is not accepted`,
+    );
   const type = declaredType.split(';', 1)[0]?.trim().toLowerCase() ?? '';
   if (type !== GENERIC_MIME && !rule.mime.includes(type)) {
     return refuse('declared-type', `the content type ${type || '(none)'} does not fit a .${extension} file`);
@@ -144,7 +151,11 @@ const startsWith = (bytes: Uint8Array, text: string, offset = 0): boolean =>
 function executableKind(bytes: Uint8Array): string | null {
   if (startsWith(bytes, 'MZ')) return 'a Windows executable';
   if (startsWith(bytes, '\x7fELF')) return 'an ELF executable';
-  if ([0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe, 0xcafebabe].includes(bytes.length >= 4 ? Buffer.from(bytes.subarray(0, 4)).readUInt32BE(0) : -1)) {
+  if (
+    [0xfeedface, 0xfeedfacf, 0xcefaedfe, 0xcffaedfe, 0xcafebabe].includes(
+      bytes.length >= 4 ? Buffer.from(bytes.subarray(0, 4)).readUInt32BE(0) : -1,
+    )
+  ) {
     return 'a Mach-O executable or Java class';
   }
   return null;
@@ -157,10 +168,12 @@ const withoutBom = (bytes: Uint8Array): Uint8Array =>
   bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? bytes.subarray(3) : bytes;
 
 /** How the content starts as text: after a BOM and white space, lower-cased. */
-const textStart = (bytes: Uint8Array): string => Buffer.from(withoutBom(bytes).subarray(0, 1024)).toString('latin1').trimStart().toLowerCase();
+const textStart = (bytes: Uint8Array): string =>
+  Buffer.from(withoutBom(bytes).subarray(0, 1024)).toString('latin1').trimStart().toLowerCase();
 
 /** Whether text starts like an HTML page: browsers would run it. */
-const looksLikeHtml = (bytes: Uint8Array): boolean => HTML_MARKERS.some((marker) => textStart(bytes).startsWith(marker));
+const looksLikeHtml = (bytes: Uint8Array): boolean =>
+  HTML_MARKERS.some((marker) => textStart(bytes).startsWith(marker));
 
 /** Whether text starts like a script (a shebang line), even after a BOM or white space. */
 const looksLikeScript = (bytes: Uint8Array): boolean => textStart(bytes).startsWith('#!');
@@ -226,6 +239,9 @@ export const uploadPathOf = (p: UploadPath): string => `${p.folder}/${p.fileId}/
  */
 export function contentDisposition(fileName: string): string {
   const fallback = fileName.replace(/[^\x20-\x7e]/g, '_').replace(/["\\%]/g, '_');
-  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  const encoded = encodeURIComponent(fileName).replace(
+    /['()*]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
   return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }

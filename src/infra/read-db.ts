@@ -8,12 +8,21 @@ import { mongoReadDb } from './mongo/mongo-read-db-loader';
 import { SqliteReadDb } from './sqlite/sqlite-read-db';
 
 /** Where the read models live: MongoDB where its URL is set, a SQLite file under DATA_DIR otherwise. */
-export type ReadDb = { readonly kind: 'sqlite'; readonly sqlite: SqliteReadDb } | { readonly kind: 'mongo'; readonly mongo: MongoReadDb };
+export type ReadDb =
+  { readonly kind: 'sqlite'; readonly sqlite: SqliteReadDb } | { readonly kind: 'mongo'; readonly mongo: MongoReadDb };
 
 export async function openReadDb(config: Config): Promise<ReadDb> {
   return config.MONGODB_URL
-    ? { kind: 'mongo', mongo: await mongoReadDb().connect(config.MONGODB_URL, undefined, config.MONGO_QUERY_TIMEOUT_MS) }
-    : { kind: 'sqlite', sqlite: SqliteReadDb.open(path.join(config.DATA_DIR, 'read-models.sqlite'), { memo: config.READ_MEMO === 'on' }) };
+    ? {
+        kind: 'mongo',
+        mongo: await mongoReadDb().connect(config.MONGODB_URL, undefined, config.MONGO_QUERY_TIMEOUT_MS),
+      }
+    : {
+        kind: 'sqlite',
+        sqlite: SqliteReadDb.open(path.join(config.DATA_DIR, 'read-models.sqlite'), {
+          memo: config.READ_MEMO === 'on',
+        }),
+      };
 }
 
 export async function pingReadDb(readDb: ReadDb): Promise<void> {

@@ -30,7 +30,8 @@ export function readGenerations(config: Config): ReadGenerations {
 
 function sqliteGenerations(dataDir: string, memo: boolean): ReadGenerations {
   const pointer = path.join(dataDir, 'read-models.generation');
-  const file = (generation: number) => path.join(dataDir, generation === 0 ? 'read-models.sqlite' : `read-models.g${generation}.sqlite`);
+  const file = (generation: number) =>
+    path.join(dataDir, generation === 0 ? 'read-models.sqlite' : `read-models.g${generation}.sqlite`);
   return {
     async current() {
       try {
@@ -68,14 +69,23 @@ function mongoGenerations(url: string, queryTimeoutMs: number): ReadGenerations 
   };
   return {
     current: () =>
-      withBase(async (base) => (await base.db.collection<PointerDoc>('read_model_generations').findOne({ _id: 'current' }, base.readOptions()))?.generation ?? 0),
+      withBase(
+        async (base) =>
+          (
+            await base.db
+              .collection<PointerDoc>('read_model_generations')
+              .findOne({ _id: 'current' }, base.readOptions())
+          )?.generation ?? 0,
+      ),
     open: async (generation) => {
       const base = await withBase(async (b) => b.db.databaseName);
       return { kind: 'mongo', mongo: await mongoReadDb().connect(url, dbName(generation, base), queryTimeoutMs) };
     },
     switchTo: (generation) =>
       withBase(async (base) => {
-        await base.db.collection<PointerDoc>('read_model_generations').updateOne({ _id: 'current' }, { $set: { generation } }, { upsert: true });
+        await base.db
+          .collection<PointerDoc>('read_model_generations')
+          .updateOne({ _id: 'current' }, { $set: { generation } }, { upsert: true });
       }),
     drop: (generation) =>
       withBase(async (base) => {

@@ -27,7 +27,10 @@ export class Metrics {
       labelNames: ['stream_type'],
       registers: [this.registry],
     });
-    this.projectionCheckpoint = this.projectionGauge('read_model_checkpoint_position', 'Global position of the last event each projection committed');
+    this.projectionCheckpoint = this.projectionGauge(
+      'read_model_checkpoint_position',
+      'Global position of the last event each projection committed',
+    );
     this.projectionLeading = this.projectionGauge(
       'read_model_leading',
       '1 while this process holds the projection (writes the read model), 0 while it follows another',
@@ -44,7 +47,10 @@ export class Metrics {
       labelNames: ['outcome'],
       registers: [this.registry],
     });
-    this.projectionLag = this.projectionGauge('read_model_lag_events', 'Events in the log that each projection has not committed yet');
+    this.projectionLag = this.projectionGauge(
+      'read_model_lag_events',
+      'Events in the log that each projection has not committed yet',
+    );
     this.projectionStopped = this.projectionGauge(
       'read_model_projection_failed',
       '1 while this process stands down from a projection that failed (a bug: alert on it); it retries on a long backoff',

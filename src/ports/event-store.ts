@@ -96,12 +96,20 @@ export interface EventStore {
    * mean nothing in another log, so a read model's checkpoint records it.
    */
   readonly identity: string;
-  appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
+  appendToStream(
+    streamId: string,
+    events: readonly NewEvent[],
+    expected: ExpectedRevision,
+    options?: AppendOptions,
+  ): Promise<AppendResult>;
   /** Every event of one stream, oldest first; [] when the stream does not exist. */
   readStream(streamId: string): Promise<RecordedEvent[]>;
   /** The last event of a stream, or undefined when the stream does not exist. */
   readLastEvent(streamId: string): Promise<RecordedEvent | undefined>;
-  /** The global position of the newest event in the log (a system event's, on EventStoreDB), or undefined when empty. */
+  /**
+   * The global position of the newest event in the log (a system event's, on EventStoreDB), or undefined when
+   * empty.
+   */
   headPosition(): Promise<bigint | undefined>;
   /**
    * User events of all streams after `from`, oldest first, at most `maxCount`; only those whose

@@ -24,8 +24,16 @@ export type ChangeResourcePrivacyInput = {
 };
 
 const copyCircles = (block: CircleChangesInput): CircleChanges => ({
-  circlesToAdd: block.circlesToAdd.map(({ circleId, projectId, communityId }) => ({ circleId, projectId, communityId })),
-  circlesToRemove: block.circlesToRemove.map(({ circleId, projectId, communityId }) => ({ circleId, projectId, communityId })),
+  circlesToAdd: block.circlesToAdd.map(({ circleId, projectId, communityId }) => ({
+    circleId,
+    projectId,
+    communityId,
+  })),
+  circlesToRemove: block.circlesToRemove.map(({ circleId, projectId, communityId }) => ({
+    circleId,
+    projectId,
+    communityId,
+  })),
 });
 
 /** Every circle the request names, added or removed, in any block: the decision needs their facts. */
@@ -55,7 +63,10 @@ export async function changeResourcePrivacy(
     })),
     sharesToRemove: input.sharesToRemove.map((s) => ({ communityId: s.communityId })),
   };
-  const referenced = { circleIds: referencedCircleIds(input), communityIds: input.sharesToUpsert.map((s) => s.communityId) };
+  const referenced = {
+    circleIds: referencedCircleIds(input),
+    communityIds: input.sharesToUpsert.map((s) => s.communityId),
+  };
   return runResourceCommand(
     deps.eventStore,
     input.resourceId,

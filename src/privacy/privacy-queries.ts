@@ -36,7 +36,11 @@ export async function canReadResource(
   const views = docs.map((doc): ResourceInView => {
     const community = doc.viewCommunityId === null ? undefined : communities.get(doc.viewCommunityId);
     const view: View | null =
-      doc.viewCommunityId === null ? { kind: 'project', project } : community ? { kind: 'community', project, community } : null;
+      doc.viewCommunityId === null
+        ? { kind: 'project', project }
+        : community
+          ? { kind: 'community', project, community }
+          : null;
     return {
       view,
       visibility: {
@@ -77,7 +81,10 @@ function circleGroups(
     let entry = groups.get(key);
     if (!entry) {
       const name = isProject ? (projectNames.get(ownerId) ?? '') : (communities.get(ownerId)?.name ?? '');
-      entry = { sort: [isProject ? 0 : 1, ownerId], group: { name, isProject, isCommunity: !isProject, privacyCircles: [] } };
+      entry = {
+        sort: [isProject ? 0 : 1, ownerId],
+        group: { name, isProject, isCommunity: !isProject, privacyCircles: [] },
+      };
       groups.set(key, entry);
     }
     const circle = facts.get(ref.circleId);
@@ -90,9 +97,7 @@ function circleGroups(
       communityId: ref.communityId,
     });
   }
-  return [...groups.values()]
-    .sort((a, b) => a.sort[0] - b.sort[0] || a.sort[1] - b.sort[1])
-    .map((e) => e.group);
+  return [...groups.values()].sort((a, b) => a.sort[0] - b.sort[0] || a.sort[1] - b.sort[1]).map((e) => e.group);
 }
 
 /**
@@ -143,7 +148,10 @@ export async function getResourcePrivacy(
     isProjectScoped: resource.scope.kind === 'project',
     owningCommunityId: owning,
     owningCommunityName: owning === null ? null : nameOf(owning),
-    owner: { privacyLevel: resource.owner.privacyLevel, circles: canSeeGrantedCircles(viewer, resource) ? groups(resource.owner) : [] },
+    owner: {
+      privacyLevel: resource.owner.privacyLevel,
+      circles: canSeeGrantedCircles(viewer, resource) ? groups(resource.owner) : [],
+    },
     shares: shares.map((s) => ({
       communityId: s.communityId,
       communityName: nameOf(s.communityId),

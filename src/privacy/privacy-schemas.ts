@@ -50,32 +50,39 @@ const circleChanges = {
 const privacyLevel = z.number().int();
 
 /** Why a new share is made: recorded on its ResourceShared event and shown in the audit history. */
-const shareReason = z.string().min(1).max(SHARE_REASON_MAX).nullish().meta({
-  description:
-    `Why the resource is shared (at most ${SHARE_REASON_MAX} characters): ` +
-    'recorded with a new share, shown in its audit history',
-});
+const shareReason = z
+  .string()
+  .min(1)
+  .max(SHARE_REASON_MAX)
+  .nullish()
+  .meta({
+    description:
+      `Why the resource is shared (at most ${SHARE_REASON_MAX} characters): ` +
+      'recorded with a new share, shown in its audit history',
+  });
 
 /** Strict at the top level: an unknown field is a 400 naming it. */
-export const saveResourcePrivacyBody = z.strictObject({
-  resourceId: positiveId.meta({ description: 'The resource whose privacy changes', example: 1 }),
-  owner: z
-    .object({ privacyLevel, ...circleChanges })
-    .nullish()
-    .transform((v) => v ?? undefined)
-    .meta({ description: "The resource's own level and granted circles; absent: unchanged" }),
-  sharesToUpsert: listOf(
-    z.object({ communityId: positiveId, privacyLevel, reason: shareReason, ...circleChanges }),
-    MAX_SHARES_PER_REQUEST,
-  ).meta({
-    description: `Shares to create or change, each into another community with its own level; default none; at most ${MAX_SHARES_PER_REQUEST}`,
-    default: [],
-  }),
-  sharesToRemove: listOf(z.object({ communityId: positiveId }), MAX_SHARES_PER_REQUEST).meta({
-    description: 'Shares to withdraw, by community; default none',
-    default: [],
-  }),
-}).meta({ example: { resourceId: 1, sharesToUpsert: [{ communityId: 2, privacyLevel: 2 }] } });
+export const saveResourcePrivacyBody = z
+  .strictObject({
+    resourceId: positiveId.meta({ description: 'The resource whose privacy changes', example: 1 }),
+    owner: z
+      .object({ privacyLevel, ...circleChanges })
+      .nullish()
+      .transform((v) => v ?? undefined)
+      .meta({ description: "The resource's own level and granted circles; absent: unchanged" }),
+    sharesToUpsert: listOf(
+      z.object({ communityId: positiveId, privacyLevel, reason: shareReason, ...circleChanges }),
+      MAX_SHARES_PER_REQUEST,
+    ).meta({
+      description: `Shares to create or change, each into another community with its own level; default none; at most ${MAX_SHARES_PER_REQUEST}`,
+      default: [],
+    }),
+    sharesToRemove: listOf(z.object({ communityId: positiveId }), MAX_SHARES_PER_REQUEST).meta({
+      description: 'Shares to withdraw, by community; default none',
+      default: [],
+    }),
+  })
+  .meta({ example: { resourceId: 1, sharesToUpsert: [{ communityId: 2, privacyLevel: 2 }] } });
 
 export type SaveResourcePrivacyBody = z.infer<typeof saveResourcePrivacyBody>;
 

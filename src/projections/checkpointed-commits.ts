@@ -67,7 +67,10 @@ export class CheckpointedCommits {
       );
     } catch (error) {
       if (error instanceof LeaseLostError || this.runner.isTransient?.(error)) throw error;
-      this.logger.error({ err: error, projection: this.name, position: String(current?.position) }, 'projection failed');
+      this.logger.error(
+        { err: error, projection: this.name, position: String(current?.position) },
+        'projection failed',
+      );
       throw new ProjectionFailedError(this.name, error);
     }
     this.position.advanceTo(last.position);
@@ -89,7 +92,11 @@ export class CheckpointedCommits {
       if (this.unwritten === position) this.unwritten = undefined;
     } catch (error) {
       if (error instanceof LeaseLostError) await this.runner.leaseLost();
-      else this.logger.warn({ err: error, projection: this.name }, 'could not write the checkpoint; will write it with the next change');
+      else
+        this.logger.warn(
+          { err: error, projection: this.name },
+          'could not write the checkpoint; will write it with the next change',
+        );
     }
   }
 }

@@ -6,4 +6,3 @@
 export type PageRequest = { readonly skip: number; readonly take: number };
 
 export type PageResponse<T> = { count: number; list: T[] };
-

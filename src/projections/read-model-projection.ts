@@ -57,7 +57,10 @@ export type EventSelection = {
 };
 
 /** A projection's `handles` and `eventTypes`, both from its one selection, so they cannot disagree. */
-export function selecting({ types, streams }: EventSelection): Required<Pick<ReadModelProjection, 'handles' | 'eventTypes'>> {
+export function selecting({
+  types,
+  streams,
+}: EventSelection): Required<Pick<ReadModelProjection, 'handles' | 'eventTypes'>> {
   return {
     eventTypes: types,
     handles: streams ? (event) => types.has(event.type) && streams(event.streamId) : (event) => types.has(event.type),

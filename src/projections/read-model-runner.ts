@@ -178,7 +178,9 @@ export class ReadModelRunner {
     if (!this.leading) {
       if (!this.running) return `projection ${this.name} not running`;
       if (this.failure !== undefined) return `projection ${this.name}: the shared read model cannot be read`;
-      return this.follower.stalled ? `projection ${this.name} is behind the log and no process is projecting it yet` : undefined;
+      return this.follower.stalled
+        ? `projection ${this.name} is behind the log and no process is projecting it yet`
+        : undefined;
     }
     if (this.failure !== undefined) return `projection ${this.name}: event subscription dropped`;
     if (this.subscription === undefined) return `projection ${this.name} not running`;
@@ -215,7 +217,10 @@ export class ReadModelRunner {
     const store = this.projection.store;
     const log = await store.checkpointLog(this.name);
     if (log !== undefined && log !== this.events.identity) {
-      this.logger.warn({ projection: this.name, was: log, now: this.events.identity }, 'read model built from another event log; rebuilding');
+      this.logger.warn(
+        { projection: this.name, was: log, now: this.events.identity },
+        'read model built from another event log; rebuilding',
+      );
       await store.reset(this.name);
     }
     if (log !== this.events.identity) await store.setCheckpointLog(this.name, this.events.identity);
@@ -259,12 +264,18 @@ export class ReadModelRunner {
         }
         this.failure = error;
         if (error instanceof ProjectionFailedError) {
-          this.logger.error({ err: error.reason, projection: error.projection }, 'projection failed; read model stopped');
+          this.logger.error(
+            { err: error.reason, projection: error.projection },
+            'projection failed; read model stopped',
+          );
           if (this.lease) void this.standDown(error);
           return;
         }
         const delay = this.backoff.schedule(() => this.subscribe());
-        this.logger.warn({ err: error, delayMs: delay, projection: this.name }, 'event subscription dropped; resubscribing');
+        this.logger.warn(
+          { err: error, delayMs: delay, projection: this.name },
+          'event subscription dropped; resubscribing',
+        );
       },
     );
   }
@@ -316,7 +327,10 @@ export class ReadModelRunner {
     const failed = error instanceof ProjectionFailedError;
     const delay = (failed ? this.failedStandDown : this.transientStandDown).next();
     this.leadNotBefore = Date.now() + delay;
-    this.logger.warn({ projection: this.name, retryInMs: delay }, 'standing down from the projection; will try to lead again');
+    this.logger.warn(
+      { projection: this.name, retryInMs: delay },
+      'standing down from the projection; will try to lead again',
+    );
     this.leading = false;
     this.backoff.cancel();
     await this.subscription?.close();

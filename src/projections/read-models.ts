@@ -32,7 +32,9 @@ export class ReadModels {
     // No lease: every runner projects here. One read of the log feeds them all (a rebuild reads
     // the whole log once instead of once per read model), and only the events they fold.
     const starts = await Promise.all(this.runners.map((runner) => runner.prepareCatchUp()));
-    let from = starts.some((p) => p === undefined) ? undefined : starts.reduce((a, b) => (b !== undefined && a !== undefined && b < a ? b : a));
+    let from = starts.some((p) => p === undefined)
+      ? undefined
+      : starts.reduce((a, b) => (b !== undefined && a !== undefined && b < a ? b : a));
     const types = eventTypesOf(this.runners.map((runner) => runner.projection));
     for (;;) {
       const batch = await this.events.readAll(from, SHARED_CATCH_UP_BATCH, types);
@@ -88,7 +90,9 @@ export class ReadModels {
     const parts: ReadModelDigest[] = [];
     for (const runner of this.runners) parts.push(await runner.projection.store.digest());
     const counts = Object.assign({}, ...parts.map((p) => p.counts)) as Record<string, number>;
-    const digest = createHash('sha256').update(parts.map((p) => p.digest).join('|')).digest('hex');
+    const digest = createHash('sha256')
+      .update(parts.map((p) => p.digest).join('|'))
+      .digest('hex');
     return { digest, counts };
   }
 }

@@ -18,7 +18,8 @@ const transientMongoCodes = new Set([
   6, // HostUnreachable
   7, // HostNotFound
   50, // MaxTimeMSExpired: the query's maxTimeMS (MONGO_QUERY_TIMEOUT_MS) ran out
-  64, // WriteConcernFailed: a majority did not acknowledge in time (wtimeout); the batch is replayed from the checkpoint
+  // WriteConcernFailed: a majority did not acknowledge in time (wtimeout); the batch is replayed from the checkpoint
+  64,
   89, // NetworkTimeout
   91, // ShutdownInProgress
   189, // PrimarySteppedDown
@@ -36,7 +37,13 @@ const transientMongoCodes = new Set([
  * commit may or may not have applied; replaying the batch from the read checkpoint is harmless
  * either way (every write is guarded by its event's position), stopping the projection is not.
  */
-const transientMongoLabels = ['RetryableWriteError', 'TransientTransactionError', 'UnknownTransactionCommitResult', 'ResetPool', 'PoolRequestedRetry'];
+const transientMongoLabels = [
+  'RetryableWriteError',
+  'TransientTransactionError',
+  'UnknownTransactionCommitResult',
+  'ResetPool',
+  'PoolRequestedRetry',
+];
 
 /**
  * The driver, for its error classes: required only for an error whose name says it comes from
@@ -73,7 +80,13 @@ const transientSqlitePrefixes = ['SQLITE_BUSY', 'SQLITE_LOCKED'];
 const maxCauseDepth = 5;
 
 function isTransientMongoError(error: MongoError): boolean {
-  const { MongoNetworkError, MongoServerSelectionError, MongoNotConnectedError, MongoOperationTimeoutError, MongoStalePrimaryError } = mongoDriver();
+  const {
+    MongoNetworkError,
+    MongoServerSelectionError,
+    MongoNotConnectedError,
+    MongoOperationTimeoutError,
+    MongoStalePrimaryError,
+  } = mongoDriver();
   if (
     error instanceof MongoNetworkError ||
     error instanceof MongoServerSelectionError ||

@@ -54,7 +54,13 @@ export async function runResourceCommand(
   commandFor: (state: ResourceState) => ResourceCommand | Promise<ResourceCommand>,
   stamp: EventMetadata,
 ): Promise<ResourceCommandResult> {
-  const { write, state } = await handleCommand(eventStore, resourceStreamId(resourceId), resourceDecider, commandFor, stamp);
+  const { write, state } = await handleCommand(
+    eventStore,
+    resourceStreamId(resourceId),
+    resourceDecider,
+    commandFor,
+    stamp,
+  );
   return { write, resource: state.status === 'active' ? state.resource : undefined };
 }
 
@@ -64,7 +70,10 @@ export async function loadResource(eventStore: EventStore, resourceId: number): 
   return state.status === 'active' ? state.resource : undefined;
 }
 
-/** The resource a stream holds now (a request whose attempt died after its write is answered from it); 404 once deleted. */
+/**
+ * The resource a stream holds now (a request whose attempt died after its write is answered from it); 404
+ * once deleted.
+ */
 export async function currentResource(eventStore: EventStore, streamId: string): Promise<Resource> {
   const state = foldResource(await eventStore.readStream(streamId));
   if (state.status !== 'active') throw notFound(`resource of ${streamId} not found`);

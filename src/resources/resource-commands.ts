@@ -14,7 +14,11 @@ type RequestedLevel = { readonly privacyLevel: number };
  * `resourceId` is allocated beforehand from the id sequence; `scope` is resolved by the caller
  * from the request's scope shape (or its paragraph).
  */
-export type CreateResource = Command<'CreateResource', ResourcePlace & ResourceContent & RequestedLevel, ResourceDecisionContext>;
+export type CreateResource = Command<
+  'CreateResource',
+  ResourcePlace & ResourceContent & RequestedLevel,
+  ResourceDecisionContext
+>;
 
 export type UpdateResource = Command<
   'UpdateResource',

@@ -150,8 +150,8 @@ function remove(command: DeleteResource, state: ResourceState): ResourceEventDat
   const context = command.facts;
   const resource = activeResource(state, command.data.resourceId);
   assertContextProject(context, resource.scope.projectId);
-  if (!canEditResource(context.viewer, resource)) throw new DomainError('forbidden', 'you may not delete this resource');
+  if (!canEditResource(context.viewer, resource))
+    throw new DomainError('forbidden', 'you may not delete this resource');
   // Circles and shares go with the resource: the deletion is one fact, not a cascade of events.
   return [{ type: 'ResourceDeleted', data: { resourceId: resource.resourceId, resourceUrl: resource.resourceUrl } }];
 }
-

@@ -62,7 +62,10 @@ export function evolve(state: ResourceState, event: ResourceEventData): Resource
       if (resource.shares.some((s) => s.communityId === event.data.communityId)) return state;
       return next({
         ...resource,
-        shares: [...resource.shares, { communityId: event.data.communityId, privacyLevel: event.data.privacyLevel, circles: [] }],
+        shares: [
+          ...resource.shares,
+          { communityId: event.data.communityId, privacyLevel: event.data.privacyLevel, circles: [] },
+        ],
       });
     case 'SharePrivacyChanged':
       return next({

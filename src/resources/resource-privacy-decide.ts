@@ -6,7 +6,13 @@ import { PRIVACY, validLevelFor } from './privacy-level';
 import type { CircleRef, PrivacyBlock, Resource, ResourceState } from './resource';
 import { findShare, owningCommunityId } from './resource';
 import type { ChangeResourcePrivacy, CircleChanges, ResourceDecisionContext } from './resource-commands';
-import { activeResource, assertContextProject, ownerBlockKind, refused, revokeAllIfLeavingCustom } from './resource-decide-common';
+import {
+  activeResource,
+  assertContextProject,
+  ownerBlockKind,
+  refused,
+  revokeAllIfLeavingCustom,
+} from './resource-decide-common';
 import type { BlockRef, ResourceEventData } from './resource-events';
 import { evolve } from './resource-evolve';
 
@@ -32,7 +38,11 @@ export function changePrivacy(command: ChangeResourcePrivacy, state: ResourceSta
     // 409 rather than 403: the caller has a say over this share (they may withdraw it) but its
     // level belongs to someone else.
     if (findShare(resource, upsert.communityId) && canRemoveShare(viewer, resource, upsert.communityId)) {
-      throw refused('conflict', `sharesToUpsert[${i}]`, 'this share exists and is not yours to change; you may only remove it');
+      throw refused(
+        'conflict',
+        `sharesToUpsert[${i}]`,
+        'this share exists and is not yours to change; you may only remove it',
+      );
     }
     throw refused('forbidden', `sharesToUpsert[${i}]`, 'you may not share this resource');
   });
@@ -159,7 +169,10 @@ function blockErrors(
     } else if (facts.projectId !== ref.projectId) {
       errors.push({ field: `${field}.projectId`, message: `circle ${ref.circleId} is not a circle of that project` });
     } else if (facts.communityId !== ref.communityId) {
-      errors.push({ field: `${field}.communityId`, message: `circle ${ref.circleId} is not a circle of that community` });
+      errors.push({
+        field: `${field}.communityId`,
+        message: `circle ${ref.circleId} is not a circle of that community`,
+      });
     } else if (
       facts.projectId !== context.project.projectId &&
       (blockCommunityId === null || facts.communityId !== blockCommunityId)
@@ -215,4 +228,3 @@ function levelMessage(kind: PrivacyBlockKind): string {
     ? 'must be 1, 3, 4 or 5 on a project resource'
     : 'must be 1 to 5 (0 and 6 are not resource levels)';
 }
-

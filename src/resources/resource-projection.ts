@@ -11,7 +11,11 @@ import type { ResourceViewRecord, ResourceViewWriter } from './resource-view-sto
 import { audienceKeyOf } from './resource-view-store';
 
 /** A resource's own events, and the directory's links of projects to communities (which views a resource has). */
-const foldedTypes: ReadonlySet<string> = new Set([...RESOURCE_EVENT_TYPES, 'CommunityProjectUpserted', 'CommunityProjectRemoved']);
+const foldedTypes: ReadonlySet<string> = new Set([
+  ...RESOURCE_EVENT_TYPES,
+  'CommunityProjectUpserted',
+  'CommunityProjectRemoved',
+]);
 
 /** Every view of a resource as the read model stores it. Pure: both adapters store the same records. */
 export function viewRecords(resource: Resource, communities: readonly number[]): ResourceViewRecord[] {
@@ -48,7 +52,11 @@ export function viewRecords(resource: Resource, communities: readonly number[]):
   }));
 }
 
-async function reprojectProject(store: ResourceViewWriter, projectId: number, communities: readonly number[]): Promise<void> {
+async function reprojectProject(
+  store: ResourceViewWriter,
+  projectId: number,
+  communities: readonly number[],
+): Promise<void> {
   for (const resource of await store.resourcesOfProject(projectId)) {
     await store.replaceViews(resource.resourceId, viewRecords(resource, communities));
   }
@@ -66,7 +74,10 @@ export function resourceProjection(store: ResourceViewWriter): ReadModelProjecti
   return foldingProjection<ResourceEventData | CommunityProjectEvent>({
     name: 'resources',
     store: store.projectionStore,
-    selects: { types: foldedTypes, streams: (streamId) => streamId === DIRECTORY_STREAM || streamId.startsWith(RESOURCE_STREAM_PREFIX) },
+    selects: {
+      types: foldedTypes,
+      streams: (streamId) => streamId === DIRECTORY_STREAM || streamId.startsWith(RESOURCE_STREAM_PREFIX),
+    },
     fold: (event, recorded) =>
       event.type === 'CommunityProjectUpserted' || event.type === 'CommunityProjectRemoved'
         ? relinkProject(store, event, recorded.position)
@@ -80,8 +91,16 @@ async function relinkProject(store: ResourceViewWriter, event: CommunityProjectE
   if (previous && previous.position >= position) return;
   const upserted = event.type === 'CommunityProjectUpserted';
   const link = upserted
-    ? { communityProjectId: event.data.communityProjectId, communityId: event.data.communityId, projectId: event.data.projectId }
-    : { communityProjectId: event.data.communityProjectId, communityId: previous?.communityId ?? 0, projectId: previous?.projectId ?? 0 };
+    ? {
+        communityProjectId: event.data.communityProjectId,
+        communityId: event.data.communityId,
+        projectId: event.data.projectId,
+      }
+    : {
+        communityProjectId: event.data.communityProjectId,
+        communityId: previous?.communityId ?? 0,
+        projectId: previous?.projectId ?? 0,
+      };
   // The views first, the link (with the event's position) last: a crash in between leaves
   // the link looking unapplied, so a replay re-projects again (MongoDB has no transaction).
   const before = previous && !previous.removed ? previous : undefined;
@@ -91,13 +110,21 @@ async function relinkProject(store: ResourceViewWriter, event: CommunityProjectE
     const communities = new Set(await store.projectCommunities(projectId));
     if (before && before.projectId === projectId) communities.delete(before.communityId);
     if (upserted && link.projectId === projectId) communities.add(link.communityId);
-    await reprojectProject(store, projectId, [...communities].sort((a, b) => a - b));
+    await reprojectProject(
+      store,
+      projectId,
+      [...communities].sort((a, b) => a - b),
+    );
   }
   await store.writeProjectLink(link, !upserted, position);
 }
 
 /** One event of a resource's stream, folded with the domain's `evolve` onto the stored state. */
-async function foldResourceEvent(store: ResourceViewWriter, event: ResourceEventData, recorded: RecordedEvent): Promise<void> {
+async function foldResourceEvent(
+  store: ResourceViewWriter,
+  event: ResourceEventData,
+  recorded: RecordedEvent,
+): Promise<void> {
   const resourceId = event.data.resourceId;
   const current = await store.stored(resourceId);
   if (current && current.position >= recorded.position) return;

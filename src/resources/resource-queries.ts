@@ -50,7 +50,11 @@ export async function toRecords(
     originCommunityId: d.originCommunityId,
     originCommunityName: d.originCommunityId === null ? null : nameOf(d.originCommunityId),
     currentlySharedWith: editable[i]
-      ? d.shares.map((s) => ({ communityId: s.communityId, communityName: nameOf(s.communityId), privacyLevel: s.privacyLevel }))
+      ? d.shares.map((s) => ({
+          communityId: s.communityId,
+          communityName: nameOf(s.communityId),
+          privacyLevel: s.privacyLevel,
+        }))
       : [],
     canEdit: editable[i] ?? false,
     isProjectScoped: d.scope.kind === 'project',
@@ -61,7 +65,10 @@ export async function toRecords(
   }));
 }
 
-/** A record's JSON text for a caller who may not edit it and for one who may, as of one state of the directory (its names). */
+/**
+ * A record's JSON text for a caller who may not edit it and for one who may, as of one state of the directory
+ * (its names).
+ */
 type RecordTexts = { readonly version: string; plain?: string; editor?: string };
 
 /**
@@ -75,7 +82,11 @@ const recordTexts = new WeakMap<ResourceViewRecord, RecordTexts>();
  * whether they may edit it (canEdit, currentlySharedWith), so each document's two texts are kept
  * while the directory (the names in them) stays as it was; only the missing ones are built.
  */
-export async function recordTextsOf(directory: DirectoryReader, viewer: Viewer, docs: readonly ResourceViewRecord[]): Promise<string[]> {
+export async function recordTextsOf(
+  directory: DirectoryReader,
+  viewer: Viewer,
+  docs: readonly ResourceViewRecord[],
+): Promise<string[]> {
   const version = directory.version();
   const texts: (string | undefined)[] = [];
   const missing: ResourceViewRecord[] = [];
@@ -131,7 +142,9 @@ export async function listResources(
   const page = await store.page({
     viewKey: viewKey(view),
     projectId: project.projectId,
-    audience: administersView(viewer, view) ? { kind: 'everything' } : { kind: 'principals', principals: principalsFor(viewer, view) },
+    audience: administersView(viewer, view)
+      ? { kind: 'everything' }
+      : { kind: 'principals', principals: principalsFor(viewer, view) },
     paragraphId: query.paragraphId,
     concept: query.concept ? query.concept.toLowerCase() : null,
     tags: query.tags.map((t) => t.toLowerCase()),
@@ -154,8 +167,13 @@ export async function listResources(
 }
 
 /** The record of a resource just saved, seen from its owning view (own level governs). */
-export async function savedResourceRecord(directory: DirectoryReader, viewer: Viewer, resource: Resource): Promise<ResourceRecord> {
-  const owningKey = resource.scope.kind === 'project' ? `p:${resource.scope.projectId}` : `c:${resource.scope.communityId}`;
+export async function savedResourceRecord(
+  directory: DirectoryReader,
+  viewer: Viewer,
+  resource: Resource,
+): Promise<ResourceRecord> {
+  const owningKey =
+    resource.scope.kind === 'project' ? `p:${resource.scope.projectId}` : `c:${resource.scope.communityId}`;
   const docs = viewRecords(resource, []);
   const own = docs.find((d) => d.viewKey === owningKey) ?? docs[0];
   if (!own) throw new Error(`resource ${resource.resourceId} has no owning view`);

@@ -21,20 +21,34 @@ export const resourceRecordSchema = component('ResourceRecord', {
   id: integer.meta({ example: 1 }),
   name: z.string().meta({ example: 'Pitch deck' }),
   description: z.string().meta({ description: 'Empty when none was given', example: 'The deck we show investors' }),
-  resourceUrl: z.string().meta({ description: 'An http(s) link, or an upload path for GET /api/File/Download', example: 'https://example.org/deck.pdf' }),
+  resourceUrl: z.string().meta({
+    description: 'An http(s) link, or an upload path for GET /api/File/Download',
+    example: 'https://example.org/deck.pdf',
+  }),
   resourceType: z.number().int().min(0).max(3).meta({ description: '0 other, 1 image, 2 video, 3 PDF', example: 3 }),
   image: z.string().meta({ description: 'A preview image URL; empty when none', example: '' }),
   icon: z.string().meta({ example: 'book' }),
   postDate: isoTimestamp.meta({ description: 'When it was created', example: '2025-03-01T10:00:00.000Z' }),
   lastUpdated: isoTimestamp.meta({ description: 'When it last changed', example: '2025-03-02T09:30:00.000Z' }),
   resourceTags: z.array(z.string()).meta({ example: ['pitch'] }),
-  privacyLevel: privacyLevel.meta({ description: "The resource's own level: 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors", example: 2 }),
-  effectivePrivacyLevel: privacyLevel.meta({ description: 'The level that governs it in this view: its own, or the share\'s in a community it is shared into', example: 2 }),
-  originCommunityId: integer.nullable().meta({ description: 'In a community it is shared into: the community it comes from; otherwise null', example: null }),
+  privacyLevel: privacyLevel.meta({
+    description: "The resource's own level: 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors",
+    example: 2,
+  }),
+  effectivePrivacyLevel: privacyLevel.meta({
+    description: "The level that governs it in this view: its own, or the share's in a community it is shared into",
+    example: 2,
+  }),
+  originCommunityId: integer.nullable().meta({
+    description: 'In a community it is shared into: the community it comes from; otherwise null',
+    example: null,
+  }),
   originCommunityName: z.string().nullable().meta({ example: null }),
   currentlySharedWith: z.array(sharedWithSchema).meta({ description: 'The shares the caller may see' }),
   canEdit: z.boolean().nullable().meta({ description: 'Whether the caller may change it', example: true }),
-  isProjectScoped: z.boolean().meta({ description: "A project resource (in the project's view and every community's)", example: false }),
+  isProjectScoped: z
+    .boolean()
+    .meta({ description: "A project resource (in the project's view and every community's)", example: false }),
   isCommunityProjectScoped: z.boolean().meta({ description: 'A resource of one community project', example: true }),
   projectId: integer.nullable().meta({ example: 10 }),
   communityProjectId: integer.nullable().meta({ description: 'Null for a project resource', example: 1000 }),
@@ -45,7 +59,9 @@ export type ResourceRecord = z.output<typeof resourceRecordSchema>;
 
 /** SPEC GetResourceList response body. */
 export const resourceListSchema = component('ResourceList', {
-  canEditResources: z.boolean().meta({ description: 'Whether the caller may create and change resources in this view', example: true }),
+  canEditResources: z
+    .boolean()
+    .meta({ description: 'Whether the caller may create and change resources in this view', example: true }),
   canEditPrivacy: z.boolean().meta({ description: 'Whether the caller may change their privacy', example: true }),
   paragraphId: integer.nullable().meta({ description: 'The paragraph asked for, or null', example: null }),
   resources: z.object({ count, list: z.array(resourceRecordSchema) }).strict(),
@@ -75,7 +91,10 @@ export const SAVED_RESOURCE_FIELDS = {
   paragraphId: true,
 } as const;
 
-export const savedResourceSchema = resourceRecordSchema.pick(SAVED_RESOURCE_FIELDS).strict().meta({ id: 'SavedResource' });
+export const savedResourceSchema = resourceRecordSchema
+  .pick(SAVED_RESOURCE_FIELDS)
+  .strict()
+  .meta({ id: 'SavedResource' });
 
 export type SavedResource = z.output<typeof savedResourceSchema>;
 

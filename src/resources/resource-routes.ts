@@ -13,7 +13,12 @@ import { pageRequestOf } from '../api/pagination';
 import type { Settle } from '../api/route-declaration';
 import { routeGroup, written } from '../api/route-declaration';
 import { removeProjectResourceSchema } from '../api/response-schemas';
-import { READ_ONLY_RECORD_FIELDS, getResourceListBody, removeProjectResourceQuery, saveProjectResourceBody } from './resource-schemas';
+import {
+  READ_ONLY_RECORD_FIELDS,
+  getResourceListBody,
+  removeProjectResourceQuery,
+  saveProjectResourceBody,
+} from './resource-schemas';
 
 /** What the resource routes read and write through; read at each request (a blue/green rebuild replaces the stores). */
 export type ResourceRouteDeps = SaveResourceDeps & {
@@ -25,63 +30,80 @@ export type ResourceRouteDeps = SaveResourceDeps & {
 };
 
 /** SPEC "GetResourceList", "SaveProjectResource", "RemoveProjectResource". */
-export const RESOURCE_ROUTES = routeGroup<ResourceRouteDeps>({ tag: 'resources', access: 'api', settle: (ctx) => ctx.settle }, (resources) => [
-  resources.post('/api/Project/GetResourceList', 'getResourceList', {
-    summary: 'The resources of a project the caller may see, one page of them, with capability flags',
-    request: { body: getResourceListBody },
-    answers: { 200: { description: 'One page of the resources the caller may see', json: resourceListSchema } },
-    errors: [400, 401, 403, 404, 413, 415],
-    // The answer is the caller's view of the read models: who asks and what they ask say the rest.
-    remember: {
-      memo: (ctx) => ctx.answers,
-      key: ({ body, caller }) => `${caller.userId}:${JSON.stringify(body)}`,
-      scopes: ({ body }) => [readScope.directory, readScope.view(body.communityId ? communityViewKey(body.communityId) : projectViewKey(body.projectId), body.projectId)],
-    },
-    handle: (ctx) => async ({ body, caller }) => {
-      const viewer = await ctx.directory.viewer(caller.userId);
-      return listResources(ctx.stores.resources, ctx.directory, viewer, {
-        projectId: body.projectId,
-        communityId: body.communityId ? body.communityId : null,
-        paragraphId: body.paragraphId ? body.paragraphId : null,
-        concept: body.concept ? body.concept : null,
-        tags: body.tags ?? [],
-        orderBy: body.orderBy ?? 0,
-        page: pageRequestOf(body),
-      });
-    },
-  }),
-  resources.post('/api/Resource/SaveProjectResource', 'saveProjectResource', {
-    summary: 'Create (`id` 0) or update a resource; answers once the read models caught up',
-    request: { body: saveProjectResourceBody, ignoredBodyFields: READ_ONLY_RECORD_FIELDS },
-    answers: { 200: { description: 'The saved resource', json: savedResourceSchema } },
-    errors: [400, 401, 403, 404, 409, 413, 415, 422],
-    idempotent: {
-      store: (ctx) => ctx,
-      // The write of an attempt that died before it answered: the resource it saved, as it is now.
-      resume: (ctx) => async (write, { caller }) =>
-        written(write.position, async () => {
-          const resource = await currentResource(ctx.eventStore, write.streamId);
+export const RESOURCE_ROUTES = routeGroup<ResourceRouteDeps>(
+  { tag: 'resources', access: 'api', settle: (ctx) => ctx.settle },
+  (resources) => [
+    resources.post('/api/Project/GetResourceList', 'getResourceList', {
+      summary: 'The resources of a project the caller may see, one page of them, with capability flags',
+      request: { body: getResourceListBody },
+      answers: { 200: { description: 'One page of the resources the caller may see', json: resourceListSchema } },
+      errors: [400, 401, 403, 404, 413, 415],
+      // The answer is the caller's view of the read models: who asks and what they ask say the rest.
+      remember: {
+        memo: (ctx) => ctx.answers,
+        key: ({ body, caller }) => `${caller.userId}:${JSON.stringify(body)}`,
+        scopes: ({ body }) => [
+          readScope.directory,
+          readScope.view(
+            body.communityId ? communityViewKey(body.communityId) : projectViewKey(body.projectId),
+            body.projectId,
+          ),
+        ],
+      },
+      handle:
+        (ctx) =>
+        async ({ body, caller }) => {
           const viewer = await ctx.directory.viewer(caller.userId);
-          return savedResourceOf(await savedResourceRecord(ctx.directory, viewer, resource));
-        }),
-    },
-    handle: (ctx) => async ({ body, request }) => {
-      const { write, resource } = await saveProjectResource(ctx, request, body);
-      return written(write, async () => {
-        if (!resource) throw new Error('a saved resource must exist');
-        const viewer = await ctx.directory.viewer(request.caller.userId);
-        return savedResourceOf(await savedResourceRecord(ctx.directory, viewer, resource));
-      });
-    },
-  }),
-  resources.get('/api/Resource/RemoveProjectResource', 'removeProjectResource', {
-    summary: 'Delete a resource permanently, with its circle grants and shares',
-    request: { query: removeProjectResourceQuery },
-    answers: { 200: { description: 'Deleted: `{"statusCode": 200}`', json: removeProjectResourceSchema } },
-    errors: [400, 401, 403, 404],
-    handle: (ctx) => async ({ query, request }) => {
-      const { write } = await removeProjectResource(ctx, request, query.id);
-      return written(write, () => ({ statusCode: 200 }));
-    },
-  }),
-]);
+          return listResources(ctx.stores.resources, ctx.directory, viewer, {
+            projectId: body.projectId,
+            communityId: body.communityId ? body.communityId : null,
+            paragraphId: body.paragraphId ? body.paragraphId : null,
+            concept: body.concept ? body.concept : null,
+            tags: body.tags ?? [],
+            orderBy: body.orderBy ?? 0,
+            page: pageRequestOf(body),
+          });
+        },
+    }),
+    resources.post('/api/Resource/SaveProjectResource', 'saveProjectResource', {
+      summary: 'Create (`id` 0) or update a resource; answers once the read models caught up',
+      request: { body: saveProjectResourceBody, ignoredBodyFields: READ_ONLY_RECORD_FIELDS },
+      answers: { 200: { description: 'The saved resource', json: savedResourceSchema } },
+      errors: [400, 401, 403, 404, 409, 413, 415, 422],
+      idempotent: {
+        store: (ctx) => ctx,
+        // The write of an attempt that died before it answered: the resource it saved, as it is now.
+        resume:
+          (ctx) =>
+          async (write, { caller }) =>
+            written(write.position, async () => {
+              const resource = await currentResource(ctx.eventStore, write.streamId);
+              const viewer = await ctx.directory.viewer(caller.userId);
+              return savedResourceOf(await savedResourceRecord(ctx.directory, viewer, resource));
+            }),
+      },
+      handle:
+        (ctx) =>
+        async ({ body, request }) => {
+          const { write, resource } = await saveProjectResource(ctx, request, body);
+          return written(write, async () => {
+            if (!resource) throw new Error('a saved resource must exist');
+            const viewer = await ctx.directory.viewer(request.caller.userId);
+            return savedResourceOf(await savedResourceRecord(ctx.directory, viewer, resource));
+          });
+        },
+    }),
+    resources.get('/api/Resource/RemoveProjectResource', 'removeProjectResource', {
+      summary: 'Delete a resource permanently, with its circle grants and shares',
+      request: { query: removeProjectResourceQuery },
+      answers: { 200: { description: 'Deleted: `{"statusCode": 200}`', json: removeProjectResourceSchema } },
+      errors: [400, 401, 403, 404],
+      handle:
+        (ctx) =>
+        async ({ query, request }) => {
+          const { write } = await removeProjectResource(ctx, request, query.id);
+          return written(write, () => ({ statusCode: 200 }));
+        },
+    }),
+  ],
+);

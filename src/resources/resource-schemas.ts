@@ -41,44 +41,111 @@ export const READ_ONLY_RECORD_FIELDS = [
   'isCommunityProjectScoped',
 ] as const;
 
-/** Strict: a field it does not know (a typo) is a 400 naming it, besides the record's read-only fields, which are ignored. */
-export const saveProjectResourceBody = z.strictObject({
-  id: id.meta({ description: '0 creates a resource; the id of an existing one updates it (its scope then stays the one it was created with)', example: 0 }),
-  name: z.string().trim().min(1).max(200).meta({ description: 'Trimmed, 1 to 200 characters', example: 'Pitch deck' }),
-  description: z.string().max(4000).nullish().transform((v) => v ?? '').meta({ description: 'At most 4000 characters; default empty', default: '', example: 'The deck we show investors' }),
-  resourceUrl: resourceUrlSchema.meta({
-    description: 'An http(s) link, or a path the upload endpoint answered (`folder/<id>/<name>`)',
-    example: 'https://example.org/deck.pdf',
-  }),
-  /** Which levels are valid depends on the scope: the domain decides, zod only asks for an integer. */
-  privacyLevel: z.number().int().meta({
-    description: '1 Public, 2 Community (not for a project resource), 3 Team, 4 Custom (granted circles), 5 Team and mentors',
-    example: 2,
-  }),
-  icon: z.string().max(200).nullish().transform((v) => v ?? '').meta({ description: 'An icon name; default empty', default: '', example: 'book' }),
-  resourceTags: z.array(z.string().max(64)).max(50).nullish().transform((v) => v ?? []).meta({
-    description: 'At most 50 tags of 64 characters, trimmed and deduplicated case-insensitively; default none',
-    default: [],
-    example: ['pitch'],
-  }),
-  projectId: id.nullish().meta({ description: 'Creation: the project (with `communityId`, or with `communityProjectId` and `communityId` sent as 0 for a project resource)' }),
-  communityProjectId: id.nullish().meta({ description: 'Creation: the community project the resource belongs to (demo: 1000 is project 10 in community 1)', example: 1000 }),
-  communityId: id.nullish().meta({ description: 'Creation: with `projectId`, the community of the community project; 0 for a project resource' }),
-  paragraphId: id.nullish().meta({ description: 'Creation: attach to a paragraph; its project (and community) give the scope' }),
-}).meta({
-  description: `Closed: an unknown field is a 400 naming it; the resource record's read-only fields (${READ_ONLY_RECORD_FIELDS.join(', ')}) are accepted and ignored.`,
-  example: { id: 0, name: 'Pitch deck', resourceUrl: 'https://example.org/deck.pdf', privacyLevel: 2, resourceTags: ['pitch'], communityProjectId: 1000 },
-});
+/**
+ * Strict: a field it does not know (a typo) is a 400 naming it, besides the record's read-only fields, which
+ * are ignored.
+ */
+export const saveProjectResourceBody = z
+  .strictObject({
+    id: id.meta({
+      description:
+        '0 creates a resource; the id of an existing one updates it (its scope then stays the one it was created with)',
+      example: 0,
+    }),
+    name: z
+      .string()
+      .trim()
+      .min(1)
+      .max(200)
+      .meta({ description: 'Trimmed, 1 to 200 characters', example: 'Pitch deck' }),
+    description: z
+      .string()
+      .max(4000)
+      .nullish()
+      .transform((v) => v ?? '')
+      .meta({
+        description: 'At most 4000 characters; default empty',
+        default: '',
+        example: 'The deck we show investors',
+      }),
+    resourceUrl: resourceUrlSchema.meta({
+      description: 'An http(s) link, or a path the upload endpoint answered (`folder/<id>/<name>`)',
+      example: 'https://example.org/deck.pdf',
+    }),
+    /** Which levels are valid depends on the scope: the domain decides, zod only asks for an integer. */
+    privacyLevel: z.number().int().meta({
+      description:
+        '1 Public, 2 Community (not for a project resource), 3 Team, 4 Custom (granted circles), 5 Team and mentors',
+      example: 2,
+    }),
+    icon: z
+      .string()
+      .max(200)
+      .nullish()
+      .transform((v) => v ?? '')
+      .meta({ description: 'An icon name; default empty', default: '', example: 'book' }),
+    resourceTags: z
+      .array(z.string().max(64))
+      .max(50)
+      .nullish()
+      .transform((v) => v ?? [])
+      .meta({
+        description: 'At most 50 tags of 64 characters, trimmed and deduplicated case-insensitively; default none',
+        default: [],
+        example: ['pitch'],
+      }),
+    projectId: id.nullish().meta({
+      description:
+        'Creation: the project (with `communityId`, or with `communityProjectId` and `communityId` sent as 0 for a project resource)',
+    }),
+    communityProjectId: id.nullish().meta({
+      description: 'Creation: the community project the resource belongs to (demo: 1000 is project 10 in community 1)',
+      example: 1000,
+    }),
+    communityId: id.nullish().meta({
+      description: 'Creation: with `projectId`, the community of the community project; 0 for a project resource',
+    }),
+    paragraphId: id
+      .nullish()
+      .meta({ description: 'Creation: attach to a paragraph; its project (and community) give the scope' }),
+  })
+  .meta({
+    description: `Closed: an unknown field is a 400 naming it; the resource record's read-only fields (${READ_ONLY_RECORD_FIELDS.join(', ')}) are accepted and ignored.`,
+    example: {
+      id: 0,
+      name: 'Pitch deck',
+      resourceUrl: 'https://example.org/deck.pdf',
+      privacyLevel: 2,
+      resourceTags: ['pitch'],
+      communityProjectId: 1000,
+    },
+  });
 
 /** Strict: a field it does not know (`pagesize`) is a 400 naming it. */
-export const getResourceListBody = paginated({
-  projectId: z.number().int().positive().meta({ description: 'The project whose resources are listed', example: 10 }),
-  communityId: id.nullish().meta({ description: "The community whose view of the project is listed; null or 0: the project's own view", example: 1 }),
-  paragraphId: id.nullish().meta({ description: 'Only the resources attached to this paragraph; null or 0: all' }),
-  concept: z.string().max(200).nullish().meta({ description: 'Only resources whose name or description contains this text (case-insensitive)', example: 'deck' }),
-  tags: z.array(z.string().max(64)).max(50).nullish().meta({ description: 'Only resources carrying every one of these tags; default none', default: [] }),
-  orderBy: z.union([z.literal(0), z.literal(1)]).optional().meta({ description: "0: the view's order (default); 1: most recently updated first", default: 0 }),
-}, { strict: true }).meta({ example: { projectId: 10, communityId: 1, skip: 0, take: 10 } });
+export const getResourceListBody = paginated(
+  {
+    projectId: z.number().int().positive().meta({ description: 'The project whose resources are listed', example: 10 }),
+    communityId: id.nullish().meta({
+      description: "The community whose view of the project is listed; null or 0: the project's own view",
+      example: 1,
+    }),
+    paragraphId: id.nullish().meta({ description: 'Only the resources attached to this paragraph; null or 0: all' }),
+    concept: z.string().max(200).nullish().meta({
+      description: 'Only resources whose name or description contains this text (case-insensitive)',
+      example: 'deck',
+    }),
+    tags: z
+      .array(z.string().max(64))
+      .max(50)
+      .nullish()
+      .meta({ description: 'Only resources carrying every one of these tags; default none', default: [] }),
+    orderBy: z
+      .union([z.literal(0), z.literal(1)])
+      .optional()
+      .meta({ description: "0: the view's order (default); 1: most recently updated first", default: 0 }),
+  },
+  { strict: true },
+).meta({ example: { projectId: 10, communityId: 1, skip: 0, take: 10 } });
 
 export const removeProjectResourceQuery = z.object({
   id: z.coerce.number().int().positive().meta({ description: 'The resource to delete', example: 1 }),

@@ -37,7 +37,8 @@ export type ResourceViewRecord = {
 };
 
 /** Who is asking: their principals in the view, or everything (a community's admins in their own view). */
-export type Audience = { readonly kind: 'principals'; readonly principals: readonly string[] } | { readonly kind: 'everything' };
+export type Audience =
+  { readonly kind: 'principals'; readonly principals: readonly string[] } | { readonly kind: 'everything' };
 
 /** "A page of the resources this caller sees in this view", with the filters GetResourceList takes. */
 export type ViewPageQuery = {
@@ -60,7 +61,11 @@ export type ViewPage = { readonly count: number; readonly list: readonly Resourc
 /** A resource as the read model last folded it; `resource` null once deleted (a tombstone). */
 export type StoredResource = { readonly resource: Resource | null; readonly position: bigint };
 
-export type ProjectLink = { readonly communityProjectId: number; readonly communityId: number; readonly projectId: number };
+export type ProjectLink = {
+  readonly communityProjectId: number;
+  readonly communityId: number;
+  readonly projectId: number;
+};
 
 /** What the queries ask of the resources read model (GetResourceList, the privacy and the record). */
 export interface ResourceViews {
@@ -75,7 +80,12 @@ export interface ResourceViewWriter {
   readonly projectionStore: ProjectionStore;
   stored(resourceId: number): Promise<StoredResource | null>;
   /** Stores the resource at `position` (null: deleted) and replaces its views with `views`. */
-  putResource(resourceId: number, resource: Resource | null, position: bigint, views: readonly ResourceViewRecord[]): Promise<void>;
+  putResource(
+    resourceId: number,
+    resource: Resource | null,
+    position: bigint,
+    views: readonly ResourceViewRecord[],
+  ): Promise<void>;
   /** Replaces a resource's views, its state unchanged (its project joined or left a community). */
   replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): Promise<void>;
   resourcesOfProject(projectId: number): Promise<Resource[]>;
@@ -96,7 +106,10 @@ export type ResourceViewStore = ResourceViews & ResourceViewWriter;
 /** The audience set's key: principals never contain a space. */
 export const audienceKeyOf = (audience: readonly string[]): string => [...new Set(audience)].sort().join(' ');
 
-/** The audience sets among `keys` that admit a caller with these principals (the principals read once for all of them). */
+/**
+ * The audience sets among `keys` that admit a caller with these principals (the principals read once for all
+ * of them).
+ */
 export function admittedKeys(audience: Audience, keys: Iterable<string>): string[] {
   if (audience.kind === 'everything') return [...keys];
   const wanted = new Set(audience.principals);

@@ -59,14 +59,14 @@ export type ResourcePlace = {
 export type Resource = ResourcePlace &
   ResourceContent &
   DetectedType & {
-  readonly postDate: string;
-  readonly lastUpdated: string;
-  readonly createdBy: number;
-  /** Set when a mentor created it (its level was forced to Custom); edit rights follow createdBy alone. */
-  readonly createdByMentor: boolean;
-  readonly owner: PrivacyBlock;
-  readonly shares: readonly Share[];
-};
+    readonly postDate: string;
+    readonly lastUpdated: string;
+    readonly createdBy: number;
+    /** Set when a mentor created it (its level was forced to Custom); edit rights follow createdBy alone. */
+    readonly createdByMentor: boolean;
+    readonly owner: PrivacyBlock;
+    readonly shares: readonly Share[];
+  };
 
 export type ResourceState =
   | { readonly status: 'initial' }

@@ -24,7 +24,10 @@ export type SaveResourceInput = ScopeFields & {
 };
 
 /** Resolves a scope shape against the directory: 404 for unknown ids, 400 for a project outside the community. */
-async function resolveScope(directory: ScopeDirectory, shape: ScopeShape): Promise<{ scope: ResourceScope; paragraphId: number | null }> {
+async function resolveScope(
+  directory: ScopeDirectory,
+  shape: ScopeShape,
+): Promise<{ scope: ResourceScope; paragraphId: number | null }> {
   const inCommunity = async (projectId: number, communityId: number, field: string): Promise<ResourceScope> => {
     const link = await directory.communityProjectOf(projectId, communityId);
     if (!link) {
@@ -48,7 +51,12 @@ async function resolveScope(directory: ScopeDirectory, shape: ScopeShape): Promi
       const link = await directory.communityProject(shape.communityProjectId);
       if (!link) throw notFound(`community project ${shape.communityProjectId} not found`);
       return {
-        scope: { kind: 'communityProject', projectId: link.projectId, communityId: link.communityId, communityProjectId: link.communityProjectId },
+        scope: {
+          kind: 'communityProject',
+          projectId: link.projectId,
+          communityId: link.communityId,
+          communityProjectId: link.communityProjectId,
+        },
         paragraphId: null,
       };
     }
@@ -72,7 +80,10 @@ async function resolveScope(directory: ScopeDirectory, shape: ScopeShape): Promi
  */
 export type UploadCheck = (viewer: Viewer, resourceUrl: string, current?: Resource) => Promise<void>;
 
-export type SaveResourceDeps = ResourceCommandDeps & { readonly directory: ScopeDirectory; readonly assertUsableUpload: UploadCheck };
+export type SaveResourceDeps = ResourceCommandDeps & {
+  readonly directory: ScopeDirectory;
+  readonly assertUsableUpload: UploadCheck;
+};
 
 /**
  * SaveProjectResource: id 0 creates (the scope comes from the request's shape), any other id

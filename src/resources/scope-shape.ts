@@ -15,7 +15,8 @@ export type ScopeShape =
   | { readonly kind: 'projectInCommunity'; readonly projectId: number; readonly communityId: number }
   | { readonly kind: 'project'; readonly projectId: number };
 
-const given = (value: number | null | undefined): value is number => value !== undefined && value !== null && value !== 0;
+const given = (value: number | null | undefined): value is number =>
+  value !== undefined && value !== null && value !== 0;
 
 /**
  * Exactly one shape must be sent (docs/api.md "Scope shapes"). A project resource must send

@@ -16,7 +16,11 @@ import { startTwoProcessesOnRedis, stopTwoProcessesOnRedis } from '../support/tw
 type Key = { id: number; key: string; keyId: string };
 
 async function newKey(server: TestServer): Promise<Key> {
-  const res = await server.post('/api/apikey', { name: 'burst' }, { token: await server.sessionToken(demo.users.admin1) });
+  const res = await server.post(
+    '/api/apikey',
+    { name: 'burst' },
+    { token: await server.sessionToken(demo.users.admin1) },
+  );
   expect(res.status).toBe(200);
   return res.body as Key;
 }
@@ -26,7 +30,14 @@ function statusOf(server: TestServer, apiKey: string, from = '127.0.0.1'): Promi
   const url = new URL('/api/user/getcurrent', server.url);
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, headers: { 'x-api-key': apiKey }, localAddress: from, agent: false },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        headers: { 'x-api-key': apiKey },
+        localAddress: from,
+        agent: false,
+      },
       (res) => {
         res.resume();
         res.on('end', () => resolve(res.statusCode ?? 0));
@@ -38,8 +49,11 @@ function statusOf(server: TestServer, apiKey: string, from = '127.0.0.1'): Promi
 }
 
 async function argon2Runs(server: TestServer): Promise<number> {
-  const res = await server.get('/internal/metrics', { headers: { 'x-directory-token': server.services.secrets.directoryToken } });
-  const count = (outcome: string) => Number(new RegExp(`^api_key_verifications_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(res.text)?.[1] ?? 0);
+  const res = await server.get('/internal/metrics', {
+    headers: { 'x-directory-token': server.services.secrets.directoryToken },
+  });
+  const count = (outcome: string) =>
+    Number(new RegExp(`^api_key_verifications_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(res.text)?.[1] ?? 0);
   return count('match') + count('mismatch');
 }
 
@@ -70,7 +84,9 @@ describeExternal('API key verification on two processes sharing Redis', external
     const key = await newKey(a);
     const statuses: number[] = [];
     for (let sent = 0; sent < 1000; sent += 20) {
-      const batch = Array.from({ length: 20 }, () => statusOf(a, `${key.keyId}.${newSecret(key.keyId, randomBytes)}`, '127.0.0.2'));
+      const batch = Array.from({ length: 20 }, () =>
+        statusOf(a, `${key.keyId}.${newSecret(key.keyId, randomBytes)}`, '127.0.0.2'),
+      );
       statuses.push(...(await Promise.all(batch)));
     }
     expect(statuses.slice(-20)).toEqual(Array(20).fill(429));

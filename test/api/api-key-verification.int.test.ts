@@ -20,7 +20,6 @@ import { seeded } from '../support/seeded-server';
 type Key = { id: number; key: string; keyId: string };
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: any };
 
-
 async function newKey(server: TestServer, userId: number = demo.users.admin1): Promise<Key> {
   const res = await server.post('/api/apikey', { name: 'verification' }, { token: await server.sessionToken(userId) });
   expect(res.status).toBe(200);
@@ -32,7 +31,14 @@ const wrongSecretFor = (key: Key): string => `${key.keyId}.${newSecret(key.keyId
 /** One request from the local address `from` (127.0.0.1 unless told), on its own connection. */
 function send(
   server: TestServer,
-  options: { path?: string; method?: string; apiKey: string; from?: string; headers?: Record<string, string>; body?: unknown },
+  options: {
+    path?: string;
+    method?: string;
+    apiKey: string;
+    from?: string;
+    headers?: Record<string, string>;
+    body?: unknown;
+  },
 ): Promise<Answer> {
   const url = new URL(options.path ?? '/api/user/getcurrent', server.url);
   const payload = options.body === undefined ? undefined : JSON.stringify(options.body);
@@ -40,13 +46,25 @@ function send(
   if (payload !== undefined) headers['content-type'] = 'application/json';
   return new Promise((resolve, reject) => {
     const req = http.request(
-      { host: url.hostname, port: url.port, path: url.pathname, method: options.method ?? 'GET', headers, localAddress: options.from, agent: false },
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: options.method ?? 'GET',
+        headers,
+        localAddress: options.from,
+        agent: false,
+      },
       (res) => {
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
           const text = Buffer.concat(chunks).toString('utf8');
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text === '' ? undefined : JSON.parse(text) });
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: text === '' ? undefined : JSON.parse(text),
+          });
         });
       },
     );
@@ -57,16 +75,24 @@ function send(
 
 /** How many argon2 runs this server made, by outcome, read from its Prometheus metrics. */
 async function verifications(server: TestServer): Promise<{ match: number; mismatch: number; busy: number }> {
-  const res = await server.get('/internal/metrics', { headers: { 'x-directory-token': server.services.secrets.directoryToken } });
+  const res = await server.get('/internal/metrics', {
+    headers: { 'x-directory-token': server.services.secrets.directoryToken },
+  });
   expect(res.status).toBe(200);
-  const count = (outcome: string) => Number(new RegExp(`^api_key_verifications_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(res.text)?.[1] ?? 0);
+  const count = (outcome: string) =>
+    Number(new RegExp(`^api_key_verifications_total\\{outcome="${outcome}"\\} (\\d+)$`, 'm').exec(res.text)?.[1] ?? 0);
   return { match: count('match'), mismatch: count('mismatch'), busy: count('busy') };
 }
 
 const runs = (v: { match: number; mismatch: number }): number => v.match + v.mismatch;
 
 /** `total` wrong secrets for `key`, `inParallel` at a time: the statuses, in order of the batches. */
-async function attack(server: TestServer, key: Key, total: number, options: { from?: string; headers?: () => Record<string, string> } = {}) {
+async function attack(
+  server: TestServer,
+  key: Key,
+  total: number,
+  options: { from?: string; headers?: () => Record<string, string> } = {},
+) {
   const statuses: number[] = [];
   const inParallel = 20;
   for (let sent = 0; sent < total; sent += inParallel) {
@@ -121,7 +147,8 @@ describe('API key verification, one process, TRUST_PROXY off', () => {
 
   it('given 30 keys never used before, when each is used once from one address, then every one is 200: correct secrets spend no budget', async () => {
     const keys: Key[] = [];
-    for (const userId of [demo.users.admin1, demo.users.admin2]) for (let i = 0; i < 15; i++) keys.push(await newKey(server, userId));
+    for (const userId of [demo.users.admin1, demo.users.admin2])
+      for (let i = 0; i < 15; i++) keys.push(await newKey(server, userId));
 
     const statuses: number[] = [];
     for (const key of keys) statuses.push((await send(server, { apiKey: key.key })).status);
@@ -169,13 +196,20 @@ describe('API key verification behind a trusted proxy (TRUST_PROXY=loopback)', (
       path: '/api/Resource/SaveProjectResource',
       apiKey: key.key,
       headers: owner,
-      body: { id: 0, name: 'Via proxy', resourceUrl: 'https://example.org/p.pdf', privacyLevel: 1, communityProjectId: demo.communityProjects.solarIn1 },
+      body: {
+        id: 0,
+        name: 'Via proxy',
+        resourceUrl: 'https://example.org/p.pdf',
+        privacyLevel: 1,
+        communityProjectId: demo.communityProjects.solarIn1,
+      },
     });
 
     expect(saved.status).toBe(200);
     const events = await server.services.eventStore.readAll(before, 100);
     expect(events.length).toBeGreaterThan(0);
-    for (const event of events) expect(event.metadata).toMatchObject({ actor: { apiKeyId: key.id }, clientAddress: '198.51.100.20' });
+    for (const event of events)
+      expect(event.metadata).toMatchObject({ actor: { apiKeyId: key.id }, clientAddress: '198.51.100.20' });
   });
 });
 

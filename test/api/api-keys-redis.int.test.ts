@@ -45,7 +45,9 @@ describeExternal('API keys on two processes sharing DATA_DIR and Redis', externa
     expect((await a.get('/api/user/getcurrent', { apiKey: key.key })).status).toBe(200);
     expect((await b.get('/api/user/getcurrent', { apiKey: key.key })).status).toBe(200);
 
-    const revoked = await a.request('DELETE', `/api/apikey/${key.id}`, undefined, { token: await a.sessionToken(demo.users.admin1) });
+    const revoked = await a.request('DELETE', `/api/apikey/${key.id}`, undefined, {
+      token: await a.sessionToken(demo.users.admin1),
+    });
 
     expect(revoked.status).toBe(204);
     expect((await b.get('/api/user/getcurrent', { apiKey: key.key })).status).toBe(401);
@@ -55,7 +57,10 @@ describeExternal('API keys on two processes sharing DATA_DIR and Redis', externa
   it('given requests alternating between the servers, then they count down one shared quota', async () => {
     const key = await newKey(a);
     const remaining: (string | null)[] = [];
-    for (const server of [a, b, a, b]) remaining.push((await server.get('/api/user/getcurrent', { apiKey: key.key })).headers.get('ratelimit-remaining'));
+    for (const server of [a, b, a, b])
+      remaining.push(
+        (await server.get('/api/user/getcurrent', { apiKey: key.key })).headers.get('ratelimit-remaining'),
+      );
 
     expect(remaining).toEqual(['3', '2', '1', '0']);
     expect((await b.get('/api/user/getcurrent', { apiKey: key.key })).status).toBe(429);
@@ -68,7 +73,8 @@ function redisServerBinary(): string | null {
     execFileSync('redis-server', ['--version'], { stdio: 'pipe' });
     return 'redis-server';
   } catch {
-    if (process.env.CI === 'true') throw new Error('CI=true but redis-server is not installed: the Redis outage test must run in CI');
+    if (process.env.CI === 'true')
+      throw new Error('CI=true but redis-server is not installed: the Redis outage test must run in CI');
     return null;
   }
 }
@@ -84,10 +90,18 @@ describeExternal(
     let server: TestServer;
     let probe: Redis;
 
-    const startRedis = () => execFileSync('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--daemonize', 'yes'], { stdio: 'pipe' });
+    const startRedis = () =>
+      execFileSync('redis-server', ['--port', String(port), '--save', '', '--appendonly', 'no', '--daemonize', 'yes'], {
+        stdio: 'pipe',
+      });
     const stopRedis = () => execFileSync('redis-cli', ['-p', String(port), 'shutdown', 'nosave'], { stdio: 'pipe' });
-    const redisUp = async () => probe.ping().then(() => true, () => false);
-    const readiness = async () => (await server.get('/health/ready')).body as { status: string; checks: { cache: string } };
+    const redisUp = async () =>
+      probe.ping().then(
+        () => true,
+        () => false,
+      );
+    const readiness = async () =>
+      (await server.get('/health/ready')).body as { status: string; checks: { cache: string } };
 
     beforeAll(async () => {
       startRedis();

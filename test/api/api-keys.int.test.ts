@@ -11,8 +11,6 @@ import { manualClock, seeded } from '../support/seeded-server';
 
 const DAY_MS = 86_400_000;
 
-
-
 /** Minted at the service's clock, so it holds however far a test moved that clock. */
 async function createKey(server: TestServer, userId: number, body: unknown = { name: 'ci' }): Promise<HttpResult<any>> {
   return server.post('/api/apikey', body, { token: await server.token(userId) });
@@ -129,7 +127,12 @@ describe('API keys', () => {
       const res = await server.get('/api/user/getcurrent', { apiKey: key.key });
 
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ id: demo.users.admin1, credential: 'apiKey', apiKeyId: key.id, impersonatorId: null });
+      expect(res.body).toMatchObject({
+        id: demo.users.admin1,
+        credential: 'apiKey',
+        apiKeyId: key.id,
+        impersonatorId: null,
+      });
       expect(res.headers.get('ratelimit-limit')).toBe('1000');
       expect(res.headers.get('ratelimit-remaining')).toBe('999');
       expect(res.headers.get('ratelimit-reset')).toBe('3600');
@@ -148,7 +151,13 @@ describe('API keys', () => {
       const key = await newKey(server, demo.users.admin1);
       const res = await server.post(
         '/api/Resource/SaveProjectResource',
-        { id: 0, name: 'by key', resourceUrl: 'https://example.org/a.pdf', privacyLevel: 1, communityProjectId: demo.communityProjects.solarIn1 },
+        {
+          id: 0,
+          name: 'by key',
+          resourceUrl: 'https://example.org/a.pdf',
+          privacyLevel: 1,
+          communityProjectId: demo.communityProjects.solarIn1,
+        },
         { apiKey: key.key },
       );
       expect(res.status).toBe(200);
@@ -183,7 +192,9 @@ describe('API keys', () => {
     it('given the right key id with a wrong but well-formed secret, when used, then 401', async () => {
       const key = await newKey(server);
 
-      const res = await server.get('/api/user/getcurrent', { apiKey: `${key.keyId}.${newSecret(key.keyId, randomBytes)}` });
+      const res = await server.get('/api/user/getcurrent', {
+        apiKey: `${key.keyId}.${newSecret(key.keyId, randomBytes)}`,
+      });
 
       expect(res.status).toBe(401);
     });
@@ -192,19 +203,25 @@ describe('API keys', () => {
       const key = await newKey(server);
       const token = await session(demo.users.admin1);
 
-      expect((await server.get('/api/user/getcurrent', { headers: { authorization: `Bearer ${key.key}` } })).status).toBe(401);
+      expect(
+        (await server.get('/api/user/getcurrent', { headers: { authorization: `Bearer ${key.key}` } })).status,
+      ).toBe(401);
       expect((await server.get('/api/user/getcurrent', { token, apiKey: key.key })).status).toBe(401);
     });
 
     it('given a key whose user is then banned, when used, then 403 as for sessions', async () => {
       const key = await newKey(server, demo.users.admin2);
-      await server.directory([{ type: 'UserUpserted', data: { userId: demo.users.admin2, name: 'Finn', status: 'banned' } }]);
+      await server.directory([
+        { type: 'UserUpserted', data: { userId: demo.users.admin2, name: 'Finn', status: 'banned' } },
+      ]);
       try {
         const res = await server.get('/api/user/getcurrent', { apiKey: key.key });
         expect(res.status).toBe(403);
         expect(res.body.type).toBe('/problems/forbidden');
       } finally {
-        await server.directory([{ type: 'UserUpserted', data: { userId: demo.users.admin2, name: 'Finn', status: 'active' } }]);
+        await server.directory([
+          { type: 'UserUpserted', data: { userId: demo.users.admin2, name: 'Finn', status: 'active' } },
+        ]);
       }
     });
 
@@ -238,7 +255,15 @@ describe('API keys', () => {
       const ids = res.body.map((k: { id: number }) => k.id);
       expect(ids.indexOf(second.id)).toBeLessThan(ids.indexOf(first.id));
       const item = res.body.find((k: { id: number }) => k.id === second.id);
-      expect(Object.keys(item).sort()).toEqual(['createdAt', 'expiresAt', 'id', 'isExpired', 'keyId', 'lastUsedAt', 'name']);
+      expect(Object.keys(item).sort()).toEqual([
+        'createdAt',
+        'expiresAt',
+        'id',
+        'isExpired',
+        'keyId',
+        'lastUsedAt',
+        'name',
+      ]);
       expect(item).toMatchObject({ keyId: second.keyId, name: 'second', isExpired: false });
       expect(res.text).not.toContain(second.key.split('.')[1]);
     });
@@ -265,28 +290,40 @@ describe('API keys', () => {
       expect((await server.get('/api/user/getcurrent', { apiKey: key.key })).status).toBe(401);
       expect((await server.get('/api/apikey', { token })).body.map((k: { id: number }) => k.id)).not.toContain(key.id);
       const events = await server.services.eventStore.readStream(`apikeys-${demo.users.admin1}`);
-      expect(events.at(-1)).toMatchObject({ type: 'ApiKeyRevoked', metadata: { actor: { credential: 'session', userId: demo.users.admin1 } } });
+      expect(events.at(-1)).toMatchObject({
+        type: 'ApiKeyRevoked',
+        metadata: { actor: { credential: 'session', userId: demo.users.admin1 } },
+      });
     });
 
     it.each([
       ["another user's key", async () => (await newKey(server, demo.users.admin2)).id],
       ['a key that does not exist', async () => 999_999],
-      ['a key already revoked', async () => {
-        const key = await newKey(server);
-        await server.request('DELETE', `/api/apikey/${key.id}`, undefined, { token: await session(demo.users.admin1) });
-        return key.id;
-      }],
+      [
+        'a key already revoked',
+        async () => {
+          const key = await newKey(server);
+          await server.request('DELETE', `/api/apikey/${key.id}`, undefined, {
+            token: await session(demo.users.admin1),
+          });
+          return key.id;
+        },
+      ],
     ])('given %s, when revoked, then 404', async (_case, idOf) => {
       const id = await idOf();
 
-      const res = await server.request('DELETE', `/api/apikey/${id}`, undefined, { token: await session(demo.users.admin1) });
+      const res = await server.request('DELETE', `/api/apikey/${id}`, undefined, {
+        token: await session(demo.users.admin1),
+      });
 
       expect(res.status).toBe(404);
       expect(res.body.type).toBe('/problems/not-found');
     });
 
     it('given a path id that is not a positive integer, when revoked, then 400 naming id', async () => {
-      const res = await server.request('DELETE', '/api/apikey/abc', undefined, { token: await session(demo.users.admin1) });
+      const res = await server.request('DELETE', '/api/apikey/abc', undefined, {
+        token: await session(demo.users.admin1),
+      });
 
       expect(res.status).toBe(400);
       expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['id']);
@@ -302,7 +339,13 @@ describe('API keys', () => {
       const res = await server.post(`/api/apikey/${key.id}/rotate`, { graceHours: 2 }, { token });
 
       expect(res.status).toBe(200);
-      expect(res.body).toMatchObject({ id: key.id, keyId: key.keyId, name: key.name, createdAt: key.createdAt, expiresAt: key.expiresAt });
+      expect(res.body).toMatchObject({
+        id: key.id,
+        keyId: key.keyId,
+        name: key.name,
+        createdAt: key.createdAt,
+        expiresAt: key.expiresAt,
+      });
       expect(res.body.key).not.toBe(key.key);
       expect((await server.get('/api/user/getcurrent', { apiKey: key.key })).status).toBe(200);
       expect((await server.get('/api/user/getcurrent', { apiKey: res.body.key })).status).toBe(200);
@@ -323,14 +366,21 @@ describe('API keys', () => {
       expect((await server.get('/api/user/getcurrent', { apiKey: res.body.key })).status).toBe(200);
     });
 
-    it.each([[-1], [169], [1.5], ['24']])('given graceHours %p, when rotating, then 400 naming graceHours', async (graceHours) => {
-      const key = await newKey(server);
+    it.each([[-1], [169], [1.5], ['24']])(
+      'given graceHours %p, when rotating, then 400 naming graceHours',
+      async (graceHours) => {
+        const key = await newKey(server);
 
-      const res = await server.post(`/api/apikey/${key.id}/rotate`, { graceHours }, { token: await session(demo.users.admin1) });
+        const res = await server.post(
+          `/api/apikey/${key.id}/rotate`,
+          { graceHours },
+          { token: await session(demo.users.admin1) },
+        );
 
-      expect(res.status).toBe(400);
-      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['graceHours']);
-    });
+        expect(res.status).toBe(400);
+        expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['graceHours']);
+      },
+    );
 
     it("given another user's key, when rotating, then 404", async () => {
       const key = await newKey(server, demo.users.admin2);
@@ -351,7 +401,9 @@ describe('API key cap', () => {
   // The cap is per user: each test works on keys of its own user.
 
   it('given 15 creations at once, then exactly 10 succeed and the others answer 409', async () => {
-    const results = await Promise.all(Array.from({ length: 15 }, (_, i) => createKey(server, demo.users.admin2, { name: `k${i}` })));
+    const results = await Promise.all(
+      Array.from({ length: 15 }, (_, i) => createKey(server, demo.users.admin2, { name: `k${i}` })),
+    );
 
     expect(results.filter((r) => r.status === 200)).toHaveLength(10);
     const refused = results.filter((r) => r.status !== 200);
@@ -432,7 +484,10 @@ describe('API key rate limit', () => {
 
     const statuses: number[] = [];
     for (let i = 0; i < 30; i++) {
-      statuses.push((await server.get('/api/user/getcurrent', { apiKey: `${key.keyId}.${newSecret(key.keyId, randomBytes)}` })).status);
+      statuses.push(
+        (await server.get('/api/user/getcurrent', { apiKey: `${key.keyId}.${newSecret(key.keyId, randomBytes)}` }))
+          .status,
+      );
     }
 
     expect(statuses.filter((s) => s === 401).length).toBeLessThanOrEqual(10);

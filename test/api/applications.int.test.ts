@@ -21,8 +21,14 @@ const submittedAtOf = (id: number) => `2026-01-0${1 + ((id - 7100) % 5)}T08:00:0
 const path = (id: number | string) => `/api/ApplicationDefinition/${id}/Applications`;
 
 const seed = [
-  { type: 'ApplicationDefinitionUpserted', data: { applicationDefinitionId: BATCH, name: 'Batch Call', communityId: demo.communities.public1 } },
-  { type: 'ApplicationDefinitionUpserted', data: { applicationDefinitionId: EMPTY, name: 'Quiet Call', communityId: demo.communities.public1 } },
+  {
+    type: 'ApplicationDefinitionUpserted',
+    data: { applicationDefinitionId: BATCH, name: 'Batch Call', communityId: demo.communities.public1 },
+  },
+  {
+    type: 'ApplicationDefinitionUpserted',
+    data: { applicationDefinitionId: EMPTY, name: 'Quiet Call', communityId: demo.communities.public1 },
+  },
   ...[...batchIds].reverse().map((applicationId) => ({
     type: 'ApplicationUpserted',
     data: application(applicationId, {
@@ -160,10 +166,17 @@ describe('POST /api/ApplicationDefinition/{id}/Applications', () => {
     it('when more than 50 would match and take is absent, then 50 is the default page size', async () => {
       const more = Array.from({ length: 30 }, (_, i) => ({
         type: 'ApplicationUpserted',
-        data: application(7300 + i, { applicationDefinitionId: 73, name: `Default ${i}`, submittedAt: '2026-02-01T00:00:00Z' }),
+        data: application(7300 + i, {
+          applicationDefinitionId: 73,
+          name: `Default ${i}`,
+          submittedAt: '2026-02-01T00:00:00Z',
+        }),
       }));
       const seeded = await server.directory([
-        { type: 'ApplicationDefinitionUpserted', data: { applicationDefinitionId: 73, name: 'Big Call', communityId: demo.communities.public1 } },
+        {
+          type: 'ApplicationDefinitionUpserted',
+          data: { applicationDefinitionId: 73, name: 'Big Call', communityId: demo.communities.public1 },
+        },
         ...more,
         ...more.map((e) => ({ ...e, data: { ...e.data, applicationId: e.data.applicationId + 100 } })),
       ]);

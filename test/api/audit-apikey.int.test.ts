@@ -43,13 +43,22 @@ describe('audit API with an API key', () => {
     expect((await server.directory(demoDirectory.events)).status).toBe(200);
     // The auditor administers community 3, which lets them create a key; the platform role stays.
     const admin = await server.directory([
-      { type: 'CommunityMemberSet', data: { communityId: demo.communities.public3, userId: demo.users.auditor, role: 'admin', status: 'approved' } },
+      {
+        type: 'CommunityMemberSet',
+        data: { communityId: demo.communities.public3, userId: demo.users.auditor, role: 'admin', status: 'approved' },
+      },
     ]);
     expect(admin.status).toBe(200);
 
     const created = await server.post<{ id: number }>(
       '/api/Resource/SaveProjectResource',
-      { id: 0, name: 'Budget', resourceUrl: 'https://example.org/budget.xlsx', privacyLevel: 2, communityProjectId: demo.communityProjects.solarIn1 },
+      {
+        id: 0,
+        name: 'Budget',
+        resourceUrl: 'https://example.org/budget.xlsx',
+        privacyLevel: 2,
+        communityProjectId: demo.communityProjects.solarIn1,
+      },
       { token: await server.sessionToken(demo.users.team) },
     );
     expect(created.status).toBe(200);
@@ -101,9 +110,10 @@ describe('audit API with an API key', () => {
   });
 
   it('given the key, when the auditor reads the history, then the share is a step by the admin with credential apiKey and the key id', async () => {
-    const res = await auditGet<{ resourceId: number; steps: { actor: AuditEvent['metadata']['actor']; changes: { kind: string }[] }[] }>(
-      `/api/audit/resources/${resourceId}/history`,
-    );
+    const res = await auditGet<{
+      resourceId: number;
+      steps: { actor: AuditEvent['metadata']['actor']; changes: { kind: string }[] }[];
+    }>(`/api/audit/resources/${resourceId}/history`);
 
     expect(res.status).toBe(200);
     expect(res.body.steps.map((s) => [s.actor, s.changes.map((c) => c.kind)])).toEqual([
@@ -116,9 +126,10 @@ describe('audit API with an API key', () => {
     const before = await auditGet<{ views: { communityId: number | null }[] }>(
       `/api/audit/resources/${resourceId}/access?at=${encodeURIComponent(beforeShare)}`,
     );
-    const now = await auditGet<{ status: string; views: { communityId: number | null; users: { userId: number }[] }[] }>(
-      `/api/audit/resources/${resourceId}/access`,
-    );
+    const now = await auditGet<{
+      status: string;
+      views: { communityId: number | null; users: { userId: number }[] }[];
+    }>(`/api/audit/resources/${resourceId}/access`);
 
     expect(before.status).toBe(200);
     expect(before.body.views.map((v) => v.communityId)).toEqual([demo.communities.public1]);
@@ -145,7 +156,11 @@ describe('audit API with an API key', () => {
       metadata: { actor: { userId: demo.users.auditor, credential: 'apiKey', apiKeyId: auditorKey.id } },
     });
     // The auditor has only ever read with the key, so every record of their reads carries it.
-    expect(recorded.body.items.every((e) => e.metadata.actor.credential === 'apiKey' && e.metadata.actor.apiKeyId === auditorKey.id)).toBe(true);
+    expect(
+      recorded.body.items.every(
+        (e) => e.metadata.actor.credential === 'apiKey' && e.metadata.actor.apiKeyId === auditorKey.id,
+      ),
+    ).toBe(true);
   });
 
   it('given a key of someone without the auditor role, when it reads the audit API, then 403', async () => {

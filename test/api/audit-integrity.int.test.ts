@@ -20,10 +20,19 @@ describe('GET /api/audit/integrity', () => {
     const res = await server.get('/api/audit/integrity', await as(users.auditor));
     // then
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ kept: true, position: expect.stringMatching(/^[0-9]+$/), hash: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    const reads = await server.get(`/api/audit/events?stream=audit-${users.auditor}&type=AuditRead&limit=1000`, await as(users.auditor));
+    expect(res.body).toEqual({
+      kept: true,
+      position: expect.stringMatching(/^[0-9]+$/),
+      hash: expect.stringMatching(/^[0-9a-f]{64}$/),
+    });
+    const reads = await server.get(
+      `/api/audit/events?stream=audit-${users.auditor}&type=AuditRead&limit=1000`,
+      await as(users.auditor),
+    );
     const correlationId = res.headers.get('x-correlation-id');
-    const recorded = reads.body.items.find((e: { metadata: { correlationId: string } }) => e.metadata.correlationId === correlationId);
+    const recorded = reads.body.items.find(
+      (e: { metadata: { correlationId: string } }) => e.metadata.correlationId === correlationId,
+    );
     expect(recorded.data.route).toBe('GET /api/audit/integrity');
     expect(recorded.position).toBe(res.body.position);
   });
@@ -32,7 +41,13 @@ describe('GET /api/audit/integrity', () => {
     const before = (await server.get('/api/audit/integrity', await as(users.auditor))).body;
     const saved = await server.post(
       '/api/Resource/SaveProjectResource',
-      { id: 0, name: 'Chained', resourceUrl: 'https://example.org/c.pdf', privacyLevel: 2, communityProjectId: demo.communityProjects.solarIn1 },
+      {
+        id: 0,
+        name: 'Chained',
+        resourceUrl: 'https://example.org/c.pdf',
+        privacyLevel: 2,
+        communityProjectId: demo.communityProjects.solarIn1,
+      },
       await as(users.team),
     );
     expect(saved.status).toBe(200);

@@ -19,7 +19,8 @@ describe('audit API', () => {
   let server: TestServer;
   const clients = new Map<number, ResourcesClient>();
   const as = async (userId: number) => {
-    if (!clients.has(userId)) clients.set(userId, createResourcesClient({ baseUrl: server.url, token: await server.sessionToken(userId) }));
+    if (!clients.has(userId))
+      clients.set(userId, createResourcesClient({ baseUrl: server.url, token: await server.sessionToken(userId) }));
     return clients.get(userId) as ResourcesClient;
   };
   let resourceId: number;
@@ -30,7 +31,13 @@ describe('audit API', () => {
     expect((await server.directory(demoDirectory.events)).status).toBe(200);
     const team = await as(demo.users.team);
     const created = await team.POST('/api/Resource/SaveProjectResource', {
-      body: { id: 0, name: 'Budget', resourceUrl: 'https://example.org/budget.xlsx', privacyLevel: 2, communityProjectId: demo.communityProjects.solarIn1 },
+      body: {
+        id: 0,
+        name: 'Budget',
+        resourceUrl: 'https://example.org/budget.xlsx',
+        privacyLevel: 2,
+        communityProjectId: demo.communityProjects.solarIn1,
+      },
     });
     expect(created.response.status).toBe(200);
     resourceId = created.data!.id;
@@ -45,12 +52,21 @@ describe('audit API', () => {
     const custom = await team.POST('/api/Privacy/SaveResourcePrivacy', {
       body: {
         resourceId,
-        owner: { privacyLevel: 4, circlesToAdd: [{ circleId: demo.circles.reviewers1, projectId: null, communityId: demo.communities.public1 }] },
+        owner: {
+          privacyLevel: 4,
+          circlesToAdd: [{ circleId: demo.circles.reviewers1, projectId: null, communityId: demo.communities.public1 }],
+        },
       },
     });
     expect(custom.response.status).toBe(200);
     const renamed = await team.POST('/api/Resource/SaveProjectResource', {
-      body: { id: resourceId, name: 'Budget 2025', resourceUrl: 'https://example.org/budget.xlsx', privacyLevel: 4, communityProjectId: demo.communityProjects.solarIn1 },
+      body: {
+        id: resourceId,
+        name: 'Budget 2025',
+        resourceUrl: 'https://example.org/budget.xlsx',
+        privacyLevel: 4,
+        communityProjectId: demo.communityProjects.solarIn1,
+      },
     });
     expect(renamed.response.status).toBe(200);
   });
@@ -101,7 +117,9 @@ describe('audit API', () => {
 
     it('given a small page size, when the auditor follows the cursor, then the pages join into the whole filtered log in order', async () => {
       const auditor = await as(demo.users.auditor);
-      const whole = await auditor.GET('/api/audit/events', { params: { query: { userId: demo.users.team, limit: 1000 } } });
+      const whole = await auditor.GET('/api/audit/events', {
+        params: { query: { userId: demo.users.team, limit: 1000 } },
+      });
       const paged: string[] = [];
       let after: string | undefined;
       for (let guard = 0; guard < 100; guard++) {
@@ -140,7 +158,9 @@ describe('audit API', () => {
       ['after', { after: 'not-a-cursor' }],
       ['user', { user: '3' }],
     ])('given a bad %s, then 400 naming it', async (field, query) => {
-      const res = await server.get(`/api/audit/events?${new URLSearchParams(query)}`, { token: await server.sessionToken(demo.users.auditor) });
+      const res = await server.get(`/api/audit/events?${new URLSearchParams(query)}`, {
+        token: await server.sessionToken(demo.users.auditor),
+      });
       expect(res.status).toBe(400);
       expect(res.body.type).toBe('/problems/validation');
       expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual([field]);
@@ -150,7 +170,9 @@ describe('audit API', () => {
   describe('GET /api/audit/resources/{id}/history', () => {
     it('given a created, shared, restricted and renamed resource, then each command is one step saying who, when and what changed', async () => {
       const auditor = await as(demo.users.auditor);
-      const { data, response } = await auditor.GET('/api/audit/resources/{id}/history', { params: { path: { id: resourceId } } });
+      const { data, response } = await auditor.GET('/api/audit/resources/{id}/history', {
+        params: { path: { id: resourceId } },
+      });
       expect(response.status).toBe(200);
       expect(resourceHistorySchema.safeParse(data).error).toBeUndefined();
       const steps = data!.steps;
@@ -175,7 +197,9 @@ describe('audit API', () => {
       expect(missing.response.status).toBe(404);
       expect(missing.error?.type).toBe('/problems/not-found');
       // A client outside the types can still send anything: the answer names the field.
-      const bad = await server.get('/api/audit/resources/abc/history', { token: await server.sessionToken(demo.users.auditor) });
+      const bad = await server.get('/api/audit/resources/abc/history', {
+        token: await server.sessionToken(demo.users.auditor),
+      });
       expect(bad.status).toBe(400);
       expect(bad.body.errors.map((e: { field: string }) => e.field)).toEqual(['id']);
     });
@@ -183,23 +207,36 @@ describe('audit API', () => {
 
   describe('GET /api/audit/resources/{id}/access', () => {
     const activeUsers = [1, 2, 3, 4, 5, 6, 7, 8, 11];
-    const viewsToAsk: (number | null)[] = [null, demo.communities.public1, demo.communities.private2, demo.communities.public3];
+    const viewsToAsk: (number | null)[] = [
+      null,
+      demo.communities.public1,
+      demo.communities.private2,
+      demo.communities.public3,
+    ];
 
     it('given at = now, then for every demo user and every view the answer is what GetResourceList serves', async () => {
       const auditor = await as(demo.users.auditor);
-      const { data, response } = await auditor.GET('/api/audit/resources/{id}/access', { params: { path: { id: resourceId } } });
+      const { data, response } = await auditor.GET('/api/audit/resources/{id}/access', {
+        params: { path: { id: resourceId } },
+      });
       expect(response.status).toBe(200);
       expect(data!.status).toBe('active');
       expect(resourceAccessSchema.safeParse(data).error).toBeUndefined();
       // Not vacuous: the circle member sees it from community 1, the admin of community 2 through the share.
-      expect(data!.views.find((v) => v.communityId === demo.communities.public1)?.users.map((u) => u.userId)).toContain(demo.users.circleMember);
-      expect(data!.views.find((v) => v.communityId === demo.communities.private2)?.users.map((u) => u.userId)).toContain(demo.users.admin2);
+      expect(data!.views.find((v) => v.communityId === demo.communities.public1)?.users.map((u) => u.userId)).toContain(
+        demo.users.circleMember,
+      );
+      expect(
+        data!.views.find((v) => v.communityId === demo.communities.private2)?.users.map((u) => u.userId),
+      ).toContain(demo.users.admin2);
       for (const communityId of viewsToAsk) {
         const view = data!.views.find((v) => v.communityId === communityId);
         const reviewed = (view?.users ?? []).map((u) => u.userId).sort((a, b) => a - b);
         const served: number[] = [];
         for (const userId of activeUsers) {
-          const list = await (await as(userId)).POST('/api/Project/GetResourceList', {
+          const list = await (
+            await as(userId)
+          ).POST('/api/Project/GetResourceList', {
             body: { projectId: demo.projects.solar, ...(communityId === null ? {} : { communityId }), take: 1000 },
           });
           expect(list.response.status).toBe(200);
@@ -224,7 +261,9 @@ describe('audit API', () => {
         demo.users.circleMember,
       ]);
       const member = view.users.find((u) => u.userId === demo.users.member1)!;
-      expect(member.reasons).toEqual([expect.objectContaining({ kind: 'member', level: 2, communityId: demo.communities.public1 })]);
+      expect(member.reasons).toEqual([
+        expect.objectContaining({ kind: 'member', level: 2, communityId: demo.communities.public1 }),
+      ]);
       const admin = view.users.find((u) => u.userId === demo.users.admin1)!;
       expect(admin.reasons.map((r) => r.kind)).toContain('administersView');
     });

@@ -13,10 +13,33 @@ describe('blue/green rebuild of the read models', () => {
   let server: TestServer;
   let team: string;
   const internal = () => ({ headers: { 'x-directory-token': server.services.secrets.directoryToken } });
-  const digest = async () => (await server.get<{ generation: number; digest: string; counts: Record<string, number> }>('/internal/read-models/digest', internal())).body;
-  const list = () => server.post('/api/Project/GetResourceList', { projectId: demo.projects.solar, communityId: demo.communities.public1, take: 5 }, { token: team });
+  const digest = async () =>
+    (
+      await server.get<{ generation: number; digest: string; counts: Record<string, number> }>(
+        '/internal/read-models/digest',
+        internal(),
+      )
+    ).body;
+  const list = () =>
+    server.post(
+      '/api/Project/GetResourceList',
+      { projectId: demo.projects.solar, communityId: demo.communities.public1, take: 5 },
+      { token: team },
+    );
   const save = async (name: string) =>
-    (await server.post('/api/Resource/SaveProjectResource', { id: 0, name, resourceUrl: 'https://example.org/a.pdf', privacyLevel: 2, communityProjectId: demo.communityProjects.solarIn1 }, { token: team })).body.id as number;
+    (
+      await server.post(
+        '/api/Resource/SaveProjectResource',
+        {
+          id: 0,
+          name,
+          resourceUrl: 'https://example.org/a.pdf',
+          privacyLevel: 2,
+          communityProjectId: demo.communityProjects.solarIn1,
+        },
+        { token: team },
+      )
+    ).body.id as number;
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -40,7 +63,11 @@ describe('blue/green rebuild of the read models', () => {
       }
     })();
     // when
-    const rebuilt = await server.post<{ generation: number; digest: string }>('/internal/read-models/rebuild', {}, internal());
+    const rebuilt = await server.post<{ generation: number; digest: string }>(
+      '/internal/read-models/rebuild',
+      {},
+      internal(),
+    );
     listing = false;
     await reader;
     // then
@@ -55,7 +82,9 @@ describe('blue/green rebuild of the read models', () => {
     // given
     const before = await digest();
     // when
-    const closing = JSON.parse((await cli({ DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' }, 'rebuild')).split('\n').at(-1) ?? '{}') as { rebuilt: boolean; niceness: number };
+    const closing = JSON.parse(
+      (await cli({ DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' }, 'rebuild')).split('\n').at(-1) ?? '{}',
+    ) as { rebuilt: boolean; niceness: number };
     // then: the rebuild ran below this process's CPU priority, as background work
     expect(closing).toMatchObject({ rebuilt: true, niceness: Math.min(19, os.getPriority() + 10) });
     for (let tries = 0; (await digest()).generation === before.generation; tries++) {
@@ -65,7 +94,13 @@ describe('blue/green rebuild of the read models', () => {
     const after = await digest();
     expect(after.digest).toBe(before.digest);
     const id = await save('after the switch');
-    const ids = (await server.post('/api/Project/GetResourceList', { projectId: demo.projects.solar, communityId: demo.communities.public1, take: 100 }, { token: team })).body.resources.list.map((r: { id: number }) => r.id);
+    const ids = (
+      await server.post(
+        '/api/Project/GetResourceList',
+        { projectId: demo.projects.solar, communityId: demo.communities.public1, take: 100 },
+        { token: team },
+      )
+    ).body.resources.list.map((r: { id: number }) => r.id);
     expect(ids).toContain(id);
   });
 
@@ -78,7 +113,11 @@ describe('blue/green rebuild of the read models', () => {
     expect((await server.post('/internal/read-models/rebuild', {}, internal())).status).toBe(200);
     await waitFor(async () => (closed() ? true : undefined), 'the replaced generation to close');
     // when
-    const key = await server.post('/api/apikey', { name: 'after the switch' }, { token: await server.token(demo.users.admin1) });
+    const key = await server.post(
+      '/api/apikey',
+      { name: 'after the switch' },
+      { token: await server.token(demo.users.admin1) },
+    );
     const saved = await save('after the old generation closed');
     // then
     expect(key.status).toBe(200);

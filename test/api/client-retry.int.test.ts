@@ -23,11 +23,22 @@ describe('the typed client retrying a save whose answer was lost', () => {
       }
       return response;
     };
-    const api = createResourcesClient({ baseUrl: server.url, token: await server.sessionToken(demo.users.team), fetch: flaky, retryDelayMs: 1 });
+    const api = createResourcesClient({
+      baseUrl: server.url,
+      token: await server.sessionToken(demo.users.team),
+      fetch: flaky,
+      retryDelayMs: 1,
+    });
     const name = `Client retry ${Date.now()}`;
 
     const saved = await api.POST('/api/Resource/SaveProjectResource', {
-      body: { id: 0, name, resourceUrl: 'https://example.org/retry.pdf', privacyLevel: 2, communityProjectId: demo.communityProjects.solarIn1 },
+      body: {
+        id: 0,
+        name,
+        resourceUrl: 'https://example.org/retry.pdf',
+        privacyLevel: 2,
+        communityProjectId: demo.communityProjects.solarIn1,
+      },
     });
 
     expect(saved.response.status).toBe(200);
@@ -35,7 +46,9 @@ describe('the typed client retrying a save whose answer was lost', () => {
     expect(sent).toHaveLength(2);
     expect(sent[0]).toBeTruthy();
     expect(sent[1]).toBe(sent[0]);
-    const listed = await api.POST('/api/Project/GetResourceList', { body: { projectId: demo.projects.solar, communityId: demo.communities.public1, take: 1000 } });
+    const listed = await api.POST('/api/Project/GetResourceList', {
+      body: { projectId: demo.projects.solar, communityId: demo.communities.public1, take: 1000 },
+    });
     expect(listed.data?.resources.list.filter((r) => r.name === name).map((r) => r.id)).toEqual([saved.data?.id]);
   });
 });

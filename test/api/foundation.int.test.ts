@@ -39,23 +39,48 @@ describe('foundation over HTTP', () => {
       ['no credential', async () => ({})],
       ['a malformed Authorization header', async () => ({ authorization: 'Token abc' })],
       ['a token that is not a JWT', async () => ({ authorization: 'Bearer not-a-jwt' })],
-      ['an expired token', async () => ({ authorization: `Bearer ${await server.token(1, { issuedAt: now() - 7200, ttlSeconds: 3600 })}` })],
-      ['a token living longer than 7 days', async () => ({ authorization: `Bearer ${await server.token(1, { ttlSeconds: 8 * 24 * 3600 })}` })],
-      ['an impersonation token living longer than 1 hour', async () => ({ authorization: `Bearer ${await server.token(1, { impersonatorId: 3, ttlSeconds: 7200 })}` })],
-      ['a token signed with another secret', async () => ({ authorization: `Bearer ${(await server.token(1)).slice(0, -4)}AAAA` })],
-      ['a token for a user the directory does not know', async () => ({ authorization: `Bearer ${await server.token(999)}` })],
+      [
+        'an expired token',
+        async () => ({
+          authorization: `Bearer ${await server.token(1, { issuedAt: now() - 7200, ttlSeconds: 3600 })}`,
+        }),
+      ],
+      [
+        'a token living longer than 7 days',
+        async () => ({ authorization: `Bearer ${await server.token(1, { ttlSeconds: 8 * 24 * 3600 })}` }),
+      ],
+      [
+        'an impersonation token living longer than 1 hour',
+        async () => ({ authorization: `Bearer ${await server.token(1, { impersonatorId: 3, ttlSeconds: 7200 })}` }),
+      ],
+      [
+        'a token signed with another secret',
+        async () => ({ authorization: `Bearer ${(await server.token(1)).slice(0, -4)}AAAA` }),
+      ],
+      [
+        'a token for a user the directory does not know',
+        async () => ({ authorization: `Bearer ${await server.token(999)}` }),
+      ],
       ['an API key in the Authorization header', async () => ({ authorization: 'Bearer svc_live_abc.def' })],
-      ['both credentials at once', async () => ({ authorization: `Bearer ${await server.token(1)}`, 'x-api-key': 'svc_live_abc.def' })],
+      [
+        'both credentials at once',
+        async () => ({ authorization: `Bearer ${await server.token(1)}`, 'x-api-key': 'svc_live_abc.def' }),
+      ],
     ];
 
-    it.each(refusals)('when the request carries %s, then 401 with WWW-Authenticate and a reason', async (_name, headers) => {
-      const res = await server.get('/api/user/getcurrent', { headers: await headers() });
-      expect(res.status).toBe(401);
-      expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer realm="api", error="invalid_token", error_description=".+"$/);
-      expect(res.body.type).toBe('/problems/unauthenticated');
-      expect(typeof res.body.detail).toBe('string');
-    });
+    it.each(refusals)(
+      'when the request carries %s, then 401 with WWW-Authenticate and a reason',
+      async (_name, headers) => {
+        const res = await server.get('/api/user/getcurrent', { headers: await headers() });
+        expect(res.status).toBe(401);
+        expect(res.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+        expect(res.headers.get('www-authenticate')).toMatch(
+          /^Bearer realm="api", error="invalid_token", error_description=".+"$/,
+        );
+        expect(res.body.type).toBe('/problems/unauthenticated');
+        expect(typeof res.body.detail).toBe('string');
+      },
+    );
 
     it.each([
       ['banned', demo.users.banned],
@@ -100,7 +125,9 @@ describe('foundation over HTTP', () => {
     it('refuses a missing or wrong token with 401', async () => {
       const body = { events: [{ type: 'UserUpserted', data: { userId: 50, name: 'X', status: 'active' } }] };
       expect((await server.post('/internal/directory/events', body)).status).toBe(401);
-      expect((await server.post('/internal/directory/events', body, { headers: { 'x-directory-token': 'wrong' } })).status).toBe(401);
+      expect(
+        (await server.post('/internal/directory/events', body, { headers: { 'x-directory-token': 'wrong' } })).status,
+      ).toBe(401);
     });
 
     it('given a batch with one bad entry, then 400 names it and nothing of the batch is applied', async () => {
@@ -122,7 +149,11 @@ describe('foundation over HTTP', () => {
     });
 
     it('an unknown event type is a 400 naming the entry', async () => {
-      const res = await server.post('/internal/directory/events', { events: [{ type: 'Nope', data: {} }] }, { headers: headers() });
+      const res = await server.post(
+        '/internal/directory/events',
+        { events: [{ type: 'Nope', data: {} }] },
+        { headers: headers() },
+      );
       expect(res.status).toBe(400);
       expect(res.body.errors[0].field).toMatch(/^events\[0\]/);
     });
@@ -152,9 +183,13 @@ describe('foundation over HTTP', () => {
 
     it('count requests by route template and appended events by stream type', async () => {
       await server.get('/api/user/getcurrent', { token: await server.token(demo.users.team) });
-      const res = await server.get('/internal/metrics', { headers: { 'x-directory-token': server.services.secrets.directoryToken } });
+      const res = await server.get('/internal/metrics', {
+        headers: { 'x-directory-token': server.services.secrets.directoryToken },
+      });
       expect(res.status).toBe(200);
-      expect(res.text).toMatch(/http_request_duration_seconds_count\{method="GET",route="\/api\/user\/getcurrent",status="200"\} [1-9]/);
+      expect(res.text).toMatch(
+        /http_request_duration_seconds_count\{method="GET",route="\/api\/user\/getcurrent",status="200"\} [1-9]/,
+      );
       expect(res.text).toMatch(/events_appended_total\{stream_type="directory"\} [1-9]/);
       expect(res.text).toMatch(/read_model_checkpoint_position\{projection="resources"\} [1-9]/);
       expect(res.text).toMatch(/read_model_lag_events\{projection="directory"\} 0/);

@@ -88,7 +88,13 @@ describe('hostile input', () => {
     expect((await server.directory(demoDirectory.events)).status).toBe(200);
     const created = await server.post<{ id: number }>(
       '/api/Resource/SaveProjectResource',
-      { id: 0, name: 'Target', resourceUrl: 'https://example.org/t', privacyLevel: 1, communityProjectId: communityProjects.solarIn1 },
+      {
+        id: 0,
+        name: 'Target',
+        resourceUrl: 'https://example.org/t',
+        privacyLevel: 1,
+        communityProjectId: communityProjects.solarIn1,
+      },
       { token: await server.sessionToken(users.team) },
     );
     expect(created.status).toBe(200);
@@ -96,7 +102,8 @@ describe('hostile input', () => {
     lastPosition = await headPosition();
   });
   afterAll(async () => {
-    if (process.env.HOSTILE_RUNS) process.stdout.write(`hostile-input statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort()))}\n`);
+    if (process.env.HOSTILE_RUNS)
+      process.stdout.write(`hostile-input statuses: ${JSON.stringify(Object.fromEntries([...statuses].sort()))}\n`);
     await server.close();
   });
 
@@ -133,7 +140,15 @@ describe('hostile input', () => {
       method: 'POST',
       path: () => '/api/Project/GetResourceList',
       schema: getResourceListBody,
-      valid: () => ({ projectId: projects.solar, communityId: communities.public1, take: 10, skip: 0, concept: 'a', tags: ['x'], orderBy: 1 }),
+      valid: () => ({
+        projectId: projects.solar,
+        communityId: communities.public1,
+        take: 10,
+        skip: 0,
+        concept: 'a',
+        tags: ['x'],
+        orderBy: 1,
+      }),
       userId: users.team,
     },
     {
@@ -141,7 +156,16 @@ describe('hostile input', () => {
       method: 'POST',
       path: () => '/api/Resource/SaveProjectResource',
       schema: saveProjectResourceBody,
-      valid: () => ({ id: 0, name: 'Hostile', description: 'd', resourceUrl: 'https://example.org/h', privacyLevel: 1, icon: 'i', resourceTags: ['t'], communityProjectId: communityProjects.solarIn1 }),
+      valid: () => ({
+        id: 0,
+        name: 'Hostile',
+        description: 'd',
+        resourceUrl: 'https://example.org/h',
+        privacyLevel: 1,
+        icon: 'i',
+        resourceTags: ['t'],
+        communityProjectId: communityProjects.solarIn1,
+      }),
       userId: users.team,
     },
     {
@@ -173,15 +197,36 @@ describe('hostile input', () => {
       valid: () => ({ take: 2, skip: 0, orderBy: 1 }),
       userId: users.admin1,
     },
-    { name: 'GetResourcePrivacy', method: 'GET', path: () => '/api/Privacy/GetResourcePrivacy', query: () => ({ resourceId: String(resourceId) }), userId: users.team },
-    { name: 'RemoveProjectResource', method: 'GET', path: () => '/api/Resource/RemoveProjectResource', query: () => ({ id: '999999' }), userId: users.outsider },
+    {
+      name: 'GetResourcePrivacy',
+      method: 'GET',
+      path: () => '/api/Privacy/GetResourcePrivacy',
+      query: () => ({ resourceId: String(resourceId) }),
+      userId: users.team,
+    },
+    {
+      name: 'RemoveProjectResource',
+      method: 'GET',
+      path: () => '/api/Resource/RemoveProjectResource',
+      query: () => ({ id: '999999' }),
+      userId: users.outsider,
+    },
     { name: 'getcurrent', method: 'GET', path: () => '/api/user/getcurrent', query: () => ({}), userId: users.team },
   ];
 
-  const send = async (route: Route, body: string | Buffer | undefined, query = '', headers: Record<string, string> = {}) => {
+  const send = async (
+    route: Route,
+    body: string | Buffer | undefined,
+    query = '',
+    headers: Record<string, string> = {},
+  ) => {
     const response = await fetch(`${server.url}${route.path()}${query}`, {
       method: route.method,
-      headers: { authorization: `Bearer ${await server.sessionToken(route.userId)}`, 'content-type': 'application/json', ...headers },
+      headers: {
+        authorization: `Bearer ${await server.sessionToken(route.userId)}`,
+        'content-type': 'application/json',
+        ...headers,
+      },
       body,
     });
     return { status: response.status, headers: response.headers, text: await response.text() };
@@ -194,11 +239,18 @@ describe('hostile input', () => {
     for (const route of bodyRoutes()) {
       const fields = [...keysOf(route.schema!), '__proto__', 'constructor', '$where'];
       await fc.assert(
-        fc.asyncProperty(fc.dictionary(fc.constantFrom(...fields), hostileValue, { minKeys: 1, maxKeys: 3 }), async (changes) => {
-          const body = { ...route.valid!() };
-          for (const [key, value] of Object.entries(changes)) Object.defineProperty(body, key, { value, enumerable: true });
-          await check(await send(route, JSON.stringify(body)), `${route.name} ${JSON.stringify(changes).slice(0, 200)}`);
-        }),
+        fc.asyncProperty(
+          fc.dictionary(fc.constantFrom(...fields), hostileValue, { minKeys: 1, maxKeys: 3 }),
+          async (changes) => {
+            const body = { ...route.valid!() };
+            for (const [key, value] of Object.entries(changes))
+              Object.defineProperty(body, key, { value, enumerable: true });
+            await check(
+              await send(route, JSON.stringify(body)),
+              `${route.name} ${JSON.stringify(changes).slice(0, 200)}`,
+            );
+          },
+        ),
         { numRuns: RUNS },
       );
     }
@@ -225,9 +277,12 @@ describe('hostile input', () => {
     ['a lone surrogate escape', '{"name":"\\ud800","projectId":10}'],
     ['duplicate keys', '{"projectId": 10, "projectId": {"$gt": 0}}'],
     ['an empty body', ''],
-  ])('given every body route, when the raw body is %s, then no 5xx and refusals append nothing', async (_label, raw) => {
-    for (const route of bodyRoutes()) await check(await send(route, raw), `${route.name} ${_label}`);
-  });
+  ])(
+    'given every body route, when the raw body is %s, then no 5xx and refusals append nothing',
+    async (_label, raw) => {
+      for (const route of bodyRoutes()) await check(await send(route, raw), `${route.name} ${_label}`);
+    },
+  );
 
   it.each([
     ['a non-JSON content type', 'text/plain'],
@@ -235,7 +290,10 @@ describe('hostile input', () => {
     ['an unknown charset', 'application/json; charset=ebcdic'],
   ])('given every body route, when the body comes with %s, then no 5xx', async (_label, contentType) => {
     for (const route of bodyRoutes()) {
-      await check(await send(route, JSON.stringify(route.valid!()), '', { 'content-type': contentType }), `${route.name} ${contentType}`);
+      await check(
+        await send(route, JSON.stringify(route.valid!()), '', { 'content-type': contentType }),
+        `${route.name} ${contentType}`,
+      );
     }
   });
 
@@ -243,10 +301,17 @@ describe('hostile input', () => {
     for (const route of queryRoutes()) {
       const names = [...Object.keys(route.query!()), 'id', 'resourceId'];
       await fc.assert(
-        fc.asyncProperty(fc.constantFrom(...names), fc.oneof(fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('%E0%A4%A', '%', '-1', '1e400', '0x10', ' 1', '1,2')), async (name, value) => {
-          const query = `?${new URLSearchParams({ ...route.query!(), [name]: value }).toString()}`;
-          await check(await send(route, undefined, query, { 'content-type': '' }), `${route.name} ${query}`);
-        }),
+        fc.asyncProperty(
+          fc.constantFrom(...names),
+          fc.oneof(
+            fc.string({ unit: 'binary', maxLength: 40 }),
+            fc.constantFrom('%E0%A4%A', '%', '-1', '1e400', '0x10', ' 1', '1,2'),
+          ),
+          async (name, value) => {
+            const query = `?${new URLSearchParams({ ...route.query!(), [name]: value }).toString()}`;
+            await check(await send(route, undefined, query, { 'content-type': '' }), `${route.name} ${query}`);
+          },
+        ),
         { numRuns: RUNS },
       );
     }
@@ -259,7 +324,8 @@ describe('hostile input', () => {
     '?resourceId=1&resourceId=2&id=1&id=2',
     '?__proto__[x]=1&constructor=1',
   ])('given every query route, when the query string is %s, then no 5xx and refusals append nothing', async (query) => {
-    for (const route of queryRoutes()) await check(await send(route, undefined, query, { 'content-type': '' }), `${route.name} ${query}`);
+    for (const route of queryRoutes())
+      await check(await send(route, undefined, query, { 'content-type': '' }), `${route.name} ${query}`);
   });
 
   it.each([
@@ -280,7 +346,15 @@ describe('hostile input', () => {
       fc.asyncProperty(
         fc.oneof(
           hostileValue,
-          fc.record({ events: fc.array(fc.record({ type: fc.constantFrom('UserUpserted', 'CircleUpserted', '__proto__', 'ProjectMemberSet'), data: hostileValue }), { maxLength: 3 }) }),
+          fc.record({
+            events: fc.array(
+              fc.record({
+                type: fc.constantFrom('UserUpserted', 'CircleUpserted', '__proto__', 'ProjectMemberSet'),
+                data: hostileValue,
+              }),
+              { maxLength: 3 },
+            ),
+          }),
         ),
         async (batch) => {
           const res = await fetch(`${server.url}/internal/directory/events`, {

@@ -49,7 +49,10 @@ describe('HTTP semantics', () => {
       ['application/x-www-form-urlencoded', 'projectId=10'],
       ['text/plain', '{"projectId":10}'],
     ])('given a %s body on a JSON endpoint, then 415 unsupported-media-type', async (contentType, body) => {
-      const res = await server.request('POST', '/api/Project/GetResourceList', body, { ...(await as(users.team)), headers: { 'content-type': contentType } });
+      const res = await server.request('POST', '/api/Project/GetResourceList', body, {
+        ...(await as(users.team)),
+        headers: { 'content-type': contentType },
+      });
 
       expect(res.status).toBe(415);
       expect(res.body.type).toBe('/problems/unsupported-media-type');
@@ -58,7 +61,12 @@ describe('HTTP semantics', () => {
 
     it('given a rotation without a body (it is optional), then it is not a 415', async () => {
       const created = await server.post('/api/apikey', { name: 'no body' }, await as(users.admin1));
-      const res = await server.request('POST', `/api/apikey/${created.body.id}/rotate`, undefined, await as(users.admin1));
+      const res = await server.request(
+        'POST',
+        `/api/apikey/${created.body.id}/rotate`,
+        undefined,
+        await as(users.admin1),
+      );
 
       expect(res.status).toBe(200);
     });
@@ -67,7 +75,11 @@ describe('HTTP semantics', () => {
   describe('unknown body fields', () => {
     it.each([
       ['/api/Project/GetResourceList', { projectId: projects.solar, pagesize: 5 }, ['pagesize']],
-      ['/api/Resource/SaveProjectResource', { ...newResource(scope.communityProject(communityProjects.solarIn1)), privacy: 2, tag: 'x' }, ['privacy', 'tag']],
+      [
+        '/api/Resource/SaveProjectResource',
+        { ...newResource(scope.communityProject(communityProjects.solarIn1)), privacy: 2, tag: 'x' },
+        ['privacy', 'tag'],
+      ],
       ['/api/Privacy/SaveResourcePrivacy', { resourceId: 1, shares: [] }, ['shares']],
       ['/api/Privacy/UnshareResourceFromCommunity', { resourceId: 1, communityId: 2, community: 2 }, ['community']],
       ['/api/apikey', { name: 'k', expiresIn: 3 }, ['expiresIn']],
@@ -80,12 +92,24 @@ describe('HTTP semantics', () => {
     });
 
     it('given the record a save answered, when it is sent back with a change, then the read-only fields are ignored and it saves', async () => {
-      const created = await server.post('/api/Resource/SaveProjectResource', newResource(scope.communityProject(communityProjects.solarIn1)), await as(users.team));
+      const created = await server.post(
+        '/api/Resource/SaveProjectResource',
+        newResource(scope.communityProject(communityProjects.solarIn1)),
+        await as(users.team),
+      );
       expect(created.status).toBe(200);
-      const listed = await server.post('/api/Project/GetResourceList', { projectId: projects.solar, communityId: 1, take: 1000 }, await as(users.team));
+      const listed = await server.post(
+        '/api/Project/GetResourceList',
+        { projectId: projects.solar, communityId: 1, take: 1000 },
+        await as(users.team),
+      );
       const record = listed.body.resources.list.find((r: { id: number }) => r.id === created.body.id);
 
-      const res = await server.post('/api/Resource/SaveProjectResource', { ...record, name: 'Renamed' }, await as(users.team));
+      const res = await server.post(
+        '/api/Resource/SaveProjectResource',
+        { ...record, name: 'Renamed' },
+        await as(users.team),
+      );
 
       expect(res.status).toBe(200);
       expect(res.body.name).toBe('Renamed');
@@ -95,7 +119,11 @@ describe('HTTP semantics', () => {
   describe('CORS', () => {
     it('given an allowed origin, when it sends a preflight without credentials, then 204 with the CORS headers, before authentication', async () => {
       const res = await server.request('OPTIONS', '/api/Resource/SaveProjectResource', undefined, {
-        headers: { origin: APP, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type, idempotency-key' },
+        headers: {
+          origin: APP,
+          'access-control-request-method': 'POST',
+          'access-control-request-headers': 'authorization, content-type, idempotency-key',
+        },
       });
 
       expect(res.status).toBe(204);
@@ -105,7 +133,10 @@ describe('HTTP semantics', () => {
     });
 
     it('given an allowed origin, when it calls the API, then the answer names it and exposes the headers a client reads', async () => {
-      const res = await server.request('GET', '/api/user/getcurrent', undefined, { ...(await as(users.team)), headers: { origin: APP } });
+      const res = await server.request('GET', '/api/user/getcurrent', undefined, {
+        ...(await as(users.team)),
+        headers: { origin: APP },
+      });
 
       expect(res.status).toBe(200);
       expect(res.headers.get('access-control-allow-origin')).toBe(APP);
@@ -153,13 +184,16 @@ describe('HTTP semantics', () => {
   });
 
   describe('problem types', () => {
-    it.each(['validation', 'idempotency-key-reused', 'method-not-allowed'])('given GET /problems/%s, then a page explaining it', async (type) => {
-      const res = await server.get(`/problems/${type}`);
+    it.each(['validation', 'idempotency-key-reused', 'method-not-allowed'])(
+      'given GET /problems/%s, then a page explaining it',
+      async (type) => {
+        const res = await server.get(`/problems/${type}`);
 
-      expect(res.status).toBe(200);
-      expect(res.headers.get('content-type')).toContain('text/html');
-      expect(res.text).toContain(`/problems/${type}`);
-    });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toContain('text/html');
+        expect(res.text).toContain(`/problems/${type}`);
+      },
+    );
 
     it('given a type that does not exist, then 404 not-found', async () => {
       const res = await server.get('/problems/nope');

@@ -21,8 +21,6 @@ const { users, communityProjects, projects } = demo;
 const SAVE = '/api/Resource/SaveProjectResource';
 const HOUR_MS = 3_600_000;
 
-
-
 let keyCounter = 0;
 const newKey = () => `key-${process.pid}-${Date.now()}-${++keyCounter}`;
 
@@ -40,7 +38,11 @@ describe('Idempotency-Key', () => {
   });
   /** How many resources of project 10 in community 1 named `name` the team sees. */
   const countNamed = async (name: string): Promise<number> => {
-    const res = await server.post('/api/Project/GetResourceList', { projectId: projects.solar, communityId: 1, take: 1000 }, await as(users.team));
+    const res = await server.post(
+      '/api/Project/GetResourceList',
+      { projectId: projects.solar, communityId: 1, take: 1000 },
+      await as(users.team),
+    );
     expect(res.status).toBe(200);
     return (res.body.resources.list as { name: string }[]).filter((r) => r.name === name).length;
   };
@@ -87,10 +89,18 @@ describe('Idempotency-Key', () => {
 
   it('given a key used on one route, when it is sent to another route, then 422 idempotency-key-reused', async () => {
     const key = newKey();
-    const created = await server.post(SAVE, newResource(scope.communityProject(communityProjects.solarIn1)), await as(users.team, key));
+    const created = await server.post(
+      SAVE,
+      newResource(scope.communityProject(communityProjects.solarIn1)),
+      await as(users.team, key),
+    );
     expect(created.status).toBe(200);
 
-    const res = await server.post('/api/Privacy/UnshareResourceFromCommunity', { resourceId: created.body.id, communityId: 2 }, await as(users.team, key));
+    const res = await server.post(
+      '/api/Privacy/UnshareResourceFromCommunity',
+      { resourceId: created.body.id, communityId: 2 },
+      await as(users.team, key),
+    );
 
     expect(res.status).toBe(422);
     expect(res.body.type).toBe('/problems/idempotency-key-reused');
@@ -148,10 +158,22 @@ describe('Idempotency-Key', () => {
     const claim = { scope: `user:${users.team}`, key, owner: `${os.hostname()}/${gone}/dead-attempt` };
     const now = clock.now().getTime();
     expect(
-      await server.services.idempotencyKeys.claimIdempotencyKey(claim, { fingerprint: requestFingerprint('POST', SAVE, body), now, expiresAt: now + 24 * HOUR_MS }),
+      await server.services.idempotencyKeys.claimIdempotencyKey(claim, {
+        fingerprint: requestFingerprint('POST', SAVE, body),
+        now,
+        expiresAt: now + 24 * HOUR_MS,
+      }),
     ).toBe(true);
-    const caller = { userId: users.team, name: 'Ada', status: 'active' as const, platformRoles: [], actor: { userId: users.team, credential: 'session' as const } };
-    const stored = await runUnderClaim(claim, () => saveProjectResource(server.services, { caller, correlationId: 'dead-attempt' }, body));
+    const caller = {
+      userId: users.team,
+      name: 'Ada',
+      status: 'active' as const,
+      platformRoles: [],
+      actor: { userId: users.team, credential: 'session' as const },
+    };
+    const stored = await runUnderClaim(claim, () =>
+      saveProjectResource(server.services, { caller, correlationId: 'dead-attempt' }, body),
+    );
 
     const retry = await server.post(SAVE, body, await as(users.team, key));
 
@@ -179,16 +201,27 @@ describe('Idempotency-Key', () => {
     expect(await countNamed(body.name)).toBe(2);
   });
 
-  it.each([[''], ['a'.repeat(256)], ['two words']])('given an unusable key %j, then 400 naming Idempotency-Key', async (key) => {
-    const res = await server.post(SAVE, newResource(scope.communityProject(communityProjects.solarIn1)), await as(users.team, key));
+  it.each([[''], ['a'.repeat(256)], ['two words']])(
+    'given an unusable key %j, then 400 naming Idempotency-Key',
+    async (key) => {
+      const res = await server.post(
+        SAVE,
+        newResource(scope.communityProject(communityProjects.solarIn1)),
+        await as(users.team, key),
+      );
 
-    expect(res.status).toBe(400);
-    expect(res.body.type).toBe('/problems/validation');
-    expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['Idempotency-Key']);
-  });
+      expect(res.status).toBe(400);
+      expect(res.body.type).toBe('/problems/validation');
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['Idempotency-Key']);
+    },
+  );
 
   it('given a privacy change under a key, when it is retried, then the empty 200 is replayed', async () => {
-    const created = await server.post(SAVE, newResource(scope.communityProject(communityProjects.solarIn1)), await as(users.team));
+    const created = await server.post(
+      SAVE,
+      newResource(scope.communityProject(communityProjects.solarIn1)),
+      await as(users.team),
+    );
     const key = newKey();
     const body = { resourceId: created.body.id, owner: { privacyLevel: 2, circlesToAdd: [], circlesToRemove: [] } };
     const first = await server.post('/api/Privacy/SaveResourcePrivacy', body, await as(users.team, key));
@@ -225,10 +258,18 @@ describe('Idempotency-Key', () => {
   it('given a rotation under a key, when it is retried, then the rotation is not repeated: the new secret keeps working', async () => {
     const created = await server.post('/api/apikey', { name: 'rotated' }, await as(users.admin1));
     const key = newKey();
-    const rotated = await server.post(`/api/apikey/${created.body.id}/rotate`, { graceHours: 0 }, await as(users.admin1, key));
+    const rotated = await server.post(
+      `/api/apikey/${created.body.id}/rotate`,
+      { graceHours: 0 },
+      await as(users.admin1, key),
+    );
     expect(rotated.status).toBe(200);
 
-    const retry = await server.post(`/api/apikey/${created.body.id}/rotate`, { graceHours: 0 }, await as(users.admin1, key));
+    const retry = await server.post(
+      `/api/apikey/${created.body.id}/rotate`,
+      { graceHours: 0 },
+      await as(users.admin1, key),
+    );
 
     expect(retry.status).toBe(200);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
@@ -243,13 +284,19 @@ describe('Idempotency-Key across a restart', () => {
     const dataDir = first.dataDir;
     const key = newKey();
     const body = newResource(scope.communityProject(communityProjects.solarIn1));
-    const answered = await first.post(SAVE, body, { token: await first.token(users.team), headers: { 'idempotency-key': key } });
+    const answered = await first.post(SAVE, body, {
+      token: await first.token(users.team),
+      headers: { 'idempotency-key': key },
+    });
     expect(answered.status).toBe(200);
     await first.close();
 
     const second = await startTestServer({ DATA_DIR: dataDir });
     try {
-      const retry = await second.post(SAVE, body, { token: await second.token(users.team), headers: { 'idempotency-key': key } });
+      const retry = await second.post(SAVE, body, {
+        token: await second.token(users.team),
+        headers: { 'idempotency-key': key },
+      });
 
       expect(retry.status).toBe(200);
       expect(retry.headers.get('idempotent-replayed')).toBe('true');

@@ -34,7 +34,10 @@ const PROJECT_CIRCLE = 110;
 const COMMUNITY_CIRCLE: Record<number, number> = { 1: 201, 2: 202, 3: 203 };
 const PLAIN_CIRCLES = [PROJECT_CIRCLE, 201, 202, 203];
 const MAX_RESOURCES = 4;
-/** W's uploads still stored at once, callers' uploads in all (never referenced, so never deleted), and how many deleted ones keep being asked for (always 404). */
+/**
+ * W's uploads still stored at once, callers' uploads in all (never referenced, so never deleted), and how
+ * many deleted ones keep being asked for (always 404).
+ */
 const MAX_LIVE_UPLOADS = 5;
 const MAX_CALLER_UPLOADS = 2;
 const DEAD_UPLOADS_CHECKED = 3;
@@ -78,7 +81,11 @@ class World {
   mentor = (u: number) => this.projectRole.get(u) === 'mentor';
   /** Built-in circles hold the team and the mentors, live; other circles count while active. */
   inCircle = (u: number, circle: number) =>
-    circle === TEAM_CIRCLE ? this.team(u) : circle === MENTORS_CIRCLE ? this.mentor(u) : this.circleActive.get(circle) === true && this.circleMembers.get(circle)?.has(u) === true;
+    circle === TEAM_CIRCLE
+      ? this.team(u)
+      : circle === MENTORS_CIRCLE
+        ? this.mentor(u)
+        : this.circleActive.get(circle) === true && this.circleMembers.get(circle)?.has(u) === true;
   /** Every resource is W's, who stays on the team: editors are the team and the owning admins. */
   editor = (u: number, r: ModelResource) => this.team(u) || (r.owning !== null && this.admin(u, r.owning));
   reach = (u: number, view: number | null) =>
@@ -127,21 +134,27 @@ class World {
   }
 
   /** Whether the caller may read the resource at all: edit it, or see it in some view. */
-  readable = (u: number, r: ModelResource) => this.editor(u, r) || [null, ...COMMUNITIES].some((view) => this.sees(u, r, view));
+  readable = (u: number, r: ModelResource) =>
+    this.editor(u, r) || [null, ...COMMUNITIES].some((view) => this.sees(u, r, view));
 
   referencing = (path: string) => [...this.resources.values()].filter((r) => r.url === path);
 
   expectedPrivacy(u: number, r: ModelResource) {
     if (!this.readable(u, r)) return { status: 404 };
     const seesAllShares = this.team(u) || (r.owning !== null && this.admin(u, r.owning));
-    const circlesOf = (block: Block, shown: boolean) => (shown && block.level === 4 ? [...block.circles].sort((a, b) => a - b) : []);
+    const circlesOf = (block: Block, shown: boolean) =>
+      shown && block.level === 4 ? [...block.circles].sort((a, b) => a - b) : [];
     return {
       status: 200,
       owner: { privacyLevel: r.own.level, circles: circlesOf(r.own, this.editor(u, r)) },
       shares: [...r.shares]
         .filter(([c]) => seesAllShares || this.admin(u, c))
         .sort(([a], [b]) => a - b)
-        .map(([c, block]) => ({ communityId: c, privacyLevel: block.level, circles: circlesOf(block, this.editor(u, r) || this.admin(u, c)) })),
+        .map(([c, block]) => ({
+          communityId: c,
+          privacyLevel: block.level,
+          circles: circlesOf(block, this.editor(u, r) || this.admin(u, c)),
+        })),
       canEdit: this.team(u) || (r.owning !== null && this.admin(u, r.owning)),
     };
   }
@@ -156,7 +169,10 @@ class World {
 
   /** The uploads asked for after each step: every stored one and the last few deleted ones. */
   checkedUploads(): Upload[] {
-    return [...this.uploads.filter((f) => !f.deleted), ...this.uploads.filter((f) => f.deleted).slice(-DEAD_UPLOADS_CHECKED)];
+    return [
+      ...this.uploads.filter((f) => !f.deleted),
+      ...this.uploads.filter((f) => f.deleted).slice(-DEAD_UPLOADS_CHECKED),
+    ];
   }
 }
 
@@ -172,12 +188,33 @@ describe('leak property: what callers are shown equals what the rules allow', ()
   beforeAll(async () => {
     server = await startTestServer();
     const events: DirectoryEvent[] = [
-      ...[W, ...CALLERS].map((userId) => ({ type: 'UserUpserted', data: { userId, name: `User ${userId}`, status: 'active' } })),
-      ...COMMUNITIES.map((communityId) => ({ type: 'CommunityUpserted', data: { communityId, name: `Community ${communityId}`, visibility: 'private' } })),
-      { type: 'ProjectUpserted', data: { projectId: P, name: 'Project', visibility: 'private', teamCircleId: TEAM_CIRCLE, mentorsCircleId: MENTORS_CIRCLE } },
-      ...P_COMMUNITIES.map((c) => ({ type: 'CommunityProjectUpserted', data: { communityProjectId: COMMUNITY_PROJECT[c], communityId: c, projectId: P } })),
+      ...[W, ...CALLERS].map((userId) => ({
+        type: 'UserUpserted',
+        data: { userId, name: `User ${userId}`, status: 'active' },
+      })),
+      ...COMMUNITIES.map((communityId) => ({
+        type: 'CommunityUpserted',
+        data: { communityId, name: `Community ${communityId}`, visibility: 'private' },
+      })),
+      {
+        type: 'ProjectUpserted',
+        data: {
+          projectId: P,
+          name: 'Project',
+          visibility: 'private',
+          teamCircleId: TEAM_CIRCLE,
+          mentorsCircleId: MENTORS_CIRCLE,
+        },
+      },
+      ...P_COMMUNITIES.map((c) => ({
+        type: 'CommunityProjectUpserted',
+        data: { communityProjectId: COMMUNITY_PROJECT[c], communityId: c, projectId: P },
+      })),
       { type: 'ProjectMemberSet', data: { projectId: P, userId: W, role: 'team' } },
-      ...COMMUNITIES.map((communityId) => ({ type: 'CommunityMemberSet', data: { communityId, userId: W, role: 'admin', status: 'approved' } })),
+      ...COMMUNITIES.map((communityId) => ({
+        type: 'CommunityMemberSet',
+        data: { communityId, userId: W, role: 'admin', status: 'approved' },
+      })),
       ...[TEAM_CIRCLE, MENTORS_CIRCLE, PROJECT_CIRCLE].map((circleId) => circleEvent(circleId, true)),
       ...COMMUNITIES.map((c) => circleEvent(COMMUNITY_CIRCLE[c]!, true)),
     ];
@@ -192,7 +229,14 @@ describe('leak property: what callers are shown equals what the rules allow', ()
     const communityId = Object.entries(COMMUNITY_CIRCLE).find(([, id]) => id === circleId)?.[0];
     return {
       type: 'CircleUpserted',
-      data: { circleId, name: `Circle ${circleId}`, longName: `Circle ${circleId}`, isActive, projectId: communityId ? null : P, communityId: communityId ? Number(communityId) : null },
+      data: {
+        circleId,
+        name: `Circle ${circleId}`,
+        longName: `Circle ${circleId}`,
+        isActive,
+        projectId: communityId ? null : P,
+        communityId: communityId ? Number(communityId) : null,
+      },
     };
   }
 
@@ -207,7 +251,10 @@ describe('leak property: what callers are shown equals what the rules allow', ()
     const c = rng.pick(COMMUNITIES);
     switch (rng.int(7)) {
       case 0: {
-        const m: Membership = { role: rng.next() < 0.3 ? 'admin' : 'member', status: rng.next() < 0.25 ? 'pending' : 'approved' };
+        const m: Membership = {
+          role: rng.next() < 0.3 ? 'admin' : 'member',
+          status: rng.next() < 0.25 ? 'pending' : 'approved',
+        };
         await feed({ type: 'CommunityMemberSet', data: { communityId: c, userId: u, ...m } }, () => {
           if (!world.members.has(u)) world.members.set(u, new Map());
           world.members.get(u)!.set(c, m);
@@ -215,24 +262,34 @@ describe('leak property: what callers are shown equals what the rules allow', ()
         return `member ${u} of ${c}: ${m.role}/${m.status}`;
       }
       case 1:
-        await feed({ type: 'CommunityMemberRemoved', data: { communityId: c, userId: u } }, () => world.members.get(u)?.delete(c));
+        await feed({ type: 'CommunityMemberRemoved', data: { communityId: c, userId: u } }, () =>
+          world.members.get(u)?.delete(c),
+        );
         return `member ${u} leaves ${c}`;
       case 2: {
         if (rng.next() < 0.35) {
-          await feed({ type: 'ProjectMemberRemoved', data: { projectId: P, userId: u } }, () => world.projectRole.delete(u));
+          await feed({ type: 'ProjectMemberRemoved', data: { projectId: P, userId: u } }, () =>
+            world.projectRole.delete(u),
+          );
           return `${u} leaves the project`;
         }
         const role = rng.next() < 0.5 ? 'team' : 'mentor';
-        await feed({ type: 'ProjectMemberSet', data: { projectId: P, userId: u, role } }, () => world.projectRole.set(u, role));
+        await feed({ type: 'ProjectMemberSet', data: { projectId: P, userId: u, role } }, () =>
+          world.projectRole.set(u, role),
+        );
         return `${u} is ${role}`;
       }
       case 3: {
         const circle = rng.pick(PLAIN_CIRCLES);
         if (rng.next() < 0.4) {
-          await feed({ type: 'CircleMemberRemoved', data: { circleId: circle, userId: u } }, () => world.circleMembers.get(circle)!.delete(u));
+          await feed({ type: 'CircleMemberRemoved', data: { circleId: circle, userId: u } }, () =>
+            world.circleMembers.get(circle)!.delete(u),
+          );
           return `${u} leaves circle ${circle}`;
         }
-        await feed({ type: 'CircleMemberSet', data: { circleId: circle, userId: u } }, () => world.circleMembers.get(circle)!.add(u));
+        await feed({ type: 'CircleMemberSet', data: { circleId: circle, userId: u } }, () =>
+          world.circleMembers.get(circle)!.add(u),
+        );
         return `${u} joins circle ${circle}`;
       }
       case 4: {
@@ -243,15 +300,28 @@ describe('leak property: what callers are shown equals what the rules allow', ()
       }
       case 5: {
         const isPublic = !world.communityPublic.get(c);
-        await feed({ type: 'CommunityUpserted', data: { communityId: c, name: `Community ${c}`, visibility: isPublic ? 'public' : 'private' } }, () =>
-          world.communityPublic.set(c, isPublic),
+        await feed(
+          {
+            type: 'CommunityUpserted',
+            data: { communityId: c, name: `Community ${c}`, visibility: isPublic ? 'public' : 'private' },
+          },
+          () => world.communityPublic.set(c, isPublic),
         );
         return `community ${c} public=${isPublic}`;
       }
       default: {
         const isPublic = !world.projectPublic;
         await feed(
-          { type: 'ProjectUpserted', data: { projectId: P, name: 'Project', visibility: isPublic ? 'public' : 'private', teamCircleId: TEAM_CIRCLE, mentorsCircleId: MENTORS_CIRCLE } },
+          {
+            type: 'ProjectUpserted',
+            data: {
+              projectId: P,
+              name: 'Project',
+              visibility: isPublic ? 'public' : 'private',
+              teamCircleId: TEAM_CIRCLE,
+              mentorsCircleId: MENTORS_CIRCLE,
+            },
+          },
           () => (world.projectPublic = isPublic),
         );
         return `project public=${isPublic}`;
@@ -260,7 +330,12 @@ describe('leak property: what callers are shown equals what the rules allow', ()
   }
 
   const token = () => server.sessionToken(W);
-  const circlesFor = (community: number | null) => [TEAM_CIRCLE, MENTORS_CIRCLE, PROJECT_CIRCLE, ...(community === null ? [] : [COMMUNITY_CIRCLE[community]!])];
+  const circlesFor = (community: number | null) => [
+    TEAM_CIRCLE,
+    MENTORS_CIRCLE,
+    PROJECT_CIRCLE,
+    ...(community === null ? [] : [COMMUNITY_CIRCLE[community]!]),
+  ];
   const grant = (circleId: number) => {
     const community = Object.entries(COMMUNITY_CIRCLE).find(([, id]) => id === circleId)?.[0];
     return { circleId, projectId: community ? null : P, communityId: community ? Number(community) : null };
@@ -287,14 +362,20 @@ describe('leak property: what callers are shown equals what the rules allow', ()
     return stored;
   }
 
-  /** Which `resourceUrl` a new resource gets: a link, one of W's stored uploads (fresh or shared), or, refused, someone else's. */
+  /**
+   * Which `resourceUrl` a new resource gets: a link, one of W's stored uploads (fresh or shared), or,
+   * refused, someone else's.
+   */
   async function resourceUrlForCreate(): Promise<{ url: string; refused: boolean }> {
     const draw = rng.next();
     if (draw < 0.4) return { url: LINK_URL, refused: false };
-    const others = world.uploads.filter((f) => !f.deleted && f.uploader !== W && world.referencing(f.path).length === 0);
+    const others = world.uploads.filter(
+      (f) => !f.deleted && f.uploader !== W && world.referencing(f.path).length === 0,
+    );
     if (draw < 0.47 && others.length > 0) return { url: rng.pick(others).path, refused: true };
     const mine = world.uploads.filter((f) => !f.deleted && f.uploader === W);
-    if (mine.length === 0 || (rng.next() < 0.3 && mine.length < MAX_LIVE_UPLOADS)) return { url: (await upload(W)).path, refused: false };
+    if (mine.length === 0 || (rng.next() < 0.3 && mine.length < MAX_LIVE_UPLOADS))
+      return { url: (await upload(W)).path, refused: false };
     return { url: rng.pick(mine).path, refused: false };
   }
 
@@ -302,26 +383,39 @@ describe('leak property: what callers are shown equals what the rules allow', ()
     const resources = [...world.resources.values()];
     if (rng.next() < 0.12) {
       const picked = rng.pick([W, ...CALLERS]);
-      const uploader = picked !== W && world.uploads.filter((f) => f.uploader !== W).length < MAX_CALLER_UPLOADS ? picked : W;
+      const uploader =
+        picked !== W && world.uploads.filter((f) => f.uploader !== W).length < MAX_CALLER_UPLOADS ? picked : W;
       if (uploader !== W || world.uploads.filter((f) => !f.deleted && f.uploader === W).length < MAX_LIVE_UPLOADS) {
         const stored = await upload(uploader);
         return `${uploader} uploads ${stored.path}: 200`;
       }
     }
-    const kind = resources.length === 0 ? 0 : rng.int(resources.length < MAX_RESOURCES ? 5 : 4) === 4 ? 0 : 1 + rng.int(4);
+    const kind =
+      resources.length === 0 ? 0 : rng.int(resources.length < MAX_RESOURCES ? 5 : 4) === 4 ? 0 : 1 + rng.int(4);
     if (kind === 0) {
       const owning = rng.pick([null, ...P_COMMUNITIES]);
       const level = 1 + rng.int(5);
       const { url, refused } = await resourceUrlForCreate();
-      const scopeFields = owning === null ? { projectId: P, communityProjectId: 0, communityId: 0 } : { communityProjectId: COMMUNITY_PROJECT[owning] };
+      const scopeFields =
+        owning === null
+          ? { projectId: P, communityProjectId: 0, communityId: 0 }
+          : { communityProjectId: COMMUNITY_PROJECT[owning] };
       const res = await server.post<{ id: number }>(
         '/api/Resource/SaveProjectResource',
         { id: 0, name: 'R', resourceUrl: url, privacyLevel: level, ...scopeFields },
         { token: await token() },
       );
       // DESIGN "Uploads": an upload path must be the caller's own, or referenced by a resource they may edit.
-      if (refused && res.status !== 400) throw new Error(`LEAK_SEED=${SEED}: W saved a resource on someone else's upload ${url}: ${res.status}`);
-      if (res.status === 200) world.resources.set(res.body.id, { id: res.body.id, owning, url, own: { level, circles: new Set() }, shares: new Map() });
+      if (refused && res.status !== 400)
+        throw new Error(`LEAK_SEED=${SEED}: W saved a resource on someone else's upload ${url}: ${res.status}`);
+      if (res.status === 200)
+        world.resources.set(res.body.id, {
+          id: res.body.id,
+          owning,
+          url,
+          own: { level, circles: new Set() },
+          shares: new Map(),
+        });
       return `create in ${owning ?? 'project'} at ${level} on ${url}: ${res.status}`;
     }
     const r = rng.pick(resources);
@@ -338,7 +432,11 @@ describe('leak property: what callers are shown equals what the rules allow', ()
     if (kind === 2) {
       const level = 1 + rng.int(5);
       const change = blockChange(r.own, level, r.owning);
-      const res = await server.post('/api/Privacy/SaveResourcePrivacy', { resourceId: r.id, owner: change.body }, { token: await token() });
+      const res = await server.post(
+        '/api/Privacy/SaveResourcePrivacy',
+        { resourceId: r.id, owner: change.body },
+        { token: await token() },
+      );
       if (res.status === 200) r.own = change.apply(r.own);
       return `owner of ${r.id} -> ${JSON.stringify(change.body)}: ${res.status}`;
     }
@@ -347,11 +445,19 @@ describe('leak property: what callers are shown equals what the rules allow', ()
     if (kind === 3) {
       const level = 1 + rng.int(5);
       const change = blockChange(r.shares.get(c), level, c);
-      const res = await server.post('/api/Privacy/SaveResourcePrivacy', { resourceId: r.id, sharesToUpsert: [{ communityId: c, ...change.body }] }, { token: await token() });
+      const res = await server.post(
+        '/api/Privacy/SaveResourcePrivacy',
+        { resourceId: r.id, sharesToUpsert: [{ communityId: c, ...change.body }] },
+        { token: await token() },
+      );
       if (res.status === 200) r.shares.set(c, change.apply(r.shares.get(c)));
       return `share ${r.id} into ${c} -> ${JSON.stringify(change.body)}: ${res.status}`;
     }
-    const res = await server.post('/api/Privacy/UnshareResourceFromCommunity', { resourceId: r.id, communityId: c }, { token: await token() });
+    const res = await server.post(
+      '/api/Privacy/UnshareResourceFromCommunity',
+      { resourceId: r.id, communityId: c },
+      { token: await token() },
+    );
     if (res.status === 200) r.shares.delete(c);
     return `unshare ${r.id} from ${c}: ${res.status}`;
   }
@@ -360,13 +466,17 @@ describe('leak property: what callers are shown equals what the rules allow', ()
     const tokenOf = await server.sessionToken(u);
     const lists = await Promise.all(
       [null, ...COMMUNITIES].map(async (view) => {
-        const res = await server.post<{ resources: { list: { id: number; effectivePrivacyLevel: number; canEdit: boolean }[] } }>(
+        const res = await server.post<{
+          resources: { list: { id: number; effectivePrivacyLevel: number; canEdit: boolean }[] };
+        }>(
           '/api/Project/GetResourceList',
           { projectId: P, ...(view === null ? {} : { communityId: view }), take: 1000 },
           { token: tokenOf },
         );
         if (res.status !== 200) return { view, status: res.status };
-        const list = res.body.resources.list.map((r) => ({ id: r.id, effectivePrivacyLevel: r.effectivePrivacyLevel, canEdit: r.canEdit })).sort((a, b) => a.id - b.id);
+        const list = res.body.resources.list
+          .map((r) => ({ id: r.id, effectivePrivacyLevel: r.effectivePrivacyLevel, canEdit: r.canEdit }))
+          .sort((a, b) => a.id - b.id);
         return { view, list };
       }),
     );
@@ -379,12 +489,17 @@ describe('leak property: what callers are shown equals what the rules allow', ()
           shares: { communityId: number; privacyLevel: number; circles: { privacyCircles: { id: number }[] }[] }[];
           canEdit: boolean;
         };
-        const ids = (groups: { privacyCircles: { id: number }[] }[]) => groups.flatMap((g) => g.privacyCircles.map((c) => c.id)).sort((a, b) => a - b);
+        const ids = (groups: { privacyCircles: { id: number }[] }[]) =>
+          groups.flatMap((g) => g.privacyCircles.map((c) => c.id)).sort((a, b) => a - b);
         return {
           id,
           status: 200,
           owner: { privacyLevel: body.owner.privacyLevel, circles: ids(body.owner.circles) },
-          shares: body.shares.map((s) => ({ communityId: s.communityId, privacyLevel: s.privacyLevel, circles: ids(s.circles) })),
+          shares: body.shares.map((s) => ({
+            communityId: s.communityId,
+            privacyLevel: s.privacyLevel,
+            circles: ids(s.circles),
+          })),
           canEdit: body.canEdit,
         };
       }),
@@ -404,7 +519,11 @@ describe('leak property: what callers are shown equals what the rules allow', ()
     return Promise.all(
       world.checkedUploads().map(async (f) => {
         const res = await files.download(u, f.path);
-        return { path: f.path, status: res.status, ...(res.status === 200 ? { intact: res.bytes.equals(samples.png()) } : {}) };
+        return {
+          path: f.path,
+          status: res.status,
+          ...(res.status === 200 ? { intact: res.bytes.equals(samples.png()) } : {}),
+        };
       }),
     );
   }
@@ -415,29 +534,39 @@ describe('leak property: what callers are shown equals what the rules allow', ()
       return { path: f.path, status, ...(status === 200 ? { intact: true } : {}) };
     });
 
-  it(`given ${STEPS} random steps (seed ${SEED}), then after each one every caller is shown exactly what the rules allow`, async () => {
-    // Downloads by callers other than W: served and refused, on a referenced path and on an unreferenced one.
-    const seen = new Set<string>();
-    for (let step = 1; step <= STEPS; step++) {
-      log.push(rng.next() < 0.55 ? await directoryStep() : await resourceStep());
-      const [shown, downloads] = await Promise.all([Promise.all(CALLERS.map(observed)), Promise.all([W, ...CALLERS].map(observedDownloads))]);
-      for (const [i, u] of [W, ...CALLERS].entries()) {
-        // W (team, the writer and main uploader) is asked only about downloads: the team sees everything.
-        const got = { ...(u === W ? {} : shown[i - 1]), downloads: downloads[i] };
-        const want = { ...(u === W ? {} : expected(u)), downloads: expectedDownloads(u) };
-        if (JSON.stringify(got) !== JSON.stringify(want)) {
-          const context = `LEAK_SEED=${SEED}, step ${step}, caller ${u}\nlast steps:\n  ${log.slice(-12).join('\n  ')}`;
-          expect({ context, ...got }).toEqual({ context, ...want });
+  it(
+    `given ${STEPS} random steps (seed ${SEED}), then after each one every caller is shown exactly what the rules allow`,
+    async () => {
+      // Downloads by callers other than W: served and refused, on a referenced path and on an unreferenced one.
+      const seen = new Set<string>();
+      for (let step = 1; step <= STEPS; step++) {
+        log.push(rng.next() < 0.55 ? await directoryStep() : await resourceStep());
+        const [shown, downloads] = await Promise.all([
+          Promise.all(CALLERS.map(observed)),
+          Promise.all([W, ...CALLERS].map(observedDownloads)),
+        ]);
+        for (const [i, u] of [W, ...CALLERS].entries()) {
+          // W (team, the writer and main uploader) is asked only about downloads: the team sees everything.
+          const got = { ...(u === W ? {} : shown[i - 1]), downloads: downloads[i] };
+          const want = { ...(u === W ? {} : expected(u)), downloads: expectedDownloads(u) };
+          if (JSON.stringify(got) !== JSON.stringify(want)) {
+            const context = `LEAK_SEED=${SEED}, step ${step}, caller ${u}\nlast steps:\n  ${log.slice(-12).join('\n  ')}`;
+            expect({ context, ...got }).toEqual({ context, ...want });
+          }
+          if (u === W) continue;
+          for (const d of downloads[i]!)
+            seen.add(`${d.status} ${world.referencing(d.path).length > 0 ? 'referenced' : 'unreferenced'}`);
         }
-        if (u === W) continue;
-        for (const d of downloads[i]!) seen.add(`${d.status} ${world.referencing(d.path).length > 0 ? 'referenced' : 'unreferenced'}`);
       }
-    }
-    // The property only means something if the walk actually changed privacy along the way,
-    // and if downloads were both served and refused.
-    const applied = log.filter((line) => line.endsWith(': 200')).length;
-    expect(applied).toBeGreaterThan(STEPS / 10);
-    expect(log.some((line) => / on resource_files\/.*: 200$/.test(line))).toBe(true);
-    expect([...seen].sort()).toEqual(expect.arrayContaining(['200 referenced', '404 referenced', '404 unreferenced']));
-  }, Math.max(60_000, STEPS * 600));
+      // The property only means something if the walk actually changed privacy along the way,
+      // and if downloads were both served and refused.
+      const applied = log.filter((line) => line.endsWith(': 200')).length;
+      expect(applied).toBeGreaterThan(STEPS / 10);
+      expect(log.some((line) => / on resource_files\/.*: 200$/.test(line))).toBe(true);
+      expect([...seen].sort()).toEqual(
+        expect.arrayContaining(['200 referenced', '404 referenced', '404 unreferenced']),
+      );
+    },
+    Math.max(60_000, STEPS * 600),
+  );
 });

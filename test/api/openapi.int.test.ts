@@ -40,7 +40,8 @@ function servedRoutes(app: ReturnType<typeof buildApp>): string[] {
     for (const layer of stack) {
       if (layer.route) {
         const routePath: unknown = layer.route.path;
-        if (typeof routePath !== 'string') throw new Error(`route path ${String(routePath)} is not a string: extend the walker`);
+        if (typeof routePath !== 'string')
+          throw new Error(`route path ${String(routePath)} is not a string: extend the walker`);
         for (const [method, on] of Object.entries(layer.route.methods as Record<string, boolean>)) {
           if (on) served.push(`${method.toUpperCase()} ${routePath.replace(/:(\w+)/g, '{$1}')}`);
         }
@@ -92,7 +93,9 @@ describe('OpenAPI document and response contract', () => {
     if (!op) throw new Error(`${method.toUpperCase()} ${docPath} is not documented`);
     // Problem answers are shared components, referenced from each operation.
     const answer = op.responses[String(res.status)];
-    const documented = answer?.$ref ? doc.components.responses?.[String(answer.$ref).split('/').pop() as string] : answer;
+    const documented = answer?.$ref
+      ? doc.components.responses?.[String(answer.$ref).split('/').pop() as string]
+      : answer;
     if (!documented) {
       throw new Error(`${method.toUpperCase()} ${docPath} answered ${res.status}, not documented: ${res.text}`);
     }
@@ -109,7 +112,9 @@ describe('OpenAPI document and response contract', () => {
     const parsed = expected.safeParse(res.body);
     if (!parsed.success) {
       const issues = parsed.error.issues.map((i) => `  ${i.path.join('.') || '(body)'}: ${i.message}`).join('\n');
-      throw new Error(`${method.toUpperCase()} ${docPath} ${res.status} does not match the schema:\n${issues}\n${res.text}`);
+      throw new Error(
+        `${method.toUpperCase()} ${docPath} ${res.status} does not match the schema:\n${issues}\n${res.text}`,
+      );
     }
     if (res.status >= 400) expect((res.body as { status: number }).status).toBe(res.status);
   }
@@ -191,8 +196,19 @@ describe('OpenAPI document and response contract', () => {
         return res.body.id as number;
       };
       const base = { id: 0, description: 'd', icon: 'book', communityProjectId: demo.communityProjects.solarIn1 };
-      shared = await save({ ...base, name: 'Pitch deck', resourceUrl: 'https://example.org/deck.pdf', privacyLevel: 2, resourceTags: ['pitch'] });
-      custom = await save({ ...base, name: 'Partner notes', resourceUrl: 'https://example.org/notes.docx', privacyLevel: 3 });
+      shared = await save({
+        ...base,
+        name: 'Pitch deck',
+        resourceUrl: 'https://example.org/deck.pdf',
+        privacyLevel: 2,
+        resourceTags: ['pitch'],
+      });
+      custom = await save({
+        ...base,
+        name: 'Partner notes',
+        resourceUrl: 'https://example.org/notes.docx',
+        privacyLevel: 3,
+      });
 
       const privacy = async (userId: number, body: unknown) => {
         const res = await server.post('/api/Privacy/SaveResourcePrivacy', body, await auth(userId));
@@ -217,7 +233,13 @@ describe('OpenAPI document and response contract', () => {
 
     /** A resource of the test's own, so that no test changes what another reads. */
     const ownResource = async () => {
-      const body = { id: 0, name: 'Own', resourceUrl: 'https://example.org/own.pdf', privacyLevel: 2, communityProjectId: demo.communityProjects.solarIn1 };
+      const body = {
+        id: 0,
+        name: 'Own',
+        resourceUrl: 'https://example.org/own.pdf',
+        privacyLevel: 2,
+        communityProjectId: demo.communityProjects.solarIn1,
+      };
       const res = await server.post('/api/Resource/SaveProjectResource', body, await auth(demo.users.team));
       expect(res.status).toBe(200);
       return res.body.id as number;
@@ -227,7 +249,13 @@ describe('OpenAPI document and response contract', () => {
       const id = await ownResource();
       const res = await server.post(
         '/api/Resource/SaveProjectResource',
-        { id, name: 'Pitch deck v2', resourceUrl: 'https://example.org/deck.pdf', privacyLevel: 2, communityProjectId: demo.communityProjects.solarIn1 },
+        {
+          id,
+          name: 'Pitch deck v2',
+          resourceUrl: 'https://example.org/deck.pdf',
+          privacyLevel: 2,
+          communityProjectId: demo.communityProjects.solarIn1,
+        },
         await auth(demo.users.team),
       );
       expectContract(res, 'post', '/api/Resource/SaveProjectResource', savedResourceSchema);
@@ -262,7 +290,9 @@ describe('OpenAPI document and response contract', () => {
         { projectId: demo.projects.solar, communityId: demo.communities.public1 },
         await auth(demo.users.team),
       );
-      expect(asTeam.body.resources.list.find((r: { id: number }) => r.id === shared).currentlySharedWith).toHaveLength(1);
+      expect(asTeam.body.resources.list.find((r: { id: number }) => r.id === shared).currentlySharedWith).toHaveLength(
+        1,
+      );
       const fromShare = await server.post(
         '/api/Project/GetResourceList',
         { projectId: demo.projects.solar, communityId: demo.communities.private2 },
@@ -296,15 +326,29 @@ describe('OpenAPI document and response contract', () => {
       ['a page, most recent first', { take: 2, skip: 1, orderBy: 1 }],
       ['the count only', { take: 0 }],
     ])('Applications of definition 70 as its community admin: %s', async (_what, body) => {
-      const res = await server.post(`/api/ApplicationDefinition/${demo.applicationDefinition}/Applications`, body, await auth(demo.users.admin1));
-      expectContract(res, 'post', '/api/ApplicationDefinition/{applicationDefinitionId}/Applications', applicationListSchema);
+      const res = await server.post(
+        `/api/ApplicationDefinition/${demo.applicationDefinition}/Applications`,
+        body,
+        await auth(demo.users.admin1),
+      );
+      expectContract(
+        res,
+        'post',
+        '/api/ApplicationDefinition/{applicationDefinitionId}/Applications',
+        applicationListSchema,
+      );
       expect(res.status).toBe(200);
     });
 
     it('getcurrent, with and without impersonation', async () => {
       const plain = await server.get('/api/user/getcurrent', await auth(demo.users.team));
       expectContract(plain, 'get', '/api/user/getcurrent', currentUserSchema);
-      expect(plain.body).toMatchObject({ id: demo.users.team, credential: 'session', apiKeyId: null, impersonatorId: null });
+      expect(plain.body).toMatchObject({
+        id: demo.users.team,
+        credential: 'session',
+        apiKeyId: null,
+        impersonatorId: null,
+      });
       const token = await server.token(demo.users.team, { impersonatorId: demo.users.admin1 });
       const impersonated = await server.get('/api/user/getcurrent', { token });
       expectContract(impersonated, 'get', '/api/user/getcurrent', currentUserSchema);
@@ -312,7 +356,10 @@ describe('OpenAPI document and response contract', () => {
     });
 
     it('RemoveProjectResource', async () => {
-      const res = await server.get(`/api/Resource/RemoveProjectResource?id=${await ownResource()}`, await auth(demo.users.team));
+      const res = await server.get(
+        `/api/Resource/RemoveProjectResource?id=${await ownResource()}`,
+        await auth(demo.users.team),
+      );
       expectContract(res, 'get', '/api/Resource/RemoveProjectResource', removeProjectResourceSchema);
       expect(res.body).toEqual({ statusCode: 200 });
     });
@@ -320,8 +367,18 @@ describe('OpenAPI document and response contract', () => {
     it('health, digest and rebuild', async () => {
       expectContract(await server.get('/health/live'), 'get', '/health/live', healthLiveSchema);
       expectContract(await server.get('/health/ready'), 'get', '/health/ready', healthReadySchema);
-      expectContract(await server.get('/internal/read-models/digest', internal()), 'get', '/internal/read-models/digest', readModelDigestSchema);
-      expectContract(await server.post('/internal/read-models/rebuild', undefined, internal()), 'post', '/internal/read-models/rebuild', readModelDigestSchema);
+      expectContract(
+        await server.get('/internal/read-models/digest', internal()),
+        'get',
+        '/internal/read-models/digest',
+        readModelDigestSchema,
+      );
+      expectContract(
+        await server.post('/internal/read-models/rebuild', undefined, internal()),
+        'post',
+        '/internal/read-models/rebuild',
+        readModelDigestSchema,
+      );
       const metrics = await server.get('/internal/metrics', internal());
       expect(metrics.status).toBe(200);
       expect(doc.paths['/internal/metrics']?.get?.responses['200'].content).toHaveProperty('text/plain');
@@ -330,7 +387,13 @@ describe('OpenAPI document and response contract', () => {
     describe('errors are problem details', () => {
       const saveAs = async (userId: number, body: unknown) =>
         server.post('/api/Resource/SaveProjectResource', body, await auth(userId));
-      const valid = { id: 0, name: 'x', resourceUrl: 'https://example.org/x', privacyLevel: 1, communityProjectId: demo.communityProjects.solarIn1 };
+      const valid = {
+        id: 0,
+        name: 'x',
+        resourceUrl: 'https://example.org/x',
+        privacyLevel: 1,
+        communityProjectId: demo.communityProjects.solarIn1,
+      };
 
       it('400 from the request schema, naming each bad field', async () => {
         const res = await saveAs(demo.users.team, { ...valid, name: '', privacyLevel: 'two' });
@@ -347,7 +410,11 @@ describe('OpenAPI document and response contract', () => {
         const malformed = await server.post('/api/Resource/SaveProjectResource', '{"id":', await auth(demo.users.team));
         expect(malformed.status).toBe(400);
         expectContract(malformed, 'post', '/api/Resource/SaveProjectResource');
-        const pathId = await server.post('/api/ApplicationDefinition/abc/Applications', {}, await auth(demo.users.admin1));
+        const pathId = await server.post(
+          '/api/ApplicationDefinition/abc/Applications',
+          {},
+          await auth(demo.users.admin1),
+        );
         expect(pathId.status).toBe(400);
         expectContract(pathId, 'post', '/api/ApplicationDefinition/{applicationDefinitionId}/Applications');
       });
@@ -366,7 +433,11 @@ describe('OpenAPI document and response contract', () => {
         const save = await saveAs(demo.users.outsider, valid);
         expect(save.status).toBe(403);
         expectContract(save, 'post', '/api/Resource/SaveProjectResource');
-        const applications = await server.post(`/api/ApplicationDefinition/${demo.applicationDefinition}/Applications`, {}, await auth(demo.users.member1));
+        const applications = await server.post(
+          `/api/ApplicationDefinition/${demo.applicationDefinition}/Applications`,
+          {},
+          await auth(demo.users.member1),
+        );
         expect(applications.status).toBe(403);
         expectContract(applications, 'post', '/api/ApplicationDefinition/{applicationDefinitionId}/Applications');
         const banned = await server.get('/api/user/getcurrent', await auth(demo.users.banned));
@@ -375,10 +446,17 @@ describe('OpenAPI document and response contract', () => {
       });
 
       it('404 for an unknown resource, definition or project', async () => {
-        const privacy = await server.get('/api/Privacy/GetResourcePrivacy?resourceId=999999', await auth(demo.users.team));
+        const privacy = await server.get(
+          '/api/Privacy/GetResourcePrivacy?resourceId=999999',
+          await auth(demo.users.team),
+        );
         expect(privacy.status).toBe(404);
         expectContract(privacy, 'get', '/api/Privacy/GetResourcePrivacy');
-        const applications = await server.post('/api/ApplicationDefinition/999/Applications', {}, await auth(demo.users.admin1));
+        const applications = await server.post(
+          '/api/ApplicationDefinition/999/Applications',
+          {},
+          await auth(demo.users.admin1),
+        );
         expect(applications.status).toBe(404);
         expectContract(applications, 'post', '/api/ApplicationDefinition/{applicationDefinitionId}/Applications');
         const list = await server.post('/api/Project/GetResourceList', { projectId: 999 }, await auth(demo.users.team));

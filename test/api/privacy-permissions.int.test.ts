@@ -118,7 +118,10 @@ const PROBLEM_TYPE = { 403: '/problems/forbidden', 409: '/problems/conflict' } a
 describe('SaveResourcePrivacy and UnshareResourceFromCommunity: who may change what', () => {
   const lia = [
     { type: 'UserUpserted', data: { userId: OTHER_ADMIN, name: 'Lia Novak', status: 'active' } },
-    { type: 'CommunityMemberSet', data: { communityId: demo.communities.public3, userId: OTHER_ADMIN, role: 'admin', status: 'approved' } },
+    {
+      type: 'CommunityMemberSet',
+      data: { communityId: demo.communities.public3, userId: OTHER_ADMIN, role: 'admin', status: 'approved' },
+    },
   ];
   const server = serverForSuite([demoDirectory.events, lia]);
   const api = privacyApi(server);
@@ -152,7 +155,12 @@ describe('SaveResourcePrivacy and UnshareResourceFromCommunity: who may change w
 
   /** The privacy the change should have produced. */
   function applied(change: Change, before: ResourcePrivacy): ResourcePrivacy {
-    const share = (privacyLevel: number) => ({ communityId: SHARED_INTO, communityName: 'Harbour Founders', privacyLevel, circles: [] });
+    const share = (privacyLevel: number) => ({
+      communityId: SHARED_INTO,
+      communityName: 'Harbour Founders',
+      privacyLevel,
+      circles: [],
+    });
     switch (change) {
       case 'own privacy':
         return { ...before, owner: { privacyLevel: 3, circles: [] } };
@@ -169,9 +177,10 @@ describe('SaveResourcePrivacy and UnshareResourceFromCommunity: who may change w
         return {
           ...before,
           shares: [],
-          shareCandidates: [...before.shareCandidates, { communityId: SHARED_INTO, communityName: 'Harbour Founders' }].sort(
-            (a, b) => a.communityId - b.communityId,
-          ),
+          shareCandidates: [
+            ...before.shareCandidates,
+            { communityId: SHARED_INTO, communityName: 'Harbour Founders' },
+          ].sort((a, b) => a.communityId - b.communityId),
         };
     }
   }
@@ -190,7 +199,8 @@ describe('SaveResourcePrivacy and UnshareResourceFromCommunity: who may change w
       const type = res.status === 200 ? '' : (res.body as { type?: string } | undefined)?.type;
       const outcome = status === 200 ? applied(change, before) : before;
       expected[row] = `${status} ${status === 200 ? '' : PROBLEM_TYPE[status]} state ok`;
-      actual[row] = `${res.status} ${type ?? ''} state ${JSON.stringify(after) === JSON.stringify(outcome) ? 'ok' : JSON.stringify(after)}`;
+      actual[row] =
+        `${res.status} ${type ?? ''} state ${JSON.stringify(after) === JSON.stringify(outcome) ? 'ok' : JSON.stringify(after)}`;
       if (res.status === 200) expect(res.text).toBe('');
     }
     expect(actual).toEqual(expected);

@@ -23,7 +23,10 @@ describe('GetResourcePrivacy for readers', () => {
       resourceId,
       owner: { privacyLevel: 4, circlesToAdd: [communityCircle(circles.reviewers1, communities.public1)] },
     });
-    await api.saveOk(users.admin1, { resourceId, sharesToUpsert: [{ communityId: communities.public3, privacyLevel: 1 }] });
+    await api.saveOk(users.admin1, {
+      resourceId,
+      sharesToUpsert: [{ communityId: communities.public3, privacyLevel: 1 }],
+    });
   });
 
   /** What each kind of caller is shown of the privacy. */

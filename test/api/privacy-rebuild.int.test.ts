@@ -18,7 +18,14 @@
  */
 import fc from 'fast-check';
 import { demo, demoDirectory } from '../support/demo-directory';
-import type { CircleGrant, ListedResource, PrivacyApi, ResourcePrivacy, SavePrivacyBody, Where } from '../support/privacy-api';
+import type {
+  CircleGrant,
+  ListedResource,
+  PrivacyApi,
+  ResourcePrivacy,
+  SavePrivacyBody,
+  Where,
+} from '../support/privacy-api';
 import { communityCircle, privacyApi, projectCircle } from '../support/privacy-api';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
@@ -101,18 +108,23 @@ type ViewOf = { communityId: number | null; level: number; circles: number[] };
 const circleIdsOf = (block: { circles: { privacyCircles: { id: number }[] }[] }): number[] =>
   block.circles.flatMap((g) => g.privacyCircles.map((c) => c.id));
 
-/** The views of a resource and the block governing each, as DESIGN "Per-community visibility read model" lays them out. */
+/**
+ * The views of a resource and the block governing each, as DESIGN "Per-community visibility read model" lays
+ * them out.
+ */
 function viewsOf(place: Where, privacy: ResourcePrivacy): ViewOf[] {
   const shared = new Set(privacy.shares.map((s) => s.communityId));
   const own = { level: privacy.owner.privacyLevel, circles: circleIdsOf(privacy.owner) };
   const views: ViewOf[] = [];
   if (place.communityId === null) {
     views.push({ communityId: null, ...own });
-    for (const c of PROJECT_COMMUNITIES[place.projectId] ?? []) if (!shared.has(c)) views.push({ communityId: c, ...own });
+    for (const c of PROJECT_COMMUNITIES[place.projectId] ?? [])
+      if (!shared.has(c)) views.push({ communityId: c, ...own });
   } else {
     views.push({ communityId: place.communityId, ...own });
   }
-  for (const share of privacy.shares) views.push({ communityId: share.communityId, level: share.privacyLevel, circles: circleIdsOf(share) });
+  for (const share of privacy.shares)
+    views.push({ communityId: share.communityId, level: share.privacyLevel, circles: circleIdsOf(share) });
   return views;
 }
 
@@ -130,11 +142,18 @@ const PLAIN: Record<number, { communities: number[]; circles: number[] }> = {
 function plainReaches(userId: number, projectId: number, communityId: number | null): boolean {
   const communities: readonly number[] = PLAIN[userId]?.communities ?? [];
   // Project 10 and communities 1 and 3 are public; project 20 and community 2 are private.
-  if (communityId === null) return projectId === 10 || (PROJECT_COMMUNITIES[projectId] ?? []).some((c) => communities.includes(c));
+  if (communityId === null)
+    return projectId === 10 || (PROJECT_COMMUNITIES[projectId] ?? []).some((c) => communities.includes(c));
   return communityId !== 2 || communities.includes(2);
 }
 
-function plainSees(userId: number, place: Where, privacy: ResourcePrivacy, projectId: number, communityId: number | null): boolean {
+function plainSees(
+  userId: number,
+  place: Where,
+  privacy: ResourcePrivacy,
+  projectId: number,
+  communityId: number | null,
+): boolean {
   const plain = PLAIN[userId];
   if (!plain || place.projectId !== projectId) return false;
   const view = viewsOf(place, privacy).find((v) => v.communityId === communityId);
@@ -172,10 +191,22 @@ const callerArb = fc.oneof(
   { weight: 2, arbitrary: fc.constant(admin2) },
   { weight: 3, arbitrary: fc.constantFrom(...CALLERS) },
 );
-const levelArb = fc.oneof({ weight: 8, arbitrary: fc.integer({ min: 1, max: 5 }) }, { weight: 1, arbitrary: fc.constantFrom(0, 6) });
+const levelArb = fc.oneof(
+  { weight: 8, arbitrary: fc.integer({ min: 1, max: 5 }) },
+  { weight: 1, arbitrary: fc.constantFrom(0, 6) },
+);
 /** Mostly circles project 10's resources may grant; sometimes one that is foreign, unknown or malformed. */
 const grantArb: fc.Arbitrary<CircleGrant> = fc.oneof(
-  { weight: 8, arbitrary: fc.constantFrom(projectCircle(100, 10), projectCircle(101, 10), projectCircle(400, 10), communityCircle(300, 1), communityCircle(300, 1)) },
+  {
+    weight: 8,
+    arbitrary: fc.constantFrom(
+      projectCircle(100, 10),
+      projectCircle(101, 10),
+      projectCircle(400, 10),
+      communityCircle(300, 1),
+      communityCircle(300, 1),
+    ),
+  },
   {
     weight: 2,
     arbitrary: fc.constantFrom(
@@ -193,17 +224,34 @@ const circlesArb = (max: number) => fc.array(grantArb, { maxLength: max });
 const blockArb = levelArb.chain((privacyLevel) =>
   fc.record({
     privacyLevel: fc.constant(privacyLevel),
-    circlesToAdd: privacyLevel === 4 ? circlesArb(3) : fc.oneof({ weight: 6, arbitrary: noCircles }, { weight: 1, arbitrary: circlesArb(1) }),
+    circlesToAdd:
+      privacyLevel === 4
+        ? circlesArb(3)
+        : fc.oneof({ weight: 6, arbitrary: noCircles }, { weight: 1, arbitrary: circlesArb(1) }),
     circlesToRemove: fc.oneof({ weight: 3, arbitrary: noCircles }, { weight: 1, arbitrary: circlesArb(2) }),
   }),
 );
-const communityArb = fc.oneof({ weight: 12, arbitrary: fc.constantFrom(1, 2, 3) }, { weight: 1, arbitrary: fc.constant(9999) });
+const communityArb = fc.oneof(
+  { weight: 12, arbitrary: fc.constantFrom(1, 2, 3) },
+  { weight: 1, arbitrary: fc.constant(9999) },
+);
 const targetArb = fc.nat({ max: 50 });
 /** Most changes are sent by someone entitled to make them (resolved against the target at run time). */
-const privacyCallerArb = fc.oneof({ weight: 3, arbitrary: fc.constant('entitled' as const) }, { weight: 2, arbitrary: callerArb });
+const privacyCallerArb = fc.oneof(
+  { weight: 3, arbitrary: fc.constant('entitled' as const) },
+  { weight: 2, arbitrary: callerArb },
+);
 
 const actionArb: fc.Arbitrary<Action> = fc.oneof(
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('create' as const), caller: callerArb, place: fc.constantFrom(...PLACES), level: levelArb }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('create' as const),
+      caller: callerArb,
+      place: fc.constantFrom(...PLACES),
+      level: levelArb,
+    }),
+  },
   {
     weight: 6,
     arbitrary: fc.record({
@@ -213,7 +261,9 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
       body: fc.record({
         owner: fc.option(blockArb, { nil: undefined, freq: 2 }),
         sharesToUpsert: fc.array(
-          blockArb.chain((block) => fc.record({ communityId: communityArb }).map(({ communityId }) => ({ communityId, ...block }))),
+          blockArb.chain((block) =>
+            fc.record({ communityId: communityArb }).map(({ communityId }) => ({ communityId, ...block })),
+          ),
           { maxLength: 2 },
         ),
         sharesToRemove: fc.oneof(
@@ -223,8 +273,24 @@ const actionArb: fc.Arbitrary<Action> = fc.oneof(
       }),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant('unshare' as const), caller: privacyCallerArb, target: targetArb, communityId: communityArb }) },
-  { weight: 1, arbitrary: fc.record({ kind: fc.constant('update' as const), caller: callerArb, target: targetArb, level: levelArb }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      kind: fc.constant('unshare' as const),
+      caller: privacyCallerArb,
+      target: targetArb,
+      communityId: communityArb,
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      kind: fc.constant('update' as const),
+      caller: callerArb,
+      target: targetArb,
+      level: levelArb,
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant('delete' as const), caller: callerArb, target: targetArb }) },
 );
 
@@ -239,8 +305,14 @@ const circleExample: Sequence = [
       caller: 'entitled',
       target: 0,
       body: {
-        owner: { privacyLevel: 4, circlesToAdd: [communityCircle(300, 1), communityCircle(301, 1)], circlesToRemove: [] },
-        sharesToUpsert: [{ communityId: 3, privacyLevel: 4, circlesToAdd: [communityCircle(PANEL_3, 3)], circlesToRemove: [] }],
+        owner: {
+          privacyLevel: 4,
+          circlesToAdd: [communityCircle(300, 1), communityCircle(301, 1)],
+          circlesToRemove: [],
+        },
+        sharesToUpsert: [
+          { communityId: 3, privacyLevel: 4, circlesToAdd: [communityCircle(PANEL_3, 3)], circlesToRemove: [] },
+        ],
         sharesToRemove: [],
       },
     },
@@ -250,7 +322,9 @@ const circleExample: Sequence = [
       caller: team,
       target: 1,
       body: {
-        sharesToUpsert: [{ communityId: 1, privacyLevel: 4, circlesToAdd: [communityCircle(300, 1)], circlesToRemove: [] }],
+        sharesToUpsert: [
+          { communityId: 1, privacyLevel: 4, circlesToAdd: [communityCircle(300, 1)], circlesToRemove: [] },
+        ],
         sharesToRemove: [],
       },
     },
@@ -259,7 +333,12 @@ const circleExample: Sequence = [
 
 const sequenceArb: fc.Arbitrary<Sequence> = fc.tuple(
   // Every sequence starts with a resource the team creates, so changes have something to act on.
-  fc.record({ kind: fc.constant('create' as const), caller: fc.constant(team), place: fc.constantFrom(...PLACES), level: fc.integer({ min: 1, max: 5 }) }),
+  fc.record({
+    kind: fc.constant('create' as const),
+    caller: fc.constant(team),
+    place: fc.constantFrom(...PLACES),
+    level: fc.integer({ min: 1, max: 5 }),
+  }),
   fc.array(actionArb, { minLength: 1, maxLength: 11 }),
 );
 
@@ -272,7 +351,17 @@ describe('privacy changes: read models equal a rebuild, and nobody sees what the
     server = await startTestServer();
     expect((await server.directory(demoDirectory.events)).status).toBe(200);
     const extra = [
-      { type: 'CircleUpserted', data: { circleId: PANEL_3, name: 'Panel', longName: 'Northern Lights panel', isActive: true, projectId: null, communityId: 3 } },
+      {
+        type: 'CircleUpserted',
+        data: {
+          circleId: PANEL_3,
+          name: 'Panel',
+          longName: 'Northern Lights panel',
+          isActive: true,
+          projectId: null,
+          communityId: 3,
+        },
+      },
       { type: 'UserUpserted', data: { userId: LIA, name: 'Lia Novak', status: 'active' } },
       { type: 'CommunityMemberSet', data: { communityId: 3, userId: LIA, role: 'admin', status: 'approved' } },
     ];
@@ -328,13 +417,19 @@ describe('privacy changes: read models equal a rebuild, and nobody sees what the
       case 'unshare': {
         const res = await api.unshare(caller, { resourceId: target, communityId: action.communityId });
         status = res.status;
-        if (status === 200) expect((await api.readAll(target)).shares.map((s) => s.communityId)).not.toContain(action.communityId);
+        if (status === 200)
+          expect((await api.readAll(target)).shares.map((s) => s.communityId)).not.toContain(action.communityId);
         break;
       }
       case 'update': {
         const res = await server.post(
           '/api/Resource/SaveProjectResource',
-          { id: target, name: 'Generated, updated', resourceUrl: 'https://example.org/generated', privacyLevel: action.level },
+          {
+            id: target,
+            name: 'Generated, updated',
+            resourceUrl: 'https://example.org/generated',
+            privacyLevel: action.level,
+          },
           { token },
         );
         status = res.status;
@@ -368,7 +463,13 @@ describe('privacy changes: read models equal a rebuild, and nobody sees what the
     }
   }
 
-  type Listing = { userId: number; projectId: number; communityId: number | null; status: number; list: ListedResource[] };
+  type Listing = {
+    userId: number;
+    projectId: number;
+    communityId: number | null;
+    status: number;
+    list: ListedResource[];
+  };
 
   /** Every caller's list of every view, fetched at once. */
   function fetchListings(): Promise<Listing[]> {
@@ -376,7 +477,13 @@ describe('privacy changes: read models equal a rebuild, and nobody sees what the
       CALLERS.flatMap((userId) =>
         VIEWS.map(async ([projectId, communityId]) => {
           const res = await api.list(userId, projectId, communityId);
-          return { userId, projectId, communityId, status: res.status, list: res.status === 200 ? res.body.resources.list : [] };
+          return {
+            userId,
+            projectId,
+            communityId,
+            status: res.status,
+            list: res.status === 200 ? res.body.resources.list : [],
+          };
         }),
       ),
     );
@@ -402,7 +509,10 @@ describe('privacy changes: read models equal a rebuild, and nobody sees what the
    * Exactly, for plain callers: every live resource listed where the rules admit them and nowhere
    * else; and the privacy of this run's resources readable exactly when one of its views admits them.
    */
-  async function expectPlainCallersSeeExactlyWhatTheRulesAdmit(listings: readonly Listing[], ids: readonly number[]): Promise<void> {
+  async function expectPlainCallersSeeExactlyWhatTheRulesAdmit(
+    listings: readonly Listing[],
+    ids: readonly number[],
+  ): Promise<void> {
     const privacies = new Map<number, ResourcePrivacy>();
     for (const id of live.keys()) privacies.set(id, await api.readAll(id));
     const wrong = listings
@@ -422,7 +532,11 @@ describe('privacy changes: read models equal a rebuild, and nobody sees what the
         const privacy = privacies.get(id);
         if (!place || !privacy) continue;
         const res = await api.read(userId, id);
-        expect({ userId, id, status: res.status }).toEqual({ userId, id, status: plainMayRead(userId, place, privacy) ? 200 : 404 });
+        expect({ userId, id, status: res.status }).toEqual({
+          userId,
+          id,
+          status: plainMayRead(userId, place, privacy) ? 200 : 404,
+        });
         if (res.status === 200) expect([res.body.shares, res.body.shareCandidates]).toEqual([[], []]);
       }
     }
@@ -438,11 +552,21 @@ describe('privacy changes: read models equal a rebuild, and nobody sees what the
   }
 
   async function expectReadModelsEqualARebuild(): Promise<void> {
-    const live = await server.get<{ digest: string; counts: Record<string, number> }>('/internal/read-models/digest', directoryHeaders());
-    const rebuilt = await server.post<{ digest: string; counts: Record<string, number> }>('/internal/read-models/rebuild', {}, directoryHeaders());
+    const live = await server.get<{ digest: string; counts: Record<string, number> }>(
+      '/internal/read-models/digest',
+      directoryHeaders(),
+    );
+    const rebuilt = await server.post<{ digest: string; counts: Record<string, number> }>(
+      '/internal/read-models/rebuild',
+      {},
+      directoryHeaders(),
+    );
     expect(live.status).toBe(200);
     expect(rebuilt.status).toBe(200);
-    expect({ digest: rebuilt.body.digest, counts: rebuilt.body.counts }).toEqual({ digest: live.body.digest, counts: live.body.counts });
+    expect({ digest: rebuilt.body.digest, counts: rebuilt.body.counts }).toEqual({
+      digest: live.body.digest,
+      counts: live.body.counts,
+    });
   }
 
   it('given random sequences of changes by random callers, then after each the read models equal a rebuild and the rules hold', async () => {

@@ -13,7 +13,14 @@
  */
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { SavePrivacyBody } from '../support/privacy-api';
-import { communityCircle, communityCircles, fieldsOf, privacyApi, projectCircle, projectCircles } from '../support/privacy-api';
+import {
+  communityCircle,
+  communityCircles,
+  fieldsOf,
+  privacyApi,
+  projectCircle,
+  projectCircles,
+} from '../support/privacy-api';
 import { serverForSuite } from '../support/suite-server';
 
 const P = demo.projects.solar;
@@ -31,8 +38,28 @@ const NAMES = { [C1]: 'Green Valley Makers', [C2]: 'Harbour Founders', [C3]: 'No
 const candidate = (communityId: 1 | 2 | 3) => ({ communityId, communityName: NAMES[communityId] });
 
 const extraDirectory = [
-  { type: 'CircleUpserted', data: { circleId: PANEL_3, name: 'Panel', longName: 'Northern Lights panel', isActive: true, projectId: null, communityId: C3 } },
-  { type: 'CircleUpserted', data: { circleId: BOARD_2, name: 'Board', longName: 'Harbour board', isActive: true, projectId: null, communityId: C2 } },
+  {
+    type: 'CircleUpserted',
+    data: {
+      circleId: PANEL_3,
+      name: 'Panel',
+      longName: 'Northern Lights panel',
+      isActive: true,
+      projectId: null,
+      communityId: C3,
+    },
+  },
+  {
+    type: 'CircleUpserted',
+    data: {
+      circleId: BOARD_2,
+      name: 'Board',
+      longName: 'Harbour board',
+      isActive: true,
+      projectId: null,
+      communityId: C2,
+    },
+  },
   { type: 'UserUpserted', data: { userId: LIA, name: 'Lia Novak', status: 'active' } },
   { type: 'UserUpserted', data: { userId: MAX, name: 'Max Weber', status: 'active' } },
   { type: 'UserUpserted', data: { userId: NIA, name: 'Nia Obi', status: 'active' } },
@@ -79,10 +106,24 @@ describe('resource privacy over HTTP', () => {
           circles: [
             projectCircles('Solar Kiosk', [
               { id: 100, name: 'Team', longName: 'Solar Kiosk team', isActive: true, projectId: P, communityId: null },
-              { id: 400, name: 'Partners', longName: 'Solar Kiosk partners', isActive: true, projectId: P, communityId: null },
+              {
+                id: 400,
+                name: 'Partners',
+                longName: 'Solar Kiosk partners',
+                isActive: true,
+                projectId: P,
+                communityId: null,
+              },
             ]),
             communityCircles('Green Valley Makers', [
-              { id: 300, name: 'Reviewers', longName: 'Green Valley reviewers', isActive: true, projectId: null, communityId: C1 },
+              {
+                id: 300,
+                name: 'Reviewers',
+                longName: 'Green Valley reviewers',
+                isActive: true,
+                projectId: null,
+                communityId: C1,
+              },
             ]),
           ],
         },
@@ -94,10 +135,24 @@ describe('resource privacy over HTTP', () => {
             privacyLevel: 4,
             circles: [
               projectCircles('Solar Kiosk', [
-                { id: 101, name: 'Mentors', longName: 'Solar Kiosk mentors', isActive: true, projectId: P, communityId: null },
+                {
+                  id: 101,
+                  name: 'Mentors',
+                  longName: 'Solar Kiosk mentors',
+                  isActive: true,
+                  projectId: P,
+                  communityId: null,
+                },
               ]),
               communityCircles('Northern Lights', [
-                { id: PANEL_3, name: 'Panel', longName: 'Northern Lights panel', isActive: true, projectId: null, communityId: C3 },
+                {
+                  id: PANEL_3,
+                  name: 'Panel',
+                  longName: 'Northern Lights panel',
+                  isActive: true,
+                  projectId: null,
+                  communityId: C3,
+                },
               ]),
             ],
           },
@@ -123,7 +178,9 @@ describe('resource privacy over HTTP', () => {
         shares: [],
         shareCandidates: [candidate(1), candidate(2)],
       });
-      expect(after.shares).toEqual([{ communityId: C1, communityName: 'Green Valley Makers', privacyLevel: 2, circles: [] }]);
+      expect(after.shares).toEqual([
+        { communityId: C1, communityName: 'Green Valley Makers', privacyLevel: 2, circles: [] },
+      ]);
       expect(after.shareCandidates).toEqual([candidate(2)]);
       expect(after.owner).toEqual({ privacyLevel: 3, circles: [] });
     });
@@ -149,15 +206,25 @@ describe('resource privacy over HTTP', () => {
         sharesToUpsert: [{ communityId: C3, privacyLevel: 4, circlesToAdd: [communityCircle(PANEL_3, C3)] }],
       });
 
-      await api.saveOk(admin1, { resourceId, owner: { privacyLevel: 1 }, sharesToUpsert: [{ communityId: C3, privacyLevel: 1 }] });
+      await api.saveOk(admin1, {
+        resourceId,
+        owner: { privacyLevel: 1 },
+        sharesToUpsert: [{ communityId: C3, privacyLevel: 1 }],
+      });
       const off = await api.readAll(resourceId);
-      await api.saveOk(admin1, { resourceId, owner: { privacyLevel: 4 }, sharesToUpsert: [{ communityId: C3, privacyLevel: 4 }] });
+      await api.saveOk(admin1, {
+        resourceId,
+        owner: { privacyLevel: 4 },
+        sharesToUpsert: [{ communityId: C3, privacyLevel: 4 }],
+      });
       const back = await api.readAll(resourceId);
 
       expect(off.owner).toEqual({ privacyLevel: 1, circles: [] });
       expect(off.shares).toEqual([{ communityId: C3, communityName: 'Northern Lights', privacyLevel: 1, circles: [] }]);
       expect(back.owner).toEqual({ privacyLevel: 4, circles: [] });
-      expect(back.shares).toEqual([{ communityId: C3, communityName: 'Northern Lights', privacyLevel: 4, circles: [] }]);
+      expect(back.shares).toEqual([
+        { communityId: C3, communityName: 'Northern Lights', privacyLevel: 4, circles: [] },
+      ]);
     });
 
     it('given a Custom share with one circle, when that circle is removed, then the empty Custom share stays until removed', async () => {
@@ -182,11 +249,15 @@ describe('resource privacy over HTTP', () => {
 
     it('given a Custom owner block, when circles are sent in later requests, then they are added to and removed from the granted ones, never replacing them', async () => {
       const resourceId = await newCp(4);
-      const grantedIds = async () => (await api.readAll(resourceId)).owner.circles.flatMap((g) => g.privacyCircles.map((c) => c.id));
+      const grantedIds = async () =>
+        (await api.readAll(resourceId)).owner.circles.flatMap((g) => g.privacyCircles.map((c) => c.id));
 
       await api.saveOk(admin1, { resourceId, owner: { privacyLevel: 4, circlesToAdd: [projectCircle(100, P)] } });
       const first = await grantedIds();
-      await api.saveOk(admin1, { resourceId, owner: { privacyLevel: 4, circlesToAdd: [projectCircle(400, P), projectCircle(100, P)] } });
+      await api.saveOk(admin1, {
+        resourceId,
+        owner: { privacyLevel: 4, circlesToAdd: [projectCircle(400, P), projectCircle(100, P)] },
+      });
       const second = await grantedIds();
       await api.saveOk(admin1, { resourceId, owner: { privacyLevel: 4, circlesToRemove: [projectCircle(100, P)] } });
       const third = await grantedIds();
@@ -216,11 +287,16 @@ describe('resource privacy over HTTP', () => {
         const resourceId = await newCp(3);
         const circlesToAdd = level === 4 ? [communityCircle(PANEL_3, C3)] : [];
 
-        const res = await api.save(admin1, { resourceId, sharesToUpsert: [{ communityId: C3, privacyLevel: level, circlesToAdd }] });
+        const res = await api.save(admin1, {
+          resourceId,
+          sharesToUpsert: [{ communityId: C3, privacyLevel: level, circlesToAdd }],
+        });
 
         expect(res.status).toBe(200);
         const shares = (await api.readAll(resourceId)).shares;
-        expect(shares.map((s) => [s.communityId, s.privacyLevel, s.circles.length])).toEqual([[C3, level, level === 4 ? 1 : 0]]);
+        expect(shares.map((s) => [s.communityId, s.privacyLevel, s.circles.length])).toEqual([
+          [C3, level, level === 4 ? 1 : 0],
+        ]);
       },
     );
 
@@ -239,63 +315,218 @@ describe('resource privacy over HTTP', () => {
   describe('invalid changes: 400 naming the field, and nothing applied', () => {
     type Case = [string, 'cp' | 'project', (resourceId: number) => unknown, string[]];
     const cases: Case[] = [
-      ['a circle grant with both projectId and communityId', 'cp', (id) => ({ resourceId: id, owner: { privacyLevel: 4, circlesToAdd: [{ circleId: 100, projectId: P, communityId: C1 }] } }), ['owner.circlesToAdd[0].projectId']],
-      ['a circle grant with neither projectId nor communityId', 'cp', (id) => ({ resourceId: id, owner: { privacyLevel: 4, circlesToAdd: [{ circleId: 100, projectId: null, communityId: null }] } }), ['owner.circlesToAdd[0].projectId']],
-      ['a circle removal in a share with neither id', 'cp', (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C2, privacyLevel: 4, circlesToRemove: [{ circleId: 100 }] }] }), ['sharesToUpsert[0].circlesToRemove[0].projectId']],
-      ['a foreign community’s circle in the owner block', 'cp', (id) => ({ resourceId: id, owner: { privacyLevel: 4, circlesToAdd: [communityCircle(PANEL_3, C3)] } }), ['owner.circlesToAdd[0].circleId']],
-      ['a community circle in a project resource’s owner block', 'project', (id) => ({ resourceId: id, owner: { privacyLevel: 4, circlesToAdd: [communityCircle(300, C1)] } }), ['owner.circlesToAdd[0].circleId']],
-      ['another project’s circle', 'cp', (id) => ({ resourceId: id, owner: { privacyLevel: 4, circlesToAdd: [projectCircle(200, 20)] } }), ['owner.circlesToAdd[0].circleId']],
-      ['a circle named as a circle of the wrong project', 'cp', (id) => ({ resourceId: id, owner: { privacyLevel: 4, circlesToAdd: [projectCircle(100, 20)] } }), ['owner.circlesToAdd[0].projectId']],
-      ['another community’s circle in a share', 'cp', (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C2, privacyLevel: 4, circlesToAdd: [communityCircle(PANEL_3, C3)] }] }), ['sharesToUpsert[0].circlesToAdd[0].circleId']],
-      ['an unknown circle', 'cp', (id) => ({ resourceId: id, owner: { privacyLevel: 4, circlesToAdd: [projectCircle(100, P), projectCircle(999, P)] } }), ['owner.circlesToAdd[1].circleId']],
-      ['circles with the own level Team', 'cp', (id) => ({ resourceId: id, owner: { privacyLevel: 3, circlesToAdd: [projectCircle(100, P)] } }), ['owner.circlesToAdd']],
-      ['circles with a share at Public', 'cp', (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C2, privacyLevel: 1, circlesToAdd: [communityCircle(BOARD_2, C2)] }] }), ['sharesToUpsert[0].circlesToAdd']],
+      [
+        'a circle grant with both projectId and communityId',
+        'cp',
+        (id) => ({
+          resourceId: id,
+          owner: { privacyLevel: 4, circlesToAdd: [{ circleId: 100, projectId: P, communityId: C1 }] },
+        }),
+        ['owner.circlesToAdd[0].projectId'],
+      ],
+      [
+        'a circle grant with neither projectId nor communityId',
+        'cp',
+        (id) => ({
+          resourceId: id,
+          owner: { privacyLevel: 4, circlesToAdd: [{ circleId: 100, projectId: null, communityId: null }] },
+        }),
+        ['owner.circlesToAdd[0].projectId'],
+      ],
+      [
+        'a circle removal in a share with neither id',
+        'cp',
+        (id) => ({
+          resourceId: id,
+          sharesToUpsert: [{ communityId: C2, privacyLevel: 4, circlesToRemove: [{ circleId: 100 }] }],
+        }),
+        ['sharesToUpsert[0].circlesToRemove[0].projectId'],
+      ],
+      [
+        'a foreign community’s circle in the owner block',
+        'cp',
+        (id) => ({ resourceId: id, owner: { privacyLevel: 4, circlesToAdd: [communityCircle(PANEL_3, C3)] } }),
+        ['owner.circlesToAdd[0].circleId'],
+      ],
+      [
+        'a community circle in a project resource’s owner block',
+        'project',
+        (id) => ({ resourceId: id, owner: { privacyLevel: 4, circlesToAdd: [communityCircle(300, C1)] } }),
+        ['owner.circlesToAdd[0].circleId'],
+      ],
+      [
+        'another project’s circle',
+        'cp',
+        (id) => ({ resourceId: id, owner: { privacyLevel: 4, circlesToAdd: [projectCircle(200, 20)] } }),
+        ['owner.circlesToAdd[0].circleId'],
+      ],
+      [
+        'a circle named as a circle of the wrong project',
+        'cp',
+        (id) => ({ resourceId: id, owner: { privacyLevel: 4, circlesToAdd: [projectCircle(100, 20)] } }),
+        ['owner.circlesToAdd[0].projectId'],
+      ],
+      [
+        'another community’s circle in a share',
+        'cp',
+        (id) => ({
+          resourceId: id,
+          sharesToUpsert: [{ communityId: C2, privacyLevel: 4, circlesToAdd: [communityCircle(PANEL_3, C3)] }],
+        }),
+        ['sharesToUpsert[0].circlesToAdd[0].circleId'],
+      ],
+      [
+        'an unknown circle',
+        'cp',
+        (id) => ({
+          resourceId: id,
+          owner: { privacyLevel: 4, circlesToAdd: [projectCircle(100, P), projectCircle(999, P)] },
+        }),
+        ['owner.circlesToAdd[1].circleId'],
+      ],
+      [
+        'circles with the own level Team',
+        'cp',
+        (id) => ({ resourceId: id, owner: { privacyLevel: 3, circlesToAdd: [projectCircle(100, P)] } }),
+        ['owner.circlesToAdd'],
+      ],
+      [
+        'circles with a share at Public',
+        'cp',
+        (id) => ({
+          resourceId: id,
+          sharesToUpsert: [{ communityId: C2, privacyLevel: 1, circlesToAdd: [communityCircle(BOARD_2, C2)] }],
+        }),
+        ['sharesToUpsert[0].circlesToAdd'],
+      ],
       ['own level 0', 'cp', (id) => ({ resourceId: id, owner: { privacyLevel: 0 } }), ['owner.privacyLevel']],
       ['own level 6', 'cp', (id) => ({ resourceId: id, owner: { privacyLevel: 6 } }), ['owner.privacyLevel']],
-      ['own level Community on a project resource', 'project', (id) => ({ resourceId: id, owner: { privacyLevel: 2 } }), ['owner.privacyLevel']],
-      ['a share at level 0', 'cp', (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C2, privacyLevel: 0 }] }), ['sharesToUpsert[0].privacyLevel']],
-      ['a share at Community into a community the project is not in', 'cp', (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C3, privacyLevel: 2 }] }), ['sharesToUpsert[0].privacyLevel']],
-      ['a share at Team into a community the project is not in', 'cp', (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C3, privacyLevel: 3 }] }), ['sharesToUpsert[0].privacyLevel']],
-      ['a share at Team and mentors into a community the project is not in', 'cp', (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C3, privacyLevel: 5 }] }), ['sharesToUpsert[0].privacyLevel']],
-      ['a project resource shared into a community its project is not in', 'project', (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C3, privacyLevel: 1 }] }), ['sharesToUpsert[0].communityId']],
-      ['a share into the owning community', 'cp', (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C1, privacyLevel: 1 }] }), ['sharesToUpsert[0].communityId']],
-      ['a share into a community that does not exist', 'cp', (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: 9999, privacyLevel: 1 }] }), ['sharesToUpsert[0].communityId']],
-      ['the same community twice', 'cp', (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C2, privacyLevel: 1 }, { communityId: C2, privacyLevel: 3 }] }), ['sharesToUpsert[1].communityId']],
+      [
+        'own level Community on a project resource',
+        'project',
+        (id) => ({ resourceId: id, owner: { privacyLevel: 2 } }),
+        ['owner.privacyLevel'],
+      ],
+      [
+        'a share at level 0',
+        'cp',
+        (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C2, privacyLevel: 0 }] }),
+        ['sharesToUpsert[0].privacyLevel'],
+      ],
+      [
+        'a share at Community into a community the project is not in',
+        'cp',
+        (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C3, privacyLevel: 2 }] }),
+        ['sharesToUpsert[0].privacyLevel'],
+      ],
+      [
+        'a share at Team into a community the project is not in',
+        'cp',
+        (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C3, privacyLevel: 3 }] }),
+        ['sharesToUpsert[0].privacyLevel'],
+      ],
+      [
+        'a share at Team and mentors into a community the project is not in',
+        'cp',
+        (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C3, privacyLevel: 5 }] }),
+        ['sharesToUpsert[0].privacyLevel'],
+      ],
+      [
+        'a project resource shared into a community its project is not in',
+        'project',
+        (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C3, privacyLevel: 1 }] }),
+        ['sharesToUpsert[0].communityId'],
+      ],
+      [
+        'a share into the owning community',
+        'cp',
+        (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C1, privacyLevel: 1 }] }),
+        ['sharesToUpsert[0].communityId'],
+      ],
+      [
+        'a share into a community that does not exist',
+        'cp',
+        (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: 9999, privacyLevel: 1 }] }),
+        ['sharesToUpsert[0].communityId'],
+      ],
+      [
+        'the same community twice',
+        'cp',
+        (id) => ({
+          resourceId: id,
+          sharesToUpsert: [
+            { communityId: C2, privacyLevel: 1 },
+            { communityId: C2, privacyLevel: 3 },
+          ],
+        }),
+        ['sharesToUpsert[1].communityId'],
+      ],
       ['no resourceId', 'cp', () => ({ owner: { privacyLevel: 1 } }), ['resourceId']],
-      ['a privacyLevel that is not an integer', 'cp', (id) => ({ resourceId: id, sharesToUpsert: [{ communityId: C2, privacyLevel: 1 }, { communityId: C3, privacyLevel: '1' }] }), ['sharesToUpsert[1].privacyLevel']],
-      ['a removal without communityId', 'cp', (id) => ({ resourceId: id, sharesToRemove: [{}] }), ['sharesToRemove[0].communityId']],
-      ['an owner block without privacyLevel', 'cp', (id) => ({ resourceId: id, owner: { circlesToAdd: [] } }), ['owner.privacyLevel']],
+      [
+        'a privacyLevel that is not an integer',
+        'cp',
+        (id) => ({
+          resourceId: id,
+          sharesToUpsert: [
+            { communityId: C2, privacyLevel: 1 },
+            { communityId: C3, privacyLevel: '1' },
+          ],
+        }),
+        ['sharesToUpsert[1].privacyLevel'],
+      ],
+      [
+        'a removal without communityId',
+        'cp',
+        (id) => ({ resourceId: id, sharesToRemove: [{}] }),
+        ['sharesToRemove[0].communityId'],
+      ],
+      [
+        'an owner block without privacyLevel',
+        'cp',
+        (id) => ({ resourceId: id, owner: { circlesToAdd: [] } }),
+        ['owner.privacyLevel'],
+      ],
       [
         'a valid owner block and an invalid second share',
         'cp',
         (id) => ({
           resourceId: id,
           owner: { privacyLevel: 4, circlesToAdd: [projectCircle(100, P)] },
-          sharesToUpsert: [{ communityId: C2, privacyLevel: 5 }, { communityId: C3, privacyLevel: 2 }],
+          sharesToUpsert: [
+            { communityId: C2, privacyLevel: 5 },
+            { communityId: C3, privacyLevel: 2 },
+          ],
         }),
         ['sharesToUpsert[1].privacyLevel'],
       ],
     ];
 
-    it.each(cases)('given a resource, when the request has %s, then 400 naming it and the privacy is unchanged', async (_what, kind, body, fields) => {
-      const resourceId = kind === 'cp' ? await newCp(1) : await newProjectResource(1);
-      const caller = kind === 'cp' ? admin1 : team;
-      const before = await api.readAll(resourceId);
+    it.each(cases)(
+      'given a resource, when the request has %s, then 400 naming it and the privacy is unchanged',
+      async (_what, kind, body, fields) => {
+        const resourceId = kind === 'cp' ? await newCp(1) : await newProjectResource(1);
+        const caller = kind === 'cp' ? admin1 : team;
+        const before = await api.readAll(resourceId);
 
-      const res = await api.save(caller, body(resourceId));
+        const res = await api.save(caller, body(resourceId));
 
-      expect(res.status).toBe(400);
-      expect((res.body as { type: string }).type).toBe('/problems/validation');
-      expect(fieldsOf(res.body)).toEqual(fields);
-      expect(await api.readAll(resourceId)).toEqual(before);
-    });
+        expect(res.status).toBe(400);
+        expect((res.body as { type: string }).type).toBe('/problems/validation');
+        expect(fieldsOf(res.body)).toEqual(fields);
+        expect(await api.readAll(resourceId)).toEqual(before);
+      },
+    );
 
     it('given a cp resource, when an allowed owner change comes with a share change the caller may not make, then 409 and nothing is applied', async () => {
       const resourceId = await newCp(1);
       await api.saveOk(admin1, { resourceId, sharesToUpsert: [{ communityId: C2, privacyLevel: 1 }] });
       const before = await api.readAll(resourceId);
 
-      const res = await api.save(team, { resourceId, owner: { privacyLevel: 3 }, sharesToUpsert: [{ communityId: C2, privacyLevel: 3 }] });
+      const res = await api.save(team, {
+        resourceId,
+        owner: { privacyLevel: 3 },
+        sharesToUpsert: [{ communityId: C2, privacyLevel: 3 }],
+      });
 
       expect(res.status).toBe(409);
       expect((res.body as { type: string }).type).toBe('/problems/conflict');
@@ -339,7 +570,10 @@ describe('resource privacy over HTTP', () => {
 
       await api.saveOk(admin1, { resourceId, sharesToUpsert: [{ communityId: C2, privacyLevel: 1 }] });
       const shared = await inC2(MAX);
-      await api.saveOk(admin1, { resourceId, sharesToUpsert: [{ communityId: C2, privacyLevel: 4, circlesToAdd: [communityCircle(BOARD_2, C2)] }] });
+      await api.saveOk(admin1, {
+        resourceId,
+        sharesToUpsert: [{ communityId: C2, privacyLevel: 4, circlesToAdd: [communityCircle(BOARD_2, C2)] }],
+      });
       const custom = await inC2(MAX);
       await api.saveOk(admin1, { resourceId, sharesToUpsert: [{ communityId: C2, privacyLevel: 3 }] });
       const teamOnlyForMax = await inC2(MAX);
@@ -347,11 +581,21 @@ describe('resource privacy over HTTP', () => {
       await api.saveOk(admin1, { resourceId, owner: { privacyLevel: 2 } });
       const ownInC1 = await api.listed(member1, P, C1, resourceId);
 
-      expect(shared).toMatchObject({ privacyLevel: 3, effectivePrivacyLevel: 1, originCommunityId: C1, originCommunityName: 'Green Valley Makers' });
+      expect(shared).toMatchObject({
+        privacyLevel: 3,
+        effectivePrivacyLevel: 1,
+        originCommunityId: C1,
+        originCommunityName: 'Green Valley Makers',
+      });
       expect(custom).toMatchObject({ effectivePrivacyLevel: 4, originCommunityId: C1 });
       expect(teamOnlyForMax).toBeUndefined();
       expect(teamOnlyForAdmin).toMatchObject({ privacyLevel: 3, effectivePrivacyLevel: 3, originCommunityId: C1 });
-      expect(ownInC1).toMatchObject({ privacyLevel: 2, effectivePrivacyLevel: 2, originCommunityId: null, originCommunityName: null });
+      expect(ownInC1).toMatchObject({
+        privacyLevel: 2,
+        effectivePrivacyLevel: 2,
+        originCommunityId: null,
+        originCommunityName: null,
+      });
       expect(await inC2(admin2)).toMatchObject({ privacyLevel: 2, effectivePrivacyLevel: 3 });
     });
 
@@ -376,7 +620,12 @@ describe('resource privacy over HTTP', () => {
       const unshare = await api.unshare(admin1, { resourceId, communityId: C1 });
       const unshared = await api.listed(member1, P, C1, resourceId);
 
-      expect(shared).toMatchObject({ privacyLevel: 3, effectivePrivacyLevel: 1, originCommunityId: null, originCommunityName: null });
+      expect(shared).toMatchObject({
+        privacyLevel: 3,
+        effectivePrivacyLevel: 1,
+        originCommunityId: null,
+        originCommunityName: null,
+      });
       expect(unshare.status).toBe(200);
       expect(unshared).toBeUndefined();
       expect(await api.listed(team, P, C1, resourceId)).toMatchObject({ effectivePrivacyLevel: 3 });
@@ -441,7 +690,14 @@ describe('resource privacy over HTTP', () => {
       canEdit: true,
       canShareCrossCommunity: true,
     };
-    const readers = { owningCommunityId: C1, owner: { privacyLevel: 2 }, shares: [], shareCandidates: [], canEdit: false, canShareCrossCommunity: false };
+    const readers = {
+      owningCommunityId: C1,
+      owner: { privacyLevel: 2 },
+      shares: [],
+      shareCandidates: [],
+      canEdit: false,
+      canShareCrossCommunity: false,
+    };
 
     it.each<[string, string, number, Record<string, unknown>]>([
       ['the team', 'every share and candidate, and both edit flags', team, editors],
@@ -450,11 +706,20 @@ describe('resource privacy over HTTP', () => {
         'an admin of one shared-into community',
         'only that community’s share, no candidates and no edit rights',
         LIA,
-        { ...readers, owner: { privacyLevel: 2, circles: [] }, shares: [{ communityId: C3, communityName: 'Northern Lights', privacyLevel: 1, circles: [] }] },
+        {
+          ...readers,
+          owner: { privacyLevel: 2, circles: [] },
+          shares: [{ communityId: C3, communityName: 'Northern Lights', privacyLevel: 1, circles: [] }],
+        },
       ],
       ['an approved member of the owning community', '200 with no shares and no candidates', member1, readers],
       ['a member of a community it is shared into at Public', '200 with no shares and no candidates', NIA, readers],
-      ['an outsider reaching a public community it is shared into at Public', '200 with no shares and no candidates', outsider, readers],
+      [
+        'an outsider reaching a public community it is shared into at Public',
+        '200 with no shares and no candidates',
+        outsider,
+        readers,
+      ],
     ])('when %s reads it, then %s', async (_who, _then, userId, expected) => {
       const res = await api.read(userId, resourceId);
 

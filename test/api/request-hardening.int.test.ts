@@ -15,7 +15,10 @@ describe('request hardening', () => {
     });
 
     it('given no credential and a body over the limit, then 401, not 413', async () => {
-      const res = await server.post('/api/Resource/SaveProjectResource', JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) }));
+      const res = await server.post(
+        '/api/Resource/SaveProjectResource',
+        JSON.stringify({ pad: 'x'.repeat(2 * 1024 * 1024) }),
+      );
       expect(res.status).toBe(401);
     });
 
@@ -25,7 +28,9 @@ describe('request hardening', () => {
     });
 
     it('given a credential and malformed JSON, then 400 malformed-json', async () => {
-      const res = await server.post('/api/Project/GetResourceList', '{"projectId": [[[[', { token: await server.sessionToken(demo.users.team) });
+      const res = await server.post('/api/Project/GetResourceList', '{"projectId": [[[[', {
+        token: await server.sessionToken(demo.users.team),
+      });
       expect(res.status).toBe(400);
       expect(res.body.type).toBe('/problems/malformed-json');
     });
@@ -102,15 +107,23 @@ describe('a command whose retries run out', () => {
     // revision it read is refused, as the store refuses it after a competing write. Any other
     // append (an unconditional one, another stream) reaches the real store, so a command that got
     // around the contention would be seen below.
-    const spy = jest.spyOn(store, 'appendToStream').mockImplementation((streamId, events, expected) =>
-      streamId.startsWith('resource-') && expected !== 'any'
-        ? Promise.reject(new WrongExpectedRevisionError(streamId, expected, 0n))
-        : append(streamId, events, expected),
-    );
+    const spy = jest
+      .spyOn(store, 'appendToStream')
+      .mockImplementation((streamId, events, expected) =>
+        streamId.startsWith('resource-') && expected !== 'any'
+          ? Promise.reject(new WrongExpectedRevisionError(streamId, expected, 0n))
+          : append(streamId, events, expected),
+      );
     try {
       const res = await server.post(
         '/api/Resource/SaveProjectResource',
-        { id: 0, name: 'Busy', resourceUrl: 'https://example.org/busy', privacyLevel: 1, communityProjectId: demo.communityProjects.solarIn1 },
+        {
+          id: 0,
+          name: 'Busy',
+          resourceUrl: 'https://example.org/busy',
+          privacyLevel: 1,
+          communityProjectId: demo.communityProjects.solarIn1,
+        },
         { token: await server.sessionToken(demo.users.team) },
       );
       expect(res.status).toBe(503);
@@ -122,7 +135,9 @@ describe('a command whose retries run out', () => {
     } finally {
       spy.mockRestore();
     }
-    const resourceEvents = (await store.readAll(undefined, 100_000)).slice(before).filter((e) => e.streamId.startsWith('resource-'));
+    const resourceEvents = (await store.readAll(undefined, 100_000))
+      .slice(before)
+      .filter((e) => e.streamId.startsWith('resource-'));
     expect(resourceEvents).toEqual([]);
   });
 });

@@ -33,16 +33,43 @@ const seed = [
   { type: 'UserUpserted', data: { userId: TARA, name: 'Tara Team', status: 'active' } },
   { type: 'UserUpserted', data: { userId: MILO, name: 'Milo Mentor', status: 'active' } },
   { type: 'UserUpserted', data: { userId: NIA, name: 'Nia Member', status: 'active' } },
-  { type: 'ProjectUpserted', data: { projectId: LAB, name: 'List Lab', visibility: 'public', teamCircleId: 160, mentorsCircleId: 161 } },
-  { type: 'ProjectUpserted', data: { projectId: PAGING, name: 'Paging', visibility: 'public', teamCircleId: 170, mentorsCircleId: 171 } },
-  { type: 'ProjectUpserted', data: { projectId: CHURN, name: 'Churn', visibility: 'public', teamCircleId: 180, mentorsCircleId: 181 } },
+  {
+    type: 'ProjectUpserted',
+    data: { projectId: LAB, name: 'List Lab', visibility: 'public', teamCircleId: 160, mentorsCircleId: 161 },
+  },
+  {
+    type: 'ProjectUpserted',
+    data: { projectId: PAGING, name: 'Paging', visibility: 'public', teamCircleId: 170, mentorsCircleId: 171 },
+  },
+  {
+    type: 'ProjectUpserted',
+    data: { projectId: CHURN, name: 'Churn', visibility: 'public', teamCircleId: 180, mentorsCircleId: 181 },
+  },
   ...[FRESH, REMEMBERED, RECOUNTED].flatMap((projectId) => [
-    { type: 'ProjectUpserted', data: { projectId, name: `Scratch ${projectId}`, visibility: 'public', teamCircleId: projectId * 10, mentorsCircleId: projectId * 10 + 1 } },
+    {
+      type: 'ProjectUpserted',
+      data: {
+        projectId,
+        name: `Scratch ${projectId}`,
+        visibility: 'public',
+        teamCircleId: projectId * 10,
+        mentorsCircleId: projectId * 10 + 1,
+      },
+    },
     { type: 'ProjectMemberSet', data: { projectId, userId: users.team, role: 'team' } },
   ]),
-  { type: 'CommunityProjectUpserted', data: { communityProjectId: 1600, communityId: communities.public1, projectId: LAB } },
-  { type: 'CommunityProjectUpserted', data: { communityProjectId: 1601, communityId: communities.public3, projectId: LAB } },
-  { type: 'CommunityProjectUpserted', data: { communityProjectId: 1620, communityId: communities.public1, projectId: CHURN } },
+  {
+    type: 'CommunityProjectUpserted',
+    data: { communityProjectId: 1600, communityId: communities.public1, projectId: LAB },
+  },
+  {
+    type: 'CommunityProjectUpserted',
+    data: { communityProjectId: 1601, communityId: communities.public3, projectId: LAB },
+  },
+  {
+    type: 'CommunityProjectUpserted',
+    data: { communityProjectId: 1620, communityId: communities.public1, projectId: CHURN },
+  },
   { type: 'ParagraphUpserted', data: { paragraphId: 6000, projectId: LAB, communityId: communities.public1 } },
   { type: 'ParagraphUpserted', data: { paragraphId: 6001, projectId: LAB, communityId: null } },
   { type: 'ProjectMemberSet', data: { projectId: LAB, userId: users.team, role: 'team' } },
@@ -50,9 +77,25 @@ const seed = [
   { type: 'ProjectMemberSet', data: { projectId: CHURN, userId: users.team, role: 'team' } },
   { type: 'ProjectMemberSet', data: { projectId: CHURN, userId: TARA, role: 'team' } },
   { type: 'ProjectMemberSet', data: { projectId: CHURN, userId: MILO, role: 'mentor' } },
-  { type: 'CommunityMemberSet', data: { communityId: communities.public1, userId: NIA, role: 'member', status: 'approved' } },
-  { type: 'CircleUpserted', data: { circleId: 180, name: 'Team', longName: 'Churn team', isActive: true, projectId: CHURN, communityId: null } },
-  { type: 'CircleUpserted', data: { circleId: 181, name: 'Mentors', longName: 'Churn mentors', isActive: true, projectId: CHURN, communityId: null } },
+  {
+    type: 'CommunityMemberSet',
+    data: { communityId: communities.public1, userId: NIA, role: 'member', status: 'approved' },
+  },
+  {
+    type: 'CircleUpserted',
+    data: { circleId: 180, name: 'Team', longName: 'Churn team', isActive: true, projectId: CHURN, communityId: null },
+  },
+  {
+    type: 'CircleUpserted',
+    data: {
+      circleId: 181,
+      name: 'Mentors',
+      longName: 'Churn mentors',
+      isActive: true,
+      projectId: CHURN,
+      communityId: null,
+    },
+  },
 ];
 
 describe('POST /api/Project/GetResourceList', () => {
@@ -67,17 +110,42 @@ describe('POST /api/Project/GetResourceList', () => {
       const make = (scopeFields: Record<string, unknown>, fields: Record<string, unknown>) =>
         api.create(users.team, newResource(scopeFields, fields));
       r = {
-        R1: await make(scope.project(LAB), { name: 'Solar manual', description: 'How to build it', resourceTags: ['Energy', 'Guide'] }),
-        R2: await make(scope.project(LAB), { name: 'Budget', description: 'Contains SOLAR panel costs', resourceTags: ['finance'] }),
-        R3: await make(scope.projectInCommunity(LAB, communities.public1), { name: 'Meetup notes', description: 'Tuesday', resourceTags: ['community', 'ENERGY'] }),
-        R4: await make(scope.paragraph(6000), { name: 'Pitch deck', description: 'For the jury (final)', resourceTags: [] }),
-        R5: await make(scope.paragraph(6001), { name: 'Roadmap', description: 'Next steps', resourceTags: ['planning'] }),
-        R6: await make(scope.communityProject(1601), { name: 'Northern notes', description: 'Far away', resourceTags: ['energy'] }),
+        R1: await make(scope.project(LAB), {
+          name: 'Solar manual',
+          description: 'How to build it',
+          resourceTags: ['Energy', 'Guide'],
+        }),
+        R2: await make(scope.project(LAB), {
+          name: 'Budget',
+          description: 'Contains SOLAR panel costs',
+          resourceTags: ['finance'],
+        }),
+        R3: await make(scope.projectInCommunity(LAB, communities.public1), {
+          name: 'Meetup notes',
+          description: 'Tuesday',
+          resourceTags: ['community', 'ENERGY'],
+        }),
+        R4: await make(scope.paragraph(6000), {
+          name: 'Pitch deck',
+          description: 'For the jury (final)',
+          resourceTags: [],
+        }),
+        R5: await make(scope.paragraph(6001), {
+          name: 'Roadmap',
+          description: 'Next steps',
+          resourceTags: ['planning'],
+        }),
+        R6: await make(scope.communityProject(1601), {
+          name: 'Northern notes',
+          description: 'Far away',
+          resourceTags: ['energy'],
+        }),
       };
     });
 
     const ids = (...names: (keyof typeof r)[]) => names.map((n) => r[n].id).sort((a, b) => a - b);
-    const list = async (body: Record<string, unknown>, userId: number = users.member1) => idsOf(await api.listOk(userId, { projectId: LAB, ...body }));
+    const list = async (body: Record<string, unknown>, userId: number = users.member1) =>
+      idsOf(await api.listOk(userId, { projectId: LAB, ...body }));
 
     it.each<[string, Record<string, unknown>]>([
       ['omitted', {}],
@@ -96,7 +164,11 @@ describe('POST /api/Project/GetResourceList', () => {
     });
 
     it('given a community paragraph, then only the resources attached to it, and the paragraphId echoed', async () => {
-      const answer = await api.listOk(users.member1, { projectId: LAB, communityId: communities.public1, paragraphId: 6000 });
+      const answer = await api.listOk(users.member1, {
+        projectId: LAB,
+        communityId: communities.public1,
+        paragraphId: 6000,
+      });
       expect(idsOf(answer)).toEqual(ids('R4'));
       expect(answer.paragraphId).toBe(6000);
       expect(answer.resources.count).toBe(1);
@@ -144,21 +216,29 @@ describe('POST /api/Project/GetResourceList', () => {
     });
 
     it('when LAB joins community 2, then its project resources are listed there at once; when it leaves, they are gone', async () => {
-      const join = { type: 'CommunityProjectUpserted', data: { communityProjectId: 1602, communityId: communities.private2, projectId: LAB } };
+      const join = {
+        type: 'CommunityProjectUpserted',
+        data: { communityProjectId: 1602, communityId: communities.private2, projectId: LAB },
+      };
       expect((await server.directory([join])).status).toBe(200);
       expect(await list({ communityId: communities.private2 }, users.admin2)).toEqual(ids('R1', 'R2', 'R5'));
       expect(await list({ communityId: communities.private2 }, users.team)).toEqual(ids('R1', 'R2', 'R5'));
       // Community 2 is private: its non-members do not reach it.
       expect(await list({ communityId: communities.private2 }, users.member1)).toEqual([]);
-      expect((await server.directory([{ type: 'CommunityProjectRemoved', data: { communityProjectId: 1602 } }])).status).toBe(200);
+      expect(
+        (await server.directory([{ type: 'CommunityProjectRemoved', data: { communityProjectId: 1602 } }])).status,
+      ).toBe(200);
       expect(await list({ communityId: communities.private2 }, users.admin2)).toEqual([]);
-      expect(await list({ communityId: communities.public1 }, users.member1)).toEqual(ids('R1', 'R2', 'R3', 'R4', 'R5'));
+      expect(await list({ communityId: communities.public1 }, users.member1)).toEqual(
+        ids('R1', 'R2', 'R3', 'R4', 'R5'),
+      );
     });
 
     it('every record carries every field of SPEC with its type, and the right scope facts', async () => {
       const answer = await api.listOk(users.team, { projectId: LAB, communityId: communities.public1 });
       expect(answer.resources.list).toHaveLength(5);
-      for (const record of answer.resources.list) expect({ id: record.id, problems: recordProblems(record) }).toEqual({ id: record.id, problems: [] });
+      for (const record of answer.resources.list)
+        expect({ id: record.id, problems: recordProblems(record) }).toEqual({ id: record.id, problems: [] });
       const byId = new Map(answer.resources.list.map((x) => [x.id, x]));
       expect(byId.get(r.R1.id)).toMatchObject({
         isProjectScoped: true,
@@ -214,10 +294,18 @@ describe('POST /api/Project/GetResourceList', () => {
       // given: two resources of FRESH, the second posted last, so listed first
       const first = await api.create(users.team, newResource(scope.project(FRESH)));
       const second = await api.create(users.team, newResource(scope.project(FRESH)));
-      const newestFirst = async () => idsOf(await api.listOk(users.member1, { projectId: FRESH, orderBy: 1, take: 1000 })).filter((id) => id === first.id || id === second.id);
+      const newestFirst = async () =>
+        idsOf(await api.listOk(users.member1, { projectId: FRESH, orderBy: 1, take: 1000 })).filter(
+          (id) => id === first.id || id === second.id,
+        );
       expect(await newestFirst()).toEqual([second.id, first.id]);
       // when the first is updated
-      const touched = await api.save(users.team, { ...newResource({}), id: first.id, name: 'Touched', privacyLevel: 1 });
+      const touched = await api.save(users.team, {
+        ...newResource({}),
+        id: first.id,
+        name: 'Touched',
+        privacyLevel: 1,
+      });
       expect(touched.status).toBe(200);
       // then it keeps its place
       expect(await newestFirst()).toEqual([second.id, first.id]);
@@ -238,11 +326,14 @@ describe('POST /api/Project/GetResourceList', () => {
     beforeAll(async () => {
       publicIds = [];
       teamIds = [];
-      for (let i = 0; i < 55; i++) publicIds.push((await api.create(users.team, newResource(scope.project(PAGING), { privacyLevel: 1 }))).id);
-      for (let i = 0; i < 5; i++) teamIds.push((await api.create(users.team, newResource(scope.project(PAGING), { privacyLevel: 3 }))).id);
+      for (let i = 0; i < 55; i++)
+        publicIds.push((await api.create(users.team, newResource(scope.project(PAGING), { privacyLevel: 1 }))).id);
+      for (let i = 0; i < 5; i++)
+        teamIds.push((await api.create(users.team, newResource(scope.project(PAGING), { privacyLevel: 3 }))).id);
     });
 
-    const page = (body: Record<string, unknown>, userId: number = users.outsider) => api.list(userId, { projectId: PAGING, ...body });
+    const page = (body: Record<string, unknown>, userId: number = users.outsider) =>
+      api.list(userId, { projectId: PAGING, ...body });
 
     it('given no take, then 50 items and count 55 (the total visible, not the page size)', async () => {
       const res = await page({});
@@ -378,14 +469,29 @@ describe('POST /api/Project/GetResourceList', () => {
       // Community 3 does not hold project 10: nobody adds there but the team (project resources).
       ['the team, from a community the project is not in', users.team, communities.public3, true, true],
       ['a mentor, from a community the project is not in', users.mentor, communities.public3, false, false],
-      ['the admin of community 3, from community 3 (the project is not in it)', users.admin2, communities.public3, false, true],
-    ])('given %s, then the flags say what they may do', async (_who, userId, communityId, canEditResources, canEditPrivacy) => {
-      const answer = await api.listOk(userId, { projectId: projects.solar, communityId });
-      expect({ canEditResources: answer.canEditResources, canEditPrivacy: answer.canEditPrivacy }).toEqual({ canEditResources, canEditPrivacy });
-    });
+      [
+        'the admin of community 3, from community 3 (the project is not in it)',
+        users.admin2,
+        communities.public3,
+        false,
+        true,
+      ],
+    ])(
+      'given %s, then the flags say what they may do',
+      async (_who, userId, communityId, canEditResources, canEditPrivacy) => {
+        const answer = await api.listOk(userId, { projectId: projects.solar, communityId });
+        expect({ canEditResources: answer.canEditResources, canEditPrivacy: answer.canEditPrivacy }).toEqual({
+          canEditResources,
+          canEditPrivacy,
+        });
+      },
+    );
 
     it('canEditResources is what SaveProjectResource then allows: a mentor in a community the project is not in is refused', async () => {
-      const res = await api.save(users.mentor, newResource(scope.projectInCommunity(projects.solar, communities.public3)));
+      const res = await api.save(
+        users.mentor,
+        newResource(scope.projectInCommunity(projects.solar, communities.public3)),
+      );
       expect(res.status).toBe(400);
       expect(fieldsOf(res.body)).toEqual(['communityId']);
     });
@@ -393,9 +499,16 @@ describe('POST /api/Project/GetResourceList', () => {
     it('canEdit per record: the team edits all, the owning admin its community-project resources, a mentor their own', async () => {
       const inOne = await api.create(users.team, newResource(scope.communityProject(demo.communityProjects.solarIn1)));
       const projectWide = await api.create(users.team, newResource(scope.project(projects.solar)));
-      const mentors = await api.create(users.mentor, newResource(scope.communityProject(demo.communityProjects.solarIn1)));
+      const mentors = await api.create(
+        users.mentor,
+        newResource(scope.communityProject(demo.communityProjects.solarIn1)),
+      );
       const canEdit = async (userId: number) => {
-        const answer = await api.listOk(userId, { projectId: projects.solar, communityId: communities.public1, take: 1000 });
+        const answer = await api.listOk(userId, {
+          projectId: projects.solar,
+          communityId: communities.public1,
+          take: 1000,
+        });
         const of = (id: number) => answer.resources.list.find((x) => x.id === id)?.canEdit;
         return [of(inOne.id), of(projectWide.id), of(mentors.id)];
       };
@@ -409,7 +522,10 @@ describe('POST /api/Project/GetResourceList', () => {
   describe('read-your-writes', () => {
     it('a save is listed by the very next request, an update shows at once, a removal disappears at once', async () => {
       const created = await api.create(users.team, newResource(scope.project(FRESH), { name: 'Fresh' }));
-      const find = async () => (await api.listOk(users.member1, { projectId: FRESH, take: 1000 })).resources.list.find((x) => x.id === created.id);
+      const find = async () =>
+        (await api.listOk(users.member1, { projectId: FRESH, take: 1000 })).resources.list.find(
+          (x) => x.id === created.id,
+        );
       expect((await find())?.name).toBe('Fresh');
       await api.save(users.team, { ...newResource({}), id: created.id, name: 'Fresher', privacyLevel: 1 });
       expect((await find())?.name).toBe('Fresher');
@@ -425,17 +541,25 @@ describe('POST /api/Project/GetResourceList', () => {
   describe('answers remembered between writes', () => {
     it('given the team and a member asking the same list in turn, then each gets their own view every time', async () => {
       // given: REMEMBERED holds 3 public resources and 2 Team ones
-      for (const privacyLevel of [1, 1, 1, 3, 3]) await api.create(users.team, newResource(scope.project(REMEMBERED), { privacyLevel }));
-      const count = async (userId: number) => (await api.listOk(userId, { projectId: REMEMBERED, take: 1 })).resources.count;
+      for (const privacyLevel of [1, 1, 1, 3, 3])
+        await api.create(users.team, newResource(scope.project(REMEMBERED), { privacyLevel }));
+      const count = async (userId: number) =>
+        (await api.listOk(userId, { projectId: REMEMBERED, take: 1 })).resources.count;
       // when
-      const counts = [await count(users.team), await count(users.member1), await count(users.team), await count(users.member1)];
+      const counts = [
+        await count(users.team),
+        await count(users.member1),
+        await count(users.team),
+        await count(users.member1),
+      ];
       // then
       expect(counts).toEqual([5, 3, 5, 3]);
     });
 
     it('given a list asked twice, when a resource is added between, then the second answer holds it and the first did not', async () => {
       // given
-      for (let i = 0; i < 3; i++) await api.create(users.team, newResource(scope.project(RECOUNTED), { privacyLevel: 1 }));
+      for (let i = 0; i < 3; i++)
+        await api.create(users.team, newResource(scope.project(RECOUNTED), { privacyLevel: 1 }));
       const body = { projectId: RECOUNTED, take: 1000 };
       const before = idsOf(await api.listOk(users.member1, body));
       expect(before).toHaveLength(3);
@@ -458,7 +582,9 @@ describe('POST /api/Project/GetResourceList', () => {
       expect(await sees(TARA, teamOnly.id)).toBe(true);
       expect((await api.listOk(TARA, { projectId: CHURN })).canEditResources).toBe(true);
 
-      expect((await server.directory([{ type: 'ProjectMemberRemoved', data: { projectId: CHURN, userId: TARA } }])).status).toBe(200);
+      expect(
+        (await server.directory([{ type: 'ProjectMemberRemoved', data: { projectId: CHURN, userId: TARA } }])).status,
+      ).toBe(200);
 
       expect(await sees(TARA, teamOnly.id)).toBe(false);
       expect((await api.listOk(TARA, { projectId: CHURN })).canEditResources).toBe(false);
@@ -469,11 +595,19 @@ describe('POST /api/Project/GetResourceList', () => {
     describe("given Milo's (a mentor's) resource, Custom with the team and mentors circles granted", () => {
       const mentorsCircle = (isActive: boolean) => ({
         type: 'CircleUpserted',
-        data: { circleId: 181, name: 'Mentors', longName: 'Churn mentors', isActive, projectId: CHURN, communityId: null },
+        data: {
+          circleId: 181,
+          name: 'Mentors',
+          longName: 'Churn mentors',
+          isActive,
+          projectId: CHURN,
+          communityId: null,
+        },
       });
       const niaInCircle = { type: 'CircleMemberSet', data: { circleId: 181, userId: NIA } };
       const niaOutOfCircle = { type: 'CircleMemberRemoved', data: { circleId: 181, userId: NIA } };
-      const directory = async (...events: { type: string; data: Record<string, unknown> }[]) => expect((await server.directory(events)).status).toBe(200);
+      const directory = async (...events: { type: string; data: Record<string, unknown> }[]) =>
+        expect((await server.directory(events)).status).toBe(200);
       let mentors: ResourceRecord;
       beforeAll(async () => {
         mentors = await api.create(MILO, newResource(scope.communityProject(1620), { privacyLevel: 1 }));
@@ -482,7 +616,10 @@ describe('POST /api/Project/GetResourceList', () => {
       // Each test starts from the state the block names, whatever ran before it: the mentors
       // circle active and without Nia, Milo a mentor of CHURN.
       beforeEach(async () => {
-        await directory(mentorsCircle(true), niaOutOfCircle, { type: 'ProjectMemberSet', data: { projectId: CHURN, userId: MILO, role: 'mentor' } });
+        await directory(mentorsCircle(true), niaOutOfCircle, {
+          type: 'ProjectMemberSet',
+          data: { projectId: CHURN, userId: MILO, role: 'mentor' },
+        });
       });
 
       it('Nia, an approved member, does not see it', async () => {
@@ -493,7 +630,9 @@ describe('POST /api/Project/GetResourceList', () => {
         await directory(niaInCircle);
         expect(await sees(NIA, mentors.id, communities.public1)).toBe(true);
         // Being in a circle grants sight, not edit rights.
-        const record = (await api.listOk(NIA, { projectId: CHURN, communityId: communities.public1 })).resources.list.find((x) => x.id === mentors.id);
+        const record = (
+          await api.listOk(NIA, { projectId: CHURN, communityId: communities.public1 })
+        ).resources.list.find((x) => x.id === mentors.id);
         expect(record?.canEdit).toBe(false);
       });
 

@@ -15,7 +15,11 @@ describe('GET /api/Resource/RemoveProjectResource', () => {
   const api = resourceApi(server);
 
   /** Whether the team (who sees every resource of the project) finds it in a view. */
-  const listedIn = async (resourceId: number, communityId: number | null, userId: number = users.team): Promise<boolean> =>
+  const listedIn = async (
+    resourceId: number,
+    communityId: number | null,
+    userId: number = users.team,
+  ): Promise<boolean> =>
     idsOf(await api.listOk(userId, { projectId: P, communityId, take: 1000 })).includes(resourceId);
 
   describe('given a public project resource, seen project-wide and from both communities of the project', () => {
@@ -72,8 +76,16 @@ describe('GET /api/Resource/RemoveProjectResource', () => {
   describe('given a community-project resource that was created, updated and changed level', () => {
     let resource: ResourceRecord;
     beforeAll(async () => {
-      resource = await api.create(users.team, newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel: 2 }));
-      const update = await api.save(users.team, { ...newResource({}), id: resource.id, name: 'Second draft', privacyLevel: 1 });
+      resource = await api.create(
+        users.team,
+        newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel: 2 }),
+      );
+      const update = await api.save(users.team, {
+        ...newResource({}),
+        id: resource.id,
+        name: 'Second draft',
+        privacyLevel: 1,
+      });
       expect(update.status).toBe(200);
     });
 
@@ -111,9 +123,17 @@ describe('GET /api/Resource/RemoveProjectResource', () => {
       ['a pending member', users.pending1, () => newResource(scope.communityProject(communityProjects.solarIn1))],
       ['a circle member', users.circleMember, () => newResource(scope.communityProject(communityProjects.solarIn1))],
       ['an outsider', users.outsider, () => newResource(scope.project(P))],
-      ['a mentor, on a resource the team created', users.mentor, () => newResource(scope.communityProject(communityProjects.solarIn1))],
+      [
+        'a mentor, on a resource the team created',
+        users.mentor,
+        () => newResource(scope.communityProject(communityProjects.solarIn1)),
+      ],
       ['a community admin, on a project resource', users.admin1, () => newResource(scope.project(P))],
-      ['the admin of another community', users.admin2, () => newResource(scope.communityProject(communityProjects.solarIn1))],
+      [
+        'the admin of another community',
+        users.admin2,
+        () => newResource(scope.communityProject(communityProjects.solarIn1)),
+      ],
     ])('given %s, when they remove a public resource, then 403 and it stays', async (_who, userId, body) => {
       const resource = await api.create(users.team, body());
       const res = await api.remove(userId, resource.id);
@@ -168,7 +188,9 @@ describe('GET /api/Resource/RemoveProjectResource', () => {
     });
 
     it('when the id is sent twice, then 400 naming id', async () => {
-      const res = await server.get('/api/Resource/RemoveProjectResource?id=1&id=2', { token: await api.tokenOf(users.team) });
+      const res = await server.get('/api/Resource/RemoveProjectResource?id=1&id=2', {
+        token: await api.tokenOf(users.team),
+      });
       expect(res.status).toBe(400);
       expect(fieldsOf(res.body)).toEqual(['id']);
     });

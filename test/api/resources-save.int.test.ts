@@ -1,6 +1,15 @@
 import { demo } from '../support/demo-directory';
 import type { ResourceRecord } from '../support/resource-api';
-import { ISO_8601, SAVED_FIELDS, fieldsOf, idsOf, newResource, recordProblems, resourceApi, scope } from '../support/resource-api';
+import {
+  ISO_8601,
+  SAVED_FIELDS,
+  fieldsOf,
+  idsOf,
+  newResource,
+  recordProblems,
+  resourceApi,
+  scope,
+} from '../support/resource-api';
 import { serverForSuite } from '../support/suite-server';
 
 /**
@@ -16,7 +25,11 @@ describe('POST /api/Resource/SaveProjectResource', () => {
   const api = resourceApi(server);
 
   /** The record of a resource as `userId` sees it in a view, or undefined. */
-  const seenIn = async (userId: number, resourceId: number, communityId: number | null): Promise<ResourceRecord | undefined> => {
+  const seenIn = async (
+    userId: number,
+    resourceId: number,
+    communityId: number | null,
+  ): Promise<ResourceRecord | undefined> => {
     const answer = await api.listOk(userId, { projectId: P, communityId, take: 1000 });
     return answer.resources.list.find((r) => r.id === resourceId);
   };
@@ -26,22 +39,44 @@ describe('POST /api/Resource/SaveProjectResource', () => {
       [
         'given communityProjectId alone, then a community-project resource of that community project',
         scope.communityProject(communityProjects.solarIn1),
-        { isCommunityProjectScoped: true, isProjectScoped: false, projectId: P, communityProjectId: communityProjects.solarIn1, paragraphId: null },
+        {
+          isCommunityProjectScoped: true,
+          isProjectScoped: false,
+          projectId: P,
+          communityProjectId: communityProjects.solarIn1,
+          paragraphId: null,
+        },
       ],
       [
         'given projectId with communityId, then the same kind of resource: the community project of that pair',
         scope.projectInCommunity(P, communities.private2),
-        { isCommunityProjectScoped: true, isProjectScoped: false, projectId: P, communityProjectId: communityProjects.solarIn2 },
+        {
+          isCommunityProjectScoped: true,
+          isProjectScoped: false,
+          projectId: P,
+          communityProjectId: communityProjects.solarIn2,
+        },
       ],
       [
         'given projectId with communityProjectId and communityId sent as 0, then a project resource',
         scope.project(P),
-        { isProjectScoped: true, isCommunityProjectScoped: false, projectId: P, communityProjectId: null, paragraphId: null },
+        {
+          isProjectScoped: true,
+          isCommunityProjectScoped: false,
+          projectId: P,
+          communityProjectId: null,
+          paragraphId: null,
+        },
       ],
       [
         'given a community paragraph, then a community-project resource attached to it, whatever the other scope fields say',
         { ...scope.project(P), paragraphId: paragraphs.solarIn1 },
-        { isCommunityProjectScoped: true, projectId: P, communityProjectId: communityProjects.solarIn1, paragraphId: paragraphs.solarIn1 },
+        {
+          isCommunityProjectScoped: true,
+          projectId: P,
+          communityProjectId: communityProjects.solarIn1,
+          paragraphId: paragraphs.solarIn1,
+        },
       ],
       [
         'given a project paragraph, then a project resource attached to it',
@@ -56,7 +91,13 @@ describe('POST /api/Resource/SaveProjectResource', () => {
     });
 
     it('given a paragraph of a community the project is not in, then 400 naming paragraphId', async () => {
-      expect((await server.directory([{ type: 'ParagraphUpserted', data: { paragraphId: 5099, projectId: P, communityId: communities.public3 } }])).status).toBe(200);
+      expect(
+        (
+          await server.directory([
+            { type: 'ParagraphUpserted', data: { paragraphId: 5099, projectId: P, communityId: communities.public3 } },
+          ])
+        ).status,
+      ).toBe(200);
       const res = await api.save(users.team, newResource(scope.paragraph(5099)));
       expect(res.status).toBe(400);
       expect(res.body.type).toBe('/problems/validation');
@@ -88,8 +129,14 @@ describe('POST /api/Resource/SaveProjectResource', () => {
       ['projectId with communityId 0 but communityProjectId missing', { projectId: P, communityId: 0 }],
       ['projectId with communityProjectId 0 but communityId missing', { projectId: P, communityProjectId: 0 }],
       ['projectId with the zeros sent as null', { projectId: P, communityProjectId: null, communityId: null }],
-      ['all three set', { projectId: P, communityProjectId: communityProjects.solarIn1, communityId: communities.public1 }],
-      ['communityProjectId with communityId', { communityProjectId: communityProjects.solarIn1, communityId: communities.public1 }],
+      [
+        'all three set',
+        { projectId: P, communityProjectId: communityProjects.solarIn1, communityId: communities.public1 },
+      ],
+      [
+        'communityProjectId with communityId',
+        { communityProjectId: communityProjects.solarIn1, communityId: communities.public1 },
+      ],
       ['communityProjectId with projectId', { communityProjectId: communityProjects.solarIn1, projectId: P }],
       ['communityId alone', { communityId: communities.public1 }],
       ['none at all', {}],
@@ -105,14 +152,20 @@ describe('POST /api/Resource/SaveProjectResource', () => {
 
   describe('privacyLevel', () => {
     it.each([0, 6, 7, -1])('when privacyLevel is %d, then 400 naming privacyLevel', async (privacyLevel) => {
-      const res = await api.save(users.team, newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel }));
+      const res = await api.save(
+        users.team,
+        newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel }),
+      );
       expect(res.status).toBe(400);
       expect(res.body.type).toBe('/problems/validation');
       expect(fieldsOf(res.body)).toEqual(['privacyLevel']);
     });
 
     it.each([1.5, '3', null])('when privacyLevel is %j, then 400 naming privacyLevel', async (privacyLevel) => {
-      const res = await api.save(users.team, newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel }));
+      const res = await api.save(
+        users.team,
+        newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel }),
+      );
       expect(res.status).toBe(400);
       expect(fieldsOf(res.body)).toEqual(['privacyLevel']);
     });
@@ -132,7 +185,10 @@ describe('POST /api/Resource/SaveProjectResource', () => {
     });
 
     it.each([1, 2, 3, 4, 5])('given a community-project resource, level %d is taken as given', async (privacyLevel) => {
-      const res = await api.save(users.team, newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel }));
+      const res = await api.save(
+        users.team,
+        newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel }),
+      );
       expect(res.status).toBe(200);
       expect(res.body.privacyLevel).toBe(privacyLevel);
       expect(res.body.effectivePrivacyLevel).toBe(privacyLevel);
@@ -159,7 +215,12 @@ describe('POST /api/Resource/SaveProjectResource', () => {
       ['a mentor, inside a community', 200, users.mentor, inCommunity1],
       ["the community's admin, inside their community", 200, users.admin1, inCommunity1],
       ["another community's admin, inside their own community", 200, users.admin2, inCommunity2],
-      ["a mentor, through a community's paragraph", 200, users.mentor, () => newResource(scope.paragraph(paragraphs.solarIn1))],
+      [
+        "a mentor, through a community's paragraph",
+        200,
+        users.mentor,
+        () => newResource(scope.paragraph(paragraphs.solarIn1)),
+      ],
       ['an approved member of the community', 403, users.member1, inCommunity1],
       ['a pending member of the community', 403, users.pending1, inCommunity1],
       ['a member of an active circle of the community', 403, users.circleMember, inCommunity1],
@@ -169,7 +230,12 @@ describe('POST /api/Resource/SaveProjectResource', () => {
       ["a community's admin, on a project resource", 403, users.admin1, projectWide],
       ['the admin of another community', 403, users.admin2, inCommunity1],
       ['the admin of community 1, inside community 2', 403, users.admin1, inCommunity2],
-      ["a mentor, through the project's own paragraph (a project resource)", 403, users.mentor, () => newResource(scope.paragraph(paragraphs.solarProject))],
+      [
+        "a mentor, through the project's own paragraph (a project resource)",
+        403,
+        users.mentor,
+        () => newResource(scope.paragraph(paragraphs.solarProject)),
+      ],
       ['a banned user', 403, users.banned, inCommunity1],
     ])('given %s, then %s', async (_who, status, userId, body) => {
       const res = await api.save(userId, body());
@@ -186,7 +252,10 @@ describe('POST /api/Resource/SaveProjectResource', () => {
 
   describe("a mentor's resource", () => {
     it.each([1, 2, 3, 5])('when a mentor asks for level %d, then it is created at Custom (4)', async (privacyLevel) => {
-      const res = await api.save(users.mentor, newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel }));
+      const res = await api.save(
+        users.mentor,
+        newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel }),
+      );
       expect(res.status).toBe(200);
       expect(res.body.privacyLevel).toBe(4);
       expect(res.body.effectivePrivacyLevel).toBe(4);
@@ -194,7 +263,10 @@ describe('POST /api/Resource/SaveProjectResource', () => {
     });
 
     it('then it is listed for the team and the mentors only (and, as for everything in it, the community admin)', async () => {
-      const created = await api.create(users.mentor, newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel: 1 }));
+      const created = await api.create(
+        users.mentor,
+        newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel: 1 }),
+      );
       const sees = async (userId: number) => (await seenIn(userId, created.id, communities.public1)) !== undefined;
       expect(await sees(users.team)).toBe(true);
       expect(await sees(users.mentor)).toBe(true);
@@ -235,16 +307,28 @@ describe('POST /api/Resource/SaveProjectResource', () => {
       const created = await api.create(users.team, newResource(scope.communityProject(communityProjects.solarIn1)));
       const asProject = await api.save(users.team, { ...newResource(scope.project(P)), id: created.id });
       expect(asProject.status).toBe(200);
-      expect(asProject.body).toMatchObject({ isCommunityProjectScoped: true, communityProjectId: communityProjects.solarIn1 });
+      expect(asProject.body).toMatchObject({
+        isCommunityProjectScoped: true,
+        communityProjectId: communityProjects.solarIn1,
+      });
       const asOtherCommunity = await api.save(users.team, {
         ...newResource(scope.projectInCommunity(P, communities.private2)),
         id: created.id,
       });
       expect(asOtherCommunity.status).toBe(200);
-      expect(asOtherCommunity.body).toMatchObject({ isCommunityProjectScoped: true, communityProjectId: communityProjects.solarIn1 });
-      const viaParagraph = await api.save(users.team, { ...newResource(scope.paragraph(paragraphs.solarProject)), id: created.id });
+      expect(asOtherCommunity.body).toMatchObject({
+        isCommunityProjectScoped: true,
+        communityProjectId: communityProjects.solarIn1,
+      });
+      const viaParagraph = await api.save(users.team, {
+        ...newResource(scope.paragraph(paragraphs.solarProject)),
+        id: created.id,
+      });
       expect(viaParagraph.status).toBe(200);
-      expect(viaParagraph.body).toMatchObject({ isCommunityProjectScoped: true, communityProjectId: communityProjects.solarIn1 });
+      expect(viaParagraph.body).toMatchObject({
+        isCommunityProjectScoped: true,
+        communityProjectId: communityProjects.solarIn1,
+      });
       // The listing agrees: still in community 1, never in the project-wide view.
       expect(await seenIn(users.team, created.id, communities.public1)).toBeDefined();
       expect(await seenIn(users.team, created.id, null)).toBeUndefined();
@@ -253,20 +337,32 @@ describe('POST /api/Resource/SaveProjectResource', () => {
     it('given a resource, when a non-editor updates it, then 403 and nothing changes', async () => {
       const created = await api.create(users.team, newResource(scope.communityProject(communityProjects.solarIn1)));
       for (const userId of [users.member1, users.outsider, users.mentor, users.admin2, users.pending1]) {
-        const res = await api.save(userId, { ...newResource(scope.communityProject(communityProjects.solarIn1)), id: created.id, name: 'Hijacked' });
-        expect({ userId, status: res.status, type: res.body.type }).toEqual({ userId, status: 403, type: '/problems/forbidden' });
+        const res = await api.save(userId, {
+          ...newResource(scope.communityProject(communityProjects.solarIn1)),
+          id: created.id,
+          name: 'Hijacked',
+        });
+        expect({ userId, status: res.status, type: res.body.type }).toEqual({
+          userId,
+          status: 403,
+          type: '/problems/forbidden',
+        });
       }
       expect((await seenIn(users.team, created.id, communities.public1))?.name).toBe(created.name);
     });
 
     it("given a community-project resource, the owning community's admin may update it", async () => {
       const created = await api.create(users.team, newResource(scope.communityProject(communityProjects.solarIn1)));
-      const res = await api.save(users.admin1, { ...newResource(scope.communityProject(communityProjects.solarIn1)), id: created.id, name: 'By the admin' });
+      const res = await api.save(users.admin1, {
+        ...newResource(scope.communityProject(communityProjects.solarIn1)),
+        id: created.id,
+        name: 'By the admin',
+      });
       expect(res.status).toBe(200);
       expect(res.body.name).toBe('By the admin');
     });
 
-    it("given a project resource, a community admin may not update it", async () => {
+    it('given a project resource, a community admin may not update it', async () => {
       const created = await api.create(users.team, newResource(scope.project(P)));
       const res = await api.save(users.admin1, { ...newResource(scope.project(P)), id: created.id });
       expect(res.status).toBe(403);
@@ -301,8 +397,15 @@ describe('POST /api/Resource/SaveProjectResource', () => {
     });
 
     it('given the team, when an update sends another level, then the level changes', async () => {
-      const created = await api.create(users.team, newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel: 1 }));
-      const res = await api.save(users.team, { ...newResource(scope.communityProject(communityProjects.solarIn1)), id: created.id, privacyLevel: 3 });
+      const created = await api.create(
+        users.team,
+        newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel: 1 }),
+      );
+      const res = await api.save(users.team, {
+        ...newResource(scope.communityProject(communityProjects.solarIn1)),
+        id: created.id,
+        privacyLevel: 3,
+      });
       expect(res.status).toBe(200);
       expect(res.body.privacyLevel).toBe(3);
       expect(await seenIn(users.member1, created.id, communities.public1)).toBeUndefined();
@@ -315,18 +418,26 @@ describe('POST /api/Resource/SaveProjectResource', () => {
       });
 
       it('when the mentor updates it with the same level, then 200', async () => {
-        const res = await api.save(users.mentor, { ...newResource({}), id: resource.id, name: 'Mentor notes v2', privacyLevel: 4 });
+        const res = await api.save(users.mentor, {
+          ...newResource({}),
+          id: resource.id,
+          name: 'Mentor notes v2',
+          privacyLevel: 4,
+        });
         expect(res.status).toBe(200);
         expect(res.body).toMatchObject({ name: 'Mentor notes v2', privacyLevel: 4 });
       });
 
-      it.each([1, 3, 5])('when the mentor updates it with level %d, then 403 and the level stays', async (privacyLevel) => {
-        const res = await api.save(users.mentor, { ...newResource({}), id: resource.id, privacyLevel });
-        expect(res.status).toBe(403);
-        expect(res.body.type).toBe('/problems/forbidden');
-        expect(fieldsOf(res.body)).toEqual(['privacyLevel']);
-        expect((await seenIn(users.team, resource.id, communities.public1))?.privacyLevel).toBe(4);
-      });
+      it.each([1, 3, 5])(
+        'when the mentor updates it with level %d, then 403 and the level stays',
+        async (privacyLevel) => {
+          const res = await api.save(users.mentor, { ...newResource({}), id: resource.id, privacyLevel });
+          expect(res.status).toBe(403);
+          expect(res.body.type).toBe('/problems/forbidden');
+          expect(fieldsOf(res.body)).toEqual(['privacyLevel']);
+          expect((await seenIn(users.team, resource.id, communities.public1))?.privacyLevel).toBe(4);
+        },
+      );
 
       it('when a member updates it, then 403', async () => {
         const res = await api.save(users.member1, { ...newResource({}), id: resource.id, privacyLevel: 4 });
@@ -334,7 +445,10 @@ describe('POST /api/Resource/SaveProjectResource', () => {
       });
 
       it('when the mentor tries to update a resource the team created, then 403', async () => {
-        const teams = await api.create(users.team, newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel: 5 }));
+        const teams = await api.create(
+          users.team,
+          newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel: 5 }),
+        );
         const res = await api.save(users.mentor, { ...newResource({}), id: teams.id, privacyLevel: 5 });
         expect(res.status).toBe(403);
         expect(res.body.type).toBe('/problems/forbidden');
@@ -349,13 +463,26 @@ describe('POST /api/Resource/SaveProjectResource', () => {
       ['a linked PNG', 'https://example.org/files/logo.PNG', 1, (url) => url],
       ['a linked JPEG', 'https://cdn.example.org/photos/kiosk.jpg?size=large', 1, (url) => url],
       ['a linked MP4', 'https://example.org/files/demo.mp4', 2, () => ''],
-      ['a YouTube watch link', 'https://www.youtube.com/watch?v=dQw4w9WgXcQ', 2, () => 'https://img.youtube.com/vi/dQw4w9WgXcQ/hqdefault.jpg'],
-      ['a youtu.be link', 'https://youtu.be/dQw4w9WgXcQ', 2, () => 'https://img.youtube.com/vi/dQw4w9WgXcQ/hqdefault.jpg'],
+      [
+        'a YouTube watch link',
+        'https://www.youtube.com/watch?v=dQw4w9WgXcQ',
+        2,
+        () => 'https://img.youtube.com/vi/dQw4w9WgXcQ/hqdefault.jpg',
+      ],
+      [
+        'a youtu.be link',
+        'https://youtu.be/dQw4w9WgXcQ',
+        2,
+        () => 'https://img.youtube.com/vi/dQw4w9WgXcQ/hqdefault.jpg',
+      ],
       ['a Vimeo link', 'https://vimeo.com/76979871', 2, () => ''],
       ['a web page', 'https://example.org/about', 0, () => ''],
       ['a linked spreadsheet', 'https://example.org/files/budget.xlsx', 0, () => ''],
     ])('given %s (%s), then resourceType %d and its preview image', async (_what, resourceUrl, resourceType, image) => {
-      const res = await api.save(users.team, newResource(scope.project(P), { resourceUrl, resourceType: (resourceType + 1) % 4 }));
+      const res = await api.save(
+        users.team,
+        newResource(scope.project(P), { resourceUrl, resourceType: (resourceType + 1) % 4 }),
+      );
       expect(res.status).toBe(200);
       expect(res.body.resourceType).toBe(resourceType);
       expect(res.body.resourceUrl).toBe(resourceUrl);
@@ -365,7 +492,10 @@ describe('POST /api/Resource/SaveProjectResource', () => {
     });
 
     it('a YouTube preview lives on img.youtube.com', async () => {
-      const created = await api.create(users.team, newResource(scope.project(P), { resourceUrl: 'https://www.youtube.com/watch?v=aqz-KE-bpKQ' }));
+      const created = await api.create(
+        users.team,
+        newResource(scope.project(P), { resourceUrl: 'https://www.youtube.com/watch?v=aqz-KE-bpKQ' }),
+      );
       const listed = await seenIn(users.team, created.id, null);
       expect(new URL(listed?.image ?? '').hostname).toBe('img.youtube.com');
     });
@@ -373,7 +503,11 @@ describe('POST /api/Resource/SaveProjectResource', () => {
     it('when the client sends resourceType and image, then they are ignored', async () => {
       const res = await api.save(
         users.team,
-        newResource(scope.project(P), { resourceUrl: 'https://example.org/page', resourceType: 1, image: 'https://evil.example/x.png' }),
+        newResource(scope.project(P), {
+          resourceUrl: 'https://example.org/page',
+          resourceType: 1,
+          image: 'https://evil.example/x.png',
+        }),
       );
       expect(res.status).toBe(200);
       expect(res.body.resourceType).toBe(0);
@@ -381,9 +515,17 @@ describe('POST /api/Resource/SaveProjectResource', () => {
     });
 
     it('when an update changes the URL, then the type is detected again', async () => {
-      const created = await api.create(users.team, newResource(scope.project(P), { resourceUrl: 'https://example.org/x1/a.pdf' }));
+      const created = await api.create(
+        users.team,
+        newResource(scope.project(P), { resourceUrl: 'https://example.org/x1/a.pdf' }),
+      );
       expect(created.resourceType).toBe(3);
-      const res = await api.save(users.team, { ...newResource({}), id: created.id, resourceUrl: 'https://example.org/x1/a.webp', privacyLevel: 1 });
+      const res = await api.save(users.team, {
+        ...newResource({}),
+        id: created.id,
+        resourceUrl: 'https://example.org/x1/a.webp',
+        privacyLevel: 1,
+      });
       expect(res.body.resourceType).toBe(1);
       expect((await seenIn(users.team, created.id, null))?.image).toBe('https://example.org/x1/a.webp');
     });
@@ -391,17 +533,33 @@ describe('POST /api/Resource/SaveProjectResource', () => {
 
   describe('tags', () => {
     it('given tags, then they are saved and listed; an update replaces them; none given means []', async () => {
-      const created = await api.create(users.team, newResource(scope.project(P), { resourceTags: ['energy', 'Solar'] }));
+      const created = await api.create(
+        users.team,
+        newResource(scope.project(P), { resourceTags: ['energy', 'Solar'] }),
+      );
       expect(created.resourceTags).toEqual(['energy', 'Solar']);
       expect((await seenIn(users.member1, created.id, null))?.resourceTags).toEqual(['energy', 'Solar']);
-      const updated = await api.save(users.team, { ...newResource({}), id: created.id, resourceTags: ['water'], privacyLevel: 1 });
+      const updated = await api.save(users.team, {
+        ...newResource({}),
+        id: created.id,
+        resourceTags: ['water'],
+        privacyLevel: 1,
+      });
       expect(updated.body.resourceTags).toEqual(['water']);
-      const untagged = await api.save(users.team, { ...newResource({}), id: created.id, resourceTags: undefined, privacyLevel: 1 });
+      const untagged = await api.save(users.team, {
+        ...newResource({}),
+        id: created.id,
+        resourceTags: undefined,
+        privacyLevel: 1,
+      });
       expect(untagged.body.resourceTags).toEqual([]);
     });
 
     it('given the same tag twice in different case, then it is kept once', async () => {
-      const created = await api.create(users.team, newResource(scope.project(P), { resourceTags: ['Energy', 'energy', ' energy '] }));
+      const created = await api.create(
+        users.team,
+        newResource(scope.project(P), { resourceTags: ['Energy', 'energy', ' energy '] }),
+      );
       expect(created.resourceTags).toEqual(['Energy']);
     });
   });
@@ -414,7 +572,12 @@ describe('POST /api/Resource/SaveProjectResource', () => {
       expect(created.lastUpdated).toBe(created.postDate);
       // Let the clock move on, so that "later" is observable at millisecond resolution.
       await new Promise((resolve) => setTimeout(resolve, 5));
-      const updated = await api.save(users.team, { ...newResource({}), id: created.id, name: 'Edited', privacyLevel: 1 });
+      const updated = await api.save(users.team, {
+        ...newResource({}),
+        id: created.id,
+        name: 'Edited',
+        privacyLevel: 1,
+      });
       expect(updated.status).toBe(200);
       expect(updated.body.postDate).toBe(created.postDate);
       expect(Date.parse(updated.body.lastUpdated)).toBeGreaterThan(Date.parse(created.postDate));
@@ -426,7 +589,10 @@ describe('POST /api/Resource/SaveProjectResource', () => {
   describe('the response', () => {
     it.each<[string, () => Record<string, unknown>]>([
       ['a project resource', () => newResource(scope.project(P), { resourceTags: ['a'] })],
-      ['a community-project resource', () => newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel: 2 })],
+      [
+        'a community-project resource',
+        () => newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel: 2 }),
+      ],
       ['a paragraph resource', () => newResource(scope.paragraph(paragraphs.solarIn1))],
     ])('given %s, then exactly the fields SPEC lists, each with its SPEC type', async (_kind, body) => {
       const res = await api.save(users.team, body());
@@ -483,7 +649,11 @@ describe('POST /api/Resource/SaveProjectResource', () => {
       ['resourceUrl javascript:', (b) => ({ ...b, resourceUrl: 'javascript:alert(1)' }), 'resourceUrl'],
       ['resourceUrl data:', (b) => ({ ...b, resourceUrl: 'data:text/html,<script>alert(1)</script>' }), 'resourceUrl'],
       ['resourceUrl file:', (b) => ({ ...b, resourceUrl: 'file:///etc/passwd' }), 'resourceUrl'],
-      ['resourceUrl a path escaping upwards', (b) => ({ ...b, resourceUrl: 'resource_files/../secrets.txt' }), 'resourceUrl'],
+      [
+        'resourceUrl a path escaping upwards',
+        (b) => ({ ...b, resourceUrl: 'resource_files/../secrets.txt' }),
+        'resourceUrl',
+      ],
       ['resourceUrl an object', (b) => ({ ...b, resourceUrl: { href: 'https://example.org' } }), 'resourceUrl'],
       ['id missing', ({ id: _i, ...rest }) => rest, 'id'],
       ['id negative', (b) => ({ ...b, id: -1 }), 'id'],
@@ -515,7 +685,12 @@ describe('POST /api/Resource/SaveProjectResource', () => {
     });
 
     it('when several fields are wrong, then every one is named', async () => {
-      const res = await api.save(users.team, { ...valid(), name: '', resourceUrl: 'javascript:void(0)', privacyLevel: 'high' });
+      const res = await api.save(users.team, {
+        ...valid(),
+        name: '',
+        resourceUrl: 'javascript:void(0)',
+        privacyLevel: 'high',
+      });
       expect(res.status).toBe(400);
       expect(fieldsOf(res.body)).toEqual(expect.arrayContaining(['name', 'resourceUrl', 'privacyLevel']));
     });

@@ -22,7 +22,8 @@ describe('a self-contained repository', () => {
     const res = await server.get('/openapi.json');
     const texts: string[] = [];
     JSON.stringify(res.body, (key, value: unknown) => {
-      if (typeof value === 'string' && (key === 'description' || key === 'summary' || key === 'title')) texts.push(value);
+      if (typeof value === 'string' && (key === 'description' || key === 'summary' || key === 'title'))
+        texts.push(value);
       return value;
     });
 

@@ -23,9 +23,15 @@ describe('bearer token lifetime and impersonation', () => {
     ['iat ten years ahead, exp = iat + 7 d', () => ({ issuedAt: now() + 3650 * day, ttlSeconds: 7 * day })],
     ['iat two minutes ahead', () => ({ issuedAt: now() + 120, ttlSeconds: 3600 })],
     ['exp before iat', () => ({ issuedAt: now() + 30, expiresAt: now() + 20 })],
-    ['exp - now over 7 days with a back-dated iat', () => ({ issuedAt: now() - day, expiresAt: now() + 7 * day + 3600 })],
+    [
+      'exp - now over 7 days with a back-dated iat',
+      () => ({ issuedAt: now() - day, expiresAt: now() + 7 * day + 3600 }),
+    ],
     ['nbf two minutes ahead', () => ({ notBefore: now() + 120 })],
-    ['impersonation with iat an hour ahead', () => ({ impersonatorId: demo.users.admin1, issuedAt: now() + 3600, ttlSeconds: 3600 })],
+    [
+      'impersonation with iat an hour ahead',
+      () => ({ impersonatorId: demo.users.admin1, issuedAt: now() + 3600, ttlSeconds: 3600 }),
+    ],
     ['an ID token (token_use)', () => ({ claims: { token_use: 'id' } })],
     ['a refresh token (typ claim)', () => ({ claims: { typ: 'Refresh' } })],
     ['a refresh token (typ header)', () => ({ typ: 'refresh+jwt' })],
@@ -50,7 +56,8 @@ describe('bearer token lifetime and impersonation', () => {
 
   it('given an active impersonator who is then banned, when the same token is used again, then 401', async () => {
     const agent = 880_001;
-    const upsert = (status: string) => server.directory([{ type: 'UserUpserted', data: { userId: agent, name: 'Support', status } }]);
+    const upsert = (status: string) =>
+      server.directory([{ type: 'UserUpserted', data: { userId: agent, name: 'Support', status } }]);
     expect((await upsert('active')).status).toBe(200);
     const token = await server.token(demo.users.member1, { impersonatorId: agent });
     expect((await getcurrent(token)).status).toBe(200);
@@ -65,10 +72,16 @@ describe('bearer token audience and issuer', () => {
   const secret = randomBytes(32).toString('base64url');
   const audience = 'project-resources-api';
   const issuer = 'https://id.example.org/';
-  const server = serverForSuite([demoDirectory.events], { AUTH_JWT_SECRET: secret, AUTH_JWT_AUDIENCE: audience, AUTH_JWT_ISSUER: issuer });
+  const server = serverForSuite([demoDirectory.events], {
+    AUTH_JWT_SECRET: secret,
+    AUTH_JWT_AUDIENCE: audience,
+    AUTH_JWT_ISSUER: issuer,
+  });
 
   const getcurrent = async (options: { audience?: string; issuer?: string }) =>
-    server.get('/api/user/getcurrent', { token: await mintSessionToken(secret, { userId: demo.users.team, ...options }) });
+    server.get('/api/user/getcurrent', {
+      token: await mintSessionToken(secret, { userId: demo.users.team, ...options }),
+    });
 
   it('given the configured audience and issuer, then the token is accepted', async () => {
     expect((await getcurrent({ audience, issuer })).status).toBe(200);

@@ -22,7 +22,13 @@ describe('share reasons', () => {
   beforeEach(async () => {
     const created = await server.post(
       '/api/Resource/SaveProjectResource',
-      { id: 0, name: 'Deck', resourceUrl: 'https://example.org/deck.pdf', privacyLevel: 2, communityProjectId: communityProjects.solarIn1 },
+      {
+        id: 0,
+        name: 'Deck',
+        resourceUrl: 'https://example.org/deck.pdf',
+        privacyLevel: 2,
+        communityProjectId: communityProjects.solarIn1,
+      },
       await as(users.team),
     );
     expect(created.status).toBe(200);
@@ -52,7 +58,9 @@ describe('share reasons', () => {
       reason: 'Harbour Founders mentor the kiosk',
     });
     const steps = (await history()).body.steps;
-    const added = steps.flatMap((s: { changes: { kind: string }[] }) => s.changes).find((c: { kind: string }) => c.kind === 'shareAdded');
+    const added = steps
+      .flatMap((s: { changes: { kind: string }[] }) => s.changes)
+      .find((c: { kind: string }) => c.kind === 'shareAdded');
     expect(added).toMatchObject({ communityId: communities.private2, reason: 'Harbour Founders mentor the kiosk' });
   });
 
@@ -60,7 +68,9 @@ describe('share reasons', () => {
     expect((await share({})).status).toBe(200);
     expect((await sharedEvents())[0].data.reason).toBeNull();
     const steps = (await history()).body.steps;
-    const added = steps.flatMap((s: { changes: { kind: string }[] }) => s.changes).find((c: { kind: string }) => c.kind === 'shareAdded');
+    const added = steps
+      .flatMap((s: { changes: { kind: string }[] }) => s.changes)
+      .find((c: { kind: string }) => c.kind === 'shareAdded');
     expect(added).toBeDefined();
     expect(added).not.toHaveProperty('reason');
   });
@@ -69,11 +79,14 @@ describe('share reasons', () => {
     ['empty', ''],
     ['longer than 500 characters', 'x'.repeat(501)],
     ['not a string', 42],
-  ])('given a reason %s, when the share is asked, then 400 naming sharesToUpsert[0].reason and nothing is shared', async (_case, reason) => {
-    const res = await share({ reason });
-    expect(res.status).toBe(400);
-    expect(res.body.type).toBe('/problems/validation');
-    expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['sharesToUpsert[0].reason']);
-    expect(await sharedEvents()).toEqual([]);
-  });
+  ])(
+    'given a reason %s, when the share is asked, then 400 naming sharesToUpsert[0].reason and nothing is shared',
+    async (_case, reason) => {
+      const res = await share({ reason });
+      expect(res.status).toBe(400);
+      expect(res.body.type).toBe('/problems/validation');
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['sharesToUpsert[0].reason']);
+      expect(await sharedEvents()).toEqual([]);
+    },
+  );
 });

@@ -10,13 +10,17 @@ import { serverForSuite } from '../support/suite-server';
  */
 describe('a read store that is down or too slow', () => {
   const server = serverForSuite();
-  const maxTimeExpired = () => new MongoServerError({ code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' });
+  const maxTimeExpired = () =>
+    new MongoServerError({ code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' });
 
   afterEach(() => jest.restoreAllMocks());
 
   it.each([
     ['a query past its maxTimeMS', maxTimeExpired],
-    ['no server to select', () => new MongoServerSelectionError('Server selection timed out after 5000 ms', {} as never)],
+    [
+      'no server to select',
+      () => new MongoServerSelectionError('Server selection timed out after 5000 ms', {} as never),
+    ],
   ])('given %s in a route, then 503 unavailable with Retry-After', async (_, failure) => {
     const token = await server.sessionToken(demo.users.team);
     jest.spyOn(server.services.stores.resources, 'page').mockRejectedValue(failure());

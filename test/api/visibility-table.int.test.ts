@@ -67,9 +67,15 @@ const OUTSIDER = 265;
 const BANNED = 266;
 
 const directory = [
-  ...[ANON, TEAM, MENTOR, CIRCLE_MEMBER, OLD_CIRCLE_MEMBER, OUTSIDER, ...Object.values(PEOPLE).flatMap((p) => [p.member, p.pending, p.admin])].map(
-    (userId) => ({ type: 'UserUpserted', data: { userId, name: `User ${userId}`, status: 'active' } }),
-  ),
+  ...[
+    ANON,
+    TEAM,
+    MENTOR,
+    CIRCLE_MEMBER,
+    OLD_CIRCLE_MEMBER,
+    OUTSIDER,
+    ...Object.values(PEOPLE).flatMap((p) => [p.member, p.pending, p.admin]),
+  ].map((userId) => ({ type: 'UserUpserted', data: { userId, name: `User ${userId}`, status: 'active' } })),
   { type: 'UserUpserted', data: { userId: BANNED, name: 'Banned', status: 'banned' } },
   { type: 'CommunityUpserted', data: { communityId: C.O, name: 'Owning', visibility: 'public' } },
   { type: 'CommunityUpserted', data: { communityId: C.X, name: 'Other', visibility: 'private' } },
@@ -78,23 +84,83 @@ const directory = [
   { type: 'CommunityUpserted', data: { communityId: C.N, name: 'Unrelated', visibility: 'private' } },
   { type: 'CommunityUpserted', data: { communityId: C.Z, name: 'Elsewhere', visibility: 'public' } },
   ...(Object.keys(PEOPLE) as CommunityKey[]).flatMap((key) => [
-    { type: 'CommunityMemberSet', data: { communityId: C[key], userId: PEOPLE[key].member, role: 'member', status: 'approved' } },
-    { type: 'CommunityMemberSet', data: { communityId: C[key], userId: PEOPLE[key].pending, role: 'member', status: 'pending' } },
-    { type: 'CommunityMemberSet', data: { communityId: C[key], userId: PEOPLE[key].admin, role: 'admin', status: 'approved' } },
+    {
+      type: 'CommunityMemberSet',
+      data: { communityId: C[key], userId: PEOPLE[key].member, role: 'member', status: 'approved' },
+    },
+    {
+      type: 'CommunityMemberSet',
+      data: { communityId: C[key], userId: PEOPLE[key].pending, role: 'member', status: 'pending' },
+    },
+    {
+      type: 'CommunityMemberSet',
+      data: { communityId: C[key], userId: PEOPLE[key].admin, role: 'admin', status: 'approved' },
+    },
   ]),
   { type: 'CommunityMemberSet', data: { communityId: C.Z, userId: ANON, role: 'member', status: 'approved' } },
-  { type: 'ProjectUpserted', data: { projectId: P, name: 'Private Project', visibility: 'private', teamCircleId: CIRCLE.team, mentorsCircleId: CIRCLE.mentors } },
-  { type: 'ProjectUpserted', data: { projectId: BARRIER_PROJECT, name: 'Barrier', visibility: 'public', teamCircleId: 504, mentorsCircleId: 505 } },
+  {
+    type: 'ProjectUpserted',
+    data: {
+      projectId: P,
+      name: 'Private Project',
+      visibility: 'private',
+      teamCircleId: CIRCLE.team,
+      mentorsCircleId: CIRCLE.mentors,
+    },
+  },
+  {
+    type: 'ProjectUpserted',
+    data: {
+      projectId: BARRIER_PROJECT,
+      name: 'Barrier',
+      visibility: 'public',
+      teamCircleId: 504,
+      mentorsCircleId: 505,
+    },
+  },
   { type: 'CommunityProjectUpserted', data: { communityProjectId: CP.O, communityId: C.O, projectId: P } },
   { type: 'CommunityProjectUpserted', data: { communityProjectId: CP.X, communityId: C.X, projectId: P } },
   { type: 'CommunityProjectUpserted', data: { communityProjectId: CP.S, communityId: C.S, projectId: P } },
   { type: 'ProjectMemberSet', data: { projectId: P, userId: TEAM, role: 'team' } },
   { type: 'ProjectMemberSet', data: { projectId: P, userId: MENTOR, role: 'mentor' } },
   { type: 'ProjectMemberSet', data: { projectId: BARRIER_PROJECT, userId: TEAM, role: 'team' } },
-  { type: 'CircleUpserted', data: { circleId: CIRCLE.active, name: 'Partners', longName: 'Partners', isActive: true, projectId: P, communityId: null } },
-  { type: 'CircleUpserted', data: { circleId: CIRCLE.inactive, name: 'Old partners', longName: 'Old partners', isActive: false, projectId: P, communityId: null } },
-  { type: 'CircleUpserted', data: { circleId: CIRCLE.team, name: 'Team', longName: 'Team', isActive: true, projectId: P, communityId: null } },
-  { type: 'CircleUpserted', data: { circleId: CIRCLE.mentors, name: 'Mentors', longName: 'Mentors', isActive: true, projectId: P, communityId: null } },
+  {
+    type: 'CircleUpserted',
+    data: {
+      circleId: CIRCLE.active,
+      name: 'Partners',
+      longName: 'Partners',
+      isActive: true,
+      projectId: P,
+      communityId: null,
+    },
+  },
+  {
+    type: 'CircleUpserted',
+    data: {
+      circleId: CIRCLE.inactive,
+      name: 'Old partners',
+      longName: 'Old partners',
+      isActive: false,
+      projectId: P,
+      communityId: null,
+    },
+  },
+  {
+    type: 'CircleUpserted',
+    data: { circleId: CIRCLE.team, name: 'Team', longName: 'Team', isActive: true, projectId: P, communityId: null },
+  },
+  {
+    type: 'CircleUpserted',
+    data: {
+      circleId: CIRCLE.mentors,
+      name: 'Mentors',
+      longName: 'Mentors',
+      isActive: true,
+      projectId: P,
+      communityId: null,
+    },
+  },
   { type: 'CircleMemberSet', data: { circleId: CIRCLE.active, userId: CIRCLE_MEMBER } },
   { type: 'CircleMemberSet', data: { circleId: CIRCLE.inactive, userId: OLD_CIRCLE_MEMBER } },
 ];
@@ -271,7 +337,11 @@ describe('visibility table: GetResourceList per level x caller kind x view', () 
     { circleId: CIRCLE.active, projectId: P, communityId: null },
     { circleId: CIRCLE.inactive, projectId: P, communityId: null },
   ];
-  const block = (privacyLevel: number) => ({ privacyLevel, circlesToAdd: privacyLevel === 4 ? grants() : [], circlesToRemove: [] });
+  const block = (privacyLevel: number) => ({
+    privacyLevel,
+    circlesToAdd: privacyLevel === 4 ? grants() : [],
+    circlesToRemove: [],
+  });
 
   async function setPrivacyThroughEndpoint(key: ResourceKey, resourceId: number): Promise<void> {
     const setup = RESOURCES[key];
@@ -293,10 +363,16 @@ describe('visibility table: GetResourceList per level x caller kind x view', () 
   /** The same facts as domain events, for as long as the privacy endpoint does not exist. */
   async function setPrivacyThroughEvents(key: ResourceKey, resourceId: number): Promise<void> {
     const setup = RESOURCES[key];
-    const metadata = { actor: { userId: TEAM, credential: 'session' as const }, correlationId: `visibility-table-${key}`, at: new Date().toISOString() };
+    const metadata = {
+      actor: { userId: TEAM, credential: 'session' as const },
+      correlationId: `visibility-table-${key}`,
+      at: new Date().toISOString(),
+    };
     const events: NewEvent[] = [];
     const grantAll = (blockRef: { kind: 'owner' } | { kind: 'share'; communityId: number }) =>
-      grants().forEach((circle) => events.push({ type: 'CircleGranted', data: { resourceId, block: blockRef, circle }, metadata }));
+      grants().forEach((circle) =>
+        events.push({ type: 'CircleGranted', data: { resourceId, block: blockRef, circle }, metadata }),
+      );
     if (setup.own === 4) grantAll({ kind: 'owner' });
     const shares: [number, number | null][] = [
       [C.S, setup.shareS],
@@ -313,7 +389,10 @@ describe('visibility table: GetResourceList per level x caller kind x view', () 
     await server.services.eventStore.appendToStream(stream, events, last.revision);
   }
 
-  /** A resource set up as `key` is (level, shares, grants), of the caller's own: tests that change one use this, never the table's. */
+  /**
+   * A resource set up as `key` is (level, shares, grants), of the caller's own: tests that change one use
+   * this, never the table's.
+   */
   async function createLike(key: ResourceKey, name: string = key): Promise<number> {
     const setup = RESOURCES[key];
     const shape = setup.scope === 'cp' ? scope.communityProject(CP.O) : scope.project(P);
@@ -330,7 +409,8 @@ describe('visibility table: GetResourceList per level x caller kind x view', () 
     }
 
     const probe = await server.post('/api/Privacy/SaveResourcePrivacy', {}, { token: await api.tokenOf(TEAM) });
-    const endpointMissing = probe.status === 404 && (probe.body as { type?: string }).type === '/problems/route-not-found';
+    const endpointMissing =
+      probe.status === 404 && (probe.body as { type?: string }).type === '/problems/route-not-found';
     setupPath = endpointMissing ? 'event store' : 'SaveResourcePrivacy';
     for (const key of Object.keys(RESOURCES) as ResourceKey[]) {
       if (endpointMissing) await setPrivacyThroughEvents(key, ids[key]);
@@ -348,7 +428,11 @@ describe('visibility table: GetResourceList per level x caller kind x view', () 
       const answer = await listFor(TEAM, view);
       expect(answer.status).toBe(200);
       const record = answer.body.resources.list.find((r) => r.id === ids[resource]);
-      expect({ resource, view, effectivePrivacyLevel: record?.effectivePrivacyLevel ?? '-' }).toEqual({ resource, view, effectivePrivacyLevel: gov });
+      expect({ resource, view, effectivePrivacyLevel: record?.effectivePrivacyLevel ?? '-' }).toEqual({
+        resource,
+        view,
+        effectivePrivacyLevel: gov,
+      });
     }
   });
 
@@ -370,8 +454,13 @@ describe('visibility table: GetResourceList per level x caller kind x view', () 
         expect(record.effectivePrivacyLevel).toBe(cell.gov);
         expect(record.privacyLevel).toBe(RESOURCES[cell.resource].own);
         const throughShare = RESOURCES[cell.resource].scope === 'cp' && (cell.view === 'S' || cell.view === 'T');
-        expect({ originCommunityId: record.originCommunityId, originCommunityName: record.originCommunityName }).toEqual(
-          throughShare ? { originCommunityId: C.O, originCommunityName: 'Owning' } : { originCommunityId: null, originCommunityName: null },
+        expect({
+          originCommunityId: record.originCommunityId,
+          originCommunityName: record.originCommunityName,
+        }).toEqual(
+          throughShare
+            ? { originCommunityId: C.O, originCommunityName: 'Owning' }
+            : { originCommunityId: null, originCommunityName: null },
         );
       }
     },
@@ -387,11 +476,14 @@ describe('visibility table: GetResourceList per level x caller kind x view', () 
     }
     expect(pairs.size).toBeGreaterThanOrEqual(40);
     // when
-    const answers = await Promise.all([...pairs].map(async ([key, [userId, view]]) => ({ key, res: await listFor(userId, view) })));
+    const answers = await Promise.all(
+      [...pairs].map(async ([key, [userId, view]]) => ({ key, res: await listFor(userId, view) })),
+    );
     // then
     expect(answers.filter(({ res }) => res.status === 200)).toHaveLength(pairs.size);
     expect(answers.filter(({ res }) => idsOf(res.body).length > 0).length).toBeGreaterThan(0);
-    for (const { key, res } of answers) expect({ key, count: res.body.resources.count }).toEqual({ key, count: idsOf(res.body).length });
+    for (const { key, res } of answers)
+      expect({ key, count: res.body.resources.count }).toEqual({ key, count: idsOf(res.body).length });
   });
 
   describe('currentlySharedWith and canEdit', () => {
@@ -399,8 +491,24 @@ describe('visibility table: GetResourceList per level x caller kind x view', () 
       (await listFor(userId, view)).body.resources.list.find((r) => r.id === ids[key]);
 
     it.each<[ResourceKey, number, string, { communityId: number; communityName: string; privacyLevel: number }[]]>([
-      ['cp2', TEAM, 'the team', [{ communityId: C.S, communityName: 'Shared Into', privacyLevel: 5 }, { communityId: C.T, communityName: 'Shared Outside', privacyLevel: 1 }]],
-      ['cp2', PEOPLE.O.admin, 'the owning admin', [{ communityId: C.S, communityName: 'Shared Into', privacyLevel: 5 }, { communityId: C.T, communityName: 'Shared Outside', privacyLevel: 1 }]],
+      [
+        'cp2',
+        TEAM,
+        'the team',
+        [
+          { communityId: C.S, communityName: 'Shared Into', privacyLevel: 5 },
+          { communityId: C.T, communityName: 'Shared Outside', privacyLevel: 1 },
+        ],
+      ],
+      [
+        'cp2',
+        PEOPLE.O.admin,
+        'the owning admin',
+        [
+          { communityId: C.S, communityName: 'Shared Into', privacyLevel: 5 },
+          { communityId: C.T, communityName: 'Shared Outside', privacyLevel: 1 },
+        ],
+      ],
       ['pr5', TEAM, 'the team', [{ communityId: C.S, communityName: 'Shared Into', privacyLevel: 2 }]],
     ])('given %s, %s (an editor) sees its shares and may edit it', async (key, userId, _who, shares) => {
       const record = await recordOf(userId, 'O', key);
@@ -415,18 +523,23 @@ describe('visibility table: GetResourceList per level x caller kind x view', () 
       ['pr1', 'O', PEOPLE.O.admin, 'an admin of a community of the project, on a project resource'],
       ['pr1', 'O', MENTOR, 'the mentor'],
       ['cp4', 'O', CIRCLE_MEMBER, 'a member of a granted circle'],
-    ])('given %s seen in view %s by %s (not an editor), then canEdit false and currentlySharedWith []', async (key, view, userId) => {
-      const record = await recordOf(userId, view, key);
-      expect(record).toBeDefined();
-      expect(record?.canEdit).toBe(false);
-      expect(record?.currentlySharedWith).toEqual([]);
-    });
+    ])(
+      'given %s seen in view %s by %s (not an editor), then canEdit false and currentlySharedWith []',
+      async (key, view, userId) => {
+        const record = await recordOf(userId, view, key);
+        expect(record).toBeDefined();
+        expect(record?.canEdit).toBe(false);
+        expect(record?.currentlySharedWith).toEqual([]);
+      },
+    );
 
     it("given a shared resource, when the team updates it, then SaveProjectResource's answer lists its shares", async () => {
       const id = await createLike('pr5', 'pr5, updated');
       const res = await api.save(TEAM, { ...newResource({}), id, name: 'pr5, updated', privacyLevel: 5 });
       expect(res.status).toBe(200);
-      expect(res.body.currentlySharedWith).toEqual([{ communityId: C.S, communityName: 'Shared Into', privacyLevel: 2 }]);
+      expect(res.body.currentlySharedWith).toEqual([
+        { communityId: C.S, communityName: 'Shared Into', privacyLevel: 2 },
+      ]);
       expect(res.body.effectivePrivacyLevel).toBe(5);
     });
   });
@@ -436,7 +549,9 @@ describe('visibility table: GetResourceList per level x caller kind x view', () 
       // given: its own resource, so that the table's givens stay
       const removed = await createLike('cp1', 'cp1, to remove');
       const visibleTo = async (userId: number, view: ViewKey) =>
-        idsOf(await api.listOk(userId, { projectId: P, communityId: communityIdOf(view), take: 1000 })).includes(removed);
+        idsOf(await api.listOk(userId, { projectId: P, communityId: communityIdOf(view), take: 1000 })).includes(
+          removed,
+        );
       expect(await visibleTo(PEOPLE.S.admin, 'S')).toBe(true);
       expect(await visibleTo(OUTSIDER, 'T')).toBe(true);
 

@@ -17,18 +17,32 @@ describe('the events a write appends', () => {
   const server = serverForSuite();
   const given = ApiSpecification.for(server);
   const resources = resourceApi(server);
-  const newCp = () => resources.create(users.team, newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel: 2 }));
+  const newCp = () =>
+    resources.create(users.team, newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel: 2 }));
   const newKey = async (userId: number) => {
-    const res = await server.post<{ id: number; key: string }>('/api/apikey', { name: 'robot' }, { token: await server.sessionToken(userId) });
+    const res = await server.post<{ id: number; key: string }>(
+      '/api/apikey',
+      { name: 'robot' },
+      { token: await server.sessionToken(userId) },
+    );
     if (res.status !== 200) throw new Error(`given: key creation answered ${res.status} ${res.text}`);
     return res.body;
   };
 
   it('given the demo directory, when the team creates a resource sending a correlation id, then its id allocated and ResourceCreated on its stream, both stamped with the session and that id', async () => {
-    const body = newResource(scope.communityProject(communityProjects.solarIn1), { name: 'Kiosk wiring', privacyLevel: 3 });
+    const body = newResource(scope.communityProject(communityProjects.solarIn1), {
+      name: 'Kiosk wiring',
+      privacyLevel: 3,
+    });
 
     const { response, events } = await given()
-      .when({ method: 'POST', path: '/api/Resource/SaveProjectResource', body, as: { session: users.team }, correlationId: 'create-1' })
+      .when({
+        method: 'POST',
+        path: '/api/Resource/SaveProjectResource',
+        body,
+        as: { session: users.team },
+        correlationId: 'create-1',
+      })
       .then({
         status: 200,
         body: { name: 'Kiosk wiring', privacyLevel: 3 },
@@ -50,18 +64,34 @@ describe('the events a write appends', () => {
       .when({
         method: 'POST',
         path: '/api/Resource/SaveProjectResource',
-        body: { ...newResource(scope.communityProject(communityProjects.solarIn1), { name: 'Renamed', privacyLevel: 2 }), id: resource.id },
+        body: {
+          ...newResource(scope.communityProject(communityProjects.solarIn1), { name: 'Renamed', privacyLevel: 2 }),
+          id: resource.id,
+        },
         as: { session: users.team, impersonatorId: users.admin1 },
       })
-      .then({ status: 200, body: { id: resource.id, name: 'Renamed' }, events: [{ type: 'ResourceUpdated', streamId: `resource-${resource.id}`, data: { name: 'Renamed' } }] });
+      .then({
+        status: 200,
+        body: { id: resource.id, name: 'Renamed' },
+        events: [{ type: 'ResourceUpdated', streamId: `resource-${resource.id}`, data: { name: 'Renamed' } }],
+      });
   });
 
   it('given a resource, when the team removes it, then ResourceDeleted on its stream', async () => {
     const resource = await newCp();
 
     await given()
-      .when({ method: 'GET', path: `/api/Resource/RemoveProjectResource?id=${resource.id}`, as: { session: users.team }, correlationId: 'remove-1' })
-      .then({ status: 200, body: { statusCode: 200 }, events: [{ type: 'ResourceDeleted', streamId: `resource-${resource.id}`, data: { resourceId: resource.id } }] });
+      .when({
+        method: 'GET',
+        path: `/api/Resource/RemoveProjectResource?id=${resource.id}`,
+        as: { session: users.team },
+        correlationId: 'remove-1',
+      })
+      .then({
+        status: 200,
+        body: { statusCode: 200 },
+        events: [{ type: 'ResourceDeleted', streamId: `resource-${resource.id}`, data: { resourceId: resource.id } }],
+      });
   });
 
   it('given a resource and an API key of the owning admin, when the admin shares it with the key, then ResourceShared stamped with the key', async () => {
@@ -78,7 +108,13 @@ describe('the events a write appends', () => {
       })
       .then({
         status: 200,
-        events: [{ type: 'ResourceShared', streamId: `resource-${resource.id}`, data: { resourceId: resource.id, communityId: communities.private2, privacyLevel: 1 } }],
+        events: [
+          {
+            type: 'ResourceShared',
+            streamId: `resource-${resource.id}`,
+            data: { resourceId: resource.id, communityId: communities.private2, privacyLevel: 1 },
+          },
+        ],
       });
   });
 
@@ -86,9 +122,18 @@ describe('the events a write appends', () => {
     const admin = 880_301;
     const { response, events } = await given([
       { type: 'UserUpserted', data: { userId: admin, name: 'Key Maker', status: 'active' } },
-      { type: 'CommunityMemberSet', data: { communityId: communities.public3, userId: admin, role: 'admin', status: 'approved' } },
+      {
+        type: 'CommunityMemberSet',
+        data: { communityId: communities.public3, userId: admin, role: 'admin', status: 'approved' },
+      },
     ])
-      .when({ method: 'POST', path: '/api/apikey', body: { name: 'nightly' }, as: { session: admin }, correlationId: 'key-1' })
+      .when({
+        method: 'POST',
+        path: '/api/apikey',
+        body: { name: 'nightly' },
+        as: { session: admin },
+        correlationId: 'key-1',
+      })
       .then({
         status: 200,
         body: { name: 'nightly' },

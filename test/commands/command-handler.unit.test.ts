@@ -4,7 +4,11 @@ import { DomainError } from '../../src/domain/errors';
 import type { EventStore, ExpectedRevision, NewEvent, RecordedEvent } from '../../src/ports/event-store';
 import { WrongExpectedRevisionError } from '../../src/ports/event-store';
 
-const metadata = { actor: { userId: 1, credential: 'session' as const }, correlationId: 'c', at: '2025-01-01T00:00:00.000Z' };
+const metadata = {
+  actor: { userId: 1, credential: 'session' as const },
+  correlationId: 'c',
+  at: '2025-01-01T00:00:00.000Z',
+};
 
 type Counted = { readonly type: 'Counted'; readonly data: { readonly n: number } };
 
@@ -15,8 +19,14 @@ const counter: Decider<number, { type: 'Count' }, Counted> = {
   initialState: () => 0,
 };
 
-const recorded = (n: number): RecordedEvent =>
-  ({ type: 'Counted', data: { n }, metadata, revision: BigInt(n - 1), position: BigInt(n), streamId: 'counter-1' });
+const recorded = (n: number): RecordedEvent => ({
+  type: 'Counted',
+  data: { n },
+  metadata,
+  revision: BigInt(n - 1),
+  position: BigInt(n),
+  streamId: 'counter-1',
+});
 
 /**
  * A stream already holding two events, where another writer wins the race `losses` times before
@@ -38,7 +48,8 @@ function contendedStore(losses: number) {
         history.push(recorded(history.length + 1));
       }
       const current = BigInt(history.length - 1);
-      if (expected !== 'any' && expected !== current) return Promise.reject(new WrongExpectedRevisionError(streamId, expected, current));
+      if (expected !== 'any' && expected !== current)
+        return Promise.reject(new WrongExpectedRevisionError(streamId, expected, current));
       calls.appended.push([...events]);
       for (const event of events) history.push({ ...recorded(history.length + 1), ...event });
       return Promise.resolve({ nextExpectedRevision: BigInt(history.length - 1), position: BigInt(history.length) });

@@ -17,14 +17,19 @@ type Service = {
 const services = (parse(compose, { merge: true }) as { services: Record<string, Service> }).services;
 
 describe('docker-compose.yml', () => {
-  it.each(['AUTH_JWT_SECRET', 'DIRECTORY_SYNC_TOKEN'])('given %s, then compose requires it instead of defaulting it', (variable) => {
-    const line = compose.split('\n').find((l) => l.trim().startsWith(`${variable}:`));
-    expect(line).toContain(`\${${variable}:?`);
-    expect(line).not.toMatch(/:-/);
-  });
+  it.each(['AUTH_JWT_SECRET', 'DIRECTORY_SYNC_TOKEN'])(
+    'given %s, then compose requires it instead of defaulting it',
+    (variable) => {
+      const line = compose.split('\n').find((l) => l.trim().startsWith(`${variable}:`));
+      expect(line).toContain(`\${${variable}:?`);
+      expect(line).not.toMatch(/:-/);
+    },
+  );
 
   it('given the stores without authentication, then their ports are published on loopback only', () => {
-    const published = [...compose.matchAll(/ports: \[([^\]]*)\]/g)].flatMap((m) => m[1]!.split(',').map((p) => p.trim().replace(/"/g, '')));
+    const published = [...compose.matchAll(/ports: \[([^\]]*)\]/g)].flatMap((m) =>
+      m[1]!.split(',').map((p) => p.trim().replace(/"/g, '')),
+    );
     const stores = published.filter((p) => /:(2113|27017|6379)$/.test(p));
     expect(stores).toHaveLength(3);
     for (const port of stores) expect(port.startsWith('127.0.0.1:')).toBe(true);
@@ -44,7 +49,8 @@ describe('docker-compose.yml', () => {
   });
 
   it('given any service, then a restart policy brings it back after a crash', () => {
-    for (const [name, service] of Object.entries(services)) expect([name, service.restart]).toEqual([name, 'unless-stopped']);
+    for (const [name, service] of Object.entries(services))
+      expect([name, service.restart]).toEqual([name, 'unless-stopped']);
   });
 
   it('given MongoDB, then compose runs a replica set it initiates itself, and the service names the set', () => {
@@ -53,7 +59,8 @@ describe('docker-compose.yml', () => {
     const check = mongo.healthcheck!.test.join(' ');
     expect(check).toContain('rs.initiate');
     expect(check).toContain('isWritablePrimary');
-    for (const name of ['api', 'projector']) expect(new URL(services[name]!.environment!.MONGODB_URL!).searchParams.get('replicaSet')).toBe('rs0');
+    for (const name of ['api', 'projector'])
+      expect(new URL(services[name]!.environment!.MONGODB_URL!).searchParams.get('replicaSet')).toBe('rs0');
   });
 
   it('given the API and the projector, then each starts only once every store answers its health check', () => {

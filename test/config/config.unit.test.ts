@@ -3,7 +3,14 @@ import { ConfigError, loadConfig } from '../../src/config/config';
 describe('configuration', () => {
   it('given no variables, then the embedded defaults apply', () => {
     const config = loadConfig({});
-    expect(config).toMatchObject({ PORT: 3000, DATA_DIR: './data', API_KEY_CAP: 10, RATE_LIMIT_PER_HOUR: 1000, UPLOAD_MAX_MB: 3, UPLOAD_BIG_MAX_MB: 100 });
+    expect(config).toMatchObject({
+      PORT: 3000,
+      DATA_DIR: './data',
+      API_KEY_CAP: 10,
+      RATE_LIMIT_PER_HOUR: 1000,
+      UPLOAD_MAX_MB: 3,
+      UPLOAD_BIG_MAX_MB: 100,
+    });
     expect(config.MONGODB_URL).toBeUndefined();
   });
 
@@ -50,6 +57,8 @@ describe('configuration', () => {
 
   it('given NODE_ENV=production with explicit secrets, then it loads', () => {
     const secret = 'k3J9x-Qm2_vT8wLp4ZrN7sYb1HdC6fGa';
-    expect(loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: secret, DIRECTORY_SYNC_TOKEN: secret }).NODE_ENV).toBe('production');
+    expect(loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: secret, DIRECTORY_SYNC_TOKEN: secret }).NODE_ENV).toBe(
+      'production',
+    );
   });
 });

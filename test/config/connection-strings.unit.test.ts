@@ -81,14 +81,17 @@ describe('store connection strings', () => {
     expect((error as ConfigError).variables).toEqual([variable]);
   });
 
-  it.each(['MONGODB_URL', 'EVENTSTORE_URL', 'REDIS_URL'] as const)('given %s empty, then the embedded default applies', (variable) => {
-    // given
-    const env = { [variable]: '' };
-    // when
-    const config = loadConfig(env);
-    // then
-    expect(config[variable]).toBeUndefined();
-  });
+  it.each(['MONGODB_URL', 'EVENTSTORE_URL', 'REDIS_URL'] as const)(
+    'given %s empty, then the embedded default applies',
+    (variable) => {
+      // given
+      const env = { [variable]: '' };
+      // when
+      const config = loadConfig(env);
+      // then
+      expect(config[variable]).toBeUndefined();
+    },
+  );
 
   it('given a bad value in two variables, then the error names both', () => {
     // given

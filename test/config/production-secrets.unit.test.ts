@@ -21,7 +21,9 @@ describe('production secrets', () => {
 
   it('given a 64-character hex secret (openssl rand -hex 32), then production accepts it', () => {
     const hex = randomBytes(32).toString('hex');
-    expect(loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: hex, DIRECTORY_SYNC_TOKEN: strong() }).NODE_ENV).toBe('production');
+    expect(loadConfig({ NODE_ENV: 'production', AUTH_JWT_SECRET: hex, DIRECTORY_SYNC_TOKEN: strong() }).NODE_ENV).toBe(
+      'production',
+    );
   });
 
   it.each([
@@ -45,7 +47,9 @@ describe('production secrets', () => {
   });
 
   it('given a weak secret outside production, then it is accepted (tests and local runs)', () => {
-    expect(loadConfig({ NODE_ENV: 'development', AUTH_JWT_SECRET: 'a'.repeat(32) }).AUTH_JWT_SECRET).toBe('a'.repeat(32));
+    expect(loadConfig({ NODE_ENV: 'development', AUTH_JWT_SECRET: 'a'.repeat(32) }).AUTH_JWT_SECRET).toBe(
+      'a'.repeat(32),
+    );
   });
 });
 

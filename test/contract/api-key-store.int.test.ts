@@ -18,7 +18,11 @@ import { describeOnRealMongo } from '../support/read-db-adapters';
 
 type Harness = { store: ApiKeyStore; dispose(): Promise<void> };
 
-const metadata: EventMetadata = { actor: { userId: 3, credential: 'session' }, correlationId: 'c', at: '2025-01-01T00:00:00.000Z' };
+const metadata: EventMetadata = {
+  actor: { userId: 3, credential: 'session' },
+  correlationId: 'c',
+  at: '2025-01-01T00:00:00.000Z',
+};
 const T = (minute: number) => new Date(Date.UTC(2025, 0, 1, 0, minute)).toISOString();
 
 let nextPosition = 1n;
@@ -27,12 +31,30 @@ function recorded(event: ApiKeyEventData | { type: string; data: unknown }, posi
 }
 const created = (id: number, userId: number, minute: number): ApiKeyEventData => ({
   type: 'ApiKeyCreated',
-  data: { userId, id, keyId: `svc_live_${id}`, name: `key ${id}`, secretHash: `h${id}`, createdAt: T(minute), expiresAt: T(minute + 600) },
+  data: {
+    userId,
+    id,
+    keyId: `svc_live_${id}`,
+    name: `key ${id}`,
+    secretHash: `h${id}`,
+    createdAt: T(minute),
+    expiresAt: T(minute + 600),
+  },
 });
-const revoked = (id: number, userId: number): ApiKeyEventData => ({ type: 'ApiKeyRevoked', data: { userId, id, revokedAt: T(50) } });
+const revoked = (id: number, userId: number): ApiKeyEventData => ({
+  type: 'ApiKeyRevoked',
+  data: { userId, id, revokedAt: T(50) },
+});
 const rotated = (id: number, userId: number, hash: string, previous: string): ApiKeyEventData => ({
   type: 'ApiKeyRotated',
-  data: { userId, id, secretHash: hash, previousSecretHash: previous, previousSecretValidUntil: T(90), rotatedAt: T(60) },
+  data: {
+    userId,
+    id,
+    secretHash: hash,
+    previousSecretHash: previous,
+    previousSecretValidUntil: T(90),
+    rotatedAt: T(60),
+  },
 });
 
 function describeApiKeyStoreContract(name: string, open: () => Promise<Harness>): void {
@@ -101,11 +123,20 @@ function describeApiKeyStoreContract(name: string, open: () => Promise<Harness>)
     it('given a rotation, when looked up, then the new hash is current and the old one is in grace', async () => {
       await fold(recorded(created(1, 3, 0)), recorded(rotated(1, 3, 'h1b', 'h1')));
 
-      await expect(store.byKeyId('svc_live_1')).resolves.toMatchObject({ secretHash: 'h1b', graceSecretHash: 'h1', graceUntil: T(90) });
+      await expect(store.byKeyId('svc_live_1')).resolves.toMatchObject({
+        secretHash: 'h1b',
+        graceSecretHash: 'h1',
+        graceUntil: T(90),
+      });
     });
 
     it('given later events applied, when an older range is replayed, then nothing changes', async () => {
-      const events = [recorded(created(1, 3, 0)), recorded(rotated(1, 3, 'h1b', 'h1')), recorded(rotated(1, 3, 'h1c', 'h1b')), recorded(revoked(1, 3))];
+      const events = [
+        recorded(created(1, 3, 0)),
+        recorded(rotated(1, 3, 'h1b', 'h1')),
+        recorded(rotated(1, 3, 'h1c', 'h1b')),
+        recorded(revoked(1, 3)),
+      ];
       await fold(...events);
       const before = await store.byKeyId('svc_live_1');
       const digest = await projection.store.digest();
@@ -151,7 +182,12 @@ describeApiKeyStoreContract('SQLite', async () => {
   return { store: new SqliteApiKeyStore(readDb), dispose: async () => readDb.close() };
 });
 
-describeOnRealMongo('apikeys store contract', describeApiKeyStoreContract, 'MongoDB', (read) => new MongoApiKeyStore(read));
+describeOnRealMongo(
+  'apikeys store contract',
+  describeApiKeyStoreContract,
+  'MongoDB',
+  (read) => new MongoApiKeyStore(read),
+);
 
 /** Applies one of the adapter's writes as MongoDB's updateOne would (upsert included). */
 function applyWrite<T extends { _id: number }>(docs: T[], { filter, update, upsert }: MongoWrite<T>): void {
@@ -198,7 +234,9 @@ class MingoApiKeyStore implements ApiKeyStore {
   async listForUser(userId: number): Promise<ApiKeyRecord[]> {
     const { filter, sort } = apiKeyQueries.listForUser(userId);
     const docs = new Query(filter as Record<string, unknown>).find<ApiKeyDoc>(this.keys).sort(sort).all();
-    const usage = new Query(apiKeyQueries.usageOf(docs.map((d) => d._id)) as Record<string, unknown>).find<ApiKeyUsageDoc>(this.usage).all();
+    const usage = new Query(apiKeyQueries.usageOf(docs.map((d) => d._id)) as Record<string, unknown>)
+      .find<ApiKeyUsageDoc>(this.usage)
+      .all();
     return docs.map((d) => toApiKeyRecord(structuredClone(d), usage.find((u) => u._id === d._id)?.lastUsedAt ?? null));
   }
   async recordUse(id: number, at: string): Promise<void> {

@@ -16,15 +16,30 @@ const application = (applicationId: number, over: Partial<ApplicationRecord> = {
   applicationOf(applicationId, { applicationDefinitionId: DEFINITION, ...over });
 
 const fixtures: ApplicationRecord[] = [
-  application(3, { submittedAt: '2025-02-02T00:00:00.000Z', tags: ['b', 'a'], country: 'Kenya', stage: 'idea', sdgs: ['13'] }),
-  application(1, { submittedAt: '2025-02-01T00:00:00.000Z', tags: ['a', 'Zeta'], country: 'Chile', industry: 'energy', userInterests: ['éclair', 'zoo'] }),
+  application(3, {
+    submittedAt: '2025-02-02T00:00:00.000Z',
+    tags: ['b', 'a'],
+    country: 'Kenya',
+    stage: 'idea',
+    sdgs: ['13'],
+  }),
+  application(1, {
+    submittedAt: '2025-02-01T00:00:00.000Z',
+    tags: ['a', 'Zeta'],
+    country: 'Chile',
+    industry: 'energy',
+    userInterests: ['éclair', 'zoo'],
+  }),
   application(4, { submittedAt: '2025-02-02T00:00:00.000Z', tags: ['ä'], country: 'Kenya', sdgs: ['7', '13'] }),
   application(2, { submittedAt: '2025-02-03T00:00:00.000Z', stage: 'growth', userInterests: ['Zoo'] }),
   application(5, { submittedAt: '2025-02-02T00:00:00.000Z' }),
   application(9, { applicationDefinitionId: OTHER_DEFINITION, tags: ['other'], country: 'Peru' }),
 ];
 
-export function describeApplicationStoreContract(name: string, open: () => Promise<OpenedStore<ApplicationStore>>): void {
+export function describeApplicationStoreContract(
+  name: string,
+  open: () => Promise<OpenedStore<ApplicationStore>>,
+): void {
   describe(`${name} honours the ApplicationStore contract`, () => {
     let store: ApplicationStore;
     withFreshStore(open, (opened) => (store = opened));
@@ -36,14 +51,21 @@ export function describeApplicationStoreContract(name: string, open: () => Promi
     it('given a definition, when looked up, then its record; an unknown one is null', async () => {
       await store.putDefinition({ applicationDefinitionId: DEFINITION, name: 'Call', communityId: 10 }, 1n);
 
-      expect(await store.definition(DEFINITION)).toEqual({ applicationDefinitionId: DEFINITION, name: 'Call', communityId: 10 });
+      expect(await store.definition(DEFINITION)).toEqual({
+        applicationDefinitionId: DEFINITION,
+        name: 'Call',
+        communityId: 10,
+      });
       expect(await store.definition(404)).toBeNull();
     });
 
     it('given applications, when paged by id, then ascending ids of that definition only, with its count', async () => {
       await putAll();
 
-      expect(await store.page(DEFINITION, 0, { skip: 0, take: 10 })).toEqual({ count: 5, list: [1, 2, 3, 4, 5].map((id) => fixtures.find((a) => a.applicationId === id)) });
+      expect(await store.page(DEFINITION, 0, { skip: 0, take: 10 })).toEqual({
+        count: 5,
+        list: [1, 2, 3, 4, 5].map((id) => fixtures.find((a) => a.applicationId === id)),
+      });
       expect((await store.page(DEFINITION, 0, { skip: 1, take: 2 })).list.map((a) => a.applicationId)).toEqual([2, 3]);
       expect(await store.page(DEFINITION, 0, { skip: 10, take: 2 })).toEqual({ count: 5, list: [] });
       expect(await store.page(404, 0, { skip: 0, take: 10 })).toEqual({ count: 0, list: [] });
@@ -52,7 +74,9 @@ export function describeApplicationStoreContract(name: string, open: () => Promi
     it('given equal submission times, when paged by recency, then ties go by id descending', async () => {
       await putAll();
 
-      expect((await store.page(DEFINITION, 1, { skip: 0, take: 10 })).list.map((a) => a.applicationId)).toEqual([2, 5, 4, 3, 1]);
+      expect((await store.page(DEFINITION, 1, { skip: 0, take: 10 })).list.map((a) => a.applicationId)).toEqual([
+        2, 5, 4, 3, 1,
+      ]);
       expect((await store.page(DEFINITION, 1, { skip: 2, take: 2 })).list.map((a) => a.applicationId)).toEqual([4, 3]);
     });
 
@@ -73,14 +97,23 @@ export function describeApplicationStoreContract(name: string, open: () => Promi
         sdgs: ['13', '7'],
         userInterests: ['Zoo', 'zoo', 'éclair'],
       });
-      expect(await store.filterValues(404)).toEqual({ tags: [], country: [], stage: [], industry: [], sdgs: [], userInterests: [] });
+      expect(await store.filterValues(404)).toEqual({
+        tags: [],
+        country: [],
+        stage: [],
+        industry: [],
+        sdgs: [],
+        userInterests: [],
+      });
     });
 
     it('given a newer application, when an older or equal put arrives, then nothing changes; a newer one replaces the whole record', async () => {
       await store.putApplication(application(1, { country: 'Chile', tags: ['a'] }), 5n);
       await store.putApplication(application(1, { country: 'Peru' }), 4n);
       await store.putApplication(application(1, { country: 'Peru' }), 5n);
-      expect((await store.page(DEFINITION, 0, { skip: 0, take: 1 })).list).toEqual([application(1, { country: 'Chile', tags: ['a'] })]);
+      expect((await store.page(DEFINITION, 0, { skip: 0, take: 1 })).list).toEqual([
+        application(1, { country: 'Chile', tags: ['a'] }),
+      ]);
 
       await store.putApplication(application(1, { stage: 'idea' }), 6n);
       expect((await store.page(DEFINITION, 0, { skip: 0, take: 1 })).list).toEqual([application(1, { stage: 'idea' })]);
@@ -91,7 +124,11 @@ export function describeApplicationStoreContract(name: string, open: () => Promi
       await store.putDefinition({ applicationDefinitionId: DEFINITION, name: 'New', communityId: 10 }, 3n);
       await store.putDefinition({ applicationDefinitionId: DEFINITION, name: 'Old', communityId: 20 }, 2n);
 
-      expect(await store.definition(DEFINITION)).toEqual({ applicationDefinitionId: DEFINITION, name: 'New', communityId: 10 });
+      expect(await store.definition(DEFINITION)).toEqual({
+        applicationDefinitionId: DEFINITION,
+        name: 'New',
+        communityId: 10,
+      });
     });
 
     it('given everything applied, when any range is replayed twice, then the digest is unchanged', async () => {

@@ -224,7 +224,12 @@ export function describeCacheContract(name: string, factory: () => Promise<Harne
         );
 
         expect(decisions.filter((d) => d.allowed)).toHaveLength(policy.limit);
-        expect(decisions.filter((d) => d.allowed).map((d) => d.remaining).sort()).toEqual([0, 1, 2, 3, 4]);
+        expect(
+          decisions
+            .filter((d) => d.allowed)
+            .map((d) => d.remaining)
+            .sort(),
+        ).toEqual([0, 1, 2, 3, 4]);
         expect(decisions.filter((d) => !d.allowed).every((d) => d.retryAfterSeconds === 60)).toBe(true);
       });
 

@@ -11,7 +11,6 @@ import type { DirectoryStore } from '../../src/directory/directory-store';
 import type { Memberships } from '../../src/directory/directory-records';
 import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
 
-
 const change = (event: DirectoryEvent): DirectoryChange => directoryChange(event) as DirectoryChange;
 
 /** Communities 10 (public), 20, 30; projects 7 and 8; users 1 to 3; links, members, circles, paragraphs. */
@@ -22,8 +21,14 @@ const world: DirectoryEvent[] = [
   { type: 'CommunityUpserted', data: { communityId: 10, name: 'Ten', visibility: 'public' } },
   { type: 'CommunityUpserted', data: { communityId: 20, name: 'Twenty', visibility: 'private' } },
   { type: 'CommunityUpserted', data: { communityId: 30, name: 'Thirty', visibility: 'private' } },
-  { type: 'ProjectUpserted', data: { projectId: 7, name: 'Seven', visibility: 'private', teamCircleId: 71, mentorsCircleId: 72 } },
-  { type: 'ProjectUpserted', data: { projectId: 8, name: 'Eight', visibility: 'public', teamCircleId: 81, mentorsCircleId: 82 } },
+  {
+    type: 'ProjectUpserted',
+    data: { projectId: 7, name: 'Seven', visibility: 'private', teamCircleId: 71, mentorsCircleId: 72 },
+  },
+  {
+    type: 'ProjectUpserted',
+    data: { projectId: 8, name: 'Eight', visibility: 'public', teamCircleId: 81, mentorsCircleId: 82 },
+  },
   { type: 'CommunityProjectUpserted', data: { communityProjectId: 103, communityId: 20, projectId: 7 } },
   { type: 'CommunityProjectUpserted', data: { communityProjectId: 100, communityId: 10, projectId: 7 } },
   { type: 'CommunityProjectUpserted', data: { communityProjectId: 101, communityId: 20, projectId: 7 } },
@@ -39,8 +44,21 @@ const world: DirectoryEvent[] = [
   { type: 'ProjectMemberSet', data: { projectId: 7, userId: 1, role: 'team' } },
   { type: 'ProjectMemberSet', data: { projectId: 7, userId: 2, role: 'mentor' } },
   { type: 'ProjectMemberSet', data: { projectId: 9, userId: 2, role: 'team' } },
-  { type: 'CircleUpserted', data: { circleId: 71, name: 'Team', longName: 'Team of 7', isActive: true, projectId: 7, communityId: null } },
-  { type: 'CircleUpserted', data: { circleId: 601, name: 'Reviewers', longName: 'Reviewers of 10', isActive: false, projectId: null, communityId: 10 } },
+  {
+    type: 'CircleUpserted',
+    data: { circleId: 71, name: 'Team', longName: 'Team of 7', isActive: true, projectId: 7, communityId: null },
+  },
+  {
+    type: 'CircleUpserted',
+    data: {
+      circleId: 601,
+      name: 'Reviewers',
+      longName: 'Reviewers of 10',
+      isActive: false,
+      projectId: null,
+      communityId: 10,
+    },
+  },
   { type: 'CircleMemberSet', data: { circleId: 601, userId: 1 } },
   { type: 'CircleMemberSet', data: { circleId: 501, userId: 1 } },
   { type: 'CircleMemberSet', data: { circleId: 601, userId: 2 } },
@@ -89,15 +107,33 @@ export function describeDirectoryStoreContract(name: string, open: () => Promise
       });
 
       it('when a project is looked up, then its facts with its live communities, distinct, in id order', async () => {
-        expect(await store.project(7)).toEqual({ projectId: 7, name: 'Seven', visibility: 'private', teamCircleId: 71, mentorsCircleId: 72, communityIds: [10, 20] });
-        expect(await store.project(8)).toEqual({ projectId: 8, name: 'Eight', visibility: 'public', teamCircleId: 81, mentorsCircleId: 82, communityIds: [10] });
+        expect(await store.project(7)).toEqual({
+          projectId: 7,
+          name: 'Seven',
+          visibility: 'private',
+          teamCircleId: 71,
+          mentorsCircleId: 72,
+          communityIds: [10, 20],
+        });
+        expect(await store.project(8)).toEqual({
+          projectId: 8,
+          name: 'Eight',
+          visibility: 'public',
+          teamCircleId: 81,
+          mentorsCircleId: 82,
+          communityIds: [10],
+        });
         expect(await store.project(404)).toBeNull();
       });
 
       it('when community-projects are looked up, then by id, and by project and community the lowest live id', async () => {
         expect(await store.communityProject(101)).toEqual({ communityProjectId: 101, communityId: 20, projectId: 7 });
         expect(await store.communityProject(104)).toBeNull();
-        expect(await store.communityProjectOf(7, 20)).toEqual({ communityProjectId: 101, communityId: 20, projectId: 7 });
+        expect(await store.communityProjectOf(7, 20)).toEqual({
+          communityProjectId: 101,
+          communityId: 20,
+          projectId: 7,
+        });
         expect(await store.communityProjectOf(7, 30)).toBeNull();
         expect(await store.communityProjectOf(8, 20)).toBeNull();
       });
@@ -107,8 +143,21 @@ export function describeDirectoryStoreContract(name: string, open: () => Promise
         expect(await store.paragraph(404)).toBeNull();
         expect(await store.circles([601, 71, 404])).toEqual(
           new Map([
-            [601, { circleId: 601, name: 'Reviewers', longName: 'Reviewers of 10', isActive: false, projectId: null, communityId: 10 }],
-            [71, { circleId: 71, name: 'Team', longName: 'Team of 7', isActive: true, projectId: 7, communityId: null }],
+            [
+              601,
+              {
+                circleId: 601,
+                name: 'Reviewers',
+                longName: 'Reviewers of 10',
+                isActive: false,
+                projectId: null,
+                communityId: 10,
+              },
+            ],
+            [
+              71,
+              { circleId: 71, name: 'Team', longName: 'Team of 7', isActive: true, projectId: 7, communityId: null },
+            ],
           ]),
         );
       });
@@ -147,19 +196,28 @@ export function describeDirectoryStoreContract(name: string, open: () => Promise
       });
 
       it('given a removal, when an older upsert is replayed, then the record stays removed; a newer one brings it back', async () => {
-        const member = (role: 'member' | 'admin') => change({ type: 'CommunityMemberSet', data: { communityId: 10, userId: 1, role, status: 'approved' } });
+        const member = (role: 'member' | 'admin') =>
+          change({ type: 'CommunityMemberSet', data: { communityId: 10, userId: 1, role, status: 'approved' } });
         await store.write(member('member'), 1n);
         await store.write(change({ type: 'CommunityMemberRemoved', data: { communityId: 10, userId: 1 } }), 3n);
         await store.write(member('admin'), 2n);
         expect((await store.memberships(1)).communities).toEqual([]);
 
         await store.write(member('admin'), 4n);
-        expect((await store.memberships(1)).communities).toEqual([{ communityId: 10, role: 'admin', status: 'approved' }]);
+        expect((await store.memberships(1)).communities).toEqual([
+          { communityId: 10, role: 'admin', status: 'approved' },
+        ]);
       });
 
       it('given a removal of a record never stored, when an older upsert arrives, then it is not created', async () => {
         await store.write(change({ type: 'CommunityProjectRemoved', data: { communityProjectId: 100 } }), 5n);
-        await store.write(change({ type: 'CommunityProjectUpserted', data: { communityProjectId: 100, communityId: 10, projectId: 7 } }), 4n);
+        await store.write(
+          change({
+            type: 'CommunityProjectUpserted',
+            data: { communityProjectId: 100, communityId: 10, projectId: 7 },
+          }),
+          4n,
+        );
 
         expect(await store.communityProject(100)).toBeNull();
         expect(await store.communityProjectOf(7, 10)).toBeNull();

@@ -81,7 +81,11 @@ function describeEventStoreContract(name: string, factory: () => Promise<Subject
         expect(await keys().claimIdempotencyKey({ ...key, owner: 'a' }, claimed)).toBe(true);
 
         expect(await keys().claimIdempotencyKey({ ...key, owner: 'b' }, claimed)).toBe(false);
-        expect(await keys().readIdempotencyKey(key, at)).toMatchObject({ fingerprint: 'fp', owner: 'a', claimedAt: at });
+        expect(await keys().readIdempotencyKey(key, at)).toMatchObject({
+          fingerprint: 'fp',
+          owner: 'a',
+          claimedAt: at,
+        });
       });
 
       it('given a claim, when its holder appends, then the first write is recorded with the append', async () => {
@@ -93,7 +97,10 @@ function describeEventStoreContract(name: string, factory: () => Promise<Subject
         const first = await store.appendToStream(stream, [event('A')], 'no_stream', { idempotency: claim });
         await store.appendToStream(subject.stream('other'), [event('B')], 'no_stream', { idempotency: claim });
 
-        expect((await keys().readIdempotencyKey(key, at))?.write).toEqual({ streamId: stream, position: first.position });
+        expect((await keys().readIdempotencyKey(key, at))?.write).toEqual({
+          streamId: stream,
+          position: first.position,
+        });
       });
 
       it('given a claim taken over, when the first holder appends, then nothing is stored', async () => {
@@ -102,9 +109,9 @@ function describeEventStoreContract(name: string, factory: () => Promise<Subject
         expect(await keys().claimIdempotencyKey({ ...key, owner: 'b' }, claimed, 'a')).toBe(true);
         const stream = subject.stream('lost');
 
-        await expect(store.appendToStream(stream, [event('A')], 'no_stream', { idempotency: { ...key, owner: 'a' } })).rejects.toBeInstanceOf(
-          IdempotencyClaimLostError,
-        );
+        await expect(
+          store.appendToStream(stream, [event('A')], 'no_stream', { idempotency: { ...key, owner: 'a' } }),
+        ).rejects.toBeInstanceOf(IdempotencyClaimLostError);
         expect(await store.readStream(stream)).toEqual([]);
       });
 
@@ -113,9 +120,19 @@ function describeEventStoreContract(name: string, factory: () => Promise<Subject
         const claim = { ...key, owner: 'a' };
         await keys().claimIdempotencyKey(claim, claimed);
 
-        expect(await keys().completeIdempotencyKey(claim, { status: 200, contentType: 'application/json', body: '{"id":1}' })).toBe(true);
+        expect(
+          await keys().completeIdempotencyKey(claim, {
+            status: 200,
+            contentType: 'application/json',
+            body: '{"id":1}',
+          }),
+        ).toBe(true);
 
-        expect((await keys().readIdempotencyKey(key, at))?.answer).toEqual({ status: 200, contentType: 'application/json', body: '{"id":1}' });
+        expect((await keys().readIdempotencyKey(key, at))?.answer).toEqual({
+          status: 200,
+          contentType: 'application/json',
+          body: '{"id":1}',
+        });
         expect(await keys().claimIdempotencyKey({ ...key, owner: 'b' }, claimed, 'a')).toBe(false);
       });
 
@@ -123,7 +140,9 @@ function describeEventStoreContract(name: string, factory: () => Promise<Subject
         const [unwritten, written] = [ref(), ref()];
         await keys().claimIdempotencyKey({ ...unwritten, owner: 'a' }, claimed);
         await keys().claimIdempotencyKey({ ...written, owner: 'a' }, claimed);
-        await store.appendToStream(subject.stream('given-up'), [event('A')], 'no_stream', { idempotency: { ...written, owner: 'a' } });
+        await store.appendToStream(subject.stream('given-up'), [event('A')], 'no_stream', {
+          idempotency: { ...written, owner: 'a' },
+        });
 
         await keys().releaseIdempotencyKey({ ...unwritten, owner: 'a' });
         await keys().releaseIdempotencyKey({ ...written, owner: 'a' });
@@ -137,7 +156,12 @@ function describeEventStoreContract(name: string, factory: () => Promise<Subject
         await keys().claimIdempotencyKey({ ...key, owner: 'a' }, claimed);
 
         expect(await keys().readIdempotencyKey(key, at + 1000)).toBeUndefined();
-        expect(await keys().claimIdempotencyKey({ ...key, owner: 'b' }, { ...claimed, now: at + 1000, expiresAt: at + 2000 })).toBe(true);
+        expect(
+          await keys().claimIdempotencyKey(
+            { ...key, owner: 'b' },
+            { ...claimed, now: at + 1000, expiresAt: at + 2000 },
+          ),
+        ).toBe(true);
       });
     });
 
@@ -360,7 +384,11 @@ function describeEventStoreContract(name: string, factory: () => Promise<Subject
         const from = await mark(subject);
         const stream = subject.stream('account');
         const skipped = Array.from({ length: 600 }, () => event('Skipped'));
-        await store.appendToStream(stream, [event('Kept', { n: 1 }), ...skipped, event('Kept', { n: 2 }), event('Kept', { n: 3 })], 'no_stream');
+        await store.appendToStream(
+          stream,
+          [event('Kept', { n: 1 }), ...skipped, event('Kept', { n: 2 }), event('Kept', { n: 3 })],
+          'no_stream',
+        );
         // when
         const events = await store.readAll(from, 2, new Set(['Kept']));
         // then
@@ -550,7 +578,7 @@ describe('SqliteEventStore (one file, several instances)', () => {
     await expect(append).rejects.toBeInstanceOf(WrongExpectedRevisionError);
   });
 
-  it("delivers to a subscription the events another instance appends, by polling", async () => {
+  it('delivers to a subscription the events another instance appends, by polling', async () => {
     // given
     const writer = open();
     const reader = open();
@@ -596,7 +624,11 @@ describe('SqliteEventStore (one file, several instances)', () => {
     // given
     const store = open();
     const errors: unknown[] = [];
-    store.subscribeToAll(undefined, async () => undefined, (error) => errors.push(error));
+    store.subscribeToAll(
+      undefined,
+      async () => undefined,
+      (error) => errors.push(error),
+    );
     // when
     await store.close();
     await sleep(400);

@@ -27,10 +27,21 @@ const B = 'resource_files/bbb/b.png';
 let position = 0n;
 const recorded = (type: string, data: unknown, at = position + 1n): RecordedEvent => {
   position = at > position ? at : position;
-  return { streamId: 's', type, data, metadata: { actor: { userId: 1, credential: 'session' }, correlationId: 'c', at: '' }, revision: 0n, position: at };
+  return {
+    streamId: 's',
+    type,
+    data,
+    metadata: { actor: { userId: 1, credential: 'session' }, correlationId: 'c', at: '' },
+    revision: 0n,
+    position: at,
+  };
 };
 const uploaded = (path: string, at: string, p?: bigint) =>
-  recorded('FileUploaded', { path, name: path.split('/')[2], size: 3, contentType: 'application/pdf', uploadedBy: 7, at }, p);
+  recorded(
+    'FileUploaded',
+    { path, name: path.split('/')[2], size: 3, contentType: 'application/pdf', uploadedBy: 7, at },
+    p,
+  );
 
 function filesStoreContract(open: () => Promise<{ store: FilesStore; close(): Promise<void> }>) {
   let store: FilesStore;
@@ -46,7 +57,13 @@ function filesStoreContract(open: () => Promise<{ store: FilesStore; close(): Pr
   it('an upload is known with who uploaded it, and unreferenced', async () => {
     await apply(uploaded(A, '2025-01-01T00:00:00.000Z'));
     expect(await store.file(A)).toEqual<StoredFile>({
-      path: A, name: 'a.pdf', size: 3, contentType: 'application/pdf', uploadedBy: 7, uploadedAt: '2025-01-01T00:00:00.000Z', deleted: false,
+      path: A,
+      name: 'a.pdf',
+      size: 3,
+      contentType: 'application/pdf',
+      uploadedBy: 7,
+      uploadedAt: '2025-01-01T00:00:00.000Z',
+      deleted: false,
     });
     expect(await store.referencingResources(A)).toEqual([]);
     expect(await store.unreferencedUploads('2025-01-02T00:00:00.000Z', 10)).toEqual([A]);
@@ -137,7 +154,11 @@ describe('files read model contract (MongoDB builders, evaluated by mingo)', () 
         return { path: _id, ...rest };
       },
       referencingResources: async (path) =>
-        new Query(referencingFilter(path) as never).find<ReferenceDoc>(references).all().map((d) => d._id).sort((a, b) => a - b),
+        new Query(referencingFilter(path) as never)
+          .find<ReferenceDoc>(references)
+          .all()
+          .map((d) => d._id)
+          .sort((a, b) => a - b),
       unreferencedUploads: async (before, limit) =>
         new Query(liveUploadsBeforeFilter(before) as never)
           .find<FileDoc>(files)

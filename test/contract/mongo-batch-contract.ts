@@ -15,7 +15,11 @@ import { D, O, P, createdData } from './resource-view-fixtures';
 
 export type OpenedReadDb = { read: MongoReadDb; dispose: () => Promise<void> };
 
-const metadata = { actor: { userId: 1, credential: 'session' as const }, correlationId: 'c', at: '2025-01-01T00:00:00.000Z' };
+const metadata = {
+  actor: { userId: 1, credential: 'session' as const },
+  correlationId: 'c',
+  at: '2025-01-01T00:00:00.000Z',
+};
 const recorded = (position: bigint, streamId: string, type: string, data: object): RecordedEvent => ({
   streamId,
   type,
@@ -24,14 +28,22 @@ const recorded = (position: bigint, streamId: string, type: string, data: object
   revision: 0n,
   position,
 });
-const created = (position: bigint, resourceId: number) => recorded(position, `resource-${resourceId}`, 'ResourceCreated', createdData(resourceId));
+const created = (position: bigint, resourceId: number) =>
+  recorded(position, `resource-${resourceId}`, 'ResourceCreated', createdData(resourceId));
 const deleted = (position: bigint, resourceId: number) =>
-  recorded(position, `resource-${resourceId}`, 'ResourceDeleted', { resourceId, resourceUrl: 'https://example.org/a.pdf' });
+  recorded(position, `resource-${resourceId}`, 'ResourceDeleted', {
+    resourceId,
+    resourceUrl: 'https://example.org/a.pdf',
+  });
 const link = (position: bigint, type: 'CommunityProjectUpserted' | 'CommunityProjectRemoved', data: object) =>
   recorded(position, `community-project-${(data as { communityProjectId: number }).communityProjectId}`, type, data);
 
 /** Two batches: the second re-projects views (a link), deletes a resource and creates one. */
-const first = [created(1n, 1), created(2n, 2), link(3n, 'CommunityProjectUpserted', { communityProjectId: 100, communityId: O, projectId: P })];
+const first = [
+  created(1n, 1),
+  created(2n, 2),
+  link(3n, 'CommunityProjectUpserted', { communityProjectId: 100, communityId: O, projectId: P }),
+];
 const second = [
   link(4n, 'CommunityProjectUpserted', { communityProjectId: 101, communityId: D, projectId: P }),
   deleted(5n, 2),
@@ -41,7 +53,11 @@ const second = [
 
 const NAME = 'resources';
 
-async function commit(projection: ReadModelProjection, batch: readonly RecordedEvent[], options: { failAfter?: number; fence?: Parameters<ReadModelProjection['store']['commit']>[3] } = {}) {
+async function commit(
+  projection: ReadModelProjection,
+  batch: readonly RecordedEvent[],
+  options: { failAfter?: number; fence?: Parameters<ReadModelProjection['store']['commit']>[3] } = {},
+) {
   const last = batch.at(-1);
   if (!last) throw new Error('empty batch');
   await projection.store.commit(
@@ -111,31 +127,47 @@ export function describeMongoBatchContract(name: string, open: () => Promise<Ope
       expect(await store.projectionStore.digest()).toEqual(expected);
     });
 
-    it('given the lease passed to another holder, when the stale holder commits a batch, then it is refused and writes nothing, and the lease stays the new holder\'s', async () => {
+    it("given the lease passed to another holder, when the stale holder commits a batch, then it is refused and writes nothing, and the lease stays the new holder's", async () => {
       const { read, store, projection } = await openProjection();
       await commit(projection, first);
       const before = await store.projectionStore.digest();
       const leases = read.db.collection('projection_leases');
-      await leases.updateOne({ _id: NAME } as object, { $set: { holder: 'b', token: 2, expiresAt: 9000 } }, { upsert: true });
+      await leases.updateOne(
+        { _id: NAME } as object,
+        { $set: { holder: 'b', token: 2, expiresAt: 9000 } },
+        { upsert: true },
+      );
 
       const stale = { projection: NAME, holder: 'a', token: 1n, ttlMs: 1000, nowMs: 8500 };
       await expect(commit(projection, second, { fence: stale })).rejects.toBeInstanceOf(LeaseLostError);
 
       expect(await store.projectionStore.digest()).toEqual(before);
       expect(await store.projectionStore.checkpoint(NAME)).toBe(3n);
-      expect(await leases.findOne({ _id: NAME } as object, { projection: { _id: 0 } })).toEqual({ holder: 'b', token: 2, expiresAt: 9000 });
+      expect(await leases.findOne({ _id: NAME } as object, { projection: { _id: 0 } })).toEqual({
+        holder: 'b',
+        token: 2,
+        expiresAt: 9000,
+      });
     });
 
     it('given the lease held, when its holder commits a batch, then the batch and the checkpoint are written and the lease is renewed', async () => {
       const { read, store, projection } = await openProjection();
       const leases = read.db.collection('projection_leases');
-      await leases.updateOne({ _id: NAME } as object, { $set: { holder: 'a', token: 3, expiresAt: 1000 } }, { upsert: true });
+      await leases.updateOne(
+        { _id: NAME } as object,
+        { $set: { holder: 'a', token: 3, expiresAt: 1000 } },
+        { upsert: true },
+      );
 
       await commit(projection, first, { fence: { projection: NAME, holder: 'a', token: 3n, ttlMs: 1000, nowMs: 900 } });
 
       expect(await store.projectionStore.checkpoint(NAME)).toBe(3n);
       expect(await store.stored(2)).not.toBeNull();
-      expect(await leases.findOne({ _id: NAME } as object, { projection: { _id: 0 } })).toEqual({ holder: 'a', token: 3, expiresAt: 1900 });
+      expect(await leases.findOne({ _id: NAME } as object, { projection: { _id: 0 } })).toEqual({
+        holder: 'a',
+        token: 3,
+        expiresAt: 1900,
+      });
     });
   });
 }

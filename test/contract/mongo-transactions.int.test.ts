@@ -31,75 +31,88 @@ describeMongo('read-model batches', (mongo) => {
   // Needs transactions: where the server is not a replica set, declared skipped with the reason.
   const noTransactions = mongoTransactionsSkipReason();
   if (noTransactions) announceSkip('a takeover racing a batch (MongoDB)', noTransactions);
-  (noTransactions ? describe.skip : describe)(`a takeover racing a batch (needs a replica set)${noTransactions ? ` (skipped: ${noTransactions})` : ''}`, () => {
-    let read: MongoReadDb;
-    beforeEach(async () => {
-      read = await connect();
-      if (!read.transactions) throw new Error('given: this MongoDB runs no transactions, yet it was found to be a replica set');
-    });
-    afterEach(async () => {
-      await read.db.dropDatabase();
-      await read.close();
-    });
+  (noTransactions ? describe.skip : describe)(
+    `a takeover racing a batch (needs a replica set)${noTransactions ? ` (skipped: ${noTransactions})` : ''}`,
+    () => {
+      let read: MongoReadDb;
+      beforeEach(async () => {
+        read = await connect();
+        if (!read.transactions)
+          throw new Error('given: this MongoDB runs no transactions, yet it was found to be a replica set');
+      });
+      afterEach(async () => {
+        await read.db.dropDatabase();
+        await read.close();
+      });
 
-    /** Whether a write to the leases that is not a batch's (b's findAndModify) runs on the server now. */
-    async function takeoverInProgress(): Promise<boolean> {
-      const ops = await read.db.client
-        .db('admin')
-        .aggregate([{ $currentOp: { allUsers: true } }, { $match: { ns: `${read.db.databaseName}.projection_leases`, 'command.findAndModify': 'projection_leases' } }])
-        .toArray();
-      return ops.length > 0;
-    }
+      /** Whether a write to the leases that is not a batch's (b's findAndModify) runs on the server now. */
+      async function takeoverInProgress(): Promise<boolean> {
+        const ops = await read.db.client
+          .db('admin')
+          .aggregate([
+            { $currentOp: { allUsers: true } },
+            {
+              $match: { ns: `${read.db.databaseName}.projection_leases`, 'command.findAndModify': 'projection_leases' },
+            },
+          ])
+          .toArray();
+        return ops.length > 0;
+      }
 
-    /**
-     * Holder a's lease ran out at 1000; its batch renews it (now 900) inside the transaction
-     * while b tries to take it over at 1500. b's write waits for the transaction: if the batch
-     * commits, b finds the renewed lease; if it aborts, b takes the lease that ran out.
-     */
-    async function race(outcome: 'commit' | 'abort') {
-      const store = await MongoResourceViewStore.open(read);
-      const a = await read.leases.acquire('resources', 'a', 100, 900);
-      if (!a) throw new Error('a could not take the free lease');
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      let fenced!: () => void;
-      const inside = new Promise<void>((resolve) => (fenced = resolve));
-      const batch = store.projectionStore.commit(
-        'resources',
-        1n,
-        async () => {
-          await store.putResource(1, resource(1), 1n, []);
-          fenced();
-          await gate;
-          if (outcome === 'abort') throw new Error('crash midway through the batch');
-        },
-        { ...a, ttlMs: 1000, nowMs: 900 },
-      );
-      await inside;
-      let settled = false;
-      const takeover = read.leases.acquire('resources', 'b', 1000, 1500).finally(() => (settled = true));
-      // b's write has reached the server and waits for the transaction (or b has its answer already)
-      await waitUntil(async () => settled || (await takeoverInProgress()), "b's takeover to reach the server");
-      release();
-      const [committed, taken] = await Promise.allSettled([batch, takeover]);
-      return { committed, taken: taken.status === 'fulfilled' ? taken.value : taken.reason, stored: await store.stored(1) };
-    }
+      /**
+       * Holder a's lease ran out at 1000; its batch renews it (now 900) inside the transaction
+       * while b tries to take it over at 1500. b's write waits for the transaction: if the batch
+       * commits, b finds the renewed lease; if it aborts, b takes the lease that ran out.
+       */
+      async function race(outcome: 'commit' | 'abort') {
+        const store = await MongoResourceViewStore.open(read);
+        const a = await read.leases.acquire('resources', 'a', 100, 900);
+        if (!a) throw new Error('a could not take the free lease');
+        let release!: () => void;
+        const gate = new Promise<void>((resolve) => (release = resolve));
+        let fenced!: () => void;
+        const inside = new Promise<void>((resolve) => (fenced = resolve));
+        const batch = store.projectionStore.commit(
+          'resources',
+          1n,
+          async () => {
+            await store.putResource(1, resource(1), 1n, []);
+            fenced();
+            await gate;
+            if (outcome === 'abort') throw new Error('crash midway through the batch');
+          },
+          { ...a, ttlMs: 1000, nowMs: 900 },
+        );
+        await inside;
+        let settled = false;
+        const takeover = read.leases.acquire('resources', 'b', 1000, 1500).finally(() => (settled = true));
+        // b's write has reached the server and waits for the transaction (or b has its answer already)
+        await waitUntil(async () => settled || (await takeoverInProgress()), "b's takeover to reach the server");
+        release();
+        const [committed, taken] = await Promise.allSettled([batch, takeover]);
+        return {
+          committed,
+          taken: taken.status === 'fulfilled' ? taken.value : taken.reason,
+          stored: await store.stored(1),
+        };
+      }
 
-    it('given the batch commits, then the takeover finds the lease renewed and the batch written', async () => {
-      const { committed, taken, stored } = await race('commit');
-      expect(committed.status).toBe('fulfilled');
-      expect(taken).toBeNull();
-      expect(stored?.position).toBe(1n);
-    });
+      it('given the batch commits, then the takeover finds the lease renewed and the batch written', async () => {
+        const { committed, taken, stored } = await race('commit');
+        expect(committed.status).toBe('fulfilled');
+        expect(taken).toBeNull();
+        expect(stored?.position).toBe(1n);
+      });
 
-    it('given the batch aborts, then the takeover gets the lease with a new token and the batch left nothing', async () => {
-      const { committed, taken, stored } = await race('abort');
-      expect(committed.status).toBe('rejected');
-      expect(taken).toEqual({ projection: 'resources', holder: 'b', token: 2n });
-      expect(stored).toBeNull();
-      expect(await read.checkpoint('resources')).toBeUndefined();
-    });
-  });
+      it('given the batch aborts, then the takeover gets the lease with a new token and the batch left nothing', async () => {
+        const { committed, taken, stored } = await race('abort');
+        expect(committed.status).toBe('rejected');
+        expect(taken).toEqual({ projection: 'resources', holder: 'b', token: 2n });
+        expect(stored).toBeNull();
+        expect(await read.checkpoint('resources')).toBeUndefined();
+      });
+    },
+  );
 });
 
 /** Polls `condition` until it holds; fails naming `what` after 10 s. */

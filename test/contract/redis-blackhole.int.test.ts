@@ -24,7 +24,11 @@ describeExternal('Redis that stops answering (a black-holing proxy in front of R
   async function cacheBehindProxy() {
     const url = new URL(redis.kind === 'url' ? redis.url : 'redis://127.0.0.1:6379');
     const proxy = await blackholeProxy({ host: url.hostname, port: Number(url.port || 6379) });
-    const cache = new ResilientCache(RedisCache.connect(proxy.url, `prs-test-${randomUUID()}:`), createLogger('silent'), 20);
+    const cache = new ResilientCache(
+      RedisCache.connect(proxy.url, `prs-test-${randomUUID()}:`),
+      createLogger('silent'),
+      20,
+    );
     cleanups.push(async () => {
       await cache.close();
       await proxy.close();

@@ -70,7 +70,12 @@ export const createdData = (resourceId: number, name = `Resource ${resourceId}`)
 });
 
 /** The data of a ResourceUpdated event on day 1: a new name and the tag `b`. */
-export const updatedData = (resourceId: number, name: string) => ({ resourceId, name, ...eventContent(['b']), lastUpdated: day(1) });
+export const updatedData = (resourceId: number, name: string) => ({
+  resourceId,
+  name,
+  ...eventContent(['b']),
+  lastUpdated: day(1),
+});
 
 /**
  * A view of `n` project resources of P (P in community O) where the audiences are uneven: most
@@ -87,7 +92,10 @@ export function largeView(n: number, firstId = 1000): Resource[] {
       description: i % 17 === 0 ? 'how to fix a PUMP' : 'notes',
       tags: i % 5 === 0 ? ['Water'] : i % 11 === 0 ? ['Energy', 'water'] : [],
       postDate: day(Math.floor(i / 4)),
-      owner: level === 4 ? { privacyLevel: 4, circles: [{ circleId: CIRCLE, projectId: P, communityId: null }] } : { privacyLevel: level, circles: [] },
+      owner:
+        level === 4
+          ? { privacyLevel: 4, circles: [{ circleId: CIRCLE, projectId: P, communityId: null }] }
+          : { privacyLevel: level, circles: [] },
     });
   });
 }
@@ -135,11 +143,18 @@ export function naivePage(views: readonly ResourceViewRecord[], q: ViewPageQuery
       v.projectId === q.projectId &&
       admits(q.audience, v.audienceKey) &&
       (q.paragraphId === null || (v.paragraphId ?? 0) === q.paragraphId) &&
-      (q.concept === null || [v.name, v.description, ...v.resourceTags].some((t) => t.toLowerCase().includes(q.concept as string))) &&
+      (q.concept === null ||
+        [v.name, v.description, ...v.resourceTags].some((t) => t.toLowerCase().includes(q.concept as string))) &&
       (q.tags.length === 0 || v.tagsLower.some((t) => q.tags.includes(t))),
   );
   const sorted = [...matches].sort((a, b) =>
-    q.orderBy === 0 ? a.resourceId - b.resourceId : a.postDate < b.postDate ? 1 : a.postDate > b.postDate ? -1 : b.resourceId - a.resourceId,
+    q.orderBy === 0
+      ? a.resourceId - b.resourceId
+      : a.postDate < b.postDate
+        ? 1
+        : a.postDate > b.postDate
+          ? -1
+          : b.resourceId - a.resourceId,
   );
   return { count: sorted.length, list: q.take === 0 ? [] : sorted.slice(q.skip, q.skip + q.take) };
 }

@@ -31,8 +31,11 @@ import {
 } from './resource-view-fixtures';
 import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
 
-
-const metadata = { actor: { userId: 1, credential: 'session' as const }, correlationId: 'c', at: '2025-01-01T00:00:00.000Z' };
+const metadata = {
+  actor: { userId: 1, credential: 'session' as const },
+  correlationId: 'c',
+  at: '2025-01-01T00:00:00.000Z',
+};
 const recorded = (position: bigint, type: string, data: object): RecordedEvent => ({
   streamId: `resource-${(data as { resourceId: number }).resourceId}`,
   type,
@@ -41,11 +44,17 @@ const recorded = (position: bigint, type: string, data: object): RecordedEvent =
   revision: 0n,
   position,
 });
-const created = (position: bigint, resourceId: number, name = 'Created') => recorded(position, 'ResourceCreated', createdData(resourceId, name));
-const updated = (position: bigint, resourceId: number, name: string) => recorded(position, 'ResourceUpdated', updatedData(resourceId, name));
-const deleted = (position: bigint, resourceId: number) => recorded(position, 'ResourceDeleted', { resourceId, resourceUrl: 'https://example.org/a.pdf' });
+const created = (position: bigint, resourceId: number, name = 'Created') =>
+  recorded(position, 'ResourceCreated', createdData(resourceId, name));
+const updated = (position: bigint, resourceId: number, name: string) =>
+  recorded(position, 'ResourceUpdated', updatedData(resourceId, name));
+const deleted = (position: bigint, resourceId: number) =>
+  recorded(position, 'ResourceDeleted', { resourceId, resourceUrl: 'https://example.org/a.pdf' });
 
-export function describeResourceViewStoreContract(name: string, open: () => Promise<OpenedStore<ResourceViewStore>>): void {
+export function describeResourceViewStoreContract(
+  name: string,
+  open: () => Promise<OpenedStore<ResourceViewStore>>,
+): void {
   describe(`${name} honours the ResourceViewStore contract`, () => {
     let store: ResourceViewStore;
     let model: ViewModel;
@@ -99,7 +108,9 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
         await put(resource(17, { scope: { kind: 'project', projectId: OTHER_PROJECT } }), 3n);
 
         expect((await store.resourcesOfProject(P)).map((r) => r.resourceId)).toEqual([4, 30]);
-        expect(await store.resourcesOfProject(OTHER_PROJECT)).toEqual([resource(17, { scope: { kind: 'project', projectId: OTHER_PROJECT } })]);
+        expect(await store.resourcesOfProject(OTHER_PROJECT)).toEqual([
+          resource(17, { scope: { kind: 'project', projectId: OTHER_PROJECT } }),
+        ]);
         expect(await store.resourcesOfProject(999)).toEqual([]);
       });
 
@@ -120,7 +131,13 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
         await store.writeProjectLink({ communityProjectId: 102, communityId: D, projectId: P }, false, 3n);
         await store.writeProjectLink({ communityProjectId: 103, communityId: 5, projectId: OTHER_PROJECT }, false, 4n);
 
-        expect(await store.projectLink(101)).toEqual({ communityProjectId: 101, communityId: O, projectId: P, position: 2n, removed: false });
+        expect(await store.projectLink(101)).toEqual({
+          communityProjectId: 101,
+          communityId: O,
+          projectId: P,
+          position: 2n,
+          removed: false,
+        });
         expect(await store.projectLink(404)).toBeNull();
         expect(await store.projectCommunities(P)).toEqual([O, D]);
         expect(await store.projectCommunities(OTHER_PROJECT)).toEqual([5]);
@@ -131,7 +148,13 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
         await store.writeProjectLink({ communityProjectId: 100, communityId: O, projectId: OTHER_PROJECT }, false, 4n);
         await store.writeProjectLink({ communityProjectId: 100, communityId: O, projectId: OTHER_PROJECT }, false, 5n);
 
-        expect(await store.projectLink(100)).toEqual({ communityProjectId: 100, communityId: D, projectId: P, position: 5n, removed: false });
+        expect(await store.projectLink(100)).toEqual({
+          communityProjectId: 100,
+          communityId: D,
+          projectId: P,
+          position: 5n,
+          removed: false,
+        });
       });
 
       it('given a removed link, when an older upsert is replayed, then it stays removed; a newer one restores it', async () => {
@@ -139,7 +162,13 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
         await store.writeProjectLink({ communityProjectId: 100, communityId: D, projectId: P }, true, 3n);
         await store.writeProjectLink({ communityProjectId: 100, communityId: D, projectId: P }, false, 2n);
 
-        expect(await store.projectLink(100)).toEqual({ communityProjectId: 100, communityId: D, projectId: P, position: 3n, removed: true });
+        expect(await store.projectLink(100)).toEqual({
+          communityProjectId: 100,
+          communityId: D,
+          projectId: P,
+          position: 3n,
+          removed: true,
+        });
         expect(await store.projectCommunities(P)).toEqual([]);
 
         await store.writeProjectLink({ communityProjectId: 100, communityId: D, projectId: P }, false, 4n);
@@ -149,9 +178,11 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
 
     describe('pages', () => {
       it('given equal post dates, when paged by recency, then ties go by id descending; by id, ascending', async () => {
-        for (const [i, id] of [3, 1, 4, 2, 5].entries()) await put(resource(id, { postDate: id === 5 ? day(0) : day(1) }), BigInt(i + 1));
+        for (const [i, id] of [3, 1, 4, 2, 5].entries())
+          await put(resource(id, { postDate: id === 5 ? day(0) : day(1) }), BigInt(i + 1));
 
-        const ids = async (orderBy: 0 | 1, skip = 0, take = 20) => (await store.page(query({ orderBy, skip, take }))).list.map((v) => v.resourceId);
+        const ids = async (orderBy: 0 | 1, skip = 0, take = 20) =>
+          (await store.page(query({ orderBy, skip, take }))).list.map((v) => v.resourceId);
         expect(await ids(1)).toEqual([4, 3, 2, 1, 5]);
         expect(await ids(0)).toEqual([1, 2, 3, 4, 5]);
         expect(await ids(1, 1, 2)).toEqual([3, 2]);
@@ -165,7 +196,9 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
         await put(resource(2, { scope: { kind: 'project', projectId: OTHER_PROJECT } }), 2n);
 
         expect((await store.page(query({ ...communityView(O) }))).list.map((v) => v.resourceId)).toEqual([1]);
-        expect((await store.page(query({ ...communityView(O, OTHER_PROJECT) }))).list.map((v) => v.resourceId)).toEqual([2]);
+        expect((await store.page(query({ ...communityView(O, OTHER_PROJECT) }))).list.map((v) => v.resourceId)).toEqual(
+          [2],
+        );
         expect(await store.page(query({ ...communityView(D) }))).toEqual({ count: 0, list: [] });
       });
 
@@ -174,7 +207,8 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
         await put(resource(2, { name: 'Guide v1x2', description: 'About [pumps]' }), 2n);
         await put(resource(3, { name: 'Other', tags: ['Pumps', 'Water'] }), 3n);
 
-        const ids = async (over: Parameters<typeof query>[0]) => (await store.page(query(over))).list.map((v) => v.resourceId);
+        const ids = async (over: Parameters<typeof query>[0]) =>
+          (await store.page(query(over))).list.map((v) => v.resourceId);
         expect(await ids({ concept: '1.2' })).toEqual([1]);
         expect(await ids({ concept: '(draft)' })).toEqual([1]);
         expect(await ids({ concept: 'c++' })).toEqual([1]);
@@ -192,7 +226,9 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
         await put(resource(2, { paragraphId: OTHER_PARAGRAPH }), 2n);
         await put(resource(3), 3n);
 
-        expect(await store.page(query({ paragraphId: PARAGRAPH }))).toEqual(naivePage(model.all(), query({ paragraphId: PARAGRAPH })));
+        expect(await store.page(query({ paragraphId: PARAGRAPH }))).toEqual(
+          naivePage(model.all(), query({ paragraphId: PARAGRAPH })),
+        );
         expect((await store.page(query({ paragraphId: PARAGRAPH }))).list.map((v) => v.resourceId)).toEqual([1]);
         expect((await store.page(query({ paragraphId: null }))).count).toBe(3);
       });
@@ -200,7 +236,10 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
       it('given uneven audiences, when callers with different principals page, then each sees exactly what admits them', async () => {
         await put(resource(1), 1n);
         await put(resource(2, { owner: { privacyLevel: 3, circles: [] } }), 2n);
-        await put(resource(3, { owner: { privacyLevel: 4, circles: [{ circleId: CIRCLE, projectId: P, communityId: null }] } }), 3n);
+        await put(
+          resource(3, { owner: { privacyLevel: 4, circles: [{ circleId: CIRCLE, projectId: P, communityId: null }] } }),
+          3n,
+        );
 
         const ids = async (audience: Audience) => (await store.page(query({ audience }))).list.map((v) => v.resourceId);
         expect(await ids(everything)).toEqual([1, 2, 3]);
@@ -213,13 +252,16 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
       });
 
       it('given views, when audiences, paragraphs, deletions and view replacements change them, then counts and pages follow', async () => {
-        for (let id = 1; id <= 12; id++) await put(resource(id, { paragraphId: id % 2 ? PARAGRAPH : null }), BigInt(id), [O, D]);
+        for (let id = 1; id <= 12; id++)
+          await put(resource(id, { paragraphId: id % 2 ? PARAGRAPH : null }), BigInt(id), [O, D]);
         const queries = [projectView(), communityView(O), communityView(D)].flatMap((view) =>
-          [everything, principals('public'), principals(`team:p:${P}`), principals('member:c:20')].flatMap((audience) => [
-            query({ ...view, audience }),
-            query({ ...view, audience, paragraphId: PARAGRAPH, take: 0 }),
-            query({ ...view, audience, paragraphId: 0 }),
-          ]),
+          [everything, principals('public'), principals(`team:p:${P}`), principals('member:c:20')].flatMap(
+            (audience) => [
+              query({ ...view, audience }),
+              query({ ...view, audience, paragraphId: PARAGRAPH, take: 0 }),
+              query({ ...view, audience, paragraphId: 0 }),
+            ],
+          ),
         );
         await expectPages(queries);
 
@@ -241,7 +283,10 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
           for (const r of largeView(2000)) await put(r, position++, [O]);
           await put(resource(5000, { scope: { kind: 'project', projectId: OTHER_PROJECT } }), position++, [O]);
 
-          const admittedToCircle = naivePage(model.all(), query({ audience: principals(`circle:${CIRCLE}`), take: 0 })).count;
+          const admittedToCircle = naivePage(
+            model.all(),
+            query({ audience: principals(`circle:${CIRCLE}`), take: 0 }),
+          ).count;
           const admittedToPublic = naivePage(model.all(), query({ audience: principals('public'), take: 0 })).count;
           expect(admittedToCircle).toBeLessThan(2000 / 8);
           expect(admittedToPublic).toBeGreaterThan(2000 / 2);
@@ -281,7 +326,10 @@ export function describeResourceViewStoreContract(name: string, open: () => Prom
 
       it('given a history, when any range of it is replayed twice, then the digest is the one of a single pass', async () => {
         const projection = resourceProjection(store);
-        const link = (position: bigint, type: string, data: object): RecordedEvent => ({ ...recorded(position, type, data), streamId: 'directory' });
+        const link = (position: bigint, type: string, data: object): RecordedEvent => ({
+          ...recorded(position, type, data),
+          streamId: 'directory',
+        });
         const history: RecordedEvent[] = [
           created(1n, 1),
           created(2n, 2),

@@ -22,10 +22,14 @@ type WorkerSummary = { writer: string; conflicts: number; sharedRevisions: strin
 type Writer = { child: ChildProcess; ready: Promise<void>; done: Promise<WorkerSummary> };
 
 function startWriter(file: string, writer: string): Writer {
-  const child = spawn(process.execPath, ['--import', 'tsx', worker, file, writer, String(ownEvents), String(sharedEvents)], {
-    cwd: root,
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', worker, file, writer, String(ownEvents), String(sharedEvents)],
+    {
+      cwd: root,
+      stdio: ['pipe', 'pipe', 'pipe'],
+    },
+  );
   let stdout = '';
   let stderr = '';
   let signalReady: () => void = () => undefined;
@@ -47,7 +51,11 @@ function startWriter(file: string, writer: string): Writer {
   return { child, ready, done };
 }
 
-const metadata: EventMetadata = { actor: { userId: 1, credential: 'session' }, correlationId: 'in-process', at: new Date(0).toISOString() };
+const metadata: EventMetadata = {
+  actor: { userId: 1, credential: 'session' },
+  correlationId: 'in-process',
+  at: new Date(0).toISOString(),
+};
 
 function revisions(events: readonly RecordedEvent[]): bigint[] {
   return events.map((e) => e.revision);
@@ -115,13 +123,19 @@ describe('SQLite event store shared by several processes', () => {
       // when
       await Promise.all(
         Array.from({ length: 20 }, (_, i) =>
-          (i % 2 === 0 ? first : second).appendToStream(`stream-${i}`, [{ type: 'Happened', data: { i }, metadata }], 'no_stream'),
+          (i % 2 === 0 ? first : second).appendToStream(
+            `stream-${i}`,
+            [{ type: 'Happened', data: { i }, metadata }],
+            'no_stream',
+          ),
         ),
       );
       // then
       const seenByFirst = await first.readAll(undefined, 100);
       const seenBySecond = await second.readAll(undefined, 100);
-      expect(seenByFirst.map((e) => e.streamId).sort()).toEqual(Array.from({ length: 20 }, (_, i) => `stream-${i}`).sort());
+      expect(seenByFirst.map((e) => e.streamId).sort()).toEqual(
+        Array.from({ length: 20 }, (_, i) => `stream-${i}`).sort(),
+      );
       expect(seenBySecond.map((e) => e.position)).toEqual(seenByFirst.map((e) => e.position));
     } finally {
       await first.close();

@@ -33,7 +33,9 @@ import {
 describe('privacy levels', () => {
   it.each([1, 2, 3, 4, 5])('given %p, then it is a level', (n) => expect(isPrivacyLevel(n)).toBe(true));
 
-  it.each([0, 6, -1, 1.5, NaN, '1', null])('given %p, then it is not a level', (n) => expect(isPrivacyLevel(n)).toBe(false));
+  it.each([0, 6, -1, 1.5, NaN, '1', null])('given %p, then it is not a level', (n) =>
+    expect(isPrivacyLevel(n)).toBe(false),
+  );
 
   it('given the validity table of SPEC, then Community is invalid only on a project resource’s own level', () => {
     const table = (['communityProjectOwner', 'projectOwner', 'share'] as const).map((block) =>
@@ -47,7 +49,10 @@ describe('privacy levels', () => {
 
 describe('viewer predicates', () => {
   it('given a pending admin, then they are neither an approved member nor an admin', () => {
-    const pendingAdmin = { ...outsider, communities: new Map([[O, { role: 'admin' as const, status: 'pending' as const }]]) };
+    const pendingAdmin = {
+      ...outsider,
+      communities: new Map([[O, { role: 'admin' as const, status: 'pending' as const }]]),
+    };
 
     expect(isApprovedMember(pendingAdmin, O)).toBe(false);
     expect(isCommunityAdmin(pendingAdmin, O)).toBe(false);
@@ -66,13 +71,11 @@ describe('views and principals', () => {
   });
 
   it('given a private project, then it is reached by its people and the approved members of its communities only', () => {
-    expect([team, mentor, approvedMember, viewer(40, { approved: [N] }), viewer(41, { pending: [O] })].map((v) => reachesView(v, projectView))).toEqual([
-      true,
-      true,
-      true,
-      false,
-      false,
-    ]);
+    expect(
+      [team, mentor, approvedMember, viewer(40, { approved: [N] }), viewer(41, { pending: [O] })].map((v) =>
+        reachesView(v, projectView),
+      ),
+    ).toEqual([true, true, true, false, false]);
     expect(reachesView(outsider, { kind: 'project', project: { ...project, visibility: 'public' } })).toBe(true);
   });
 
@@ -80,7 +83,15 @@ describe('views and principals', () => {
     const who = viewer(42, { team: true, admins: [O], approved: [D], pending: [E], circles: [501] });
 
     expect(principalsFor(who, fromO).sort()).toEqual(
-      ['public', `team:p:${P}`, `member:c:${D}`, `member:c:${O}`, `admin:c:${O}`, 'circle:501', `circle:${TEAM_CIRCLE}`].sort(),
+      [
+        'public',
+        `team:p:${P}`,
+        `member:c:${D}`,
+        `member:c:${O}`,
+        `admin:c:${O}`,
+        'circle:501',
+        `circle:${TEAM_CIRCLE}`,
+      ].sort(),
     );
     expect(administersView(who, fromO)).toBe(true);
     expect(administersView(who, projectView)).toBe(false);

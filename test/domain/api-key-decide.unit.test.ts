@@ -13,14 +13,33 @@ const at = (iso: string, days: number) => new Date(Date.parse(iso) + days * 86_4
 
 const createCommand = (id: number, extra: Partial<CreateApiKey['data']> = {}): CreateApiKey => ({
   type: 'CreateApiKey',
-  data: { userId: USER, id, keyId: `svc_live_key${id}`, name: `key ${id}`, secretHash: `hash-${id}`, expiresInDays: 90, ...extra },
+  data: {
+    userId: USER,
+    id,
+    keyId: `svc_live_key${id}`,
+    name: `key ${id}`,
+    secretHash: `hash-${id}`,
+    expiresInDays: 90,
+    ...extra,
+  },
   facts: context,
 });
 const created = (id: number, createdAt = NOW, days = 90): ApiKeyEventData => ({
   type: 'ApiKeyCreated',
-  data: { userId: USER, id, keyId: `svc_live_key${id}`, name: `key ${id}`, secretHash: `hash-${id}`, createdAt, expiresAt: at(createdAt, days) },
+  data: {
+    userId: USER,
+    id,
+    keyId: `svc_live_key${id}`,
+    name: `key ${id}`,
+    secretHash: `hash-${id}`,
+    createdAt,
+    expiresAt: at(createdAt, days),
+  },
 });
-const revoked = (id: number): ApiKeyEventData => ({ type: 'ApiKeyRevoked', data: { userId: USER, id, revokedAt: NOW } });
+const revoked = (id: number): ApiKeyEventData => ({
+  type: 'ApiKeyRevoked',
+  data: { userId: USER, id, revokedAt: NOW },
+});
 /** Key `id` rotated at NOW to `secretHash`, the one it replaces valid until `validUntil`. */
 const rotated = (id: number, secretHash: string, previousSecretHash: string, validUntil: string): ApiKeyEventData => ({
   type: 'ApiKeyRotated',
@@ -38,13 +57,23 @@ describe('API-key decider', () => {
         .then([
           {
             type: 'ApiKeyCreated',
-            data: { userId: USER, id: 1, keyId: 'svc_live_key1', name: 'key 1', secretHash: 'hash-1', createdAt: NOW, expiresAt: at(NOW, 30) },
+            data: {
+              userId: USER,
+              id: 1,
+              keyId: 'svc_live_key1',
+              name: 'key 1',
+              secretHash: 'hash-1',
+              createdAt: NOW,
+              expiresAt: at(NOW, 30),
+            },
           },
         ]);
     });
 
     it('given the cap of active keys, when one more is created, then it is refused as a conflict', () => {
-      given([created(1), created(2), created(3)]).when(createCommand(4)).thenThrows(DomainError, refusal('conflict'));
+      given([created(1), created(2), created(3)])
+        .when(createCommand(4))
+        .thenThrows(DomainError, refusal('conflict'));
     });
 
     it('given the cap reached with revoked and expired keys among them, when one more is created, then it is allowed', () => {
@@ -62,11 +91,15 @@ describe('API-key decider', () => {
     });
 
     it('given an id that already exists, when created again, then it is a conflict', () => {
-      given([created(1)]).when(createCommand(1)).thenThrows(DomainError, refusal('conflict'));
+      given([created(1)])
+        .when(createCommand(1))
+        .thenThrows(DomainError, refusal('conflict'));
     });
 
     it.each([0, 1.5, -3])('given expiresInDays %p, when created, then it is a validation error', (days) => {
-      given().when(createCommand(1, { expiresInDays: days })).thenThrows(DomainError, refusal('validation'));
+      given()
+        .when(createCommand(1, { expiresInDays: days }))
+        .thenThrows(DomainError, refusal('validation'));
     });
 
     it('given more than 180 days, when created, then the lifetime is clamped to 180 days', () => {
@@ -77,14 +110,22 @@ describe('API-key decider', () => {
   });
 
   describe('RevokeApiKey', () => {
-    const revoke = (id: number): ApiKeyCommand => ({ type: 'RevokeApiKey', data: { userId: USER, id }, facts: context });
+    const revoke = (id: number): ApiKeyCommand => ({
+      type: 'RevokeApiKey',
+      data: { userId: USER, id },
+      facts: context,
+    });
 
     it('given an active key, when revoked, then ApiKeyRevoked', () => {
-      given([created(1)]).when(revoke(1)).then([revoked(1)]);
+      given([created(1)])
+        .when(revoke(1))
+        .then([revoked(1)]);
     });
 
     it('given an expired key, when revoked, then ApiKeyRevoked (SPEC: expired → revoked)', () => {
-      given([created(1, at(NOW, -200), 90)]).when(revoke(1)).then([revoked(1)]);
+      given([created(1, at(NOW, -200), 90)])
+        .when(revoke(1))
+        .then([revoked(1)]);
     });
 
     it.each([
@@ -139,9 +180,12 @@ describe('API-key decider', () => {
       ['a revoked key', [created(1), revoked(1)], rotate(1), 'not_found'],
       ['an expired key', [created(1, at(NOW, -100), 90)], rotate(1), 'conflict'],
       ['a grace over 168 hours', [created(1)], rotate(1, 169), 'validation'],
-    ] as [string, ApiKeyEventData[], ApiKeyCommand, DomainErrorKind][])('given %s, when rotated, then it is refused', (_case, history, command, kind) => {
-      given(history).when(command).thenThrows(DomainError, refusal(kind));
-    });
+    ] as [string, ApiKeyEventData[], ApiKeyCommand, DomainErrorKind][])(
+      'given %s, when rotated, then it is refused',
+      (_case, history, command, kind) => {
+        given(history).when(command).thenThrows(DomainError, refusal(kind));
+      },
+    );
   });
 
   describe('who may create', () => {
@@ -153,15 +197,25 @@ describe('API-key decider', () => {
     });
 
     it('given an approved admin of one community, then creation is allowed', () => {
-      expect(() => assertMayCreateApiKey(viewer([[1, 'member', 'approved'], [2, 'admin', 'approved']]))).not.toThrow();
+      expect(() =>
+        assertMayCreateApiKey(
+          viewer([
+            [1, 'member', 'approved'],
+            [2, 'admin', 'approved'],
+          ]),
+        ),
+      ).not.toThrow();
     });
 
     it.each([
       ['no community', []],
       ['an approved member only', [[1, 'member', 'approved']]],
       ['a pending admin', [[1, 'admin', 'pending']]],
-    ] as [string, [number, 'member' | 'admin', 'pending' | 'approved'][]][])('given %s, then creation is forbidden', (_c, m) => {
-      expect(() => assertMayCreateApiKey(viewer(m))).toThrow(expect.objectContaining({ kind: 'forbidden' }));
-    });
+    ] as [string, [number, 'member' | 'admin', 'pending' | 'approved'][]][])(
+      'given %s, then creation is forbidden',
+      (_c, m) => {
+        expect(() => assertMayCreateApiKey(viewer(m))).toThrow(expect.objectContaining({ kind: 'forbidden' }));
+      },
+    );
   });
 });

@@ -4,7 +4,11 @@ import { DomainError } from '../../src/domain/errors';
 const event = {
   streamId: 'resource-1',
   type: 'ResourceShared',
-  metadata: { actor: { userId: 3, credential: 'apiKey' as const, apiKeyId: 7 }, correlationId: 'c', at: '2025-03-01T10:00:00.000Z' },
+  metadata: {
+    actor: { userId: 3, credential: 'apiKey' as const, apiKeyId: 7 },
+    correlationId: 'c',
+    at: '2025-03-01T10:00:00.000Z',
+  },
 };
 
 describe('audit log rules', () => {

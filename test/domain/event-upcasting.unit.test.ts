@@ -1,5 +1,9 @@
 import { EVENT_CATALOG } from '../../src/app/event-catalog';
-import { currentVersionOf as currentVersionIn, storedVersionOf, upcastData as upcastIn } from '../../src/domain/event-upcasting';
+import {
+  currentVersionOf as currentVersionIn,
+  storedVersionOf,
+  upcastData as upcastIn,
+} from '../../src/domain/event-upcasting';
 
 const upcastData = (type: string, data: unknown, version: number) => upcastIn(EVENT_CATALOG, type, data, version);
 const currentVersionOf = (type: string) => currentVersionIn(EVENT_CATALOG, type);

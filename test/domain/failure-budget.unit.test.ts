@@ -1,5 +1,9 @@
 import type { RateLimitState } from '../../src/domain/rate-limit';
-import { API_KEY_FAILURES_PER_KEY_AND_ADDRESS as policy, consumeRateLimit, failureBudgetClosedUntilMs } from '../../src/domain/rate-limit';
+import {
+  API_KEY_FAILURES_PER_KEY_AND_ADDRESS as policy,
+  consumeRateLimit,
+  failureBudgetClosedUntilMs,
+} from '../../src/domain/rate-limit';
 
 /**
  * The wrong-secret budgets: a failure is counted with consumeRateLimit, and the budget is closed —

@@ -4,7 +4,14 @@ import { fileDecider } from '../../src/files/file-decide';
 import { DeciderSpecification } from '../support/decider-specification';
 
 const PATH = 'resource_files/abc/manual.pdf';
-const uploadData = { path: PATH, name: 'manual.pdf', size: 12, contentType: 'application/pdf', uploadedBy: 4, at: '2025-03-01T12:00:00.000Z' };
+const uploadData = {
+  path: PATH,
+  name: 'manual.pdf',
+  size: 12,
+  contentType: 'application/pdf',
+  uploadedBy: 4,
+  at: '2025-03-01T12:00:00.000Z',
+};
 const uploaded: FileEventData = { type: 'FileUploaded', data: uploadData };
 const deleted: FileEventData = { type: 'FileDeleted', data: { path: PATH, reason: 'unreferenced' } };
 
@@ -22,13 +29,17 @@ describe('file decider', () => {
   });
 
   it('given an upload, when it is deleted, then FileDeleted with its reason', () => {
-    given([uploaded]).when({ type: 'DeleteFile', data: { path: PATH, reason: 'unreferenced' } }).then([deleted]);
+    given([uploaded])
+      .when({ type: 'DeleteFile', data: { path: PATH, reason: 'unreferenced' } })
+      .then([deleted]);
   });
 
   it.each([
     ['nothing recorded', []],
     ['an upload already deleted', [uploaded, deleted]],
   ])('given %s, when it is deleted, then nothing happens', (_case, history: FileEventData[]) => {
-    given(history).when({ type: 'DeleteFile', data: { path: PATH, reason: 'orphaned' } }).thenNothingHappened();
+    given(history)
+      .when({ type: 'DeleteFile', data: { path: PATH, reason: 'orphaned' } })
+      .thenNothingHappened();
   });
 });

@@ -125,7 +125,9 @@ describe('CreateResource', () => {
   it('given nothing, when a mentor creates inside a community, then it is Custom with the team and mentors circles, whatever was asked', () => {
     const expected = mentorCreation(mentor);
 
-    given().when(withContext(createResource({ privacyLevel: 1 }), context(mentor))).then(expected);
+    given()
+      .when(withContext(createResource({ privacyLevel: 1 }), context(mentor)))
+      .then(expected);
     expect(resourceAfter(expected).owner).toEqual({
       privacyLevel: 4,
       circles: [
@@ -139,7 +141,9 @@ describe('CreateResource', () => {
     const mentorAdmin = viewer(12, { mentor: true, admins: [O] });
     const expected = mentorCreation(mentorAdmin);
 
-    given().when(withContext(createResource({ privacyLevel: 1 }), context(mentorAdmin))).then(expected);
+    given()
+      .when(withContext(createResource({ privacyLevel: 1 }), context(mentorAdmin)))
+      .then(expected);
     expect(resourceAfter(expected).owner).toEqual({
       privacyLevel: 4,
       circles: [ref(TEAM_CIRCLE), ref(MENTORS_CIRCLE)],
@@ -152,13 +156,16 @@ describe('CreateResource', () => {
       .then([createdNow(owningAdmin, { privacyLevel: 1, createdByMentor: false })]);
   });
 
-  it.each([0, 6, 7, -1, 1.5])('given nothing, when the level is %p, then it is invalid, even for an outsider', (level) => {
-    for (const who of [team, outsider]) {
-      given()
-        .when(withContext(createResource({ privacyLevel: level }), context(who)))
-        .thenThrows(DomainError, refusal('validation', ['privacyLevel']));
-    }
-  });
+  it.each([0, 6, 7, -1, 1.5])(
+    'given nothing, when the level is %p, then it is invalid, even for an outsider',
+    (level) => {
+      for (const who of [team, outsider]) {
+        given()
+          .when(withContext(createResource({ privacyLevel: level }), context(who)))
+          .thenThrows(DomainError, refusal('validation', ['privacyLevel']));
+      }
+    },
+  );
 
   it('given nothing, when the team creates a project resource at Community, then it is invalid', () => {
     given()
@@ -167,7 +174,9 @@ describe('CreateResource', () => {
   });
 
   it('given an existing resource, when it is created again, then it conflicts', () => {
-    given([created()]).when(withContext(createResource(), context(team))).thenThrows(DomainError, refusal('conflict'));
+    given([created()])
+      .when(withContext(createResource(), context(team)))
+      .thenThrows(DomainError, refusal('conflict'));
   });
 
   it.each<[string, ResourceType, string]>([
@@ -202,7 +211,9 @@ describe('UpdateResource', () => {
     ];
 
     given(history)
-      .when(withContext(updateResource({ resourceUrl: 'https://vimeo.com/12345', tags: ['b', 'B', 'a'] }), context(team)))
+      .when(
+        withContext(updateResource({ resourceUrl: 'https://vimeo.com/12345', tags: ['b', 'B', 'a'] }), context(team)),
+      )
       .then(expected);
     const resource = resourceAfter([...history, ...expected]);
     expect(resource.scope).toEqual(communityScope);
@@ -214,13 +225,20 @@ describe('UpdateResource', () => {
     ['never created', []],
     ['deleted', [created(), { type: 'ResourceDeleted' as const, data: { resourceId: RID, resourceUrl: 'x' } }]],
   ])('given a resource %s, when it is updated, then it is not found', (_what, history) => {
-    given(history).when(withContext(updateResource(), context(team))).thenThrows(DomainError, refusal('not_found'));
+    given(history)
+      .when(withContext(updateResource(), context(team)))
+      .thenThrows(DomainError, refusal('not_found'));
   });
 
   it('given a resource a mentor created, when that mentor updates it at the same level, then it is updated', () => {
-    const history = [created({ privacyLevel: 4, createdBy: mentor.userId, createdByMentor: true }), granted(OWNER, TEAM_CIRCLE)];
+    const history = [
+      created({ privacyLevel: 4, createdBy: mentor.userId, createdByMentor: true }),
+      granted(OWNER, TEAM_CIRCLE),
+    ];
 
-    given(history).when(withContext(updateResource({ privacyLevel: 4 }), context(mentor))).then([updated()]);
+    given(history)
+      .when(withContext(updateResource({ privacyLevel: 4 }), context(mentor)))
+      .then([updated()]);
   });
 
   it('given a resource a mentor created, when that mentor sends another level, then it is forbidden on privacyLevel', () => {
@@ -232,14 +250,29 @@ describe('UpdateResource', () => {
   });
 
   it.each([
-    ['created on the team, now a mentor', { createdBy: 40, createdByMentor: false, privacyLevel: 1 as const }, viewer(40, { mentor: true })],
-    ['created as a community admin, now a mentor', { createdBy: 40, createdByMentor: false, privacyLevel: 2 as const }, viewer(40, { mentor: true })],
-    ['created as a mentor, now on the team', { createdBy: 40, createdByMentor: true, privacyLevel: 4 as const }, viewer(40, { team: true })],
-  ])('given a resource %s, when its creator updates it at the same level, then it is updated', (_story, creation, now) => {
-    given([created(creation)])
-      .when(withContext(updateResource({ privacyLevel: creation.privacyLevel }), context(now)))
-      .then([updated()]);
-  });
+    [
+      'created on the team, now a mentor',
+      { createdBy: 40, createdByMentor: false, privacyLevel: 1 as const },
+      viewer(40, { mentor: true }),
+    ],
+    [
+      'created as a community admin, now a mentor',
+      { createdBy: 40, createdByMentor: false, privacyLevel: 2 as const },
+      viewer(40, { mentor: true }),
+    ],
+    [
+      'created as a mentor, now on the team',
+      { createdBy: 40, createdByMentor: true, privacyLevel: 4 as const },
+      viewer(40, { team: true }),
+    ],
+  ])(
+    'given a resource %s, when its creator updates it at the same level, then it is updated',
+    (_story, creation, now) => {
+      given([created(creation)])
+        .when(withContext(updateResource({ privacyLevel: creation.privacyLevel }), context(now)))
+        .then([updated()]);
+    },
+  );
 
   it('given a resource created on the team, when its creator is now only an approved member, then they may not edit it', () => {
     given([created({ createdBy: 40 })])
@@ -259,7 +292,9 @@ describe('UpdateResource', () => {
     const history = [created()];
     const expected = [updated(), ownerPrivacyChanged(2)];
 
-    given(history).when(withContext(updateResource({ privacyLevel: 2 }), context(owningAdmin))).then(expected);
+    given(history)
+      .when(withContext(updateResource({ privacyLevel: 2 }), context(owningAdmin)))
+      .then(expected);
     expect(resourceAfter([...history, ...expected]).owner).toEqual({ privacyLevel: 2, circles: [] });
   });
 
@@ -280,7 +315,9 @@ describe('UpdateResource', () => {
 
     const expected = [updated(), revoked(OWNER, P_CIRCLE), revoked(OWNER, O_CIRCLE), ownerPrivacyChanged(3)];
 
-    given(history).when(withContext(updateResource({ privacyLevel: 3 }), context(team))).then(expected);
+    given(history)
+      .when(withContext(updateResource({ privacyLevel: 3 }), context(team)))
+      .then(expected);
     expect(resourceAfter([...history, ...expected]).owner).toEqual({ privacyLevel: 3, circles: [] });
   });
 });
@@ -290,7 +327,9 @@ describe('DeleteResource', () => {
     const history = [created(), shared(D, 1)];
     const expected = [deleted('resource_files/abc/manual.pdf')];
 
-    given(history).when(withContext(deleteResource(), context(team))).then(expected);
+    given(history)
+      .when(withContext(deleteResource(), context(team)))
+      .then(expected);
     expect(stateAfter([...history, ...expected])).toEqual({ status: 'deleted', resourceId: RID });
     given([created(), ...expected])
       .when(withContext(deleteResource(), context(team)))
@@ -300,7 +339,9 @@ describe('DeleteResource', () => {
   it('given a resource a mentor created, when that mentor deletes it, then it is deleted', () => {
     const history = [created({ privacyLevel: 4, createdBy: mentor.userId, createdByMentor: true })];
 
-    given(history).when(withContext(deleteResource(), context(mentor))).then([deleted()]);
+    given(history)
+      .when(withContext(deleteResource(), context(mentor)))
+      .then([deleted()]);
   });
 });
 
@@ -393,7 +434,12 @@ describe('ChangeResourcePrivacy', () => {
       ['share level 0', { sharesToUpsert: [shareBlock(D, 0)] }, ['sharesToUpsert[0].privacyLevel'], 'cp'],
       ['share level 7', { sharesToUpsert: [shareBlock(D, 7)] }, ['sharesToUpsert[0].privacyLevel'], 'project'],
       ['circles with level Team', { owner: ownerBlock(3, [ref(P_CIRCLE)]) }, ['owner.circlesToAdd'], 'cp'],
-      ['circles with a share at Public', { sharesToUpsert: [shareBlock(D, 1, [ref(D_CIRCLE)])] }, ['sharesToUpsert[0].circlesToAdd'], 'cp'],
+      [
+        'circles with a share at Public',
+        { sharesToUpsert: [shareBlock(D, 1, [ref(D_CIRCLE)])] },
+        ['sharesToUpsert[0].circlesToAdd'],
+        'cp',
+      ],
       [
         'a circle ref with both projectId and communityId',
         { owner: ownerBlock(4, [{ circleId: P_CIRCLE, projectId: P, communityId: O }]) },
@@ -424,8 +470,18 @@ describe('ChangeResourcePrivacy', () => {
         ['owner.circlesToAdd[0].communityId'],
         'cp',
       ],
-      ['a foreign community’s circle in the owner block', { owner: ownerBlock(4, [ref(E_CIRCLE)]) }, ['owner.circlesToAdd[0].circleId'], 'cp'],
-      ['another project’s circle in the owner block', { owner: ownerBlock(4, [ref(FOREIGN_PROJECT_CIRCLE)]) }, ['owner.circlesToAdd[0].circleId'], 'cp'],
+      [
+        'a foreign community’s circle in the owner block',
+        { owner: ownerBlock(4, [ref(E_CIRCLE)]) },
+        ['owner.circlesToAdd[0].circleId'],
+        'cp',
+      ],
+      [
+        'another project’s circle in the owner block',
+        { owner: ownerBlock(4, [ref(FOREIGN_PROJECT_CIRCLE)]) },
+        ['owner.circlesToAdd[0].circleId'],
+        'cp',
+      ],
       [
         'a community circle in a project resource’s owner block',
         { owner: ownerBlock(4, [ref(P_CIRCLE), ref(O_CIRCLE)]) },
@@ -438,16 +494,36 @@ describe('ChangeResourcePrivacy', () => {
         ['sharesToUpsert[0].circlesToAdd[1].circleId'],
         'cp',
       ],
-      ['a share into the owning community', { sharesToUpsert: [shareBlock(O, 1)] }, ['sharesToUpsert[0].communityId'], 'cp'],
-      ['a share into a community the directory does not know', { sharesToUpsert: [shareBlock(UNKNOWN_COMMUNITY, 1)] }, ['sharesToUpsert[0].communityId'], 'cp'],
+      [
+        'a share into the owning community',
+        { sharesToUpsert: [shareBlock(O, 1)] },
+        ['sharesToUpsert[0].communityId'],
+        'cp',
+      ],
+      [
+        'a share into a community the directory does not know',
+        { sharesToUpsert: [shareBlock(UNKNOWN_COMMUNITY, 1)] },
+        ['sharesToUpsert[0].communityId'],
+        'cp',
+      ],
       [
         'a project resource shared into a community the project is not in',
         { sharesToUpsert: [shareBlock(N, 1)] },
         ['sharesToUpsert[0].communityId'],
         'project',
       ],
-      ['a share at Community into a community the project is not in', { sharesToUpsert: [shareBlock(N, 2)] }, ['sharesToUpsert[0].privacyLevel'], 'cp'],
-      ['a share at Team into a community the project is not in', { sharesToUpsert: [shareBlock(N, 3)] }, ['sharesToUpsert[0].privacyLevel'], 'cp'],
+      [
+        'a share at Community into a community the project is not in',
+        { sharesToUpsert: [shareBlock(N, 2)] },
+        ['sharesToUpsert[0].privacyLevel'],
+        'cp',
+      ],
+      [
+        'a share at Team into a community the project is not in',
+        { sharesToUpsert: [shareBlock(N, 3)] },
+        ['sharesToUpsert[0].privacyLevel'],
+        'cp',
+      ],
       [
         'a share at Team and mentors into a community the project is not in',
         { sharesToUpsert: [shareBlock(N, 5)] },
@@ -479,26 +555,42 @@ describe('ChangeResourcePrivacy', () => {
       const everything = viewer(20, { team: true, admins: [O] });
       const history = kind === 'cp' ? cpResource : projectResource;
 
-      given(history).when(withContext(changePrivacy(body), context(everything))).thenThrows(DomainError, refusal('validation', expected));
+      given(history)
+        .when(withContext(changePrivacy(body), context(everything)))
+        .thenThrows(DomainError, refusal('validation', expected));
     });
 
     it('given a resource, when several blocks are invalid, then every invalid field is reported at once', () => {
       given(cpResource)
-        .when(withContext(changePrivacy({ owner: ownerBlock(0), sharesToUpsert: [shareBlock(O, 1), shareBlock(N, 3)] }), context(owningAdmin)))
+        .when(
+          withContext(
+            changePrivacy({ owner: ownerBlock(0), sharesToUpsert: [shareBlock(O, 1), shareBlock(N, 3)] }),
+            context(owningAdmin),
+          ),
+        )
         .thenThrows(DomainError, (error) => {
-          expect(fields(error)).toEqual(['owner.privacyLevel', 'sharesToUpsert[0].communityId', 'sharesToUpsert[1].privacyLevel']);
+          expect(fields(error)).toEqual([
+            'owner.privacyLevel',
+            'sharesToUpsert[0].communityId',
+            'sharesToUpsert[1].privacyLevel',
+          ]);
         });
     });
 
-    it.each([1, 4])('given a community-project resource, when it is shared at %p into a community the project is not in, then it is shared', (level) => {
-      const circlesToAdd = level === 4 ? [ref(N_CIRCLE), ref(P_CIRCLE)] : [];
-      const expected =
-        level === 4 ? [shared(N, 4), granted(share(N), N_CIRCLE), granted(share(N), P_CIRCLE)] : [shared(N, 1)];
+    it.each([1, 4])(
+      'given a community-project resource, when it is shared at %p into a community the project is not in, then it is shared',
+      (level) => {
+        const circlesToAdd = level === 4 ? [ref(N_CIRCLE), ref(P_CIRCLE)] : [];
+        const expected =
+          level === 4 ? [shared(N, 4), granted(share(N), N_CIRCLE), granted(share(N), P_CIRCLE)] : [shared(N, 1)];
 
-      given(cpResource)
-        .when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(N, level, circlesToAdd)] }), context(owningAdmin)))
-        .then(expected);
-    });
+        given(cpResource)
+          .when(
+            withContext(changePrivacy({ sharesToUpsert: [shareBlock(N, level, circlesToAdd)] }), context(owningAdmin)),
+          )
+          .then(expected);
+      },
+    );
 
     it('given a Custom resource, when an inactive project circle is granted, then it is granted (it admits no one while inactive)', () => {
       given([created({ privacyLevel: 4 })])
@@ -516,7 +608,9 @@ describe('ChangeResourcePrivacy', () => {
       ];
       const owner = ownerBlock(4, [ref(P_CIRCLE), ref(O_CIRCLE), ref(P_CIRCLE)]);
 
-      given(cpResource).when(withContext(changePrivacy({ owner }), context(owningAdmin))).then(expected);
+      given(cpResource)
+        .when(withContext(changePrivacy({ owner }), context(owningAdmin)))
+        .then(expected);
       const resource = resourceAfter([...cpResource, ...expected]);
       expect(resource.owner).toEqual({ privacyLevel: 4, circles: [ref(P_CIRCLE), ref(O_CIRCLE)] });
       expect(resource.lastUpdated).toBe(NOW);
@@ -527,7 +621,9 @@ describe('ChangeResourcePrivacy', () => {
       const owner = ownerBlock(4, [ref(O_CIRCLE)], [ref(P_CIRCLE), ref(MENTORS_CIRCLE)]);
       const expected = [revoked(OWNER, P_CIRCLE), granted(OWNER, O_CIRCLE)];
 
-      given(history).when(withContext(changePrivacy({ owner }), context(team))).then(expected);
+      given(history)
+        .when(withContext(changePrivacy({ owner }), context(team)))
+        .then(expected);
       expect(resourceAfter([...history, ...expected]).owner).toEqual({ privacyLevel: 4, circles: [ref(O_CIRCLE)] });
     });
 
@@ -575,7 +671,9 @@ describe('ChangeResourcePrivacy', () => {
       const history = [...cpResource, shared(D, 4), granted(share(D), D_CIRCLE)];
 
       given(history)
-        .when(withContext(changePrivacy({ sharesToUpsert: [shareBlock(D, 4, [], [ref(D_CIRCLE)])] }), context(owningAdmin)))
+        .when(
+          withContext(changePrivacy({ sharesToUpsert: [shareBlock(D, 4, [], [ref(D_CIRCLE)])] }), context(owningAdmin)),
+        )
         .then(({ events, state }) => {
           expect(events).toEqual([revoked(share(D), D_CIRCLE)]);
           expect(resourceOf(state).shares).toEqual([{ communityId: D, privacyLevel: 4, circles: [] }]);
@@ -610,7 +708,13 @@ describe('ChangeResourcePrivacy', () => {
 
     it('given any change applied once, when the same request is sent again, then nothing is emitted', () => {
       const everything = viewer(20, { team: true, admins: [O] });
-      const history = [created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE), shared(D, 1), shared(E, 4), granted(share(E), E_CIRCLE)];
+      const history = [
+        created({ privacyLevel: 4 }),
+        granted(OWNER, P_CIRCLE),
+        shared(D, 1),
+        shared(E, 4),
+        granted(share(E), E_CIRCLE),
+      ];
       const request = changePrivacy({
         owner: ownerBlock(4, [ref(O_CIRCLE)], [ref(P_CIRCLE)]),
         sharesToUpsert: [shareBlock(D, 4, [ref(D_CIRCLE)]), shareBlock(N, 1), shareBlock(E, 3)],
@@ -628,12 +732,18 @@ describe('ChangeResourcePrivacy', () => {
         sharePrivacyChanged(E, 3),
       ];
 
-      given(history).when(withContext(request, context(everything))).then(firstTime);
-      given([...history, ...firstTime]).when(withContext(request, context(everything))).thenNothingHappened();
+      given(history)
+        .when(withContext(request, context(everything)))
+        .then(firstTime);
+      given([...history, ...firstTime])
+        .when(withContext(request, context(everything)))
+        .thenNothingHappened();
     });
 
     it('given a request with no blocks, when it is decided, then nothing is emitted', () => {
-      given(cpResource).when(withContext(changePrivacy(), context(approvedMember))).thenNothingHappened();
+      given(cpResource)
+        .when(withContext(changePrivacy(), context(approvedMember)))
+        .thenNothingHappened();
     });
   });
 });

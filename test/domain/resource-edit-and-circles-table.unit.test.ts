@@ -12,7 +12,19 @@ import { canEditResource, canSeeGrantedCircles } from '../../src/resources/acces
 import type { Viewer } from '../../src/directory/viewer';
 import type { Resource } from '../../src/resources/resource';
 import { expectEveryCaseOnce } from '../support/decision-table';
-import { D, O, approvedMember, communityScope, mentor, outsider, owningAdmin, projectScope, sharedIntoAdmin, team, viewer } from './resource-fixtures';
+import {
+  D,
+  O,
+  approvedMember,
+  communityScope,
+  mentor,
+  outsider,
+  owningAdmin,
+  projectScope,
+  sharedIntoAdmin,
+  team,
+  viewer,
+} from './resource-fixtures';
 
 type Caller =
   | 'team'

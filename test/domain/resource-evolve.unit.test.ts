@@ -4,7 +4,12 @@ import { D, D_CIRCLE, OWNER, P_CIRCLE, RID, created, granted, revoked, share, sh
 
 describe('evolve', () => {
   it('given a share with circles, when it is unshared, then the share and its circles are gone', () => {
-    const state = foldResource([created(), shared(D, 4), granted(share(D), D_CIRCLE), { type: 'ResourceUnshared', data: { resourceId: RID, communityId: D } }]);
+    const state = foldResource([
+      created(),
+      shared(D, 4),
+      granted(share(D), D_CIRCLE),
+      { type: 'ResourceUnshared', data: { resourceId: RID, communityId: D } },
+    ]);
 
     expect(state.status === 'active' && state.resource.shares).toEqual([]);
   });

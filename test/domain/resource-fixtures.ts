@@ -58,7 +58,12 @@ export const community = (communityId: number, visibility: 'public' | 'private' 
   visibility,
 });
 
-const circleFacts = (circleId: number, projectId: number | null, communityId: number | null, isActive = true): CircleFacts => ({
+const circleFacts = (
+  circleId: number,
+  projectId: number | null,
+  communityId: number | null,
+  isActive = true,
+): CircleFacts => ({
   circleId,
   name: `circle ${circleId}`,
   longName: `circle ${circleId} (long)`,
@@ -127,7 +132,13 @@ export const outsider = viewer(9);
 /** The communities the directory knows: the project's, and N which the project is not in. */
 export const UNKNOWN_COMMUNITY = 999;
 export const knownCommunities: ReadonlySet<number> = new Set([...project.communityIds, N]);
-export const context = (who: Viewer, now = NOW): ResourceDecisionContext => ({ now, viewer: who, project, circles, knownCommunities });
+export const context = (who: Viewer, now = NOW): ResourceDecisionContext => ({
+  now,
+  viewer: who,
+  project,
+  circles,
+  knownCommunities,
+});
 
 /** A command as a test writes it, before `withContext` adds the facts it is decided with. */
 export type Request<C> = C extends unknown ? Omit<C, 'facts'> : never;
@@ -135,7 +146,12 @@ export const withContext = (request: Request<ResourceCommand>, facts: ResourceDe
   ({ ...request, facts }) as ResourceCommand;
 
 export const projectScope: ResourceScope = { kind: 'project', projectId: P };
-export const communityScope: ResourceScope = { kind: 'communityProject', projectId: P, communityId: O, communityProjectId: CP_ID };
+export const communityScope: ResourceScope = {
+  kind: 'communityProject',
+  projectId: P,
+  communityId: O,
+  communityProjectId: CP_ID,
+};
 
 /** The resource every given starts from: community-project resource RID of O, the pump manual, Public. */
 const pumpManual = {
@@ -169,7 +185,10 @@ export const updateResource = (data: Partial<UpdateResource['data']> = {}): Requ
   data: { resourceId: RID, ...pumpManualV2, privacyLevel: 1, ...data },
 });
 
-export const deleteResource = (resourceId = RID): Request<DeleteResource> => ({ type: 'DeleteResource', data: { resourceId } });
+export const deleteResource = (resourceId = RID): Request<DeleteResource> => ({
+  type: 'DeleteResource',
+  data: { resourceId },
+});
 
 export const changePrivacy = (
   data: { owner?: OwnerPrivacyChange; sharesToUpsert?: ShareUpsert[]; sharesToRemove?: { communityId: number }[] } = {},
@@ -178,7 +197,11 @@ export const changePrivacy = (
   data: { resourceId: RID, sharesToUpsert: [], sharesToRemove: [], ...data },
 });
 
-export const ownerBlock = (privacyLevel: number, circlesToAdd: CircleRef[] = [], circlesToRemove: CircleRef[] = []): OwnerPrivacyChange => ({
+export const ownerBlock = (
+  privacyLevel: number,
+  circlesToAdd: CircleRef[] = [],
+  circlesToRemove: CircleRef[] = [],
+): OwnerPrivacyChange => ({
   privacyLevel,
   circlesToAdd,
   circlesToRemove,
@@ -211,7 +234,10 @@ export const created = (data: Partial<DataOf<'ResourceCreated'>> = {}): Resource
 
 const circleChanged =
   (type: 'CircleGranted' | 'CircleRevoked') =>
-  (block: BlockRef, circleId: number): ResourceEventData => ({ type, data: { resourceId: RID, block, circle: ref(circleId) } });
+  (block: BlockRef, circleId: number): ResourceEventData => ({
+    type,
+    data: { resourceId: RID, block, circle: ref(circleId) },
+  });
 
 export const granted = circleChanged('CircleGranted');
 export const revoked = circleChanged('CircleRevoked');

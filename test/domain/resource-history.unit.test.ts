@@ -2,13 +2,30 @@ import type { StreamEvent } from '../../src/audit/resource-history';
 import { describeChange, resourceHistory } from '../../src/audit/resource-history';
 import type { Actor } from '../../src/domain/event';
 import type { ResourceEventData } from '../../src/resources/resource-events';
-import { D, E, MENTORS_CIRCLE, OWNER, P_CIRCLE, RID, TEAM_CIRCLE, created, granted, revoked, share, shared } from './resource-fixtures';
+import {
+  D,
+  E,
+  MENTORS_CIRCLE,
+  OWNER,
+  P_CIRCLE,
+  RID,
+  TEAM_CIRCLE,
+  created,
+  granted,
+  revoked,
+  share,
+  shared,
+} from './resource-fixtures';
 
 /** A stream: each command is a list of events made by one actor under one correlation id. */
 function stream(...commands: { actor: Actor; events: ResourceEventData[] }[]): StreamEvent[] {
   let revision = 0n;
   return commands.flatMap(({ actor, events }, i) =>
-    events.map((e) => ({ ...e, metadata: { actor, correlationId: `c${i}`, at: `2025-03-0${i + 1}T10:00:00.000Z` }, revision: revision++ })),
+    events.map((e) => ({
+      ...e,
+      metadata: { actor, correlationId: `c${i}`, at: `2025-03-0${i + 1}T10:00:00.000Z` },
+      revision: revision++,
+    })),
   );
 }
 const ada: Actor = { userId: 1, credential: 'session' };
@@ -18,7 +35,14 @@ const other = (type: string, data: object): ResourceEventData => ({ type, data }
 describe('resourceHistory', () => {
   it('given a mentor creation with its circles, then one step: created, then the circles granted', () => {
     const steps = resourceHistory(
-      stream({ actor: ada, events: [created({ privacyLevel: 4, createdByMentor: true }), granted(OWNER, TEAM_CIRCLE), granted(OWNER, MENTORS_CIRCLE)] }),
+      stream({
+        actor: ada,
+        events: [
+          created({ privacyLevel: 4, createdByMentor: true }),
+          granted(OWNER, TEAM_CIRCLE),
+          granted(OWNER, MENTORS_CIRCLE),
+        ],
+      }),
     );
 
     expect(steps).toHaveLength(1);
@@ -35,7 +59,10 @@ describe('resourceHistory', () => {
         { actor: ada, events: [created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE)] },
         {
           actor: ada,
-          events: [revoked(OWNER, P_CIRCLE), other('OwnerPrivacyChanged', { resourceId: RID, privacyLevel: 3, lastUpdated: 'x' })],
+          events: [
+            revoked(OWNER, P_CIRCLE),
+            other('OwnerPrivacyChanged', { resourceId: RID, privacyLevel: 3, lastUpdated: 'x' }),
+          ],
         },
       ),
     );
@@ -80,9 +107,23 @@ describe('resourceHistory', () => {
     });
     const steps = resourceHistory(
       stream(
-        { actor: ada, events: [created({ name: 'Pump manual', description: '', resourceUrl: 'https://example.org/v1.pdf', icon: '', tags: [] })] },
+        {
+          actor: ada,
+          events: [
+            created({
+              name: 'Pump manual',
+              description: '',
+              resourceUrl: 'https://example.org/v1.pdf',
+              icon: '',
+              tags: [],
+            }),
+          ],
+        },
         { actor: ada, events: [update] },
-        { actor: ada, events: [other('ResourceDeleted', { resourceId: RID, resourceUrl: 'https://example.org/v2.pdf' })] },
+        {
+          actor: ada,
+          events: [other('ResourceDeleted', { resourceId: RID, resourceUrl: 'https://example.org/v2.pdf' })],
+        },
       ),
     );
 

@@ -81,8 +81,11 @@ const outcomes: readonly [Caller, ResourceKind, Expected, Expected, Expected, Ex
 ];
 
 /** The same, one row per caller, resource kind and change, as the cases are walked. */
-const table: readonly (readonly [Caller, ResourceKind, Change, Expected])[] = outcomes.flatMap(([caller, kind, own, add, update, remove]) =>
-  (Object.entries({ own, add, update, remove }) as [Change, Expected][]).map(([change, expected]) => [caller, kind, change, expected] as const),
+const table: readonly (readonly [Caller, ResourceKind, Change, Expected])[] = outcomes.flatMap(
+  ([caller, kind, own, add, update, remove]) =>
+    (Object.entries({ own, add, update, remove }) as [Change, Expected][]).map(
+      ([change, expected]) => [caller, kind, change, expected] as const,
+    ),
 );
 
 const requests: Record<Change, ReturnType<typeof changePrivacy>> = {
@@ -102,9 +105,12 @@ describe('who may change what (SPEC SaveResourcePrivacy)', () => {
     expectEveryCaseOnce(table, Object.keys(callers), Object.keys(histories), Object.keys(requests));
   });
 
-  it.each(table)('given %s, on a %s resource, when the change is "%s", then the outcome is %p', (caller, kind, change, expected) => {
-    const then = given(histories[kind]).when(withContext(requests[change], context(callers[caller])));
-    if (expected === 'ok') then.then(({ events }) => expect(events.length).toBeGreaterThan(0));
-    else then.thenThrows(DomainError, refusal(expected === 403 ? 'forbidden' : 'conflict'));
-  });
+  it.each(table)(
+    'given %s, on a %s resource, when the change is "%s", then the outcome is %p',
+    (caller, kind, change, expected) => {
+      const then = given(histories[kind]).when(withContext(requests[change], context(callers[caller])));
+      if (expected === 'ok') then.then(({ events }) => expect(events.length).toBeGreaterThan(0));
+      else then.thenThrows(DomainError, refusal(expected === 403 ? 'forbidden' : 'conflict'));
+    },
+  );
 });

@@ -16,12 +16,19 @@ describe('detectResourceType', () => {
     expect(detectResourceType(url)).toEqual({ resourceType: 1, image: url });
   });
 
-  it.each(['clip.mp4', 'clip.mkv', 'clip.webm', 'clip.mpeg', 'clip.mpg', 'clip.wmv', 'clip.ogv', 'clip.asf', 'https://cdn.example.org/v/clip.MP4?token=1'])(
-    'given the video file %s, then it is a video without preview',
-    (url) => {
-      expect(detectResourceType(url)).toEqual({ resourceType: 2, image: '' });
-    },
-  );
+  it.each([
+    'clip.mp4',
+    'clip.mkv',
+    'clip.webm',
+    'clip.mpeg',
+    'clip.mpg',
+    'clip.wmv',
+    'clip.ogv',
+    'clip.asf',
+    'https://cdn.example.org/v/clip.MP4?token=1',
+  ])('given the video file %s, then it is a video without preview', (url) => {
+    expect(detectResourceType(url)).toEqual({ resourceType: 2, image: '' });
+  });
 
   it.each([
     ['https://www.youtube.com/watch?v=dQw4w9WgXcQ', 'dQw4w9WgXcQ'],
@@ -34,7 +41,10 @@ describe('detectResourceType', () => {
     ['youtu.be/dQw4w9WgXcQ', 'dQw4w9WgXcQ'],
     ['www.youtube.com/watch?v=dQw4w9WgXcQ', 'dQw4w9WgXcQ'],
   ])('given the YouTube link %s, then it is a video with its thumbnail', (url, id) => {
-    expect(detectResourceType(url)).toEqual({ resourceType: 2, image: `https://img.youtube.com/vi/${id}/hqdefault.jpg` });
+    expect(detectResourceType(url)).toEqual({
+      resourceType: 2,
+      image: `https://img.youtube.com/vi/${id}/hqdefault.jpg`,
+    });
   });
 
   it.each(['https://vimeo.com/76979871', 'https://www.vimeo.com/76979871', 'https://player.vimeo.com/video/76979871'])(
@@ -44,9 +54,12 @@ describe('detectResourceType', () => {
     },
   );
 
-  it.each(['resource_files/k3j/report.pdf', 'https://example.org/Report.PDF?download=1'])('given %s, then it is a PDF', (url) => {
-    expect(detectResourceType(url)).toEqual({ resourceType: 3, image: '' });
-  });
+  it.each(['resource_files/k3j/report.pdf', 'https://example.org/Report.PDF?download=1'])(
+    'given %s, then it is a PDF',
+    (url) => {
+      expect(detectResourceType(url)).toEqual({ resourceType: 3, image: '' });
+    },
+  );
 
   it.each([
     'https://example.org/',

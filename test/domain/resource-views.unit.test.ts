@@ -37,17 +37,32 @@ const fold = (events: ResourceEventData[]): Resource => {
 /** The fixtures' `created` is by user 1; every audience names its creator (DESIGN "May edit"). */
 const CREATOR = 1;
 
-const byKey = (views: ResourceView[]): Record<string, ResourceView> => Object.fromEntries(views.map((v) => [v.viewKey, v]));
+const byKey = (views: ResourceView[]): Record<string, ResourceView> =>
+  Object.fromEntries(views.map((v) => [v.viewKey, v]));
 
 describe('viewsOf', () => {
   it('given a project resource shared into D, then it has the project view and one view per community, D governed by the share', () => {
-    const resource = fold([created({ scope: projectScope, privacyLevel: 3 }), shared(D, 4), granted(share(D), D_CIRCLE)]);
+    const resource = fold([
+      created({ scope: projectScope, privacyLevel: 3 }),
+      shared(D, 4),
+      granted(share(D), D_CIRCLE),
+    ]);
 
     const views = byKey(viewsOf(resource, project.communityIds));
 
     expect(Object.keys(views).sort()).toEqual([`c:${D}`, `c:${E}`, `c:${O}`, `p:${P}`].sort());
-    expect(views[`p:${P}`]).toMatchObject({ communityId: null, governedBy: 'own', effectivePrivacyLevel: 3, originCommunityId: null });
-    expect(views[`c:${E}`]).toMatchObject({ communityId: E, governedBy: 'own', effectivePrivacyLevel: 3, originCommunityId: null });
+    expect(views[`p:${P}`]).toMatchObject({
+      communityId: null,
+      governedBy: 'own',
+      effectivePrivacyLevel: 3,
+      originCommunityId: null,
+    });
+    expect(views[`c:${E}`]).toMatchObject({
+      communityId: E,
+      governedBy: 'own',
+      effectivePrivacyLevel: 3,
+      originCommunityId: null,
+    });
     expect(views[`c:${D}`]).toEqual({
       viewKey: `c:${D}`,
       communityId: D,
@@ -68,7 +83,12 @@ describe('viewsOf', () => {
     expect(views[`c:${O}`]).toMatchObject({ governedBy: 'own', effectivePrivacyLevel: 2, originCommunityId: null });
     expect(views[`c:${O}`]?.audience).toEqual([`team:p:${P}`, `admin:c:${O}`, `author:${CREATOR}`, `member:c:${O}`]);
     expect(views[`c:${D}`]).toMatchObject({ governedBy: 'share', effectivePrivacyLevel: 1, originCommunityId: O });
-    expect(views[`c:${N}`]).toMatchObject({ governedBy: 'share', effectivePrivacyLevel: 4, originCommunityId: O, circles: [] });
+    expect(views[`c:${N}`]).toMatchObject({
+      governedBy: 'share',
+      effectivePrivacyLevel: 4,
+      originCommunityId: O,
+      circles: [],
+    });
   });
 
   it.each<[PrivacyLevel, string[]]>([
@@ -90,14 +110,17 @@ describe('viewsOf', () => {
     ['a mentor', viewer(70, { mentor: true }), true],
     ['an approved member only', viewer(70, { approved: [O] }), false],
     ['no longer anything', viewer(70), false],
-  ])('given a Team resource created by a community admin, when its creator is now %s, then they see it: %p', (_now, creator, expected) => {
-    const resource = fold([created({ privacyLevel: 3, createdBy: 70 })]);
-    const [own] = viewsOf(resource, project.communityIds);
-    if (!own) throw new Error('no view');
-    const view = { kind: 'community' as const, project, community: community(O) };
+  ])(
+    'given a Team resource created by a community admin, when its creator is now %s, then they see it: %p',
+    (_now, creator, expected) => {
+      const resource = fold([created({ privacyLevel: 3, createdBy: 70 })]);
+      const [own] = viewsOf(resource, project.communityIds);
+      if (!own) throw new Error('no view');
+      const view = { kind: 'community' as const, project, community: community(O) };
 
-    expect(canSee(new Set(principalsFor(creator, view)), false, own)).toBe(expected);
-  });
+      expect(canSee(new Set(principalsFor(creator, view)), false, own)).toBe(expected);
+    },
+  );
 
   it('given a resource a mentor created, then its author is in every audience while the author is a mentor of the project', () => {
     const resource = fold([

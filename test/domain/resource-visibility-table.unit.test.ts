@@ -22,7 +22,22 @@ import type { Viewer } from '../../src/directory/viewer';
 import type { PrivacyLevel } from '../../src/resources/privacy-level';
 import type { PrivacyBlock, Resource, Share } from '../../src/resources/resource';
 import { expectEveryCaseOnce } from '../support/decision-table';
-import { D, E, EARLIER, N, O, P_CIRCLE, P_INACTIVE_CIRCLE, RID, communityScope, community, project, projectScope, ref, viewer } from './resource-fixtures';
+import {
+  D,
+  E,
+  EARLIER,
+  N,
+  O,
+  P_CIRCLE,
+  P_INACTIVE_CIRCLE,
+  RID,
+  communityScope,
+  community,
+  project,
+  projectScope,
+  ref,
+  viewer,
+} from './resource-fixtures';
 
 const CALLER_KINDS = [
   'non-member of a public community',
@@ -169,7 +184,10 @@ function communityProjectResource(level: PrivacyLevel): Resource {
   return { ...base, scope: communityScope, owner: block(level), shares };
 }
 
-const scenario: Record<ViewKind, { resource: (level: PrivacyLevel) => Resource | null; x: number; community: number | null }> = {
+const scenario: Record<
+  ViewKind,
+  { resource: (level: PrivacyLevel) => Resource | null; x: number; community: number | null }
+> = {
   'project-wide': { resource: projectResource, x: O, community: null },
   'owning community': { resource: communityProjectResource, x: O, community: O },
   'other community of the project': { resource: projectResource, x: E, community: E },

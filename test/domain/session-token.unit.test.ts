@@ -25,7 +25,10 @@ describe('session token claims', () => {
     ['nbf two minutes ahead', claims({ nbf: now + 120 })],
     ['nbf not a number', claims({ nbf: 'soon' })],
     ['already expired', claims({ exp: now })],
-    ['impersonation over 1 hour from now', claims({ act: { sub: '3' }, iat: now - 1800, exp: now + 2 * 3600 - 1800 + 1 })],
+    [
+      'impersonation over 1 hour from now',
+      claims({ act: { sub: '3' }, iat: now - 1800, exp: now + 2 * 3600 - 1800 + 1 }),
+    ],
     ['impersonation with iat ahead', claims({ act: { sub: '3' }, iat: now + 600, exp: now + 600 + 3600 })],
     ['a non-decimal sub', claims({ sub: 'admin' })],
     ['act without a decimal sub', claims({ act: { sub: 'x' } })],

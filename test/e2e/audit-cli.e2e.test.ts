@@ -21,14 +21,21 @@ describe('CLI audit', () => {
 
   const cli = async (...args: string[]) => {
     try {
-      const { stdout, stderr } = await run(tsx, ['src/cli/main.ts', ...args], { cwd: root, env: { ...process.env, DATA_DIR: server.dataDir } });
+      const { stdout, stderr } = await run(tsx, ['src/cli/main.ts', ...args], {
+        cwd: root,
+        env: { ...process.env, DATA_DIR: server.dataDir },
+      });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const e = error as { code: number; stdout: string; stderr: string };
       return { code: e.code, stdout: e.stdout, stderr: e.stderr };
     }
   };
-  const lines = (stdout: string) => stdout.trim().split('\n').map((l) => JSON.parse(l) as Record<string, any>);
+  const lines = (stdout: string) =>
+    stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, any>);
 
   beforeAll(async () => {
     server = await startTestServer();
@@ -36,7 +43,13 @@ describe('CLI audit', () => {
     const team = { token: await server.sessionToken(demo.users.team) };
     const saved = await server.post(
       '/api/Resource/SaveProjectResource',
-      { id: 0, name: 'Minutes', resourceUrl: 'https://example.org/minutes.pdf', privacyLevel: 2, communityProjectId: demo.communityProjects.solarIn1 },
+      {
+        id: 0,
+        name: 'Minutes',
+        resourceUrl: 'https://example.org/minutes.pdf',
+        privacyLevel: 2,
+        communityProjectId: demo.communityProjects.solarIn1,
+      },
       team,
     );
     resourceId = saved.body.id;
@@ -77,7 +90,10 @@ describe('CLI audit', () => {
     const json = await cli('audit', 'history', String(resourceId));
     const table = await cli('audit', 'history', String(resourceId), '--format', 'table');
 
-    expect(lines(json.stdout).map((s) => s.changes.map((c: { kind: string }) => c.kind))).toEqual([['created'], ['shareAdded']]);
+    expect(lines(json.stdout).map((s) => s.changes.map((c: { kind: string }) => c.kind))).toEqual([
+      ['created'],
+      ['shareAdded'],
+    ]);
     expect(table.stdout).toContain(`shared into community ${demo.communities.private2} at level 1`);
   });
 
@@ -86,7 +102,15 @@ describe('CLI audit', () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--user');
 
-    for (const command of [['dev-token'], ['import-directory'], ['seed'], ['audit'], ['audit', 'history'], ['digest'], ['rebuild']]) {
+    for (const command of [
+      ['dev-token'],
+      ['import-directory'],
+      ['seed'],
+      ['audit'],
+      ['audit', 'history'],
+      ['digest'],
+      ['rebuild'],
+    ]) {
       const help = await cli(...command, '--help');
       expect({ command, code: help.code }).toEqual({ command, code: 0 });
       expect(help.stdout).toMatch(/^usage: /);

@@ -24,7 +24,10 @@ describe('CLI audit verify', () => {
 
   const cli = async (...args: string[]) => {
     try {
-      const { stdout, stderr } = await run(tsx, ['src/cli/main.ts', ...args], { cwd: root, env: { ...process.env, DATA_DIR: dataDir } });
+      const { stdout, stderr } = await run(tsx, ['src/cli/main.ts', ...args], {
+        cwd: root,
+        env: { ...process.env, DATA_DIR: dataDir },
+      });
       return { code: 0, stdout, stderr };
     } catch (error) {
       const e = error as { code: number; stdout: string; stderr: string };
@@ -48,26 +51,45 @@ describe('CLI audit verify', () => {
     const marker = `Tamper-${randomBytes(6).toString('hex')}`;
     const saved = await server.post(
       '/api/Resource/SaveProjectResource',
-      { id: 0, name: marker, resourceUrl: 'https://example.org/t.pdf', privacyLevel: 2, communityProjectId: demo.communityProjects.solarIn1 },
+      {
+        id: 0,
+        name: marker,
+        resourceUrl: 'https://example.org/t.pdf',
+        privacyLevel: 2,
+        communityProjectId: demo.communityProjects.solarIn1,
+      },
       team,
     );
     expect(saved.status).toBe(200);
     for (const name of ['After 1', 'After 2']) {
       const later = await server.post(
         '/api/Resource/SaveProjectResource',
-        { id: 0, name, resourceUrl: 'https://example.org/a.pdf', privacyLevel: 2, communityProjectId: demo.communityProjects.solarIn1 },
+        {
+          id: 0,
+          name,
+          resourceUrl: 'https://example.org/a.pdf',
+          privacyLevel: 2,
+          communityProjectId: demo.communityProjects.solarIn1,
+        },
         team,
       );
       expect(later.status).toBe(200);
     }
-    const created = (await server.get(`/api/audit/events?stream=resource-${saved.body.id}&type=ResourceCreated`, auditor)).body.items[0];
+    const created = (
+      await server.get(`/api/audit/events?stream=resource-${saved.body.id}&type=ResourceCreated`, auditor)
+    ).body.items[0];
     const head = (await server.get('/api/audit/integrity', auditor)).body;
 
     // when verified as it is
     const intact = await cli('audit', 'verify');
     // then
     expect(intact.code).toBe(0);
-    expect(JSON.parse(intact.stdout)).toMatchObject({ ok: true, unchained: 0, head: { position: head.position, hash: head.hash }, firstMismatch: null });
+    expect(JSON.parse(intact.stdout)).toMatchObject({
+      ok: true,
+      unchained: 0,
+      head: { position: head.position, hash: head.hash },
+      firstMismatch: null,
+    });
 
     // given the service stopped (its log checkpointed into the file) and one byte of the event changed there
     await server.close();
@@ -89,7 +111,12 @@ describe('CLI audit verify', () => {
     expect(tampered.code).toBe(1);
     expect(JSON.parse(tampered.stdout)).toMatchObject({
       ok: false,
-      firstMismatch: { position: created.position, streamId: `resource-${saved.body.id}`, type: 'ResourceCreated', problem: 'hash' },
+      firstMismatch: {
+        position: created.position,
+        streamId: `resource-${saved.body.id}`,
+        type: 'ResourceCreated',
+        problem: 'hash',
+      },
     });
   });
 });

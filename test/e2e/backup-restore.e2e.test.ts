@@ -21,7 +21,10 @@ const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 
 async function cli(dataDir: string, ...args: string[]) {
   try {
-    const { stdout, stderr } = await run(tsx, ['src/cli/main.ts', ...args], { cwd: root, env: { ...process.env, DATA_DIR: dataDir } });
+    const { stdout, stderr } = await run(tsx, ['src/cli/main.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: dataDir },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const e = error as { code: number; stdout: string; stderr: string };
@@ -36,7 +39,9 @@ async function eventsOf(file: string) {
   const store = SqliteEventStore.open(file);
   try {
     const events = await store.readAll(undefined, 1_000_000);
-    return events.map((e) => JSON.stringify([e.position.toString(), e.streamId, e.revision.toString(), e.type, e.data, e.metadata]));
+    return events.map((e) =>
+      JSON.stringify([e.position.toString(), e.streamId, e.revision.toString(), e.type, e.data, e.metadata]),
+    );
   } finally {
     await store.close();
   }
@@ -66,7 +71,13 @@ describe('CLI backup, verify, restore', () => {
       while (!stop) {
         const res = await source.post(
           '/api/Resource/SaveProjectResource',
-          { id: 0, name: `Load ${c}-${saved++}`, resourceUrl: 'https://example.org/l.pdf', privacyLevel: 2, communityProjectId: demo.communityProjects.solarIn1 },
+          {
+            id: 0,
+            name: `Load ${c}-${saved++}`,
+            resourceUrl: 'https://example.org/l.pdf',
+            privacyLevel: 2,
+            communityProjectId: demo.communityProjects.solarIn1,
+          },
           team,
         );
         if (res.status !== 200) throw new Error(`save: ${res.status} ${res.text}`);
@@ -107,10 +118,15 @@ describe('CLI backup, verify, restore', () => {
     const before = acknowledged.filter((a) => a.at <= began).map((a) => a.id);
     expect(before.filter((id) => !restoredIds.has(id))).toEqual([]);
     // and the restored log is the source's, event for event, up to the backup's last position
-    const [sourceEvents, restoredEvents] = [await eventsOf(path.join(source.dataDir, 'events.sqlite')), await eventsOf(path.join(target, 'events.sqlite'))];
+    const [sourceEvents, restoredEvents] = [
+      await eventsOf(path.join(source.dataDir, 'events.sqlite')),
+      await eventsOf(path.join(target, 'events.sqlite')),
+    ];
     expect(restoredEvents.slice(0, manifest.events)).toEqual(sourceEvents.slice(0, manifest.events));
     // and the read models rebuilt from it have the backup's digest
-    const digest = await restored.get('/internal/read-models/digest', { headers: { 'x-directory-token': restored.services.secrets.directoryToken } });
+    const digest = await restored.get('/internal/read-models/digest', {
+      headers: { 'x-directory-token': restored.services.secrets.directoryToken },
+    });
     expect(digest.body.digest).toBe(manifest.digest);
   });
 
@@ -149,7 +165,11 @@ describe('CLI backup, verify, restore', () => {
     const restore = await cli(target, 'restore', dest);
     // then
     expect(verified.code).toBe(1);
-    expect(JSON.parse(verified.stdout).checks.filter((c: { ok: boolean }) => !c.ok).map((c: { name: string }) => c.name)).toEqual(['events']);
+    expect(
+      JSON.parse(verified.stdout)
+        .checks.filter((c: { ok: boolean }) => !c.ok)
+        .map((c: { name: string }) => c.name),
+    ).toEqual(['events']);
     expect(restore.code).toBe(1);
     expect(fs.readdirSync(target)).toEqual([]);
   });

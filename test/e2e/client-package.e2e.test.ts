@@ -62,7 +62,15 @@ describe('the packaged TypeScript client', () => {
     fs.mkdirSync(path.join(dir, 'src'), { recursive: true });
     writeJson(path.join(dir, 'package.json'), { name, private: true, type: 'module' });
     writeJson(path.join(dir, 'tsconfig.json'), {
-      compilerOptions: { target: 'ES2022', strict: true, lib: ['ES2023', 'DOM'], types: ['node'], outDir: 'dist', rootDir: 'src', ...compilerOptions },
+      compilerOptions: {
+        target: 'ES2022',
+        strict: true,
+        lib: ['ES2023', 'DOM'],
+        types: ['node'],
+        outDir: 'dist',
+        rootDir: 'src',
+        ...compilerOptions,
+      },
       include: ['src'],
     });
     fs.writeFileSync(path.join(dir, 'src', 'index.ts'), consumerSource);

@@ -17,7 +17,10 @@ import { startService, stop, type Running } from '../support/service-process';
 describe('retrying unanswered saves with their Idempotency-Key while processes are killed', () => {
   jest.setTimeout(120_000);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-retry-'));
-  const secrets = { AUTH_JWT_SECRET: 'idempotent-retry-test-secret-'.padEnd(48, 'x'), DIRECTORY_SYNC_TOKEN: 'idempotent-retry-directory-'.padEnd(48, 'y') };
+  const secrets = {
+    AUTH_JWT_SECRET: 'idempotent-retry-test-secret-'.padEnd(48, 'x'),
+    DIRECTORY_SYNC_TOKEN: 'idempotent-retry-directory-'.padEnd(48, 'y'),
+  };
   const env = { DATA_DIR: dataDir, ...secrets };
   const slots: (Running | undefined)[] = [undefined, undefined];
   const everyProcess: Running[] = [];
@@ -49,7 +52,11 @@ describe('retrying unanswered saves with their Idempotency-Key while processes a
     everyProcess.push(projector);
     await start(0);
     await start(1);
-    const seeded = await fetch(`${slots[0]!.url}/internal/directory/events`, { method: 'POST', headers: internal, body: JSON.stringify(demoDirectory) });
+    const seeded = await fetch(`${slots[0]!.url}/internal/directory/events`, {
+      method: 'POST',
+      headers: internal,
+      body: JSON.stringify(demoDirectory),
+    });
     expect(seeded.status).toBe(200);
     const token = await mintSessionToken(secrets.AUTH_JWT_SECRET, { userId: demo.users.team });
     const headers = { 'content-type': 'application/json', authorization: `Bearer ${token}` };
@@ -71,7 +78,13 @@ describe('retrying unanswered saves with their Idempotency-Key while processes a
           const res = await fetch(`${target.url}/api/Resource/SaveProjectResource`, {
             method: 'POST',
             headers: { ...headers, 'idempotency-key': save.key },
-            body: JSON.stringify({ id: 0, name: save.name, resourceUrl: 'https://example.org/r.pdf', privacyLevel: 3, communityProjectId: demo.communityProjects.solarIn1 }),
+            body: JSON.stringify({
+              id: 0,
+              name: save.name,
+              resourceUrl: 'https://example.org/r.pdf',
+              privacyLevel: 3,
+              communityProjectId: demo.communityProjects.solarIn1,
+            }),
           });
           const body = (await res.json()) as { id?: number; type?: string };
           if (res.status === 200 && body.id !== undefined) answered.set(save.name, body.id);
@@ -100,7 +113,8 @@ describe('retrying unanswered saves with their Idempotency-Key while processes a
       projector.child.kill('SIGSTOP');
       // A save stored after this cannot be answered until the thaw; one stored just before may be
       // left waiting too, and then answers 503 (stored, not yet visible) within PROJECTION_WAIT_MS.
-      while ((await appended()) <= before && unanswered === answeredBefore && answered.size < saves.length) await pause();
+      while ((await appended()) <= before && unanswered === answeredBefore && answered.size < saves.length)
+        await pause();
       const victims = slots.splice(0, 2, undefined, undefined);
       await Promise.all(victims.map((victim) => victim && stop(victim, 'SIGKILL')));
       projector.child.kill('SIGCONT');
@@ -115,7 +129,9 @@ describe('retrying unanswered saves with their Idempotency-Key while processes a
       headers,
       body: JSON.stringify({ projectId: demo.projects.solar, communityId: demo.communities.public1, take: 1000 }),
     });
-    const listed = ((await list.json()) as { resources: { list: { id: number; name: string }[] } }).resources.list.filter((r) => r.name.includes(run));
+    const listed = (
+      (await list.json()) as { resources: { list: { id: number; name: string }[] } }
+    ).resources.list.filter((r) => r.name.includes(run));
     for (const save of saves) {
       const copies = listed.filter((r) => r.name === save.name);
       expect(copies.map((r) => r.id)).toEqual([answered.get(save.name)]);

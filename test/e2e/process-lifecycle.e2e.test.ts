@@ -49,7 +49,10 @@ describe('the service process on its embedded default', () => {
     service = await startService(env);
     const seeded = await cli(env, 'seed');
     expect(seeded).toMatch(/imported \d+ directory events/);
-    const secrets = JSON.parse(fs.readFileSync(path.join(dataDir, 'dev-secrets.json'), 'utf8')) as { directoryToken: string; jwtSecret: string };
+    const secrets = JSON.parse(fs.readFileSync(path.join(dataDir, 'dev-secrets.json'), 'utf8')) as {
+      directoryToken: string;
+      jwtSecret: string;
+    };
     const headers = { 'content-type': 'application/json', 'x-directory-token': secrets.directoryToken };
     const { url } = service;
 
@@ -67,7 +70,9 @@ describe('the service process on its embedded default', () => {
       const res = await fetch(`${url}/internal/directory/events`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ events: [{ type: 'UserUpserted', data: { userId, name: `Burst ${userId}`, status: 'active' } }] }),
+        body: JSON.stringify({
+          events: [{ type: 'UserUpserted', data: { userId, name: `Burst ${userId}`, status: 'active' } }],
+        }),
       });
       if (res.status === 200) acknowledged.push(userId);
     };
@@ -101,9 +106,11 @@ describe('the service process on its embedded default', () => {
     const fresh = JSON.parse(await cli(env, 'digest')) as { digest: string };
     expect(restarted).toBe(fresh.digest);
     expect(restarted).not.toBe(quiet);
-    const counts = ((await (await fetch(`${service.url}/internal/read-models/digest`, { headers })).json()) as {
-      counts: Record<string, number>;
-    }).counts;
+    const counts = (
+      (await (await fetch(`${service.url}/internal/read-models/digest`, { headers })).json()) as {
+        counts: Record<string, number>;
+      }
+    ).counts;
     const seededUsers = 11;
     expect(counts.dir_users).toBeGreaterThanOrEqual(seededUsers + acknowledged.length);
     expect(counts.dir_users).toBeLessThanOrEqual(seededUsers + (nextUserId - 2000));

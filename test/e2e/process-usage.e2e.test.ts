@@ -18,7 +18,10 @@ const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 /** The CLI's exit code, stdout and stderr (stderr is a pipe here, not a terminal). */
 async function cli(env: Record<string, string>, ...args: string[]) {
   try {
-    const { stdout, stderr } = await run(tsx, ['src/cli/main.ts', ...args], { cwd: root, env: { ...process.env, LOG_LEVEL: 'silent', ...env } });
+    const { stdout, stderr } = await run(tsx, ['src/cli/main.ts', ...args], {
+      cwd: root,
+      env: { ...process.env, LOG_LEVEL: 'silent', ...env },
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { code: number; stdout: string; stderr: string };

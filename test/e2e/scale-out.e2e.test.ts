@@ -15,7 +15,10 @@ import { cli, startService, stop, waitFor, type Running } from '../support/servi
 describe('several processes on one DATA_DIR', () => {
   jest.setTimeout(120_000);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-scale-'));
-  const secrets = { AUTH_JWT_SECRET: 'scale-out-test-secret-'.padEnd(48, 'x'), DIRECTORY_SYNC_TOKEN: 'scale-out-directory-token-'.padEnd(48, 'y') };
+  const secrets = {
+    AUTH_JWT_SECRET: 'scale-out-test-secret-'.padEnd(48, 'x'),
+    DIRECTORY_SYNC_TOKEN: 'scale-out-directory-token-'.padEnd(48, 'y'),
+  };
   const env = { DATA_DIR: dataDir, ...secrets };
   const running: Running[] = [];
   const start = async (role: string, ready = true) => {
@@ -33,7 +36,11 @@ describe('several processes on one DATA_DIR', () => {
     return /read_model_leading\{projection="resources"\} 1/.test(text);
   };
   const digest = async (service: Running) =>
-    ((await (await fetch(`${service.url}/internal/read-models/digest`, { headers: internal })).json()) as { digest: string }).digest;
+    (
+      (await (await fetch(`${service.url}/internal/read-models/digest`, { headers: internal })).json()) as {
+        digest: string;
+      }
+    ).digest;
 
   it('serves writes through one API process, visible through the other, and survives the loss and the freeze of its projector', async () => {
     // given: a projector first (it takes the leases), then a standby and two API processes
@@ -42,7 +49,11 @@ describe('several processes on one DATA_DIR', () => {
     const [api1, api2] = [await start('api'), await start('api')];
     expect(await leading(projector)).toBe(true);
     expect(await leading(standby)).toBe(false);
-    const directory = await fetch(`${api1!.url}/internal/directory/events`, { method: 'POST', headers: internal, body: JSON.stringify(demoDirectory) });
+    const directory = await fetch(`${api1!.url}/internal/directory/events`, {
+      method: 'POST',
+      headers: internal,
+      body: JSON.stringify(demoDirectory),
+    });
     expect(directory.status).toBe(200);
 
     const token = await mintSessionToken(secrets.AUTH_JWT_SECRET, { userId: demo.users.team });
@@ -51,7 +62,13 @@ describe('several processes on one DATA_DIR', () => {
       const res = await fetch(`${via.url}/api/Resource/SaveProjectResource`, {
         method: 'POST',
         headers,
-        body: JSON.stringify({ id: 0, name, resourceUrl: 'https://example.org/a.pdf', privacyLevel: 3, communityProjectId: demo.communityProjects.solarIn1 }),
+        body: JSON.stringify({
+          id: 0,
+          name,
+          resourceUrl: 'https://example.org/a.pdf',
+          privacyLevel: 3,
+          communityProjectId: demo.communityProjects.solarIn1,
+        }),
       });
       return res.status === 200 ? ((await res.json()) as { id: number }).id : undefined;
     };

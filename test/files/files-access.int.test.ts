@@ -21,7 +21,10 @@ describe('files: download, file resources, lifecycle', () => {
 
   const onDisk = (stored: string): boolean => fs.existsSync(path.join(server.dataDir, 'files', ...stored.split('/')));
   const fileEvents = async (stored: string) =>
-    (await server.services.eventStore.readStream(`file-${stored.split('/')[1]}`)).map((e) => ({ type: e.type, data: e.data }));
+    (await server.services.eventStore.readStream(`file-${stored.split('/')[1]}`)).map((e) => ({
+      type: e.type,
+      data: e.data,
+    }));
 
   describe('given an upload nothing references yet', () => {
     let stored: string;
@@ -52,12 +55,15 @@ describe('files: download, file resources, lifecycle', () => {
       expect(unknown.status).toBe(404);
     });
 
-    it.each(['../../events.sqlite', 'resource_files/../../events.sqlite', '/etc/passwd', 'resource_files/%2e%2e/x.pdf', '.staging/x/y'])(
-      'a path that escapes (%s) is 404 too',
-      async (bad) => {
-        expect((await files.download(users.team, bad)).status).toBe(404);
-      },
-    );
+    it.each([
+      '../../events.sqlite',
+      'resource_files/../../events.sqlite',
+      '/etc/passwd',
+      'resource_files/%2e%2e/x.pdf',
+      '.staging/x/y',
+    ])('a path that escapes (%s) is 404 too', async (bad) => {
+      expect((await files.download(users.team, bad)).status).toBe(404);
+    });
 
     it('without path, 400 on path', async () => {
       const res = await server.get('/api/File/Download', { token: await server.sessionToken(users.team) });
@@ -69,7 +75,13 @@ describe('files: download, file resources, lifecycle', () => {
       expect(await fileEvents(stored)).toEqual([
         {
           type: 'FileUploaded',
-          data: expect.objectContaining({ path: stored, name: 'Résumé final 100%.pdf', size: samples.pdf().length, contentType: 'application/pdf', uploadedBy: users.team }),
+          data: expect.objectContaining({
+            path: stored,
+            name: 'Résumé final 100%.pdf',
+            size: samples.pdf().length,
+            contentType: 'application/pdf',
+            uploadedBy: users.team,
+          }),
         },
       ]);
     });
@@ -94,12 +106,15 @@ describe('files: download, file resources, lifecycle', () => {
       expect(res.bytes.equals(data.subarray(start, end + 1))).toBe(true);
     });
 
-    it.each(['bytes=20-', 'bytes=100-200', 'bytes=-0'])('Range %s answers 416 with Content-Range bytes */size', async (range) => {
-      const res = await files.download(users.team, stored, { range });
-      expect(res.status).toBe(416);
-      expect(res.headers.get('content-range')).toBe(`bytes */${data.length}`);
-      expect(res.json().type).toBe('/problems/range-not-satisfiable');
-    });
+    it.each(['bytes=20-', 'bytes=100-200', 'bytes=-0'])(
+      'Range %s answers 416 with Content-Range bytes */size',
+      async (range) => {
+        const res = await files.download(users.team, stored, { range });
+        expect(res.status).toBe(416);
+        expect(res.headers.get('content-range')).toBe(`bytes */${data.length}`);
+        expect(res.json().type).toBe('/problems/range-not-satisfiable');
+      },
+    );
 
     it('a multi-range or unparsable Range is ignored: 200 with the whole file', async () => {
       for (const range of ['bytes=0-1,5-6', 'items=0-1', 'bytes=5-2']) {
@@ -112,7 +127,10 @@ describe('files: download, file resources, lifecycle', () => {
 
   describe('saving a file resource', () => {
     it('given a made-up upload path, then 400 on resourceUrl', async () => {
-      for (const resourceUrl of ['a/b/<img src=x onerror=alert(1)>.png', 'resource_files/AAAAAAAAAAAAAAAAAAAAAA/logo.png']) {
+      for (const resourceUrl of [
+        'a/b/<img src=x onerror=alert(1)>.png',
+        'resource_files/AAAAAAAAAAAAAAAAAAAAAA/logo.png',
+      ]) {
         const res = await api.save(users.team, newResource(scope.project(P), { resourceUrl }));
         expect(res.status).toBe(400);
         expect(fieldsOf(res.body)).toEqual(['resourceUrl']);
@@ -128,23 +146,34 @@ describe('files: download, file resources, lifecycle', () => {
 
     it('given my own image upload, then it is saved; resourceType and image come from the stored file', async () => {
       const mine = await files.uploaded(users.team, 'logo.png', 'image/png', samples.png());
-      const res = await api.save(users.team, newResource(scope.project(P), { resourceUrl: mine, resourceType: 3, image: 'https://evil.example/x.png' }));
+      const res = await api.save(
+        users.team,
+        newResource(scope.project(P), { resourceUrl: mine, resourceType: 3, image: 'https://evil.example/x.png' }),
+      );
       expect(res.status).toBe(200);
       expect(res.body.resourceType).toBe(1);
       expect(res.body.resourceUrl).toBe(mine);
       const pdf = await files.uploaded(users.team, 'plan.pdf', 'application/pdf', samples.pdf());
-      expect((await api.save(users.team, newResource(scope.project(P), { resourceUrl: pdf }))).body.resourceType).toBe(3);
+      expect((await api.save(users.team, newResource(scope.project(P), { resourceUrl: pdf }))).body.resourceType).toBe(
+        3,
+      );
     });
 
     it('given an upload referenced by a resource I may edit, then I may reference it too', async () => {
       const adminsFile = await files.uploaded(users.admin1, 'rules.pdf', 'application/pdf', samples.pdf());
       // Cleo (admin of community 1) attaches it to a community-project resource of community 1;
       // Ada (team of project 10) may edit every resource of the project, so she may reuse it.
-      await api.create(users.admin1, newResource(scope.communityProject(communityProjects.solarIn1), { resourceUrl: adminsFile }));
+      await api.create(
+        users.admin1,
+        newResource(scope.communityProject(communityProjects.solarIn1), { resourceUrl: adminsFile }),
+      );
       const res = await api.save(users.team, newResource(scope.project(P), { resourceUrl: adminsFile }));
       expect(res.status).toBe(200);
       // The member, who may edit neither, may not.
-      const member = await api.save(users.member1, newResource(scope.communityProject(communityProjects.solarIn1), { resourceUrl: adminsFile }));
+      const member = await api.save(
+        users.member1,
+        newResource(scope.communityProject(communityProjects.solarIn1), { resourceUrl: adminsFile }),
+      );
       expect(member.status === 400 || member.status === 403).toBe(true);
     });
   });
@@ -154,7 +183,10 @@ describe('files: download, file resources, lifecycle', () => {
     beforeAll(async () => {
       stored = await files.uploaded(users.team, 'team-only.pdf', 'application/pdf', samples.pdf());
       // Level 3: the team only.
-      await api.create(users.team, newResource(scope.communityProject(communityProjects.solarIn1), { resourceUrl: stored, privacyLevel: 3 }));
+      await api.create(
+        users.team,
+        newResource(scope.communityProject(communityProjects.solarIn1), { resourceUrl: stored, privacyLevel: 3 }),
+      );
     });
 
     it('a caller who can see the resource downloads the file', async () => {
@@ -170,7 +202,10 @@ describe('files: download, file resources, lifecycle', () => {
 
     it('once public, the member of the public community downloads it', async () => {
       const publicOne = await files.uploaded(users.team, 'public.pdf', 'application/pdf', samples.pdf());
-      await api.create(users.team, newResource(scope.communityProject(communityProjects.solarIn1), { resourceUrl: publicOne, privacyLevel: 1 }));
+      await api.create(
+        users.team,
+        newResource(scope.communityProject(communityProjects.solarIn1), { resourceUrl: publicOne, privacyLevel: 1 }),
+      );
       expect((await files.download(users.member1, publicOne)).status).toBe(200);
       expect((await files.download(users.outsider, publicOne)).status).toBe(200); // community 1 is public
     });
@@ -197,7 +232,12 @@ describe('files: download, file resources, lifecycle', () => {
     it('updating the resource to another URL deletes the file it referenced', async () => {
       const stored = await files.uploaded(users.team, 'old.pdf', 'application/pdf', samples.pdf());
       const created = await api.create(users.team, newResource(scope.project(P), { resourceUrl: stored }));
-      const res = await api.save(users.team, { ...newResource({}), id: created.id, resourceUrl: 'https://example.org/new', privacyLevel: created.privacyLevel });
+      const res = await api.save(users.team, {
+        ...newResource({}),
+        id: created.id,
+        resourceUrl: 'https://example.org/new',
+        privacyLevel: created.privacyLevel,
+      });
       expect(res.status).toBe(200);
       expect(onDisk(stored)).toBe(false);
     });
@@ -205,7 +245,12 @@ describe('files: download, file resources, lifecycle', () => {
     it('an update that keeps the URL keeps the file', async () => {
       const stored = await files.uploaded(users.team, 'keep.pdf', 'application/pdf', samples.pdf());
       const created = await api.create(users.team, newResource(scope.project(P), { resourceUrl: stored }));
-      const res = await api.save(users.team, { ...newResource({}), id: created.id, resourceUrl: stored, privacyLevel: created.privacyLevel });
+      const res = await api.save(users.team, {
+        ...newResource({}),
+        id: created.id,
+        resourceUrl: stored,
+        privacyLevel: created.privacyLevel,
+      });
       expect(res.status).toBe(200);
       expect(onDisk(stored)).toBe(true);
     });
@@ -214,7 +259,11 @@ describe('files: download, file resources, lifecycle', () => {
       const stored = await files.uploaded(users.team, 'gone.pdf', 'application/pdf', samples.pdf());
       const created = await api.create(users.team, newResource(scope.project(P), { resourceUrl: stored }));
       await api.remove(users.team, created.id);
-      const rebuilt = await server.post('/internal/read-models/rebuild', {}, { headers: { 'x-directory-token': server.services.secrets.directoryToken } });
+      const rebuilt = await server.post(
+        '/internal/read-models/rebuild',
+        {},
+        { headers: { 'x-directory-token': server.services.secrets.directoryToken } },
+      );
       expect(rebuilt.status).toBe(200);
       expect((await server.services.stores.files.file(stored))?.deleted).toBe(true);
       expect((await files.download(users.team, stored)).status).toBe(404);

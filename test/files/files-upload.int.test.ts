@@ -98,7 +98,12 @@ describe('POST /api/File/Upload', () => {
       ['a PNG named .csv', 'table.csv', 'text/csv', samples.png],
       ['an .exe', 'setup.exe', 'application/octet-stream', samples.exe],
       ['an .html', 'index.html', 'text/html', samples.html],
-      ['a .svg (not listed)', 'logo.svg', 'image/svg+xml', () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>')],
+      [
+        'a .svg (not listed)',
+        'logo.svg',
+        'image/svg+xml',
+        () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>'),
+      ],
       ['a file without an extension', 'README', 'text/plain', () => Buffer.from('hello')],
     ])('given %s, then 500 with a problem saying why', async (_what, filename, contentType, make) => {
       const before = await settledFiles(server);
@@ -119,12 +124,15 @@ describe('POST /api/File/Upload', () => {
       ['leading dots', '...hidden.txt', /^hidden\.txt$/],
       ['markup characters', '<img src=x onerror=alert(1)>.txt', /^_img src=x onerror=alert\(1\)_\.txt$/],
       ['a 300-character name', `${'a'.repeat(300)}.txt`, /^a{116}\.txt$/],
-    ])('given a file name with %s, then the stored name is sanitised and keeps the extension', async (_what, filename, expected) => {
-      const res = await files.upload(users.team, filename, 'text/plain', Buffer.from('x'));
-      expect(res.status).toBe(200);
-      const name = (res.body as string).split('/')[2] ?? '';
-      expect(name).toMatch(expected);
-    });
+    ])(
+      'given a file name with %s, then the stored name is sanitised and keeps the extension',
+      async (_what, filename, expected) => {
+        const res = await files.upload(users.team, filename, 'text/plain', Buffer.from('x'));
+        expect(res.status).toBe(200);
+        const name = (res.body as string).split('/')[2] ?? '';
+        expect(name).toMatch(expected);
+      },
+    );
 
     it('given a UTF-8 name, then it is kept', async () => {
       const res = await files.upload(users.team, 'Résumé – Ada ✓.pdf', 'application/pdf', samples.pdf());
@@ -149,14 +157,17 @@ describe('POST /api/File/Upload', () => {
       expect(res.body).toMatch(/^later\//);
     });
 
-    it.each(['../etc', 'a/b', '', 'x'.repeat(65), 'dot.dot'])('given folder %j, then 400 on folder and nothing stored', async (folder) => {
-      const before = await settledFiles(server);
-      const res = await files.upload(users.team, 'a.txt', 'text/plain', Buffer.from('x'), { folder });
-      expect(res.status).toBe(400);
-      expect(res.body.type).toBe('/problems/validation');
-      expect(fieldsOf(res.body)).toEqual(['folder']);
-      expect(storedFiles(server)).toEqual(before);
-    });
+    it.each(['../etc', 'a/b', '', 'x'.repeat(65), 'dot.dot'])(
+      'given folder %j, then 400 on folder and nothing stored',
+      async (folder) => {
+        const before = await settledFiles(server);
+        const res = await files.upload(users.team, 'a.txt', 'text/plain', Buffer.from('x'), { folder });
+        expect(res.status).toBe(400);
+        expect(res.body.type).toBe('/problems/validation');
+        expect(fieldsOf(res.body)).toEqual(['folder']);
+        expect(storedFiles(server)).toEqual(before);
+      },
+    );
 
     it('given no file part, then 400 on file', async () => {
       const res = await files.send(users.team, [{ name: 'folder', value: 'resource_files' }]);
@@ -165,7 +176,9 @@ describe('POST /api/File/Upload', () => {
     });
 
     it('given the file under another name, then 400 naming that part', async () => {
-      const res = await files.send(users.team, [{ name: 'upload', filename: 'a.txt', contentType: 'text/plain', data: Buffer.from('x') }]);
+      const res = await files.send(users.team, [
+        { name: 'upload', filename: 'a.txt', contentType: 'text/plain', data: Buffer.from('x') },
+      ]);
       expect(res.status).toBe(400);
       expect(fieldsOf(res.body)).toEqual(['upload']);
     });
@@ -191,20 +204,32 @@ describe('POST /api/File/Upload', () => {
     });
 
     it('given a JSON body, then 415', async () => {
-      const res = await server.post('/api/File/Upload', { file: 'x' }, { token: await server.sessionToken(users.team) });
+      const res = await server.post(
+        '/api/File/Upload',
+        { file: 'x' },
+        { token: await server.sessionToken(users.team) },
+      );
       expect(res.status).toBe(415);
       expect(res.body.type).toBe('/problems/unsupported-media-type');
     });
 
     it('given isBigFile that is not a boolean, then 400 on isBigFile', async () => {
-      const res = await files.upload(users.team, 'a.txt', 'text/plain', Buffer.from('x'), { query: '?isBigFile=maybe' });
+      const res = await files.upload(users.team, 'a.txt', 'text/plain', Buffer.from('x'), {
+        query: '?isBigFile=maybe',
+      });
       expect(res.status).toBe(400);
       expect(fieldsOf(res.body)).toEqual(['isBigFile']);
     });
 
     it('given no credential, then 401', async () => {
-      const { body, contentType } = multipart([{ name: 'file', filename: 'a.txt', contentType: 'text/plain', data: Buffer.from('x') }]);
-      const res = await fetch(`${server.url}/api/File/Upload`, { method: 'POST', headers: { 'content-type': contentType }, body });
+      const { body, contentType } = multipart([
+        { name: 'file', filename: 'a.txt', contentType: 'text/plain', data: Buffer.from('x') },
+      ]);
+      const res = await fetch(`${server.url}/api/File/Upload`, {
+        method: 'POST',
+        headers: { 'content-type': contentType },
+        body,
+      });
       expect(res.status).toBe(401);
     });
   });
@@ -227,13 +252,17 @@ describe('POST /api/File/Upload', () => {
     });
 
     it('given 3 MiB + 1 byte with isBigFile=true, then it is accepted (100 MB ceiling)', async () => {
-      const res = await files.upload(users.team, 'big.txt', 'text/plain', Buffer.alloc(3 * MIB + 1, 0x61), { query: '?isBigFile=true' });
+      const res = await files.upload(users.team, 'big.txt', 'text/plain', Buffer.alloc(3 * MIB + 1, 0x61), {
+        query: '?isBigFile=true',
+      });
       expect(res.status).toBe(200);
     });
 
     it('given a chunked body (no Content-Length) over the ceiling, then 413 and nothing left behind', async () => {
       const before = await settledFiles(server);
-      const { body, contentType } = multipart([{ name: 'file', filename: 'big.txt', contentType: 'text/plain', data: Buffer.alloc(3 * MIB + 1, 0x61) }]);
+      const { body, contentType } = multipart([
+        { name: 'file', filename: 'big.txt', contentType: 'text/plain', data: Buffer.alloc(3 * MIB + 1, 0x61) },
+      ]);
       const stream = new ReadableStream({
         start(controller) {
           for (let i = 0; i < body.length; i += 65_536) controller.enqueue(body.subarray(i, i + 65_536));
@@ -254,7 +283,9 @@ describe('POST /api/File/Upload', () => {
   describe('a client that disconnects mid-upload', () => {
     it('when the connection drops after part of the file, then nothing is left behind', async () => {
       const before = await settledFiles(server);
-      const { body, contentType } = multipart([{ name: 'file', filename: 'cut.txt', contentType: 'text/plain', data: Buffer.alloc(2 * MIB, 0x61) }]);
+      const { body, contentType } = multipart([
+        { name: 'file', filename: 'cut.txt', contentType: 'text/plain', data: Buffer.alloc(2 * MIB, 0x61) },
+      ]);
       const token = await server.sessionToken(users.team);
       const { port } = new URL(server.url);
       await new Promise<void>((resolve) => {
@@ -263,7 +294,11 @@ describe('POST /api/File/Upload', () => {
           port: Number(port),
           method: 'POST',
           path: '/api/File/Upload',
-          headers: { authorization: `Bearer ${token}`, 'content-type': contentType, 'content-length': String(body.length) },
+          headers: {
+            authorization: `Bearer ${token}`,
+            'content-type': contentType,
+            'content-length': String(body.length),
+          },
         });
         req.on('error', () => resolve());
         req.on('close', () => resolve());
@@ -291,17 +326,29 @@ describe('POST /api/File/Upload with isBigFile=true (a test configuration: UPLOA
   afterAll(() => server.close());
 
   it('given exactly 4 MiB, then it is accepted', async () => {
-    const res = await files.upload(users.team, 'video.mp4', 'video/mp4', Buffer.concat([SAMPLES.mp4![1](), Buffer.alloc(4 * MIB - 256)]), {
-      query: '?isBigFile=true',
-    });
+    const res = await files.upload(
+      users.team,
+      'video.mp4',
+      'video/mp4',
+      Buffer.concat([SAMPLES.mp4![1](), Buffer.alloc(4 * MIB - 256)]),
+      {
+        query: '?isBigFile=true',
+      },
+    );
     expect(res.status).toBe(200);
   });
 
   it('given 4 MiB + 1 byte, then 413 and nothing left behind', async () => {
     const before = await settledFiles(server);
-    const res = await files.upload(users.team, 'video.mp4', 'video/mp4', Buffer.concat([SAMPLES.mp4![1](), Buffer.alloc(4 * MIB - 255)]), {
-      query: '?isBigFile=true',
-    });
+    const res = await files.upload(
+      users.team,
+      'video.mp4',
+      'video/mp4',
+      Buffer.concat([SAMPLES.mp4![1](), Buffer.alloc(4 * MIB - 255)]),
+      {
+        query: '?isBigFile=true',
+      },
+    );
     expect(res.status).toBe(413);
     expect(storedFiles(server)).toEqual(before);
   });

@@ -69,7 +69,8 @@ describe('checkLeadingBytes: text that a browser would run as a page or a script
     ['#!/bin/sh\necho pwned\n', 'script'],
   ];
   const BOM = '\xef\xbb\xbf';
-  const mixedCase = (text: string) => text.replace(/[a-z]/gi, (c, i: number) => (i % 2 === 0 ? c.toUpperCase() : c.toLowerCase()));
+  const mixedCase = (text: string) =>
+    text.replace(/[a-z]/gi, (c, i: number) => (i % 2 === 0 ? c.toUpperCase() : c.toLowerCase()));
   const variants: [string, (payload: string) => string][] = [
     ['as is', (p) => p],
     ['after a space', (p) => ` ${p}`],
@@ -79,7 +80,9 @@ describe('checkLeadingBytes: text that a browser would run as a page or a script
     ['after a BOM and white space, in mixed case', (p) => `${BOM} \n${mixedCase(p)}`],
   ];
   const cases = ['txt', 'csv', 'xml', 'yaml'].flatMap((extension) =>
-    payloads.flatMap(([payload, kind]) => variants.map(([how, write]) => [extension, payload.slice(0, 14), how, write(payload), kind] as const)),
+    payloads.flatMap(([payload, kind]) =>
+      variants.map(([how, write]) => [extension, payload.slice(0, 14), how, write(payload), kind] as const),
+    ),
   );
 
   it('covers every marker in every variant for every text extension', () => {

@@ -85,10 +85,10 @@ describe('answer memo', () => {
       await memo.json('b', ['s'], async () => '"for b"');
     }
     // when, then
-    expect([await memo.json('a', ['s'], async () => 'not asked'), await memo.json('b', ['s'], async () => 'not asked')]).toEqual([
-      '"for a"',
-      '"for b"',
-    ]);
+    expect([
+      await memo.json('a', ['s'], async () => 'not asked'),
+      await memo.json('b', ['s'], async () => 'not asked'),
+    ]).toEqual(['"for a"', '"for b"']);
   });
 
   it('given the read models change while an answer is computed, when it is asked again, then it is computed again', async () => {

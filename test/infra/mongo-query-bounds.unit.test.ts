@@ -35,13 +35,23 @@ describe('every query path of the MongoDB read models is bounded', () => {
   it('given the API keys store, when each query runs (keys and their usage), then each carries maxTimeMS', async () => {
     const read = mingoReadDb({ queryTimeoutMs: TIMEOUT });
     const store = new MongoApiKeyStore(read);
-    const key = { id: 1, keyId: 'k1', userId: 7, name: 'n', secretHash: 'h', createdAt: '2025-01-01T00:00:00.000Z', expiresAt: '2026-01-01T00:00:00.000Z' };
+    const key = {
+      id: 1,
+      keyId: 'k1',
+      userId: 7,
+      name: 'n',
+      secretHash: 'h',
+      createdAt: '2025-01-01T00:00:00.000Z',
+      expiresAt: '2026-01-01T00:00:00.000Z',
+    };
     await store.keyCreated(key, 1n);
 
     expect(await store.byKeyId('k1')).toMatchObject({ keyId: 'k1' });
     expect(await store.listForUser(7)).toHaveLength(1);
 
-    expect(mingoReads(read).map((r) => `${r.collection}.${r.operation}`)).toEqual(expect.arrayContaining(['api_keys.find', 'api_key_usage.find']));
+    expect(mingoReads(read).map((r) => `${r.collection}.${r.operation}`)).toEqual(
+      expect.arrayContaining(['api_keys.find', 'api_key_usage.find']),
+    );
     expect(mingoReads(read).length).toBeGreaterThanOrEqual(4);
     expect(unboundedReads(read)).toEqual([]);
     expect(boundedOtherwise(read)).toEqual([]);
@@ -50,7 +60,14 @@ describe('every query path of the MongoDB read models is bounded', () => {
   it('given the files store, when each query runs (file, references, unreferenced uploads and their counts), then each carries maxTimeMS', async () => {
     const read = mingoReadDb({ queryTimeoutMs: TIMEOUT });
     const store = new MongoFilesStore(read);
-    const upload = (path: string) => ({ path, name: 'a.pdf', size: 1, contentType: 'application/pdf', uploadedBy: 1, uploadedAt: '2025-01-01T00:00:00.000Z' });
+    const upload = (path: string) => ({
+      path,
+      name: 'a.pdf',
+      size: 1,
+      contentType: 'application/pdf',
+      uploadedBy: 1,
+      uploadedAt: '2025-01-01T00:00:00.000Z',
+    });
     await store.recordUpload(upload('u/1/a.pdf'), 1n);
     await store.recordUpload(upload('u/1/b.pdf'), 2n);
     await store.setReference(10, 'u/1/a.pdf', 3n);
@@ -64,21 +81,32 @@ describe('every query path of the MongoDB read models is bounded', () => {
     expect(boundedOtherwise(read)).toEqual([]);
   });
 
-  it.each([false, true])('given the runner\'s side (transactions: %p), when it reads checkpoints and takes a lease, then each read carries maxTimeMS', async (transactions) => {
-    const read = mingoReadDb({ transactions, queryTimeoutMs: TIMEOUT });
-    const store = mongoProjectionStore(read, ['docs']);
-    const lease = await read.leases.acquire('docs', 'a', 1000, 0);
-    expect(lease).not.toBeNull();
-    await store.commit('docs', 5n, async () => undefined, { projection: 'docs', holder: 'a', token: lease!.token, ttlMs: 1000, nowMs: 1 });
-    await store.setCheckpointLog('docs', 'log');
+  it.each([false, true])(
+    "given the runner's side (transactions: %p), when it reads checkpoints and takes a lease, then each read carries maxTimeMS",
+    async (transactions) => {
+      const read = mingoReadDb({ transactions, queryTimeoutMs: TIMEOUT });
+      const store = mongoProjectionStore(read, ['docs']);
+      const lease = await read.leases.acquire('docs', 'a', 1000, 0);
+      expect(lease).not.toBeNull();
+      await store.commit('docs', 5n, async () => undefined, {
+        projection: 'docs',
+        holder: 'a',
+        token: lease!.token,
+        ttlMs: 1000,
+        nowMs: 1,
+      });
+      await store.setCheckpointLog('docs', 'log');
 
-    expect(await store.checkpoint('docs')).toBe(5n);
-    expect(await store.checkpointLog('docs')).toBe('log');
+      expect(await store.checkpoint('docs')).toBe(5n);
+      expect(await store.checkpointLog('docs')).toBe('log');
 
-    expect(mingoReads(read).map((r) => r.collection)).toEqual(expect.arrayContaining(['projection_leases', 'projection_checkpoints']));
-    expect(unboundedReads(read)).toEqual([]);
-    expect(boundedOtherwise(read)).toEqual([]);
-  });
+      expect(mingoReads(read).map((r) => r.collection)).toEqual(
+        expect.arrayContaining(['projection_leases', 'projection_checkpoints']),
+      );
+      expect(unboundedReads(read)).toEqual([]);
+      expect(boundedOtherwise(read)).toEqual([]);
+    },
+  );
 });
 
 describe('the client options and readiness', () => {
@@ -86,7 +114,14 @@ describe('the client options and readiness', () => {
     // given: nothing listens on port 1, so server selection alone would wait its 5 s and fail
     // with MongoServerSelectionError
     const client = new MongoClient('mongodb://127.0.0.1:1/x', mongoClientOptions(200));
-    const read = new (MongoReadDb as unknown as new (client: MongoClient, db: unknown, transactions: boolean, queryTimeoutMs: number) => MongoReadDb)(client, client.db(), false, 200);
+    const read = new (
+      MongoReadDb as unknown as new (
+        client: MongoClient,
+        db: unknown,
+        transactions: boolean,
+        queryTimeoutMs: number,
+      ) => MongoReadDb
+    )(client, client.db(), false, 200);
     // when
     const failure = await read.ping().then(
       () => undefined,
@@ -98,14 +133,17 @@ describe('the client options and readiness', () => {
     expect(failure).toMatchObject({ name: 'TimeoutError' });
   });
 
-  it.each([1000, 5000, 30_000])('given a query bound of %p ms, then server selection is bounded and the socket backstop lies above every server-side bound', (queryTimeoutMs) => {
-    const options = mongoClientOptions(queryTimeoutMs);
-    expect(options.serverSelectionTimeoutMS).toBe(5000);
-    expect(options.socketTimeoutMS).toBeGreaterThan(queryTimeoutMs);
-    expect(options.socketTimeoutMS).toBeGreaterThan(MONGO_WRITE_TIMEOUT_MS);
-    // Deprecated in this driver and without effect: a bound that only seems to be there.
-    expect(options).not.toHaveProperty('timeoutMS');
-  });
+  it.each([1000, 5000, 30_000])(
+    'given a query bound of %p ms, then server selection is bounded and the socket backstop lies above every server-side bound',
+    (queryTimeoutMs) => {
+      const options = mongoClientOptions(queryTimeoutMs);
+      expect(options.serverSelectionTimeoutMS).toBe(5000);
+      expect(options.socketTimeoutMS).toBeGreaterThan(queryTimeoutMs);
+      expect(options.socketTimeoutMS).toBeGreaterThan(MONGO_WRITE_TIMEOUT_MS);
+      // Deprecated in this driver and without effect: a bound that only seems to be there.
+      expect(options).not.toHaveProperty('timeoutMS');
+    },
+  );
 });
 
 describeMongo('a slow query against MongoDB', (mongo) => {

@@ -8,21 +8,58 @@ import type { Document } from 'mongodb';
 import { SqliteApplicationStore } from '../../src/infra/sqlite/sqlite-application-store';
 import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
 import { SqliteResourceViewStore } from '../../src/infra/sqlite/sqlite-resource-view-store';
-import { RECORD_PROJECTION as APPLICATION_PROJECTION, applicationSort, applicationWrite, applicationsOfDefinition, filterValuesOf } from '../../src/infra/mongo/mongo-application-queries';
-import { RECORD_PROJECTION, directoryWrite, liveByIds, lookupFilter, lookupSort } from '../../src/infra/mongo/mongo-directory-queries';
+import {
+  RECORD_PROJECTION as APPLICATION_PROJECTION,
+  applicationSort,
+  applicationWrite,
+  applicationsOfDefinition,
+  filterValuesOf,
+} from '../../src/infra/mongo/mongo-application-queries';
+import {
+  RECORD_PROJECTION,
+  directoryWrite,
+  liveByIds,
+  lookupFilter,
+  lookupSort,
+} from '../../src/infra/mongo/mongo-directory-queries';
 import { olderThan, positionOf, storedPosition } from '../../src/infra/mongo/mongo-guarded-write';
-import { VIEW_PROJECTION, admittedKeys, pageFilter, pageSort, projectLinkWrite, resourceWrite, viewDocument, viewFilter } from '../../src/infra/mongo/mongo-resource-view-queries';
+import {
+  VIEW_PROJECTION,
+  admittedKeys,
+  pageFilter,
+  pageSort,
+  projectLinkWrite,
+  resourceWrite,
+  viewDocument,
+  viewFilter,
+} from '../../src/infra/mongo/mongo-resource-view-queries';
 import type { ApplicationRecord } from '../../src/applications/application-store';
 import type { ViewPage, ViewPageQuery } from '../../src/resources/resource-view-store';
-import { O, ViewModel, communityView, largeView, pageQueries, projectView, query, resource } from '../contract/resource-view-fixtures';
+import {
+  O,
+  ViewModel,
+  communityView,
+  largeView,
+  pageQueries,
+  projectView,
+  query,
+  resource,
+} from '../contract/resource-view-fixtures';
 
-const find = (docs: Document[], filter: Document, projection?: Document) => new Query(filter).find<Document>(docs, projection);
+const find = (docs: Document[], filter: Document, projection?: Document) =>
+  new Query(filter).find<Document>(docs, projection);
 
 /** What MongoResourceViewStore.page does, with mingo in place of the server. */
 function mongoPage(docs: Document[], q: ViewPageQuery): ViewPage {
   let keys: string[] = [];
   if (q.audience.kind !== 'everything') {
-    keys = admittedKeys(q, [...new Set(find(docs, viewFilter(q)).all().map((d) => d.audienceKey as string))]);
+    keys = admittedKeys(q, [
+      ...new Set(
+        find(docs, viewFilter(q))
+          .all()
+          .map((d) => d.audienceKey as string),
+      ),
+    ]);
     if (keys.length === 0) return { count: 0, list: [] };
   }
   const filter = pageFilter(q, keys);
@@ -38,7 +75,11 @@ describe('resource view page queries', () => {
     const sqlite = new SqliteResourceViewStore(read);
     const model = new ViewModel();
     let position = 1n;
-    for (const r of [...largeView(400), resource(1, { name: 'Guide v1.2 (draft)', tags: ['C++'] }), resource(2, { name: 'Guide v1x2' })]) {
+    for (const r of [
+      ...largeView(400),
+      resource(1, { name: 'Guide v1.2 (draft)', tags: ['C++'] }),
+      resource(2, { name: 'Guide v1x2' }),
+    ]) {
       await sqlite.putResource(r.resourceId, r, position++, model.put(r, [O]));
     }
     const docs = model.all().map((v) => viewDocument(v) as unknown as Document);
@@ -90,18 +131,28 @@ describe('guarded writes', () => {
     const doc: Document = { _id: put.filter._id, ...put.update.$set };
     expect(doc).toEqual({ _id: '10:1', ...member, removed: false, position: 1 });
 
-    const removal = directoryWrite({ table: 'communityMembers', op: 'remove', record: { communityId: 10, userId: 1 } }, 2n);
+    const removal = directoryWrite(
+      { table: 'communityMembers', op: 'remove', record: { communityId: 10, userId: 1 } },
+      2n,
+    );
     expect(new Query(removal.filter).test(doc)).toBe(true);
     update(doc, { $set: removal.update.$set });
     expect(doc).toEqual({ _id: '10:1', ...member, removed: true, position: 2 });
     expect(removal.update.$setOnInsert).toEqual({ communityId: 10, userId: 1 });
     expect(find([doc], lookupFilter('communityMembers', 1)).all()).toEqual([]);
-    expect(new Query(directoryWrite({ table: 'communityMembers', op: 'put', record: member }, 1n).filter).test(doc)).toBe(false);
+    expect(
+      new Query(directoryWrite({ table: 'communityMembers', op: 'put', record: member }, 1n).filter).test(doc),
+    ).toBe(false);
   });
 
   it('given resource and link writes, when built, then a tombstone keeps its project and a link carries its removal', () => {
-    expect(resourceWrite(1, null, 3n).update).toEqual({ $set: { resource: null, position: 3 }, $setOnInsert: { projectId: 0 } });
-    expect(resourceWrite(1, resource(1), 3n).update).toEqual({ $set: { projectId: 7, resource: resource(1), position: 3 } });
+    expect(resourceWrite(1, null, 3n).update).toEqual({
+      $set: { resource: null, position: 3 },
+      $setOnInsert: { projectId: 0 },
+    });
+    expect(resourceWrite(1, resource(1), 3n).update).toEqual({
+      $set: { projectId: 7, resource: resource(1), position: 3 },
+    });
     expect(projectLinkWrite({ communityProjectId: 100, communityId: 10, projectId: 7 }, true, 4n)).toEqual({
       filter: olderThan(100, 4n),
       update: { $set: { communityId: 10, projectId: 7, removed: true, position: 4 } },
@@ -118,7 +169,9 @@ describe('directory lookups', () => {
       { _id: '10:2', communityId: 10, userId: 2, role: 'member', status: 'approved', removed: false, position: 4 },
     ];
 
-    expect(find(docs, lookupFilter('communityMembers', 1), RECORD_PROJECTION).sort(lookupSort('communityMembers')).all()).toEqual([
+    expect(
+      find(docs, lookupFilter('communityMembers', 1), RECORD_PROJECTION).sort(lookupSort('communityMembers')).all(),
+    ).toEqual([
       { communityId: 10, userId: 1, role: 'admin', status: 'approved' },
       { communityId: 20, userId: 1, role: 'member', status: 'pending' },
     ]);
@@ -156,10 +209,17 @@ describe('application queries', () => {
         [0, 10],
         [1, 2],
       ] as const) {
-        const list = find(docs, filter, APPLICATION_PROJECTION).sort(applicationSort(orderBy)).skip(skip).limit(take).all();
+        const list = find(docs, filter, APPLICATION_PROJECTION)
+          .sort(applicationSort(orderBy))
+          .skip(skip)
+          .limit(take)
+          .all();
         expect({ count: find(docs, filter).all().length, list }).toEqual(await sqlite.page(5, orderBy, { skip, take }));
       }
-    const distinct = (field: string) => find(docs, filter).all().flatMap((d) => (Array.isArray(d[field]) ? d[field] : [d[field]]));
+    const distinct = (field: string) =>
+      find(docs, filter)
+        .all()
+        .flatMap((d) => (Array.isArray(d[field]) ? d[field] : [d[field]]));
     expect(
       filterValuesOf({
         tags: distinct('tags'),

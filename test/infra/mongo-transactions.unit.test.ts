@@ -6,7 +6,12 @@
  */
 import { Query, update } from 'mingo';
 import type { Document } from 'mongodb';
-import { applyGuardedUpsert, guardedUpsert, insertIfAbsent, type GuardedUpsert } from '../../src/infra/mongo/mongo-guarded-write';
+import {
+  applyGuardedUpsert,
+  guardedUpsert,
+  insertIfAbsent,
+  type GuardedUpsert,
+} from '../../src/infra/mongo/mongo-guarded-write';
 import { fenceWrite, supportsTransactions } from '../../src/infra/mongo/mongo-read-db';
 import { describeMongoBatchContract } from '../contract/mongo-batch-contract';
 import { mingoReadDb } from '../support/mingo-mongo';
@@ -14,7 +19,11 @@ import { mingoReadDb } from '../support/mingo-mongo';
 describe('transaction capability, read from the hello reply', () => {
   it.each([
     ['a standalone server', false, { isWritablePrimary: true, maxWireVersion: 21, logicalSessionTimeoutMinutes: 30 }],
-    ['a replica set primary', true, { isWritablePrimary: true, setName: 'rs0', hosts: ['a:27017'], logicalSessionTimeoutMinutes: 30 }],
+    [
+      'a replica set primary',
+      true,
+      { isWritablePrimary: true, setName: 'rs0', hosts: ['a:27017'], logicalSessionTimeoutMinutes: 30 },
+    ],
     ['a replica set secondary', true, { isWritablePrimary: false, secondary: true, setName: 'rs0' }],
     ['a single-node replica set (testcontainers)', true, { isWritablePrimary: true, setName: 'docker-rs' }],
     ['a mongos', true, { isWritablePrimary: true, msg: 'isdbgrid', logicalSessionTimeoutMinutes: 30 }],
@@ -26,7 +35,12 @@ describe('transaction capability, read from the hello reply', () => {
 });
 
 describe('the fence, as mingo evaluates it', () => {
-  const lease = (holder: string, token: number, expiresAt: number): Document => ({ _id: 'resources', holder, token, expiresAt });
+  const lease = (holder: string, token: number, expiresAt: number): Document => ({
+    _id: 'resources',
+    holder,
+    token,
+    expiresAt,
+  });
   const apply = (doc: Document, fence: Parameters<typeof fenceWrite>[0]): Document | undefined => {
     const { filter, update: modifier } = fenceWrite(fence);
     if (!new Query(filter).test(doc)) return undefined;
@@ -36,18 +50,18 @@ describe('the fence, as mingo evaluates it', () => {
   };
   const fence = { projection: 'resources', holder: 'a', token: 3n, ttlMs: 1000, nowMs: 5000 };
 
-  it('given the lease still the holder\'s, then the fence matches and renews it from now', () => {
+  it("given the lease still the holder's, then the fence matches and renews it from now", () => {
     expect(apply(lease('a', 3, 4000), fence)).toEqual(lease('a', 3, 6000));
   });
 
-  it('given the lease still the holder\'s but expired, then the fence still matches: nobody took it over', () => {
+  it("given the lease still the holder's but expired, then the fence still matches: nobody took it over", () => {
     expect(apply(lease('a', 3, 100), fence)).toEqual(lease('a', 3, 6000));
   });
 
   it.each([
     ['taken over by another holder', lease('b', 4, 9000)],
     ['taken back by the same holder after someone else (a new token)', lease('a', 5, 9000)],
-    ['another projection\'s', { ...lease('a', 3, 9000), _id: 'directory' }],
+    ["another projection's", { ...lease('a', 3, 9000), _id: 'directory' }],
   ])('given the lease %s, then the fence misses', (_, doc) => {
     expect(apply(doc, fence)).toBeUndefined();
   });
@@ -55,7 +69,10 @@ describe('the fence, as mingo evaluates it', () => {
 
 describe('a guarded upsert inside a transaction', () => {
   const write = (position: bigint, name: string) => guardedUpsert(1, position, { name }, { createdAt: 'first' });
-  /** On the stand-in: inside its transaction model (which a duplicate key would abort), or as on a standalone server. */
+  /**
+   * On the stand-in: inside its transaction model (which a duplicate key would abort), or as on a standalone
+   * server.
+   */
   const run = async (transactions: boolean, seed: Document[], writes: GuardedUpsert[]) => {
     const read = mingoReadDb({ transactions });
     const collection = read.db.collection('docs');
@@ -74,11 +91,14 @@ describe('a guarded upsert inside a transaction', () => {
     ['a newer document', [{ _id: 1, name: 'newer', createdAt: 'then', position: 9 }], [write(5n, 'new')]],
     ['a document without a position', [{ _id: 1, name: 'bare' }], [write(5n, 'new')]],
     ['several events, one replayed', [], [write(3n, 'a'), write(5n, 'b'), write(4n, 'c'), write(5n, 'd')]],
-  ])('given %s, then the update-then-insert leaves what the one upsert (duplicate key ignored) leaves', async (_, seed, writes) => {
-    expect(await run(true, seed as Document[], writes)).toEqual(await run(false, seed as Document[], writes));
-  });
+  ])(
+    'given %s, then the update-then-insert leaves what the one upsert (duplicate key ignored) leaves',
+    async (_, seed, writes) => {
+      expect(await run(true, seed as Document[], writes)).toEqual(await run(false, seed as Document[], writes));
+    },
+  );
 
-  it('builds the insert from the filter\'s equalities, $setOnInsert and $set, keyed on _id alone', () => {
+  it("builds the insert from the filter's equalities, $setOnInsert and $set, keyed on _id alone", () => {
     const upload = {
       filter: { _id: 'p/a.pdf', position: { $lt: 5 }, deleted: false },
       update: { $set: { name: 'a.pdf', deleted: false, position: 5 }, $setOnInsert: { uploadedAt: 't' } },
@@ -100,4 +120,7 @@ describeMongoBatchContract('the mingo stand-in of a replica set', async () => {
   return { read, dispose: async () => undefined };
 });
 
-describeMongoBatchContract('the mingo stand-in of a standalone server', async () => ({ read: mingoReadDb(), dispose: async () => undefined }));
+describeMongoBatchContract('the mingo stand-in of a standalone server', async () => ({
+  read: mingoReadDb(),
+  dispose: async () => undefined,
+}));

@@ -11,7 +11,15 @@ const keys = (...events: { type: string; data: unknown }[]) => onStream(apiKeySt
 
 const createdKey = (id: number, createdAt: string) => ({
   type: 'ApiKeyCreated',
-  data: { userId: USER, id, keyId: `key${id}`, name: `Key ${id}`, secretHash: `hash-${id}`, createdAt, expiresAt: '2026-01-01T00:00:00.000Z' },
+  data: {
+    userId: USER,
+    id,
+    keyId: `key${id}`,
+    name: `Key ${id}`,
+    secretHash: `hash-${id}`,
+    createdAt,
+    expiresAt: '2026-01-01T00:00:00.000Z',
+  },
 });
 
 describe('apikeys projection', () => {
@@ -40,11 +48,22 @@ describe('apikeys projection', () => {
       .when(
         keys({
           type: 'ApiKeyRotated',
-          data: { userId: USER, id: 1, secretHash: 'hash-new', previousSecretHash: 'hash-1', previousSecretValidUntil: '2025-02-01T01:00:00.000Z', rotatedAt: '2025-02-01T00:00:00.000Z' },
+          data: {
+            userId: USER,
+            id: 1,
+            secretHash: 'hash-new',
+            previousSecretHash: 'hash-1',
+            previousSecretValidUntil: '2025-02-01T01:00:00.000Z',
+            rotatedAt: '2025-02-01T00:00:00.000Z',
+          },
         }),
       )
       .then(async (store) => {
-        expect(await store.byKeyId('key1')).toMatchObject({ secretHash: 'hash-new', graceSecretHash: 'hash-1', graceUntil: '2025-02-01T01:00:00.000Z' });
+        expect(await store.byKeyId('key1')).toMatchObject({
+          secretHash: 'hash-new',
+          graceSecretHash: 'hash-1',
+          graceUntil: '2025-02-01T01:00:00.000Z',
+        });
       }));
 
   it('given two keys, when one is revoked, then it is no longer listed but still found, revoked', () =>

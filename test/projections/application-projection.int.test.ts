@@ -17,7 +17,11 @@ describe('applications projection', () => {
     given()
       .when(directory(...demoDirectory.events))
       .then(async (store) => {
-        expect(await store.definition(DEFINITION)).toEqual({ applicationDefinitionId: DEFINITION, name: 'Spring Accelerator 2026', communityId: demo.communities.public1 });
+        expect(await store.definition(DEFINITION)).toEqual({
+          applicationDefinitionId: DEFINITION,
+          name: 'Spring Accelerator 2026',
+          communityId: demo.communities.public1,
+        });
         const page = await store.page(DEFINITION, 0, everything);
         expect(page.count).toBe(3);
         expect(page.list.map((a) => a.applicationId)).toEqual([700, 701, 702]);
@@ -46,7 +50,13 @@ describe('applications projection', () => {
       )
       .then(async (store) => {
         const [first] = (await store.page(DEFINITION, 0, everything)).list;
-        expect(first).toMatchObject({ applicationId: 700, name: 'Solar Kiosk II', submittedAt: '2026-03-05T08:00:00.000Z', country: 'Chile', stage: null });
+        expect(first).toMatchObject({
+          applicationId: 700,
+          name: 'Solar Kiosk II',
+          submittedAt: '2026-03-05T08:00:00.000Z',
+          country: 'Chile',
+          stage: null,
+        });
         expect((await store.filterValues(DEFINITION)).country).toEqual(['Chile', 'Kenya', 'Peru']);
       }));
 

@@ -15,9 +15,18 @@ describe('directory projection', () => {
     given()
       .when(directory(...demoDirectory.events))
       .then(async (store) => {
-        expect(await store.user(users.team)).toEqual({ userId: users.team, name: 'Ada Lovelace', status: 'active', platformRoles: [] });
+        expect(await store.user(users.team)).toEqual({
+          userId: users.team,
+          name: 'Ada Lovelace',
+          status: 'active',
+          platformRoles: [],
+        });
         expect((await store.user(users.auditor))?.platformRoles).toEqual(['auditor']);
-        expect(await store.community(communities.public1)).toEqual({ communityId: communities.public1, name: 'Green Valley Makers', visibility: 'public' });
+        expect(await store.community(communities.public1)).toEqual({
+          communityId: communities.public1,
+          name: 'Green Valley Makers',
+          visibility: 'public',
+        });
         expect(await store.project(projects.solar)).toMatchObject({
           projectId: projects.solar,
           name: 'Solar Kiosk',
@@ -30,8 +39,14 @@ describe('directory projection', () => {
           communityId: communities.public1,
           projectId: projects.solar,
         });
-        expect(await store.paragraph(paragraphs.solarIn1)).toEqual({ paragraphId: paragraphs.solarIn1, projectId: projects.solar, communityId: communities.public1 });
-        expect((await store.memberships(users.admin1)).communities).toEqual([{ communityId: communities.public1, role: 'admin', status: 'approved' }]);
+        expect(await store.paragraph(paragraphs.solarIn1)).toEqual({
+          paragraphId: paragraphs.solarIn1,
+          projectId: projects.solar,
+          communityId: communities.public1,
+        });
+        expect((await store.memberships(users.admin1)).communities).toEqual([
+          { communityId: communities.public1, role: 'admin', status: 'approved' },
+        ]);
         expect((await store.memberships(users.circleMember)).circleIds).toEqual([circles.reviewers1]);
       }));
 

@@ -11,18 +11,40 @@ const given = ProjectionSpecification.for('files');
 const PATH = 'resource_files/abc/manual.pdf';
 const uploaded = onStream(fileStreamId('abc'), {
   type: 'FileUploaded',
-  data: { path: PATH, name: 'manual.pdf', size: 1234, contentType: 'application/pdf', uploadedBy: 1, at: '2025-01-01T00:00:00.000Z' },
+  data: {
+    path: PATH,
+    name: 'manual.pdf',
+    size: 1234,
+    contentType: 'application/pdf',
+    uploadedBy: 1,
+    at: '2025-01-01T00:00:00.000Z',
+  },
 });
-const resource = (resourceId: number, ...events: { type: string; data: unknown }[]) => onStream(resourceStreamId(resourceId), ...events);
+const resource = (resourceId: number, ...events: { type: string; data: unknown }[]) =>
+  onStream(resourceStreamId(resourceId), ...events);
 const updatedTo = (resourceId: number, resourceUrl: string) => ({
   type: 'ResourceUpdated',
-  data: { resourceId, name: 'Manual', description: '', resourceUrl, icon: '', tags: [], resourceType: 0, image: '', lastUpdated: NOW },
+  data: {
+    resourceId,
+    name: 'Manual',
+    description: '',
+    resourceUrl,
+    icon: '',
+    tags: [],
+    resourceType: 0,
+    image: '',
+    lastUpdated: NOW,
+  },
 });
 
 describe('files projection', () => {
   it('given nothing, when a file is uploaded and two resources reference it, then the store answers the file and both resources', () =>
     given()
-      .when([...uploaded, ...resource(1, created({ resourceId: 1, resourceUrl: PATH })), ...resource(2, created({ resourceId: 2, resourceUrl: PATH }))])
+      .when([
+        ...uploaded,
+        ...resource(1, created({ resourceId: 1, resourceUrl: PATH })),
+        ...resource(2, created({ resourceId: 2, resourceUrl: PATH })),
+      ])
       .then(async (store) => {
         expect(await store.file(PATH)).toEqual({
           path: PATH,
@@ -38,8 +60,15 @@ describe('files projection', () => {
       }));
 
   it('given a referenced upload, when one resource links elsewhere and the other is deleted, then nothing references it', () =>
-    given([...uploaded, ...resource(1, created({ resourceId: 1, resourceUrl: PATH })), ...resource(2, created({ resourceId: 2, resourceUrl: PATH }))])
-      .when([...resource(1, updatedTo(1, 'https://example.org/manual')), ...resource(2, { type: 'ResourceDeleted', data: { resourceId: 2, resourceUrl: PATH } })])
+    given([
+      ...uploaded,
+      ...resource(1, created({ resourceId: 1, resourceUrl: PATH })),
+      ...resource(2, created({ resourceId: 2, resourceUrl: PATH })),
+    ])
+      .when([
+        ...resource(1, updatedTo(1, 'https://example.org/manual')),
+        ...resource(2, { type: 'ResourceDeleted', data: { resourceId: 2, resourceUrl: PATH } }),
+      ])
       .then(async (store) => {
         expect(await store.referencingResources(PATH)).toEqual([]);
         expect(await store.unreferencedUploads('2026-01-01T00:00:00.000Z', 10)).toEqual([PATH]);

@@ -27,7 +27,11 @@ describe('the golden log', () => {
 
   it('given the golden log, when today’s service replays it, then the digest and the audit histories are the recorded ones', async () => {
     // when
-    const replayed = await replayGoldenLog((dataDir) => startTestServer({ DATA_DIR: dataDir }), demo.users.auditor, events);
+    const replayed = await replayGoldenLog(
+      (dataDir) => startTestServer({ DATA_DIR: dataDir }),
+      demo.users.auditor,
+      events,
+    );
     // then
     expect(replayed.digest).toBe(expected.digest);
     expect(replayed.counts).toEqual(expected.counts);
@@ -49,7 +53,9 @@ describe('the golden log', () => {
         return result?.success ? [] : [{ position: e.position, type: e.type, issues: result?.error.issues }];
       });
       expect(misfits).toEqual([]);
-      expect(read.filter((e) => e.type === 'ResourceShared').map((e) => (e.data as { reason: unknown }).reason)).toEqual([null, null]);
+      expect(
+        read.filter((e) => e.type === 'ResourceShared').map((e) => (e.data as { reason: unknown }).reason),
+      ).toEqual([null, null]);
     } finally {
       await store.close();
     }

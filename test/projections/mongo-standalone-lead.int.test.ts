@@ -15,7 +15,11 @@ import type { ReadModelProjection } from '../../src/projections/read-model-proje
 import { ReadModelRunner } from '../../src/projections/read-model-runner';
 import { mingoReadDb } from '../support/mingo-mongo';
 
-const metadata = { actor: { userId: 0, credential: 'system' as const }, correlationId: 't', at: '2026-01-01T00:00:00.000Z' };
+const metadata = {
+  actor: { userId: 0, credential: 'system' as const },
+  correlationId: 't',
+  at: '2026-01-01T00:00:00.000Z',
+};
 
 function counting(read: MongoReadDb): ReadModelProjection & { folded: () => number } {
   let folded = 0;
@@ -36,7 +40,9 @@ describe('a projector on MongoDB', () => {
   });
 
   async function projectorOn(transactions: boolean) {
-    const events = SqliteEventStore.open(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prs-standalone-')), 'events.sqlite'));
+    const events = SqliteEventStore.open(
+      path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prs-standalone-')), 'events.sqlite'),
+    );
     await events.appendToStream('s-1', [{ type: 'Happened', data: {}, metadata }], 'any');
     const mongo = mingoReadDb({ transactions });
     const projection = counting(mongo);
@@ -83,7 +89,9 @@ describe('a projector on MongoDB', () => {
 
   it('given two projectors racing for the leases of one replica set, then exactly one leads, and the other takes over when it stops', async () => {
     // given: one log, one read database, two processes started at once
-    const events = SqliteEventStore.open(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prs-race-')), 'events.sqlite'));
+    const events = SqliteEventStore.open(
+      path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prs-race-')), 'events.sqlite'),
+    );
     await events.appendToStream('s-1', [{ type: 'Happened', data: {}, metadata }], 'any');
     const mongo = mingoReadDb({ transactions: true });
     const projection = counting(mongo);

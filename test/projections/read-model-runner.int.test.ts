@@ -12,7 +12,11 @@ import { ReadModelRunner } from '../../src/projections/read-model-runner';
 import { isTransientStoreError } from '../../src/projections/transient-error';
 import { eventStoreExcept } from '../support/event-store-double';
 
-const metadata = { actor: { userId: 0, credential: 'system' as const }, correlationId: 't', at: '2026-01-01T00:00:00.000Z' };
+const metadata = {
+  actor: { userId: 0, credential: 'system' as const },
+  correlationId: 't',
+  at: '2026-01-01T00:00:00.000Z',
+};
 
 function openEvents(): SqliteEventStore {
   return SqliteEventStore.open(path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prs-runner-')), 'events.sqlite'));
@@ -29,7 +33,8 @@ function recordingProjection(read: SqliteReadDb, failOn?: string): ReadModelProj
       insert.run(event.position, event.type);
       if (event.type === failOn) throw new Error('boom');
     },
-    seen: () => (read.db.prepare('select type from seen order by position').all() as { type: string }[]).map((r) => r.type),
+    seen: () =>
+      (read.db.prepare('select type from seen order by position').all() as { type: string }[]).map((r) => r.type),
   };
 }
 
@@ -59,7 +64,9 @@ function droppingOnce(inner: EventStore): EventStore & { readonly subscriptions:
       return { close: async () => undefined };
     },
   });
-  return Object.defineProperty(store, 'subscriptions', { get: () => subscriptions }) as EventStore & { readonly subscriptions: number };
+  return Object.defineProperty(store, 'subscriptions', { get: () => subscriptions }) as EventStore & {
+    readonly subscriptions: number;
+  };
 }
 
 /**
@@ -154,7 +161,8 @@ describe('read-model runner', () => {
     });
     return runner;
   };
-  const append = (events: EventStore, stream: string, type: string) => events.appendToStream(stream, [{ type, data: {}, metadata }], 'any');
+  const append = (events: EventStore, stream: string, type: string) =>
+    events.appendToStream(stream, [{ type, data: {}, metadata }], 'any');
 
   it('given a subscription that drops, when events are appended later, then it resubscribes and projects them', async () => {
     // given
@@ -207,7 +215,10 @@ describe('read-model runner', () => {
   it('given a process that follows a read model nobody projects, when a write appends only events that read model ignores, then the write is not held waiting for it', async () => {
     // given
     const events = openEvents();
-    const ignoring = { ...recordingProjection(SqliteReadDb.open(':memory:')), handles: (event: RecordedEvent) => event.type !== 'Ignored' };
+    const ignoring = {
+      ...recordingProjection(SqliteReadDb.open(':memory:')),
+      handles: (event: RecordedEvent) => event.type !== 'Ignored',
+    };
     const follower = track(new ReadModelRunner(events, ignoring, createLogger('silent'), { role: 'follow' }), events);
     await follower.start();
     // when
@@ -271,7 +282,13 @@ describe('read-model runner', () => {
     const read = SqliteReadDb.open(':memory:');
     const projection = recordingProjection(read);
     const flaky = busyOnce(projection);
-    const runner = track(new ReadModelRunner(events, flaky, createLogger('silent'), { role: 'project', isTransient: isTransientStoreError }), events);
+    const runner = track(
+      new ReadModelRunner(events, flaky, createLogger('silent'), {
+        role: 'project',
+        isTransient: isTransientStoreError,
+      }),
+      events,
+    );
     await runner.start();
     // when
     const { position } = await append(events, 's-1', 'AfterABusyMoment');
@@ -289,10 +306,22 @@ describe('read-model runner', () => {
       const readA = SqliteReadDb.open(path.join(dir, 'read.sqlite'));
       const readB = SqliteReadDb.open(path.join(dir, 'read.sqlite'));
       let now = 1_000_000;
-      const lease = (read: SqliteReadDb, holder: string) => ({ store: read.leases, holder, ttlMs: 3000, retryMs: 60_000, now: () => now });
-      const a = new ReadModelRunner(events, recordingProjection(readA), createLogger('silent'), { role: 'project', lease: lease(readA, 'a') });
+      const lease = (read: SqliteReadDb, holder: string) => ({
+        store: read.leases,
+        holder,
+        ttlMs: 3000,
+        retryMs: 60_000,
+        now: () => now,
+      });
+      const a = new ReadModelRunner(events, recordingProjection(readA), createLogger('silent'), {
+        role: 'project',
+        lease: lease(readA, 'a'),
+      });
       const projectionB = recordingProjection(readB);
-      const b = new ReadModelRunner(events, projectionB, createLogger('silent'), { role: 'project', lease: lease(readB, 'b') });
+      const b = new ReadModelRunner(events, projectionB, createLogger('silent'), {
+        role: 'project',
+        lease: lease(readB, 'b'),
+      });
       cleanups.push(async () => {
         await Promise.all([a.stop(), b.stop()]);
         await events.close();
@@ -310,7 +339,10 @@ describe('read-model runner', () => {
       expect(projectionB.seen()).toEqual([]);
     });
 
-    /** A standby of `projection` that finds the lease of a holder that is gone; the lease expires when `expire()` is called. */
+    /**
+     * A standby of `projection` that finds the lease of a holder that is gone; the lease expires when
+     * `expire()` is called.
+     */
     async function standbyOf(projection: ReadModelProjection, read: SqliteReadDb, events: SqliteEventStore) {
       let now = 1_000_000;
       await read.leases.acquire(projection.name, 'gone', 3000, now);
@@ -527,7 +559,8 @@ describe('read-model runner', () => {
         await a.stop();
         await events.close();
       });
-      const bTakesOver = async () => expect(await read.leases.acquire('recording', 'b', 3000, now + 10_000)).toMatchObject({ holder: 'b' });
+      const bTakesOver = async () =>
+        expect(await read.leases.acquire('recording', 'b', 3000, now + 10_000)).toMatchObject({ holder: 'b' });
       const aTakesBack = async () => {
         now += 20_000;
         await waitUntil(() => a.isLeading);

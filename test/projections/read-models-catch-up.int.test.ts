@@ -16,10 +16,18 @@ import { ReadModelRunner } from '../../src/projections/read-model-runner';
 import { ReadModels } from '../../src/projections/read-models';
 import { eventStoreExcept } from '../support/event-store-double';
 
-const metadata = { actor: { userId: 0, credential: 'system' as const }, correlationId: 't', at: '2026-01-01T00:00:00.000Z' };
+const metadata = {
+  actor: { userId: 0, credential: 'system' as const },
+  correlationId: 't',
+  at: '2026-01-01T00:00:00.000Z',
+};
 
 /** A read model of one table: the events it folded, as `stream:type`, in order. */
-function recordingProjection(read: SqliteReadDb, name: string, selection?: EventSelection): ReadModelProjection & { folded(): string[] } {
+function recordingProjection(
+  read: SqliteReadDb,
+  name: string,
+  selection?: EventSelection,
+): ReadModelProjection & { folded(): string[] } {
   read.db.exec(`create table if not exists ${name} (position integer primary key, event text not null)`);
   const insert = read.db.prepare(`insert into ${name} (position, event) values (?, ?)`);
   return {
@@ -29,7 +37,8 @@ function recordingProjection(read: SqliteReadDb, name: string, selection?: Event
     async apply(event: RecordedEvent) {
       insert.run(event.position, `${event.streamId}:${event.type}`);
     },
-    folded: () => (read.db.prepare(`select event from ${name} order by position`).all() as { event: string }[]).map((r) => r.event),
+    folded: () =>
+      (read.db.prepare(`select event from ${name} order by position`).all() as { event: string }[]).map((r) => r.event),
   };
 }
 
@@ -82,7 +91,10 @@ describe('read models catching up together', () => {
   it('given read models that select their events, when they catch up together, then the log is read for those types only and each folds its own', async () => {
     // given
     const events = recordingReads(log);
-    const resources = recordingProjection(read, 'resources', { types: new Set(['Created']), streams: (s) => s.startsWith('resource-') });
+    const resources = recordingProjection(read, 'resources', {
+      types: new Set(['Created']),
+      streams: (s) => s.startsWith('resource-'),
+    });
     const directory = recordingProjection(read, 'directory', { types: new Set(['UserUpserted']) });
     // when
     await catchUp(events, [resources, directory]);

@@ -19,17 +19,54 @@ async function historyOfEveryKind(): Promise<RecordedEvent[]> {
     const team = await server.token(demo.users.team);
     const admin = await server.token(demo.users.admin1);
     const save = async (token: string, body: object) => {
-      const res = await server.post('/api/Resource/SaveProjectResource', { id: 0, name: 'R', resourceUrl: 'https://example.org/a.pdf', ...body }, { token });
+      const res = await server.post(
+        '/api/Resource/SaveProjectResource',
+        { id: 0, name: 'R', resourceUrl: 'https://example.org/a.pdf', ...body },
+        { token },
+      );
       expect(res.status).toBe(200);
       return res.body.id as number;
     };
     const own = await save(admin, { privacyLevel: 2, communityProjectId: demo.communityProjects.solarIn1 });
-    const project = await save(team, { privacyLevel: 1, projectId: demo.projects.solar, communityProjectId: 0, communityId: 0 });
+    const project = await save(team, {
+      privacyLevel: 1,
+      projectId: demo.projects.solar,
+      communityProjectId: 0,
+      communityId: 0,
+    });
     const gone = await save(team, { privacyLevel: 3, communityProjectId: demo.communityProjects.solarIn1 });
     const privacy = (token: string, body: object) => server.post('/api/Privacy/SaveResourcePrivacy', body, { token });
-    expect((await privacy(admin, { resourceId: own, owner: { privacyLevel: 4, circlesToAdd: [{ circleId: demo.circles.reviewers1, projectId: null, communityId: demo.communities.public1 }] }, sharesToUpsert: [{ communityId: demo.communities.public3, privacyLevel: 1 }] })).status).toBe(200);
-    expect((await privacy(team, { resourceId: project, sharesToUpsert: [{ communityId: demo.communities.private2, privacyLevel: 3 }] })).status).toBe(200);
-    expect((await server.post('/api/Resource/SaveProjectResource', { id: project, name: 'Renamed', resourceUrl: 'https://example.org/b.png', privacyLevel: 5 }, { token: team })).status).toBe(200);
+    expect(
+      (
+        await privacy(admin, {
+          resourceId: own,
+          owner: {
+            privacyLevel: 4,
+            circlesToAdd: [
+              { circleId: demo.circles.reviewers1, projectId: null, communityId: demo.communities.public1 },
+            ],
+          },
+          sharesToUpsert: [{ communityId: demo.communities.public3, privacyLevel: 1 }],
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await privacy(team, {
+          resourceId: project,
+          sharesToUpsert: [{ communityId: demo.communities.private2, privacyLevel: 3 }],
+        })
+      ).status,
+    ).toBe(200);
+    expect(
+      (
+        await server.post(
+          '/api/Resource/SaveProjectResource',
+          { id: project, name: 'Renamed', resourceUrl: 'https://example.org/b.png', privacyLevel: 5 },
+          { token: team },
+        )
+      ).status,
+    ).toBe(200);
     expect((await server.get(`/api/Resource/RemoveProjectResource?id=${gone}`, { token: team })).status).toBe(200);
     await server.directory([
       { type: 'CommunityProjectRemoved', data: { communityProjectId: demo.communityProjects.solarIn2 } },
@@ -61,7 +98,12 @@ describe('replaying any range of the log', () => {
     // when / then
     await fc.assert(
       fc.asyncProperty(
-        fc.array(fc.tuple(fc.nat(history.length), fc.nat(history.length)).map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as [number, number]), { minLength: 1, maxLength: 5 }),
+        fc.array(
+          fc
+            .tuple(fc.nat(history.length), fc.nat(history.length))
+            .map(([a, b]) => [Math.min(a, b), Math.max(a, b)] as [number, number]),
+          { minLength: 1, maxLength: 5 },
+        ),
         async (replays) => {
           expect(await projected(history, replays)).toEqual(once);
         },

@@ -29,13 +29,17 @@ function resource(id: number): Resource {
     postDate: posted,
     lastUpdated: posted,
     // Most are for the community's members; one in a hundred for one circle only.
-    owner: id % 100 === 0 ? { privacyLevel: 4, circles: [{ circleId: 300, projectId: null, communityId: COMMUNITY }] } : { privacyLevel: 2, circles: [] },
+    owner:
+      id % 100 === 0
+        ? { privacyLevel: 4, circles: [{ circleId: 300, projectId: null, communityId: COMMUNITY }] }
+        : { privacyLevel: 2, circles: [] },
   });
 }
 
 async function bigView(size: number): Promise<SqliteResourceViewStore> {
   const store = new SqliteResourceViewStore(SqliteReadDb.open(':memory:'));
-  for (let id = 1; id <= size; id++) await store.putResource(id, resource(id), BigInt(id), viewRecords(resource(id), [COMMUNITY]));
+  for (let id = 1; id <= size; id++)
+    await store.putResource(id, resource(id), BigInt(id), viewRecords(resource(id), [COMMUNITY]));
   return store;
 }
 
@@ -67,21 +71,27 @@ describe('GetResourceList query plan on the embedded read model', () => {
     ['a member, most recent first', member, 1],
     ['a circle member (few rows admit them)', circleMember, 1],
     ['an admin of the community', { kind: 'everything' } as Audience, 1],
-  ] as const)('given a 4,000-resource view, when %s lists it, then the count comes from the view index and each row by its key', async (_who, audience, orderBy) => {
-    // when
-    const plan = store.explainPage(query(audience, { orderBy, skip: 3000 }));
-    // then
-    expect(plan.counted).toBe('view index');
-    expect(plan.plans).toHaveLength(1);
-    expect(plan.plans[0]).toMatch(/SEARCH res_views USING INDEX sqlite_autoindex_res_views_1 \(resource_id=\? AND view_key=\?\)/);
-  });
+  ] as const)(
+    'given a 4,000-resource view, when %s lists it, then the count comes from the view index and each row by its key',
+    async (_who, audience, orderBy) => {
+      // when
+      const plan = store.explainPage(query(audience, { orderBy, skip: 3000 }));
+      // then
+      expect(plan.counted).toBe('view index');
+      expect(plan.plans).toHaveLength(1);
+      expect(plan.plans[0]).toMatch(
+        /SEARCH res_views USING INDEX sqlite_autoindex_res_views_1 \(resource_id=\? AND view_key=\?\)/,
+      );
+    },
+  );
 
   it('given a tag search, then the count is a query over the view, still through its index', () => {
     const plan = store.explainPage(query(member, { tags: ['seven'] }));
     expect(plan.counted).toBe('query');
     // the page's plan and the count's: both searched through the index
     expect(plan.plans).toHaveLength(2);
-    for (const p of plan.plans) expect(p).toMatch(/SEARCH res_views USING (COVERING )?INDEX res_views_(in_view|by_recent)/);
+    for (const p of plan.plans)
+      expect(p).toMatch(/SEARCH res_views USING (COVERING )?INDEX res_views_(in_view|by_recent)/);
   });
 
   it('given an outsider, then they see nothing and nothing is read', async () => {
@@ -110,7 +120,10 @@ describe('the view index kept in step with writes', () => {
     expect((await store.page(query(circleMember, { take: 0 }))).count).toBe(3);
     // when: a new resource (the most recent), one made circle-only, one deleted
     await store.putResource(301, resource(301), 301n, viewRecords(resource(301), [COMMUNITY]));
-    const hidden = { ...resource(150), owner: { privacyLevel: 4, circles: [{ circleId: 300, projectId: null, communityId: COMMUNITY }] } } as Resource;
+    const hidden = {
+      ...resource(150),
+      owner: { privacyLevel: 4, circles: [{ circleId: 300, projectId: null, communityId: COMMUNITY }] },
+    } as Resource;
     await store.putResource(150, hidden, 302n, viewRecords(hidden, [COMMUNITY]));
     await store.putResource(7, null, 303n, []);
     // then
@@ -119,7 +132,9 @@ describe('the view index kept in step with writes', () => {
     expect(recent.list.map((r) => r.resourceId)).toEqual([301, 299, 298]);
     const byId = await store.page(query(member, { orderBy: 0, skip: 4, take: 3 }));
     expect(byId.list.map((r) => r.resourceId)).toEqual([5, 6, 8]);
-    expect((await store.page(query(circleMember, { take: 10 }))).list.map((r) => r.resourceId)).toEqual([300, 200, 150, 100]);
+    expect((await store.page(query(circleMember, { take: 10 }))).list.map((r) => r.resourceId)).toEqual([
+      300, 200, 150, 100,
+    ]);
   });
 
   it('given a view listed by this process, when another process writes to it, then a request after the write sees it', async () => {
@@ -131,21 +146,27 @@ describe('the view index kept in step with writes', () => {
     try {
       const serving = new SqliteResourceViewStore(server);
       const writing = new SqliteResourceViewStore(projector);
-      for (let id = 1; id <= 20; id++) await writing.putResource(id, resource(id), BigInt(id), viewRecords(resource(id), [COMMUNITY]));
+      for (let id = 1; id <= 20; id++)
+        await writing.putResource(id, resource(id), BigInt(id), viewRecords(resource(id), [COMMUNITY]));
       startReading({ kind: 'sqlite', sqlite: server });
       expect((await serving.page(query(member, { take: 0 }))).count).toBe(20);
       // when
-      await projector.transaction(() => writing.putResource(21, resource(21), 21n, viewRecords(resource(21), [COMMUNITY])));
+      await projector.transaction(() =>
+        writing.putResource(21, resource(21), 21n, viewRecords(resource(21), [COMMUNITY])),
+      );
       await projector.transaction(() => writing.putResource(3, null, 22n, []));
       startReading({ kind: 'sqlite', sqlite: server });
       // then
       const page = await serving.page(query(member, { orderBy: 1, take: 2 }));
       expect(page.count).toBe(20);
       expect(page.list.map((r) => r.resourceId)).toEqual([21, 20]);
-      expect((await serving.page(query(member, { orderBy: 0, take: 3 }))).list.map((r) => r.resourceId)).toEqual([1, 2, 4]);
+      expect((await serving.page(query(member, { orderBy: 0, take: 3 }))).list.map((r) => r.resourceId)).toEqual([
+        1, 2, 4,
+      ]);
       // when: one batch writes more rows of the view than the feed names one by one (the whole view changed)
       await projector.transaction(async () => {
-        for (let id = 101; id <= 1600; id++) await writing.putResource(id, resource(id), BigInt(id), viewRecords(resource(id), [COMMUNITY]));
+        for (let id = 101; id <= 1600; id++)
+          await writing.putResource(id, resource(id), BigInt(id), viewRecords(resource(id), [COMMUNITY]));
       });
       startReading({ kind: 'sqlite', sqlite: server });
       // then

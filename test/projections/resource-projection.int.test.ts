@@ -11,8 +11,12 @@ import { ProjectionSpecification, onStream } from '../support/projection-specifi
 const given = ProjectionSpecification.for('resources');
 const resource = (...events: { type: string; data: unknown }[]) => onStream(resourceStreamId(RID), ...events);
 const linked = (communityProjectId: number, communityId: number) =>
-  onStream(DIRECTORY_STREAM, { type: 'CommunityProjectUpserted', data: { communityProjectId, communityId, projectId: P } });
-const unlinked = (communityProjectId: number) => onStream(DIRECTORY_STREAM, { type: 'CommunityProjectRemoved', data: { communityProjectId } });
+  onStream(DIRECTORY_STREAM, {
+    type: 'CommunityProjectUpserted',
+    data: { communityProjectId, communityId, projectId: P },
+  });
+const unlinked = (communityProjectId: number) =>
+  onStream(DIRECTORY_STREAM, { type: 'CommunityProjectRemoved', data: { communityProjectId } });
 const D_LINK = 200;
 
 /** Each view of the resource as [viewKey, governed by, effective level], in viewKey order (c:10 < c:20 < p:7). */
@@ -24,7 +28,12 @@ describe('resources projection', () => {
     given([...linked(CP_ID, O), ...linked(D_LINK, D)])
       .when(resource(created({ privacyLevel: 2 })))
       .then(async (store) => {
-        expect(await store.resource(RID)).toMatchObject({ resourceId: RID, name: 'Pump manual', owner: { privacyLevel: 2, circles: [] }, shares: [] });
+        expect(await store.resource(RID)).toMatchObject({
+          resourceId: RID,
+          name: 'Pump manual',
+          owner: { privacyLevel: 2, circles: [] },
+          shares: [],
+        });
         expect(await views(store)).toEqual([[`c:${O}`, 'own', 2]]);
       }));
 
@@ -58,20 +67,37 @@ describe('resources projection', () => {
         resource(
           {
             type: 'ResourceUpdated',
-            data: { resourceId: RID, name: 'Pump manual v2', description: 'Now with pictures', resourceUrl: 'https://example.org/v2', icon: 'book', tags: ['pump'], resourceType: 0, image: '', lastUpdated: NOW },
+            data: {
+              resourceId: RID,
+              name: 'Pump manual v2',
+              description: 'Now with pictures',
+              resourceUrl: 'https://example.org/v2',
+              icon: 'book',
+              tags: ['pump'],
+              resourceType: 0,
+              image: '',
+              lastUpdated: NOW,
+            },
           },
           { type: 'OwnerPrivacyChanged', data: { resourceId: RID, privacyLevel: 4, lastUpdated: NOW } },
           granted(OWNER, 601),
         ),
       )
       .then(async (store) => {
-        expect(await store.resource(RID)).toMatchObject({ name: 'Pump manual v2', tags: ['pump'], lastUpdated: NOW, owner: { privacyLevel: 4 } });
+        expect(await store.resource(RID)).toMatchObject({
+          name: 'Pump manual v2',
+          tags: ['pump'],
+          lastUpdated: NOW,
+          owner: { privacyLevel: 4 },
+        });
         expect((await store.viewsOfResource(RID)).map((v) => v.circles.map((c) => c.circleId))).toEqual([[601]]);
       }));
 
   it('given a resource, when it is deleted, then the store answers no resource and no view, and keeps a tombstone', () =>
     given([...linked(CP_ID, O), ...resource(created())])
-      .when(resource({ type: 'ResourceDeleted', data: { resourceId: RID, resourceUrl: 'resource_files/abc/manual.pdf' } }))
+      .when(
+        resource({ type: 'ResourceDeleted', data: { resourceId: RID, resourceUrl: 'resource_files/abc/manual.pdf' } }),
+      )
       .then(async (store) => {
         expect(await store.resource(RID)).toBeNull();
         expect(await store.viewsOfResource(RID)).toEqual([]);

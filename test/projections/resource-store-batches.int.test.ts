@@ -17,7 +17,18 @@ const put = (store: SqliteResourceViewStore, resourceId: number, position: bigin
   store.putResource(resourceId, resource(resourceId), position, viewRecords(resource(resourceId), []));
 
 const countOf = async (store: SqliteResourceViewStore) =>
-  (await store.page({ ...projectView(), audience: everything, paragraphId: null, concept: null, tags: [], orderBy: 0, skip: 0, take: 10 })).count;
+  (
+    await store.page({
+      ...projectView(),
+      audience: everything,
+      paragraphId: null,
+      concept: null,
+      tags: [],
+      orderBy: 0,
+      skip: 0,
+      take: 10,
+    })
+  ).count;
 
 let dir: string;
 beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'resource-batches-'))));
@@ -149,7 +160,9 @@ describe("a project's communities within a batch", () => {
   it('given a bulk load whose batch linked P to a community and then failed, when the next batch reads the communities of P, then the link is not there', async () => {
     // given
     const store = new SqliteResourceViewStore(SqliteReadDb.open(':memory:', { bulkLoad: true }));
-    await store.projectionStore.commit('resources', 1n, () => store.writeProjectLink({ communityProjectId: 1, communityId: O, projectId: P }, false, 1n));
+    await store.projectionStore.commit('resources', 1n, () =>
+      store.writeProjectLink({ communityProjectId: 1, communityId: O, projectId: P }, false, 1n),
+    );
     await expect(
       store.projectionStore.commit('resources', 2n, async () => {
         await store.writeProjectLink({ communityProjectId: 2, communityId: D, projectId: P }, false, 2n);

@@ -41,7 +41,10 @@ const notLeaderTrailers = { exception: 'not-leader', 'leader-endpoint-host': 'n2
 const transient: ReadonlyArray<readonly [string, unknown]> = [
   ['MongoNetworkError', new MongoNetworkError('connection 3 to mongo:27017 closed')],
   ['MongoNetworkTimeoutError', new MongoNetworkTimeoutError('connection timed out')],
-  ['MongoServerSelectionError', new MongoServerSelectionError('Server selection timed out after 30000 ms', {} as never)],
+  [
+    'MongoServerSelectionError',
+    new MongoServerSelectionError('Server selection timed out after 30000 ms', {} as never),
+  ],
   ['MongoNotConnectedError', new MongoNotConnectedError('client must be connected')],
   ['MongoOperationTimeoutError', new MongoOperationTimeoutError('timed out')],
   ['MongoStalePrimaryError', new MongoStalePrimaryError('stale primary')],
@@ -59,15 +62,29 @@ const transient: ReadonlyArray<readonly [string, unknown]> = [
   ['label TransientTransactionError', serverError(251, ['TransientTransactionError'])],
   ['label ResetPool', serverError(1, ['ResetPool'])],
   ['label PoolRequestedRetry', serverError(1, ['PoolRequestedRetry'])],
-  ['write concern error 91', new MongoWriteConcernError({ writeConcernError: { code: 91, errmsg: 'shutting down' } } as never)],
-  ['a majority write concern that timed out on commit (64, WriteConcernFailed)', new MongoWriteConcernError({ writeConcernError: { code: 64, errmsg: 'waiting for replication timed out', errInfo: { wtimeout: true } } } as never)],
-  ['a commit whose outcome is unknown (UnknownTransactionCommitResult)', serverError(50000, ['UnknownTransactionCommitResult'])],
+  [
+    'write concern error 91',
+    new MongoWriteConcernError({ writeConcernError: { code: 91, errmsg: 'shutting down' } } as never),
+  ],
+  [
+    'a majority write concern that timed out on commit (64, WriteConcernFailed)',
+    new MongoWriteConcernError({
+      writeConcernError: { code: 64, errmsg: 'waiting for replication timed out', errInfo: { wtimeout: true } },
+    } as never),
+  ],
+  [
+    'a commit whose outcome is unknown (UnknownTransactionCommitResult)',
+    serverError(50000, ['UnknownTransactionCommitResult']),
+  ],
   ['a server error 64 (WriteConcernFailed)', serverError(64)],
   ['EventStoreDB UNAVAILABLE (from gRPC)', convertToCommandError(grpcServiceError(14, 'No connection established'))],
   ['EventStoreDB DEADLINE_EXCEEDED (from gRPC)', convertToCommandError(grpcServiceError(4, 'Deadline exceeded'))],
   ['EventStoreDB UnavailableError', new UnavailableError(undefined, 'unavailable')],
   ['EventStoreDB DeadlineExceededError', new DeadlineExceededError(undefined, 'deadline')],
-  ['EventStoreDB NotLeaderError (from gRPC)', convertToCommandError(grpcServiceError(5, 'Leader info available', notLeaderTrailers))],
+  [
+    'EventStoreDB NotLeaderError (from gRPC)',
+    convertToCommandError(grpcServiceError(5, 'Leader info available', notLeaderTrailers)),
+  ],
   ['raw gRPC UNAVAILABLE', grpcServiceError(14, 'unavailable')],
   ['our read deadline', new ReadDeadlineExceededError(2000)],
   ['SQLITE_BUSY', new Database.SqliteError('database is locked', 'SQLITE_BUSY')],
@@ -88,7 +105,10 @@ const fatal: ReadonlyArray<readonly [string, unknown]> = [
   ['MongoServerError without a transient code or label', serverError(2)],
   ['MongoInvalidArgumentError', new MongoInvalidArgumentError('bad option')],
   ['EventStoreDB StreamNotFoundError', new StreamNotFoundError(undefined, 'resource-1')],
-  ['EventStoreDB access denied (from gRPC)', convertToCommandError(grpcServiceError(7, 'Access denied', { exception: 'access-denied' }))],
+  [
+    'EventStoreDB access denied (from gRPC)',
+    convertToCommandError(grpcServiceError(7, 'Access denied', { exception: 'access-denied' })),
+  ],
   ['raw gRPC INVALID_ARGUMENT', grpcServiceError(3, 'invalid argument')],
   ['SQLITE_CONSTRAINT_UNIQUE', new Database.SqliteError('UNIQUE constraint failed', 'SQLITE_CONSTRAINT_UNIQUE')],
   ['SQLITE_CORRUPT', new Database.SqliteError('database disk image is malformed', 'SQLITE_CORRUPT')],

@@ -28,13 +28,18 @@ export type ApiRequest = {
 };
 
 /** An appended event as the test expects it: its type, and where given, its stream and part of its data. */
-export type ExpectedEvent = { readonly type: string; readonly streamId?: string; readonly data?: Record<string, unknown> };
+export type ExpectedEvent = {
+  readonly type: string;
+  readonly streamId?: string;
+  readonly data?: Record<string, unknown>;
+};
 
 export type Outcome = { readonly response: HttpResult<any>; readonly events: readonly RecordedEvent[] };
 
 /** The actor the service must stamp on the events of a request sent with this credential. */
 export function actorOf(credential: Credential): Actor {
-  if ('apiKey' in credential) return { userId: credential.userId, credential: 'apiKey', apiKeyId: credential.apiKey.id };
+  if ('apiKey' in credential)
+    return { userId: credential.userId, credential: 'apiKey', apiKeyId: credential.apiKey.id };
   return {
     userId: credential.session,
     credential: 'session',
@@ -43,14 +48,20 @@ export function actorOf(credential: Credential): Actor {
 }
 
 async function send(server: TestServer, request: ApiRequest): Promise<Outcome> {
-  const headers: Record<string, string> = request.correlationId === undefined ? {} : { 'x-correlation-id': request.correlationId };
+  const headers: Record<string, string> =
+    request.correlationId === undefined ? {} : { 'x-correlation-id': request.correlationId };
   const as = request.as;
   const credential =
     as === undefined
       ? {}
       : 'apiKey' in as
         ? { apiKey: as.apiKey.key }
-        : { token: as.impersonatorId === undefined ? await server.sessionToken(as.session) : await server.token(as.session, { impersonatorId: as.impersonatorId }) };
+        : {
+            token:
+              as.impersonatorId === undefined
+                ? await server.sessionToken(as.session)
+                : await server.token(as.session, { impersonatorId: as.impersonatorId }),
+          };
   const log = server.services.eventStore;
   const before = await log.headPosition();
   const response = await server.request(request.method, request.path, request.body, { ...credential, headers });
@@ -66,7 +77,10 @@ export const ApiSpecification = {
           return send(server, request);
         };
         return {
-          /** The status, the body (matched as a subset) and the events appended, in order; answers the outcome for further checks. */
+          /**
+           * The status, the body (matched as a subset) and the events appended, in order; answers the outcome
+           * for further checks.
+           */
           async then(expected: { status: number; body?: unknown; events: readonly ExpectedEvent[] }): Promise<Outcome> {
             const { response, events } = await outcome();
             expect(response.status).toBe(expected.status);
@@ -87,7 +101,8 @@ export const ApiSpecification = {
             const { response, events } = await outcome();
             expect(response.status).toBe(status);
             expect(response.body?.type).toBe(problemType);
-            if (request.correlationId !== undefined) expect(response.headers.get('x-correlation-id')).toBe(request.correlationId);
+            if (request.correlationId !== undefined)
+              expect(response.headers.get('x-correlation-id')).toBe(request.correlationId);
             expect(events).toEqual([]);
           },
         };

@@ -41,7 +41,8 @@ export const DeciderSpecification = {
                 events = decide();
               } catch (error) {
                 expect(error).toBeInstanceOf(type);
-                if (check?.(error as never) === false) throw new Error(`the ${type.name} thrown did not pass the check`);
+                if (check?.(error as never) === false)
+                  throw new Error(`the ${type.name} thrown did not pass the check`);
                 return;
               }
               throw new Error(`expected a ${type.name}, got the events ${JSON.stringify(events)}`);

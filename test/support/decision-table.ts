@@ -7,9 +7,15 @@
  *
  * checks the first three columns of each row against those three lists, in that order.
  */
-export function expectEveryCaseOnce(rows: readonly (readonly unknown[])[], ...dimensions: readonly (readonly unknown[])[]): void {
+export function expectEveryCaseOnce(
+  rows: readonly (readonly unknown[])[],
+  ...dimensions: readonly (readonly unknown[])[]
+): void {
   const keyOf = (values: readonly unknown[]) => JSON.stringify(values);
-  const everyCase = dimensions.reduce<unknown[][]>((cases, values) => cases.flatMap((c) => values.map((v) => [...c, v])), [[]]);
+  const everyCase = dimensions.reduce<unknown[][]>(
+    (cases, values) => cases.flatMap((c) => values.map((v) => [...c, v])),
+    [[]],
+  );
 
   const written = rows.map((row) => keyOf(row.slice(0, dimensions.length))).sort();
   expect(written).toEqual(everyCase.map(keyOf).sort());

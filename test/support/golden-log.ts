@@ -44,7 +44,14 @@ export function exportEvents(eventsFile: string): string {
   try {
     const rows = db
       .prepare('select position, stream_id, revision, type, data, metadata from events order by position')
-      .all() as { position: number; stream_id: string; revision: number; type: string; data: string; metadata: string }[];
+      .all() as {
+      position: number;
+      stream_id: string;
+      revision: number;
+      type: string;
+      data: string;
+      metadata: string;
+    }[];
     return rows
       .map((r) =>
         JSON.stringify({
@@ -67,7 +74,10 @@ export function exportEvents(eventsFile: string): string {
  * Writes the golden events, as they are (no version stamped, nothing upcast), into
  * `dataDir/events.sqlite` through the SQLite adapter itself, at the same positions.
  */
-export async function loadGoldenLog(dataDir: string, events: readonly GoldenEvent[] = readGoldenEvents()): Promise<void> {
+export async function loadGoldenLog(
+  dataDir: string,
+  events: readonly GoldenEvent[] = readGoldenEvents(),
+): Promise<void> {
   const store = SqliteEventStore.open(path.join(dataDir, 'events.sqlite'));
   try {
     for (const event of events) {

@@ -65,7 +65,10 @@ class MingoCursor {
 
   /** The server's order of operations whatever the call order: sort, then skip, then limit (0: none). */
   async toArray(): Promise<Document[]> {
-    let cursor = new Query(this.filter).find<Document>(this.docs(this.filter), this.projection && Object.keys(this.projection).length > 0 ? this.projection : undefined);
+    let cursor = new Query(this.filter).find<Document>(
+      this.docs(this.filter),
+      this.projection && Object.keys(this.projection).length > 0 ? this.projection : undefined,
+    );
     if (this.order) cursor = cursor.sort(this.order);
     if (this.skipped > 0) cursor = cursor.skip(this.skipped);
     if (this.limited > 0) cursor = cursor.limit(this.limited);
@@ -76,14 +79,20 @@ class MingoCursor {
 /** The fields an upsert copies from its filter into the new document: top-level equalities. */
 function equalities(filter: Document): Document {
   return Object.fromEntries(
-    Object.entries(filter).filter(([key, value]) => !key.startsWith('$') && (typeof value !== 'object' || value === null || Array.isArray(value))),
+    Object.entries(filter).filter(
+      ([key, value]) => !key.startsWith('$') && (typeof value !== 'object' || value === null || Array.isArray(value)),
+    ),
   );
 }
 
 type Options = { session?: unknown; maxTimeMS?: number };
 
 /** One query the stand-in answered, with the options it was given. */
-export type MingoRead = { readonly collection: string; readonly operation: 'find' | 'countDocuments' | 'distinct'; readonly options: Options };
+export type MingoRead = {
+  readonly collection: string;
+  readonly operation: 'find' | 'countDocuments' | 'distinct';
+  readonly options: Options;
+};
 
 /** The open transaction of the stand-in's one client, if any. */
 class MingoTransactions {
@@ -91,7 +100,8 @@ class MingoTransactions {
 
   /** An operation issued while a transaction is open but without its session would bypass it. */
   check(options: Options | undefined): void {
-    if (this.open && options?.session !== this.open.session) throw new Error('an operation outside the open transaction: pass the batch session');
+    if (this.open && options?.session !== this.open.session)
+      throw new Error('an operation outside the open transaction: pass the batch session');
     if (this.open?.aborted) throw new Error('NoSuchTransaction: an earlier error aborted the transaction');
     if (!this.open && options?.session) throw new Error('a session passed with no transaction open');
   }
@@ -121,12 +131,15 @@ class MingoCollection {
   private matching(filter: Document): Document[] {
     const query = new Query(filter);
     const scalars = Object.entries(equalities(filter)).filter(([, value]) => !Array.isArray(value));
-    return this.docs.filter((doc) => scalars.every(([key, value]) => doc[key] === value || Array.isArray(doc[key])) && query.test(doc));
+    return this.docs.filter(
+      (doc) => scalars.every(([key, value]) => doc[key] === value || Array.isArray(doc[key])) && query.test(doc),
+    );
   }
 
   private insert(doc: Document): void {
     if (doc._id === undefined) throw new Error('the stand-in needs an explicit _id');
-    if (this.docs.some((d) => d._id === doc._id)) this.refuse(new DuplicateKeyError(`E11000 duplicate key: ${String(doc._id)}`));
+    if (this.docs.some((d) => d._id === doc._id))
+      this.refuse(new DuplicateKeyError(`E11000 duplicate key: ${String(doc._id)}`));
     this.docs.push(doc);
   }
 
@@ -158,7 +171,11 @@ class MingoCollection {
   }
 
   /** As the lease's acquire calls it: `returnDocument: 'after'`, the upsert as updateOne's. */
-  async findOneAndUpdate(filter: Document, modifier: { $set?: Document }, options: { upsert?: boolean } & Options = {}): Promise<Document | null> {
+  async findOneAndUpdate(
+    filter: Document,
+    modifier: { $set?: Document },
+    options: { upsert?: boolean } & Options = {},
+  ): Promise<Document | null> {
     this.transactions.check(options);
     const [found] = this.matching(filter);
     if (found) {
@@ -171,7 +188,11 @@ class MingoCollection {
     return clone(inserted);
   }
 
-  async replaceOne(filter: Document, replacement: Document, options: { upsert?: boolean } & Options = {}): Promise<void> {
+  async replaceOne(
+    filter: Document,
+    replacement: Document,
+    options: { upsert?: boolean } & Options = {},
+  ): Promise<void> {
     this.transactions.check(options);
     const [found] = this.matching(filter);
     if (found) {
@@ -257,7 +278,8 @@ class MingoClient {
         db.transactions.open = { session };
         try {
           const result = await fn(session);
-          if (db.transactions.open.aborted) throw new Error('NoSuchTransaction: the commit found the transaction aborted');
+          if (db.transactions.open.aborted)
+            throw new Error('NoSuchTransaction: the commit found the transaction aborted');
           return result;
         } catch (error) {
           restore();
@@ -282,7 +304,12 @@ type ReadDbConstructor = new (client: unknown, db: Db, transactions: boolean, qu
  */
 export function mingoReadDb(options: { transactions?: boolean; queryTimeoutMs?: number } = {}): MongoReadDb {
   const db = new MingoDb(new MingoTransactions());
-  return new (MongoReadDb as unknown as ReadDbConstructor)(new MingoClient(db), db as unknown as Db, options.transactions ?? false, options.queryTimeoutMs);
+  return new (MongoReadDb as unknown as ReadDbConstructor)(
+    new MingoClient(db),
+    db as unknown as Db,
+    options.transactions ?? false,
+    options.queryTimeoutMs,
+  );
 }
 
 /** The queries a stand-in made by `mingoReadDb` has answered, each with the options it was given. */

@@ -21,7 +21,13 @@ export type ResourcePrivacy = Schemas['ResourcePrivacy'];
 /** The fields of a listed resource that the privacy tests read. */
 export type ListedResource = Pick<
   Schemas['ResourceRecord'],
-  'id' | 'privacyLevel' | 'effectivePrivacyLevel' | 'originCommunityId' | 'originCommunityName' | 'isProjectScoped' | 'currentlySharedWith'
+  | 'id'
+  | 'privacyLevel'
+  | 'effectivePrivacyLevel'
+  | 'originCommunityId'
+  | 'originCommunityName'
+  | 'isProjectScoped'
+  | 'currentlySharedWith'
 >;
 
 export type ResourceList = { resources: { count: number; list: ListedResource[] } };
@@ -29,12 +35,30 @@ export type ResourceList = { resources: { count: number; list: ListedResource[] 
 export type Problem = Schemas['Problem'];
 
 /** A project circle grant, or a community circle grant. */
-export const projectCircle = (circleId: number, projectId: number): CircleGrant => ({ circleId, projectId, communityId: null });
-export const communityCircle = (circleId: number, communityId: number): CircleGrant => ({ circleId, projectId: null, communityId });
+export const projectCircle = (circleId: number, projectId: number): CircleGrant => ({
+  circleId,
+  projectId,
+  communityId: null,
+});
+export const communityCircle = (circleId: number, communityId: number): CircleGrant => ({
+  circleId,
+  projectId: null,
+  communityId,
+});
 
 /** A group of circles as a privacy read lists them: the project's circles, or a community's. */
-export const projectCircles = (name: string, privacyCircles: PrivacyCircle[]): CircleGroup => ({ name, isProject: true, isCommunity: false, privacyCircles });
-export const communityCircles = (name: string, privacyCircles: PrivacyCircle[]): CircleGroup => ({ name, isProject: false, isCommunity: true, privacyCircles });
+export const projectCircles = (name: string, privacyCircles: PrivacyCircle[]): CircleGroup => ({
+  name,
+  isProject: true,
+  isCommunity: false,
+  privacyCircles,
+});
+export const communityCircles = (name: string, privacyCircles: PrivacyCircle[]): CircleGroup => ({
+  name,
+  isProject: false,
+  isCommunity: true,
+  privacyCircles,
+});
 
 export type Block = { privacyLevel: number; circlesToAdd?: CircleGrant[]; circlesToRemove?: CircleGrant[] };
 export type SavePrivacyBody = {
@@ -45,8 +69,7 @@ export type SavePrivacyBody = {
 };
 
 /** The `field` of every error of a problem body. */
-export const fieldsOf = (body: unknown): string[] =>
-  ((body as Problem | undefined)?.errors ?? []).map((e) => e.field);
+export const fieldsOf = (body: unknown): string[] => ((body as Problem | undefined)?.errors ?? []).map((e) => e.field);
 
 /** Where a new resource goes: a community-project resource owned by a community, or a project resource. */
 export type Where = { projectId: number; communityId: number } | { projectId: number; communityId: null };
@@ -59,9 +82,12 @@ export function privacyApi(server: TestServer) {
   const api = {
     tokenOf,
     async read(userId: number, resourceId: number | string): Promise<HttpResult<ResourcePrivacy>> {
-      return server.get<ResourcePrivacy>(`/api/Privacy/GetResourcePrivacy?resourceId=${encodeURIComponent(String(resourceId))}`, {
-        token: await tokenOf(userId),
-      });
+      return server.get<ResourcePrivacy>(
+        `/api/Privacy/GetResourcePrivacy?resourceId=${encodeURIComponent(String(resourceId))}`,
+        {
+          token: await tokenOf(userId),
+        },
+      );
     },
     /** The privacy as the project's team sees it (every share): for the givens and thens of a test. */
     async readAll(resourceId: number): Promise<ResourcePrivacy> {
@@ -89,7 +115,13 @@ export function privacyApi(server: TestServer) {
           : { projectId: where.projectId, communityId: where.communityId };
       const res = await server.post<{ id: number }>(
         '/api/Resource/SaveProjectResource',
-        { id: 0, name: `Privacy ${counter}`, resourceUrl: `https://example.org/privacy-${counter}`, privacyLevel, ...scopeFields },
+        {
+          id: 0,
+          name: `Privacy ${counter}`,
+          resourceUrl: `https://example.org/privacy-${counter}`,
+          privacyLevel,
+          ...scopeFields,
+        },
         { token: await tokenOf(userId) },
       );
       if (res.status !== 200) throw new Error(`given: create failed with ${res.status} ${res.text}`);
@@ -106,7 +138,12 @@ export function privacyApi(server: TestServer) {
       );
     },
     /** The record of one resource in a caller's list of a view, or undefined when it is not listed. */
-    async listed(userId: number, projectId: number, communityId: number | null, resourceId: number): Promise<ListedResource | undefined> {
+    async listed(
+      userId: number,
+      projectId: number,
+      communityId: number | null,
+      resourceId: number,
+    ): Promise<ListedResource | undefined> {
       const res = await api.list(userId, projectId, communityId);
       if (res.status !== 200) throw new Error(`list failed with ${res.status} ${res.text}`);
       return res.body.resources.list.find((r) => r.id === resourceId);

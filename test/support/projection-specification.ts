@@ -15,7 +15,12 @@ import type { ReadModelDigest, ReadModelProjection } from '../../src/projections
  */
 
 /** An event as a test writes it; its metadata, revision and position are filled in. */
-export type GivenEvent = { readonly streamId: string; readonly type: string; readonly data: unknown; readonly metadata?: EventMetadata };
+export type GivenEvent = {
+  readonly streamId: string;
+  readonly type: string;
+  readonly data: unknown;
+  readonly metadata?: EventMetadata;
+};
 
 /** `{type, data}` events (as the directory feed or a decider writes them) on one stream. */
 export const onStream = (streamId: string, ...events: readonly { type: string; data: unknown }[]): GivenEvent[] =>

@@ -8,7 +8,10 @@ export type OpenedStore<Store> = { store: Store; dispose: () => Promise<void> };
 /** A contract suite: declared once per adapter, with the adapter's name and a way to open a fresh store. */
 export type StoreContract<Store> = (name: string, open: () => Promise<OpenedStore<Store>>) => void;
 
-/** Opens a fresh store before each test of the enclosing block, hands it to `use`, and disposes of it after the test. */
+/**
+ * Opens a fresh store before each test of the enclosing block, hands it to `use`, and disposes of it after
+ * the test.
+ */
 export function withFreshStore<Store>(open: () => Promise<OpenedStore<Store>>, use: (store: Store) => void): void {
   let dispose: () => Promise<void> = async () => undefined;
   beforeEach(async () => {
@@ -53,7 +56,12 @@ export function describeOnEveryReadDb<Store>(
  * Runs a contract, as `name`, against a real MongoDB (`suite` names the describeMongo block: skipped
  * when none answers), each store on a fresh database dropped after.
  */
-export function describeOnRealMongo<Store>(suite: string, contract: StoreContract<Store>, name: string, open: (read: MongoReadDb) => Promise<Store> | Store): void {
+export function describeOnRealMongo<Store>(
+  suite: string,
+  contract: StoreContract<Store>,
+  name: string,
+  open: (read: MongoReadDb) => Promise<Store> | Store,
+): void {
   describeMongo(suite, (mongo) => {
     contract(name, async () => {
       const { url, dbName } = mongo();

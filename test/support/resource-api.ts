@@ -55,7 +55,9 @@ export function resourceApi(server: TestServer) {
     },
     /** Creates a resource and insists it worked: for the givens of a test. */
     async create(userId: number, body: unknown): Promise<ResourceRecord> {
-      const res = await server.post<ResourceRecord>('/api/Resource/SaveProjectResource', body, { token: await tokenOf(userId) });
+      const res = await server.post<ResourceRecord>('/api/Resource/SaveProjectResource', body, {
+        token: await tokenOf(userId),
+      });
       if (res.status !== 200) throw new Error(`given: create failed with ${res.status} ${res.text}`);
       return res.body;
     },
@@ -64,7 +66,9 @@ export function resourceApi(server: TestServer) {
     },
     /** The list, insisting on a 200: for the givens and thens of a test. */
     async listOk(userId: number, body: unknown): Promise<ResourceList> {
-      const res = await server.post<ResourceList>('/api/Project/GetResourceList', body, { token: await tokenOf(userId) });
+      const res = await server.post<ResourceList>('/api/Project/GetResourceList', body, {
+        token: await tokenOf(userId),
+      });
       if (res.status !== 200) throw new Error(`list failed with ${res.status} ${res.text}`);
       return res.body;
     },
@@ -79,11 +83,11 @@ export function resourceApi(server: TestServer) {
 export type ResourceApi = ReturnType<typeof resourceApi>;
 
 /** Ids of a list answer, in order. */
-export const idsOf = (list: { resources: { list: { id: number }[] } }): number[] => list.resources.list.map((r) => r.id);
+export const idsOf = (list: { resources: { list: { id: number }[] } }): number[] =>
+  list.resources.list.map((r) => r.id);
 
 /** The `field` of every error of a problem body. */
-export const fieldsOf = (body: unknown): string[] =>
-  ((body as Problem | undefined)?.errors ?? []).map((e) => e.field);
+export const fieldsOf = (body: unknown): string[] => ((body as Problem | undefined)?.errors ?? []).map((e) => e.field);
 
 // ---------------------------------------------------------------------------------------------
 // Type checker for docs/api.md's resource record.
@@ -134,7 +138,9 @@ export const RECORD_SCHEMA: Record<keyof ResourceRecord, Check> = {
   effectivePrivacyLevel: oneOf(1, 2, 3, 4, 5),
   originCommunityId: nullable(integer),
   originCommunityName: nullable(string),
-  currentlySharedWith: arrayOf(objectOf({ communityId: integer, communityName: string, privacyLevel: oneOf(1, 2, 3, 4, 5) })),
+  currentlySharedWith: arrayOf(
+    objectOf({ communityId: integer, communityName: string, privacyLevel: oneOf(1, 2, 3, 4, 5) }),
+  ),
   canEdit: nullable(boolean),
   isProjectScoped: boolean,
   isCommunityProjectScoped: boolean,

@@ -71,7 +71,6 @@ export async function waitFor<T>(probe: () => Promise<T | undefined>, what: stri
   }
 }
 
-
 /** A started service that stops itself with SIGTERM. */
 export type ServiceProcess = Running & { stop(): Promise<void> };
 

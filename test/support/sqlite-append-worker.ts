@@ -15,7 +15,11 @@ const ownStream = (writer: string, i: number) => `own-${writer}-${i % ownStreams
 
 type WorkerSummary = { writer: string; conflicts: number; sharedRevisions: string[] };
 
-const metadata = { actor: { userId: 1, credential: 'session' as const }, correlationId: 'multi-process', at: new Date(0).toISOString() };
+const metadata = {
+  actor: { userId: 1, credential: 'session' as const },
+  correlationId: 'multi-process',
+  at: new Date(0).toISOString(),
+};
 
 async function main(): Promise<void> {
   const [file, writer, ownText, sharedText] = process.argv.slice(2);
@@ -34,7 +38,11 @@ async function main(): Promise<void> {
     for (;;) {
       const last = await store.readLastEvent(sharedStream);
       try {
-        const result = await store.appendToStream(sharedStream, [event('Counted', { writer, i })], last ? last.revision : 'no_stream');
+        const result = await store.appendToStream(
+          sharedStream,
+          [event('Counted', { writer, i })],
+          last ? last.revision : 'no_stream',
+        );
         summary.sharedRevisions.push(String(result.nextExpectedRevision));
         return;
       } catch (error) {
@@ -56,7 +64,11 @@ async function main(): Promise<void> {
     const i = step - shared;
     const stream = ownStream(writer, i);
     const next = ownNext.get(stream);
-    const result = await store.appendToStream(stream, [event('Owned', { writer, i })], next === undefined ? 'no_stream' : next);
+    const result = await store.appendToStream(
+      stream,
+      [event('Owned', { writer, i })],
+      next === undefined ? 'no_stream' : next,
+    );
     ownNext.set(stream, result.nextExpectedRevision);
   }
   await store.close();
@@ -64,6 +76,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? `${error.name} ${(error as { code?: string }).code ?? ''}: ${error.stack}` : String(error)}\n`);
+  process.stderr.write(
+    `${error instanceof Error ? `${error.name} ${(error as { code?: string }).code ?? ''}: ${error.stack}` : String(error)}\n`,
+  );
   process.exit(1);
 });

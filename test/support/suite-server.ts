@@ -11,7 +11,10 @@ export type DirectoryEvents = readonly { type: string; data: Record<string, unkn
  * TestServer that forwards to the running one, so that a suite builds its clients (resourceApi,
  * privacyApi) where it declares them; using it before the block's first beforeAll throws.
  */
-export function serverForSuite(directory: readonly DirectoryEvents[] = [demoDirectory.events], env: Record<string, string> = {}): TestServer {
+export function serverForSuite(
+  directory: readonly DirectoryEvents[] = [demoDirectory.events],
+  env: Record<string, string> = {},
+): TestServer {
   let server: TestServer | undefined;
   beforeAll(async () => {
     server = await startTestServer(env);

@@ -32,7 +32,10 @@ export type TestServer = {
 };
 
 /** `clock`: the service's clock, for tests of time (expiry, lockouts) that must never sleep. */
-export async function startTestServer(env: Record<string, string> = {}, options: { clock?: () => Date } = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: { clock?: () => Date } = {},
+): Promise<TestServer> {
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'prs-test-'));
   const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'silent', PORT: '0', ...env, DATA_DIR: dataDir });
   const services = await createServices(config, createLogger(config.LOG_LEVEL), options.clock);
@@ -66,7 +69,11 @@ export async function startTestServer(env: Record<string, string> = {}, options:
 
   // Issued at the service's own clock, so tests that move the clock get tokens it accepts.
   const token = (userId: number, options = {}) =>
-    mintSessionToken(services.secrets.jwtSecret ?? '', { userId, issuedAt: Math.floor(services.clock().getTime() / 1000), ...options });
+    mintSessionToken(services.secrets.jwtSecret ?? '', {
+      userId,
+      issuedAt: Math.floor(services.clock().getTime() / 1000),
+      ...options,
+    });
   const sessions = new Map<number, Promise<string>>();
 
   return {
@@ -80,9 +87,14 @@ export async function startTestServer(env: Record<string, string> = {}, options:
       return cached;
     },
     directory: (events) =>
-      request('POST', '/internal/directory/events', { events }, {
-        headers: { 'x-directory-token': services.secrets.directoryToken },
-      }),
+      request(
+        'POST',
+        '/internal/directory/events',
+        { events },
+        {
+          headers: { 'x-directory-token': services.secrets.directoryToken },
+        },
+      ),
     request,
     get: (p, options) => request('GET', p, undefined, options),
     post: (p, body, options) => request('POST', p, body, options),

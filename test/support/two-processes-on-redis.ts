@@ -11,7 +11,10 @@ import { startTestServer } from './test-server';
  * suite's own), the demo directory fed through the first: what a revocation, a quota or a budget
  * must hold across.
  */
-export async function startTwoProcessesOnRedis(prefix: string, env: Record<string, string>): Promise<{ a: TestServer; b: TestServer }> {
+export async function startTwoProcessesOnRedis(
+  prefix: string,
+  env: Record<string, string>,
+): Promise<{ a: TestServer; b: TestServer }> {
   const shared = {
     REDIS_URL: process.env.TEST_REDIS_URL ?? '',
     REDIS_KEY_PREFIX: prefix,
@@ -25,7 +28,11 @@ export async function startTwoProcessesOnRedis(prefix: string, env: Record<strin
 }
 
 /** Stops both processes and removes every Redis key under `prefix`. */
-export async function stopTwoProcessesOnRedis(prefix: string, a: TestServer | undefined, b: TestServer | undefined): Promise<void> {
+export async function stopTwoProcessesOnRedis(
+  prefix: string,
+  a: TestServer | undefined,
+  b: TestServer | undefined,
+): Promise<void> {
   await Promise.all([a?.close(), b?.close()]);
   const admin = new Redis(process.env.TEST_REDIS_URL ?? '', { lazyConnect: true });
   const keys = await admin.keys(`${prefix}*`);

@@ -14,7 +14,11 @@ export function multipart(parts: readonly Part[]): { body: Buffer; contentType: 
       'filename' in part
         ? `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"; filename="${part.filename}"\r\nContent-Type: ${part.contentType}\r\n\r\n`
         : `--${boundary}\r\nContent-Disposition: form-data; name="${part.name}"\r\n\r\n`;
-    chunks.push(Buffer.from(head, 'utf8'), 'filename' in part ? part.data : Buffer.from(part.value, 'utf8'), Buffer.from('\r\n'));
+    chunks.push(
+      Buffer.from(head, 'utf8'),
+      'filename' in part ? part.data : Buffer.from(part.value, 'utf8'),
+      Buffer.from('\r\n'),
+    );
   }
   chunks.push(Buffer.from(`--${boundary}--\r\n`));
   return { body: Buffer.concat(chunks), contentType: `multipart/form-data; boundary=${boundary}` };
@@ -40,16 +44,26 @@ export function fileApi(server: TestServer) {
   };
   return {
     send,
-    upload: (userId: number, filename: string, contentType: string, data: Buffer, options: { folder?: string; query?: string } = {}) =>
+    upload: (
+      userId: number,
+      filename: string,
+      contentType: string,
+      data: Buffer,
+      options: { folder?: string; query?: string } = {},
+    ) =>
       send(
         userId,
-        [...(options.folder !== undefined ? [{ name: 'folder', value: options.folder }] : []), { name: 'file', filename, contentType, data }],
+        [
+          ...(options.folder !== undefined ? [{ name: 'folder', value: options.folder }] : []),
+          { name: 'file', filename, contentType, data },
+        ],
         options.query ?? '',
       ),
     /** Uploads and insists it worked: for the givens of a test. */
     async uploaded(userId: number, filename: string, contentType: string, data: Buffer): Promise<string> {
       const res = await send(userId, [{ name: 'file', filename, contentType, data }]);
-      if (res.status !== 200 || typeof res.body !== 'string') throw new Error(`given: upload failed with ${res.status} ${res.text}`);
+      if (res.status !== 200 || typeof res.body !== 'string')
+        throw new Error(`given: upload failed with ${res.status} ${res.text}`);
       return res.body;
     },
     async download(userId: number, path: string, headers: Record<string, string> = {}) {
@@ -57,7 +71,12 @@ export function fileApi(server: TestServer) {
         headers: { authorization: `Bearer ${await server.sessionToken(userId)}`, ...headers },
       });
       const bytes = Buffer.from(await response.arrayBuffer());
-      return { status: response.status, headers: response.headers, bytes, json: () => JSON.parse(bytes.toString('utf8')) as any };
+      return {
+        status: response.status,
+        headers: response.headers,
+        bytes,
+        json: () => JSON.parse(bytes.toString('utf8')) as any,
+      };
     },
   };
 }

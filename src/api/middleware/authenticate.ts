@@ -43,7 +43,10 @@ export function authenticate(deps: {
       const verdict = await deps.sessions.verify(token);
       if (!verdict.ok) throw unauthenticated(verdict.reason);
       const { userId, impersonatorId } = verdict.claims;
-      actor = impersonatorId === undefined ? { userId, credential: 'session' } : { userId, credential: 'session', impersonatorId };
+      actor =
+        impersonatorId === undefined
+          ? { userId, credential: 'session' }
+          : { userId, credential: 'session', impersonatorId };
     }
     if (actor.impersonatorId !== undefined) {
       // The impersonation grant lives only as long as the impersonator's own account: a support
@@ -76,5 +79,9 @@ export function callerOf(res: Response): Caller {
 
 /** Who is asking, under which correlation id and from which address: what a command records in its events' metadata. */
 export function requestInfoOf(res: Response): RequestInfo {
-  return { caller: callerOf(res), correlationId: res.locals.correlationId as string, clientAddress: clientAddressOf(res.req) };
+  return {
+    caller: callerOf(res),
+    correlationId: res.locals.correlationId as string,
+    clientAddress: clientAddressOf(res.req),
+  };
 }

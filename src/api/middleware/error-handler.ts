@@ -28,7 +28,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     // The router decodes path parameters: a bad percent-escape is the client's mistake.
     if (error instanceof URIError) return sendProblem(res, 'validation', 'the URL contains a malformed percent-escape');
     const http = error as { type?: string; status?: number; expose?: boolean };
-    if (http.type === 'entity.parse.failed') return sendProblem(res, 'malformedJson', 'the body could not be parsed as JSON');
+    if (http.type === 'entity.parse.failed')
+      return sendProblem(res, 'malformedJson', 'the body could not be parsed as JSON');
     if (http.type === 'entity.too.large') return sendProblem(res, 'payloadTooLarge', 'the body is over the size limit');
     if (http.type === 'encoding.unsupported' || http.type === 'charset.unsupported') {
       return sendProblem(res, 'unsupportedMediaType', 'unsupported body encoding');

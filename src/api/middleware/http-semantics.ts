@@ -26,7 +26,15 @@ function allowedMethods(routes: readonly RouteDoc[]) {
   };
 }
 
-const ALLOWED_REQUEST_HEADERS = ['Authorization', 'X-API-Key', 'Content-Type', 'Idempotency-Key', 'X-Correlation-Id', 'Range', 'If-None-Match'];
+const ALLOWED_REQUEST_HEADERS = [
+  'Authorization',
+  'X-API-Key',
+  'Content-Type',
+  'Idempotency-Key',
+  'X-Correlation-Id',
+  'Range',
+  'If-None-Match',
+];
 const EXPOSED_HEADERS = [
   'Idempotent-Replayed',
   'Retry-After',

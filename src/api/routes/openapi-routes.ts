@@ -7,7 +7,9 @@ type OpenApiRouteDeps = { readonly document: () => object };
 export const OPENAPI_ROUTES = routeGroup<OpenApiRouteDeps>({ tag: 'health', access: 'public' }, (openApi) => [
   openApi.get('/openapi.json', 'getOpenApiDocument', {
     summary: 'This OpenAPI document',
-    answers: { 200: { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } } },
+    answers: {
+      200: { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } },
+    },
     errors: [],
     handle:
       ({ document }) =>

@@ -26,14 +26,22 @@ const PAGES = new Map(
 export const PROBLEM_ROUTES = routeGroup<undefined>({ tag: 'health', access: 'public' }, (problems) => [
   problems.get('/problems/{type}', 'getProblemType', {
     summary: 'What a problem `type` means and what to do about it',
-    request: { params: z.object({ type: z.string().meta({ description: 'The last segment of the type, e.g. `validation`', example: 'validation' }) }) },
+    request: {
+      params: z.object({
+        type: z
+          .string()
+          .meta({ description: 'The last segment of the type, e.g. `validation`', example: 'validation' }),
+      }),
+    },
     answers: { 200: { description: 'A short HTML page', content: { 'text/html': { schema: { type: 'string' } } } } },
     errors: [404],
-    handle: () => ({ params, res }) => {
-      const page = PAGES.get(params.type);
-      if (!page) throw notFound(`no problem type /problems/${params.type}`);
-      res.setHeader('Cache-Control', 'public, max-age=86400');
-      res.type('html').send(page);
-    },
+    handle:
+      () =>
+      ({ params, res }) => {
+        const page = PAGES.get(params.type);
+        if (!page) throw notFound(`no problem type /problems/${params.type}`);
+        res.setHeader('Cache-Control', 'public, max-age=86400');
+        res.type('html').send(page);
+      },
   }),
 ]);

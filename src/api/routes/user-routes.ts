@@ -8,17 +8,19 @@ export const USER_ROUTES = routeGroup<void>({ tag: 'user', access: 'api' }, (use
     summary: 'The current user and the credential of this request',
     answers: { 200: { description: 'The current user', json: currentUserSchema } },
     errors: [401, 403],
-    handle: () => ({ res }) => {
-      const caller = callerOf(res);
-      return {
-        id: caller.userId,
-        name: caller.name,
-        status: caller.status,
-        // An /api request is made with a session or an API key, never as the system.
-        credential: caller.actor.credential as CurrentUser['credential'],
-        apiKeyId: caller.actor.apiKeyId ?? null,
-        impersonatorId: caller.actor.impersonatorId ?? null,
-      };
-    },
+    handle:
+      () =>
+      ({ res }) => {
+        const caller = callerOf(res);
+        return {
+          id: caller.userId,
+          name: caller.name,
+          status: caller.status,
+          // An /api request is made with a session or an API key, never as the system.
+          credential: caller.actor.credential as CurrentUser['credential'],
+          apiKeyId: caller.actor.apiKeyId ?? null,
+          impersonatorId: caller.actor.impersonatorId ?? null,
+        };
+      },
   }),
 ]);

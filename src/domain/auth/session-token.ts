@@ -36,7 +36,8 @@ export function checkSessionClaims(
   const { sub, iat, exp, nbf, act } = payload;
   if (typeof sub !== 'string' || !decimalId.test(sub)) return refused('sub must be a decimal user id');
   if (typeof iat !== 'number' || typeof exp !== 'number') return refused('iat and exp are required');
-  if (isNonAccessTokenKind(headerTyp, payload)) return refused('only access tokens are accepted, not refresh or ID tokens');
+  if (isNonAccessTokenKind(headerTyp, payload))
+    return refused('only access tokens are accepted, not refresh or ID tokens');
   let impersonatorId: number | undefined;
   if (act !== undefined) {
     const actSub = typeof act === 'object' && act !== null ? (act as Record<string, unknown>).sub : undefined;
@@ -46,13 +47,19 @@ export function checkSessionClaims(
   if (exp <= nowSeconds) return refused('token expired');
   if (exp < iat) return refused('exp is before iat');
   if (iat > nowSeconds + CLOCK_SKEW_S) return refused('iat is in the future');
-  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > nowSeconds + CLOCK_SKEW_S)) return refused('token not valid yet (nbf)');
+  if (nbf !== undefined && (typeof nbf !== 'number' || nbf > nowSeconds + CLOCK_SKEW_S))
+    return refused('token not valid yet (nbf)');
   const maxLifetime = impersonatorId === undefined ? SESSION_MAX_LIFETIME_S : IMPERSONATION_MAX_LIFETIME_S;
   // Both bounds: from now (what the client cannot choose) and from iat (what the issuer declared).
   if (exp - nowSeconds > maxLifetime + CLOCK_SKEW_S || exp - iat > maxLifetime) {
-    return refused(impersonatorId === undefined ? 'token lifetime over 7 days' : 'impersonation token lifetime over 1 hour');
+    return refused(
+      impersonatorId === undefined ? 'token lifetime over 7 days' : 'impersonation token lifetime over 1 hour',
+    );
   }
-  return { ok: true, claims: impersonatorId === undefined ? { userId: Number(sub) } : { userId: Number(sub), impersonatorId } };
+  return {
+    ok: true,
+    claims: impersonatorId === undefined ? { userId: Number(sub) } : { userId: Number(sub), impersonatorId },
+  };
 }
 
 const refused = (reason: string): ClaimsVerdict => ({ ok: false, reason });

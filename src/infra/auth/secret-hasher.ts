@@ -8,7 +8,6 @@ import type { SecretHasher } from '../../ports/secret-hasher';
  */
 export const ARGON2_OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
-
 export const argon2Hasher: SecretHasher = {
   hash: (secret) => argon2.hash(secret, ARGON2_OPTIONS),
   async verify(hash, secret) {

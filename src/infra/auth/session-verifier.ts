@@ -41,7 +41,8 @@ export class SessionVerifier {
     } catch (error) {
       if (error instanceof errors.JWTExpired) return { ok: false, reason: 'token expired' };
       if (error instanceof errors.JWSSignatureVerificationFailed) return { ok: false, reason: 'bad signature' };
-      if (error instanceof errors.JWTClaimValidationFailed) return { ok: false, reason: `claim ${error.claim} invalid` };
+      if (error instanceof errors.JWTClaimValidationFailed)
+        return { ok: false, reason: `claim ${error.claim} invalid` };
       return { ok: false, reason: 'malformed token' };
     }
   }

@@ -39,7 +39,9 @@ export class VerifiedTokenCache implements TokenVerifier {
 /** `exp` of a token the verifier has just accepted, in ms; undefined when it cannot be read. */
 function expiryOf(token: string): number | undefined {
   try {
-    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { exp?: unknown };
+    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as {
+      exp?: unknown;
+    };
     return typeof payload.exp === 'number' ? payload.exp * 1000 : undefined;
   } catch {
     return undefined;

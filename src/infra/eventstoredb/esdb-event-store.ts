@@ -18,7 +18,14 @@ import {
 } from '@eventstore/db-client';
 import { createHash } from 'node:crypto';
 import type { EventMetadata } from '../../domain/event';
-import type { IdempotencyClaim, IdempotencyKeys, IdempotencyRecord, IdempotencyRef, RecordedWrite, RememberedAnswer } from '../../ports/idempotency-keys';
+import type {
+  IdempotencyClaim,
+  IdempotencyKeys,
+  IdempotencyRecord,
+  IdempotencyRef,
+  RecordedWrite,
+  RememberedAnswer,
+} from '../../ports/idempotency-keys';
 import { IdempotencyClaimLostError } from '../../ports/idempotency-keys';
 import {
   storableJson,
@@ -110,7 +117,11 @@ function asJson(value: unknown, streamId: string, eventType: string): JSONType {
  * intent without its `$idempotency-written` looks for those ids in the stream, and re-appending
  * the same ids at the same revision is a no-op for EventStoreDB.
  */
-type IdempotencyFold = { record: IdempotencyRecord | undefined; intent?: { streamId: string; count: number }; revision: bigint | undefined };
+type IdempotencyFold = {
+  record: IdempotencyRecord | undefined;
+  intent?: { streamId: string; count: number };
+  revision: bigint | undefined;
+};
 
 const idempotencyStreamOf = (ref: IdempotencyRef): string =>
   `idempotency-${createHash('sha256').update(`${ref.scope}\u0000${ref.key}`).digest('hex').slice(0, 40)}`;
@@ -146,7 +157,8 @@ function foldIdempotency(events: readonly RecordedEvent[]): IdempotencyFold {
         fold.intent = event.data;
         break;
       case '$idempotency-written':
-        if (record) fold.record = { ...record, write: { streamId: event.data.streamId, position: BigInt(event.data.position) } };
+        if (record)
+          fold.record = { ...record, write: { streamId: event.data.streamId, position: BigInt(event.data.position) } };
         break;
       case '$idempotency-answered':
         if (record) fold.record = { ...record, answer: event.data };
@@ -176,7 +188,12 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     return new EsdbEventStore(EventStoreDBClient.connectionString(connectionString), `esdb:${hosts}`);
   }
 
-  async appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult> {
+  async appendToStream(
+    streamId: string,
+    events: readonly NewEvent[],
+    expected: ExpectedRevision,
+    options?: AppendOptions,
+  ): Promise<AppendResult> {
     const claim = options?.idempotency;
     const proposed = events.map((event, index) =>
       jsonEvent({
@@ -188,10 +205,16 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     );
     try {
       const intended = claim && events.length > 0 ? await this.intendWrite(claim, streamId, events.length) : false;
-      const result = await this.client.appendToStream(streamId, proposed, { expectedRevision: toEsdbRevision(expected) });
+      const result = await this.client.appendToStream(streamId, proposed, {
+        expectedRevision: toEsdbRevision(expected),
+      });
       const position = appendPosition(result.position, events.length);
       if (claim && intended) {
-        await this.appendIdempotency(claim, [{ type: '$idempotency-written', data: { streamId, position: position.toString() } }], ANY);
+        await this.appendIdempotency(
+          claim,
+          [{ type: '$idempotency-written', data: { streamId, position: position.toString() } }],
+          ANY,
+        );
       }
       return { nextExpectedRevision: result.nextExpectedRevision, position };
     } catch (error) {
@@ -203,7 +226,10 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     }
   }
 
-  /** Checks the claim and records the intent of the claim's first write; false when a write is already recorded or intended. */
+  /**
+   * Checks the claim and records the intent of the claim's first write; false when a write is already
+   * recorded or intended.
+   */
   private async intendWrite(claim: IdempotencyClaim, streamId: string, count: number): Promise<boolean> {
     const fold = foldIdempotency(await this.readStream(idempotencyStreamOf(claim)));
     if (fold.record?.owner !== claim.owner) throw new IdempotencyClaimLostError(claim);
@@ -212,7 +238,11 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     return true;
   }
 
-  private async appendIdempotency(ref: IdempotencyRef, events: readonly IdempotencyEvent[], revision: bigint | undefined | AppendExpectedRevision): Promise<boolean> {
+  private async appendIdempotency(
+    ref: IdempotencyRef,
+    events: readonly IdempotencyEvent[],
+    revision: bigint | undefined | AppendExpectedRevision,
+  ): Promise<boolean> {
     const expectedRevision = revision === undefined ? NO_STREAM : revision;
     try {
       await this.client.appendToStream(
@@ -240,7 +270,8 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     try {
       await consumeRead(this.client.readStream(intent.streamId), (resolved) => {
         const event = resolved.event;
-        if (event && ids.has(event.id) && event.position) write = { streamId: intent.streamId, position: event.position.commit };
+        if (event && ids.has(event.id) && event.position)
+          write = { streamId: intent.streamId, position: event.position.commit };
         return true;
       });
     } catch (error) {
@@ -265,15 +296,33 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
       if (live) return false;
       return this.appendIdempotency(
         claim,
-        [{ type: '$idempotency-claimed', data: { fingerprint: record.fingerprint, owner: claim.owner, claimedAt: record.now, expiresAt: record.expiresAt } }],
+        [
+          {
+            type: '$idempotency-claimed',
+            data: {
+              fingerprint: record.fingerprint,
+              owner: claim.owner,
+              claimedAt: record.now,
+              expiresAt: record.expiresAt,
+            },
+          },
+        ],
         fold.revision,
       );
     }
     if (live?.owner !== replacing || live.answer) return false;
     // A write found from the intent is recorded with the takeover.
     const found: IdempotencyEvent[] = [];
-    if (live.write && fold.intent) found.push({ type: '$idempotency-written', data: { streamId: live.write.streamId, position: live.write.position.toString() } });
-    return this.appendIdempotency(claim, [...found, { type: '$idempotency-taken-over', data: { owner: claim.owner, claimedAt: record.now } }], fold.revision);
+    if (live.write && fold.intent)
+      found.push({
+        type: '$idempotency-written',
+        data: { streamId: live.write.streamId, position: live.write.position.toString() },
+      });
+    return this.appendIdempotency(
+      claim,
+      [...found, { type: '$idempotency-taken-over', data: { owner: claim.owner, claimedAt: record.now } }],
+      fold.revision,
+    );
   }
 
   async completeIdempotencyKey(claim: IdempotencyClaim, answer: RememberedAnswer): Promise<boolean> {
@@ -334,15 +383,19 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
       let seen = 0;
       let lastPosition: Position | undefined;
       const skipTo = after;
-      await consumeRead(this.client.readAll({ fromPosition: startAt(after), maxCount: readAllPageSize }), (resolved) => {
-        seen += 1;
-        const event = resolved.event;
-        if (!event) return true;
-        lastPosition = event.position;
-        if (skipTo !== undefined && event.position.commit <= skipTo) return true;
-        if (!isSystemEvent(event) && (types === undefined || types.has(event.type))) events.push(toRecorded(event, event.position));
-        return events.length < maxCount;
-      });
+      await consumeRead(
+        this.client.readAll({ fromPosition: startAt(after), maxCount: readAllPageSize }),
+        (resolved) => {
+          seen += 1;
+          const event = resolved.event;
+          if (!event) return true;
+          lastPosition = event.position;
+          if (skipTo !== undefined && event.position.commit <= skipTo) return true;
+          if (!isSystemEvent(event) && (types === undefined || types.has(event.type)))
+            events.push(toRecorded(event, event.position));
+          return events.length < maxCount;
+        },
+      );
       if (seen < readAllPageSize || !lastPosition || lastPosition.commit === after) break;
       after = lastPosition.commit;
     }

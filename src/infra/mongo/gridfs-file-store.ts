@@ -42,7 +42,11 @@ export class GridFsFileStore implements FileStore {
     this.query = { maxTimeMS: queryTimeoutMs };
   }
 
-  static async connect(url: string, dbName?: string, queryTimeoutMs = DEFAULT_MONGO_QUERY_TIMEOUT_MS): Promise<GridFsFileStore> {
+  static async connect(
+    url: string,
+    dbName?: string,
+    queryTimeoutMs = DEFAULT_MONGO_QUERY_TIMEOUT_MS,
+  ): Promise<GridFsFileStore> {
     const client = new MongoClient(url, mongoClientOptions(queryTimeoutMs));
     await client.connect();
     return new GridFsFileStore(client.db(dbName), client, queryTimeoutMs);

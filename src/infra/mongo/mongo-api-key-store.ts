@@ -129,7 +129,9 @@ export class MongoApiKeyStore implements ApiKeyStore {
     const { filter, sort } = apiKeyQueries.listForUser(userId);
     const docs = await this.keys.find(filter, this.readDb.readOptions()).sort(sort).toArray();
     if (docs.length === 0) return [];
-    const usage = await this.usage.find(apiKeyQueries.usageOf(docs.map((d) => d._id)), this.readDb.readOptions()).toArray();
+    const usage = await this.usage
+      .find(apiKeyQueries.usageOf(docs.map((d) => d._id)), this.readDb.readOptions())
+      .toArray();
     const lastUsed = new Map(usage.map((u) => [u._id, u.lastUsedAt]));
     return docs.map((doc) => toApiKeyRecord(doc, lastUsed.get(doc._id) ?? null));
   }

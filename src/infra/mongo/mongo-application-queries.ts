@@ -36,9 +36,14 @@ export function applicationSort(orderBy: ApplicationOrder): SortOrder {
 }
 
 /** The answer of `filterValues` from each field's `distinct` (arrays contribute their elements). */
-export function filterValuesOf(distinct: Readonly<Record<ApplicationFilterField, readonly unknown[]>>): Record<ApplicationFilterField, string[]> {
+export function filterValuesOf(
+  distinct: Readonly<Record<ApplicationFilterField, readonly unknown[]>>,
+): Record<ApplicationFilterField, string[]> {
   return Object.fromEntries(
-    APPLICATION_FILTER_FIELDS.map((field) => [field, [...new Set(distinct[field].filter((v): v is string => typeof v === 'string'))].sort(compareStrings)]),
+    APPLICATION_FILTER_FIELDS.map((field) => [
+      field,
+      [...new Set(distinct[field].filter((v): v is string => typeof v === 'string'))].sort(compareStrings),
+    ]),
   ) as Record<ApplicationFilterField, string[]>;
 }
 

@@ -42,30 +42,57 @@ export class MongoApplicationStore implements ApplicationStore {
   }
 
   async definition(applicationDefinitionId: number): Promise<ApplicationDefinitionRecord | null> {
-    const doc = await this.definitions.findOne(byId(applicationDefinitionId), { projection: RECORD_PROJECTION, ...this.read.readOptions() });
+    const doc = await this.definitions.findOne(byId(applicationDefinitionId), {
+      projection: RECORD_PROJECTION,
+      ...this.read.readOptions(),
+    });
     return (doc as ApplicationDefinitionRecord | null) ?? null;
   }
 
-  async page(applicationDefinitionId: number, orderBy: ApplicationOrder, page: PageRequest): Promise<PageResponse<ApplicationRecord>> {
+  async page(
+    applicationDefinitionId: number,
+    orderBy: ApplicationOrder,
+    page: PageRequest,
+  ): Promise<PageResponse<ApplicationRecord>> {
     const filter = applicationsOfDefinition(applicationDefinitionId);
     const count = await this.applications.countDocuments(filter, this.read.readOptions());
     // take 0 must not reach the server: limit(0) there means "no limit".
     if (page.take === 0 || count === 0) return { count, list: [] };
-    const docs = await this.applications.find(filter, { projection: RECORD_PROJECTION, ...this.read.readOptions() }).sort(applicationSort(orderBy)).skip(page.skip).limit(page.take).toArray();
+    const docs = await this.applications
+      .find(filter, { projection: RECORD_PROJECTION, ...this.read.readOptions() })
+      .sort(applicationSort(orderBy))
+      .skip(page.skip)
+      .limit(page.take)
+      .toArray();
     return { count, list: docs as unknown as ApplicationRecord[] };
   }
 
   async filterValues(applicationDefinitionId: number): Promise<Record<ApplicationFilterField, string[]>> {
     const filter = applicationsOfDefinition(applicationDefinitionId);
-    const values = await Promise.all(APPLICATION_FILTER_FIELDS.map((field) => this.applications.distinct(field, filter, this.read.readOptions())));
-    return filterValuesOf(Object.fromEntries(APPLICATION_FILTER_FIELDS.map((field, i) => [field, values[i]])) as Record<ApplicationFilterField, unknown[]>);
+    const values = await Promise.all(
+      APPLICATION_FILTER_FIELDS.map((field) => this.applications.distinct(field, filter, this.read.readOptions())),
+    );
+    return filterValuesOf(
+      Object.fromEntries(APPLICATION_FILTER_FIELDS.map((field, i) => [field, values[i]])) as Record<
+        ApplicationFilterField,
+        unknown[]
+      >,
+    );
   }
 
   async putDefinition(definition: ApplicationDefinitionRecord, position: bigint): Promise<void> {
-    await applyGuardedUpsert(this.definitions, definitionWrite(definition, position), this.read.sessionOption().session);
+    await applyGuardedUpsert(
+      this.definitions,
+      definitionWrite(definition, position),
+      this.read.sessionOption().session,
+    );
   }
 
   async putApplication(application: ApplicationRecord, position: bigint): Promise<void> {
-    await applyGuardedUpsert(this.applications, applicationWrite(application, position), this.read.sessionOption().session);
+    await applyGuardedUpsert(
+      this.applications,
+      applicationWrite(application, position),
+      this.read.sessionOption().session,
+    );
   }
 }

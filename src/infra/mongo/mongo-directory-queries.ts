@@ -13,7 +13,9 @@ const snake = (field: string) => field.replace(/[A-Z]/g, (c) => `_${c.toLowerCas
 
 export const directoryCollection = (table: DirectoryTable): string => `dir_${snake(table)}`;
 
-export const DIRECTORY_COLLECTIONS: readonly string[] = (Object.keys(DIRECTORY_TABLES) as DirectoryTable[]).map(directoryCollection);
+export const DIRECTORY_COLLECTIONS: readonly string[] = (Object.keys(DIRECTORY_TABLES) as DirectoryTable[]).map(
+  directoryCollection,
+);
 
 /** A single key is the _id itself; a composite key joins its ids, in the table's key order. */
 export function directoryId(table: DirectoryTable, key: DirectoryRecord): number | string {
@@ -51,7 +53,9 @@ export const liveById = (id: number | string): Document => ({ _id: id, removed: 
 
 export const liveByIds = (ids: readonly number[]): Document => ({ _id: { $in: [...new Set(ids)] }, removed: false });
 
-type LookupTable = { [T in DirectoryTable]: (typeof DIRECTORY_TABLES)[T] extends { lookup: string } ? T : never }[DirectoryTable];
+type LookupTable = {
+  [T in DirectoryTable]: (typeof DIRECTORY_TABLES)[T] extends { lookup: string } ? T : never;
+}[DirectoryTable];
 
 /** The live records whose lookup field (a user's memberships, a project's links) has this value. */
 export function lookupFilter(table: LookupTable, value: number): Document {
@@ -63,7 +67,11 @@ export function lookupSort(table: DirectoryTable): SortOrder {
   return Object.fromEntries(DIRECTORY_TABLES[table].key.map((field) => [field, 1]));
 }
 
-export const communityProjectOfFilter = (projectId: number, communityId: number): Document => ({ projectId, communityId, removed: false });
+export const communityProjectOfFilter = (projectId: number, communityId: number): Document => ({
+  projectId,
+  communityId,
+  removed: false,
+});
 
 export const COMMUNITY_PROJECT_OF_SORT: SortOrder = { communityProjectId: 1 };
 

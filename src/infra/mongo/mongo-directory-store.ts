@@ -1,7 +1,13 @@
 import type { Collection, Document } from 'mongodb';
 import type { CircleFacts, CommunityFacts, ProjectFacts } from '../../directory/viewer';
 import type { DirectoryChange, DirectoryTable, Memberships } from '../../directory/directory-records';
-import { DIRECTORY_TABLES, circleFactsOf, communityFactsOf, membershipsOf, projectFactsOf } from '../../directory/directory-records';
+import {
+  DIRECTORY_TABLES,
+  circleFactsOf,
+  communityFactsOf,
+  membershipsOf,
+  projectFactsOf,
+} from '../../directory/directory-records';
 import type {
   CommunityProjectRecord,
   DirectoryStore,
@@ -50,13 +56,18 @@ export class MongoDirectoryStore implements DirectoryStore {
   }
 
   private async get<T>(table: DirectoryTable, id: number | string): Promise<T | null> {
-    return (await this.collection(table).findOne(liveById(id), { projection: RECORD_PROJECTION, ...this.read.readOptions() })) as T | null;
+    return (await this.collection(table).findOne(liveById(id), {
+      projection: RECORD_PROJECTION,
+      ...this.read.readOptions(),
+    })) as T | null;
   }
 
   /** In the order of `ids`, as the SQLite adapter answers, each id once. */
   private async many<T>(table: DirectoryTable, field: string, ids: readonly number[]): Promise<T[]> {
     if (ids.length === 0) return [];
-    const found = await this.collection(table).find(liveByIds(ids), { projection: RECORD_PROJECTION, ...this.read.readOptions() }).toArray();
+    const found = await this.collection(table)
+      .find(liveByIds(ids), { projection: RECORD_PROJECTION, ...this.read.readOptions() })
+      .toArray();
     const byId = new Map(found.map((doc) => [doc[field] as number, doc as T]));
     return [...new Set(ids)].flatMap((id) => (byId.has(id) ? [byId.get(id) as T] : []));
   }
@@ -90,7 +101,10 @@ export class MongoDirectoryStore implements DirectoryStore {
 
   async communityProjectOf(projectId: number, communityId: number): Promise<CommunityProjectRecord | null> {
     const [found] = await this.collection('communityProjects')
-      .find(communityProjectOfFilter(projectId, communityId), { projection: RECORD_PROJECTION, ...this.read.readOptions() })
+      .find(communityProjectOfFilter(projectId, communityId), {
+        projection: RECORD_PROJECTION,
+        ...this.read.readOptions(),
+      })
       .sort(COMMUNITY_PROJECT_OF_SORT)
       .limit(1)
       .toArray();
@@ -108,9 +122,10 @@ export class MongoDirectoryStore implements DirectoryStore {
 
   async memberships(userId: number): Promise<Memberships> {
     const lookup = <T>(table: 'communityMembers' | 'projectMembers' | 'circleMembers') =>
-      this.collection(table).find(lookupFilter(table, userId), { projection: RECORD_PROJECTION, ...this.read.readOptions() }).sort(lookupSort(table)).toArray() as Promise<
-        unknown[]
-      > as Promise<T[]>;
+      this.collection(table)
+        .find(lookupFilter(table, userId), { projection: RECORD_PROJECTION, ...this.read.readOptions() })
+        .sort(lookupSort(table))
+        .toArray() as Promise<unknown[]> as Promise<T[]>;
     const [communities, projectRows, circles] = await Promise.all([
       lookup<Memberships['communities'][number]>('communityMembers'),
       lookup<{ projectId: number; role: 'team' | 'mentor' }>('projectMembers'),
@@ -126,8 +141,10 @@ export class MongoDirectoryStore implements DirectoryStore {
   }
 
   async write(change: DirectoryChange, position: bigint): Promise<void> {
-    await applyGuardedUpsert(this.collection(change.table), directoryWrite(change, position), this.read.sessionOption().session);
+    await applyGuardedUpsert(
+      this.collection(change.table),
+      directoryWrite(change, position),
+      this.read.sessionOption().session,
+    );
   }
 }
-
-

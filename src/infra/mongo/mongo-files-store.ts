@@ -72,7 +72,8 @@ export class MongoFilesStore implements FilesStore {
   private async apply<T extends FileDoc | ReferenceDoc>(collection: string, write: GuardedWrite<T>): Promise<void> {
     const { session } = this.readDb.sessionOption();
     const target = this.readDb.db.collection(collection) as Collection<Document>;
-    if (write.upsert) await applyGuardedUpsert(target, { filter: write.filter as Document, update: write.update as Document }, session);
+    if (write.upsert)
+      await applyGuardedUpsert(target, { filter: write.filter as Document, update: write.update as Document }, session);
     else await target.updateOne(write.filter as Document, write.update as Document, { session });
   }
 
@@ -96,16 +97,28 @@ export class MongoFilesStore implements FilesStore {
   }
 
   async referencingResources(path: string): Promise<number[]> {
-    const docs = await this.references.find(referencingFilter(path), this.readDb.readOptions()).sort({ _id: 1 }).toArray();
+    const docs = await this.references
+      .find(referencingFilter(path), this.readDb.readOptions())
+      .sort({ _id: 1 })
+      .toArray();
     return docs.map((d) => d._id);
   }
 
   async unreferencedUploads(uploadedBefore: string, limit: number): Promise<string[]> {
     const out: string[] = [];
-    const cursor = this.files.find(liveUploadsBeforeFilter(uploadedBefore), this.readDb.readOptions()).sort({ uploadedAt: 1, _id: 1 }).project<{ _id: string }>({ _id: 1 });
+    const cursor = this.files
+      .find(liveUploadsBeforeFilter(uploadedBefore), this.readDb.readOptions())
+      .sort({ uploadedAt: 1, _id: 1 })
+      .project<{ _id: string }>({ _id: 1 });
     for await (const doc of cursor) {
       if (out.length >= limit) break;
-      if ((await this.references.countDocuments(referencingFilter(doc._id), { limit: 1, ...this.readDb.readOptions() })) === 0) out.push(doc._id);
+      if (
+        (await this.references.countDocuments(referencingFilter(doc._id), {
+          limit: 1,
+          ...this.readDb.readOptions(),
+        })) === 0
+      )
+        out.push(doc._id);
     }
     await cursor.close();
     return out;

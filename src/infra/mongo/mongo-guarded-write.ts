@@ -55,10 +55,13 @@ export function isDuplicateKey(error: unknown): boolean {
  */
 export function insertIfAbsent(write: GuardedUpsert): GuardedUpsert {
   const { _id, ...equalities } = Object.fromEntries(
-    Object.entries(write.filter).filter(([key, value]) => !key.startsWith('$') && (typeof value !== 'object' || value === null || Array.isArray(value))),
+    Object.entries(write.filter).filter(
+      ([key, value]) => !key.startsWith('$') && (typeof value !== 'object' || value === null || Array.isArray(value)),
+    ),
   );
   const { $set, $setOnInsert, ...others } = write.update as { $set?: Document; $setOnInsert?: Document };
-  if (Object.keys(others).length > 0) throw new Error(`a guarded upsert holds only $set and $setOnInsert, not ${Object.keys(others).join(', ')}`);
+  if (Object.keys(others).length > 0)
+    throw new Error(`a guarded upsert holds only $set and $setOnInsert, not ${Object.keys(others).join(', ')}`);
   return { filter: { _id }, update: { $setOnInsert: { ...equalities, ...$setOnInsert, ...$set } } };
 }
 
@@ -71,7 +74,11 @@ export function insertIfAbsent(write: GuardedUpsert): GuardedUpsert {
  * runs without upsert and, when it matched nothing, `insertIfAbsent` follows: one more round trip
  * for a new document, none for the usual update.
  */
-export async function applyGuardedUpsert(collection: Collection<Document>, write: GuardedUpsert, session?: ClientSession): Promise<void> {
+export async function applyGuardedUpsert(
+  collection: Collection<Document>,
+  write: GuardedUpsert,
+  session?: ClientSession,
+): Promise<void> {
   if (session) {
     const { matchedCount } = await collection.updateOne(write.filter, write.update, { session });
     if (matchedCount === 0) {

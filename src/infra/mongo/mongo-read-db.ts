@@ -1,7 +1,11 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { MongoClient, MongoOperationTimeoutError } from 'mongodb';
 import type { ClientSession, Db, Document, TransactionOptions } from 'mongodb';
-import { DEFAULT_MONGO_QUERY_TIMEOUT_MS, MONGO_WRITE_TIMEOUT_MS, mongoClientOptions } from '../../config/mongo-client-options';
+import {
+  DEFAULT_MONGO_QUERY_TIMEOUT_MS,
+  MONGO_WRITE_TIMEOUT_MS,
+  mongoClientOptions,
+} from '../../config/mongo-client-options';
 import type { Fence, Lease, LeaseStore } from '../../projections/projection-lease';
 import { LeaseLostError } from '../../projections/projection-lease';
 import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
@@ -76,7 +80,11 @@ export class MongoReadDb {
   ) {}
 
   /** `dbName` overrides the database named in the URL (one database per test run). */
-  static async connect(url: string, dbName?: string, queryTimeoutMs = DEFAULT_MONGO_QUERY_TIMEOUT_MS): Promise<MongoReadDb> {
+  static async connect(
+    url: string,
+    dbName?: string,
+    queryTimeoutMs = DEFAULT_MONGO_QUERY_TIMEOUT_MS,
+  ): Promise<MongoReadDb> {
     const client = new MongoClient(url, { ignoreUndefined: true, ...mongoClientOptions(queryTimeoutMs) });
     await client.connect();
     try {
@@ -129,17 +137,23 @@ export class MongoReadDb {
   }
 
   async checkpoint(projection: string): Promise<bigint | undefined> {
-    const doc = await this.db.collection<CheckpointDoc>('projection_checkpoints').findOne({ _id: projection }, this.readOptions());
+    const doc = await this.db
+      .collection<CheckpointDoc>('projection_checkpoints')
+      .findOne({ _id: projection }, this.readOptions());
     return doc?.position ? BigInt(doc.position) : undefined;
   }
 
   async checkpointLog(projection: string): Promise<string | undefined> {
-    const doc = await this.db.collection<CheckpointDoc>('projection_checkpoints').findOne({ _id: projection }, this.readOptions());
+    const doc = await this.db
+      .collection<CheckpointDoc>('projection_checkpoints')
+      .findOne({ _id: projection }, this.readOptions());
     return doc?.log;
   }
 
   async setCheckpointLog(projection: string, log: string): Promise<void> {
-    await this.db.collection<CheckpointDoc>('projection_checkpoints').updateOne({ _id: projection }, { $set: { log } }, { upsert: true });
+    await this.db
+      .collection<CheckpointDoc>('projection_checkpoints')
+      .updateOne({ _id: projection }, { $set: { log } }, { upsert: true });
   }
 
   /**
@@ -149,32 +163,38 @@ export class MongoReadDb {
    * Without them the fence is checked before the writes; a holder that stalls between that check
    * and its writes can still write once, which the position guards on every document make harmless.
    */
-  readonly leases: LeaseStore = Object.defineProperty<LeaseStore>({
-    acquire: async (projection, holder, ttlMs, nowMs): Promise<Lease | null> => {
-      const leases = this.db.collection<LeaseDoc>('projection_leases');
-      const current = await leases.findOne({ _id: projection }, this.readOptions());
-      const token = current && current.holder === holder ? current.token : (current?.token ?? 0) + 1;
-      try {
-        const result = await leases.findOneAndUpdate(
-          leaseTakeable(projection, holder, nowMs),
-          { $set: { holder, token, expiresAt: nowMs + ttlMs } },
-          { upsert: true, returnDocument: 'after' },
-        );
-        return result && result.holder === holder ? { projection, holder, token: BigInt(result.token) } : null;
-      } catch (error) {
-        // The filter missed an existing lease (held by someone else): the upsert collided on _id.
-        if ((error as { code?: number }).code === 11000) return null;
-        throw error;
-      }
+  readonly leases: LeaseStore = Object.defineProperty<LeaseStore>(
+    {
+      acquire: async (projection, holder, ttlMs, nowMs): Promise<Lease | null> => {
+        const leases = this.db.collection<LeaseDoc>('projection_leases');
+        const current = await leases.findOne({ _id: projection }, this.readOptions());
+        const token = current && current.holder === holder ? current.token : (current?.token ?? 0) + 1;
+        try {
+          const result = await leases.findOneAndUpdate(
+            leaseTakeable(projection, holder, nowMs),
+            { $set: { holder, token, expiresAt: nowMs + ttlMs } },
+            { upsert: true, returnDocument: 'after' },
+          );
+          return result && result.holder === holder ? { projection, holder, token: BigInt(result.token) } : null;
+        } catch (error) {
+          // The filter missed an existing lease (held by someone else): the upsert collided on _id.
+          if ((error as { code?: number }).code === 11000) return null;
+          throw error;
+        }
+      },
+      release: async (lease) => {
+        await this.db
+          .collection<LeaseDoc>('projection_leases')
+          .deleteOne({ _id: lease.projection, holder: lease.holder, token: Number(lease.token) });
+      },
     },
-    release: async (lease) => {
-      await this.db.collection<LeaseDoc>('projection_leases').deleteOne({ _id: lease.projection, holder: lease.holder, token: Number(lease.token) });
+    'refusal',
+    {
+      // Decided at connect (`transactions`), read whenever a process would lead.
+      get: (): string | undefined => (this.transactions ? undefined : STANDALONE_REFUSAL),
+      enumerable: true,
     },
-  }, 'refusal', {
-    // Decided at connect (`transactions`), read whenever a process would lead.
-    get: (): string | undefined => (this.transactions ? undefined : STANDALONE_REFUSAL),
-    enumerable: true,
-  });
+  );
 
   async fence(fence: Fence): Promise<void> {
     const { filter, update } = fenceWrite(fence);
@@ -185,7 +205,11 @@ export class MongoReadDb {
   async writeCheckpoint(projection: string, position: bigint): Promise<void> {
     await this.db
       .collection<CheckpointDoc>('projection_checkpoints')
-      .updateOne({ _id: projection }, { $set: { position: position.toString() } }, { upsert: true, ...this.sessionOption() });
+      .updateOne(
+        { _id: projection },
+        { $set: { position: position.toString() } },
+        { upsert: true, ...this.sessionOption() },
+      );
   }
 
   async clearCheckpoint(projection: string): Promise<void> {

@@ -51,18 +51,27 @@ export function viewUpsert(view: ResourceViewRecord): { filter: Document; replac
 export const VIEW_PROJECTION: Document = { _id: 0, search: 0, paragraph: 0 };
 
 /** The views of a resource that are not among `keep`: what replacing its views deletes. */
-export const staleViewsFilter = (resourceId: number, keep: readonly string[]): Document => ({ resourceId, _id: { $nin: [...keep] } });
+export const staleViewsFilter = (resourceId: number, keep: readonly string[]): Document => ({
+  resourceId,
+  _id: { $nin: [...keep] },
+});
 
 export const viewsOfResourceFilter = (resourceId: number): Document => ({ resourceId });
 
 export const VIEWS_OF_RESOURCE_SORT: SortOrder = { viewKey: 1 };
 
 /** The one view a page reads from; its distinct audience keys are few, whatever its size. */
-export const viewFilter = (q: Pick<ViewPageQuery, 'viewKey' | 'projectId'>): Document => ({ viewKey: q.viewKey, projectId: q.projectId });
+export const viewFilter = (q: Pick<ViewPageQuery, 'viewKey' | 'projectId'>): Document => ({
+  viewKey: q.viewKey,
+  projectId: q.projectId,
+});
 
 /** The audience sets of the view that admit the caller; all of them for 'everything'. */
 export function admittedKeys(q: Pick<ViewPageQuery, 'audience'>, keysInView: readonly unknown[]): string[] {
-  return admittedAmong(q.audience, keysInView.filter((key): key is string => typeof key === 'string')).sort();
+  return admittedAmong(
+    q.audience,
+    keysInView.filter((key): key is string => typeof key === 'string'),
+  ).sort();
 }
 
 const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -102,7 +111,11 @@ export const liveResourcesOfProjectFilter = (projectId: number): Document => ({ 
 export const RESOURCES_OF_PROJECT_SORT: SortOrder = { _id: 1 };
 
 export function projectLinkWrite(link: ProjectLink, removed: boolean, position: bigint): GuardedUpsert {
-  return guardedUpsert(link.communityProjectId, position, { communityId: link.communityId, projectId: link.projectId, removed });
+  return guardedUpsert(link.communityProjectId, position, {
+    communityId: link.communityId,
+    projectId: link.projectId,
+    removed,
+  });
 }
 
 export const projectCommunitiesFilter = (projectId: number): Document => ({ projectId, removed: false });
@@ -124,5 +137,7 @@ export const RESOURCE_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { name: 'by_resource', key: { resourceId: 1 } },
   ],
   [RESOURCES]: [{ name: 'by_project', key: { projectId: 1, _id: 1 } }],
-  [PROJECT_LINKS]: [{ name: 'by_project', key: { projectId: 1, communityId: 1 }, partialFilterExpression: { removed: false } }],
+  [PROJECT_LINKS]: [
+    { name: 'by_project', key: { projectId: 1, communityId: 1 }, partialFilterExpression: { removed: false } },
+  ],
 };

@@ -1,7 +1,14 @@
 import type { Collection, Document } from 'mongodb';
 import type { Resource } from '../../resources/resource';
 import type { ProjectionStore } from '../../projections/read-model-projection';
-import type { ProjectLink, ResourceViewRecord, ResourceViewStore, StoredResource, ViewPage, ViewPageQuery } from '../../resources/resource-view-store';
+import type {
+  ProjectLink,
+  ResourceViewRecord,
+  ResourceViewStore,
+  StoredResource,
+  ViewPage,
+  ViewPageQuery,
+} from '../../resources/resource-view-store';
 import { applyGuardedUpsert, positionOf } from './mongo-guarded-write';
 import { mongoProjectionStore, type MongoReadDb } from './mongo-read-db';
 import {
@@ -49,7 +56,8 @@ export class MongoResourceViewStore implements ResourceViewStore {
   }
 
   static async open(read: MongoReadDb): Promise<MongoResourceViewStore> {
-    for (const [name, indexes] of Object.entries(RESOURCE_INDEXES)) await read.db.collection(name).createIndexes(indexes);
+    for (const [name, indexes] of Object.entries(RESOURCE_INDEXES))
+      await read.db.collection(name).createIndexes(indexes);
     return new MongoResourceViewStore(read);
   }
 
@@ -58,7 +66,10 @@ export class MongoResourceViewStore implements ResourceViewStore {
   }
 
   async viewsOfResource(resourceId: number): Promise<ResourceViewRecord[]> {
-    const docs = await this.views.find(viewsOfResourceFilter(resourceId), { projection: VIEW_PROJECTION, ...this.read.readOptions() }).sort(VIEWS_OF_RESOURCE_SORT).toArray();
+    const docs = await this.views
+      .find(viewsOfResourceFilter(resourceId), { projection: VIEW_PROJECTION, ...this.read.readOptions() })
+      .sort(VIEWS_OF_RESOURCE_SORT)
+      .toArray();
     return docs as unknown as ResourceViewRecord[];
   }
 
@@ -72,7 +83,12 @@ export class MongoResourceViewStore implements ResourceViewStore {
     const count = await this.views.countDocuments(filter, this.read.readOptions());
     // take 0 must not reach the server: limit(0) there means "no limit".
     if (q.take === 0 || count === 0) return { count, list: [] };
-    const docs = await this.views.find(filter, { projection: VIEW_PROJECTION, ...this.read.readOptions() }).sort(pageSort(q.orderBy)).skip(q.skip).limit(q.take).toArray();
+    const docs = await this.views
+      .find(filter, { projection: VIEW_PROJECTION, ...this.read.readOptions() })
+      .sort(pageSort(q.orderBy))
+      .skip(q.skip)
+      .limit(q.take)
+      .toArray();
     return { count, list: docs as unknown as ResourceViewRecord[] };
   }
 
@@ -89,11 +105,23 @@ export class MongoResourceViewStore implements ResourceViewStore {
    * way round, the replay would find the position already stored and skip the lost views.
    * An event older than the stored resource changes nothing: its views would disagree with it.
    */
-  async putResource(resourceId: number, resource: Resource | null, position: bigint, views: readonly ResourceViewRecord[]): Promise<void> {
-    const current = await this.resources.findOne({ _id: resourceId }, { projection: { position: 1 }, ...this.read.readOptions() });
+  async putResource(
+    resourceId: number,
+    resource: Resource | null,
+    position: bigint,
+    views: readonly ResourceViewRecord[],
+  ): Promise<void> {
+    const current = await this.resources.findOne(
+      { _id: resourceId },
+      { projection: { position: 1 }, ...this.read.readOptions() },
+    );
     if (current && positionOf(current.position) > position) return;
     await this.replaceViews(resourceId, views);
-    await applyGuardedUpsert(this.resources as unknown as Collection<Document>, resourceWrite(resourceId, resource, position), this.read.sessionOption().session);
+    await applyGuardedUpsert(
+      this.resources as unknown as Collection<Document>,
+      resourceWrite(resourceId, resource, position),
+      this.read.sessionOption().session,
+    );
   }
 
   /**
@@ -111,11 +139,16 @@ export class MongoResourceViewStore implements ResourceViewStore {
   }
 
   async resourcesOfProject(projectId: number): Promise<Resource[]> {
-    const docs = await this.resources.find(liveResourcesOfProjectFilter(projectId), this.read.readOptions()).sort(RESOURCES_OF_PROJECT_SORT).toArray();
+    const docs = await this.resources
+      .find(liveResourcesOfProjectFilter(projectId), this.read.readOptions())
+      .sort(RESOURCES_OF_PROJECT_SORT)
+      .toArray();
     return docs.flatMap((doc) => (doc.resource ? [doc.resource] : []));
   }
 
-  async projectLink(communityProjectId: number): Promise<(ProjectLink & { position: bigint; removed: boolean }) | null> {
+  async projectLink(
+    communityProjectId: number,
+  ): Promise<(ProjectLink & { position: bigint; removed: boolean }) | null> {
     const doc = await this.links.findOne({ _id: communityProjectId }, this.read.readOptions());
     if (!doc) return null;
     return {
@@ -128,11 +161,18 @@ export class MongoResourceViewStore implements ResourceViewStore {
   }
 
   async writeProjectLink(link: ProjectLink, removed: boolean, position: bigint): Promise<void> {
-    await applyGuardedUpsert(this.links as unknown as Collection<Document>, projectLinkWrite(link, removed, position), this.read.sessionOption().session);
+    await applyGuardedUpsert(
+      this.links as unknown as Collection<Document>,
+      projectLinkWrite(link, removed, position),
+      this.read.sessionOption().session,
+    );
   }
 
   async projectCommunities(projectId: number): Promise<number[]> {
-    const docs = await this.links.find(projectCommunitiesFilter(projectId), { projection: { _id: 0, communityId: 1 }, ...this.read.readOptions() }).sort(PROJECT_COMMUNITIES_SORT).toArray();
+    const docs = await this.links
+      .find(projectCommunitiesFilter(projectId), { projection: { _id: 0, communityId: 1 }, ...this.read.readOptions() })
+      .sort(PROJECT_COMMUNITIES_SORT)
+      .toArray();
     return [...new Set(docs.map((d) => d.communityId))];
   }
 }

@@ -80,14 +80,17 @@ export class ResilientCache implements Cache, RateLimiter {
   private probe(): void {
     if (this.probing || Date.now() < this.nextProbeMs) return;
     this.probing = true;
-    this.primary.ping().then(
-      () => this.markUp(),
-      () => {
-        this.nextProbeMs = Date.now() + this.retryMs;
-      },
-    ).finally(() => {
-      this.probing = false;
-    });
+    this.primary
+      .ping()
+      .then(
+        () => this.markUp(),
+        () => {
+          this.nextProbeMs = Date.now() + this.retryMs;
+        },
+      )
+      .finally(() => {
+        this.probing = false;
+      });
   }
 
   private markDown(error: unknown): void {

@@ -78,10 +78,13 @@ export class SqliteApiKeyStore implements ApiKeyStore {
       listForUser: db.prepare(`${SELECT} where k.user_id = ? and k.revoked = 0 order by k.created_at desc, k.id desc`),
       recordUse: db.prepare(`insert into api_key_usage (id, last_used_at) values (?, ?)
         on conflict (id) do update set last_used_at = excluded.last_used_at where excluded.last_used_at > api_key_usage.last_used_at`),
-      created: db.prepare(`insert into api_keys (id, key_id, user_id, name, secret_hash, created_at, expires_at, position)
+      created:
+        db.prepare(`insert into api_keys (id, key_id, user_id, name, secret_hash, created_at, expires_at, position)
         values (@id, @keyId, @userId, @name, @secretHash, @createdAt, @expiresAt, @position)
         on conflict (id) do nothing`),
-      revoked: db.prepare('update api_keys set revoked = 1, position = @position where id = @id and position < @position'),
+      revoked: db.prepare(
+        'update api_keys set revoked = 1, position = @position where id = @id and position < @position',
+      ),
       rotated: db.prepare(`update api_keys set secret_hash = @secretHash, grace_secret_hash = @graceSecretHash,
         grace_until = @graceUntil, position = @position where id = @id and position < @position`),
     };

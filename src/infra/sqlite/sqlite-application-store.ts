@@ -1,4 +1,10 @@
-import type { ApplicationDefinitionRecord, ApplicationFilterField, ApplicationOrder, ApplicationRecord, ApplicationStore } from '../../applications/application-store';
+import type {
+  ApplicationDefinitionRecord,
+  ApplicationFilterField,
+  ApplicationOrder,
+  ApplicationRecord,
+  ApplicationStore,
+} from '../../applications/application-store';
 import { APPLICATION_FILTER_FIELDS } from '../../applications/application-store';
 import type { PageRequest, PageResponse } from '../../projections/paging';
 import type { ProjectionStore } from '../../projections/read-model-projection';
@@ -36,8 +42,12 @@ export class SqliteApplicationStore implements ApplicationStore {
     db.exec(schema);
     this.projectionStore = sqliteProjectionStore(read, ['app_definitions', 'app_applications']);
     this.s = {
-      definition: db.prepare<[number], { record: string }>('select record from app_definitions where application_definition_id = ?'),
-      count: db.prepare<[number], { n: number }>('select count(*) as n from app_applications where application_definition_id = ?'),
+      definition: db.prepare<[number], { record: string }>(
+        'select record from app_definitions where application_definition_id = ?',
+      ),
+      count: db.prepare<[number], { n: number }>(
+        'select count(*) as n from app_applications where application_definition_id = ?',
+      ),
       page: {
         0: db.prepare<[number, number, number], { record: string }>(
           'select record from app_applications where application_definition_id = ? order by application_id limit ? offset ?',
@@ -46,9 +56,13 @@ export class SqliteApplicationStore implements ApplicationStore {
           'select record from app_applications where application_definition_id = ? order by submitted_at desc, application_id desc limit ? offset ?',
         ),
       },
-      records: db.prepare<[number], { record: string }>('select record from app_applications where application_definition_id = ?'),
+      records: db.prepare<[number], { record: string }>(
+        'select record from app_applications where application_definition_id = ?',
+      ),
       putDefinition: db.prepare(guardedPut('app_definitions', 'application_definition_id', [])),
-      putApplication: db.prepare(guardedPut('app_applications', 'application_id', ['application_definition_id', 'submitted_at'])),
+      putApplication: db.prepare(
+        guardedPut('app_applications', 'application_id', ['application_definition_id', 'submitted_at']),
+      ),
     };
   }
 
@@ -57,7 +71,11 @@ export class SqliteApplicationStore implements ApplicationStore {
     return row ? (JSON.parse(row.record) as ApplicationDefinitionRecord) : null;
   }
 
-  async page(applicationDefinitionId: number, orderBy: ApplicationOrder, page: PageRequest): Promise<PageResponse<ApplicationRecord>> {
+  async page(
+    applicationDefinitionId: number,
+    orderBy: ApplicationOrder,
+    page: PageRequest,
+  ): Promise<PageResponse<ApplicationRecord>> {
     const count = this.s.count.get(applicationDefinitionId)?.n ?? 0;
     if (page.take === 0 || count === 0) return { count, list: [] };
     const rows = this.s.page[orderBy].all(applicationDefinitionId, page.take, page.skip);
@@ -65,7 +83,10 @@ export class SqliteApplicationStore implements ApplicationStore {
   }
 
   async filterValues(applicationDefinitionId: number): Promise<Record<ApplicationFilterField, string[]>> {
-    const values = Object.fromEntries(APPLICATION_FILTER_FIELDS.map((f) => [f, new Set<string>()])) as Record<ApplicationFilterField, Set<string>>;
+    const values = Object.fromEntries(APPLICATION_FILTER_FIELDS.map((f) => [f, new Set<string>()])) as Record<
+      ApplicationFilterField,
+      Set<string>
+    >;
     for (const row of this.s.records.all(applicationDefinitionId)) {
       const record = JSON.parse(row.record) as ApplicationRecord;
       for (const field of APPLICATION_FILTER_FIELDS) {
@@ -73,11 +94,18 @@ export class SqliteApplicationStore implements ApplicationStore {
         for (const v of Array.isArray(value) ? value : [value]) if (typeof v === 'string') values[field].add(v);
       }
     }
-    return Object.fromEntries(APPLICATION_FILTER_FIELDS.map((f) => [f, [...values[f]].sort(compareStrings)])) as Record<ApplicationFilterField, string[]>;
+    return Object.fromEntries(APPLICATION_FILTER_FIELDS.map((f) => [f, [...values[f]].sort(compareStrings)])) as Record<
+      ApplicationFilterField,
+      string[]
+    >;
   }
 
   async putDefinition(definition: ApplicationDefinitionRecord, position: bigint): Promise<void> {
-    this.s.putDefinition.run({ application_definition_id: definition.applicationDefinitionId, record: JSON.stringify(definition), position });
+    this.s.putDefinition.run({
+      application_definition_id: definition.applicationDefinitionId,
+      record: JSON.stringify(definition),
+      position,
+    });
   }
 
   async putApplication(application: ApplicationRecord, position: bigint): Promise<void> {

@@ -61,7 +61,9 @@ export class SqliteChangeFeed {
   ) {
     db.exec(schema);
     this.s = {
-      since: db.prepare<[number, number], Row>('select seq, scope, item from read_changes where seq > ? order by seq limit ?'),
+      since: db.prepare<[number, number], Row>(
+        'select seq, scope, item from read_changes where seq > ? order by seq limit ?',
+      ),
       last: db.prepare<[], number | null>('select max(seq) from read_changes').pluck(),
       insert: db.prepare<[string, number | null]>('insert into read_changes (scope, item) values (?, ?)'),
       prune: db.prepare<[number]>('delete from read_changes where seq <= ?'),

@@ -1,8 +1,19 @@
 import type Database from 'better-sqlite3';
 import type { CircleFacts, CommunityFacts, ProjectFacts } from '../../directory/viewer';
 import type { DirectoryChange, DirectoryRecord, DirectoryTable } from '../../directory/directory-records';
-import { DIRECTORY_TABLES, circleFactsOf, communityFactsOf, membershipsOf, projectFactsOf } from '../../directory/directory-records';
-import type { CommunityProjectRecord, DirectoryStore, ParagraphRecord, UserRecord } from '../../directory/directory-store';
+import {
+  DIRECTORY_TABLES,
+  circleFactsOf,
+  communityFactsOf,
+  membershipsOf,
+  projectFactsOf,
+} from '../../directory/directory-records';
+import type {
+  CommunityProjectRecord,
+  DirectoryStore,
+  ParagraphRecord,
+  UserRecord,
+} from '../../directory/directory-store';
 import type { Memberships } from '../../directory/directory-records';
 import type { ProjectionStore } from '../../projections/read-model-projection';
 import { readScope } from '../../projections/read-scopes';
@@ -19,7 +30,10 @@ type Row = { record: string };
  * builds them at its end.
  */
 function createTables(read: SqliteReadDb): void {
-  for (const [table, spec] of Object.entries(DIRECTORY_TABLES) as [DirectoryTable, (typeof DIRECTORY_TABLES)[DirectoryTable]][]) {
+  for (const [table, spec] of Object.entries(DIRECTORY_TABLES) as [
+    DirectoryTable,
+    (typeof DIRECTORY_TABLES)[DirectoryTable],
+  ][]) {
     const name = tableName(table);
     const columns = spec.columns.map((c) => `${snake(c)} integer not null`).join(', ');
     read.db.exec(`create table if not exists ${name} (
@@ -30,7 +44,9 @@ function createTables(read: SqliteReadDb): void {
       primary key (${spec.key.map(snake).join(', ')})
     ) strict`);
     if ('lookup' in spec) {
-      read.createIndexes(`create index if not exists ${name}_by_${snake(spec.lookup)} on ${name} (${snake(spec.lookup)}) where removed = 0`);
+      read.createIndexes(
+        `create index if not exists ${name}_by_${snake(spec.lookup)} on ${name} (${snake(spec.lookup)}) where removed = 0`,
+      );
     }
   }
 }
@@ -41,7 +57,10 @@ type Statements = {
   readonly get: Database.Statement;
 };
 
-/** The embedded directory read model. Removals keep a tombstone, so an older upsert replayed cannot resurrect a record. */
+/**
+ * The embedded directory read model. Removals keep a tombstone, so an older upsert replayed cannot resurrect
+ * a record.
+ */
 export class SqliteDirectoryStore implements DirectoryStore {
   readonly projectionStore: ProjectionStore;
   private readonly statements: Record<DirectoryTable, Statements>;
@@ -52,7 +71,10 @@ export class SqliteDirectoryStore implements DirectoryStore {
   constructor(private readonly read: SqliteReadDb) {
     const db = read.db;
     createTables(read);
-    this.projectionStore = sqliteProjectionStore(read, Object.keys(DIRECTORY_TABLES).map((t) => tableName(t as DirectoryTable)));
+    this.projectionStore = sqliteProjectionStore(
+      read,
+      Object.keys(DIRECTORY_TABLES).map((t) => tableName(t as DirectoryTable)),
+    );
     this.statements = Object.fromEntries(
       (Object.keys(DIRECTORY_TABLES) as DirectoryTable[]).map((table) => {
         const spec = DIRECTORY_TABLES[table];
@@ -67,7 +89,11 @@ export class SqliteDirectoryStore implements DirectoryStore {
         return [
           table,
           {
-            put: db.prepare(guarded(`${cols.map((c) => `${c} = excluded.${c}`).join(', ')}, record = excluded.record, position = excluded.position, removed = 0`)),
+            put: db.prepare(
+              guarded(
+                `${cols.map((c) => `${c} = excluded.${c}`).join(', ')}, record = excluded.record, position = excluded.position, removed = 0`,
+              ),
+            ),
             remove: db.prepare(guarded('position = excluded.position, removed = 1')),
             get: db.prepare(`select record from ${name} where ${keyMatch} and removed = 0`),
           },
@@ -109,7 +135,11 @@ export class SqliteDirectoryStore implements DirectoryStore {
   }
 
   /** The records of `ids` (in any order, repeats allowed) by id, as facts, remembered as one answer. */
-  private rememberedById<R, F>(table: DirectoryTable, ids: readonly number[], entry: (record: R) => readonly [number, F]): Map<number, F> {
+  private rememberedById<R, F>(
+    table: DirectoryTable,
+    ids: readonly number[],
+    entry: (record: R) => readonly [number, F],
+  ): Map<number, F> {
     const sorted = [...new Set(ids)].sort((a, b) => a - b);
     return new Map(this.remembered(`${table}:${sorted.join(',')}`, () => this.many<R>(table, sorted).map(entry)));
   }
@@ -126,7 +156,10 @@ export class SqliteDirectoryStore implements DirectoryStore {
   }
 
   async communities(communityIds: readonly number[]): Promise<Map<number, CommunityFacts>> {
-    return this.rememberedById('communities', communityIds, (c: CommunityFacts) => [c.communityId, communityFactsOf(c)]);
+    return this.rememberedById('communities', communityIds, (c: CommunityFacts) => [
+      c.communityId,
+      communityFactsOf(c),
+    ]);
   }
 
   async project(projectId: number): Promise<ProjectFacts | null> {
@@ -164,7 +197,9 @@ export class SqliteDirectoryStore implements DirectoryStore {
     const communities = parse<Memberships['communities'][number]>(this.byUser.communities.all(userId));
     const projectRows = parse<{ projectId: number; role: 'team' | 'mentor' }>(this.byUser.projects.all(userId));
     const circles = parse<{ circleId: number }>(this.byUser.circles.all(userId));
-    return membershipsOf(communities, projectRows, circles, (projectId) => this.get<{ teamCircleId: number; mentorsCircleId: number }>('projects', projectId));
+    return membershipsOf(communities, projectRows, circles, (projectId) =>
+      this.get<{ teamCircleId: number; mentorsCircleId: number }>('projects', projectId),
+    );
   }
 
   version(): string | null {
@@ -174,7 +209,12 @@ export class SqliteDirectoryStore implements DirectoryStore {
   async write(change: DirectoryChange, position: bigint): Promise<void> {
     const columns = DIRECTORY_TABLES[change.table].columns.map((column) => columnValue(change.record, column));
     const record = JSON.stringify(change.op === 'put' ? change.record : {});
-    const { changes } = this.statements[change.table][change.op].run(...columns, record, position, change.op === 'remove' ? 1 : 0);
+    const { changes } = this.statements[change.table][change.op].run(
+      ...columns,
+      record,
+      position,
+      change.op === 'remove' ? 1 : 0,
+    );
     if (changes > 0) this.read.feed.touch(readScope.directory);
   }
 }
@@ -184,5 +224,3 @@ function columnValue(record: DirectoryRecord, column: string): number {
   const value = record[column];
   return typeof value === 'number' ? value : 0;
 }
-
-

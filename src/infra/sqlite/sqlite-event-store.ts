@@ -2,9 +2,23 @@ import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { EventMetadata } from '../../domain/event';
-import type { AppendOptions, AppendResult, EventStore, ExpectedRevision, NewEvent, RecordedEvent, Subscription } from '../../ports/event-store';
+import type {
+  AppendOptions,
+  AppendResult,
+  EventStore,
+  ExpectedRevision,
+  NewEvent,
+  RecordedEvent,
+  Subscription,
+} from '../../ports/event-store';
 import { storableJson, WrongExpectedRevisionError } from '../../ports/event-store';
-import type { IdempotencyClaim, IdempotencyKeys, IdempotencyRecord, IdempotencyRef, RememberedAnswer } from '../../ports/idempotency-keys';
+import type {
+  IdempotencyClaim,
+  IdempotencyKeys,
+  IdempotencyRecord,
+  IdempotencyRef,
+  RememberedAnswer,
+} from '../../ports/idempotency-keys';
 import { IdempotencyClaimLostError } from '../../ports/idempotency-keys';
 import { pollingSubscription } from './polling-subscription';
 import type { ChainHead, ChainReport, LogIntegrity } from '../../ports/log-integrity';
@@ -56,7 +70,9 @@ function toIdempotencyRecord(row: IdempotencyRow): IdempotencyRecord {
     owner: row.owner,
     claimedAt: Number(row.claimed_at),
     expiresAt: Number(row.expires_at),
-    ...(row.write_stream !== null && row.write_position !== null ? { write: { streamId: row.write_stream, position: row.write_position } } : {}),
+    ...(row.write_stream !== null && row.write_position !== null
+      ? { write: { streamId: row.write_stream, position: row.write_position } }
+      : {}),
     ...(row.answer_status !== null
       ? { answer: { status: Number(row.answer_status), contentType: row.answer_type, body: row.answer_body ?? '' } }
       : {}),
@@ -91,11 +107,28 @@ type Row = {
   readonly metadata: string;
 };
 
-/** A row of `all`, as an array: the log's bulk read (a rebuild) spent a tenth of its reading time making row objects. */
-type RawRow = readonly [position: bigint, streamId: string, revision: bigint, type: string, data: string, metadata: string];
+/**
+ * A row of `all`, as an array: the log's bulk read (a rebuild) spent a tenth of its reading time making row
+ * objects.
+ */
+type RawRow = readonly [
+  position: bigint,
+  streamId: string,
+  revision: bigint,
+  type: string,
+  data: string,
+  metadata: string,
+];
 
 function rawToRecorded([position, streamId, revision, type, data, metadata]: RawRow): RecordedEvent {
-  return { streamId, type, data: JSON.parse(data) as unknown, metadata: JSON.parse(metadata) as EventMetadata, revision, position };
+  return {
+    streamId,
+    type,
+    data: JSON.parse(data) as unknown,
+    metadata: JSON.parse(metadata) as EventMetadata,
+    revision,
+    position,
+  };
 }
 
 function toRecorded(row: Row): RecordedEvent {
@@ -159,7 +192,9 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
       stream: db.prepare<[string], Row>(`select ${COLUMNS} from events where stream_id = ? order by revision`),
       head: db.prepare<[], { position: bigint | null }>('select max(position) as position from events'),
       all: db
-        .prepare<[bigint, number], RawRow>('select position, stream_id, revision, type, data, metadata from events where position > ? order by position limit ?')
+        .prepare<[bigint, number], RawRow>(
+          'select position, stream_id, revision, type, data, metadata from events where position > ? order by position limit ?',
+        )
         .raw(true),
       allOfTypes: db
         .prepare<[bigint, string, number], RawRow>(
@@ -174,7 +209,9 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
       dataVersion: db.prepare('pragma data_version').pluck(),
     };
     this.idempotency = {
-      get: db.prepare<[string, string, number], IdempotencyRow>('select * from idempotency_keys where scope = ? and key = ? and expires_at > ?'),
+      get: db.prepare<[string, string, number], IdempotencyRow>(
+        'select * from idempotency_keys where scope = ? and key = ? and expires_at > ?',
+      ),
       owner: db.prepare<[string, string], Pick<IdempotencyRow, 'owner' | 'write_stream'>>(
         'select owner, write_stream from idempotency_keys where scope = ? and key = ?',
       ),
@@ -202,9 +239,15 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
       ),
     };
     this.appendTransaction = db.transaction(
-      (streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): AppendResult => {
+      (
+        streamId: string,
+        events: readonly NewEvent[],
+        expected: ExpectedRevision,
+        options?: AppendOptions,
+      ): AppendResult => {
         const claim = options?.idempotency;
-        if (claim && this.idempotency.owner.get(claim.scope, claim.key)?.owner !== claim.owner) throw new IdempotencyClaimLostError(claim);
+        if (claim && this.idempotency.owner.get(claim.scope, claim.key)?.owner !== claim.owner)
+          throw new IdempotencyClaimLostError(claim);
         const last = this.statements.last.get(streamId);
         checkExpected(streamId, expected, last?.revision);
         let revision = last?.revision ?? -1n;
@@ -231,11 +274,16 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
   }
 
   /** Inside the group commit: each append runs as a savepoint of the one transaction. */
-  private appendEach(batch: readonly PendingAppend[]): ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[] {
+  private appendEach(
+    batch: readonly PendingAppend[],
+  ): ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[] {
     return batch.map((append) => {
       const mark = this.chain?.mark();
       try {
-        return { ok: true as const, result: this.appendTransaction(append.streamId, append.events, append.expected, append.options) };
+        return {
+          ok: true as const,
+          result: this.appendTransaction(append.streamId, append.events, append.expected, append.options),
+        };
       } catch (error) {
         if (mark !== undefined) this.chain?.rollBackTo(mark);
         return { ok: false as const, error };
@@ -267,7 +315,12 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
    * revision fails rolls back alone). Each answers only after the commit, so an acknowledged
    * append is durable. With one append at a time this is one transaction per append, as before.
    */
-  appendToStream(streamId: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult> {
+  appendToStream(
+    streamId: string,
+    events: readonly NewEvent[],
+    expected: ExpectedRevision,
+    options?: AppendOptions,
+  ): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
       this.pending.push({ streamId, events, expected, options, resolve, reject });
       if (this.pending.length === 1) setImmediate(() => this.flush());
@@ -311,7 +364,14 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
       this.idempotency.purge.run(record.now);
       const changes =
         replacing === undefined
-          ? this.idempotency.insert.run(claim.scope, claim.key, record.fingerprint, claim.owner, record.now, record.expiresAt).changes
+          ? this.idempotency.insert.run(
+              claim.scope,
+              claim.key,
+              record.fingerprint,
+              claim.owner,
+              record.now,
+              record.expiresAt,
+            ).changes
           : this.idempotency.takeOver.run(claim.owner, record.now, claim.scope, claim.key, replacing).changes;
       return changes === 1;
     });
@@ -319,16 +379,25 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
   }
 
   async completeIdempotencyKey(claim: IdempotencyClaim, answer: RememberedAnswer): Promise<boolean> {
-    const { changes } = this.idempotency.complete.run(answer.status, answer.contentType, answer.body, claim.scope, claim.key, claim.owner);
+    const { changes } = this.idempotency.complete.run(
+      answer.status,
+      answer.contentType,
+      answer.body,
+      claim.scope,
+      claim.key,
+      claim.owner,
+    );
     return changes === 1;
   }
 
   async releaseIdempotencyKey(claim: IdempotencyClaim): Promise<void> {
-    this.db.transaction(() => {
-      if (this.idempotency.deleteUnwritten.run(claim.scope, claim.key, claim.owner).changes === 0) {
-        this.idempotency.abandon.run(claim.scope, claim.key, claim.owner);
-      }
-    }).immediate();
+    this.db
+      .transaction(() => {
+        if (this.idempotency.deleteUnwritten.run(claim.scope, claim.key, claim.owner).changes === 0) {
+          this.idempotency.abandon.run(claim.scope, claim.key, claim.owner);
+        }
+      })
+      .immediate();
   }
 
   async readStream(streamId: string): Promise<RecordedEvent[]> {

@@ -57,13 +57,17 @@ export class SqliteFilesStore implements FilesStore {
     db.exec('create index if not exists file_references_by_path on file_references (path)');
     this.projectionStore = sqliteProjectionStore(readDb, ['files', 'file_references']);
     this.statements = {
-      upload: db.prepare(`insert into files (path, name, size, content_type, uploaded_by, uploaded_at, deleted, position)
+      upload:
+        db.prepare(`insert into files (path, name, size, content_type, uploaded_by, uploaded_at, deleted, position)
         values (@path, @name, @size, @contentType, @uploadedBy, @uploadedAt, 0, @position)
         on conflict (path) do update set name = excluded.name, size = excluded.size, content_type = excluded.content_type,
           uploaded_by = excluded.uploaded_by, uploaded_at = excluded.uploaded_at, position = excluded.position
         where files.position < excluded.position and files.deleted = 0`),
-      deletion: db.prepare('update files set deleted = 1, position = @position where path = @path and position < @position'),
-      reference: db.prepare(`insert into file_references (resource_id, path, position) values (@resourceId, @path, @position)
+      deletion: db.prepare(
+        'update files set deleted = 1, position = @position where path = @path and position < @position',
+      ),
+      reference:
+        db.prepare(`insert into file_references (resource_id, path, position) values (@resourceId, @path, @position)
         on conflict (resource_id) do update set path = excluded.path, position = excluded.position
         where file_references.position < excluded.position`),
       file: db.prepare<[string], FileRow>('select * from files where path = ?'),

@@ -32,7 +32,9 @@ export class SqliteReadDb {
       position text not null
     ) strict`);
     // Added after the first release: the log a checkpoint counts positions of.
-    const columns = db.prepare('select name from pragma_table_info(?)').all('projection_checkpoints') as { name: string }[];
+    const columns = db.prepare('select name from pragma_table_info(?)').all('projection_checkpoints') as {
+      name: string;
+    }[];
     if (!columns.some((c) => c.name === 'log')) db.exec('alter table projection_checkpoints add column log text');
     db.exec(`create table if not exists projection_leases (
       projection text primary key,
@@ -41,7 +43,9 @@ export class SqliteReadDb {
       expires_at integer not null
     ) strict`);
     this.statements = {
-      read: db.prepare<[string], { position: string; log: string | null }>('select position, log from projection_checkpoints where projection = ?'),
+      read: db.prepare<[string], { position: string; log: string | null }>(
+        'select position, log from projection_checkpoints where projection = ?',
+      ),
       write: db.prepare(
         'insert into projection_checkpoints (projection, position) values (?, ?) on conflict (projection) do update set position = excluded.position',
       ),
@@ -200,7 +204,8 @@ export class SqliteReadDb {
   /** Inside a write transaction: the lease must still be this holder's; it is renewed. */
   fence(fence: Fence): void {
     const row = this.statements.lease.get(fence.projection);
-    if (!row || row.holder !== fence.holder || BigInt(row.token) !== fence.token) throw new LeaseLostError(fence.projection);
+    if (!row || row.holder !== fence.holder || BigInt(row.token) !== fence.token)
+      throw new LeaseLostError(fence.projection);
     this.putLease(fence.projection, fence.holder, fence.token, fence.nowMs + fence.ttlMs);
   }
 
@@ -245,7 +250,11 @@ export type BatchHooks = {
  * The runner's side of a SQLite read model: its checkpoint and its tables. `tables` are wiped on
  * reset and hashed, in primary-key order, for the digest.
  */
-export function sqliteProjectionStore(read: SqliteReadDb, tables: readonly string[], batch: BatchHooks = {}): ProjectionStore {
+export function sqliteProjectionStore(
+  read: SqliteReadDb,
+  tables: readonly string[],
+  batch: BatchHooks = {},
+): ProjectionStore {
   return {
     commit: async (projection, position, work, fence) => {
       try {

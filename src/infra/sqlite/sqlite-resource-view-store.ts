@@ -1,7 +1,14 @@
 import type Database from 'better-sqlite3';
 import type { Resource } from '../../resources/resource';
 import type { ProjectionStore } from '../../projections/read-model-projection';
-import type { ProjectLink, ResourceViewRecord, ResourceViewStore, StoredResource, ViewPage, ViewPageQuery } from '../../resources/resource-view-store';
+import type {
+  ProjectLink,
+  ResourceViewRecord,
+  ResourceViewStore,
+  StoredResource,
+  ViewPage,
+  ViewPageQuery,
+} from '../../resources/resource-view-store';
 import { readScope } from '../../projections/read-scopes';
 import { sqliteProjectionStore, type SqliteReadDb } from './sqlite-read-db';
 import { SqliteViewIndex } from './sqlite-view-index';
@@ -112,23 +119,36 @@ export class SqliteResourceViewStore implements ResourceViewStore {
     if (read.bulkLoading) read.whenLoaded(() => this.communitiesOfProject.clear());
     const db = this.db;
     this.s = {
-      stored: db.prepare<[number], { resource: string | null; position: number | bigint }>('select resource, position from res_resources where resource_id = ?'),
+      stored: db.prepare<[number], { resource: string | null; position: number | bigint }>(
+        'select resource, position from res_resources where resource_id = ?',
+      ),
       putResource: db.prepare(
         `insert into res_resources (resource_id, project_id, position, resource) values (?, ?, ?, ?)
          on conflict (resource_id) do update set project_id = excluded.project_id, position = excluded.position, resource = excluded.resource`,
       ),
-      ofProject: db.prepare<[number], { resource: string }>('select resource from res_resources where project_id = ? and resource is not null order by resource_id'),
+      ofProject: db.prepare<[number], { resource: string }>(
+        'select resource from res_resources where project_id = ? and resource is not null order by resource_id',
+      ),
       views: db.prepare<[number], { doc: string }>('select doc from res_views where resource_id = ? order by view_key'),
-      doc: db.prepare<[number, string], string>('select doc from res_views where resource_id = ? and view_key = ?').pluck(),
+      doc: db
+        .prepare<[number, string], string>('select doc from res_views where resource_id = ? and view_key = ?')
+        .pluck(),
       viewKeys: db.prepare<[number], ViewKeyRow>('select view_key, project_id from res_views where resource_id = ?'),
       deleteViews: db.prepare('delete from res_views where resource_id = ?'),
       insertView: db.prepare<[number, string, number, number, string, string, string, string, string]>(
         `insert into res_views (resource_id, view_key, project_id, paragraph_id, post_date, audience_key, search, tags, doc)
          values (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      link: db.prepare<[number], { community_project_id: number; community_id: number; project_id: number; position: number | bigint; removed: number }>(
-        'select * from res_project_links where community_project_id = ?',
-      ),
+      link: db.prepare<
+        [number],
+        {
+          community_project_id: number;
+          community_id: number;
+          project_id: number;
+          position: number | bigint;
+          removed: number;
+        }
+      >('select * from res_project_links where community_project_id = ?'),
       putLink: db.prepare(
         `insert into res_project_links (community_project_id, community_id, project_id, position, removed) values (?, ?, ?, ?, ?)
          on conflict (community_project_id) do update set community_id = excluded.community_id, project_id = excluded.project_id,
@@ -194,13 +214,18 @@ export class SqliteResourceViewStore implements ResourceViewStore {
    */
   explainPage(q: ViewPageQuery): { counted: 'view index' | 'query'; plans: string[] } {
     const explain = (statement: Database.Statement, params: unknown[] | Record<string, unknown>) =>
-      (this.db.prepare(`explain query plan ${statement.source}`).all(params) as { detail: string }[]).map((r) => r.detail).join('; ');
+      (this.db.prepare(`explain query plan ${statement.source}`).all(params) as { detail: string }[])
+        .map((r) => r.detail)
+        .join('; ');
     if (!searching(q)) {
       const ids = this.index.admittedIds(q.viewKey, q.projectId, q.audience, q.orderBy, q.paragraphId);
       return { counted: 'view index', plans: [explain(this.s.doc, [ids[0] ?? 0, q.viewKey])] };
     }
     const params = this.searchParams(q, this.searchKeys(q));
-    return { counted: 'query', plans: [explain(this.statement('page', q), params), explain(this.statement('count', q), params)] };
+    return {
+      counted: 'query',
+      plans: [explain(this.statement('page', q), params), explain(this.statement('count', q), params)],
+    };
   }
 
   /** The audience sets a search filters the view's rows by; null: every row (a community's admins). */
@@ -224,7 +249,9 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   /** A search's page and count statements, prepared once per shape of query. */
   private statement(kind: 'page' | 'count', q: ViewPageQuery): Database.Statement {
     const everything = q.audience.kind === 'everything';
-    const signature = [kind, q.orderBy, everything, q.paragraphId !== null, q.concept !== null, q.tags.length > 0].join('|');
+    const signature = [kind, q.orderBy, everything, q.paragraphId !== null, q.concept !== null, q.tags.length > 0].join(
+      '|',
+    );
     let statement = this.pageStatements.get(signature);
     if (!statement) {
       const index = q.orderBy === 0 ? 'res_views_in_view' : 'res_views_by_recent';
@@ -233,8 +260,12 @@ export class SqliteResourceViewStore implements ResourceViewStore {
       if (q.paragraphId !== null) where.push('paragraph_id = @paragraph_id');
       // Not `exists (...)`: SQLite 3.53 turns an EXISTS over json_each into a join and then applies
       // OFFSET to the joined rows, so a row matching twice (two terms, two tags) shifts the page.
-      if (q.concept !== null) where.push('(select 1 from json_each(search) where instr(value, @concept) > 0 limit 1) is not null');
-      if (q.tags.length > 0) where.push('(select 1 from json_each(tags) where value in (select value from json_each(@tags)) limit 1) is not null');
+      if (q.concept !== null)
+        where.push('(select 1 from json_each(search) where instr(value, @concept) > 0 limit 1) is not null');
+      if (q.tags.length > 0)
+        where.push(
+          '(select 1 from json_each(tags) where value in (select value from json_each(@tags)) limit 1) is not null',
+        );
       const order = q.orderBy === 0 ? 'resource_id' : 'post_date desc, resource_id desc';
       const sql =
         kind === 'count'
@@ -255,7 +286,12 @@ export class SqliteResourceViewStore implements ResourceViewStore {
     return { resource: row.resource ? (JSON.parse(row.resource) as Resource) : null, position: BigInt(row.position) };
   }
 
-  async putResource(resourceId: number, resource: Resource | null, position: bigint, views: readonly ResourceViewRecord[]): Promise<void> {
+  async putResource(
+    resourceId: number,
+    resource: Resource | null,
+    position: bigint,
+    views: readonly ResourceViewRecord[],
+  ): Promise<void> {
     const projectId = resource?.scope.projectId ?? this.s.viewKeys.get(resourceId)?.project_id ?? 0;
     this.s.putResource.run(resourceId, projectId, position, resource ? JSON.stringify(resource) : null);
     // replaceViews names the resource's scope as changed.
@@ -289,7 +325,9 @@ export class SqliteResourceViewStore implements ResourceViewStore {
     return this.s.ofProject.all(projectId).map((r) => JSON.parse(r.resource) as Resource);
   }
 
-  async projectLink(communityProjectId: number): Promise<(ProjectLink & { position: bigint; removed: boolean }) | null> {
+  async projectLink(
+    communityProjectId: number,
+  ): Promise<(ProjectLink & { position: bigint; removed: boolean }) | null> {
     const row = this.s.link.get(communityProjectId);
     if (!row) return null;
     return {

@@ -25,7 +25,8 @@ const MAX_ADMITTED_LISTS = 64;
 const MAX_KEPT_DOCS = 5_000;
 
 /** orderBy 1: postDate descending, then id descending. */
-const recentFirst = (a: Entry, b: Entry): number => (a.postDate === b.postDate ? b.id - a.id : a.postDate < b.postDate ? 1 : -1);
+const recentFirst = (a: Entry, b: Entry): number =>
+  a.postDate === b.postDate ? b.id - a.id : a.postDate < b.postDate ? 1 : -1;
 const idOrder = (a: Entry, b: Entry): number => a.id - b.id;
 
 /** Where `entry` goes in `sorted` (the first place not before it). */
@@ -50,7 +51,8 @@ type Admitted = {
 };
 
 const admitsEntry = (list: Admitted, entry: Entry): boolean =>
-  (list.wanted === null || list.wanted.has(entry.audienceKey)) && (list.paragraphId === null || entry.paragraphId === list.paragraphId);
+  (list.wanted === null || list.wanted.has(entry.audienceKey)) &&
+  (list.paragraphId === null || entry.paragraphId === list.paragraphId);
 
 /**
  * One view's rows in both list orders, with how many rows each audience set holds, and the ids
@@ -102,11 +104,14 @@ class ViewOrder {
   /** Places a changed row as it is now (`entry` null: it left the view). */
   replace(id: number, entry: Entry | null): void {
     const old = this.rows.get(id);
-    if (old) for (const list of this.admitted.values()) if (admitsEntry(list, old)) list.ids.splice(this.placeIn(list, old), 1);
+    if (old)
+      for (const list of this.admitted.values())
+        if (admitsEntry(list, old)) list.ids.splice(this.placeIn(list, old), 1);
     this.remove(id);
     if (!entry) return;
     this.add(entry, true);
-    for (const list of this.admitted.values()) if (admitsEntry(list, entry)) list.ids.splice(this.placeIn(list, entry), 0, entry.id);
+    for (const list of this.admitted.values())
+      if (admitsEntry(list, entry)) list.ids.splice(this.placeIn(list, entry), 0, entry.id);
   }
 
   /** Where `entry` is, or goes, among a list's ids (in the list's order). */
@@ -130,8 +135,14 @@ class ViewOrder {
     const signature = `${orderBy}|${paragraphId ?? ''}|${keys === null ? '*' : keys.sort().join('\n')}`;
     let list = this.admitted.get(signature);
     if (!list) {
-      list = { ids: [], wanted: keys === null ? null : new Set(keys), paragraphId, compare: orderBy === 0 ? idOrder : recentFirst };
-      for (const entry of orderBy === 0 ? this.byId : this.byRecent) if (admitsEntry(list, entry)) list.ids.push(entry.id);
+      list = {
+        ids: [],
+        wanted: keys === null ? null : new Set(keys),
+        paragraphId,
+        compare: orderBy === 0 ? idOrder : recentFirst,
+      };
+      for (const entry of orderBy === 0 ? this.byId : this.byRecent)
+        if (admitsEntry(list, entry)) list.ids.push(entry.id);
       if (this.admitted.size >= MAX_ADMITTED_LISTS) this.admitted.clear();
       this.admitted.set(signature, list);
     }
@@ -151,7 +162,9 @@ export class SqliteViewIndex {
   /** In order of last use, oldest first. */
   private readonly views = new Map<string, ViewOrder>();
   private entries = 0;
-  private statements: { load: Database.Statement<[string, number], Row>; row: Database.Statement<[number, string, number], Row> } | undefined;
+  private statements:
+    | { load: Database.Statement<[string, number], Row>; row: Database.Statement<[number, string, number], Row> }
+    | undefined;
 
   /** Prepared when first needed: a generation being bulk-loaded builds the view index only at its end. */
   private get s() {
@@ -200,7 +213,12 @@ export class SqliteViewIndex {
    * The documents of `ids` (a page of a view, just asked of `admittedIds`), from their entries, or
    * read with `read` and kept there.
    */
-  docs(viewKey: string, projectId: number, ids: readonly number[], read: (id: number) => ResourceViewRecord | null): ResourceViewRecord[] {
+  docs(
+    viewKey: string,
+    projectId: number,
+    ids: readonly number[],
+    read: (id: number) => ResourceViewRecord | null,
+  ): ResourceViewRecord[] {
     const view = this.views.get(readScope.view(viewKey, projectId));
     const docs: ResourceViewRecord[] = [];
     for (const id of ids) {
@@ -225,7 +243,13 @@ export class SqliteViewIndex {
   }
 
   /** The ids a caller with `audience` sees in a view, in order: the count is their number, a page a slice of them. */
-  admittedIds(viewKey: string, projectId: number, audience: Audience, orderBy: 0 | 1, paragraphId: number | null): readonly number[] {
+  admittedIds(
+    viewKey: string,
+    projectId: number,
+    audience: Audience,
+    orderBy: 0 | 1,
+    paragraphId: number | null,
+  ): readonly number[] {
     return this.view(viewKey, projectId).admittedIds(audience, orderBy, paragraphId);
   }
 

@@ -26,7 +26,8 @@ export function canReadResourceIn(
 ): boolean {
   if (canEditResource(viewer, resource)) return true;
   return views.some(
-    ({ view, visibility }) => view !== null && canSee(new Set(principalsFor(viewer, view)), administersView(viewer, view), visibility),
+    ({ view, visibility }) =>
+      view !== null && canSee(new Set(principalsFor(viewer, view)), administersView(viewer, view), visibility),
   );
 }
 

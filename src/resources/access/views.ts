@@ -13,7 +13,9 @@ export type View =
 
 /** `p:<projectId>` or `c:<communityId>`: the key of a resource's view document. */
 export function viewKey(view: View): string {
-  return view.kind === 'project' ? projectViewKey(view.project.projectId) : communityViewKey(view.community.communityId);
+  return view.kind === 'project'
+    ? projectViewKey(view.project.projectId)
+    : communityViewKey(view.community.communityId);
 }
 
 export const projectViewKey = (projectId: number): string => `p:${projectId}`;

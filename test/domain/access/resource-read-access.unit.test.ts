@@ -5,7 +5,22 @@ import type { View } from '../../../src/resources/access/views';
 import type { Resource } from '../../../src/resources/resource';
 import { foldResource } from '../../../src/resources/resource-evolve';
 import { viewsOf } from '../../../src/resources/resource-views';
-import { D, E, O, approvedMember, community, created, mentor, outsider, owningAdmin, project, shared, sharedIntoAdmin, team, viewer } from '../resource-fixtures';
+import {
+  D,
+  E,
+  O,
+  approvedMember,
+  community,
+  created,
+  mentor,
+  outsider,
+  owningAdmin,
+  project,
+  shared,
+  sharedIntoAdmin,
+  team,
+  viewer,
+} from '../resource-fixtures';
 
 /**
  * Who may read a resource at all (GetResourcePrivacy's 404 rule): a community-project resource of
@@ -35,7 +50,12 @@ describe('canReadResourceIn', () => {
     ['an approved member of the community it is shared into at Community', approvedMember, null, true],
     ['an approved member of that community, when the directory does not know it', approvedMember, D, false],
     ['an approved member of the owning community only (own level Team)', viewer(12, { approved: [O] }), null, false],
-    ['an admin of another community of the project (a community-project resource has no view there)', viewer(13, { admins: [E] }), null, false],
+    [
+      'an admin of another community of the project (a community-project resource has no view there)',
+      viewer(13, { admins: [E] }),
+      null,
+      false,
+    ],
     ['a mentor who did not create it', mentor, null, false],
     ['an outsider', outsider, null, false],
   ])('given %s, then allowed is %p', (_who, who, unknown, allowed) => {

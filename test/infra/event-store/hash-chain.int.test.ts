@@ -11,7 +11,11 @@ import { SqliteEventStore } from '../../../src/infra/sqlite/sqlite-event-store';
  * inside a group commit where one append is refused; a log made before hashes keeps working and
  * is chained from its first new event; verification names the first event that does not match.
  */
-const metadata: EventMetadata = { actor: { userId: 1, credential: 'session' }, correlationId: 'c', at: '2025-03-01T00:00:00.000Z' };
+const metadata: EventMetadata = {
+  actor: { userId: 1, credential: 'session' },
+  correlationId: 'c',
+  at: '2025-03-01T00:00:00.000Z',
+};
 const happened = (n: number) => ({ type: 'Happened', data: { n }, metadata });
 
 const tempFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prs-chain-')), 'events.sqlite');
@@ -60,7 +64,9 @@ describe('hash chain of the SQLite event store', () => {
     const legacy = new Database(file);
     legacy.exec(`create table events (position integer primary key autoincrement, stream_id text not null, revision integer not null,
       type text not null, data text not null, metadata text not null, unique (stream_id, revision))`);
-    const insert = legacy.prepare('insert into events (stream_id, revision, type, data, metadata) values (?, ?, ?, ?, ?)');
+    const insert = legacy.prepare(
+      'insert into events (stream_id, revision, type, data, metadata) values (?, ?, ?, ?, ?)',
+    );
     insert.run('s-old', 0, 'Happened', '{"n":0}', JSON.stringify(metadata));
     insert.run('s-old', 1, 'Happened', '{"n":1}', JSON.stringify(metadata));
     legacy.close();
@@ -71,25 +77,34 @@ describe('hash chain of the SQLite event store', () => {
     await store.appendToStream('s-new', [happened(3)], 'no_stream');
     // then
     expect(await store.readStream('s-old')).toHaveLength(3);
-    expect(await store.verifyIntegrity()).toMatchObject({ events: 4, unchained: 2, chainedFrom: 3n, head: { position: 4n }, firstMismatch: null });
+    expect(await store.verifyIntegrity()).toMatchObject({
+      events: 4,
+      unchained: 2,
+      chainedFrom: 3n,
+      head: { position: 4n },
+      firstMismatch: null,
+    });
   });
 
   it.each([
     ['its data edited', `update events set data = '{"n":99}' where position = 3`, 'hash'],
     ['its hash removed', 'update events set hash = null where position = 3', 'missing'],
     ['it deleted', 'delete from events where position = 3', 'hash'],
-  ])('given an event with %s behind the store, when verified, then the first event that does not match is named', async (_case, tamper, problem) => {
-    // given
-    const file = tempFile();
-    const store = open(file);
-    for (let i = 0; i < 5; i += 1) await store.appendToStream(`s-${i}`, [happened(i)], 'no_stream');
-    const other = new Database(file);
-    other.exec(tamper);
-    other.close();
-    // when
-    const report = await store.verifyIntegrity();
-    // then: a deleted event shows at the next one, whose link no longer holds
-    const named = tamper.startsWith('delete') ? { position: 4n, streamId: 's-3' } : { position: 3n, streamId: 's-2' };
-    expect(report.firstMismatch).toEqual({ ...named, revision: 0n, type: 'Happened', problem });
-  });
+  ])(
+    'given an event with %s behind the store, when verified, then the first event that does not match is named',
+    async (_case, tamper, problem) => {
+      // given
+      const file = tempFile();
+      const store = open(file);
+      for (let i = 0; i < 5; i += 1) await store.appendToStream(`s-${i}`, [happened(i)], 'no_stream');
+      const other = new Database(file);
+      other.exec(tamper);
+      other.close();
+      // when
+      const report = await store.verifyIntegrity();
+      // then: a deleted event shows at the next one, whose link no longer holds
+      const named = tamper.startsWith('delete') ? { position: 4n, streamId: 's-3' } : { position: 3n, streamId: 's-2' };
+      expect(report.firstMismatch).toEqual({ ...named, revision: 0n, type: 'Happened', problem });
+    },
+  );
 });

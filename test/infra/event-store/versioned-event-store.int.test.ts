@@ -11,7 +11,11 @@ import { versionedEventStore } from '../../../src/infra/versioned-event-store';
  * Versions at the port's boundary (issue 27), on the embedded store: what is appended is stamped
  * with its type's version; what is read, by every read of the port, is upcast to the current one.
  */
-const metadata: EventMetadata = { actor: { userId: 3, credential: 'session' }, correlationId: 'c-1', at: '2025-03-01T00:00:00.000Z' };
+const metadata: EventMetadata = {
+  actor: { userId: 3, credential: 'session' },
+  correlationId: 'c-1',
+  at: '2025-03-01T00:00:00.000Z',
+};
 const sharedV1 = { resourceId: 1, communityId: 2, privacyLevel: 1 };
 
 describe('versioned event store over SQLite', () => {
@@ -58,7 +62,11 @@ describe('versioned event store over SQLite', () => {
 
   it('given a share appended now, when the adapter underneath reads it, then it is stored with its version', async () => {
     // when
-    await store.appendToStream('resource-2', [{ type: 'ResourceShared', data: { ...sharedV1, resourceId: 2, reason: 'partners' }, metadata }], 'no_stream');
+    await store.appendToStream(
+      'resource-2',
+      [{ type: 'ResourceShared', data: { ...sharedV1, resourceId: 2, reason: 'partners' }, metadata }],
+      'no_stream',
+    );
     await store.appendToStream('sequence-resource', [{ type: 'IdAllocated', data: { id: 2 }, metadata }], 'no_stream');
     // then
     expect((await raw.readStream('resource-2'))[0]?.metadata).toEqual({ ...metadata, schemaVersion: 2 });
