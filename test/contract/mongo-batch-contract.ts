@@ -5,6 +5,7 @@
  * stale lease holder's batch writes nothing; where the deployment runs transactions, the failed
  * batch also leaves nothing behind.
  */
+import { DIRECTORY_STREAM } from '../../src/directory/directory-events';
 import type { RecordedEvent } from '../../src/ports/event-store';
 import type { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
 import { MongoResourceViewStore } from '../../src/infra/mongo/mongo-resource-view-store';
@@ -35,8 +36,9 @@ const deleted = (position: bigint, resourceId: number) =>
     resourceId,
     resourceUrl: 'https://example.org/a.pdf',
   });
+/** The directory's link events, on the stream the directory feed appends them to. */
 const link = (position: bigint, type: 'CommunityProjectUpserted' | 'CommunityProjectRemoved', data: object) =>
-  recorded(position, `community-project-${(data as { communityProjectId: number }).communityProjectId}`, type, data);
+  recorded(position, DIRECTORY_STREAM, type, data);
 
 /** Two batches: the second re-projects views (a link), deletes a resource and creates one. */
 const first = [
