@@ -13,7 +13,8 @@ import fs from 'node:fs';
 import { URL } from 'node:url';
 import baseJestConfig from './jest.config.js';
 
-const domainFiles = JSON.parse(fs.readFileSync(new URL('./tsconfig.mutation.json', import.meta.url), 'utf8')).include.filter((p) => p.startsWith('src/'));
+const mutationConfig = JSON.parse(fs.readFileSync(new URL('./tsconfig.mutation.json', import.meta.url), 'utf8'));
+const domainFiles = mutationConfig.include.filter((p) => p.startsWith('src/'));
 
 const { globalSetup: _globalSetup, ...jestConfig } = baseJestConfig;
 

@@ -42,10 +42,15 @@ export const apiKeyPathParams = z.object({
 /** The creation (and rotation) answer: the only one that carries the plaintext `key`. */
 export const issuedApiKeySchema = component('IssuedApiKey', {
   id: integer.meta({ description: "The key's id, for revocation and rotation", example: 1 }),
-  key: z.string().optional().meta({
-    description:
-      'The full key, `keyId.secret`; shown once, never retrievable again. Absent from the replay of a request repeated with its Idempotency-Key (`Idempotent-Replayed: true`): only a one-way hash of a secret is ever stored',
-  }),
+  key: z
+    .string()
+    .optional()
+    .meta({
+      description:
+        'The full key, `keyId.secret`; shown once, never retrievable again. Absent from ' +
+        'the replay of a request repeated with its Idempotency-Key ' +
+        '(`Idempotent-Replayed: true`): only a one-way hash of a secret is ever stored',
+    }),
   keyId: z.string().meta({ description: 'The public part, `svc_live_...`', example: 'svc_live_GPH3UedXZy3cNgLS' }),
   name: z.string().meta({ example: 'ci' }),
   createdAt: timestamp.meta({ example: '2025-03-01T10:00:00.000Z' }),
@@ -55,7 +60,9 @@ export const issuedApiKeySchema = component('IssuedApiKey', {
   }),
   endedGraceUntil: timestamp.optional().meta({
     description:
-      'Rotation only, inside the grace of an earlier rotation: one previous secret is kept, so the secret before it stopped working at this rotation instead of at this time',
+      'Rotation only, inside the grace of an earlier rotation: one previous secret is ' +
+      'kept, so the secret before it stopped working at this rotation instead of at ' +
+      'this time',
   }),
 });
 

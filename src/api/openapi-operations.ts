@@ -23,13 +23,20 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus | 500, string> = {
   401: 'Not authenticated (`/problems/unauthenticated`); `WWW-Authenticate` carries the reason',
   403: 'Not allowed (`/problems/forbidden`), including an inactive or banned account',
   404: 'Not found (`/problems/not-found`)',
-  409: 'Conflict (`/problems/conflict`); on a route that takes an Idempotency-Key, also a retry while the first request with that key is still running (`/problems/idempotency-key-in-progress`, with `Retry-After`)',
+  409:
+    'Conflict (`/problems/conflict`); on a route that takes an Idempotency-Key, also ' +
+    'a retry while the first request with that key is still running ' +
+    '(`/problems/idempotency-key-in-progress`, with `Retry-After`)',
   413: 'The body is over the size limit (`/problems/payload-too-large`)',
   415: 'Unsupported body encoding (`/problems/unsupported-media-type`)',
   422: 'The Idempotency-Key was already used with a different request (`/problems/idempotency-key-reused`)',
-  429: "Over the rate limit of the API key, or too many wrong API-key secrets from the client's address (`/problems/rate-limited`); `Retry-After` says when to try again",
+  429:
+    'Over the rate limit of the API key, or too many wrong API-key secrets from the ' +
+    "client's address (`/problems/rate-limited`); `Retry-After` says when to try " +
+    'again',
   503:
-    'A store is down or too slow, a write was stored but the read models did not catch up in time, or every API-key verification slot stayed busy ' +
+    'A store is down or too slow, a write was stored but the read models did not ' +
+    'catch up in time, or every API-key verification slot stayed busy ' +
     '(`/problems/unavailable`); `Retry-After` says when to try again',
   500: 'Unexpected error (`/problems/internal`)',
 };
@@ -171,8 +178,12 @@ const idempotencyKeyHeader = z.object({
     .optional()
     .meta({
       description:
-        'Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; ' +
-        'the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). ' +
+        'Makes a retry safe: the first completed answer is kept for 24 hours per caller ' +
+        'and key and replayed (with `Idempotent-Replayed: true`) to a retry with the ' +
+        'same key and the same request; ' +
+        'the same key with another request is a 422 ' +
+        '(`/problems/idempotency-key-reused`), a retry while the first is still running ' +
+        'a 409 (`/problems/idempotency-key-in-progress`). ' +
         'Use a new random value (a UUID) per logical request and send it again on every retry of that request.',
       example: '4f9c2d3e-8b1a-4c5d-9e6f-7a8b9c0d1e2f',
     }),

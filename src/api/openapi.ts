@@ -47,12 +47,21 @@ function packageInfo() {
     version: pkg.version ?? '',
     description: [
       pkg.description ?? '',
-      'Credentials: an interactive session (`Authorization: Bearer <token>`) or an API key (`X-API-Key: <keyId>.<secret>`), never both. ' +
+      'Credentials: an interactive session (`Authorization: Bearer <token>`) or an API ' +
+        'key (`X-API-Key: <keyId>.<secret>`), never both. ' +
         'API-key requests carry the `RateLimit-*` headers and answer 429 with `Retry-After` over the limit.',
-      'Request bodies: `application/json` (the upload: `multipart/form-data`), anything else is a 415. The bodies of getResourceList, saveProjectResource, saveResourcePrivacy, ' +
-        'unshareResourceFromCommunity and createApiKey are closed (`additionalProperties: false`): an unknown field is a 400 naming it, except that saveProjectResource ignores the ' +
-        "record's read-only fields, so a client may send back the record it was given. The other bodies (rotateApiKey, listApplications, the internal routes) ignore unknown fields.",
-      'A known path called with another method is a 405 with `Allow`. Browser origins listed in CORS_ORIGINS may call the API; their preflights are answered before authentication.',
+      'Request bodies: `application/json` (the upload: `multipart/form-data`), ' +
+        'anything else is a 415. The bodies of getResourceList, saveProjectResource, ' +
+        'saveResourcePrivacy, ' +
+        'unshareResourceFromCommunity and createApiKey are closed ' +
+        '(`additionalProperties: false`): an unknown field is a 400 naming it, except ' +
+        'that saveProjectResource ignores the ' +
+        "record's read-only fields, so a client may send back the record it was given. " +
+        'The other bodies (rotateApiKey, listApplications, the internal routes) ignore ' +
+        'unknown fields.',
+      'A known path called with another method is a 405 with `Allow`. Browser origins ' +
+        'listed in CORS_ORIGINS may call the API; their preflights are answered before ' +
+        'authentication.',
       'Every error is an RFC 9457 problem (`application/problem+json`) whose stable `type` is one of:',
       problemCatalogue(),
     ].join('\n\n'),
@@ -79,7 +88,8 @@ export function openApiDocumentOf(routes: readonly RouteDoc[]): OpenApiDocument 
       {
         name: 'resources',
         description:
-          'Project resources: files and links attached to a project, in a community project, a project or a paragraph scope',
+          'Project resources: files and links attached to a project, in a community ' +
+          'project, a project or a paragraph scope',
       },
       {
         name: 'privacy',

@@ -37,35 +37,57 @@ export type ProblemKey = keyof typeof PROBLEM_TYPES;
 /** What each problem type means and what a client does about it: the page GET /problems/{type} serves. */
 export const PROBLEM_EXPLANATIONS: Record<ProblemKey, string> = {
   validation:
-    'A field of the body, query or path, or a header, is missing, malformed or out of range, or the body has a field the endpoint does not know. `errors[]` lists each one with its `field` (`sharesToUpsert[1].privacyLevel`, `pagesize`, `Idempotency-Key`). Fix the request; retrying it unchanged gets the same answer.',
+    'A field of the body, query or path, or a header, is missing, malformed or out ' +
+    'of range, or the body has a field the endpoint does not know. `errors[]` lists ' +
+    'each one with its `field` (`sharesToUpsert[1].privacyLevel`, `pagesize`, ' +
+    '`Idempotency-Key`). Fix the request; retrying it unchanged gets the same answer.',
   malformedJson: 'The body is not valid JSON. Send `Content-Type: application/json` with a JSON document.',
   unauthenticated:
-    'No credential, or one the service refuses: an expired or malformed session token, an unknown, revoked or expired API key, or both kinds at once. `WWW-Authenticate` says why. Send `Authorization: Bearer <token>` or `X-API-Key: <keyId>.<secret>`.',
+    'No credential, or one the service refuses: an expired or malformed session ' +
+    'token, an unknown, revoked or expired API key, or both kinds at once. ' +
+    '`WWW-Authenticate` says why. Send `Authorization: Bearer <token>` or ' +
+    '`X-API-Key: <keyId>.<secret>`.',
   forbidden:
-    'The caller is known but may not do this: the resource is not theirs to change, the privacy level is not allowed for its scope, the account is inactive or banned, or the route needs an interactive session or the auditor role.',
+    'The caller is known but may not do this: the resource is not theirs to change, ' +
+    'the privacy level is not allowed for its scope, the account is inactive or ' +
+    'banned, or the route needs an interactive session or the auditor role.',
   notFound:
     'The resource, project, community, paragraph, key or file does not exist, or the caller may not know that it does.',
   routeNotFound: 'No endpoint has this path. The OpenAPI document at /openapi.json lists every endpoint.',
   methodNotAllowed: 'The path exists, but not with this method. The `Allow` header lists the methods it takes.',
   conflict:
-    'The request contradicts the current state: the cap of active API keys is reached, the key has expired, or a share whose level belongs to another community admin cannot be changed by this caller.',
+    'The request contradicts the current state: the cap of active API keys is ' +
+    'reached, the key has expired, or a share whose level belongs to another ' +
+    'community admin cannot be changed by this caller.',
   idempotencyKeyInProgress:
-    "A request with the same Idempotency-Key is still being served. Wait the `Retry-After` seconds and send the same request again with the same key: it then gets that request's answer.",
+    'A request with the same Idempotency-Key is still being served. Wait the ' +
+    '`Retry-After` seconds and send the same request again with the same key: it ' +
+    "then gets that request's answer.",
   payloadTooLarge: 'The body is over the size limit (1 MB for JSON, UPLOAD_MAX_MB or UPLOAD_BIG_MAX_MB for uploads).',
   unsupportedMediaType:
-    'The body is not of a media type the endpoint reads: JSON endpoints take `application/json`, the upload takes `multipart/form-data`; a compressed or non-UTF-8 body is refused too.',
+    'The body is not of a media type the endpoint reads: JSON endpoints take ' +
+    '`application/json`, the upload takes `multipart/form-data`; a compressed or ' +
+    'non-UTF-8 body is refused too.',
   idempotencyKeyReused:
-    'This Idempotency-Key was already used by the same caller, within 24 hours, for a different request (another method, path or body). Use a new key for a new request; send the same key only to retry the same request.',
+    'This Idempotency-Key was already used by the same caller, within 24 hours, for ' +
+    'a different request (another method, path or body). Use a new key for a new ' +
+    'request; send the same key only to retry the same request.',
   rangeNotSatisfiable:
     'The `Range` of a download starts past the end of the file. `Content-Range: bytes */<size>` gives its size.',
   rateLimited:
-    'Over the hourly request budget of the API key, or too many wrong API-key secrets from this address. `Retry-After` says when to try again.',
+    'Over the hourly request budget of the API key, or too many wrong API-key ' +
+    'secrets from this address. `Retry-After` says when to try again.',
   internal:
-    'An unexpected error. Nothing about it is disclosed; the correlation id (`X-Correlation-Id`) finds it in the service log.',
+    'An unexpected error. Nothing about it is disclosed; the correlation id ' +
+    '(`X-Correlation-Id`) finds it in the service log.',
   uploadRefused:
-    'The uploaded file is refused: its extension is not accepted, its declared content type does not fit the extension, or its first bytes contradict it. `detail` says which.',
+    'The uploaded file is refused: its extension is not accepted, its declared ' +
+    'content type does not fit the extension, or its first bytes contradict it. ' +
+    '`detail` says which.',
   unavailable:
-    'A store is down or too slow, a write was stored but the read models did not show it in time, or every API-key verification slot stayed busy. Retry after `Retry-After` seconds (with the same Idempotency-Key for a write).',
+    'A store is down or too slow, a write was stored but the read models did not ' +
+    'show it in time, or every API-key verification slot stayed busy. Retry after ' +
+    '`Retry-After` seconds (with the same Idempotency-Key for a write).',
 };
 
 export const problemForKind: Record<DomainErrorKind, ProblemKey> = {

@@ -46,7 +46,9 @@ export const AUDIT_ROUTES = routeGroup<AuditRouteDeps>(
     audit.get('/api/audit/events', 'listAuditEvents', {
       summary: 'The event log in order, with its metadata, filtered, one page per cursor',
       description:
-        'Each page examines at most a bounded number of events: a selective filter may answer a short or empty page with `hasMore` true; continue with `after=next`. The read is recorded in the stream `audit-{userId}`.',
+        'Each page examines at most a bounded number of events: a selective filter may ' +
+        'answer a short or empty page with `hasMore` true; continue with `after=next`. ' +
+        'The read is recorded in the stream `audit-{userId}`.',
       request: { query: auditEventsQuery },
       answers: { 200: { description: 'One page of events', json: auditEventPageSchema } },
       errors: [400, 401, 403],
@@ -92,7 +94,8 @@ export const AUDIT_ROUTES = routeGroup<AuditRouteDeps>(
     audit.get('/api/audit/resources/{id}/access', 'getResourceAccess', {
       summary: 'Who could see the resource at a moment, through which view and why',
       description:
-        'The resource and the directory replayed to `at`, judged by the rules the service applies now: for `at` = now the answer is what GetResourceList serves.',
+        'The resource and the directory replayed to `at`, judged by the rules the ' +
+        'service applies now: for `at` = now the answer is what GetResourceList serves.',
       request: { params: auditResourcePathParams, query: auditAccessQuery },
       answers: {
         200: { description: 'Per view, the users who could see it and their reasons', json: resourceAccessSchema },

@@ -92,10 +92,14 @@ export const auditEventSchema = component('AuditEvent', {
 
 export const auditEventPageSchema = component('AuditEventPage', {
   items: z.array(auditEventSchema),
-  next: z.string().nullable().meta({
-    description:
-      'Pass as `after` to continue (also once `hasMore` is false, to poll for newer events); null only for an empty log',
-  }),
+  next: z
+    .string()
+    .nullable()
+    .meta({
+      description:
+        'Pass as `after` to continue (also once `hasMore` is false, to poll for newer ' +
+        'events); null only for an empty log',
+    }),
   hasMore: z.boolean().meta({ description: 'More matching events may follow right now' }),
 });
 

@@ -54,14 +54,18 @@ every command takes --help
 /** `<command> --help`: the command's own usage line(s). */
 const COMMAND_HELP: Record<string, string> = {
   'dev-token':
-    'usage: npm run cli -- dev-token --user <id> [--impersonator <id>] [--ttl <seconds>]\n  mint a bearer token for a user (not in production)\n',
+    'usage: npm run cli -- dev-token --user <id> [--impersonator <id>] [--ttl ' +
+    '<seconds>]\n  mint a bearer token for a user (not in production)\n',
   'import-directory':
-    'usage: npm run cli -- import-directory <file.json>\n  append a directory batch {"events": [...]} (all or nothing)\n',
+    'usage: npm run cli -- import-directory <file.json>\n  append a directory batch ' +
+    '{"events": [...]} (all or nothing)\n',
   seed: 'usage: npm run cli -- seed\n  import the demo directory (demo/directory.json)\n',
   audit: AUDIT_USAGE,
   digest: 'usage: npm run cli -- digest\n  project the whole log afresh in memory and print the read-model digest\n',
   rebuild:
-    "usage: npm run cli -- rebuild\n  project the whole log into a new read-model generation, then switch every running service to it\n  (at a CPU priority 10 below the caller's, so the services keep their latency)\n",
+    'usage: npm run cli -- rebuild\n  project the whole log into a new read-model ' +
+    'generation, then switch every running service to it\n  (at a CPU priority 10 ' +
+    "below the caller's, so the services keep their latency)\n",
   'sweep-uploads':
     'usage: npm run cli -- sweep-uploads\n  delete uploads no resource references after UPLOAD_ORPHAN_HOURS\n',
   ...BACKUP_HELP,

@@ -68,7 +68,9 @@ export const FILE_ROUTES = routeGroup<FileRouteDeps>(
         200: { description: 'The stored path, `folder/<random id>/<sanitised file name>`', json: uploadAnswerSchema },
         500: {
           description:
-            'The extension, the content type or the content is not accepted (`/problems/upload-refused`, `detail` says why); or an unexpected error (`/problems/internal`)',
+            'The extension, the content type or the content is not accepted ' +
+            '(`/problems/upload-refused`, `detail` says why); or an unexpected error ' +
+            '(`/problems/internal`)',
           problem: true,
         },
       },
@@ -123,7 +125,9 @@ export const FILE_ROUTES = routeGroup<FileRouteDeps>(
       answers: {
         200: {
           description:
-            'The file, as an attachment (`Content-Disposition` with RFC 6266 `filename*`), `X-Content-Type-Options: nosniff`, `Cache-Control: private`, `Accept-Ranges: bytes`, a strong `ETag`',
+            'The file, as an attachment (`Content-Disposition` with RFC 6266 `filename*`), ' +
+            '`X-Content-Type-Options: nosniff`, `Cache-Control: private`, `Accept-Ranges: ' +
+            'bytes`, a strong `ETag`',
           content: binary,
         },
         304: { description: "Not modified: `If-None-Match` names the file's strong `ETag`; no body" },

@@ -53,7 +53,8 @@ export class Metrics {
     );
     this.projectionStopped = this.projectionGauge(
       'read_model_projection_failed',
-      '1 while this process stands down from a projection that failed (a bug: alert on it); it retries on a long backoff',
+      '1 while this process stands down from a projection that failed (a bug: alert on ' +
+        'it); it retries on a long backoff',
     );
   }
 

@@ -96,7 +96,8 @@ export const saveProjectResourceBody = z
       }),
     projectId: id.nullish().meta({
       description:
-        'Creation: the project (with `communityId`, or with `communityProjectId` and `communityId` sent as 0 for a project resource)',
+        'Creation: the project (with `communityId`, or with `communityProjectId` and ' +
+        '`communityId` sent as 0 for a project resource)',
     }),
     communityProjectId: id.nullish().meta({
       description: 'Creation: the community project the resource belongs to (demo: 1000 is project 10 in community 1)',

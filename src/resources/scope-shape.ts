@@ -38,7 +38,8 @@ export function scopeShapeOf(fields: ScopeFields): ScopeShape {
     {
       field: 'communityProjectId',
       message:
-        'send exactly one scope: communityProjectId; or projectId with communityId; or projectId with communityProjectId and communityId sent as 0',
+        'send exactly one scope: communityProjectId; or projectId with communityId; or ' +
+        'projectId with communityProjectId and communityId sent as 0',
     },
   ]);
 }

@@ -50,10 +50,12 @@ export class SqliteApplicationStore implements ApplicationStore {
       ),
       page: {
         0: db.prepare<[number, number, number], { record: string }>(
-          'select record from app_applications where application_definition_id = ? order by application_id limit ? offset ?',
+          'select record from app_applications where application_definition_id = ? order ' +
+            'by application_id limit ? offset ?',
         ),
         1: db.prepare<[number, number, number], { record: string }>(
-          'select record from app_applications where application_definition_id = ? order by submitted_at desc, application_id desc limit ? offset ?',
+          'select record from app_applications where application_definition_id = ? order ' +
+            'by submitted_at desc, application_id desc limit ? offset ?',
         ),
       },
       records: db.prepare<[number], { record: string }>(

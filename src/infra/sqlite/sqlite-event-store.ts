@@ -193,7 +193,8 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
       head: db.prepare<[], { position: bigint | null }>('select max(position) as position from events'),
       all: db
         .prepare<[bigint, number], RawRow>(
-          'select position, stream_id, revision, type, data, metadata from events where position > ? order by position limit ?',
+          'select position, stream_id, revision, type, data, metadata from events where ' +
+            'position > ? order by position limit ?',
         )
         .raw(true),
       allOfTypes: db
@@ -225,17 +226,20 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
          where scope = ? and key = ? and owner = ? and answer_status is null`,
       ),
       write: db.prepare<[string, bigint, string, string]>(
-        'update idempotency_keys set write_stream = ?, write_position = ? where scope = ? and key = ? and write_stream is null',
+        'update idempotency_keys set write_stream = ?, write_position = ? where scope = ' +
+          '? and key = ? and write_stream is null',
       ),
       complete: db.prepare<[number, string | null, string, string, string, string]>(
         `update idempotency_keys set answer_status = ?, answer_type = ?, answer_body = ?
          where scope = ? and key = ? and owner = ? and answer_status is null`,
       ),
       deleteUnwritten: db.prepare<[string, string, string]>(
-        'delete from idempotency_keys where scope = ? and key = ? and owner = ? and write_stream is null and answer_status is null',
+        'delete from idempotency_keys where scope = ? and key = ? and owner = ? and ' +
+          'write_stream is null and answer_status is null',
       ),
       abandon: db.prepare<[string, string, string]>(
-        'update idempotency_keys set claimed_at = 0 where scope = ? and key = ? and owner = ? and answer_status is null',
+        'update idempotency_keys set claimed_at = 0 where scope = ? and key = ? and ' +
+          'owner = ? and answer_status is null',
       ),
     };
     this.appendTransaction = db.transaction(

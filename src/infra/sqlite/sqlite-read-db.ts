@@ -47,7 +47,8 @@ export class SqliteReadDb {
         'select position, log from projection_checkpoints where projection = ?',
       ),
       write: db.prepare(
-        'insert into projection_checkpoints (projection, position) values (?, ?) on conflict (projection) do update set position = excluded.position',
+        'insert into projection_checkpoints (projection, position) values (?, ?) on ' +
+          'conflict (projection) do update set position = excluded.position',
       ),
       setLog: db.prepare(
         `insert into projection_checkpoints (projection, position, log) values (?, '', ?) on conflict (projection) do update set log = excluded.log`,

@@ -156,7 +156,8 @@ export class SqliteResourceViewStore implements ResourceViewStore {
          where excluded.position > res_project_links.position`,
       ),
       communities: db.prepare<[number], { community_id: number }>(
-        'select distinct community_id from res_project_links where project_id = ? and removed = 0 order by community_id',
+        'select distinct community_id from res_project_links where project_id = ? and ' +
+          'removed = 0 order by community_id',
       ),
     };
   }

@@ -177,7 +177,8 @@ export class SqliteViewIndex {
         .raw(true),
       row: this.db
         .prepare<[number, string, number], Row>(
-          'select resource_id, post_date, paragraph_id, audience_key from res_views where resource_id = ? and view_key = ? and project_id = ?',
+          'select resource_id, post_date, paragraph_id, audience_key from res_views where ' +
+            'resource_id = ? and view_key = ? and project_id = ?',
         )
         .raw(true),
     };
