@@ -1455,7 +1455,10 @@ export interface operations {
             query?: {
                 isBigFile?: "0" | "1" | "true" | "false" | "True" | "False";
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). Use a new random value (a UUID) per logical request and send it again on every retry of that request. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -1478,6 +1481,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1498,6 +1502,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
