@@ -827,34 +827,257 @@ export interface components {
             projectId: number | null;
             communityId: number | null;
         };
+        /**
+         * @example {
+         *       "applicationDefinitionFilters": {
+         *         "applicationTags": [
+         *           "energy",
+         *           "hardware"
+         *         ],
+         *         "applicationCountries": [
+         *           "Kenya"
+         *         ],
+         *         "applicationStages": [
+         *           "prototype"
+         *         ],
+         *         "applicationIndustries": [
+         *           "energy"
+         *         ],
+         *         "applicationSDGs": [
+         *           "13",
+         *           "7"
+         *         ],
+         *         "applicationUserInterests": [
+         *           "solar"
+         *         ]
+         *       },
+         *       "count": 3,
+         *       "list": [
+         *         {
+         *           "id": 700,
+         *           "applicationDefinitionId": 70,
+         *           "applicationDefinitionName": "Spring Accelerator 2026",
+         *           "name": "Solar Kiosk",
+         *           "submittedAt": "2026-03-01T10:00:00.000Z",
+         *           "tags": [
+         *             "energy",
+         *             "hardware"
+         *           ],
+         *           "country": "Kenya",
+         *           "stage": "prototype",
+         *           "industry": "energy",
+         *           "sdgs": [
+         *             "7",
+         *             "13"
+         *           ],
+         *           "userInterests": [
+         *             "solar"
+         *           ]
+         *         }
+         *       ],
+         *       "filters": null
+         *     }
+         */
         ApplicationList: {
             applicationDefinitionFilters: components["schemas"]["ApplicationDefinitionFilters"];
+            /**
+             * @description How many applications the definition has, whatever the page
+             * @example 3
+             */
             count: number;
+            /**
+             * @description The page, in `orderBy` order
+             * @example [
+             *       {
+             *         "id": 700,
+             *         "applicationDefinitionId": 70,
+             *         "applicationDefinitionName": "Spring Accelerator 2026",
+             *         "name": "Solar Kiosk",
+             *         "submittedAt": "2026-03-01T10:00:00.000Z",
+             *         "tags": [
+             *           "energy",
+             *           "hardware"
+             *         ],
+             *         "country": "Kenya",
+             *         "stage": "prototype",
+             *         "industry": "energy",
+             *         "sdgs": [
+             *           "7",
+             *           "13"
+             *         ],
+             *         "userInterests": [
+             *           "solar"
+             *         ]
+             *       }
+             *     ]
+             */
             list: components["schemas"]["ApplicationItem"][];
+            /**
+             * @description The request filters applied: none, so always null
+             * @example null
+             */
             filters: {
                 [key: string]: unknown;
             } | null;
         };
+        /**
+         * @description The values a client can filter the applications by
+         * @example {
+         *       "applicationTags": [
+         *         "energy",
+         *         "hardware"
+         *       ],
+         *       "applicationCountries": [
+         *         "Kenya"
+         *       ],
+         *       "applicationStages": [
+         *         "prototype"
+         *       ],
+         *       "applicationIndustries": [
+         *         "energy"
+         *       ],
+         *       "applicationSDGs": [
+         *         "13",
+         *         "7"
+         *       ],
+         *       "applicationUserInterests": [
+         *         "solar"
+         *       ]
+         *     }
+         */
         ApplicationDefinitionFilters: {
+            /**
+             * @description Every tag the definition's applications carry, sorted; `[]` when none
+             * @example [
+             *       "energy",
+             *       "hardware"
+             *     ]
+             */
             applicationTags: string[] | null;
+            /**
+             * @description Every country the definition's applications carry, sorted; `[]` when none
+             * @example [
+             *       "Kenya"
+             *     ]
+             */
             applicationCountries: string[] | null;
+            /**
+             * @description Every stage the definition's applications carry, sorted; `[]` when none
+             * @example [
+             *       "prototype"
+             *     ]
+             */
             applicationStages: string[] | null;
+            /**
+             * @description Every industry the definition's applications carry, sorted; `[]` when none
+             * @example [
+             *       "energy"
+             *     ]
+             */
             applicationIndustries: string[] | null;
+            /**
+             * @description Every sustainable development goal the definition's applications carry, sorted; `[]` when none
+             * @example [
+             *       "13",
+             *       "7"
+             *     ]
+             */
             applicationSDGs: string[] | null;
+            /**
+             * @description Every user interest the definition's applications carry, sorted; `[]` when none
+             * @example [
+             *       "solar"
+             *     ]
+             */
             applicationUserInterests: string[] | null;
         };
+        /**
+         * @example {
+         *       "id": 700,
+         *       "applicationDefinitionId": 70,
+         *       "applicationDefinitionName": "Spring Accelerator 2026",
+         *       "name": "Solar Kiosk",
+         *       "submittedAt": "2026-03-01T10:00:00.000Z",
+         *       "tags": [
+         *         "energy",
+         *         "hardware"
+         *       ],
+         *       "country": "Kenya",
+         *       "stage": "prototype",
+         *       "industry": "energy",
+         *       "sdgs": [
+         *         "7",
+         *         "13"
+         *       ],
+         *       "userInterests": [
+         *         "solar"
+         *       ]
+         *     }
+         */
         ApplicationItem: {
+            /**
+             * @description The application
+             * @example 700
+             */
             id: number;
+            /**
+             * @description Its definition
+             * @example 70
+             */
             applicationDefinitionId: number;
+            /**
+             * @description The definition's name
+             * @example Spring Accelerator 2026
+             */
             applicationDefinitionName: string;
+            /**
+             * @description The application's name
+             * @example Solar Kiosk
+             */
             name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was submitted
+             * @example 2026-03-01T10:00:00.000Z
+             */
             submittedAt: string;
+            /**
+             * @description Its tags
+             * @example [
+             *       "energy",
+             *       "hardware"
+             *     ]
+             */
             tags: string[];
+            /**
+             * @description Its country, or null
+             * @example Kenya
+             */
             country: string | null;
+            /**
+             * @description Its stage, or null
+             * @example prototype
+             */
             stage: string | null;
+            /**
+             * @description Its industry, or null
+             * @example energy
+             */
             industry: string | null;
+            /**
+             * @description The sustainable development goals it names
+             * @example [
+             *       "7",
+             *       "13"
+             *     ]
+             */
             sdgs: string[];
+            /**
+             * @description Its user interests
+             * @example [
+             *       "solar"
+             *     ]
+             */
             userInterests: string[];
         };
         /**
@@ -1948,7 +2171,10 @@ export interface operations {
                      * @example 10
                      */
                     take?: number;
-                    /** @description An alias of `take`; when both are sent they must be equal */
+                    /**
+                     * @description An alias of `take`; when both are sent they must be equal
+                     * @example 10
+                     */
                     pageSize?: number;
                 };
             };
@@ -2113,6 +2339,7 @@ export interface operations {
     uploadFile: {
         parameters: {
             query?: {
+                /** @description Raise the ceiling from UPLOAD_MAX_MB (3) to UPLOAD_BIG_MAX_MB (100) MiB; default false */
                 isBigFile?: "0" | "1" | "true" | "false" | "True" | "False";
             };
             header?: {
@@ -2125,9 +2352,17 @@ export interface operations {
         requestBody: {
             content: {
                 "multipart/form-data": {
-                    /** Format: binary */
+                    /**
+                     * Format: binary
+                     * @description The file, with its name (`filename`) and content type in the part headers
+                     * @example hello
+                     */
                     file: string;
-                    /** @default resource_files */
+                    /**
+                     * @description The first segment of the stored path
+                     * @default resource_files
+                     * @example resource_files
+                     */
                     folder?: string;
                 };
             };
@@ -2175,6 +2410,7 @@ export interface operations {
     downloadFile: {
         parameters: {
             query: {
+                /** @description The path the upload answered */
                 path: string;
             };
             header?: never;
@@ -2428,6 +2664,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The application definition */
                 applicationDefinitionId: string;
             };
             cookie?: never;
@@ -2435,6 +2672,11 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /**
+                     * @description 0: application id ascending; 1: submitted last first (then id descending); default 0
+                     * @default 0
+                     * @example 1
+                     */
                     orderBy?: 0 | 1;
                     /**
                      * @description Items to skip; default 0
@@ -2448,7 +2690,10 @@ export interface operations {
                      * @example 10
                      */
                     take?: number;
-                    /** @description An alias of `take`; when both are sent they must be equal */
+                    /**
+                     * @description An alias of `take`; when both are sent they must be equal
+                     * @example 10
+                     */
                     pageSize?: number;
                 };
             };

@@ -107,9 +107,21 @@ export const FILE_ROUTES = routeGroup<FileRouteDeps>(
                 type: 'object',
                 required: ['file'],
                 properties: {
-                  file: { type: 'string', format: 'binary' },
-                  folder: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', default: 'resource_files' },
+                  file: {
+                    type: 'string',
+                    format: 'binary',
+                    description: 'The file, with its name (`filename`) and content type in the part headers',
+                    example: 'hello',
+                  },
+                  folder: {
+                    type: 'string',
+                    pattern: '^[A-Za-z0-9_-]{1,64}$',
+                    default: 'resource_files',
+                    description: 'The first segment of the stored path',
+                    example: 'resource_files',
+                  },
                 },
+                example: { file: 'hello', folder: 'resource_files' },
               },
             },
           },
