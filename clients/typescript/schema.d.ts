@@ -446,24 +446,69 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * @example {
+         *       "status": "ok"
+         *     }
+         */
         HealthLive: {
-            /** @enum {string} */
+            /**
+             * @description The process is up and serves HTTP
+             * @example ok
+             * @enum {string}
+             */
             status: "ok";
         };
+        /**
+         * @example {
+         *       "status": "ready",
+         *       "checks": {
+         *         "eventStore": "ok",
+         *         "readStore": "ok",
+         *         "cache": "ok",
+         *         "projections": "ok"
+         *       }
+         *     }
+         */
         HealthReady: {
-            /** @enum {string} */
+            /**
+             * @description `ready` (200) when every check is ok or degraded; `not ready` (503) otherwise
+             * @example ready
+             * @enum {string}
+             */
             status: "ready" | "not ready";
+            /**
+             * @description One line per dependency
+             * @example {
+             *       "eventStore": "ok",
+             *       "readStore": "ok",
+             *       "cache": "ok",
+             *       "projections": "ok"
+             *     }
+             */
             checks: {
-                /** @enum {string} */
+                /**
+                 * @description The event store answers
+                 * @example ok
+                 * @enum {string}
+                 */
                 eventStore: "ok" | "unreachable";
-                /** @enum {string} */
+                /**
+                 * @description The read-model store answers
+                 * @example ok
+                 * @enum {string}
+                 */
                 readStore: "ok" | "unreachable";
                 /**
                  * @description "degraded": Redis is down; this process serves on its own cache and rate limits
+                 * @example ok
                  * @enum {string}
                  */
                 cache: "ok" | "degraded" | "unreachable";
-                /** @description "ok", or why the projections stopped */
+                /**
+                 * @description "ok", or why the projections stopped
+                 * @example ok
+                 */
                 projections: string;
             };
         };
@@ -674,19 +719,74 @@ export interface components {
              */
             paragraphId: number | null;
         };
+        /**
+         * @example {
+         *       "statusCode": 200
+         *     }
+         */
         StatusCode: {
+            /**
+             * @description Always 200: the resource is gone
+             * @example 200
+             */
             statusCode: number;
         };
+        /**
+         * @example {
+         *       "type": "/problems/validation",
+         *       "title": "The request is not valid",
+         *       "status": 400,
+         *       "detail": "invalid request body",
+         *       "errors": [
+         *         {
+         *           "field": "sharesToUpsert[1].privacyLevel",
+         *           "message": "must be 1 to 5"
+         *         }
+         *       ]
+         *     }
+         */
         Problem: {
-            /** @description Stable problem type, e.g. /problems/validation, /problems/forbidden */
+            /**
+             * @description Stable problem type, e.g. /problems/validation, /problems/forbidden; `GET /problems/{type}` explains it
+             * @example /problems/validation
+             */
             type: string;
+            /**
+             * @description The type's short summary, the same for every problem of the type
+             * @example The request is not valid
+             */
             title: string;
+            /**
+             * @description The HTTP status of the answer
+             * @example 400
+             */
             status: number;
+            /**
+             * @description What happened this time, for people
+             * @example invalid request body
+             */
             detail?: string;
+            /**
+             * @description On a validation problem: every bad field
+             * @example [
+             *       {
+             *         "field": "sharesToUpsert[1].privacyLevel",
+             *         "message": "must be 1 to 5"
+             *       }
+             *     ]
+             */
             errors?: components["schemas"]["FieldError"][];
         };
         FieldError: {
+            /**
+             * @description The bad field: a dotted path in the body, a query or path parameter, or a header
+             * @example sharesToUpsert[1].privacyLevel
+             */
             field: string;
+            /**
+             * @description What is wrong with it, for people
+             * @example must be 1 to 5
+             */
             message: string;
         };
         ResourcePrivacy: {
@@ -727,94 +827,627 @@ export interface components {
             projectId: number | null;
             communityId: number | null;
         };
+        /**
+         * @example {
+         *       "applicationDefinitionFilters": {
+         *         "applicationTags": [
+         *           "energy",
+         *           "hardware"
+         *         ],
+         *         "applicationCountries": [
+         *           "Kenya"
+         *         ],
+         *         "applicationStages": [
+         *           "prototype"
+         *         ],
+         *         "applicationIndustries": [
+         *           "energy"
+         *         ],
+         *         "applicationSDGs": [
+         *           "13",
+         *           "7"
+         *         ],
+         *         "applicationUserInterests": [
+         *           "solar"
+         *         ]
+         *       },
+         *       "count": 3,
+         *       "list": [
+         *         {
+         *           "id": 700,
+         *           "applicationDefinitionId": 70,
+         *           "applicationDefinitionName": "Spring Accelerator 2026",
+         *           "name": "Solar Kiosk",
+         *           "submittedAt": "2026-03-01T10:00:00.000Z",
+         *           "tags": [
+         *             "energy",
+         *             "hardware"
+         *           ],
+         *           "country": "Kenya",
+         *           "stage": "prototype",
+         *           "industry": "energy",
+         *           "sdgs": [
+         *             "7",
+         *             "13"
+         *           ],
+         *           "userInterests": [
+         *             "solar"
+         *           ]
+         *         }
+         *       ],
+         *       "filters": null
+         *     }
+         */
         ApplicationList: {
             applicationDefinitionFilters: components["schemas"]["ApplicationDefinitionFilters"];
+            /**
+             * @description How many applications the definition has, whatever the page
+             * @example 3
+             */
             count: number;
+            /**
+             * @description The page, in `orderBy` order
+             * @example [
+             *       {
+             *         "id": 700,
+             *         "applicationDefinitionId": 70,
+             *         "applicationDefinitionName": "Spring Accelerator 2026",
+             *         "name": "Solar Kiosk",
+             *         "submittedAt": "2026-03-01T10:00:00.000Z",
+             *         "tags": [
+             *           "energy",
+             *           "hardware"
+             *         ],
+             *         "country": "Kenya",
+             *         "stage": "prototype",
+             *         "industry": "energy",
+             *         "sdgs": [
+             *           "7",
+             *           "13"
+             *         ],
+             *         "userInterests": [
+             *           "solar"
+             *         ]
+             *       }
+             *     ]
+             */
             list: components["schemas"]["ApplicationItem"][];
+            /**
+             * @description The request filters applied: none, so always null
+             * @example null
+             */
             filters: {
                 [key: string]: unknown;
             } | null;
         };
+        /**
+         * @description The values a client can filter the applications by
+         * @example {
+         *       "applicationTags": [
+         *         "energy",
+         *         "hardware"
+         *       ],
+         *       "applicationCountries": [
+         *         "Kenya"
+         *       ],
+         *       "applicationStages": [
+         *         "prototype"
+         *       ],
+         *       "applicationIndustries": [
+         *         "energy"
+         *       ],
+         *       "applicationSDGs": [
+         *         "13",
+         *         "7"
+         *       ],
+         *       "applicationUserInterests": [
+         *         "solar"
+         *       ]
+         *     }
+         */
         ApplicationDefinitionFilters: {
+            /**
+             * @description Every tag the definition's applications carry, sorted; `[]` when none
+             * @example [
+             *       "energy",
+             *       "hardware"
+             *     ]
+             */
             applicationTags: string[] | null;
+            /**
+             * @description Every country the definition's applications carry, sorted; `[]` when none
+             * @example [
+             *       "Kenya"
+             *     ]
+             */
             applicationCountries: string[] | null;
+            /**
+             * @description Every stage the definition's applications carry, sorted; `[]` when none
+             * @example [
+             *       "prototype"
+             *     ]
+             */
             applicationStages: string[] | null;
+            /**
+             * @description Every industry the definition's applications carry, sorted; `[]` when none
+             * @example [
+             *       "energy"
+             *     ]
+             */
             applicationIndustries: string[] | null;
+            /**
+             * @description Every sustainable development goal the definition's applications carry, sorted; `[]` when none
+             * @example [
+             *       "13",
+             *       "7"
+             *     ]
+             */
             applicationSDGs: string[] | null;
+            /**
+             * @description Every user interest the definition's applications carry, sorted; `[]` when none
+             * @example [
+             *       "solar"
+             *     ]
+             */
             applicationUserInterests: string[] | null;
         };
+        /**
+         * @example {
+         *       "id": 700,
+         *       "applicationDefinitionId": 70,
+         *       "applicationDefinitionName": "Spring Accelerator 2026",
+         *       "name": "Solar Kiosk",
+         *       "submittedAt": "2026-03-01T10:00:00.000Z",
+         *       "tags": [
+         *         "energy",
+         *         "hardware"
+         *       ],
+         *       "country": "Kenya",
+         *       "stage": "prototype",
+         *       "industry": "energy",
+         *       "sdgs": [
+         *         "7",
+         *         "13"
+         *       ],
+         *       "userInterests": [
+         *         "solar"
+         *       ]
+         *     }
+         */
         ApplicationItem: {
+            /**
+             * @description The application
+             * @example 700
+             */
             id: number;
+            /**
+             * @description Its definition
+             * @example 70
+             */
             applicationDefinitionId: number;
+            /**
+             * @description The definition's name
+             * @example Spring Accelerator 2026
+             */
             applicationDefinitionName: string;
+            /**
+             * @description The application's name
+             * @example Solar Kiosk
+             */
             name: string;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When it was submitted
+             * @example 2026-03-01T10:00:00.000Z
+             */
             submittedAt: string;
+            /**
+             * @description Its tags
+             * @example [
+             *       "energy",
+             *       "hardware"
+             *     ]
+             */
             tags: string[];
+            /**
+             * @description Its country, or null
+             * @example Kenya
+             */
             country: string | null;
+            /**
+             * @description Its stage, or null
+             * @example prototype
+             */
             stage: string | null;
+            /**
+             * @description Its industry, or null
+             * @example energy
+             */
             industry: string | null;
+            /**
+             * @description The sustainable development goals it names
+             * @example [
+             *       "7",
+             *       "13"
+             *     ]
+             */
             sdgs: string[];
+            /**
+             * @description Its user interests
+             * @example [
+             *       "solar"
+             *     ]
+             */
             userInterests: string[];
         };
+        /**
+         * @example {
+         *       "id": 1,
+         *       "name": "Ada",
+         *       "status": "active",
+         *       "credential": "session",
+         *       "apiKeyId": null,
+         *       "impersonatorId": null
+         *     }
+         */
         CurrentUser: {
+            /**
+             * @description The caller's user id in the directory
+             * @example 1
+             */
             id: number;
+            /**
+             * @description The name the directory gives
+             * @example Ada
+             */
             name: string;
-            /** @enum {string} */
+            /**
+             * @description Always `active` here: inactive and banned users get 403
+             * @example active
+             * @enum {string}
+             */
             status: "active" | "inactive" | "banned";
-            /** @enum {string} */
+            /**
+             * @description How the caller authenticated: a bearer session or an API key
+             * @example session
+             * @enum {string}
+             */
             credential: "session" | "apiKey";
+            /**
+             * @description The API key used, null with a session
+             * @example null
+             */
             apiKeyId: number | null;
+            /**
+             * @description The administrator acting on the user's behalf, null when none
+             * @example null
+             */
             impersonatorId: number | null;
         };
+        /**
+         * @example {
+         *       "items": [
+         *         {
+         *           "position": "41",
+         *           "streamId": "resource-1",
+         *           "revision": "1",
+         *           "type": "ResourceShared",
+         *           "data": {
+         *             "resourceId": 1,
+         *             "communityId": 2,
+         *             "privacyLevel": 2,
+         *             "reason": "Harbour Founders mentors review it"
+         *           },
+         *           "metadata": {
+         *             "actor": {
+         *               "userId": 3,
+         *               "credential": "session"
+         *             },
+         *             "correlationId": "0b6f7c1e-2d3a-4b5c-8d9e-0f1a2b3c4d5e",
+         *             "at": "2025-03-01T10:05:00.000Z",
+         *             "clientAddress": "203.0.113.7"
+         *           }
+         *         }
+         *       ],
+         *       "next": "djE6NDE",
+         *       "hasMore": false
+         *     }
+         */
         AuditEventPage: {
+            /**
+             * @description The matching events, oldest first
+             * @example [
+             *       {
+             *         "position": "41",
+             *         "streamId": "resource-1",
+             *         "revision": "1",
+             *         "type": "ResourceShared",
+             *         "data": {
+             *           "resourceId": 1,
+             *           "communityId": 2,
+             *           "privacyLevel": 2,
+             *           "reason": "Harbour Founders mentors review it"
+             *         },
+             *         "metadata": {
+             *           "actor": {
+             *             "userId": 3,
+             *             "credential": "session"
+             *           },
+             *           "correlationId": "0b6f7c1e-2d3a-4b5c-8d9e-0f1a2b3c4d5e",
+             *           "at": "2025-03-01T10:05:00.000Z",
+             *           "clientAddress": "203.0.113.7"
+             *         }
+             *       }
+             *     ]
+             */
             items: components["schemas"]["AuditEvent"][];
-            /** @description Pass as `after` to continue (also once `hasMore` is false, to poll for newer events); null only for an empty log */
+            /**
+             * @description Pass as `after` to continue (also once `hasMore` is false, to poll for newer events); null only for an empty log
+             * @example djE6NDE
+             */
             next: string | null;
-            /** @description More matching events may follow right now */
+            /**
+             * @description More matching events may follow right now
+             * @example false
+             */
             hasMore: boolean;
         };
         AuditEvent: {
-            /** @description Global position in the log, as a decimal string */
+            /**
+             * @description Global position in the log, as a decimal string
+             * @example 41
+             */
             position: string;
+            /**
+             * @description The stream it belongs to: `resource-<id>`, `file-<id>`, `directory`, …
+             * @example resource-1
+             */
             streamId: string;
-            /** @description Position inside its stream (0-based), as a decimal string */
+            /**
+             * @description Position inside its stream (0-based), as a decimal string
+             * @example 1
+             */
             revision: string;
+            /**
+             * @description The event type
+             * @example ResourceShared
+             */
             type: string;
-            /** @description The event as recorded */
+            /**
+             * @description The event as recorded
+             * @example {
+             *       "resourceId": 1,
+             *       "communityId": 2,
+             *       "privacyLevel": 2,
+             *       "reason": "Harbour Founders mentors review it"
+             *     }
+             */
             data?: unknown;
             metadata: components["schemas"]["AuditEventMetadata"];
         };
         AuditEventMetadata: {
             actor: components["schemas"]["AuditActor"];
+            /**
+             * @description The request that appended it (X-Correlation-Id)
+             * @example 0b6f7c1e-2d3a-4b5c-8d9e-0f1a2b3c4d5e
+             */
             correlationId: string;
+            /**
+             * @description When it was appended (ISO 8601)
+             * @example 2025-03-01T10:05:00.000Z
+             */
             at: string;
-            /** @description The client's address (as TRUST_PROXY lets the service know it), on events an HTTP request appended */
+            /**
+             * @description The client's address (as TRUST_PROXY lets the service know it), on events an HTTP request appended
+             * @example 203.0.113.7
+             */
             clientAddress?: string;
         };
         AuditActor: {
-            /** @description 0 for the platform itself (directory imports) */
+            /**
+             * @description Who acted; 0 for the platform itself (directory imports)
+             * @example 3
+             */
             userId: number;
-            /** @enum {string} */
+            /**
+             * @description How they authenticated
+             * @example session
+             * @enum {string}
+             */
             credential: "session" | "apiKey" | "system";
+            /**
+             * @description The API key used, with `apiKey`
+             * @example 1
+             */
             apiKeyId?: number;
-            /** @description Set when an administrator acted on the user's behalf */
+            /**
+             * @description Set when an administrator acted on the user's behalf
+             * @example 3
+             */
             impersonatorId?: number;
         };
+        /**
+         * @example {
+         *       "resourceId": 1,
+         *       "steps": [
+         *         {
+         *           "at": "2025-03-01T10:00:00.000Z",
+         *           "actor": {
+         *             "userId": 1,
+         *             "credential": "session"
+         *           },
+         *           "actorName": "Ada",
+         *           "correlationId": "5e1d2c3b-4a59-4f68-9d7e-8c6b5a493827",
+         *           "fromRevision": "0",
+         *           "toRevision": "0",
+         *           "eventTypes": [
+         *             "ResourceCreated"
+         *           ],
+         *           "changes": [
+         *             {
+         *               "kind": "created",
+         *               "scope": {
+         *                 "kind": "communityProject",
+         *                 "projectId": 10,
+         *                 "communityId": 1,
+         *                 "communityProjectId": 1000
+         *               },
+         *               "paragraphId": null,
+         *               "name": "Pitch deck",
+         *               "resourceUrl": "https://example.org/deck.pdf",
+         *               "privacyLevel": 2,
+         *               "createdByMentor": false,
+         *               "description": "created \"Pitch deck\" in community project 1000 at level 2"
+         *             }
+         *           ]
+         *         },
+         *         {
+         *           "at": "2025-03-01T10:05:00.000Z",
+         *           "actor": {
+         *             "userId": 3,
+         *             "credential": "session"
+         *           },
+         *           "actorName": "Cleo",
+         *           "correlationId": "0b6f7c1e-2d3a-4b5c-8d9e-0f1a2b3c4d5e",
+         *           "fromRevision": "1",
+         *           "toRevision": "1",
+         *           "eventTypes": [
+         *             "ResourceShared"
+         *           ],
+         *           "changes": [
+         *             {
+         *               "kind": "shareAdded",
+         *               "communityId": 2,
+         *               "privacyLevel": 2,
+         *               "reason": "Harbour Founders mentors review it",
+         *               "description": "shared into community 2 at level 2"
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
         ResourceHistory: {
+            /**
+             * @description The resource
+             * @example 1
+             */
             resourceId: number;
+            /**
+             * @description One step per command, oldest first
+             * @example [
+             *       {
+             *         "at": "2025-03-01T10:00:00.000Z",
+             *         "actor": {
+             *           "userId": 1,
+             *           "credential": "session"
+             *         },
+             *         "actorName": "Ada",
+             *         "correlationId": "5e1d2c3b-4a59-4f68-9d7e-8c6b5a493827",
+             *         "fromRevision": "0",
+             *         "toRevision": "0",
+             *         "eventTypes": [
+             *           "ResourceCreated"
+             *         ],
+             *         "changes": [
+             *           {
+             *             "kind": "created",
+             *             "scope": {
+             *               "kind": "communityProject",
+             *               "projectId": 10,
+             *               "communityId": 1,
+             *               "communityProjectId": 1000
+             *             },
+             *             "paragraphId": null,
+             *             "name": "Pitch deck",
+             *             "resourceUrl": "https://example.org/deck.pdf",
+             *             "privacyLevel": 2,
+             *             "createdByMentor": false,
+             *             "description": "created \"Pitch deck\" in community project 1000 at level 2"
+             *           }
+             *         ]
+             *       },
+             *       {
+             *         "at": "2025-03-01T10:05:00.000Z",
+             *         "actor": {
+             *           "userId": 3,
+             *           "credential": "session"
+             *         },
+             *         "actorName": "Cleo",
+             *         "correlationId": "0b6f7c1e-2d3a-4b5c-8d9e-0f1a2b3c4d5e",
+             *         "fromRevision": "1",
+             *         "toRevision": "1",
+             *         "eventTypes": [
+             *           "ResourceShared"
+             *         ],
+             *         "changes": [
+             *           {
+             *             "kind": "shareAdded",
+             *             "communityId": 2,
+             *             "privacyLevel": 2,
+             *             "reason": "Harbour Founders mentors review it",
+             *             "description": "shared into community 2 at level 2"
+             *           }
+             *         ]
+             *       }
+             *     ]
+             */
             steps: components["schemas"]["HistoryStep"][];
         };
         HistoryStep: {
+            /**
+             * @description When the command was recorded
+             * @example 2025-03-01T10:00:00.000Z
+             */
             at: string;
             actor: components["schemas"]["AuditActor"];
-            /** @description The actor's name in the directory today */
+            /**
+             * @description The actor's name in the directory today
+             * @example Ada
+             */
             actorName: string | null;
-            /** @description The request that made the change (X-Correlation-Id) */
+            /**
+             * @description The request that made the change (X-Correlation-Id)
+             * @example 5e1d2c3b-4a59-4f68-9d7e-8c6b5a493827
+             */
             correlationId: string;
+            /**
+             * @description First stream revision of the step
+             * @example 0
+             */
             fromRevision: string;
+            /**
+             * @description Last stream revision of the step
+             * @example 0
+             */
             toRevision: string;
+            /**
+             * @description The events the command appended
+             * @example [
+             *       "ResourceCreated"
+             *     ]
+             */
             eventTypes: string[];
+            /**
+             * @description What changed, one entry per change
+             * @example [
+             *       {
+             *         "kind": "created",
+             *         "scope": {
+             *           "kind": "communityProject",
+             *           "projectId": 10,
+             *           "communityId": 1,
+             *           "communityProjectId": 1000
+             *         },
+             *         "paragraphId": null,
+             *         "name": "Pitch deck",
+             *         "resourceUrl": "https://example.org/deck.pdf",
+             *         "privacyLevel": 2,
+             *         "createdByMentor": false,
+             *         "description": "created \"Pitch deck\" in community project 1000 at level 2"
+             *       }
+             *     ]
+             */
             changes: components["schemas"]["HistoryChange"][];
         };
         HistoryChange: {
@@ -900,49 +1533,250 @@ export interface components {
             /** @description The change in one readable line */
             description: string;
         };
+        /**
+         * @example {
+         *       "resourceId": 1,
+         *       "at": "2025-03-02T12:00:00.000Z",
+         *       "status": "active",
+         *       "views": [
+         *         {
+         *           "viewKey": "c:1",
+         *           "communityId": 1,
+         *           "communityName": "Green Valley Makers",
+         *           "governedBy": "own",
+         *           "effectivePrivacyLevel": 2,
+         *           "circleIds": [],
+         *           "users": [
+         *             {
+         *               "userId": 1,
+         *               "name": "Ada",
+         *               "reasons": [
+         *                 {
+         *                   "kind": "team",
+         *                   "projectId": 10,
+         *                   "description": "team of project 10"
+         *                 }
+         *               ]
+         *             },
+         *             {
+         *               "userId": 4,
+         *               "name": "Dan",
+         *               "reasons": [
+         *                 {
+         *                   "kind": "member",
+         *                   "level": 2,
+         *                   "communityId": 1,
+         *                   "description": "approved member of community 1"
+         *                 }
+         *               ]
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
         ResourceAccess: {
+            /**
+             * @description The resource
+             * @example 1
+             */
             resourceId: number;
+            /**
+             * @description The moment reviewed
+             * @example 2025-03-02T12:00:00.000Z
+             */
             at: string;
             /**
              * @description The resource at that moment
+             * @example active
              * @enum {string}
              */
             status: "active" | "notCreated" | "deleted";
+            /**
+             * @description Each view the resource could be seen from
+             * @example [
+             *       {
+             *         "viewKey": "c:1",
+             *         "communityId": 1,
+             *         "communityName": "Green Valley Makers",
+             *         "governedBy": "own",
+             *         "effectivePrivacyLevel": 2,
+             *         "circleIds": [],
+             *         "users": [
+             *           {
+             *             "userId": 1,
+             *             "name": "Ada",
+             *             "reasons": [
+             *               {
+             *                 "kind": "team",
+             *                 "projectId": 10,
+             *                 "description": "team of project 10"
+             *               }
+             *             ]
+             *           },
+             *           {
+             *             "userId": 4,
+             *             "name": "Dan",
+             *             "reasons": [
+             *               {
+             *                 "kind": "member",
+             *                 "level": 2,
+             *                 "communityId": 1,
+             *                 "description": "approved member of community 1"
+             *               }
+             *             ]
+             *           }
+             *         ]
+             *       }
+             *     ]
+             */
             views: components["schemas"]["ViewAccess"][];
         };
         ViewAccess: {
-            /** @description `p:<projectId>` (project-wide) or `c:<communityId>` */
+            /**
+             * @description `p:<projectId>` (project-wide) or `c:<communityId>`
+             * @example c:1
+             */
             viewKey: string;
+            /**
+             * @description The community of the view; null for `p:`
+             * @example 1
+             */
             communityId: number | null;
+            /**
+             * @description Its name
+             * @example Green Valley Makers
+             */
             communityName: string | null;
-            /** @enum {string} */
+            /**
+             * @description The resource's own level, or a share's, decides here
+             * @example own
+             * @enum {string}
+             */
             governedBy: "own" | "share";
+            /**
+             * @description The level that applies in the view
+             * @example 2
+             */
             effectivePrivacyLevel: number;
+            /**
+             * @description The circles granted in the view (level 4)
+             * @example []
+             */
             circleIds: number[];
+            /**
+             * @description Who could see it in this view
+             * @example [
+             *       {
+             *         "userId": 1,
+             *         "name": "Ada",
+             *         "reasons": [
+             *           {
+             *             "kind": "team",
+             *             "projectId": 10,
+             *             "description": "team of project 10"
+             *           }
+             *         ]
+             *       },
+             *       {
+             *         "userId": 4,
+             *         "name": "Dan",
+             *         "reasons": [
+             *           {
+             *             "kind": "member",
+             *             "level": 2,
+             *             "communityId": 1,
+             *             "description": "approved member of community 1"
+             *           }
+             *         ]
+             *       }
+             *     ]
+             */
             users: components["schemas"]["AccessUser"][];
         };
         AccessUser: {
+            /**
+             * @description A user who could see it
+             * @example 1
+             */
             userId: number;
+            /**
+             * @description Their name in the directory
+             * @example Ada
+             */
             name: string;
+            /**
+             * @description Every reason they could
+             * @example [
+             *       {
+             *         "kind": "team",
+             *         "projectId": 10,
+             *         "description": "team of project 10"
+             *       }
+             *     ]
+             */
             reasons: components["schemas"]["AccessReason"][];
         };
         AccessReason: {
-            /** @enum {string} */
+            /**
+             * @description Why the user sees it
+             * @example team
+             * @enum {string}
+             */
             kind: "administersView" | "team" | "owningCommunityAdmin" | "author" | "reach" | "member" | "mentor" | "circle";
-            /** @description The governing level, for reasons that come from it */
+            /**
+             * @description The governing level, for reasons that come from it
+             * @example 2
+             */
             level?: number;
+            /**
+             * @description The community the reason is about
+             * @example 1
+             */
             communityId?: number;
+            /**
+             * @description The project the reason is about
+             * @example 10
+             */
             projectId?: number;
+            /**
+             * @description The granted circle the user is in
+             * @example 300
+             */
             circleId?: number;
+            /**
+             * @description The author, for `author`
+             * @example 1
+             */
             userId?: number;
+            /**
+             * @description The reason in one readable line
+             * @example team of project 10
+             */
             description: string;
         };
+        /**
+         * @example {
+         *       "kept": true,
+         *       "position": "42",
+         *       "hash": "9b2e4c6f1a3d5b7e9c0f2a4d6b8e0c1f3a5d7b9e1c3f5a7d9b0e2c4f6a8d0b1e"
+         *     }
+         */
         IntegrityHead: {
-            /** @description Whether this log keeps a hash chain: the embedded store does; on EventStoreDB see docs/architecture.md */
+            /**
+             * @description Whether this log keeps a hash chain: the embedded store does; on EventStoreDB see docs/architecture.md
+             * @example true
+             */
             kept: boolean;
-            /** @description Global position of the newest hashed event, as a decimal string; null when none is hashed */
+            /**
+             * @description Global position of the newest hashed event, as a decimal string; null when none is hashed
+             * @example 42
+             */
             position: string | null;
-            /** @description SHA-256 (hex) over that event's stored bytes and the previous event's hash: record it to check the log later */
+            /**
+             * @description SHA-256 (hex) over that event's stored bytes and the previous event's hash: record it to check the log later
+             * @example 9b2e4c6f1a3d5b7e9c0f2a4d6b8e0c1f3a5d7b9e1c3f5a7d9b0e2c4f6a8d0b1e
+             */
             hash: string | null;
         };
         IssuedApiKey: {
@@ -1020,15 +1854,64 @@ export interface components {
              */
             graceHours: number;
         };
+        /**
+         * @example {
+         *       "accepted": 2,
+         *       "position": "42"
+         *     }
+         */
         DirectoryFeedAnswer: {
+            /**
+             * @description How many events of the batch were appended
+             * @example 2
+             */
             accepted: number;
-            /** @description Event-store position of the batch, as a decimal string */
+            /**
+             * @description Event-store position of the batch, as a decimal string
+             * @example 42
+             */
             position: string;
         };
+        /**
+         * @example {
+         *       "generation": 1,
+         *       "checkpoint": "42",
+         *       "digest": "3f1c9a7be02d4c58a1e6f0b9d2c7e4a5b8f1d3c6e9a2b5c8d1e4f7a0b3c6d9e2",
+         *       "counts": {
+         *         "resources": 3,
+         *         "directory": 40,
+         *         "files": 1,
+         *         "apikeys": 1,
+         *         "applications": 3
+         *       }
+         *     }
+         */
         ReadModelDigest: {
+            /**
+             * @description The read-model generation served; a blue/green rebuild moves to the next
+             * @example 1
+             */
             generation: number;
+            /**
+             * @description The log position every read model has folded, as a decimal string; null before the first event
+             * @example 42
+             */
             checkpoint: string | null;
+            /**
+             * @description A hash over the content of every read model: two processes, or a rebuild, agree when equal
+             * @example 3f1c9a7be02d4c58a1e6f0b9d2c7e4a5b8f1d3c6e9a2b5c8d1e4f7a0b3c6d9e2
+             */
             digest: string;
+            /**
+             * @description Rows per read model, by name
+             * @example {
+             *       "resources": 3,
+             *       "directory": 40,
+             *       "files": 1,
+             *       "apikeys": 1,
+             *       "applications": 3
+             *     }
+             */
             counts: {
                 [key: string]: number;
             };
@@ -1288,7 +2171,10 @@ export interface operations {
                      * @example 10
                      */
                     take?: number;
-                    /** @description An alias of `take`; when both are sent they must be equal */
+                    /**
+                     * @description An alias of `take`; when both are sent they must be equal
+                     * @example 10
+                     */
                     pageSize?: number;
                 };
             };
@@ -1453,18 +2339,30 @@ export interface operations {
     uploadFile: {
         parameters: {
             query?: {
+                /** @description Raise the ceiling from UPLOAD_MAX_MB (3) to UPLOAD_BIG_MAX_MB (100) MiB; default false */
                 isBigFile?: "0" | "1" | "true" | "false" | "True" | "False";
             };
-            header?: never;
+            header?: {
+                /** @description Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). Use a new random value (a UUID) per logical request and send it again on every retry of that request. */
+                "Idempotency-Key"?: string;
+            };
             path?: never;
             cookie?: never;
         };
         requestBody: {
             content: {
                 "multipart/form-data": {
-                    /** Format: binary */
+                    /**
+                     * Format: binary
+                     * @description The file, with its name (`filename`) and content type in the part headers
+                     * @example hello
+                     */
                     file: string;
-                    /** @default resource_files */
+                    /**
+                     * @description The first segment of the stored path
+                     * @default resource_files
+                     * @example resource_files
+                     */
                     folder?: string;
                 };
             };
@@ -1478,6 +2376,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1498,6 +2397,7 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -1510,6 +2410,7 @@ export interface operations {
     downloadFile: {
         parameters: {
             query: {
+                /** @description The path the upload answered */
                 path: string;
             };
             header?: never;
@@ -1763,6 +2664,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The application definition */
                 applicationDefinitionId: string;
             };
             cookie?: never;
@@ -1770,6 +2672,11 @@ export interface operations {
         requestBody?: {
             content: {
                 "application/json": {
+                    /**
+                     * @description 0: application id ascending; 1: submitted last first (then id descending); default 0
+                     * @default 0
+                     * @example 1
+                     */
                     orderBy?: 0 | 1;
                     /**
                      * @description Items to skip; default 0
@@ -1783,7 +2690,10 @@ export interface operations {
                      * @example 10
                      */
                     take?: number;
-                    /** @description An alias of `take`; when both are sent they must be equal */
+                    /**
+                     * @description An alias of `take`; when both are sent they must be equal
+                     * @example 10
+                     */
                     pageSize?: number;
                 };
             };

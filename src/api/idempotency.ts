@@ -135,13 +135,15 @@ export type IdempotentServing = {
   /** Answers from the write a dead attempt stored (same contract as `run`). */
   readonly resume: (write: RecordedWrite) => Promise<string | undefined>;
   readonly secretFields: readonly string[];
+  /** What makes two requests one, when the route says it (a multipart body); by default `requestFingerprint`. */
+  readonly fingerprint?: string;
 };
 
 /** Serves a request that carries an Idempotency-Key (see the top of this file). */
 export async function serveIdempotently(serving: IdempotentServing): Promise<void> {
   const { keys, key, req, res, now } = serving;
   const ref = { scope: `user:${callerOf(res).userId}`, key };
-  const fingerprint = fingerprintOf(req);
+  const fingerprint = serving.fingerprint ?? fingerprintOf(req);
   // A claim can be lost to a concurrent first attempt between the read and the claim: read again.
   for (let round = 0; round < 3; round++) {
     const at = now();

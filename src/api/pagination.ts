@@ -18,7 +18,9 @@ export const paginationShape = {
     default: DEFAULT_TAKE,
     example: 10,
   }),
-  pageSize: take.optional().meta({ description: 'An alias of `take`; when both are sent they must be equal' }),
+  pageSize: take
+    .optional()
+    .meta({ description: 'An alias of `take`; when both are sent they must be equal', example: 10 }),
 };
 
 type PaginationFields = { skip?: number; take?: number; pageSize?: number };

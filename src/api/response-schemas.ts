@@ -12,65 +12,160 @@ import { component, count, integer } from '../contract/primitives';
  */
 
 /** SPEC RemoveProjectResource: `{statusCode: integer}` carrying 200. */
-export const removeProjectResourceSchema = component('StatusCode', { statusCode: integer });
+export const removeProjectResourceSchema = component(
+  'StatusCode',
+  { statusCode: integer.meta({ description: 'Always 200: the resource is gone', example: 200 }) },
+  { example: { statusCode: 200 } },
+);
 
 /** GET /api/user/getcurrent (SPEC: "Response: not shown"; README fixes these six fields). */
-export const currentUserSchema = component('CurrentUser', {
-  id: integer,
-  name: z.string(),
-  status: z.enum(['active', 'inactive', 'banned']),
-  credential: z.enum(['session', 'apiKey']),
-  apiKeyId: integer.nullable(),
-  impersonatorId: integer.nullable(),
-});
+export const currentUserSchema = component(
+  'CurrentUser',
+  {
+    id: integer.meta({ description: "The caller's user id in the directory", example: 1 }),
+    name: z.string().meta({ description: 'The name the directory gives', example: 'Ada' }),
+    status: z
+      .enum(['active', 'inactive', 'banned'])
+      .meta({ description: 'Always `active` here: inactive and banned users get 403', example: 'active' }),
+    credential: z
+      .enum(['session', 'apiKey'])
+      .meta({ description: 'How the caller authenticated: a bearer session or an API key', example: 'session' }),
+    apiKeyId: integer.nullable().meta({ description: 'The API key used, null with a session', example: null }),
+    impersonatorId: integer
+      .nullable()
+      .meta({ description: "The administrator acting on the user's behalf, null when none", example: null }),
+  },
+  {
+    example: { id: 1, name: 'Ada', status: 'active', credential: 'session', apiKeyId: null, impersonatorId: null },
+  },
+);
 
 export type CurrentUser = z.output<typeof currentUserSchema>;
 
-export const fieldErrorSchema = component('FieldError', { field: z.string(), message: z.string() });
+export const fieldErrorSchema = component('FieldError', {
+  field: z.string().meta({
+    description: 'The bad field: a dotted path in the body, a query or path parameter, or a header',
+    example: 'sharesToUpsert[1].privacyLevel',
+  }),
+  message: z.string().meta({ description: 'What is wrong with it, for people', example: 'must be 1 to 5' }),
+});
 
 /** RFC 9457 problem details, the body of every error (`application/problem+json`). */
-export const problemSchema = component('Problem', {
-  type: z.string().meta({ description: 'Stable problem type, e.g. /problems/validation, /problems/forbidden' }),
-  title: z.string(),
-  status: z.number().int().min(400).max(599),
-  detail: z.string().optional(),
-  errors: z.array(fieldErrorSchema).readonly().optional(),
-});
+export const problemSchema = component(
+  'Problem',
+  {
+    type: z.string().meta({
+      description:
+        'Stable problem type, e.g. /problems/validation, /problems/forbidden; `GET /problems/{type}` explains it',
+      example: '/problems/validation',
+    }),
+    title: z.string().meta({
+      description: "The type's short summary, the same for every problem of the type",
+      example: 'The request is not valid',
+    }),
+    status: z.number().int().min(400).max(599).meta({ description: 'The HTTP status of the answer', example: 400 }),
+    detail: z
+      .string()
+      .optional()
+      .meta({ description: 'What happened this time, for people', example: 'invalid request body' }),
+    errors: z
+      .array(fieldErrorSchema)
+      .readonly()
+      .optional()
+      .meta({
+        description: 'On a validation problem: every bad field',
+        example: [{ field: 'sharesToUpsert[1].privacyLevel', message: 'must be 1 to 5' }],
+      }),
+  },
+  {
+    example: {
+      type: '/problems/validation',
+      title: 'The request is not valid',
+      status: 400,
+      detail: 'invalid request body',
+      errors: [{ field: 'sharesToUpsert[1].privacyLevel', message: 'must be 1 to 5' }],
+    },
+  },
+);
 
 /** RFC 9457 problem details. `type` is stable and is what clients (and tests) branch on. */
 export type Problem = z.output<typeof problemSchema>;
 
 /** POST /internal/directory/events. */
-export const directoryFeedAnswerSchema = component('DirectoryFeedAnswer', {
-  accepted: count,
-  position: z
-    .string()
-    .regex(/^[0-9]+$/)
-    .meta({ description: 'Event-store position of the batch, as a decimal string' }),
-});
+export const directoryFeedAnswerSchema = component(
+  'DirectoryFeedAnswer',
+  {
+    accepted: count.meta({ description: 'How many events of the batch were appended', example: 2 }),
+    position: z
+      .string()
+      .regex(/^[0-9]+$/)
+      .meta({ description: 'Event-store position of the batch, as a decimal string', example: '42' }),
+  },
+  { example: { accepted: 2, position: '42' } },
+);
 
 /** GET /internal/read-models/digest and POST /internal/read-models/rebuild. */
-export const readModelDigestSchema = component('ReadModelDigest', {
-  /** The read-model generation served (a blue/green rebuild moves to the next). */
-  generation: z.number().int().nonnegative(),
-  checkpoint: z.string().nullable(),
-  digest: z.string(),
-  counts: z.record(z.string(), count),
-});
+const digestExample = {
+  generation: 1,
+  checkpoint: '42',
+  digest: '3f1c9a7be02d4c58a1e6f0b9d2c7e4a5b8f1d3c6e9a2b5c8d1e4f7a0b3c6d9e2',
+  counts: { resources: 3, directory: 40, files: 1, apikeys: 1, applications: 3 },
+};
 
-export const healthLiveSchema = component('HealthLive', { status: z.literal('ok') });
+export const readModelDigestSchema = component(
+  'ReadModelDigest',
+  {
+    /** The read-model generation served (a blue/green rebuild moves to the next). */
+    generation: z
+      .number()
+      .int()
+      .nonnegative()
+      .meta({ description: 'The read-model generation served; a blue/green rebuild moves to the next', example: 1 }),
+    checkpoint: z.string().nullable().meta({
+      description: 'The log position every read model has folded, as a decimal string; null before the first event',
+      example: '42',
+    }),
+    digest: z.string().meta({
+      description: 'A hash over the content of every read model: two processes, or a rebuild, agree when equal',
+      example: digestExample.digest,
+    }),
+    counts: z
+      .record(z.string(), count)
+      .meta({ description: 'Rows per read model, by name', example: digestExample.counts }),
+  },
+  { example: digestExample },
+);
+
+export const healthLiveSchema = component(
+  'HealthLive',
+  { status: z.literal('ok').meta({ description: 'The process is up and serves HTTP', example: 'ok' }) },
+  { example: { status: 'ok' } },
+);
 
 const probe = z.enum(['ok', 'unreachable']);
-export const healthReadySchema = component('HealthReady', {
-  status: z.enum(['ready', 'not ready']),
-  checks: z
-    .object({
-      eventStore: probe,
-      readStore: probe,
-      cache: z.enum(['ok', 'degraded', 'unreachable']).meta({
-        description: '"degraded": Redis is down; this process serves on its own cache and rate limits',
-      }),
-      projections: z.string().meta({ description: '"ok", or why the projections stopped' }),
-    })
-    .strict(),
-});
+const readyExample = {
+  status: 'ready',
+  checks: { eventStore: 'ok', readStore: 'ok', cache: 'ok', projections: 'ok' },
+} as const;
+export const healthReadySchema = component(
+  'HealthReady',
+  {
+    status: z.enum(['ready', 'not ready']).meta({
+      description: '`ready` (200) when every check is ok or degraded; `not ready` (503) otherwise',
+      example: 'ready',
+    }),
+    checks: z
+      .object({
+        eventStore: probe.meta({ description: 'The event store answers', example: 'ok' }),
+        readStore: probe.meta({ description: 'The read-model store answers', example: 'ok' }),
+        cache: z.enum(['ok', 'degraded', 'unreachable']).meta({
+          description: '"degraded": Redis is down; this process serves on its own cache and rate limits',
+          example: 'ok',
+        }),
+        projections: z.string().meta({ description: '"ok", or why the projections stopped', example: 'ok' }),
+      })
+      .strict()
+      .meta({ description: 'One line per dependency', example: readyExample.checks }),
+  },
+  { example: readyExample },
+);

@@ -170,6 +170,13 @@ export type Idempotent<D, R extends RequestSchemas | undefined, A> = {
   readonly store: (deps: D) => { readonly idempotencyKeys: IdempotencyKeys; readonly clock: () => Date };
   readonly resume: (deps: D) => (write: RecordedWrite, input: RouteInput<R>) => Promise<Answer<A>>;
   readonly secretFields?: readonly string[];
+  /**
+   * For a body the handler reads itself (multipart), what makes two requests one, read from the body
+   * before the key is looked up (the default: method, path with query and JSON body). The route keeps
+   * what it read for its handler, and gives it up when the handler does not run (a replay, a 409, a 422).
+   * Undefined when it answered by itself (a refused body): the key is then left alone.
+   */
+  readonly fingerprint?: (deps: D) => (input: RouteInput<R>) => Promise<string | undefined>;
 };
 
 /**
@@ -254,6 +261,7 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
     mount(router, deps, before) {
       const handler = handle(deps);
       const resumeWrite = idempotent?.resume(deps);
+      const fingerprintOf = idempotent?.fingerprint?.(deps);
       const settle = settleOf?.(deps);
       // A write's answer is given once the write settled.
       const finish = async (input: RouteInput<R>, result: Answer<A>): Promise<JsonAnswer<A> | void> => {
@@ -305,6 +313,8 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
         }
         const key = idempotent && resume ? idempotencyKeyOf(req) : undefined;
         if (idempotent && resume && key !== undefined) {
+          const fingerprint = fingerprintOf ? await fingerprintOf(input) : undefined;
+          if (fingerprintOf && fingerprint === undefined) return;
           const { idempotencyKeys, clock } = idempotent.store(deps);
           const textOrNothing = (body: unknown) => (body === undefined ? undefined : textOf(body));
           await serveIdempotently({
@@ -317,6 +327,7 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
             resume: async (write) => textOrNothing(await resume(write, input)),
             send: (text) => sendJsonText(req, res, text),
             secretFields: idempotent.secretFields ?? [],
+            ...(fingerprint === undefined ? {} : { fingerprint }),
           });
           return;
         }

@@ -7,20 +7,50 @@ import { component, count, integer, isoTimestamp } from '../contract/primitives'
  * resource-record.ts for why it lives in this module.
  */
 
-const filterValues = z.array(z.string()).nullable();
+const filterValues = (what: string, example: string[]) =>
+  z
+    .array(z.string())
+    .nullable()
+    .meta({ description: `Every ${what} the definition's applications carry, sorted; \`[]\` when none`, example });
+
+const solarKiosk = {
+  id: 700,
+  applicationDefinitionId: 70,
+  applicationDefinitionName: 'Spring Accelerator 2026',
+  name: 'Solar Kiosk',
+  submittedAt: '2026-03-01T10:00:00.000Z',
+  tags: ['energy', 'hardware'],
+  country: 'Kenya',
+  stage: 'prototype',
+  industry: 'energy',
+  sdgs: ['7', '13'],
+  userInterests: ['solar'],
+};
+const filtersExample = {
+  applicationTags: ['energy', 'hardware'],
+  applicationCountries: ['Kenya'],
+  applicationStages: ['prototype'],
+  applicationIndustries: ['energy'],
+  applicationSDGs: ['13', '7'],
+  applicationUserInterests: ['solar'],
+};
 
 /**
  * SPEC: keys applicationTags ... applicationUserInterests, each may be null. Decision: the service
  * answers `[]` for a field no application has a value for, never null.
  */
-export const applicationDefinitionFiltersSchema = component('ApplicationDefinitionFilters', {
-  applicationTags: filterValues,
-  applicationCountries: filterValues,
-  applicationStages: filterValues,
-  applicationIndustries: filterValues,
-  applicationSDGs: filterValues,
-  applicationUserInterests: filterValues,
-});
+export const applicationDefinitionFiltersSchema = component(
+  'ApplicationDefinitionFilters',
+  {
+    applicationTags: filterValues('tag', filtersExample.applicationTags),
+    applicationCountries: filterValues('country', filtersExample.applicationCountries),
+    applicationStages: filterValues('stage', filtersExample.applicationStages),
+    applicationIndustries: filterValues('industry', filtersExample.applicationIndustries),
+    applicationSDGs: filterValues('sustainable development goal', filtersExample.applicationSDGs),
+    applicationUserInterests: filterValues('user interest', filtersExample.applicationUserInterests),
+  },
+  { description: 'The values a client can filter the applications by', example: filtersExample },
+);
 
 export type ApplicationDefinitionFilters = z.output<typeof applicationDefinitionFiltersSchema>;
 
@@ -28,28 +58,43 @@ export type ApplicationDefinitionFilters = z.output<typeof applicationDefinition
  * SPEC: "each carrying at least id (integer) and applicationDefinitionName (string)"; the other
  * fields are "not shown" there and are this service's choice, listed so that the item is strict.
  */
-export const applicationItemSchema = component('ApplicationItem', {
-  id: integer,
-  applicationDefinitionId: integer,
-  applicationDefinitionName: z.string(),
-  name: z.string(),
-  submittedAt: isoTimestamp,
-  tags: z.array(z.string()),
-  country: z.string().nullable(),
-  stage: z.string().nullable(),
-  industry: z.string().nullable(),
-  sdgs: z.array(z.string()),
-  userInterests: z.array(z.string()),
-});
+export const applicationItemSchema = component(
+  'ApplicationItem',
+  {
+    id: integer.meta({ description: 'The application', example: solarKiosk.id }),
+    applicationDefinitionId: integer.meta({ description: 'Its definition', example: 70 }),
+    applicationDefinitionName: z
+      .string()
+      .meta({ description: "The definition's name", example: 'Spring Accelerator 2026' }),
+    name: z.string().meta({ description: "The application's name", example: solarKiosk.name }),
+    submittedAt: isoTimestamp.meta({ description: 'When it was submitted', example: solarKiosk.submittedAt }),
+    tags: z.array(z.string()).meta({ description: 'Its tags', example: solarKiosk.tags }),
+    country: z.string().nullable().meta({ description: 'Its country, or null', example: 'Kenya' }),
+    stage: z.string().nullable().meta({ description: 'Its stage, or null', example: 'prototype' }),
+    industry: z.string().nullable().meta({ description: 'Its industry, or null', example: 'energy' }),
+    sdgs: z
+      .array(z.string())
+      .meta({ description: 'The sustainable development goals it names', example: solarKiosk.sdgs }),
+    userInterests: z.array(z.string()).meta({ description: 'Its user interests', example: solarKiosk.userInterests }),
+  },
+  { example: solarKiosk },
+);
 
 export type ApplicationItem = z.output<typeof applicationItemSchema>;
 
-export const applicationListSchema = component('ApplicationList', {
-  applicationDefinitionFilters: applicationDefinitionFiltersSchema,
-  count,
-  list: z.array(applicationItemSchema),
-  /** SPEC's `filters` (object or null): this endpoint applies no request filters, so it answers null. */
-  filters: z.record(z.string(), z.unknown()).nullable(),
-});
+export const applicationListSchema = component(
+  'ApplicationList',
+  {
+    applicationDefinitionFilters: applicationDefinitionFiltersSchema,
+    count: count.meta({ description: 'How many applications the definition has, whatever the page', example: 3 }),
+    list: z.array(applicationItemSchema).meta({ description: 'The page, in `orderBy` order', example: [solarKiosk] }),
+    /** SPEC's `filters` (object or null): this endpoint applies no request filters, so it answers null. */
+    filters: z
+      .record(z.string(), z.unknown())
+      .nullable()
+      .meta({ description: 'The request filters applied: none, so always null', example: null }),
+  },
+  { example: { applicationDefinitionFilters: filtersExample, count: 3, list: [solarKiosk], filters: null } },
+);
 
 export type ApplicationListAnswer = z.output<typeof applicationListSchema>;

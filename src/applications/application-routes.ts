@@ -21,7 +21,9 @@ const pathId = z
   .transform(Number)
   .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
 
-export const applicationsPathParams = z.object({ applicationDefinitionId: pathId });
+export const applicationsPathParams = z.object({
+  applicationDefinitionId: pathId.meta({ description: 'The application definition', example: '70' }),
+});
 
 /**
  * Request body (docs/api.md "Paginated endpoints"): skip, take (alias pageSize) and orderBy —
@@ -29,8 +31,15 @@ export const applicationsPathParams = z.object({ applicationDefinitionId: pathId
  * Fields this endpoint does not know are ignored.
  */
 export const listApplicationsBody = paginated({
-  orderBy: z.union([z.literal(0), z.literal(1)]).optional(),
-});
+  orderBy: z
+    .union([z.literal(0), z.literal(1)])
+    .optional()
+    .meta({
+      description: '0: application id ascending; 1: submitted last first (then id descending); default 0',
+      default: 0,
+      example: 1,
+    }),
+}).meta({ example: { skip: 0, take: 10, orderBy: 1 } });
 
 /**
  * Applications submitted to an application definition, for the approved admins of the

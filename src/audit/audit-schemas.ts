@@ -30,35 +30,49 @@ export const auditEventsQuery = strictQuery({
     .min(1)
     .max(200)
     .optional()
-    .meta({ description: 'Only this stream, e.g. `resource-12`, `directory`, `audit-3`' }),
-  userId: positiveId.optional().meta({ description: 'Only events whose actor is this user' }),
+    .meta({ description: 'Only this stream, e.g. `resource-12`, `directory`, `audit-3`', example: 'resource-1' }),
+  userId: positiveId.optional().meta({ description: 'Only events whose actor is this user', example: 3 }),
   credential: z
     .enum(['session', 'apiKey', 'system'])
     .optional()
-    .meta({ description: 'Only events made with this credential' }),
-  apiKeyId: positiveId.optional().meta({ description: 'Only events made with this API key' }),
-  type: z.string().min(1).max(100).optional().meta({ description: 'Only events of this type, e.g. `ResourceShared`' }),
-  from: isoTime.optional().meta({ description: 'Only events at or after this time (metadata.at)' }),
-  to: isoTime.optional().meta({ description: 'Only events at or before this time (metadata.at)' }),
-  after: z.string().min(1).max(200).optional().meta({ description: 'The `next` cursor of the previous page' }),
+    .meta({ description: 'Only events made with this credential', example: 'session' }),
+  apiKeyId: positiveId.optional().meta({ description: 'Only events made with this API key', example: 1 }),
+  type: z
+    .string()
+    .min(1)
+    .max(100)
+    .optional()
+    .meta({ description: 'Only events of this type, e.g. `ResourceShared`', example: 'ResourceShared' }),
+  from: isoTime
+    .optional()
+    .meta({ description: 'Only events at or after this time (metadata.at)', example: '2025-03-01T00:00:00Z' }),
+  to: isoTime
+    .optional()
+    .meta({ description: 'Only events at or before this time (metadata.at)', example: '2025-03-31T23:59:59Z' }),
+  after: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({ description: 'The `next` cursor of the previous page', example: 'djE6NDE' }),
   limit: z.coerce
     .number()
     .int()
     .min(1)
     .max(AUDIT_PAGE_MAX)
     .optional()
-    .meta({ description: `Page size, 1 to ${AUDIT_PAGE_MAX}; default 100` }),
+    .meta({ description: `Page size, 1 to ${AUDIT_PAGE_MAX}; default 100`, default: 100, example: 50 }),
 }).refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), {
   message: 'must not be before from',
   path: ['to'],
 });
 
-export const auditResourcePathParams = z.object({ id: positiveId.meta({ description: 'Resource id' }) });
+export const auditResourcePathParams = z.object({ id: positiveId.meta({ description: 'Resource id', example: 1 }) });
 
 export const auditHistoryQuery = strictQuery({});
 
 export const auditAccessQuery = strictQuery({
-  at: isoTime.optional().meta({ description: 'The moment to review; default now' }),
+  at: isoTime.optional().meta({ description: 'The moment to review; default now', example: '2025-03-02T12:00:00Z' }),
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -67,41 +81,72 @@ export const auditAccessQuery = strictQuery({
 const decimal = z.string().regex(/^[0-9]+$/);
 const privacyLevel = z.number().int().min(1).max(5);
 
+/** The demo's share of resource 1 into community 2 by Cleo (docs/api.md "Try it"), as the audit shows it. */
+const sharedEvent = {
+  position: '41',
+  streamId: 'resource-1',
+  revision: '1',
+  type: 'ResourceShared',
+  data: { resourceId: 1, communityId: 2, privacyLevel: 2, reason: 'Harbour Founders mentors review it' },
+  metadata: {
+    actor: { userId: 3, credential: 'session' as const },
+    correlationId: '0b6f7c1e-2d3a-4b5c-8d9e-0f1a2b3c4d5e',
+    at: '2025-03-01T10:05:00.000Z',
+    clientAddress: '203.0.113.7',
+  },
+};
+
 export const actorSchema = component('AuditActor', {
-  userId: integer.meta({ description: '0 for the platform itself (directory imports)' }),
-  credential: z.enum(['session', 'apiKey', 'system']),
-  apiKeyId: integer.optional(),
-  impersonatorId: integer.optional().meta({ description: "Set when an administrator acted on the user's behalf" }),
+  userId: integer.meta({ description: 'Who acted; 0 for the platform itself (directory imports)', example: 3 }),
+  credential: z
+    .enum(['session', 'apiKey', 'system'])
+    .meta({ description: 'How they authenticated', example: 'session' }),
+  apiKeyId: integer.optional().meta({ description: 'The API key used, with `apiKey`', example: 1 }),
+  impersonatorId: integer
+    .optional()
+    .meta({ description: "Set when an administrator acted on the user's behalf", example: 3 }),
 });
 
 export const auditEventSchema = component('AuditEvent', {
-  position: decimal.meta({ description: 'Global position in the log, as a decimal string' }),
-  streamId: z.string(),
-  revision: decimal.meta({ description: 'Position inside its stream (0-based), as a decimal string' }),
-  type: z.string(),
-  data: z.unknown().meta({ description: 'The event as recorded' }),
+  position: decimal.meta({ description: 'Global position in the log, as a decimal string', example: '41' }),
+  streamId: z.string().meta({
+    description: 'The stream it belongs to: `resource-<id>`, `file-<id>`, `directory`, …',
+    example: 'resource-1',
+  }),
+  revision: decimal.meta({ description: 'Position inside its stream (0-based), as a decimal string', example: '1' }),
+  type: z.string().meta({ description: 'The event type', example: 'ResourceShared' }),
+  data: z.unknown().meta({ description: 'The event as recorded', example: sharedEvent.data }),
   metadata: component('AuditEventMetadata', {
     actor: actorSchema,
-    correlationId: z.string(),
-    at: z.string(),
+    correlationId: z.string().meta({
+      description: 'The request that appended it (X-Correlation-Id)',
+      example: sharedEvent.metadata.correlationId,
+    }),
+    at: z.string().meta({ description: 'When it was appended (ISO 8601)', example: sharedEvent.metadata.at }),
     clientAddress: z.string().optional().meta({
       description: "The client's address (as TRUST_PROXY lets the service know it), on events an HTTP request appended",
+      example: '203.0.113.7',
     }),
   }),
 });
 
-export const auditEventPageSchema = component('AuditEventPage', {
-  items: z.array(auditEventSchema),
-  next: z
-    .string()
-    .nullable()
-    .meta({
-      description:
-        'Pass as `after` to continue (also once `hasMore` is false, to poll for newer ' +
-        'events); null only for an empty log',
-    }),
-  hasMore: z.boolean().meta({ description: 'More matching events may follow right now' }),
-});
+export const auditEventPageSchema = component(
+  'AuditEventPage',
+  {
+    items: z.array(auditEventSchema).meta({ description: 'The matching events, oldest first', example: [sharedEvent] }),
+    next: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'Pass as `after` to continue (also once `hasMore` is false, to poll for newer ' +
+          'events); null only for an empty log',
+        example: 'djE6NDE',
+      }),
+    hasMore: z.boolean().meta({ description: 'More matching events may follow right now', example: false }),
+  },
+  { example: { items: [sharedEvent], next: 'djE6NDE', hasMore: false } },
+);
 
 const block = z.union([z.literal('owner'), z.object({ share: integer }).strict()]).meta({
   description: "`owner`: the resource's own privacy; `{share: communityId}`: the share into that community",
@@ -158,47 +203,159 @@ export const historyChangeSchema = z
   ])
   .meta({ id: 'HistoryChange' });
 
-export const resourceHistorySchema = component('ResourceHistory', {
-  resourceId: integer,
-  steps: z.array(
-    component('HistoryStep', {
-      at: z.string(),
-      actor: actorSchema,
-      actorName: z.string().nullable().meta({ description: "The actor's name in the directory today" }),
-      correlationId: z.string().meta({ description: 'The request that made the change (X-Correlation-Id)' }),
-      fromRevision: decimal,
-      toRevision: decimal,
-      eventTypes: z.array(z.string()),
-      changes: z.array(historyChangeSchema),
-    }),
-  ),
-});
+const historyExample = {
+  resourceId: 1,
+  steps: [
+    {
+      at: '2025-03-01T10:00:00.000Z',
+      actor: { userId: 1, credential: 'session' as const },
+      actorName: 'Ada',
+      correlationId: '5e1d2c3b-4a59-4f68-9d7e-8c6b5a493827',
+      fromRevision: '0',
+      toRevision: '0',
+      eventTypes: ['ResourceCreated'],
+      changes: [
+        {
+          kind: 'created' as const,
+          scope: { kind: 'communityProject' as const, projectId: 10, communityId: 1, communityProjectId: 1000 },
+          paragraphId: null,
+          name: 'Pitch deck',
+          resourceUrl: 'https://example.org/deck.pdf',
+          privacyLevel: 2,
+          createdByMentor: false,
+          description: 'created "Pitch deck" in community project 1000 at level 2',
+        },
+      ],
+    },
+    {
+      at: '2025-03-01T10:05:00.000Z',
+      actor: { userId: 3, credential: 'session' as const },
+      actorName: 'Cleo',
+      correlationId: sharedEvent.metadata.correlationId,
+      fromRevision: '1',
+      toRevision: '1',
+      eventTypes: ['ResourceShared'],
+      changes: [
+        {
+          kind: 'shareAdded' as const,
+          communityId: 2,
+          privacyLevel: 2,
+          reason: 'Harbour Founders mentors review it',
+          description: 'shared into community 2 at level 2',
+        },
+      ],
+    },
+  ],
+};
+
+export const resourceHistorySchema = component(
+  'ResourceHistory',
+  {
+    resourceId: integer.meta({ description: 'The resource', example: 1 }),
+    steps: z
+      .array(
+        component('HistoryStep', {
+          at: z.string().meta({ description: 'When the command was recorded', example: '2025-03-01T10:00:00.000Z' }),
+          actor: actorSchema,
+          actorName: z
+            .string()
+            .nullable()
+            .meta({ description: "The actor's name in the directory today", example: 'Ada' }),
+          correlationId: z.string().meta({
+            description: 'The request that made the change (X-Correlation-Id)',
+            example: '5e1d2c3b-4a59-4f68-9d7e-8c6b5a493827',
+          }),
+          fromRevision: decimal.meta({ description: 'First stream revision of the step', example: '0' }),
+          toRevision: decimal.meta({ description: 'Last stream revision of the step', example: '0' }),
+          eventTypes: z
+            .array(z.string())
+            .meta({ description: 'The events the command appended', example: ['ResourceCreated'] }),
+          changes: z
+            .array(historyChangeSchema)
+            .meta({ description: 'What changed, one entry per change', example: historyExample.steps[0]?.changes }),
+        }),
+      )
+      .meta({ description: 'One step per command, oldest first', example: historyExample.steps }),
+  },
+  { example: historyExample },
+);
+
+const adaReason = { kind: 'team' as const, projectId: 10, description: 'team of project 10' };
+const accessExample = {
+  resourceId: 1,
+  at: '2025-03-02T12:00:00.000Z',
+  status: 'active' as const,
+  views: [
+    {
+      viewKey: 'c:1',
+      communityId: 1,
+      communityName: 'Green Valley Makers',
+      governedBy: 'own' as const,
+      effectivePrivacyLevel: 2,
+      circleIds: [],
+      users: [
+        { userId: 1, name: 'Ada', reasons: [adaReason] },
+        {
+          userId: 4,
+          name: 'Dan',
+          reasons: [
+            { kind: 'member' as const, level: 2, communityId: 1, description: 'approved member of community 1' },
+          ],
+        },
+      ],
+    },
+  ],
+};
 
 const accessReasonSchema = component('AccessReason', {
-  kind: z.enum(['administersView', 'team', 'owningCommunityAdmin', 'author', 'reach', 'member', 'mentor', 'circle']),
-  level: privacyLevel.optional().meta({ description: 'The governing level, for reasons that come from it' }),
-  communityId: integer.optional(),
-  projectId: integer.optional(),
-  circleId: integer.optional(),
-  userId: integer.optional(),
-  description: z.string(),
+  kind: z
+    .enum(['administersView', 'team', 'owningCommunityAdmin', 'author', 'reach', 'member', 'mentor', 'circle'])
+    .meta({ description: 'Why the user sees it', example: 'team' }),
+  level: privacyLevel
+    .optional()
+    .meta({ description: 'The governing level, for reasons that come from it', example: 2 }),
+  communityId: integer.optional().meta({ description: 'The community the reason is about', example: 1 }),
+  projectId: integer.optional().meta({ description: 'The project the reason is about', example: 10 }),
+  circleId: integer.optional().meta({ description: 'The granted circle the user is in', example: 300 }),
+  userId: integer.optional().meta({ description: 'The author, for `author`', example: 1 }),
+  description: z.string().meta({ description: 'The reason in one readable line', example: adaReason.description }),
 });
 
-export const resourceAccessSchema = component('ResourceAccess', {
-  resourceId: integer,
-  at: z.string(),
-  status: z.enum(['active', 'notCreated', 'deleted']).meta({ description: 'The resource at that moment' }),
-  views: z.array(
-    component('ViewAccess', {
-      viewKey: z.string().meta({ description: '`p:<projectId>` (project-wide) or `c:<communityId>`' }),
-      communityId: integer.nullable(),
-      communityName: z.string().nullable(),
-      governedBy: z.enum(['own', 'share']),
-      effectivePrivacyLevel: privacyLevel,
-      circleIds: z.array(integer),
-      users: z.array(
-        component('AccessUser', { userId: integer, name: z.string(), reasons: z.array(accessReasonSchema) }),
-      ),
-    }),
-  ),
-});
+export const resourceAccessSchema = component(
+  'ResourceAccess',
+  {
+    resourceId: integer.meta({ description: 'The resource', example: 1 }),
+    at: z.string().meta({ description: 'The moment reviewed', example: accessExample.at }),
+    status: z
+      .enum(['active', 'notCreated', 'deleted'])
+      .meta({ description: 'The resource at that moment', example: 'active' }),
+    views: z
+      .array(
+        component('ViewAccess', {
+          viewKey: z
+            .string()
+            .meta({ description: '`p:<projectId>` (project-wide) or `c:<communityId>`', example: 'c:1' }),
+          communityId: integer.nullable().meta({ description: 'The community of the view; null for `p:`', example: 1 }),
+          communityName: z.string().nullable().meta({ description: 'Its name', example: 'Green Valley Makers' }),
+          governedBy: z
+            .enum(['own', 'share'])
+            .meta({ description: "The resource's own level, or a share's, decides here", example: 'own' }),
+          effectivePrivacyLevel: privacyLevel.meta({ description: 'The level that applies in the view', example: 2 }),
+          circleIds: z.array(integer).meta({ description: 'The circles granted in the view (level 4)', example: [] }),
+          users: z
+            .array(
+              component('AccessUser', {
+                userId: integer.meta({ description: 'A user who could see it', example: 1 }),
+                name: z.string().meta({ description: 'Their name in the directory', example: 'Ada' }),
+                reasons: z
+                  .array(accessReasonSchema)
+                  .meta({ description: 'Every reason they could', example: [adaReason] }),
+              }),
+            )
+            .meta({ description: 'Who could see it in this view', example: accessExample.views[0]?.users }),
+        }),
+      )
+      .meta({ description: 'Each view the resource could be seen from', example: accessExample.views }),
+  },
+  { example: accessExample },
+);

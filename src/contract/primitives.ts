@@ -16,4 +16,8 @@ export const isoTimestamp = z.iso.datetime({ offset: true });
  * A record of the API, written once for every record: strict (an extra or a missing field fails)
  * and named `id` as an OpenAPI component, referenced wherever it is used.
  */
-export const component = <const S extends z.ZodRawShape>(id: string, shape: S) => z.strictObject(shape).meta({ id });
+export const component = <const S extends z.ZodRawShape>(
+  id: string,
+  shape: S,
+  meta: { readonly description?: string; readonly example?: z.input<z.ZodObject<S>> } = {},
+) => z.strictObject(shape).meta({ id, ...meta });

@@ -1,5 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { pipeline } from 'node:stream/promises';
+import type { Request, Response } from 'express';
 import type { FileAccessDeps } from './file-access';
 import { downloadableFile } from './file-access';
 import { storeUpload } from './file-lifecycle';
@@ -12,7 +13,11 @@ import { sendProblem } from '../api/problem';
 import type { Settle } from '../api/route-declaration';
 import { routeGroup, written } from '../api/route-declaration';
 import { downloadQuery, uploadAnswerSchema, uploadQuery } from './file-schemas';
+import type { ReceivedUpload } from './receive-upload';
 import { UploadAbortedError, UploadRefusedError, receiveUpload } from './receive-upload';
+import type { FileUploaded } from './file-events';
+import { uploadFingerprint } from './upload-fingerprint';
+import type { IdempotencyKeys } from '../ports/idempotency-keys';
 
 /** UPLOAD_MAX_MB and UPLOAD_BIG_MAX_MB count MiB: 1 MB = 1024 × 1024 bytes. */
 export const MIB = 1024 * 1024;
@@ -37,7 +42,53 @@ export type FileRouteDeps = FileAccessDeps & {
   readonly fileStore: FileStore;
   readonly clock: () => Date;
   readonly settle: Settle;
+  readonly idempotencyKeys: IdempotencyKeys;
 };
+
+/**
+ * The uploads read before their handler runs (to fingerprint an Idempotency-Key): the handler takes
+ * its own; one left when the answer is sent (a replay, a 409, a 422, a failure) is discarded.
+ */
+const receivedUploads = new WeakMap<Request, ReceivedUpload>();
+
+type UploadInput = { readonly query: { readonly isBigFile: boolean }; readonly req: Request; readonly res: Response };
+
+/**
+ * Streams the upload into staging; undefined when it answered by itself (not multipart, a refused file, the
+ * client gone). Kept for the handler, and discarded once the answer is sent if the handler did not take it.
+ */
+async function receiveOnce(ctx: FileRouteDeps, { query: { isBigFile }, req, res }: UploadInput) {
+  const limit = (isBigFile ? ctx.config.UPLOAD_BIG_MAX_MB : ctx.config.UPLOAD_MAX_MB) * MIB;
+  // Whatever happens below, the connection is not reused: an early answer may leave body bytes unread.
+  const early = (): void => void res.setHeader('Connection', 'close');
+  if (!req.is('multipart/form-data')) {
+    early();
+    return void sendProblem(res, 'unsupportedMediaType', 'the body must be multipart/form-data with a `file` part');
+  }
+  const declaredLength = Number(req.header('content-length'));
+  if (Number.isFinite(declaredLength) && declaredLength > limit + MULTIPART_OVERHEAD) {
+    early();
+    throw new DomainError('payload_too_large', `the body is over the ${limit} byte ceiling of this request`, [
+      { field: 'file', message: `at most ${limit} bytes` },
+    ]);
+  }
+  let received: ReceivedUpload;
+  try {
+    received = await receiveUpload(req, ctx.fileStore, limit);
+  } catch (error) {
+    early();
+    if (error instanceof UploadRefusedError) return void sendProblem(res, 'uploadRefused', error.reason);
+    if (error instanceof UploadAbortedError) return undefined;
+    throw error;
+  }
+  receivedUploads.set(req, received);
+  res.once('close', () => {
+    if (receivedUploads.get(req) !== received) return;
+    receivedUploads.delete(req);
+    void ctx.fileStore.discard(received.staged).catch(() => undefined);
+  });
+  return received;
+}
 
 /** SPEC "POST /api/File/Upload" and "GET /api/File/Download"; DESIGN "Upload". */
 export const FILE_ROUTES = routeGroup<FileRouteDeps>(
@@ -56,9 +107,21 @@ export const FILE_ROUTES = routeGroup<FileRouteDeps>(
                 type: 'object',
                 required: ['file'],
                 properties: {
-                  file: { type: 'string', format: 'binary' },
-                  folder: { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$', default: 'resource_files' },
+                  file: {
+                    type: 'string',
+                    format: 'binary',
+                    description: 'The file, with its name (`filename`) and content type in the part headers',
+                    example: 'hello',
+                  },
+                  folder: {
+                    type: 'string',
+                    pattern: '^[A-Za-z0-9_-]{1,64}$',
+                    default: 'resource_files',
+                    description: 'The first segment of the stored path',
+                    example: 'resource_files',
+                  },
                 },
+                example: { file: 'hello', folder: 'resource_files' },
               },
             },
           },
@@ -75,48 +138,52 @@ export const FILE_ROUTES = routeGroup<FileRouteDeps>(
         },
       },
       errors: [400, 401, 403, 413, 415],
-      handle:
-        (ctx) =>
-        async ({ query: { isBigFile }, req, res, request }) => {
-          const limit = (isBigFile ? ctx.config.UPLOAD_BIG_MAX_MB : ctx.config.UPLOAD_MAX_MB) * MIB;
-          // Whatever happens below, the connection is not reused: an early answer may leave body bytes unread.
-          const early = (): void => void res.setHeader('Connection', 'close');
-          if (!req.is('multipart/form-data')) {
-            early();
-            return sendProblem(res, 'unsupportedMediaType', 'the body must be multipart/form-data with a `file` part');
-          }
-          const declaredLength = Number(req.header('content-length'));
-          if (Number.isFinite(declaredLength) && declaredLength > limit + MULTIPART_OVERHEAD) {
-            early();
-            throw new DomainError('payload_too_large', `the body is over the ${limit} byte ceiling of this request`, [
-              { field: 'file', message: `at most ${limit} bytes` },
-            ]);
-          }
-          let received;
-          try {
-            received = await receiveUpload(req, ctx.fileStore, limit);
-          } catch (error) {
-            early();
-            if (error instanceof UploadRefusedError) return sendProblem(res, 'uploadRefused', error.reason);
-            if (error instanceof UploadAbortedError) return;
-            throw error;
-          }
-          const at = ctx.clock().toISOString();
-          const path = `${received.folder}/${randomBytes(16).toString('base64url')}/${received.fileName}`;
-          const position = await storeUpload(
-            ctx,
-            received.staged,
-            {
-              path,
-              name: received.fileName,
-              contentType: servedContentType(received.fileName),
-              uploadedBy: request.caller.userId,
-              at,
-            },
-            stampOf(request, at),
-          );
-          return written(position, () => path);
+      idempotent: {
+        store: (ctx) => ctx,
+        // The attempt that died after its FileUploaded was stored: the path it stored, nothing stored again.
+        resume: (ctx) => async (write) => {
+          const uploaded = (await ctx.eventStore.readStream(write.streamId)).find((e) => e.type === 'FileUploaded');
+          if (!uploaded) throw new Error(`${write.streamId}: the recorded write holds no FileUploaded`);
+          const { path } = uploaded.data as FileUploaded['data'];
+          return written(write.position, () => path);
         },
+        fingerprint: (ctx) => async (input) => {
+          const received = await receiveOnce(ctx, input);
+          if (!received) return undefined;
+          const { folder, staged, declared } = received;
+          return uploadFingerprint({
+            url: input.req.originalUrl,
+            folder,
+            file: {
+              name: declared.fileName,
+              contentType: declared.contentType,
+              size: staged.size,
+              sha256: declared.sha256,
+            },
+          });
+        },
+      },
+      handle: (ctx) => async (input) => {
+        const received = receivedUploads.get(input.req) ?? (await receiveOnce(ctx, input));
+        if (!received) return;
+        receivedUploads.delete(input.req);
+        const { request } = input;
+        const at = ctx.clock().toISOString();
+        const path = `${received.folder}/${randomBytes(16).toString('base64url')}/${received.fileName}`;
+        const position = await storeUpload(
+          ctx,
+          received.staged,
+          {
+            path,
+            name: received.fileName,
+            contentType: servedContentType(received.fileName),
+            uploadedBy: request.caller.userId,
+            at,
+          },
+          stampOf(request, at),
+        );
+        return written(position, () => path);
+      },
     }),
     files.get('/api/File/Download', 'downloadFile', {
       summary:

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { Transform } from 'node:stream';
 import type { TransformCallback } from 'node:stream';
@@ -29,7 +30,13 @@ export class UploadAbortedError extends Error {
   }
 }
 
-export type ReceivedUpload = { readonly staged: StagedFile; readonly fileName: string; readonly folder: string };
+export type ReceivedUpload = {
+  readonly staged: StagedFile;
+  readonly fileName: string;
+  readonly folder: string;
+  /** The file part as the client declared it, and a SHA-256 of its bytes (base64url): what the upload was. */
+  readonly declared: { readonly fileName: string; readonly contentType: string; readonly sha256: string };
+};
 
 const tooLarge = (limit: number) =>
   new DomainError('payload_too_large', `the file is over the ${limit} byte ceiling of this request`, [
@@ -37,10 +44,11 @@ const tooLarge = (limit: number) =>
   ]);
 
 /**
- * Counts the bytes (an error past `limit`) and holds back the first SNIFF_BYTES until their
- * signature is checked, so no byte of a refused file reaches the store.
+ * Counts the bytes (an error past `limit`), hashes them as they pass, and holds back the first
+ * SNIFF_BYTES until their signature is checked, so no byte of a refused file reaches the store.
  */
 class UploadGuard extends Transform {
+  readonly hash = createHash('sha256');
   private seen = 0;
   private head: Buffer[] = [];
   private headLength = 0;
@@ -56,6 +64,7 @@ class UploadGuard extends Transform {
   override _transform(chunk: Buffer, _encoding: BufferEncoding, done: TransformCallback): void {
     this.seen += chunk.length;
     if (this.seen > this.limit) return done(tooLarge(this.limit));
+    this.hash.update(chunk);
     if (this.checked) return done(null, chunk);
     this.head.push(chunk);
     this.headLength += chunk.length;
@@ -109,6 +118,8 @@ export function receiveUpload(req: IncomingMessage, fileStore: FileStore, limit:
     let staging: Promise<StagedFile> | undefined;
     let guard: UploadGuard | undefined;
     let fileName = '';
+    let declaredName = '';
+    let declaredType = '';
     let folder: string | undefined;
     let settled = false;
 
@@ -122,7 +133,9 @@ export function receiveUpload(req: IncomingMessage, fileStore: FileStore, limit:
       } else if (!staged) {
         reject(validationError('file', 'the file part is missing'));
       } else {
-        resolve({ staged, fileName, folder: folder ?? DEFAULT_FOLDER });
+        const sha256 = guard?.hash.digest('base64url') ?? '';
+        const declared = { fileName: declaredName, contentType: declaredType, sha256 };
+        resolve({ staged, fileName, folder: folder ?? DEFAULT_FOLDER, declared });
       }
     };
 
@@ -152,6 +165,8 @@ export function receiveUpload(req: IncomingMessage, fileStore: FileStore, limit:
         return fail(validationError(name, 'unexpected part: send the file as `file`'));
       }
       fileName = sanitiseFileName(info.filename ?? '');
+      declaredName = info.filename ?? '';
+      declaredType = info.mimeType;
       if (!info.filename) {
         stream.resume();
         return fail(validationError('file', 'the file part has no file name'));

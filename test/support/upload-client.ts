@@ -26,11 +26,20 @@ export function multipart(parts: readonly Part[]): { body: Buffer; contentType: 
 
 /** POST /api/File/Upload and GET /api/File/Download, over HTTP as a client does. */
 export function fileApi(server: TestServer) {
-  const send = async (userId: number, parts: readonly Part[], query = ''): Promise<HttpResult<any>> => {
+  const send = async (
+    userId: number,
+    parts: readonly Part[],
+    query = '',
+    headers: Record<string, string> = {},
+  ): Promise<HttpResult<any>> => {
     const { body, contentType } = multipart(parts);
     const response = await fetch(`${server.url}/api/File/Upload${query}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${await server.sessionToken(userId)}`, 'content-type': contentType },
+      headers: {
+        authorization: `Bearer ${await server.sessionToken(userId)}`,
+        'content-type': contentType,
+        ...headers,
+      },
       body,
     });
     const text = await response.text();

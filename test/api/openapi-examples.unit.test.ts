@@ -1,0 +1,154 @@
+import Ajv from 'ajv';
+import type { z } from 'zod';
+import { openApiDocument, ROUTE_DOCS } from '../../src/app/route-groups';
+
+/**
+ * The OpenAPI document for people (issue 26): every operation's request (each parameter, the body) and
+ * its success answer carry an example, and each example is valid: against the JSON schema the document
+ * shows (with its `$ref`s), and, for what the route declaration parses or answers with zod, against
+ * that zod schema too. The examples use the demo directory's ids (docs/api.md "Try it").
+ */
+
+type Schema = Record<string, unknown> & { $ref?: string; example?: unknown };
+type Media = { schema?: Schema; example?: unknown };
+type Parameter = { name: string; in: string; example?: unknown; schema?: Schema };
+type Operation = {
+  parameters?: Parameter[];
+  requestBody?: { content: Record<string, Media> };
+  responses: Record<string, { content?: Record<string, Media> }>;
+};
+type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
+
+const doc = openApiDocument() as unknown as Doc;
+/** Media types whose example would be bytes or text, not a JSON value: documented, not exemplified. */
+const NOT_JSON = ['application/octet-stream', 'text/plain', 'text/html'];
+
+const resolved = (schema: Schema | undefined): Schema | undefined =>
+  schema?.$ref ? resolved(doc.components.schemas[schema.$ref.split('/').pop() as string]) : schema;
+
+type Composed = { readonly example: unknown } | { readonly missing: readonly string[] };
+/**
+ * A schema's example as a reader of the document sees it (Swagger UI composes it the same way): its own,
+ * or, for an object, one made of its fields' examples, for an array one of its items', for a union its
+ * first branch that has one. `missing` names the fields that have none.
+ */
+function composed(schema: Schema | undefined, at: string): Composed {
+  const s = resolved(schema);
+  if (!s) return { missing: [at] };
+  if (s.example !== undefined) return { example: s.example };
+  if (s.const !== undefined) return { example: s.const };
+  if (Array.isArray(s.enum) && s.enum.length > 0) return { example: s.enum[0] };
+  const properties = s.properties as Record<string, Schema> | undefined;
+  if (properties) {
+    const fields = Object.entries(properties).map(([name, field]) => [name, composed(field, `${at}.${name}`)] as const);
+    const missing = fields.flatMap(([, c]) => ('missing' in c ? c.missing : []));
+    if (missing.length > 0) return { missing };
+    return { example: Object.fromEntries(fields.map(([name, c]) => [name, 'example' in c ? c.example : null])) };
+  }
+  if (s.items) {
+    const item = composed(s.items as Schema, `${at}[]`);
+    return 'missing' in item ? item : { example: [item.example] };
+  }
+  const branches = (s.anyOf ?? s.oneOf) as Schema[] | undefined;
+  if (branches) {
+    const tried = branches.filter((b) => b.type !== 'null').map((b, i) => composed(b, `${at}|${i}`));
+    return tried.find((c) => 'example' in c) ?? { missing: tried.flatMap((c) => ('missing' in c ? c.missing : [])) };
+  }
+  return { missing: [at] };
+}
+/** The example of a parameter or a media type: its own, or its schema's (see `composed`). */
+function exampleOf(media: Media | Parameter, at: string): unknown {
+  if (media.example !== undefined) return media.example;
+  const c = composed(media.schema, at);
+  if ('missing' in c) throw new Error(`no example for ${c.missing.join(', ')}`);
+  return c.example;
+}
+
+const ajv = new Ajv({ unknownFormats: 'ignore', allErrors: true, nullable: true });
+/** The example's errors against a schema of the document (its `$ref`s resolve against the document's components). */
+function jsonSchemaErrors(schema: Schema | undefined, example: unknown): string[] {
+  const validate = ajv.compile({ ...schema, components: doc.components });
+  return validate(example) ? [] : (validate.errors ?? []).map((e) => `${e.dataPath || '(root)'} ${e.message}`);
+}
+const zodErrors = (schema: z.ZodType | undefined, example: unknown): string[] => {
+  const parsed = schema?.safeParse(example);
+  return !parsed || parsed.success
+    ? []
+    : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`);
+};
+
+/**
+ * Known gaps, named so the rest stays checked: the answers of the API-key and privacy routes, the resource
+ * list's count, the API-key path id, the directory feed's body and the document itself still lack examples.
+ * Take an entry off the list once its examples are written.
+ */
+const GAPS = [
+  'answer POST /api/Project/GetResourceList',
+  'parameters DELETE /api/apikey/{id}',
+  'parameters POST /api/apikey/{id}/rotate',
+  'answer GET /openapi.json',
+  'answer POST /api/apikey',
+  'answer POST /api/apikey/{id}/rotate',
+  'answer GET /api/apikey',
+  'answer GET /api/Privacy/GetResourcePrivacy',
+  'body POST /internal/directory/events',
+];
+
+const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
+  Object.entries(item).map(([method, op]) => ({
+    name: `${method.toUpperCase()} ${path}`,
+    op,
+    route: ROUTE_DOCS.find((r) => r.path === path && r.method === method),
+  })),
+);
+
+const checked = (kind: string) => (o: { name: string }) => !GAPS.includes(`${kind} ${o.name}`);
+
+describe('the OpenAPI examples', () => {
+  it.each(operations.filter(checked('parameters')))(
+    'given $name, then each parameter has a valid example',
+    ({ op, route }) => {
+      const examples: Record<string, Record<string, unknown>> = {};
+      for (const parameter of op.parameters ?? []) {
+        const example = exampleOf(parameter, `${parameter.in}.${parameter.name}`);
+        expect(jsonSchemaErrors(parameter.schema, example)).toEqual([]);
+        (examples[parameter.in] ??= {})[parameter.name] = example;
+      }
+      // The query and path as the route parses them: a query arrives as text.
+      const asText = (values: Record<string, unknown> = {}) =>
+        Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)]));
+      expect(zodErrors(route?.request?.query, asText(examples.query))).toEqual([]);
+      expect(zodErrors(route?.request?.params, asText(examples.path))).toEqual([]);
+    },
+  );
+
+  it.each(operations.filter(({ op }) => op.requestBody).filter(checked('body')))(
+    'given $name, then its body has a valid example',
+    ({ op, route }) => {
+      for (const [mediaType, media] of Object.entries(op.requestBody?.content ?? {})) {
+        const example = exampleOf(media, `body ${mediaType}`);
+        expect(jsonSchemaErrors(media.schema, example)).toEqual([]);
+        if (mediaType === 'application/json') expect(zodErrors(route?.request?.body, example)).toEqual([]);
+      }
+    },
+  );
+
+  it.each(operations.filter(checked('answer')))(
+    'given $name, then its success answer has a valid example',
+    ({ op, route }) => {
+      const status = Object.keys(op.responses).find((s) => s.startsWith('2')) as string;
+      const content = Object.entries(op.responses[status]?.content ?? {}).filter(([type]) => !NOT_JSON.includes(type));
+      for (const [mediaType, media] of content) {
+        const example = exampleOf(media, `${status} ${mediaType}`);
+        expect(jsonSchemaErrors(media.schema, example)).toEqual([]);
+        const answer = route?.answers[Number(status)];
+        if (answer && 'json' in answer) expect(zodErrors(answer.json, example)).toEqual([]);
+      }
+    },
+  );
+
+  it('given the problem schema, then its example is valid', () => {
+    const problem = doc.components.schemas.Problem;
+    expect(jsonSchemaErrors(problem, exampleOf({ schema: problem }, 'Problem'))).toEqual([]);
+  });
+});
