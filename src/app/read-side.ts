@@ -7,6 +7,7 @@ import type { ReadGenerations } from '../infra/read-generations';
 import { DirectoryReader } from '../directory/directory-reader';
 import type { RunnerOptions } from '../projections/read-model-runner';
 import { ReadModels } from '../projections/read-models';
+import { verifyEventLog } from '../projections/event-log-identity';
 import { openReadModels, type ReadModelStores } from './read-model-list';
 
 /** One generation of the read models, open in this process. */
@@ -31,6 +32,11 @@ type Deps = {
   readonly generations: ReadGenerations;
   /** The role and lease settings of this process's runners; the lease store comes from each generation. */
   readonly runners: (readDb: ReadDb) => RunnerOptions;
+  /**
+   * Open the current generation even when it was built from another event log (the CLI's rebuild,
+   * which replaces it). Otherwise such a generation is refused: EventLogMismatchError.
+   */
+  readonly acceptAnotherLog?: boolean;
 };
 
 /**
@@ -116,6 +122,15 @@ export class ReadSide {
   private async start(number: number): Promise<Generation> {
     const readDb = await this.deps.generations.open(number);
     const { stores, projections } = await openReadModels(readDb);
+    if (!this.deps.acceptAnotherLog) {
+      // Every role checks, followers too: none may serve positions counted in another log.
+      try {
+        for (const projection of projections) await verifyEventLog(this.deps.events, projection.store, projection.name);
+      } catch (error) {
+        await closeReadDb(readDb);
+        throw error;
+      }
+    }
     const readModels = new ReadModels(this.deps.events, projections, this.deps.logger, this.deps.runners(readDb));
     await readModels.start();
     return { number, readDb, stores, readModels, directory: new DirectoryReader(stores.directory) };

@@ -277,6 +277,8 @@ async function rebuild(config: Config): Promise<number> {
     logger,
     generations: readGenerations(config),
     runners: () => ({ role: 'follow' }),
+    // The remedy for a generation of another log: it is replaced, not served.
+    acceptAnotherLog: true,
   });
   const progress = rebuildProgress();
   const began = performance.now();

@@ -92,10 +92,13 @@ export type Subscription = { close(): Promise<void> };
  */
 export interface EventStore {
   /**
-   * Which log this is (`sqlite:<id made when the file was created>`, `esdb:<hosts>`): positions
-   * mean nothing in another log, so a read model's checkpoint records it.
+   * Which log this is: an id written once into the log itself when it was first used
+   * (`sqlite:<hex>` in the file's meta table, `esdb:<uuid>` in the stream `log-identity`), never
+   * derived from where the log is reached. Positions mean nothing in another log, so a read
+   * model's checkpoint records it (src/projections/event-log-identity.ts): a renamed host keeps
+   * it, a recreated empty log gets a new one. Every caller gets the same id, however many race.
    */
-  readonly identity: string;
+  identity(): Promise<string>;
   appendToStream(
     streamId: string,
     events: readonly NewEvent[],

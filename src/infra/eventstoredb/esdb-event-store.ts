@@ -16,7 +16,7 @@ import {
   type RecordedEvent as EsdbRecordedEvent,
   type ResolvedEvent,
 } from '@eventstore/db-client';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { EventMetadata } from '../../domain/event';
 import type {
   IdempotencyClaim,
@@ -174,18 +174,59 @@ function foldIdempotency(events: readonly RecordedEvent[]): IdempotencyFold {
   return fold;
 }
 
+/*
+ * The log's identity lives in the log: the first process to ask appends one event holding a new
+ * UUID to `log-identity` at `no_stream`; every other one (a concurrent first contact included)
+ * loses that append and reads the winner's event back. Its type starts with `$`, so reads of the
+ * log and subscriptions skip it like a system event. A host renamed keeps the id; an empty
+ * EventStoreDB recreated under the same name gets a new one.
+ */
+export const LOG_IDENTITY_STREAM = 'log-identity';
+const LOG_IDENTITY_TYPE = '$log-identity';
+
+/** The stream `log-identity` holds no usable id: something other than this service wrote it. */
+export class MalformedLogIdentityError extends Error {
+  constructor() {
+    super(`EventStoreDB stream ${LOG_IDENTITY_STREAM} holds no log id`);
+    this.name = 'MalformedLogIdentityError';
+  }
+}
+
 export class EsdbEventStore implements EventStore, IdempotencyKeys {
   private readonly subscriptions = new Set<Subscription>();
+  private logId: Promise<string> | undefined;
 
-  private constructor(
-    private readonly client: EventStoreDBClient,
-    readonly identity: string,
-  ) {}
+  private constructor(private readonly client: EventStoreDBClient) {}
 
   static connect(connectionString: string): EsdbEventStore {
-    // The hosts name the cluster; credentials and options do not.
-    const hosts = connectionString.replace(/^[a-z+]+:\/\/(?:[^@/]*@)?/i, '').split(/[/?]/)[0] ?? connectionString;
-    return new EsdbEventStore(EventStoreDBClient.connectionString(connectionString), `esdb:${hosts}`);
+    return new EsdbEventStore(EventStoreDBClient.connectionString(connectionString));
+  }
+
+  identity(): Promise<string> {
+    // Asked once per instance; a failure (the server unreachable) is asked again next time.
+    this.logId ??= this.writeOrReadLogId().catch((error: unknown) => {
+      this.logId = undefined;
+      throw error;
+    });
+    return this.logId;
+  }
+
+  private async writeOrReadLogId(): Promise<string> {
+    const mine = randomUUID();
+    try {
+      await this.client.appendToStream(
+        LOG_IDENTITY_STREAM,
+        [jsonEvent({ type: LOG_IDENTITY_TYPE, data: { id: mine } })],
+        { expectedRevision: NO_STREAM },
+      );
+      return `esdb:${mine}`;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+    }
+    const [first] = await readAtMost(this.client.readStream(LOG_IDENTITY_STREAM, { maxCount: 1 }), 1, fromResolved);
+    const id = (first?.data as { id?: unknown } | undefined)?.id;
+    if (typeof id !== 'string' || id === '') throw new MalformedLogIdentityError();
+    return `esdb:${id}`;
   }
 
   async appendToStream(

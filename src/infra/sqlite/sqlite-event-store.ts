@@ -174,7 +174,7 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
   /** The hash chain's end during a group commit (sqlite-hash-chain.ts); none with `hashChain` off (bench). */
   private readonly chain: ChainCursor | undefined;
 
-  readonly identity: string;
+  private readonly logId: string;
 
   private constructor(
     private readonly db: Database.Database,
@@ -184,7 +184,7 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
     // Positions and revisions are bigint in the port; a number would silently lose precision past 2^53.
     db.defaultSafeIntegers(true);
     const logId = db.prepare<[], { value: string }>(`select value from meta where key = 'log_id'`).get();
-    this.identity = `sqlite:${logId?.value ?? 'unknown'}`;
+    this.logId = `sqlite:${logId?.value ?? 'unknown'}`;
     this.statements = {
       last: db.prepare<[string], Row>(
         `select ${COLUMNS} from events where stream_id = ? order by revision desc limit 1`,
@@ -449,6 +449,11 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
 
   async verifyIntegrity(): Promise<ChainReport> {
     return verifyChain(this.db);
+  }
+
+  /** The log id the schema wrote into the file's meta table once, on its first open (whichever process came first). */
+  identity(): Promise<string> {
+    return Promise.resolve(this.logId);
   }
 
   async ping(): Promise<void> {
