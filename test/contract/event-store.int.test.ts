@@ -6,6 +6,8 @@ import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainer
 import type { EventMetadata } from '../../src/domain/event';
 import { EsdbEventStore } from '../../src/infra/eventstoredb/esdb-event-store';
 import {
+  AppendTooLargeError,
+  MAX_APPEND_BYTES,
   UnstorableEventError,
   WrongExpectedRevisionError,
   type EventStore,
@@ -94,6 +96,37 @@ function describeEventStoreContract(name: string, factory: () => Promise<Subject
 
     afterEach(async () => {
       await subject.dispose();
+    });
+
+    describe('append size', () => {
+      /** `count` events whose stored size (type, data and metadata) is `bytes` or a few bytes less. */
+      const eventsOf = (bytes: number, count: number): NewEvent[] => {
+        const overhead =
+          Buffer.byteLength('Padded') + JSON.stringify(metadata).length + JSON.stringify({ p: '' }).length;
+        const each = Math.floor(bytes / count) - overhead;
+        return Array.from({ length: count }, () => event('Padded', { p: 'x'.repeat(each) }));
+      };
+
+      it('given an append over MAX_APPEND_BYTES, when appended, then it is refused whole and nothing is stored', async () => {
+        // given
+        const stream = subject.stream('too-large');
+        const events = eventsOf(MAX_APPEND_BYTES + 2000, 100);
+        // when
+        const append = store.appendToStream(stream, events, 'no_stream');
+        // then
+        await expect(append).rejects.toBeInstanceOf(AppendTooLargeError);
+        expect(await store.readStream(stream)).toEqual([]);
+      });
+
+      it('given an append just under MAX_APPEND_BYTES, when appended, then all of it is stored', async () => {
+        // given
+        const stream = subject.stream('just-fits');
+        const events = eventsOf(MAX_APPEND_BYTES, 100);
+        // when
+        await store.appendToStream(stream, events, 'no_stream');
+        // then
+        expect(await store.readStream(stream)).toHaveLength(100);
+      });
     });
 
     describe('log identity', () => {

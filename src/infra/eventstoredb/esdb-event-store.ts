@@ -28,7 +28,7 @@ import type {
 } from '../../ports/idempotency-keys';
 import { IdempotencyClaimLostError } from '../../ports/idempotency-keys';
 import {
-  storableJson,
+  storableEvents,
   WrongExpectedRevisionError,
   type AppendOptions,
   type AppendResult,
@@ -101,11 +101,6 @@ function appendPosition(position: Position | undefined, count: number): bigint {
   return -1n;
 }
 
-/** Fails before anything is sent, like the SQLite adapter, when an event cannot be stored as JSON. */
-function asJson(value: unknown, streamId: string, eventType: string): JSONType {
-  return JSON.parse(storableJson(value, streamId, eventType)) as JSONType;
-}
-
 /*
  * Idempotency keys on EventStoreDB: one stream per key, `idempotency-<hash of caller and key>`,
  * whose events (types starting with `$`, so that reads of the log and subscriptions skip them
@@ -128,7 +123,33 @@ const idempotencyStreamOf = (ref: IdempotencyRef): string =>
 
 /** A UUID (version 5 layout) derived from the claim's caller and key, the stream and the event's index. */
 export function idempotentEventId(ref: IdempotencyRef, streamId: string, index: number): string {
-  const hex = createHash('sha256').update(`${ref.scope}\u0000${ref.key}\u0000${streamId}\u0000${index}`).digest('hex');
+  return uuidV5Layout(`${ref.scope}\u0000${ref.key}\u0000${streamId}\u0000${index}`);
+}
+
+/**
+ * The id of an event appended without an idempotency claim: a UUID (version 5 layout) derived from
+ * the stream, the expected revision, the event's index in the append and the event itself (type,
+ * data and metadata as stored). Why: an append whose answer was lost (a deadline, a dropped
+ * connection) and that is sent again proposes the same ids at the same expected revision, and
+ * EventStoreDB answers the repeat as the write it already holds instead of storing the events
+ * twice. Why the content too: EventStoreDB takes an append whose ids match the events already
+ * after its expected revision for that repeat, so another writer racing at the same revision must
+ * not propose the same ids, or it would be told it succeeded when it lost (its metadata differs:
+ * its own correlation id and time).
+ */
+export function appendEventId(
+  streamId: string,
+  expected: ExpectedRevision,
+  index: number,
+  stored: { readonly type: string; readonly data: string; readonly metadata: string },
+): string {
+  return uuidV5Layout(
+    ['append', streamId, String(expected), String(index), stored.type, stored.data, stored.metadata].join('\u0000'),
+  );
+}
+
+function uuidV5Layout(name: string): string {
+  const hex = createHash('sha256').update(name).digest('hex');
   const variant = ((parseInt(hex[16] ?? '0', 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
@@ -236,12 +257,16 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     options?: AppendOptions,
   ): Promise<AppendResult> {
     const claim = options?.idempotency;
+    // Fails before anything is sent, like the SQLite adapter: an event with no JSON, an append too large.
+    const texts = storableEvents(streamId, events);
     const proposed = events.map((event, index) =>
       jsonEvent({
         type: event.type,
-        data: asJson(event.data, streamId, event.type),
-        metadata: asJson(event.metadata, streamId, event.type),
-        ...(claim ? { id: idempotentEventId(claim, streamId, index) } : {}),
+        data: JSON.parse(texts[index]!.data) as JSONType,
+        metadata: JSON.parse(texts[index]!.metadata) as JSONType,
+        id: claim
+          ? idempotentEventId(claim, streamId, index)
+          : appendEventId(streamId, expected, index, { type: event.type, ...texts[index]! }),
       }),
     );
     try {

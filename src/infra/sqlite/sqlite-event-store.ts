@@ -11,7 +11,7 @@ import type {
   RecordedEvent,
   Subscription,
 } from '../../ports/event-store';
-import { storableJson, WrongExpectedRevisionError } from '../../ports/event-store';
+import { storableEvents, WrongExpectedRevisionError } from '../../ports/event-store';
 import type {
   IdempotencyClaim,
   IdempotencyKeys,
@@ -252,11 +252,12 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
         checkExpected(streamId, expected, last?.revision);
         let revision = last?.revision ?? -1n;
         let position = last?.position ?? -1n;
-        for (const event of events) {
+        // Serialised and measured inside the transaction: an event that cannot be stored, or an append
+        // over MAX_APPEND_BYTES, rolls back the whole append.
+        const texts = storableEvents(streamId, events);
+        for (const [index, event] of events.entries()) {
           revision += 1n;
-          // Serialised inside the transaction: an event that cannot be stored rolls back the whole append.
-          const data = storableJson(event.data, streamId, event.type);
-          const metadata = storableJson(event.metadata, streamId, event.type);
+          const { data, metadata } = texts[index]!;
           const hash = this.chain?.next(streamId, revision, event.type, data, metadata);
           const stored = hash === undefined ? null : storedHash(hash);
           const info = this.statements.insert.run(streamId, revision, event.type, data, metadata, stored);
