@@ -54,7 +54,12 @@ export class ReadSide {
 
   static async open(deps: Deps): Promise<ReadSide> {
     const side = new ReadSide(deps);
-    side.generation = await side.start(await deps.generations.current());
+    try {
+      side.generation = await side.start(await deps.generations.current());
+    } catch (error) {
+      await deps.generations.close();
+      throw error;
+    }
     side.watch();
     return side;
   }
@@ -105,7 +110,13 @@ export class ReadSide {
       { generation: next, seconds: (performance.now() - started) / 1000 },
       'read models rebuilt; switched generation',
     );
-    if (!options.switchHere) return undefined;
+    if (!options.switchHere) {
+      // The CLI: the services switch within WATCH_MS and close the replaced generation after
+      // GRACE_MS; then nobody reads it and it is dropped, not left behind.
+      await new Promise((resolve) => setTimeout(resolve, GRACE_MS * 2));
+      if (previous !== next) await this.deps.generations.drop(previous);
+      return undefined;
+    }
     await this.switchTo(next);
     const old = previous;
     setTimeout(() => void this.deps.generations.drop(old).catch(() => undefined), GRACE_MS * 2).unref();
@@ -117,6 +128,7 @@ export class ReadSide {
     await this.switching;
     await this.generation.readModels.stop();
     await closeReadDb(this.generation.readDb);
+    await this.deps.generations.close();
   }
 
   private async start(number: number): Promise<Generation> {
