@@ -7,6 +7,7 @@ import type { ReadGenerations } from '../infra/read-generations';
 import { DirectoryReader } from '../directory/directory-reader';
 import type { RunnerOptions } from '../projections/read-model-runner';
 import { ReadModels } from '../projections/read-models';
+import { verifyEventLog } from '../projections/event-log-identity';
 import { openReadModels, type ReadModelStores } from './read-model-list';
 
 /** One generation of the read models, open in this process. */
@@ -31,6 +32,11 @@ type Deps = {
   readonly generations: ReadGenerations;
   /** The role and lease settings of this process's runners; the lease store comes from each generation. */
   readonly runners: (readDb: ReadDb) => RunnerOptions;
+  /**
+   * Open the current generation even when it was built from another event log (the CLI's rebuild,
+   * which replaces it). Otherwise such a generation is refused: EventLogMismatchError.
+   */
+  readonly acceptAnotherLog?: boolean;
 };
 
 /**
@@ -48,7 +54,12 @@ export class ReadSide {
 
   static async open(deps: Deps): Promise<ReadSide> {
     const side = new ReadSide(deps);
-    side.generation = await side.start(await deps.generations.current());
+    try {
+      side.generation = await side.start(await deps.generations.current());
+    } catch (error) {
+      await deps.generations.close();
+      throw error;
+    }
     side.watch();
     return side;
   }
@@ -99,7 +110,13 @@ export class ReadSide {
       { generation: next, seconds: (performance.now() - started) / 1000 },
       'read models rebuilt; switched generation',
     );
-    if (!options.switchHere) return undefined;
+    if (!options.switchHere) {
+      // The CLI: the services switch within WATCH_MS and close the replaced generation after
+      // GRACE_MS; then nobody reads it and it is dropped, not left behind.
+      await new Promise((resolve) => setTimeout(resolve, GRACE_MS * 2));
+      if (previous !== next) await this.deps.generations.drop(previous);
+      return undefined;
+    }
     await this.switchTo(next);
     const old = previous;
     setTimeout(() => void this.deps.generations.drop(old).catch(() => undefined), GRACE_MS * 2).unref();
@@ -111,11 +128,21 @@ export class ReadSide {
     await this.switching;
     await this.generation.readModels.stop();
     await closeReadDb(this.generation.readDb);
+    await this.deps.generations.close();
   }
 
   private async start(number: number): Promise<Generation> {
     const readDb = await this.deps.generations.open(number);
     const { stores, projections } = await openReadModels(readDb);
+    if (!this.deps.acceptAnotherLog) {
+      // Every role checks, followers too: none may serve positions counted in another log.
+      try {
+        for (const projection of projections) await verifyEventLog(this.deps.events, projection.store, projection.name);
+      } catch (error) {
+        await closeReadDb(readDb);
+        throw error;
+      }
+    }
     const readModels = new ReadModels(this.deps.events, projections, this.deps.logger, this.deps.runners(readDb));
     await readModels.start();
     return { number, readDb, stores, readModels, directory: new DirectoryReader(stores.directory) };

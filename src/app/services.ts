@@ -83,20 +83,27 @@ export async function createServices(
   const eventStore = meteredEventStore(log, metrics);
   const cache = openCache(config, logger);
   const holder = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
-  const readSide = await ReadSide.open({
-    config,
-    events: eventStore,
-    logger,
-    generations: readGenerations(config),
-    runners: (readDb) => ({
-      role: config.ROLE === 'api' ? 'follow' : 'project',
-      // A network fault or an election retries with backoff; only a bug stops a projection.
-      isTransient: isTransientStoreError,
-      // The lease's TTL and renewal follow the store (leaseTimingOf): 15 s across machines on MongoDB.
-      lease: { store: leaseStoreOf(readDb), holder, ...leaseTimingOf(readDb), now: () => Date.now() },
-      followPollMs: followPollMsOf(readDb),
-    }),
-  });
+  let readSide: ReadSide;
+  try {
+    readSide = await ReadSide.open({
+      config,
+      events: eventStore,
+      logger,
+      generations: readGenerations(config),
+      runners: (readDb) => ({
+        role: config.ROLE === 'api' ? 'follow' : 'project',
+        // A network fault or an election retries with backoff; only a bug stops a projection.
+        isTransient: isTransientStoreError,
+        // The lease's TTL and renewal follow the store (leaseTimingOf): 15 s across machines on MongoDB.
+        lease: { store: leaseStoreOf(readDb), holder, ...leaseTimingOf(readDb), now: () => Date.now() },
+        followPollMs: followPollMsOf(readDb),
+      }),
+    });
+  } catch (error) {
+    // A refusal to start (EventLogMismatchError, an unreachable read store) leaves nothing open.
+    await Promise.allSettled([log.close(), cache.close()]);
+    throw error;
+  }
   const fileStore = await openFileStore(config);
   const services: Services = {
     config,

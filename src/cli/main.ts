@@ -275,12 +275,15 @@ async function rebuild(config: Config): Promise<number> {
   const niceness = runInBackground();
   const events = openEventStore(config);
   const logger = createLogger('error');
+  const generations = readGenerations(config);
   const side = await ReadSide.open({
     config,
     events,
     logger,
-    generations: readGenerations(config),
+    generations,
     runners: () => ({ role: 'follow' }),
+    // The remedy for a generation of another log: it is replaced, not served.
+    acceptAnotherLog: true,
   });
   const progress = rebuildProgress();
   const began = performance.now();
@@ -296,7 +299,7 @@ async function rebuild(config: Config): Promise<number> {
     // The last report may stop short of the head (the head is a position, the last event projected before it).
     progress.done();
     const seconds = (performance.now() - began) / 1000;
-    const generation = await readGenerations(config).current();
+    const generation = await generations.current();
     process.stdout.write(
       `${JSON.stringify({ rebuilt: true, generation, events: Number(projected), seconds: Number(seconds.toFixed(2)), niceness })}\n`,
     );

@@ -1,7 +1,8 @@
 import { ingestDirectoryEvents } from './ingest-directory-events';
 import { directoryBatchSchema } from './directory-events';
 import { systemActor } from '../domain/event';
-import type { EventStore } from '../ports/event-store';
+import { AppendTooLargeError, type EventStore } from '../ports/event-store';
+import { DomainError } from '../domain/errors';
 import type { Settle } from '../api/route-declaration';
 import { routeGroup, written } from '../api/route-declaration';
 import { directoryFeedAnswerSchema } from '../api/response-schemas';
@@ -29,6 +30,11 @@ export const DIRECTORY_ROUTES = routeGroup<DirectoryRouteDeps>(
             actor: systemActor,
             correlationId,
             at: ctx.clock().toISOString(),
+          }).catch((error: unknown) => {
+            // One batch is one append: over the port's MAX_APPEND_BYTES it is refused whole, on every store.
+            if (!(error instanceof AppendTooLargeError)) throw error;
+            const message = `the batch would store ${error.bytes} bytes, over the limit of ${error.maxBytes}: split it`;
+            throw new DomainError('payload_too_large', message, [{ field: 'events', message }]);
           });
           return written(position, () => ({ accepted: batch.events.length, position: position.toString() }));
         },

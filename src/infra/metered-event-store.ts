@@ -4,7 +4,7 @@ import type { EventStore } from '../ports/event-store';
 /** Counts appended events by stream type (`resource`, `directory`, `sequence`), nothing else changes. */
 export function meteredEventStore(inner: EventStore, metrics: Metrics): EventStore {
   return {
-    identity: inner.identity,
+    identity: () => inner.identity(),
     async appendToStream(streamId, events, expected, options) {
       const result = await inner.appendToStream(streamId, events, expected, options);
       metrics.eventsAppended.inc({ stream_type: streamId.split('-')[0] ?? streamId }, events.length);

@@ -20,6 +20,8 @@ export interface ReadGenerations {
   switchTo(generation: number): Promise<void>;
   /** Deletes a generation nobody reads any more. */
   drop(generation: number): Promise<void>;
+  /** Closes what reading the pointer holds open (on MongoDB, its one client). */
+  close(): Promise<void>;
 }
 
 export function readGenerations(config: Config): ReadGenerations {
@@ -52,44 +54,51 @@ function sqliteGenerations(dataDir: string, memo: boolean): ReadGenerations {
     async drop(generation) {
       for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file(generation)}${suffix}`, { force: true });
     },
+    async close() {},
   };
 }
 
 type PointerDoc = { _id: string; generation: number };
 
-function mongoGenerations(url: string, queryTimeoutMs: number): ReadGenerations {
+/**
+ * `connect(dbName)`: a read-model connection to `dbName`, or to the database of MONGODB_URL when
+ * undefined (tests hand in the mingo stand-in). The pointer is read every 500 ms by every process:
+ * through one client opened on first use and kept until `close`, not a new client each time.
+ */
+export function mongoGenerations(
+  url: string,
+  queryTimeoutMs: number,
+  connect: (dbName?: string) => Promise<MongoReadDb> = (dbName) => mongoReadDb().connect(url, dbName, queryTimeoutMs),
+): ReadGenerations {
   const dbName = (generation: number, base: string) => (generation === 0 ? base : `${base}_g${generation}`);
-  const withBase = async <T>(work: (base: MongoReadDb) => Promise<T>): Promise<T> => {
-    const base = await mongoReadDb().connect(url, undefined, queryTimeoutMs);
-    try {
-      return await work(base);
-    } finally {
-      await base.close();
-    }
+  let opened: Promise<MongoReadDb> | undefined;
+  const base = (): Promise<MongoReadDb> => {
+    opened ??= connect().catch((error: unknown) => {
+      // A failed connect is tried again on the next read of the pointer.
+      opened = undefined;
+      throw error;
+    });
+    return opened;
   };
+  const pointer = async () => (await base()).db.collection<PointerDoc>('read_model_generations');
   return {
-    current: () =>
-      withBase(
-        async (base) =>
-          (
-            await base.db
-              .collection<PointerDoc>('read_model_generations')
-              .findOne({ _id: 'current' }, base.readOptions())
-          )?.generation ?? 0,
-      ),
+    current: async () =>
+      (await (await pointer()).findOne({ _id: 'current' }, (await base()).readOptions()))?.generation ?? 0,
     open: async (generation) => {
-      const base = await withBase(async (b) => b.db.databaseName);
-      return { kind: 'mongo', mongo: await mongoReadDb().connect(url, dbName(generation, base), queryTimeoutMs) };
+      const name = dbName(generation, (await base()).db.databaseName);
+      return { kind: 'mongo', mongo: await connect(name) };
     },
-    switchTo: (generation) =>
-      withBase(async (base) => {
-        await base.db
-          .collection<PointerDoc>('read_model_generations')
-          .updateOne({ _id: 'current' }, { $set: { generation } }, { upsert: true });
-      }),
-    drop: (generation) =>
-      withBase(async (base) => {
-        if (generation !== 0) await base.db.client.db(dbName(generation, base.db.databaseName)).dropDatabase();
-      }),
+    switchTo: async (generation) => {
+      await (await pointer()).updateOne({ _id: 'current' }, { $set: { generation } }, { upsert: true });
+    },
+    drop: async (generation) => {
+      const db = (await base()).db;
+      if (generation !== 0) await db.client.db(dbName(generation, db.databaseName)).dropDatabase();
+    },
+    close: async () => {
+      const closing = opened;
+      opened = undefined;
+      await (await closing?.catch(() => undefined))?.close();
+    },
   };
 }

@@ -20,7 +20,7 @@ export function versionedEventStore<S extends EventStore & IdempotencyKeys>(
   const currentOf = currentIn(catalog);
   const stamped = stampedIn(catalog);
   const store: EventStore & IdempotencyKeys = {
-    identity: inner.identity,
+    identity: () => inner.identity(),
     appendToStream: (streamId, events, expected, options) =>
       inner.appendToStream(streamId, events.map(stamped), expected, options),
     readStream: async (streamId) => (await inner.readStream(streamId)).map(currentOf),

@@ -83,6 +83,47 @@ export function storableJson(value: unknown, streamId: string, eventType: string
   }
 }
 
+/**
+ * The most one append may store, in bytes: the UTF-8 JSON of every event's data and metadata plus
+ * its type, summed. Every adapter refuses more (AppendTooLargeError) before storing anything, the
+ * embedded one too, so that what a deployment accepts does not depend on its store: EventStoreDB
+ * refuses an append over its `MaxAppendSize` (1 MiB by default), which counts each event's
+ * envelope (id, content type) besides; the 124 KiB left under it covers the envelopes of the
+ * largest batch any route appends (1000 directory events).
+ */
+export const MAX_APPEND_BYTES = 900 * 1024;
+
+/** Raised when an append would store more than MAX_APPEND_BYTES: nothing of it is stored. */
+export class AppendTooLargeError extends Error {
+  constructor(
+    readonly streamId: string,
+    readonly bytes: number,
+    readonly maxBytes: number,
+  ) {
+    super(`stream ${streamId}: an append of ${bytes} bytes is over the limit of ${maxBytes}`);
+    this.name = 'AppendTooLargeError';
+  }
+}
+
+/**
+ * Each event's data and metadata as JSON text (UnstorableEventError when one has none), after
+ * checking that together they fit in one append (AppendTooLargeError): what every adapter stores.
+ */
+export function storableEvents(
+  streamId: string,
+  events: readonly NewEvent[],
+): { readonly data: string; readonly metadata: string }[] {
+  let bytes = 0;
+  const texts = events.map((event) => {
+    const data = storableJson(event.data, streamId, event.type);
+    const metadata = storableJson(event.metadata, streamId, event.type);
+    bytes += Buffer.byteLength(data) + Buffer.byteLength(metadata) + Buffer.byteLength(event.type);
+    return { data, metadata };
+  });
+  if (bytes > MAX_APPEND_BYTES) throw new AppendTooLargeError(streamId, bytes, MAX_APPEND_BYTES);
+  return texts;
+}
+
 export type Subscription = { close(): Promise<void> };
 
 /**
@@ -92,10 +133,13 @@ export type Subscription = { close(): Promise<void> };
  */
 export interface EventStore {
   /**
-   * Which log this is (`sqlite:<id made when the file was created>`, `esdb:<hosts>`): positions
-   * mean nothing in another log, so a read model's checkpoint records it.
+   * Which log this is: an id written once into the log itself when it was first used
+   * (`sqlite:<hex>` in the file's meta table, `esdb:<uuid>` in the stream `log-identity`), never
+   * derived from where the log is reached. Positions mean nothing in another log, so a read
+   * model's checkpoint records it (src/projections/event-log-identity.ts): a renamed host keeps
+   * it, a recreated empty log gets a new one. Every caller gets the same id, however many race.
    */
-  readonly identity: string;
+  identity(): Promise<string>;
   appendToStream(
     streamId: string,
     events: readonly NewEvent[],

@@ -3,6 +3,7 @@ import type { EventStore, RecordedEvent, Subscription } from '../ports/event-sto
 import type { Logger } from '../observability/logger';
 import { LeaseHolder, type LeaseOptions } from './lease-holder';
 import { CheckpointedCommits } from './checkpointed-commits';
+import { adoptEventLog } from './event-log-identity';
 import { ProjectionFailedError } from './projection-failed-error';
 import { LeaseLostError } from './projection-lease';
 import type { ReadModelProjection } from './read-model-projection';
@@ -212,18 +213,13 @@ export class ReadModelRunner {
     }
   }
 
-  /** A checkpoint of another event log (the store was switched) is worthless: start over. */
+  /**
+   * A checkpoint of another event log (the store was switched or recreated) is worthless, and
+   * resetting a served read model in place would answer from a half-empty one: it is refused
+   * (EventLogMismatchError); a rebuild builds a new generation instead.
+   */
   private async adoptLog(): Promise<void> {
-    const store = this.projection.store;
-    const log = await store.checkpointLog(this.name);
-    if (log !== undefined && log !== this.events.identity) {
-      this.logger.warn(
-        { projection: this.name, was: log, now: this.events.identity },
-        'read model built from another event log; rebuilding',
-      );
-      await store.reset(this.name);
-    }
-    if (log !== this.events.identity) await store.setCheckpointLog(this.name, this.events.identity);
+    await adoptEventLog(this.events, this.projection.store, this.name);
   }
 
   private async catchUpAndSubscribe(): Promise<void> {

@@ -40,7 +40,7 @@ function contendedStore(losses: number) {
   const history: RecordedEvent[] = [recorded(1), recorded(2)];
   const calls = { reads: 0, appended: [] as NewEvent[][], expected: [] as ExpectedRevision[] };
   const store: EventStore = {
-    identity: 'test:contended',
+    identity: () => Promise.resolve('test:contended'),
     appendToStream(streamId, events, expected) {
       calls.expected.push(expected);
       if (remaining > 0) {

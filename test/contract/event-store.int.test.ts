@@ -6,6 +6,8 @@ import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainer
 import type { EventMetadata } from '../../src/domain/event';
 import { EsdbEventStore } from '../../src/infra/eventstoredb/esdb-event-store';
 import {
+  AppendTooLargeError,
+  MAX_APPEND_BYTES,
   UnstorableEventError,
   WrongExpectedRevisionError,
   type EventStore,
@@ -16,6 +18,8 @@ import { SqliteEventStore } from '../../src/infra/sqlite/sqlite-event-store';
 import type { IdempotencyKeys } from '../../src/ports/idempotency-keys';
 import { IdempotencyClaimLostError } from '../../src/ports/idempotency-keys';
 import { describeExternal, externalTarget } from '../support/external';
+import { adoptEventLog, EventLogMismatchError, verifyEventLog } from '../../src/projections/event-log-identity';
+import type { ProjectionStore } from '../../src/projections/read-model-projection';
 import { EVENTSTORE_IMAGE } from '../support/images';
 
 type Subject = {
@@ -24,6 +28,10 @@ type Subject = {
   readonly isolated: boolean;
   /** A stream name that no other test uses. */
   stream(name: string): string;
+  /** Another instance on the same log (another process, another host name for it); disposed with the subject. */
+  another(): EventStore;
+  /** A new, empty log where this one was (recreated under the same name), where the subject can make one. */
+  readonly recreated?: () => Promise<EventStore>;
   dispose(): Promise<void>;
 };
 
@@ -56,6 +64,26 @@ async function mark(subject: Subject): Promise<bigint> {
   return result.position;
 }
 
+/** A read model's checkpoints and nothing else, in memory: what the log check reads and records. */
+function checkpointsOnly(): ProjectionStore {
+  const checkpoints = new Map<string, { position?: bigint; log?: string }>();
+  return {
+    commit: async (projection, position, work) => {
+      await work();
+      checkpoints.set(projection, { ...checkpoints.get(projection), position });
+    },
+    checkpoint: async (projection) => checkpoints.get(projection)?.position,
+    checkpointLog: async (projection) => checkpoints.get(projection)?.log,
+    setCheckpointLog: async (projection, log) => {
+      checkpoints.set(projection, { ...checkpoints.get(projection), log });
+    },
+    reset: async (projection) => {
+      checkpoints.delete(projection);
+    },
+    digest: async () => ({ digest: '', counts: {} }),
+  };
+}
+
 function describeEventStoreContract(name: string, factory: () => Promise<Subject>): void {
   describe(`${name} (event store contract)`, () => {
     let subject: Subject;
@@ -68,6 +96,98 @@ function describeEventStoreContract(name: string, factory: () => Promise<Subject
 
     afterEach(async () => {
       await subject.dispose();
+    });
+
+    describe('append size', () => {
+      /** `count` events whose stored size (type, data and metadata) is `bytes` or a few bytes less. */
+      const eventsOf = (bytes: number, count: number): NewEvent[] => {
+        const overhead =
+          Buffer.byteLength('Padded') + JSON.stringify(metadata).length + JSON.stringify({ p: '' }).length;
+        const each = Math.floor(bytes / count) - overhead;
+        return Array.from({ length: count }, () => event('Padded', { p: 'x'.repeat(each) }));
+      };
+
+      it('given an append over MAX_APPEND_BYTES, when appended, then it is refused whole and nothing is stored', async () => {
+        // given
+        const stream = subject.stream('too-large');
+        const events = eventsOf(MAX_APPEND_BYTES + 2000, 100);
+        // when
+        const append = store.appendToStream(stream, events, 'no_stream');
+        // then
+        await expect(append).rejects.toBeInstanceOf(AppendTooLargeError);
+        expect(await store.readStream(stream)).toEqual([]);
+      });
+
+      it('given an append just under MAX_APPEND_BYTES, when appended, then all of it is stored', async () => {
+        // given
+        const stream = subject.stream('just-fits');
+        const events = eventsOf(MAX_APPEND_BYTES, 100);
+        // when
+        await store.appendToStream(stream, events, 'no_stream');
+        // then
+        expect(await store.readStream(stream)).toHaveLength(100);
+      });
+    });
+
+    describe('log identity', () => {
+      it('given one log, when several instances ask its identity at once, then they all get the same', async () => {
+        // given
+        const instances = [store, subject.another(), subject.another()];
+        // when
+        const identities = await Promise.all(instances.map((instance) => instance.identity()));
+        // then
+        expect(new Set(identities).size).toBe(1);
+        expect(await subject.another().identity()).toBe(identities[0]);
+      });
+
+      it('given the identity asked, then reading the log shows no event of it', async () => {
+        // given
+        const before = await mark(subject);
+        await subject.another().identity();
+        // when
+        const events = await store.readAll(subject.isolated ? undefined : before, 1000);
+        // then
+        expect(events.filter((e) => e.type.startsWith('$') || e.streamId === 'log-identity')).toEqual([]);
+      });
+
+      it('given a read model built from this log, when checked against it from another instance, then it is kept', async () => {
+        // given
+        const readModel = checkpointsOnly();
+        await adoptEventLog(store, readModel, 'views');
+        // when
+        const verdict = await verifyEventLog(subject.another(), readModel, 'views');
+        // then
+        expect(verdict).toBe('same');
+      });
+
+      it('given a read model built from this log, when checked against a recreated log, then it is refused', async () => {
+        if (!subject.recreated) {
+          process.stderr.write('SKIPPED recreated log check: this subject cannot recreate its log\n');
+          return;
+        }
+        // given
+        const readModel = checkpointsOnly();
+        await adoptEventLog(store, readModel, 'views');
+        await readModel.commit('views', 5n, async () => undefined);
+        // when
+        const checking = adoptEventLog(await subject.recreated(), readModel, 'views');
+        // then
+        await expect(checking).rejects.toBeInstanceOf(EventLogMismatchError);
+        expect(await readModel.checkpoint('views')).toBe(5n);
+      });
+
+      it('given a log recreated empty under the same name, when asked, then its identity is another', async () => {
+        if (!subject.recreated) {
+          process.stderr.write('SKIPPED recreated log identity: this subject cannot recreate its log\n');
+          return;
+        }
+        // given
+        const before = await store.identity();
+        // when
+        const recreated = await subject.recreated();
+        // then
+        expect(await recreated.identity()).not.toBe(before);
+      });
     });
 
     describe('idempotency keys', () => {
@@ -509,13 +629,24 @@ function tempDir(): string {
 
 describeEventStoreContract('SqliteEventStore', async () => {
   const dir = tempDir();
-  const store = SqliteEventStore.open(path.join(dir, 'events.sqlite'));
+  const file = path.join(dir, 'events.sqlite');
+  const store = SqliteEventStore.open(file);
+  const others: EventStore[] = [];
+  const opened = (other: EventStore) => {
+    others.push(other);
+    return other;
+  };
   return {
     store,
     isolated: true,
     stream: (name) => `${name}-${randomUUID()}`,
+    another: () => opened(SqliteEventStore.open(file)),
+    recreated: async () => {
+      const moved = path.join(dir, 'recreated', 'events.sqlite');
+      return opened(SqliteEventStore.open(moved));
+    },
     dispose: async () => {
-      await store.close();
+      await Promise.all([store, ...others].map((s) => s.close()));
       fs.rmSync(dir, { recursive: true, force: true });
     },
   };
@@ -687,11 +818,20 @@ describeExternal('event store contract (EventStoreDB)', esdb, () => {
 
     describeEventStoreContract('EsdbEventStore', async () => {
       const store = EsdbEventStore.connect(connectionString);
+      const others: EventStore[] = [];
       return {
         store,
         isolated: false,
         stream: (name) => `${name}-${randomUUID()}`,
-        dispose: () => store.close(),
+        another: () => {
+          const other = EsdbEventStore.connect(connectionString);
+          others.push(other);
+          return other;
+        },
+        // One shared server: a recreated one is the stand-in's case (esdb-log-identity.unit.test.ts).
+        dispose: async () => {
+          await Promise.all([store, ...others].map((s) => s.close()));
+        },
       };
     });
   }

@@ -1,9 +1,9 @@
 import type { EventStore } from '../../src/ports/event-store';
 
 /** The event store `inner`, with some of its methods replaced: a test double that changes one behaviour only. */
-export function eventStoreExcept(inner: EventStore, replaced: Partial<Omit<EventStore, 'identity'>>): EventStore {
+export function eventStoreExcept(inner: EventStore, replaced: Partial<EventStore>): EventStore {
   return {
-    identity: inner.identity,
+    identity: inner.identity.bind(inner),
     appendToStream: inner.appendToStream.bind(inner),
     readStream: inner.readStream.bind(inner),
     readLastEvent: inner.readLastEvent.bind(inner),

@@ -269,6 +269,9 @@ class MingoDb {
 class MingoClient {
   constructor(private readonly db: MingoDb) {}
 
+  /** Nothing to release in process; closing is what every owner of a client does last. */
+  async close(): Promise<void> {}
+
   startSession() {
     const db = this.db;
     const session = {

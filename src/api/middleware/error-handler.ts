@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { DomainError } from '../../domain/errors';
+import { AppendTooLargeError } from '../../ports/event-store';
 import type { Logger } from '../../observability/logger';
 import { isTransientStoreError } from '../../projections/transient-error';
 import { IdempotencyKeyProblem } from '../idempotency';
@@ -25,6 +26,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       if (error.problem === 'idempotencyKeyInProgress') res.setHeader('Retry-After', '1');
       return sendProblem(res, error.problem, error.message);
     }
+    if (error instanceof AppendTooLargeError)
+      return sendProblem(res, 'payloadTooLarge', 'the write is over the size limit');
     // The router decodes path parameters: a bad percent-escape is the client's mistake.
     if (error instanceof URIError) return sendProblem(res, 'validation', 'the URL contains a malformed percent-escape');
     const http = error as { type?: string; status?: number; expose?: boolean };

@@ -16,7 +16,7 @@ import {
   type RecordedEvent as EsdbRecordedEvent,
   type ResolvedEvent,
 } from '@eventstore/db-client';
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { EventMetadata } from '../../domain/event';
 import type {
   IdempotencyClaim,
@@ -28,7 +28,7 @@ import type {
 } from '../../ports/idempotency-keys';
 import { IdempotencyClaimLostError } from '../../ports/idempotency-keys';
 import {
-  storableJson,
+  storableEvents,
   WrongExpectedRevisionError,
   type AppendOptions,
   type AppendResult,
@@ -101,11 +101,6 @@ function appendPosition(position: Position | undefined, count: number): bigint {
   return -1n;
 }
 
-/** Fails before anything is sent, like the SQLite adapter, when an event cannot be stored as JSON. */
-function asJson(value: unknown, streamId: string, eventType: string): JSONType {
-  return JSON.parse(storableJson(value, streamId, eventType)) as JSONType;
-}
-
 /*
  * Idempotency keys on EventStoreDB: one stream per key, `idempotency-<hash of caller and key>`,
  * whose events (types starting with `$`, so that reads of the log and subscriptions skip them
@@ -128,7 +123,33 @@ const idempotencyStreamOf = (ref: IdempotencyRef): string =>
 
 /** A UUID (version 5 layout) derived from the claim's caller and key, the stream and the event's index. */
 export function idempotentEventId(ref: IdempotencyRef, streamId: string, index: number): string {
-  const hex = createHash('sha256').update(`${ref.scope}\u0000${ref.key}\u0000${streamId}\u0000${index}`).digest('hex');
+  return uuidV5Layout(`${ref.scope}\u0000${ref.key}\u0000${streamId}\u0000${index}`);
+}
+
+/**
+ * The id of an event appended without an idempotency claim: a UUID (version 5 layout) derived from
+ * the stream, the expected revision, the event's index in the append and the event itself (type,
+ * data and metadata as stored). Why: an append whose answer was lost (a deadline, a dropped
+ * connection) and that is sent again proposes the same ids at the same expected revision, and
+ * EventStoreDB answers the repeat as the write it already holds instead of storing the events
+ * twice. Why the content too: EventStoreDB takes an append whose ids match the events already
+ * after its expected revision for that repeat, so another writer racing at the same revision must
+ * not propose the same ids, or it would be told it succeeded when it lost (its metadata differs:
+ * its own correlation id and time).
+ */
+export function appendEventId(
+  streamId: string,
+  expected: ExpectedRevision,
+  index: number,
+  stored: { readonly type: string; readonly data: string; readonly metadata: string },
+): string {
+  return uuidV5Layout(
+    ['append', streamId, String(expected), String(index), stored.type, stored.data, stored.metadata].join('\u0000'),
+  );
+}
+
+function uuidV5Layout(name: string): string {
+  const hex = createHash('sha256').update(name).digest('hex');
   const variant = ((parseInt(hex[16] ?? '0', 16) & 0x3) | 0x8).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
@@ -174,18 +195,59 @@ function foldIdempotency(events: readonly RecordedEvent[]): IdempotencyFold {
   return fold;
 }
 
+/*
+ * The log's identity lives in the log: the first process to ask appends one event holding a new
+ * UUID to `log-identity` at `no_stream`; every other one (a concurrent first contact included)
+ * loses that append and reads the winner's event back. Its type starts with `$`, so reads of the
+ * log and subscriptions skip it like a system event. A host renamed keeps the id; an empty
+ * EventStoreDB recreated under the same name gets a new one.
+ */
+export const LOG_IDENTITY_STREAM = 'log-identity';
+const LOG_IDENTITY_TYPE = '$log-identity';
+
+/** The stream `log-identity` holds no usable id: something other than this service wrote it. */
+export class MalformedLogIdentityError extends Error {
+  constructor() {
+    super(`EventStoreDB stream ${LOG_IDENTITY_STREAM} holds no log id`);
+    this.name = 'MalformedLogIdentityError';
+  }
+}
+
 export class EsdbEventStore implements EventStore, IdempotencyKeys {
   private readonly subscriptions = new Set<Subscription>();
+  private logId: Promise<string> | undefined;
 
-  private constructor(
-    private readonly client: EventStoreDBClient,
-    readonly identity: string,
-  ) {}
+  private constructor(private readonly client: EventStoreDBClient) {}
 
   static connect(connectionString: string): EsdbEventStore {
-    // The hosts name the cluster; credentials and options do not.
-    const hosts = connectionString.replace(/^[a-z+]+:\/\/(?:[^@/]*@)?/i, '').split(/[/?]/)[0] ?? connectionString;
-    return new EsdbEventStore(EventStoreDBClient.connectionString(connectionString), `esdb:${hosts}`);
+    return new EsdbEventStore(EventStoreDBClient.connectionString(connectionString));
+  }
+
+  identity(): Promise<string> {
+    // Asked once per instance; a failure (the server unreachable) is asked again next time.
+    this.logId ??= this.writeOrReadLogId().catch((error: unknown) => {
+      this.logId = undefined;
+      throw error;
+    });
+    return this.logId;
+  }
+
+  private async writeOrReadLogId(): Promise<string> {
+    const mine = randomUUID();
+    try {
+      await this.client.appendToStream(
+        LOG_IDENTITY_STREAM,
+        [jsonEvent({ type: LOG_IDENTITY_TYPE, data: { id: mine } })],
+        { expectedRevision: NO_STREAM },
+      );
+      return `esdb:${mine}`;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+    }
+    const [first] = await readAtMost(this.client.readStream(LOG_IDENTITY_STREAM, { maxCount: 1 }), 1, fromResolved);
+    const id = (first?.data as { id?: unknown } | undefined)?.id;
+    if (typeof id !== 'string' || id === '') throw new MalformedLogIdentityError();
+    return `esdb:${id}`;
   }
 
   async appendToStream(
@@ -195,12 +257,16 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     options?: AppendOptions,
   ): Promise<AppendResult> {
     const claim = options?.idempotency;
+    // Fails before anything is sent, like the SQLite adapter: an event with no JSON, an append too large.
+    const texts = storableEvents(streamId, events);
     const proposed = events.map((event, index) =>
       jsonEvent({
         type: event.type,
-        data: asJson(event.data, streamId, event.type),
-        metadata: asJson(event.metadata, streamId, event.type),
-        ...(claim ? { id: idempotentEventId(claim, streamId, index) } : {}),
+        data: JSON.parse(texts[index]!.data) as JSONType,
+        metadata: JSON.parse(texts[index]!.metadata) as JSONType,
+        id: claim
+          ? idempotentEventId(claim, streamId, index)
+          : appendEventId(streamId, expected, index, { type: event.type, ...texts[index]! }),
       }),
     );
     try {

@@ -11,7 +11,7 @@ import type {
   RecordedEvent,
   Subscription,
 } from '../../ports/event-store';
-import { storableJson, WrongExpectedRevisionError } from '../../ports/event-store';
+import { storableEvents, WrongExpectedRevisionError } from '../../ports/event-store';
 import type {
   IdempotencyClaim,
   IdempotencyKeys,
@@ -174,7 +174,7 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
   /** The hash chain's end during a group commit (sqlite-hash-chain.ts); none with `hashChain` off (bench). */
   private readonly chain: ChainCursor | undefined;
 
-  readonly identity: string;
+  private readonly logId: string;
 
   private constructor(
     private readonly db: Database.Database,
@@ -184,7 +184,7 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
     // Positions and revisions are bigint in the port; a number would silently lose precision past 2^53.
     db.defaultSafeIntegers(true);
     const logId = db.prepare<[], { value: string }>(`select value from meta where key = 'log_id'`).get();
-    this.identity = `sqlite:${logId?.value ?? 'unknown'}`;
+    this.logId = `sqlite:${logId?.value ?? 'unknown'}`;
     this.statements = {
       last: db.prepare<[string], Row>(
         `select ${COLUMNS} from events where stream_id = ? order by revision desc limit 1`,
@@ -256,11 +256,12 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
         checkExpected(streamId, expected, last?.revision);
         let revision = last?.revision ?? -1n;
         let position = last?.position ?? -1n;
-        for (const event of events) {
+        // Serialised and measured inside the transaction: an event that cannot be stored, or an append
+        // over MAX_APPEND_BYTES, rolls back the whole append.
+        const texts = storableEvents(streamId, events);
+        for (const [index, event] of events.entries()) {
           revision += 1n;
-          // Serialised inside the transaction: an event that cannot be stored rolls back the whole append.
-          const data = storableJson(event.data, streamId, event.type);
-          const metadata = storableJson(event.metadata, streamId, event.type);
+          const { data, metadata } = texts[index]!;
           const hash = this.chain?.next(streamId, revision, event.type, data, metadata);
           const stored = hash === undefined ? null : storedHash(hash);
           const info = this.statements.insert.run(streamId, revision, event.type, data, metadata, stored);
@@ -453,6 +454,11 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
 
   async verifyIntegrity(): Promise<ChainReport> {
     return verifyChain(this.db);
+  }
+
+  /** The log id the schema wrote into the file's meta table once, on its first open (whichever process came first). */
+  identity(): Promise<string> {
+    return Promise.resolve(this.logId);
   }
 
   async ping(): Promise<void> {
