@@ -36,8 +36,42 @@ const LICENSE_URLS: Record<string, string> = {
   UNLICENSED: 'https://docs.npmjs.com/cli/v10/configuring-npm/package-json#license',
 };
 
+/** The operations whose JSON body is closed (`additionalProperties: false`) and those whose body is open. */
+type BodyKinds = { readonly closed: readonly string[]; readonly open: readonly string[] };
+
+type SchemaObject = { $ref?: string; additionalProperties?: unknown };
+type DocumentParts = {
+  paths?: Record<string, Record<string, { operationId?: string; requestBody?: unknown }>>;
+  components?: { schemas?: Record<string, SchemaObject> };
+};
+
+/** Which JSON bodies are closed and which open, read from the generated document itself, so the text cannot drift. */
+function bodyKindsOf(document: DocumentParts): BodyKinds {
+  const closed: string[] = [];
+  const open: string[] = [];
+  for (const item of Object.values(document.paths ?? {})) {
+    for (const operation of Object.values(item)) {
+      const body = operation.requestBody as { content?: Record<string, { schema?: SchemaObject }> } | undefined;
+      let schema = body?.content?.['application/json']?.schema;
+      if (!schema || !operation.operationId) continue;
+      if (schema.$ref) schema = document.components?.schemas?.[schema.$ref.split('/').pop() as string];
+      (schema?.additionalProperties === false ? closed : open).push(operation.operationId);
+    }
+  }
+  return { closed, open };
+}
+
+const bodiesParagraph = ({ closed, open }: BodyKinds): string =>
+  'Request bodies: `application/json` (the upload: `multipart/form-data`), ' +
+  'anything else is a 415. The bodies of ' +
+  closed.join(', ') +
+  ' are closed (`additionalProperties: false`): an unknown field is a 400 naming it, except ' +
+  "that saveProjectResource ignores the record's read-only fields, so a client may send back " +
+  'the record it was given. ' +
+  (open.length > 0 ? `The other JSON bodies (${open.join(', ')}) are open: they ignore unknown fields.` : '');
+
 /** title, version and license of this service's package.json (not of a dependency's on the way up). */
-function packageInfo() {
+function packageInfo(bodies: BodyKinds) {
   const file = packageFile('package.json', (f) => Boolean(readPackage(f).name && readPackage(f).version));
   if (!file) throw new Error('package.json not found');
   const pkg = readPackage(file);
@@ -50,15 +84,7 @@ function packageInfo() {
       'Credentials: an interactive session (`Authorization: Bearer <token>`) or an API ' +
         'key (`X-API-Key: <keyId>.<secret>`), never both. ' +
         'API-key requests carry the `RateLimit-*` headers and answer 429 with `Retry-After` over the limit.',
-      'Request bodies: `application/json` (the upload: `multipart/form-data`), ' +
-        'anything else is a 415. The bodies of getResourceList, saveProjectResource, ' +
-        'saveResourcePrivacy, ' +
-        'unshareResourceFromCommunity and createApiKey are closed ' +
-        '(`additionalProperties: false`): an unknown field is a 400 naming it, except ' +
-        'that saveProjectResource ignores the ' +
-        "record's read-only fields, so a client may send back the record it was given. " +
-        'The other bodies (rotateApiKey, listApplications, the internal routes) ignore ' +
-        'unknown fields.',
+      bodiesParagraph(bodies),
       'A known path called with another method is a 405 with `Allow`. Browser origins ' +
         'listed in CORS_ORIGINS may call the API; their preflights are answered before ' +
         'authentication.',
@@ -81,7 +107,7 @@ export function openApiDocumentOf(routes: readonly RouteDoc[]): OpenApiDocument 
   if (known) return known;
   const document = new OpenApiGeneratorV31(buildRegistry(routes).definitions).generateDocument({
     openapi: '3.1.0',
-    info: packageInfo(),
+    info: packageInfo({ closed: [], open: [] }),
     // Relative: the document describes the service that serves it, wherever that is.
     servers: [{ url: '/', description: 'This service' }],
     tags: [
@@ -110,6 +136,8 @@ export function openApiDocumentOf(routes: readonly RouteDoc[]): OpenApiDocument 
       { name: 'health', description: 'Public: probes, this document and the problem type pages' },
     ],
   });
+  // The description says which bodies are closed: read from the paths just generated.
+  document.info = packageInfo(bodyKindsOf(document as DocumentParts));
   generated.set(routes, document);
   return document;
 }

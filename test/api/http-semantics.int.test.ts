@@ -4,12 +4,30 @@
  * configured origins with preflights before authentication, strong ETags and 304 on downloads,
  * and a page behind every problem type.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { demo } from '../support/demo-directory';
 import { newResource, scope } from '../support/resource-api';
 import { serverForSuite } from '../support/suite-server';
 import { fileApi } from '../support/upload-client';
 
 const { users, communityProjects, projects } = demo;
+
+/** Every problem `type` written in the service's sources, wherever it is answered from. */
+function problemTypesInSources(): string[] {
+  const types = new Set<string>();
+  const walk = (dir: string): void => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const file = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(file);
+      else if (file.endsWith('.ts')) {
+        for (const m of fs.readFileSync(file, 'utf8').matchAll(/\/problems\/[a-z][a-z-]*/g)) types.add(m[0]);
+      }
+    }
+  };
+  walk(path.join(__dirname, '../../src'));
+  return [...types].sort();
+}
 const APP = 'https://app.example.org';
 
 describe('HTTP semantics', () => {
@@ -89,6 +107,44 @@ describe('HTTP semantics', () => {
       expect(res.status).toBe(400);
       expect(res.body.type).toBe('/problems/validation');
       expect(res.body.errors.map((e: { field: string }) => e.field).sort()).toEqual(fields);
+    });
+
+    it('given the directory feed with a field it does not know, then 400 naming it, nothing stored', async () => {
+      const res = await server.request(
+        'POST',
+        '/internal/directory/events',
+        JSON.stringify({ events: [{ type: 'UserUpserted', data: { userId: 90, name: 'X', status: 'active' } }], x: 1 }),
+        {
+          headers: { 'content-type': 'application/json', 'x-directory-token': server.services.secrets.directoryToken },
+        },
+      );
+
+      expect(res.status).toBe(400);
+      expect(res.body.type).toBe('/problems/validation');
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['x']);
+    });
+
+    it.each([
+      ['/api/ApplicationDefinition/70/Applications', { take: 1, extra: true }],
+      ['/api/apikey/{id}/rotate', { graceHours: 1, extra: true }],
+    ])('given the open body of %s with a field it does not know, then the field is ignored', async (path, body) => {
+      const admin = await as(users.admin1);
+      const id = path.includes('{id}') ? (await server.post('/api/apikey', { name: 'open body' }, admin)).body.id : 0;
+
+      const res = await server.post(path.replace('{id}', String(id)), body, admin);
+
+      expect(res.status).toBe(200);
+    });
+
+    it('given the OpenAPI document, then its description names the closed bodies and the open ones as they behave', async () => {
+      const doc = (await server.get('/openapi.json')).body;
+      const paragraph = (doc.info.description as string).split('\n\n').find((p) => p.startsWith('Request bodies'));
+
+      expect(paragraph).toContain(
+        'The bodies of getResourceList, saveProjectResource, saveResourcePrivacy, ' +
+          'unshareResourceFromCommunity, createApiKey, ingestDirectoryEvents are closed',
+      );
+      expect(paragraph).toContain('The other JSON bodies (listApplications, rotateApiKey) are open');
     });
 
     it('given the record a save answered, when it is sent back with a change, then the read-only fields are ignored and it saves', async () => {
@@ -184,16 +240,26 @@ describe('HTTP semantics', () => {
   });
 
   describe('problem types', () => {
-    it.each(['validation', 'idempotency-key-reused', 'method-not-allowed'])(
-      'given GET /problems/%s, then a page explaining it',
+    it.each(problemTypesInSources())(
+      'given GET %s, a type the service emits, then a page explaining it',
       async (type) => {
-        const res = await server.get(`/problems/${type}`);
+        const res = await server.get(type);
 
         expect(res.status).toBe(200);
         expect(res.headers.get('content-type')).toContain('text/html');
-        expect(res.text).toContain(`/problems/${type}`);
+        expect(res.text).toContain(type);
       },
     );
+
+    it('given the problem types the OpenAPI document lists, then each has its page', async () => {
+      const doc = (await server.get('/openapi.json')).body;
+      const listed = [...(doc.info.description as string).matchAll(/`(\/problems\/[a-z-]+)`/g)].map((m) => m[1]);
+      expect(listed.length).toBeGreaterThan(10);
+
+      const statuses = await Promise.all(listed.map(async (type) => (await server.get(type as string)).status));
+
+      expect(statuses.every((status) => status === 200)).toBe(true);
+    });
 
     it('given a type that does not exist, then 404 not-found', async () => {
       const res = await server.get('/problems/nope');
