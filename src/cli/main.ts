@@ -78,7 +78,7 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(help);
     return 0;
   }
-  if (command === '--help' || command === '-h') {
+  if (command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(USAGE);
     return 0;
   }
@@ -103,9 +103,10 @@ async function main(argv: string[]): Promise<number> {
     case 'verify':
       return backupCommands(command, rest, config);
     default:
-      if (command !== undefined && command !== 'help') process.stderr.write(`unknown command '${command}'\n\n`);
+      // No command, or one it does not know: a usage error (2), the usage on stderr; `help` asks for it (0).
+      process.stderr.write(command === undefined ? 'no command given\n\n' : `unknown command '${command}'\n\n`);
       process.stderr.write(USAGE);
-      return command === undefined || command === 'help' ? 0 : 2;
+      return 2;
   }
 }
 

@@ -62,6 +62,21 @@ describe('the processes at the command line', () => {
     expect(result.stderr).toContain("'rebuld'");
   });
 
+  it('given no command, then the CLI says so, prints its usage on stderr and exits 2', async () => {
+    const result = await cli(env);
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain('usage: npm run cli -- <command>');
+  });
+
+  it.each(['help', '--help'])('given %s, then the usage goes to stdout and the CLI exits 0', async (asked) => {
+    const result = await cli(env, asked);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('usage: npm run cli -- <command>');
+  });
+
   it('given an unknown option, then the CLI exits 2', async () => {
     const result = await cli(env, 'dev-token', '--usr', '1');
 
