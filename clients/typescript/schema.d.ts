@@ -528,15 +528,100 @@ export interface components {
              * @example null
              */
             paragraphId: number | null;
+            /**
+             * @description The page: `{count, list}`
+             * @example {
+             *       "count": 1,
+             *       "list": [
+             *         {
+             *           "id": 1,
+             *           "name": "Pitch deck",
+             *           "description": "The deck we show investors",
+             *           "resourceUrl": "https://example.org/deck.pdf",
+             *           "resourceType": 3,
+             *           "image": "",
+             *           "icon": "",
+             *           "postDate": "2025-03-01T10:00:00.000Z",
+             *           "lastUpdated": "2025-03-02T09:30:00.000Z",
+             *           "resourceTags": [
+             *             "pitch"
+             *           ],
+             *           "privacyLevel": 2,
+             *           "effectivePrivacyLevel": 2,
+             *           "originCommunityId": null,
+             *           "originCommunityName": null,
+             *           "currentlySharedWith": [
+             *             {
+             *               "communityId": 2,
+             *               "communityName": "Harbour Founders",
+             *               "privacyLevel": 2
+             *             }
+             *           ],
+             *           "canEdit": true,
+             *           "isProjectScoped": false,
+             *           "isCommunityProjectScoped": true,
+             *           "projectId": 10,
+             *           "communityProjectId": 1000,
+             *           "paragraphId": null
+             *         }
+             *       ]
+             *     }
+             */
             resources: {
+                /**
+                 * @description How many resources the caller sees in this view, over all pages
+                 * @example 1
+                 */
                 count: number;
+                /**
+                 * @description This page of them (`skip`, `take`), in the order asked for
+                 * @example [
+                 *       {
+                 *         "id": 1,
+                 *         "name": "Pitch deck",
+                 *         "description": "The deck we show investors",
+                 *         "resourceUrl": "https://example.org/deck.pdf",
+                 *         "resourceType": 3,
+                 *         "image": "",
+                 *         "icon": "",
+                 *         "postDate": "2025-03-01T10:00:00.000Z",
+                 *         "lastUpdated": "2025-03-02T09:30:00.000Z",
+                 *         "resourceTags": [
+                 *           "pitch"
+                 *         ],
+                 *         "privacyLevel": 2,
+                 *         "effectivePrivacyLevel": 2,
+                 *         "originCommunityId": null,
+                 *         "originCommunityName": null,
+                 *         "currentlySharedWith": [
+                 *           {
+                 *             "communityId": 2,
+                 *             "communityName": "Harbour Founders",
+                 *             "privacyLevel": 2
+                 *           }
+                 *         ],
+                 *         "canEdit": true,
+                 *         "isProjectScoped": false,
+                 *         "isCommunityProjectScoped": true,
+                 *         "projectId": 10,
+                 *         "communityProjectId": 1000,
+                 *         "paragraphId": null
+                 *       }
+                 *     ]
+                 */
                 list: components["schemas"]["ResourceRecord"][];
             };
         };
         ResourceRecord: {
-            /** @example 1 */
+            /**
+             * @description The resource
+             * @example 1
+             */
             id: number;
-            /** @example Pitch deck */
+            /**
+             * @description Its name, at most 200 characters
+             * @example Pitch deck
+             */
             name: string;
             /**
              * @description Empty when none was given
@@ -558,7 +643,10 @@ export interface components {
              * @example
              */
             image: string;
-            /** @example book */
+            /**
+             * @description An icon name for the client; empty when none
+             * @example book
+             */
             icon: string;
             /**
              * Format: date-time
@@ -573,6 +661,7 @@ export interface components {
              */
             lastUpdated: string;
             /**
+             * @description Its tags, deduplicated case-insensitively, in the order given
              * @example [
              *       "pitch"
              *     ]
@@ -593,9 +682,21 @@ export interface components {
              * @example null
              */
             originCommunityId: number | null;
-            /** @example null */
+            /**
+             * @description That origin community's name; otherwise null
+             * @example null
+             */
             originCommunityName: string | null;
-            /** @description The shares the caller may see */
+            /**
+             * @description The shares the caller may see
+             * @example [
+             *       {
+             *         "communityId": 2,
+             *         "communityName": "Harbour Founders",
+             *         "privacyLevel": 2
+             *       }
+             *     ]
+             */
             currentlySharedWith: components["schemas"]["SharedWith"][];
             /**
              * @description Whether the caller may change it
@@ -612,7 +713,10 @@ export interface components {
              * @example true
              */
             isCommunityProjectScoped: boolean;
-            /** @example 10 */
+            /**
+             * @description The project it belongs to
+             * @example 10
+             */
             projectId: number | null;
             /**
              * @description Null for a project resource
@@ -631,7 +735,10 @@ export interface components {
              * @example 2
              */
             communityId: number;
-            /** @example Harbour Founders */
+            /**
+             * @description That community's name
+             * @example Harbour Founders
+             */
             communityName: string;
             /**
              * @description The share's own level in that community
@@ -640,9 +747,15 @@ export interface components {
             privacyLevel: number;
         };
         SavedResource: {
-            /** @example 1 */
+            /**
+             * @description The resource
+             * @example 1
+             */
             id: number;
-            /** @example Pitch deck */
+            /**
+             * @description Its name, at most 200 characters
+             * @example Pitch deck
+             */
             name: string;
             /**
              * @description Empty when none was given
@@ -659,7 +772,10 @@ export interface components {
              * @example 3
              */
             resourceType: number;
-            /** @example book */
+            /**
+             * @description An icon name for the client; empty when none
+             * @example book
+             */
             icon: string;
             /**
              * Format: date-time
@@ -674,6 +790,7 @@ export interface components {
              */
             lastUpdated: string;
             /**
+             * @description Its tags, deduplicated case-insensitively, in the order given
              * @example [
              *       "pitch"
              *     ]
@@ -689,7 +806,16 @@ export interface components {
              * @example 2
              */
             effectivePrivacyLevel: number;
-            /** @description The shares the caller may see */
+            /**
+             * @description The shares the caller may see
+             * @example [
+             *       {
+             *         "communityId": 2,
+             *         "communityName": "Harbour Founders",
+             *         "privacyLevel": 2
+             *       }
+             *     ]
+             */
             currentlySharedWith: components["schemas"]["SharedWith"][];
             /**
              * @description Whether the caller may change it
@@ -706,7 +832,10 @@ export interface components {
              * @example true
              */
             isCommunityProjectScoped: boolean;
-            /** @example 10 */
+            /**
+             * @description The project it belongs to
+             * @example 10
+             */
             projectId: number | null;
             /**
              * @description Null for a project resource
@@ -789,42 +918,286 @@ export interface components {
              */
             message: string;
         };
+        /**
+         * @example {
+         *       "resourceId": 1,
+         *       "isProjectScoped": false,
+         *       "owningCommunityId": 1,
+         *       "owningCommunityName": "Green Valley Makers",
+         *       "owner": {
+         *         "privacyLevel": 4,
+         *         "circles": [
+         *           {
+         *             "name": "Green Valley Makers",
+         *             "isProject": false,
+         *             "isCommunity": true,
+         *             "privacyCircles": [
+         *               {
+         *                 "id": 300,
+         *                 "name": "Reviewers",
+         *                 "longName": "Green Valley reviewers",
+         *                 "isActive": true,
+         *                 "projectId": null,
+         *                 "communityId": 1
+         *               }
+         *             ]
+         *           }
+         *         ]
+         *       },
+         *       "shares": [
+         *         {
+         *           "communityId": 2,
+         *           "communityName": "Harbour Founders",
+         *           "privacyLevel": 2,
+         *           "circles": []
+         *         }
+         *       ],
+         *       "shareCandidates": [],
+         *       "canEdit": true,
+         *       "canShareCrossCommunity": true
+         *     }
+         */
         ResourcePrivacy: {
+            /**
+             * @description The resource
+             * @example 1
+             */
             resourceId: number;
+            /**
+             * @description A project resource (in the project's view and every community's)
+             * @example false
+             */
             isProjectScoped: boolean;
+            /**
+             * @description The community of a community-project resource; null for a project resource
+             * @example 1
+             */
             owningCommunityId: number | null;
+            /**
+             * @description That community's name; null for a project resource
+             * @example Green Valley Makers
+             */
             owningCommunityName: string | null;
+            /**
+             * @description The resource's own level and its granted circles
+             * @example {
+             *       "privacyLevel": 4,
+             *       "circles": [
+             *         {
+             *           "name": "Green Valley Makers",
+             *           "isProject": false,
+             *           "isCommunity": true,
+             *           "privacyCircles": [
+             *             {
+             *               "id": 300,
+             *               "name": "Reviewers",
+             *               "longName": "Green Valley reviewers",
+             *               "isActive": true,
+             *               "projectId": null,
+             *               "communityId": 1
+             *             }
+             *           ]
+             *         }
+             *       ]
+             *     }
+             */
             owner: {
-                /** @description 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors */
+                /**
+                 * @description The resource's own level
+                 * @example 4
+                 */
                 privacyLevel: number;
+                /**
+                 * @description The granted circles, grouped by project or community; empty for a caller who may only read
+                 * @example [
+                 *       {
+                 *         "name": "Green Valley Makers",
+                 *         "isProject": false,
+                 *         "isCommunity": true,
+                 *         "privacyCircles": [
+                 *           {
+                 *             "id": 300,
+                 *             "name": "Reviewers",
+                 *             "longName": "Green Valley reviewers",
+                 *             "isActive": true,
+                 *             "projectId": null,
+                 *             "communityId": 1
+                 *           }
+                 *         ]
+                 *       }
+                 *     ]
+                 */
                 circles: components["schemas"]["CircleGroup"][];
             };
+            /**
+             * @description Its shares into other communities, by community id, each with its own level and circles
+             * @example [
+             *       {
+             *         "communityId": 2,
+             *         "communityName": "Harbour Founders",
+             *         "privacyLevel": 2,
+             *         "circles": []
+             *       }
+             *     ]
+             */
             shares: {
+                /**
+                 * @description The community the resource is shared into
+                 * @example 2
+                 */
                 communityId: number;
+                /**
+                 * @description The community's name
+                 * @example Harbour Founders
+                 */
                 communityName: string;
-                /** @description 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors */
+                /**
+                 * @description The share's own level in that community
+                 * @example 2
+                 */
                 privacyLevel: number;
+                /**
+                 * @description The granted circles, grouped by project or community; empty for a caller who may only read
+                 * @example [
+                 *       {
+                 *         "name": "Green Valley Makers",
+                 *         "isProject": false,
+                 *         "isCommunity": true,
+                 *         "privacyCircles": [
+                 *           {
+                 *             "id": 300,
+                 *             "name": "Reviewers",
+                 *             "longName": "Green Valley reviewers",
+                 *             "isActive": true,
+                 *             "projectId": null,
+                 *             "communityId": 1
+                 *           }
+                 *         ]
+                 *       }
+                 *     ]
+                 */
                 circles: components["schemas"]["CircleGroup"][];
             }[];
+            /**
+             * @description The communities the resource's project belongs to, besides the owning one, that it is not shared into yet
+             * @example [
+             *       {
+             *         "communityId": 2,
+             *         "communityName": "Harbour Founders"
+             *       }
+             *     ]
+             */
             shareCandidates: {
+                /**
+                 * @description A community the resource could be shared into
+                 * @example 2
+                 */
                 communityId: number;
+                /**
+                 * @description The community's name
+                 * @example Harbour Founders
+                 */
                 communityName: string;
             }[];
+            /**
+             * @description Whether the caller may change the own level and circles
+             * @example true
+             */
             canEdit: boolean;
+            /**
+             * @description Whether the caller may share it into other communities
+             * @example true
+             */
             canShareCrossCommunity: boolean;
         };
+        /**
+         * @example {
+         *       "name": "Green Valley Makers",
+         *       "isProject": false,
+         *       "isCommunity": true,
+         *       "privacyCircles": [
+         *         {
+         *           "id": 300,
+         *           "name": "Reviewers",
+         *           "longName": "Green Valley reviewers",
+         *           "isActive": true,
+         *           "projectId": null,
+         *           "communityId": 1
+         *         }
+         *       ]
+         *     }
+         */
         CircleGroup: {
+            /**
+             * @description The project or community the circles belong to
+             * @example Green Valley Makers
+             */
             name: string;
+            /**
+             * @description True for a project's circles
+             * @example false
+             */
             isProject: boolean;
+            /**
+             * @description True for a community's circles
+             * @example true
+             */
             isCommunity: boolean;
+            /**
+             * @description The granted circles of that project or community
+             * @example [
+             *       {
+             *         "id": 300,
+             *         "name": "Reviewers",
+             *         "longName": "Green Valley reviewers",
+             *         "isActive": true,
+             *         "projectId": null,
+             *         "communityId": 1
+             *       }
+             *     ]
+             */
             privacyCircles: components["schemas"]["PrivacyCircle"][];
         };
+        /**
+         * @example {
+         *       "id": 300,
+         *       "name": "Reviewers",
+         *       "longName": "Green Valley reviewers",
+         *       "isActive": true,
+         *       "projectId": null,
+         *       "communityId": 1
+         *     }
+         */
         PrivacyCircle: {
+            /**
+             * @description The circle
+             * @example 300
+             */
             id: number;
+            /**
+             * @description The circle's short name
+             * @example Reviewers
+             */
             name: string;
+            /**
+             * @description The circle's full name
+             * @example Green Valley reviewers
+             */
             longName: string;
+            /**
+             * @description False for a circle the directory marks inactive
+             * @example true
+             */
             isActive: boolean;
+            /**
+             * @description The project of a project circle; null otherwise
+             * @example null
+             */
             projectId: number | null;
+            /**
+             * @description The community of a community circle; null otherwise
+             * @example 1
+             */
             communityId: number | null;
         };
         /**
@@ -1225,6 +1598,18 @@ export interface components {
             data?: unknown;
             metadata: components["schemas"]["AuditEventMetadata"];
         };
+        /**
+         * @description Who appended it, when, under which request
+         * @example {
+         *       "actor": {
+         *         "userId": 3,
+         *         "credential": "session"
+         *       },
+         *       "correlationId": "0b6f7c1e-2d3a-4b5c-8d9e-0f1a2b3c4d5e",
+         *       "at": "2025-03-01T10:05:00.000Z",
+         *       "clientAddress": "203.0.113.7"
+         *     }
+         */
         AuditEventMetadata: {
             actor: components["schemas"]["AuditActor"];
             /**
@@ -1243,6 +1628,13 @@ export interface components {
              */
             clientAddress?: string;
         };
+        /**
+         * @description Who acted, with which credential
+         * @example {
+         *       "userId": 3,
+         *       "credential": "session"
+         *     }
+         */
         AuditActor: {
             /**
              * @description Who acted; 0 for the platform itself (directory imports)
@@ -1451,86 +1843,259 @@ export interface components {
             changes: components["schemas"]["HistoryChange"][];
         };
         HistoryChange: {
-            /** @enum {string} */
+            /**
+             * @description The kind of change: the resource was created
+             * @example created
+             * @enum {string}
+             */
             kind: "created";
+            /** @description Where it was created */
             scope: {
-                /** @enum {string} */
+                /**
+                 * @description A project resource
+                 * @example project
+                 * @enum {string}
+                 */
                 kind: "project";
+                /**
+                 * @description Its project
+                 * @example 10
+                 */
                 projectId: number;
             } | {
-                /** @enum {string} */
+                /**
+                 * @description A resource of one community project
+                 * @example communityProject
+                 * @enum {string}
+                 */
                 kind: "communityProject";
+                /**
+                 * @description Its project
+                 * @example 10
+                 */
                 projectId: number;
+                /**
+                 * @description The community
+                 * @example 1
+                 */
                 communityId: number;
+                /**
+                 * @description The community project
+                 * @example 1000
+                 */
                 communityProjectId: number;
             };
+            /**
+             * @description The paragraph it was attached to, or null
+             * @example null
+             */
             paragraphId: number | null;
+            /**
+             * @description Its name at creation
+             * @example Pitch deck
+             */
             name: string;
+            /**
+             * @description Its URL at creation
+             * @example https://example.org/deck.pdf
+             */
             resourceUrl: string;
+            /**
+             * @description Its own level at creation
+             * @example 2
+             */
             privacyLevel: number;
+            /**
+             * @description Created by a mentor (level 4 with the team and mentors circles)
+             * @example false
+             */
             createdByMentor: boolean;
-            /** @description The change in one readable line */
+            /**
+             * @description The change in one readable line
+             * @example shared into community 2 at level 2
+             */
             description: string;
         } | {
-            /** @enum {string} */
+            /**
+             * @description The kind of change: a field was changed
+             * @example edited
+             * @enum {string}
+             */
             kind: "edited";
-            /** @enum {string} */
+            /**
+             * @description The field
+             * @example name
+             * @enum {string}
+             */
             field: "name" | "description" | "resourceUrl" | "icon" | "tags";
+            /**
+             * @description Its value before
+             * @example Pitch deck
+             */
             from?: unknown;
+            /**
+             * @description Its value after
+             * @example Pitch deck 2025
+             */
             to?: unknown;
-            /** @description The change in one readable line */
+            /**
+             * @description The change in one readable line
+             * @example shared into community 2 at level 2
+             */
             description: string;
         } | {
-            /** @enum {string} */
+            /**
+             * @description The kind of change: a level was changed
+             * @example levelChanged
+             * @enum {string}
+             */
             kind: "levelChanged";
-            /** @description `owner`: the resource's own privacy; `{share: communityId}`: the share into that community */
+            /**
+             * @description `owner`: the resource's own privacy; `{share: communityId}`: the share into that community
+             * @example owner
+             */
             block: "owner" | {
+                /**
+                 * @description The community of the share
+                 * @example 2
+                 */
                 share: number;
             };
+            /**
+             * @description The level before
+             * @example 2
+             */
             from: number;
+            /**
+             * @description The level after
+             * @example 3
+             */
             to: number;
-            /** @description The change in one readable line */
+            /**
+             * @description The change in one readable line
+             * @example shared into community 2 at level 2
+             */
             description: string;
         } | {
-            /** @enum {string} */
+            /**
+             * @description The kind of change: circles were granted
+             * @example circlesGranted
+             * @enum {string}
+             */
             kind: "circlesGranted";
-            /** @description `owner`: the resource's own privacy; `{share: communityId}`: the share into that community */
+            /**
+             * @description `owner`: the resource's own privacy; `{share: communityId}`: the share into that community
+             * @example owner
+             */
             block: "owner" | {
+                /**
+                 * @description The community of the share
+                 * @example 2
+                 */
                 share: number;
             };
+            /**
+             * @description The circles, by id
+             * @example [
+             *       300
+             *     ]
+             */
             circleIds: number[];
-            /** @description The change in one readable line */
+            /**
+             * @description The change in one readable line
+             * @example shared into community 2 at level 2
+             */
             description: string;
         } | {
-            /** @enum {string} */
+            /**
+             * @description The kind of change: circles were revoked
+             * @example circlesRevoked
+             * @enum {string}
+             */
             kind: "circlesRevoked";
-            /** @description `owner`: the resource's own privacy; `{share: communityId}`: the share into that community */
+            /**
+             * @description `owner`: the resource's own privacy; `{share: communityId}`: the share into that community
+             * @example owner
+             */
             block: "owner" | {
+                /**
+                 * @description The community of the share
+                 * @example 2
+                 */
                 share: number;
             };
+            /**
+             * @description The circles, by id
+             * @example [
+             *       300
+             *     ]
+             */
             circleIds: number[];
-            /** @description The change in one readable line */
+            /**
+             * @description The change in one readable line
+             * @example shared into community 2 at level 2
+             */
             description: string;
         } | {
-            /** @enum {string} */
+            /**
+             * @description The kind of change: the resource was shared into a community
+             * @example shareAdded
+             * @enum {string}
+             */
             kind: "shareAdded";
+            /**
+             * @description The community of the share
+             * @example 2
+             */
             communityId: number;
+            /**
+             * @description The share's level
+             * @example 2
+             */
             privacyLevel: number;
-            /** @description Why it was shared, when the sharer said */
+            /**
+             * @description Why it was shared, when the sharer said
+             * @example Harbour Founders mentors review it
+             */
             reason?: string;
-            /** @description The change in one readable line */
+            /**
+             * @description The change in one readable line
+             * @example shared into community 2 at level 2
+             */
             description: string;
         } | {
-            /** @enum {string} */
+            /**
+             * @description The kind of change: a share was withdrawn
+             * @example shareRemoved
+             * @enum {string}
+             */
             kind: "shareRemoved";
+            /**
+             * @description The community of the share
+             * @example 2
+             */
             communityId: number;
+            /**
+             * @description The share's level
+             * @example 2
+             */
             privacyLevel: number;
-            /** @description The change in one readable line */
+            /**
+             * @description The change in one readable line
+             * @example shared into community 2 at level 2
+             */
             description: string;
         } | {
-            /** @enum {string} */
+            /**
+             * @description The kind of change: the resource was deleted
+             * @example deleted
+             * @enum {string}
+             */
             kind: "deleted";
-            /** @description The change in one readable line */
+            /**
+             * @description The change in one readable line
+             * @example shared into community 2 at level 2
+             */
             description: string;
         };
         /**
@@ -1779,34 +2344,56 @@ export interface components {
              */
             hash: string | null;
         };
+        /**
+         * @example {
+         *       "id": 1,
+         *       "key": "svc_live_GPH3UedXZy3cNgLS.6PHnn0rVK2zCe1VFyZb1GePPaP4ag6DJuLzhFEypCze0ic5KJ",
+         *       "keyId": "svc_live_GPH3UedXZy3cNgLS",
+         *       "name": "ci",
+         *       "createdAt": "2025-03-01T10:00:00.000Z",
+         *       "expiresAt": "2025-03-31T10:00:00.000Z"
+         *     }
+         */
         IssuedApiKey: {
             /**
              * @description The key's id, for revocation and rotation
              * @example 1
              */
             id: number;
-            /** @description The full key, `keyId.secret`; shown once, never retrievable again. Absent from the replay of a request repeated with its Idempotency-Key (`Idempotent-Replayed: true`): only a one-way hash of a secret is ever stored */
+            /**
+             * @description The full key, `keyId.secret`; shown once, never retrievable again. Absent from the replay of a request repeated with its Idempotency-Key (`Idempotent-Replayed: true`): only a one-way hash of a secret is ever stored
+             * @example svc_live_GPH3UedXZy3cNgLS.6PHnn0rVK2zCe1VFyZb1GePPaP4ag6DJuLzhFEypCze0ic5KJ
+             */
             key?: string;
             /**
              * @description The public part, `svc_live_...`
              * @example svc_live_GPH3UedXZy3cNgLS
              */
             keyId: string;
-            /** @example ci */
+            /**
+             * @description The name given at creation
+             * @example ci
+             */
             name: string;
             /**
-             * @description ISO 8601 UTC timestamp
+             * @description When the key was created (a rotation keeps it)
              * @example 2025-03-01T10:00:00.000Z
              */
             createdAt: string;
             /**
-             * @description ISO 8601 UTC timestamp
+             * @description When the key stops working (a rotation keeps it)
              * @example 2025-03-31T10:00:00.000Z
              */
             expiresAt: string;
-            /** @description Rotation only: until when the secret this rotation replaced keeps working (now, with `graceHours` 0) */
+            /**
+             * @description Rotation only: until when the secret this rotation replaced keeps working (now, with `graceHours` 0)
+             * @example 2025-03-02T10:00:00.000Z
+             */
             previousValidUntil?: string;
-            /** @description Rotation only, inside the grace of an earlier rotation: one previous secret is kept, so the secret before it stopped working at this rotation instead of at this time */
+            /**
+             * @description Rotation only, inside the grace of an earlier rotation: one previous secret is kept, so the secret before it stopped working at this rotation instead of at this time
+             * @example 2025-03-01T22:00:00.000Z
+             */
             endedGraceUntil?: string;
         };
         /**
@@ -1828,18 +2415,75 @@ export interface components {
              */
             expiresInDays: number;
         };
+        /**
+         * @description The caller's keys, newest first
+         * @example [
+         *       {
+         *         "id": 1,
+         *         "keyId": "svc_live_GPH3UedXZy3cNgLS",
+         *         "name": "ci",
+         *         "createdAt": "2025-03-01T10:00:00.000Z",
+         *         "expiresAt": "2025-03-31T10:00:00.000Z",
+         *         "lastUsedAt": "2025-03-01T12:04:00.000Z",
+         *         "isExpired": false,
+         *         "previousValidUntil": "2025-03-02T10:00:00.000Z"
+         *       }
+         *     ]
+         */
         ApiKeyList: components["schemas"]["ApiKey"][];
+        /**
+         * @example {
+         *       "id": 1,
+         *       "keyId": "svc_live_GPH3UedXZy3cNgLS",
+         *       "name": "ci",
+         *       "createdAt": "2025-03-01T10:00:00.000Z",
+         *       "expiresAt": "2025-03-31T10:00:00.000Z",
+         *       "lastUsedAt": "2025-03-01T12:04:00.000Z",
+         *       "isExpired": false,
+         *       "previousValidUntil": "2025-03-02T10:00:00.000Z"
+         *     }
+         */
         ApiKey: {
+            /**
+             * @description The key's id, for revocation and rotation
+             * @example 1
+             */
             id: number;
+            /**
+             * @description The public part, `svc_live_...`
+             * @example svc_live_GPH3UedXZy3cNgLS
+             */
             keyId: string;
+            /**
+             * @description The name given at creation
+             * @example ci
+             */
             name: string;
-            /** @description ISO 8601 UTC timestamp */
+            /**
+             * @description When the key was created
+             * @example 2025-03-01T10:00:00.000Z
+             */
             createdAt: string;
-            /** @description ISO 8601 UTC timestamp */
+            /**
+             * @description When the key stops working
+             * @example 2025-03-31T10:00:00.000Z
+             */
             expiresAt: string;
-            /** @description Recorded at most once a minute, so it may lag */
+            /**
+             * @description Its last use, recorded at most once a minute, so it may lag; null when never used
+             * @example 2025-03-01T12:04:00.000Z
+             */
             lastUsedAt: string | null;
+            /**
+             * @description Whether `expiresAt` has passed: the key no longer works
+             * @example false
+             */
             isExpired: boolean;
+            /**
+             * @description While the secret a rotation replaced still works: until when. Absent when there is no such secret (never rotated, or its grace is over)
+             * @example 2025-03-02T10:00:00.000Z
+             */
+            previousValidUntil?: string;
         };
         /**
          * @example {
@@ -2138,14 +2782,20 @@ export interface operations {
                      */
                     projectId: number;
                     /**
-                     * @description The community whose view of the project is listed; null or 0: the project's own view
+                     * @description The community whose view of the project is listed; null or 0: the project's own view; default null
+                     * @default null
                      * @example 1
                      */
                     communityId?: number | null;
-                    /** @description Only the resources attached to this paragraph; null or 0: all */
+                    /**
+                     * @description Only the resources attached to this paragraph; null or 0: all; default null
+                     * @default null
+                     * @example null
+                     */
                     paragraphId?: number | null;
                     /**
-                     * @description Only resources whose name or description contains this text (case-insensitive)
+                     * @description Only resources whose name or description contains this text (case-insensitive); default null: all
+                     * @default null
                      * @example deck
                      */
                     concept?: string | null;
@@ -2172,7 +2822,7 @@ export interface operations {
                      */
                     take?: number;
                     /**
-                     * @description An alias of `take`; when both are sent they must be equal
+                     * @description An alias of `take`; when both are sent they must be equal; absent: `take` decides
                      * @example 10
                      */
                     pageSize?: number;
@@ -2258,16 +2908,29 @@ export interface operations {
                      *     ]
                      */
                     resourceTags?: string[] | null;
-                    /** @description Creation: the project (with `communityId`, or with `communityProjectId` and `communityId` sent as 0 for a project resource) */
+                    /**
+                     * @description Creation: the project (with `communityId`, or with `communityProjectId` and `communityId` sent as 0 for a project resource); ignored on an update; default null
+                     * @default null
+                     * @example null
+                     */
                     projectId?: number | null;
                     /**
-                     * @description Creation: the community project the resource belongs to (demo: 1000 is project 10 in community 1)
+                     * @description Creation: the community project the resource belongs to (demo: 1000 is project 10 in community 1); ignored on an update; default null
+                     * @default null
                      * @example 1000
                      */
                     communityProjectId?: number | null;
-                    /** @description Creation: with `projectId`, the community of the community project; 0 for a project resource */
+                    /**
+                     * @description Creation: with `projectId`, the community of the community project; 0 for a project resource; ignored on an update; default null
+                     * @default null
+                     * @example null
+                     */
                     communityId?: number | null;
-                    /** @description Creation: attach to a paragraph; its project (and community) give the scope */
+                    /**
+                     * @description Creation: attach to a paragraph; its project (and community) give the scope; ignored on an update; default null
+                     * @default null
+                     * @example null
+                     */
                     paragraphId?: number | null;
                 };
             };
@@ -2537,15 +3200,62 @@ export interface operations {
                     resourceId: number;
                     /** @description The resource's own level and granted circles; absent: unchanged */
                     owner?: {
+                        /**
+                         * @description The resource's own level: 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors
+                         * @example 4
+                         */
                         privacyLevel: number;
+                        /**
+                         * @description Circles to grant (their members see it at level 4, Custom); exactly one of projectId and communityId per circle; default none; at most 100
+                         * @default []
+                         * @example [
+                         *       {
+                         *         "circleId": 300,
+                         *         "communityId": 1
+                         *       }
+                         *     ]
+                         */
                         circlesToAdd?: {
+                            /**
+                             * @description The circle
+                             * @example 300
+                             */
                             circleId: number;
+                            /**
+                             * @description Set for a project circle (its project); default null
+                             * @default null
+                             * @example null
+                             */
                             projectId?: number | null;
+                            /**
+                             * @description Set for a community circle (its community); default null
+                             * @default null
+                             * @example 1
+                             */
                             communityId?: number | null;
                         }[] | null;
+                        /**
+                         * @description Granted circles to withdraw; default none; at most 100
+                         * @default []
+                         * @example []
+                         */
                         circlesToRemove?: {
+                            /**
+                             * @description The circle
+                             * @example 300
+                             */
                             circleId: number;
+                            /**
+                             * @description Set for a project circle (its project); default null
+                             * @default null
+                             * @example null
+                             */
                             projectId?: number | null;
+                            /**
+                             * @description Set for a community circle (its community); default null
+                             * @default null
+                             * @example 1
+                             */
                             communityId?: number | null;
                         }[] | null;
                     } | null;
@@ -2554,18 +3264,73 @@ export interface operations {
                      * @default []
                      */
                     sharesToUpsert?: {
+                        /**
+                         * @description The community the resource is shared into
+                         * @example 2
+                         */
                         communityId: number;
+                        /**
+                         * @description The share's own level in that community: 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors
+                         * @example 2
+                         */
                         privacyLevel: number;
-                        /** @description Why the resource is shared (at most 500 characters): recorded with a new share, shown in its audit history */
+                        /**
+                         * @description Why the resource is shared (at most 500 characters): recorded with a new share, shown in its audit history; default none
+                         * @default null
+                         * @example Harbour Founders review the decks of their projects
+                         */
                         reason?: string | null;
+                        /**
+                         * @description Circles to grant (their members see it at level 4, Custom); exactly one of projectId and communityId per circle; default none; at most 100
+                         * @default []
+                         * @example [
+                         *       {
+                         *         "circleId": 300,
+                         *         "communityId": 1
+                         *       }
+                         *     ]
+                         */
                         circlesToAdd?: {
+                            /**
+                             * @description The circle
+                             * @example 300
+                             */
                             circleId: number;
+                            /**
+                             * @description Set for a project circle (its project); default null
+                             * @default null
+                             * @example null
+                             */
                             projectId?: number | null;
+                            /**
+                             * @description Set for a community circle (its community); default null
+                             * @default null
+                             * @example 1
+                             */
                             communityId?: number | null;
                         }[] | null;
+                        /**
+                         * @description Granted circles to withdraw; default none; at most 100
+                         * @default []
+                         * @example []
+                         */
                         circlesToRemove?: {
+                            /**
+                             * @description The circle
+                             * @example 300
+                             */
                             circleId: number;
+                            /**
+                             * @description Set for a project circle (its project); default null
+                             * @default null
+                             * @example null
+                             */
                             projectId?: number | null;
+                            /**
+                             * @description Set for a community circle (its community); default null
+                             * @default null
+                             * @example 1
+                             */
                             communityId?: number | null;
                         }[] | null;
                     }[] | null;
@@ -2574,6 +3339,10 @@ export interface operations {
                      * @default []
                      */
                     sharesToRemove?: {
+                        /**
+                         * @description The community whose share is withdrawn
+                         * @example 2
+                         */
                         communityId: number;
                     }[] | null;
                 };
@@ -2691,7 +3460,7 @@ export interface operations {
                      */
                     take?: number;
                     /**
-                     * @description An alias of `take`; when both are sent they must be equal
+                     * @description An alias of `take`; when both are sent they must be equal; absent: `take` decides
                      * @example 10
                      */
                     pageSize?: number;
@@ -2771,7 +3540,7 @@ export interface operations {
                 from?: string;
                 /** @description Only events at or before this time (metadata.at) */
                 to?: string;
-                /** @description The `next` cursor of the previous page */
+                /** @description The `next` cursor of the previous page; absent: from the start of the log */
                 after?: string;
                 /** @description Page size, 1 to 1000; default 100 */
                 limit?: number;
@@ -2974,6 +3743,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The key's `id`, as the creation answer and the list give it */
                 id: string;
             };
             cookie?: never;
@@ -3003,6 +3773,7 @@ export interface operations {
                 "Idempotency-Key"?: string;
             };
             path: {
+                /** @description The key's `id`, as the creation answer and the list give it */
                 id: string;
             };
             cookie?: never;
@@ -3045,139 +3816,455 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /**
+                     * @description The events, applied in order, all or nothing; 1 to 1000, and at most 900 KiB of event JSON (split a larger batch)
+                     * @example [
+                     *       {
+                     *         "type": "UserUpserted",
+                     *         "data": {
+                     *           "userId": 1,
+                     *           "name": "Ada Lovelace",
+                     *           "status": "active"
+                     *         }
+                     *       },
+                     *       {
+                     *         "type": "CommunityMemberSet",
+                     *         "data": {
+                     *           "communityId": 1,
+                     *           "userId": 1,
+                     *           "role": "member",
+                     *           "status": "approved"
+                     *         }
+                     *       }
+                     *     ]
+                     */
                     events: ({
-                        /** @enum {string} */
+                        /**
+                         * @description A user, created or replaced whole
+                         * @example UserUpserted
+                         * @enum {string}
+                         */
                         type: "UserUpserted";
+                        /** @description The record the event carries; an upsert replaces the stored one whole */
                         data: {
+                            /**
+                             * @description The user
+                             * @example 1
+                             */
                             userId: number;
+                            /**
+                             * @description Its name, 1 to 300 characters
+                             * @example Ada Lovelace
+                             */
                             name: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Inactive and banned users are refused everywhere (403)
+                             * @example active
+                             * @enum {string}
+                             */
                             status: "active" | "inactive" | "banned";
+                            /**
+                             * @description Platform roles: `auditor` reads the audit API; default none
+                             * @default []
+                             * @example []
+                             */
                             platformRoles?: "auditor"[];
                         };
                     } | {
-                        /** @enum {string} */
+                        /**
+                         * @description A community, created or replaced whole
+                         * @example CommunityUpserted
+                         * @enum {string}
+                         */
                         type: "CommunityUpserted";
+                        /** @description The record the event carries; an upsert replaces the stored one whole */
                         data: {
+                            /**
+                             * @description The community
+                             * @example 1
+                             */
                             communityId: number;
+                            /**
+                             * @description Its name, 1 to 300 characters
+                             * @example Ada Lovelace
+                             */
                             name: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Who may find it on the platform
+                             * @example public
+                             * @enum {string}
+                             */
                             visibility: "public" | "private";
                         };
                     } | {
-                        /** @enum {string} */
+                        /**
+                         * @description A user's membership of a community, set whole
+                         * @example CommunityMemberSet
+                         * @enum {string}
+                         */
                         type: "CommunityMemberSet";
+                        /** @description The record the event carries; an upsert replaces the stored one whole */
                         data: {
+                            /**
+                             * @description The community
+                             * @example 1
+                             */
                             communityId: number;
+                            /**
+                             * @description The user
+                             * @example 1
+                             */
                             userId: number;
-                            /** @enum {string} */
+                            /**
+                             * @description Admins see and manage the community view
+                             * @example member
+                             * @enum {string}
+                             */
                             role: "member" | "admin";
-                            /** @enum {string} */
+                            /**
+                             * @description Only approved members see what the Community level admits
+                             * @example approved
+                             * @enum {string}
+                             */
                             status: "pending" | "approved";
                         };
                     } | {
-                        /** @enum {string} */
+                        /**
+                         * @description A user left a community
+                         * @example CommunityMemberRemoved
+                         * @enum {string}
+                         */
                         type: "CommunityMemberRemoved";
+                        /** @description The record the event carries; an upsert replaces the stored one whole */
                         data: {
+                            /**
+                             * @description The community
+                             * @example 1
+                             */
                             communityId: number;
+                            /**
+                             * @description The user
+                             * @example 1
+                             */
                             userId: number;
                         };
                     } | {
-                        /** @enum {string} */
+                        /**
+                         * @description A project, created or replaced whole
+                         * @example ProjectUpserted
+                         * @enum {string}
+                         */
                         type: "ProjectUpserted";
+                        /** @description The record the event carries; an upsert replaces the stored one whole */
                         data: {
+                            /**
+                             * @description The project
+                             * @example 10
+                             */
                             projectId: number;
+                            /**
+                             * @description Its name, 1 to 300 characters
+                             * @example Ada Lovelace
+                             */
                             name: string;
-                            /** @enum {string} */
+                            /**
+                             * @description Who may find it on the platform
+                             * @example public
+                             * @enum {string}
+                             */
                             visibility: "public" | "private";
+                            /**
+                             * @description The project's built-in team circle
+                             * @example 100
+                             */
                             teamCircleId: number;
+                            /**
+                             * @description The project's built-in mentors circle
+                             * @example 101
+                             */
                             mentorsCircleId: number;
                         };
                     } | {
-                        /** @enum {string} */
+                        /**
+                         * @description A user's role in a project, set whole
+                         * @example ProjectMemberSet
+                         * @enum {string}
+                         */
                         type: "ProjectMemberSet";
+                        /** @description The record the event carries; an upsert replaces the stored one whole */
                         data: {
+                            /**
+                             * @description The project
+                             * @example 10
+                             */
                             projectId: number;
+                            /**
+                             * @description The user
+                             * @example 1
+                             */
                             userId: number;
-                            /** @enum {string} */
+                            /**
+                             * @description Team member or mentor
+                             * @example team
+                             * @enum {string}
+                             */
                             role: "team" | "mentor";
                         };
                     } | {
-                        /** @enum {string} */
+                        /**
+                         * @description A user left a project
+                         * @example ProjectMemberRemoved
+                         * @enum {string}
+                         */
                         type: "ProjectMemberRemoved";
+                        /** @description The record the event carries; an upsert replaces the stored one whole */
                         data: {
+                            /**
+                             * @description The project
+                             * @example 10
+                             */
                             projectId: number;
+                            /**
+                             * @description The user
+                             * @example 1
+                             */
                             userId: number;
                         };
                     } | {
-                        /** @enum {string} */
+                        /**
+                         * @description A project joined a community
+                         * @example CommunityProjectUpserted
+                         * @enum {string}
+                         */
                         type: "CommunityProjectUpserted";
+                        /** @description The record the event carries; an upsert replaces the stored one whole */
                         data: {
+                            /**
+                             * @description The community project: one project in one community
+                             * @example 1000
+                             */
                             communityProjectId: number;
+                            /**
+                             * @description The community
+                             * @example 1
+                             */
                             communityId: number;
+                            /**
+                             * @description The project
+                             * @example 10
+                             */
                             projectId: number;
                         };
                     } | {
-                        /** @enum {string} */
+                        /**
+                         * @description A project left a community
+                         * @example CommunityProjectRemoved
+                         * @enum {string}
+                         */
                         type: "CommunityProjectRemoved";
+                        /** @description The record the event carries; an upsert replaces the stored one whole */
                         data: {
+                            /**
+                             * @description The community project: one project in one community
+                             * @example 1000
+                             */
                             communityProjectId: number;
                         };
                     } | {
-                        /** @enum {string} */
+                        /**
+                         * @description A circle of a project or a community, created or replaced whole
+                         * @example CircleUpserted
+                         * @enum {string}
+                         */
                         type: "CircleUpserted";
+                        /** @description The record the event carries; an upsert replaces the stored one whole */
                         data: {
+                            /**
+                             * @description The circle
+                             * @example 300
+                             */
                             circleId: number;
+                            /**
+                             * @description Its name, 1 to 300 characters
+                             * @example Ada Lovelace
+                             */
                             name: string;
+                            /**
+                             * @description The circle's full name
+                             * @example Green Valley reviewers
+                             */
                             longName: string;
+                            /**
+                             * @description An inactive circle admits nobody
+                             * @example true
+                             */
                             isActive: boolean;
+                            /**
+                             * @description The project of a project circle; null for a community circle
+                             * @example null
+                             */
                             projectId: number | null;
+                            /**
+                             * @description The community of a community circle; null for a project circle
+                             * @example 1
+                             */
                             communityId: number | null;
                         };
                     } | {
-                        /** @enum {string} */
+                        /**
+                         * @description A user joined a circle
+                         * @example CircleMemberSet
+                         * @enum {string}
+                         */
                         type: "CircleMemberSet";
+                        /** @description The record the event carries; an upsert replaces the stored one whole */
                         data: {
+                            /**
+                             * @description The circle
+                             * @example 300
+                             */
                             circleId: number;
+                            /**
+                             * @description The user
+                             * @example 1
+                             */
                             userId: number;
                         };
                     } | {
-                        /** @enum {string} */
+                        /**
+                         * @description A user left a circle
+                         * @example CircleMemberRemoved
+                         * @enum {string}
+                         */
                         type: "CircleMemberRemoved";
+                        /** @description The record the event carries; an upsert replaces the stored one whole */
                         data: {
+                            /**
+                             * @description The circle
+                             * @example 300
+                             */
                             circleId: number;
+                            /**
+                             * @description The user
+                             * @example 1
+                             */
                             userId: number;
                         };
                     } | {
-                        /** @enum {string} */
+                        /**
+                         * @description A paragraph of a project (or of a project in one community)
+                         * @example ParagraphUpserted
+                         * @enum {string}
+                         */
                         type: "ParagraphUpserted";
+                        /** @description The record the event carries; an upsert replaces the stored one whole */
                         data: {
+                            /**
+                             * @description The paragraph
+                             * @example 5000
+                             */
                             paragraphId: number;
+                            /**
+                             * @description The project
+                             * @example 10
+                             */
                             projectId: number;
+                            /**
+                             * @description The community of a community paragraph; null for a project paragraph
+                             * @example 1
+                             */
                             communityId: number | null;
                         };
                     } | {
-                        /** @enum {string} */
+                        /**
+                         * @description An application form of a community
+                         * @example ApplicationDefinitionUpserted
+                         * @enum {string}
+                         */
                         type: "ApplicationDefinitionUpserted";
+                        /** @description The record the event carries; an upsert replaces the stored one whole */
                         data: {
+                            /**
+                             * @description The application definition
+                             * @example 70
+                             */
                             applicationDefinitionId: number;
+                            /**
+                             * @description Its name, 1 to 300 characters
+                             * @example Ada Lovelace
+                             */
                             name: string;
+                            /**
+                             * @description The community
+                             * @example 1
+                             */
                             communityId: number;
                         };
                     } | {
-                        /** @enum {string} */
+                        /**
+                         * @description An application submitted to a definition
+                         * @example ApplicationUpserted
+                         * @enum {string}
+                         */
                         type: "ApplicationUpserted";
+                        /** @description The record the event carries; an upsert replaces the stored one whole */
                         data: {
+                            /**
+                             * @description The application
+                             * @example 700
+                             */
                             applicationId: number;
+                            /**
+                             * @description The definition it answers
+                             * @example 70
+                             */
                             applicationDefinitionId: number;
+                            /**
+                             * @description Its name, 1 to 300 characters
+                             * @example Ada Lovelace
+                             */
                             name: string;
-                            /** Format: date-time */
+                            /**
+                             * Format: date-time
+                             * @description When it was submitted (stored in UTC)
+                             * @example 2025-02-01T09:00:00Z
+                             */
                             submittedAt: string;
+                            /**
+                             * @description Its tags, at most 100
+                             * @example [
+                             *       "solar"
+                             *     ]
+                             */
                             tags: string[];
+                            /**
+                             * @description Its country; null when unknown
+                             * @example Kenya
+                             */
                             country: string | null;
+                            /**
+                             * @description Its stage; null when unknown
+                             * @example prototype
+                             */
                             stage: string | null;
+                            /**
+                             * @description Its industry; null when unknown
+                             * @example energy
+                             */
                             industry: string | null;
+                            /**
+                             * @description The sustainable development goals it names, at most 50
+                             * @example [
+                             *       "SDG7"
+                             *     ]
+                             */
                             sdgs: string[];
+                            /**
+                             * @description Its applicant's interests, at most 100
+                             * @example [
+                             *       "renewables"
+                             *     ]
+                             */
                             userInterests: string[];
                         };
                     })[];

@@ -102,6 +102,8 @@ export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>(
             expiresAt: k.expiresAt,
             lastUsedAt: k.lastUsedAt,
             isExpired: Date.parse(k.expiresAt) <= nowMs,
+            // The secret a rotation replaced, while it still works (README "API keys").
+            ...(k.graceUntil !== null && Date.parse(k.graceUntil) > nowMs ? { previousValidUntil: k.graceUntil } : {}),
           }));
         },
     }),

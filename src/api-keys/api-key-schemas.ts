@@ -36,44 +36,96 @@ export const apiKeyPathParams = z.object({
     .string()
     .regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer')
     .transform(Number)
-    .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER)),
+    .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
+    .meta({ description: "The key's `id`, as the creation answer and the list give it", example: '1' }),
 });
 
 /** The creation (and rotation) answer: the only one that carries the plaintext `key`. */
-export const issuedApiKeySchema = component('IssuedApiKey', {
-  id: integer.meta({ description: "The key's id, for revocation and rotation", example: 1 }),
-  key: z
-    .string()
-    .optional()
-    .meta({
-      description:
-        'The full key, `keyId.secret`; shown once, never retrievable again. Absent from ' +
-        'the replay of a request repeated with its Idempotency-Key ' +
-        '(`Idempotent-Replayed: true`): only a one-way hash of a secret is ever stored',
+export const issuedApiKeySchema = component(
+  'IssuedApiKey',
+  {
+    id: integer.meta({ description: "The key's id, for revocation and rotation", example: 1 }),
+    key: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'The full key, `keyId.secret`; shown once, never retrievable again. Absent from ' +
+          'the replay of a request repeated with its Idempotency-Key ' +
+          '(`Idempotent-Replayed: true`): only a one-way hash of a secret is ever stored',
+        example: 'svc_live_GPH3UedXZy3cNgLS.6PHnn0rVK2zCe1VFyZb1GePPaP4ag6DJuLzhFEypCze0ic5KJ',
+      }),
+    keyId: z.string().meta({ description: 'The public part, `svc_live_...`', example: 'svc_live_GPH3UedXZy3cNgLS' }),
+    name: z.string().meta({ description: 'The name given at creation', example: 'ci' }),
+    createdAt: timestamp.meta({
+      description: 'When the key was created (a rotation keeps it)',
+      example: '2025-03-01T10:00:00.000Z',
     }),
-  keyId: z.string().meta({ description: 'The public part, `svc_live_...`', example: 'svc_live_GPH3UedXZy3cNgLS' }),
-  name: z.string().meta({ example: 'ci' }),
-  createdAt: timestamp.meta({ example: '2025-03-01T10:00:00.000Z' }),
-  expiresAt: timestamp.meta({ example: '2025-03-31T10:00:00.000Z' }),
-  previousValidUntil: timestamp.optional().meta({
-    description: 'Rotation only: until when the secret this rotation replaced keeps working (now, with `graceHours` 0)',
-  }),
-  endedGraceUntil: timestamp.optional().meta({
-    description:
-      'Rotation only, inside the grace of an earlier rotation: one previous secret is ' +
-      'kept, so the secret before it stopped working at this rotation instead of at ' +
-      'this time',
-  }),
-});
+    expiresAt: timestamp.meta({
+      description: 'When the key stops working (a rotation keeps it)',
+      example: '2025-03-31T10:00:00.000Z',
+    }),
+    previousValidUntil: timestamp.optional().meta({
+      description:
+        'Rotation only: until when the secret this rotation replaced keeps working (now, with `graceHours` 0)',
+      example: '2025-03-02T10:00:00.000Z',
+    }),
+    endedGraceUntil: timestamp.optional().meta({
+      description:
+        'Rotation only, inside the grace of an earlier rotation: one previous secret is ' +
+        'kept, so the secret before it stopped working at this rotation instead of at ' +
+        'this time',
+      example: '2025-03-01T22:00:00.000Z',
+    }),
+  },
+  {
+    example: {
+      id: 1,
+      key: 'svc_live_GPH3UedXZy3cNgLS.6PHnn0rVK2zCe1VFyZb1GePPaP4ag6DJuLzhFEypCze0ic5KJ',
+      keyId: 'svc_live_GPH3UedXZy3cNgLS',
+      name: 'ci',
+      createdAt: '2025-03-01T10:00:00.000Z',
+      expiresAt: '2025-03-31T10:00:00.000Z',
+    },
+  },
+);
 
-export const apiKeyListItemSchema = component('ApiKey', {
-  id: integer,
-  keyId: z.string(),
-  name: z.string(),
-  createdAt: timestamp,
-  expiresAt: timestamp,
-  lastUsedAt: timestamp.nullable().meta({ description: 'Recorded at most once a minute, so it may lag' }),
-  isExpired: z.boolean(),
-});
+const listedKeyExample = {
+  id: 1,
+  keyId: 'svc_live_GPH3UedXZy3cNgLS',
+  name: 'ci',
+  createdAt: '2025-03-01T10:00:00.000Z',
+  expiresAt: '2025-03-31T10:00:00.000Z',
+  lastUsedAt: '2025-03-01T12:04:00.000Z',
+  isExpired: false,
+  previousValidUntil: '2025-03-02T10:00:00.000Z',
+};
 
-export const apiKeyListSchema = z.array(apiKeyListItemSchema).meta({ id: 'ApiKeyList' });
+export const apiKeyListItemSchema = component(
+  'ApiKey',
+  {
+    id: integer.meta({ description: "The key's id, for revocation and rotation", example: 1 }),
+    keyId: z.string().meta({ description: 'The public part, `svc_live_...`', example: 'svc_live_GPH3UedXZy3cNgLS' }),
+    name: z.string().meta({ description: 'The name given at creation', example: 'ci' }),
+    createdAt: timestamp.meta({ description: 'When the key was created', example: '2025-03-01T10:00:00.000Z' }),
+    expiresAt: timestamp.meta({ description: 'When the key stops working', example: '2025-03-31T10:00:00.000Z' }),
+    lastUsedAt: timestamp.nullable().meta({
+      description: 'Its last use, recorded at most once a minute, so it may lag; null when never used',
+      example: '2025-03-01T12:04:00.000Z',
+    }),
+    isExpired: z
+      .boolean()
+      .meta({ description: 'Whether `expiresAt` has passed: the key no longer works', example: false }),
+    previousValidUntil: timestamp.optional().meta({
+      description:
+        'While the secret a rotation replaced still works: until when. Absent when there is no such secret ' +
+        '(never rotated, or its grace is over)',
+      example: '2025-03-02T10:00:00.000Z',
+    }),
+  },
+  { example: listedKeyExample },
+);
+
+export const apiKeyListSchema = z
+  .array(apiKeyListItemSchema)
+  .meta({ id: 'ApiKeyList', description: "The caller's keys, newest first", example: [listedKeyExample] });

@@ -18,9 +18,10 @@ export const paginationShape = {
     default: DEFAULT_TAKE,
     example: 10,
   }),
-  pageSize: take
-    .optional()
-    .meta({ description: 'An alias of `take`; when both are sent they must be equal', example: 10 }),
+  pageSize: take.optional().meta({
+    description: 'An alias of `take`; when both are sent they must be equal; absent: `take` decides',
+    example: 10,
+  }),
 };
 
 type PaginationFields = { skip?: number; take?: number; pageSize?: number };

@@ -49,12 +49,10 @@ export const auditEventsQuery = strictQuery({
   to: isoTime
     .optional()
     .meta({ description: 'Only events at or before this time (metadata.at)', example: '2025-03-31T23:59:59Z' }),
-  after: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .meta({ description: 'The `next` cursor of the previous page', example: 'djE6NDE' }),
+  after: z.string().min(1).max(200).optional().meta({
+    description: 'The `next` cursor of the previous page; absent: from the start of the log',
+    example: 'djE6NDE',
+  }),
   limit: z.coerce
     .number()
     .int()
@@ -96,16 +94,20 @@ const sharedEvent = {
   },
 };
 
-export const actorSchema = component('AuditActor', {
-  userId: integer.meta({ description: 'Who acted; 0 for the platform itself (directory imports)', example: 3 }),
-  credential: z
-    .enum(['session', 'apiKey', 'system'])
-    .meta({ description: 'How they authenticated', example: 'session' }),
-  apiKeyId: integer.optional().meta({ description: 'The API key used, with `apiKey`', example: 1 }),
-  impersonatorId: integer
-    .optional()
-    .meta({ description: "Set when an administrator acted on the user's behalf", example: 3 }),
-});
+export const actorSchema = component(
+  'AuditActor',
+  {
+    userId: integer.meta({ description: 'Who acted; 0 for the platform itself (directory imports)', example: 3 }),
+    credential: z
+      .enum(['session', 'apiKey', 'system'])
+      .meta({ description: 'How they authenticated', example: 'session' }),
+    apiKeyId: integer.optional().meta({ description: 'The API key used, with `apiKey`', example: 1 }),
+    impersonatorId: integer
+      .optional()
+      .meta({ description: "Set when an administrator acted on the user's behalf", example: 3 }),
+  },
+  { description: 'Who acted, with which credential', example: { userId: 3, credential: 'session' } },
+);
 
 export const auditEventSchema = component('AuditEvent', {
   position: decimal.meta({ description: 'Global position in the log, as a decimal string', example: '41' }),
@@ -116,18 +118,23 @@ export const auditEventSchema = component('AuditEvent', {
   revision: decimal.meta({ description: 'Position inside its stream (0-based), as a decimal string', example: '1' }),
   type: z.string().meta({ description: 'The event type', example: 'ResourceShared' }),
   data: z.unknown().meta({ description: 'The event as recorded', example: sharedEvent.data }),
-  metadata: component('AuditEventMetadata', {
-    actor: actorSchema,
-    correlationId: z.string().meta({
-      description: 'The request that appended it (X-Correlation-Id)',
-      example: sharedEvent.metadata.correlationId,
-    }),
-    at: z.string().meta({ description: 'When it was appended (ISO 8601)', example: sharedEvent.metadata.at }),
-    clientAddress: z.string().optional().meta({
-      description: "The client's address (as TRUST_PROXY lets the service know it), on events an HTTP request appended",
-      example: '203.0.113.7',
-    }),
-  }),
+  metadata: component(
+    'AuditEventMetadata',
+    {
+      actor: actorSchema,
+      correlationId: z.string().meta({
+        description: 'The request that appended it (X-Correlation-Id)',
+        example: sharedEvent.metadata.correlationId,
+      }),
+      at: z.string().meta({ description: 'When it was appended (ISO 8601)', example: sharedEvent.metadata.at }),
+      clientAddress: z.string().optional().meta({
+        description:
+          "The client's address (as TRUST_PROXY lets the service know it), on events an HTTP request appended",
+        example: '203.0.113.7',
+      }),
+    },
+    { description: 'Who appended it, when, under which request', example: sharedEvent.metadata },
+  ),
 });
 
 export const auditEventPageSchema = component(
@@ -148,58 +155,106 @@ export const auditEventPageSchema = component(
   { example: { items: [sharedEvent], next: 'djE6NDE', hasMore: false } },
 );
 
-const block = z.union([z.literal('owner'), z.object({ share: integer }).strict()]).meta({
-  description: "`owner`: the resource's own privacy; `{share: communityId}`: the share into that community",
-});
-const described = { description: z.string().meta({ description: 'The change in one readable line' }) };
+const block = z
+  .union([
+    z.literal('owner'),
+    z.object({ share: integer.meta({ description: 'The community of the share', example: 2 }) }).strict(),
+  ])
+  .meta({
+    description: "`owner`: the resource's own privacy; `{share: communityId}`: the share into that community",
+    example: 'owner',
+  });
+const described = {
+  description: z
+    .string()
+    .meta({ description: 'The change in one readable line', example: 'shared into community 2 at level 2' }),
+};
+const kind = <K extends string>(value: K, what: string) =>
+  z.literal(value).meta({ description: `The kind of change: ${what}`, example: value });
+const levelFrom = privacyLevel.meta({ description: 'The level before', example: 2 });
+const levelTo = privacyLevel.meta({ description: 'The level after', example: 3 });
+const changedCircles = z.array(integer).meta({ description: 'The circles, by id', example: [300] });
+const shareCommunity = integer.meta({ description: 'The community of the share', example: 2 });
+const shareLevel = privacyLevel.meta({ description: "The share's level", example: 2 });
 
 export const historyChangeSchema = z
   .discriminatedUnion('kind', [
     z
       .object({
-        kind: z.literal('created'),
-        scope: z.union([
-          z.object({ kind: z.literal('project'), projectId: integer }).strict(),
-          z
-            .object({
-              kind: z.literal('communityProject'),
-              projectId: integer,
-              communityId: integer,
-              communityProjectId: integer,
-            })
-            .strict(),
-        ]),
-        paragraphId: integer.nullable(),
-        name: z.string(),
-        resourceUrl: z.string(),
-        privacyLevel,
-        createdByMentor: z.boolean(),
+        kind: kind('created', 'the resource was created'),
+        scope: z
+          .union([
+            z
+              .object({
+                kind: z.literal('project').meta({ description: 'A project resource', example: 'project' }),
+                projectId: integer.meta({ description: 'Its project', example: 10 }),
+              })
+              .strict(),
+            z
+              .object({
+                kind: z
+                  .literal('communityProject')
+                  .meta({ description: 'A resource of one community project', example: 'communityProject' }),
+                projectId: integer.meta({ description: 'Its project', example: 10 }),
+                communityId: integer.meta({ description: 'The community', example: 1 }),
+                communityProjectId: integer.meta({ description: 'The community project', example: 1000 }),
+              })
+              .strict(),
+          ])
+          .meta({ description: 'Where it was created' }),
+        paragraphId: integer
+          .nullable()
+          .meta({ description: 'The paragraph it was attached to, or null', example: null }),
+        name: z.string().meta({ description: 'Its name at creation', example: 'Pitch deck' }),
+        resourceUrl: z.string().meta({ description: 'Its URL at creation', example: 'https://example.org/deck.pdf' }),
+        privacyLevel: privacyLevel.meta({ description: 'Its own level at creation', example: 2 }),
+        createdByMentor: z
+          .boolean()
+          .meta({ description: 'Created by a mentor (level 4 with the team and mentors circles)', example: false }),
         ...described,
       })
       .strict(),
     z
       .object({
-        kind: z.literal('edited'),
-        field: z.enum(['name', 'description', 'resourceUrl', 'icon', 'tags']),
-        from: z.unknown(),
-        to: z.unknown(),
+        kind: kind('edited', 'a field was changed'),
+        field: z
+          .enum(['name', 'description', 'resourceUrl', 'icon', 'tags'])
+          .meta({ description: 'The field', example: 'name' }),
+        from: z.unknown().meta({ description: 'Its value before', example: 'Pitch deck' }),
+        to: z.unknown().meta({ description: 'Its value after', example: 'Pitch deck 2025' }),
         ...described,
       })
       .strict(),
-    z.object({ kind: z.literal('levelChanged'), block, from: privacyLevel, to: privacyLevel, ...described }).strict(),
-    z.object({ kind: z.literal('circlesGranted'), block, circleIds: z.array(integer), ...described }).strict(),
-    z.object({ kind: z.literal('circlesRevoked'), block, circleIds: z.array(integer), ...described }).strict(),
+    z
+      .object({ kind: kind('levelChanged', 'a level was changed'), block, from: levelFrom, to: levelTo, ...described })
+      .strict(),
+    z
+      .object({ kind: kind('circlesGranted', 'circles were granted'), block, circleIds: changedCircles, ...described })
+      .strict(),
+    z
+      .object({ kind: kind('circlesRevoked', 'circles were revoked'), block, circleIds: changedCircles, ...described })
+      .strict(),
     z
       .object({
-        kind: z.literal('shareAdded'),
-        communityId: integer,
-        privacyLevel,
-        reason: z.string().optional().meta({ description: 'Why it was shared, when the sharer said' }),
+        kind: kind('shareAdded', 'the resource was shared into a community'),
+        communityId: shareCommunity,
+        privacyLevel: shareLevel,
+        reason: z.string().optional().meta({
+          description: 'Why it was shared, when the sharer said',
+          example: 'Harbour Founders mentors review it',
+        }),
         ...described,
       })
       .strict(),
-    z.object({ kind: z.literal('shareRemoved'), communityId: integer, privacyLevel, ...described }).strict(),
-    z.object({ kind: z.literal('deleted'), ...described }).strict(),
+    z
+      .object({
+        kind: kind('shareRemoved', 'a share was withdrawn'),
+        communityId: shareCommunity,
+        privacyLevel: shareLevel,
+        ...described,
+      })
+      .strict(),
+    z.object({ kind: kind('deleted', 'the resource was deleted'), ...described }).strict(),
   ])
   .meta({ id: 'HistoryChange' });
 

@@ -27,9 +27,15 @@ const listOf = <T extends z.ZodType>(item: T, max: number) =>
  */
 export const circleGrant = z
   .object({
-    circleId: positiveId,
-    projectId: positiveId.nullish().transform((v) => v ?? null),
-    communityId: positiveId.nullish().transform((v) => v ?? null),
+    circleId: positiveId.meta({ description: 'The circle', example: 300 }),
+    projectId: positiveId
+      .nullish()
+      .transform((v) => v ?? null)
+      .meta({ description: 'Set for a project circle (its project); default null', default: null, example: null }),
+    communityId: positiveId
+      .nullish()
+      .transform((v) => v ?? null)
+      .meta({ description: 'Set for a community circle (its community); default null', default: null, example: 1 }),
   })
   .superRefine((grant, ctx) => {
     if ((grant.projectId === null) === (grant.communityId === null)) {
@@ -42,8 +48,18 @@ export const circleGrant = z
   });
 
 const circleChanges = {
-  circlesToAdd: listOf(circleGrant, MAX_CIRCLES_PER_BLOCK),
-  circlesToRemove: listOf(circleGrant, MAX_CIRCLES_PER_BLOCK),
+  circlesToAdd: listOf(circleGrant, MAX_CIRCLES_PER_BLOCK).meta({
+    description:
+      `Circles to grant (their members see it at level 4, Custom); exactly one of projectId and communityId ` +
+      `per circle; default none; at most ${MAX_CIRCLES_PER_BLOCK}`,
+    default: [],
+    example: [{ circleId: 300, communityId: 1 }],
+  }),
+  circlesToRemove: listOf(circleGrant, MAX_CIRCLES_PER_BLOCK).meta({
+    description: `Granted circles to withdraw; default none; at most ${MAX_CIRCLES_PER_BLOCK}`,
+    default: [],
+    example: [],
+  }),
 };
 
 /** A privacy level stays a raw integer: 0, 6 or Community on a project resource are the domain's 400s. */
@@ -58,7 +74,9 @@ const shareReason = z
   .meta({
     description:
       `Why the resource is shared (at most ${SHARE_REASON_MAX} characters): ` +
-      'recorded with a new share, shown in its audit history',
+      'recorded with a new share, shown in its audit history; default none',
+    default: null,
+    example: 'Harbour Founders review the decks of their projects',
   });
 
 /** Strict at the top level: an unknown field is a 400 naming it. */
@@ -66,18 +84,38 @@ export const saveResourcePrivacyBody = z
   .strictObject({
     resourceId: positiveId.meta({ description: 'The resource whose privacy changes', example: 1 }),
     owner: z
-      .object({ privacyLevel, ...circleChanges })
+      .object({
+        privacyLevel: privacyLevel.meta({
+          description: "The resource's own level: 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors",
+          example: 4,
+        }),
+        ...circleChanges,
+      })
       .nullish()
       .transform((v) => v ?? undefined)
       .meta({ description: "The resource's own level and granted circles; absent: unchanged" }),
     sharesToUpsert: listOf(
-      z.object({ communityId: positiveId, privacyLevel, reason: shareReason, ...circleChanges }),
+      z.object({
+        communityId: positiveId.meta({ description: 'The community the resource is shared into', example: 2 }),
+        privacyLevel: privacyLevel.meta({
+          description:
+            "The share's own level in that community: 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors",
+          example: 2,
+        }),
+        reason: shareReason,
+        ...circleChanges,
+      }),
       MAX_SHARES_PER_REQUEST,
     ).meta({
       description: `Shares to create or change, each into another community with its own level; default none; at most ${MAX_SHARES_PER_REQUEST}`,
       default: [],
     }),
-    sharesToRemove: listOf(z.object({ communityId: positiveId }), MAX_SHARES_PER_REQUEST).meta({
+    sharesToRemove: listOf(
+      z.object({
+        communityId: positiveId.meta({ description: 'The community whose share is withdrawn', example: 2 }),
+      }),
+      MAX_SHARES_PER_REQUEST,
+    ).meta({
       description: 'Shares to withdraw, by community; default none',
       default: [],
     }),

@@ -12,14 +12,14 @@ import { component, count, integer, isoTimestamp, privacyLevel } from '../contra
 
 export const sharedWithSchema = component('SharedWith', {
   communityId: integer.meta({ description: 'The community the resource is shared into', example: 2 }),
-  communityName: z.string().meta({ example: 'Harbour Founders' }),
+  communityName: z.string().meta({ description: "That community's name", example: 'Harbour Founders' }),
   privacyLevel: privacyLevel.meta({ description: "The share's own level in that community", example: 2 }),
 });
 
 /** The resource record (the items of `resources.list` in the list answer). */
 export const resourceRecordSchema = component('ResourceRecord', {
-  id: integer.meta({ example: 1 }),
-  name: z.string().meta({ example: 'Pitch deck' }),
+  id: integer.meta({ description: 'The resource', example: 1 }),
+  name: z.string().meta({ description: 'Its name, at most 200 characters', example: 'Pitch deck' }),
   description: z.string().meta({ description: 'Empty when none was given', example: 'The deck we show investors' }),
   resourceUrl: z.string().meta({
     description: 'An http(s) link, or an upload path for GET /api/File/Download',
@@ -27,10 +27,12 @@ export const resourceRecordSchema = component('ResourceRecord', {
   }),
   resourceType: z.number().int().min(0).max(3).meta({ description: '0 other, 1 image, 2 video, 3 PDF', example: 3 }),
   image: z.string().meta({ description: 'A preview image URL; empty when none', example: '' }),
-  icon: z.string().meta({ example: 'book' }),
+  icon: z.string().meta({ description: 'An icon name for the client; empty when none', example: 'book' }),
   postDate: isoTimestamp.meta({ description: 'When it was created', example: '2025-03-01T10:00:00.000Z' }),
   lastUpdated: isoTimestamp.meta({ description: 'When it last changed', example: '2025-03-02T09:30:00.000Z' }),
-  resourceTags: z.array(z.string()).meta({ example: ['pitch'] }),
+  resourceTags: z
+    .array(z.string())
+    .meta({ description: 'Its tags, deduplicated case-insensitively, in the order given', example: ['pitch'] }),
   privacyLevel: privacyLevel.meta({
     description: "The resource's own level: 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors",
     example: 2,
@@ -43,19 +45,49 @@ export const resourceRecordSchema = component('ResourceRecord', {
     description: 'In a community it is shared into: the community it comes from; otherwise null',
     example: null,
   }),
-  originCommunityName: z.string().nullable().meta({ example: null }),
-  currentlySharedWith: z.array(sharedWithSchema).meta({ description: 'The shares the caller may see' }),
+  originCommunityName: z
+    .string()
+    .nullable()
+    .meta({ description: "That origin community's name; otherwise null", example: null }),
+  currentlySharedWith: z.array(sharedWithSchema).meta({
+    description: 'The shares the caller may see',
+    example: [{ communityId: 2, communityName: 'Harbour Founders', privacyLevel: 2 }],
+  }),
   canEdit: z.boolean().nullable().meta({ description: 'Whether the caller may change it', example: true }),
   isProjectScoped: z
     .boolean()
     .meta({ description: "A project resource (in the project's view and every community's)", example: false }),
   isCommunityProjectScoped: z.boolean().meta({ description: 'A resource of one community project', example: true }),
-  projectId: integer.nullable().meta({ example: 10 }),
+  projectId: integer.nullable().meta({ description: 'The project it belongs to', example: 10 }),
   communityProjectId: integer.nullable().meta({ description: 'Null for a project resource', example: 1000 }),
   paragraphId: integer.nullable().meta({ description: 'The paragraph it is attached to, or null', example: null }),
 });
 
 export type ResourceRecord = z.output<typeof resourceRecordSchema>;
+
+const resourceExample = {
+  id: 1,
+  name: 'Pitch deck',
+  description: 'The deck we show investors',
+  resourceUrl: 'https://example.org/deck.pdf',
+  resourceType: 3,
+  image: '',
+  icon: '',
+  postDate: '2025-03-01T10:00:00.000Z',
+  lastUpdated: '2025-03-02T09:30:00.000Z',
+  resourceTags: ['pitch'],
+  privacyLevel: 2,
+  effectivePrivacyLevel: 2,
+  originCommunityId: null,
+  originCommunityName: null,
+  currentlySharedWith: [{ communityId: 2, communityName: 'Harbour Founders', privacyLevel: 2 }],
+  canEdit: true,
+  isProjectScoped: false,
+  isCommunityProjectScoped: true,
+  projectId: 10,
+  communityProjectId: 1000,
+  paragraphId: null,
+};
 
 /** SPEC GetResourceList response body. */
 export const resourceListSchema = component('ResourceList', {
@@ -64,7 +96,16 @@ export const resourceListSchema = component('ResourceList', {
     .meta({ description: 'Whether the caller may create and change resources in this view', example: true }),
   canEditPrivacy: z.boolean().meta({ description: 'Whether the caller may change their privacy', example: true }),
   paragraphId: integer.nullable().meta({ description: 'The paragraph asked for, or null', example: null }),
-  resources: z.object({ count, list: z.array(resourceRecordSchema) }).strict(),
+  resources: z
+    .object({
+      count: count.meta({ description: 'How many resources the caller sees in this view, over all pages', example: 1 }),
+      list: z.array(resourceRecordSchema).meta({
+        description: 'This page of them (`skip`, `take`), in the order asked for',
+        example: [resourceExample],
+      }),
+    })
+    .strict()
+    .meta({ description: 'The page: `{count, list}`', example: { count: 1, list: [resourceExample] } }),
 });
 
 export type ResourceListAnswer = z.output<typeof resourceListSchema>;

@@ -97,18 +97,31 @@ export const saveProjectResourceBody = z
     projectId: id.nullish().meta({
       description:
         'Creation: the project (with `communityId`, or with `communityProjectId` and ' +
-        '`communityId` sent as 0 for a project resource)',
+        '`communityId` sent as 0 for a project resource); ignored on an update; default null',
+      default: null,
+      example: null,
     }),
     communityProjectId: id.nullish().meta({
-      description: 'Creation: the community project the resource belongs to (demo: 1000 is project 10 in community 1)',
+      description:
+        'Creation: the community project the resource belongs to (demo: 1000 is project 10 in community 1); ' +
+        'ignored on an update; default null',
+      default: null,
       example: 1000,
     }),
     communityId: id.nullish().meta({
-      description: 'Creation: with `projectId`, the community of the community project; 0 for a project resource',
+      description:
+        'Creation: with `projectId`, the community of the community project; 0 for a project resource; ' +
+        'ignored on an update; default null',
+      default: null,
+      example: null,
     }),
-    paragraphId: id
-      .nullish()
-      .meta({ description: 'Creation: attach to a paragraph; its project (and community) give the scope' }),
+    paragraphId: id.nullish().meta({
+      description:
+        'Creation: attach to a paragraph; its project (and community) give the scope; ' +
+        'ignored on an update; default null',
+      default: null,
+      example: null,
+    }),
   })
   .meta({
     description: `Closed: an unknown field is a 400 naming it; the resource record's read-only fields (${READ_ONLY_RECORD_FIELDS.join(', ')}) are accepted and ignored.`,
@@ -127,12 +140,18 @@ export const getResourceListBody = paginated(
   {
     projectId: z.number().int().positive().meta({ description: 'The project whose resources are listed', example: 10 }),
     communityId: id.nullish().meta({
-      description: "The community whose view of the project is listed; null or 0: the project's own view",
+      description: "The community whose view of the project is listed; null or 0: the project's own view; default null",
+      default: null,
       example: 1,
     }),
-    paragraphId: id.nullish().meta({ description: 'Only the resources attached to this paragraph; null or 0: all' }),
+    paragraphId: id.nullish().meta({
+      description: 'Only the resources attached to this paragraph; null or 0: all; default null',
+      default: null,
+      example: null,
+    }),
     concept: z.string().max(200).nullish().meta({
-      description: 'Only resources whose name or description contains this text (case-insensitive)',
+      description: 'Only resources whose name or description contains this text (case-insensitive); default null: all',
+      default: null,
       example: 'deck',
     }),
     tags: z

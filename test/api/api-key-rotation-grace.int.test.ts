@@ -1,5 +1,5 @@
 /**
- * Rotation answers say until when the previous secret works (`previousValidUntil`), and a second
+ * Rotation answers and the list say until when the previous secret works (`previousValidUntil`), and a second
  * rotation inside the grace of the first says which grace it cut short (`endedGraceUntil`).
  */
 import { demo, demoDirectory } from '../support/demo-directory';
@@ -41,5 +41,20 @@ describe('API key rotation and its grace', () => {
     expect((await server.get('/api/user/getcurrent', { apiKey: created.body.key })).status).toBe(401);
     expect((await server.get('/api/user/getcurrent', { apiKey: first.body.key })).status).toBe(200);
     expect((await server.get('/api/user/getcurrent', { apiKey: second.body.key })).status).toBe(200);
+  });
+
+  it('given a rotated key, then the list says until when its previous secret works, and no longer once that passed', async () => {
+    const created = await server.post('/api/apikey', { name: 'listed' }, await as());
+    const rotated = await server.post(`/api/apikey/${created.body.id}/rotate`, { graceHours: 3 }, await as());
+    const listedKey = async () =>
+      ((await server.get('/api/apikey', await as())).body as { id: number }[]).find((k) => k.id === created.body.id);
+
+    expect(await listedKey()).toMatchObject({ previousValidUntil: rotated.body.previousValidUntil });
+
+    nowMs += 3 * HOUR_MS;
+    const after = await listedKey();
+
+    expect(after).toBeDefined();
+    expect(after).not.toHaveProperty('previousValidUntil');
   });
 });

@@ -6,7 +6,9 @@ import { openApiDocument, ROUTE_DOCS } from '../../src/app/route-groups';
  * The OpenAPI document for people (issue 26): every operation's request (each parameter, the body) and
  * its success answer carry an example, and each example is valid: against the JSON schema the document
  * shows (with its `$ref`s), and, for what the route declaration parses or answers with zod, against
- * that zod schema too. The examples use the demo directory's ids (docs/api.md "Try it").
+ * that zod schema too. The examples use the demo directory's ids (docs/api.md "Try it"). Every field of
+ * a request or an answer, and every parameter, says what it is (a description), and every optional
+ * request field either says its default or what its absence means.
  */
 
 type Schema = Record<string, unknown> & { $ref?: string; example?: unknown };
@@ -77,23 +79,6 @@ const zodErrors = (schema: z.ZodType | undefined, example: unknown): string[] =>
     : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`);
 };
 
-/**
- * Known gaps, named so the rest stays checked: the answers of the API-key and privacy routes, the resource
- * list's count, the API-key path id, the directory feed's body and the document itself still lack examples.
- * Take an entry off the list once its examples are written.
- */
-const GAPS = [
-  'answer POST /api/Project/GetResourceList',
-  'parameters DELETE /api/apikey/{id}',
-  'parameters POST /api/apikey/{id}/rotate',
-  'answer GET /openapi.json',
-  'answer POST /api/apikey',
-  'answer POST /api/apikey/{id}/rotate',
-  'answer GET /api/apikey',
-  'answer GET /api/Privacy/GetResourcePrivacy',
-  'body POST /internal/directory/events',
-];
-
 const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
   Object.entries(item).map(([method, op]) => ({
     name: `${method.toUpperCase()} ${path}`,
@@ -102,27 +87,22 @@ const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
   })),
 );
 
-const checked = (kind: string) => (o: { name: string }) => !GAPS.includes(`${kind} ${o.name}`);
-
 describe('the OpenAPI examples', () => {
-  it.each(operations.filter(checked('parameters')))(
-    'given $name, then each parameter has a valid example',
-    ({ op, route }) => {
-      const examples: Record<string, Record<string, unknown>> = {};
-      for (const parameter of op.parameters ?? []) {
-        const example = exampleOf(parameter, `${parameter.in}.${parameter.name}`);
-        expect(jsonSchemaErrors(parameter.schema, example)).toEqual([]);
-        (examples[parameter.in] ??= {})[parameter.name] = example;
-      }
-      // The query and path as the route parses them: a query arrives as text.
-      const asText = (values: Record<string, unknown> = {}) =>
-        Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)]));
-      expect(zodErrors(route?.request?.query, asText(examples.query))).toEqual([]);
-      expect(zodErrors(route?.request?.params, asText(examples.path))).toEqual([]);
-    },
-  );
+  it.each(operations)('given $name, then each parameter has a valid example', ({ op, route }) => {
+    const examples: Record<string, Record<string, unknown>> = {};
+    for (const parameter of op.parameters ?? []) {
+      const example = exampleOf(parameter, `${parameter.in}.${parameter.name}`);
+      expect(jsonSchemaErrors(parameter.schema, example)).toEqual([]);
+      (examples[parameter.in] ??= {})[parameter.name] = example;
+    }
+    // The query and path as the route parses them: a query arrives as text.
+    const asText = (values: Record<string, unknown> = {}) =>
+      Object.fromEntries(Object.entries(values).map(([k, v]) => [k, String(v)]));
+    expect(zodErrors(route?.request?.query, asText(examples.query))).toEqual([]);
+    expect(zodErrors(route?.request?.params, asText(examples.path))).toEqual([]);
+  });
 
-  it.each(operations.filter(({ op }) => op.requestBody).filter(checked('body')))(
+  it.each(operations.filter(({ op }) => op.requestBody))(
     'given $name, then its body has a valid example',
     ({ op, route }) => {
       for (const [mediaType, media] of Object.entries(op.requestBody?.content ?? {})) {
@@ -133,22 +113,92 @@ describe('the OpenAPI examples', () => {
     },
   );
 
-  it.each(operations.filter(checked('answer')))(
-    'given $name, then its success answer has a valid example',
-    ({ op, route }) => {
-      const status = Object.keys(op.responses).find((s) => s.startsWith('2')) as string;
-      const content = Object.entries(op.responses[status]?.content ?? {}).filter(([type]) => !NOT_JSON.includes(type));
-      for (const [mediaType, media] of content) {
-        const example = exampleOf(media, `${status} ${mediaType}`);
-        expect(jsonSchemaErrors(media.schema, example)).toEqual([]);
-        const answer = route?.answers[Number(status)];
-        if (answer && 'json' in answer) expect(zodErrors(answer.json, example)).toEqual([]);
-      }
-    },
-  );
+  it.each(operations)('given $name, then its success answer has a valid example', ({ op, route }) => {
+    const status = Object.keys(op.responses).find((s) => s.startsWith('2')) as string;
+    const content = Object.entries(op.responses[status]?.content ?? {}).filter(([type]) => !NOT_JSON.includes(type));
+    for (const [mediaType, media] of content) {
+      const example = exampleOf(media, `${status} ${mediaType}`);
+      expect(jsonSchemaErrors(media.schema, example)).toEqual([]);
+      const answer = route?.answers[Number(status)];
+      if (answer && 'json' in answer) expect(zodErrors(answer.json, example)).toEqual([]);
+    }
+  });
 
   it('given the problem schema, then its example is valid', () => {
     const problem = doc.components.schemas.Problem;
     expect(jsonSchemaErrors(problem, exampleOf({ schema: problem }, 'Problem'))).toEqual([]);
   });
+
+  it('given every parameter and every field of a request or a success answer, then each has a description', () => {
+    expect(undescribed()).toEqual([]);
+  });
+
+  it('given every optional field of a request, then it has a default or says what its absence means', () => {
+    expect(optionalWithoutDefault()).toEqual([]);
+  });
 });
+
+/** The parameters and fields (by path) that say nothing about themselves, nor does the component they refer to. */
+function undescribed(): string[] {
+  const missing = new Set<string>();
+  const walk = (schema: Schema | undefined, at: string, seen: Set<string>): void => {
+    if (!schema) return;
+    if (schema.$ref) {
+      const name = schema.$ref.split('/').pop() as string;
+      if (seen.has(name)) return;
+      return walk(doc.components.schemas[name], `#${name}`, new Set([...seen, name]));
+    }
+    for (const [name, field] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) {
+      if (!field.description && !resolved(field)?.description) missing.add(`${at}.${name}`);
+      walk(field, `${at}.${name}`, seen);
+    }
+    if (schema.items) walk(schema.items as Schema, `${at}[]`, seen);
+    for (const branch of (schema.anyOf ?? schema.oneOf ?? []) as Schema[]) walk(branch, at, seen);
+  };
+  for (const { name, op } of operations) {
+    for (const p of op.parameters ?? []) {
+      const described = (p as Parameter & { description?: string }).description ?? resolved(p.schema)?.description;
+      if (!described) missing.add(`${name} parameter ${p.name}`);
+    }
+    for (const media of Object.values(op.requestBody?.content ?? {})) walk(media.schema, `${name} body`, new Set());
+    for (const [status, answer] of Object.entries(op.responses)) {
+      if (!status.startsWith('2')) continue;
+      for (const media of Object.values(answer.content ?? {})) walk(media.schema, `${name} ${status}`, new Set());
+    }
+  }
+  return [...missing];
+}
+
+/**
+ * An optional field of a request (body or query) that gives no `default` must say what its absence means:
+ * its description names a default or what `absent` does, or it is a filter (`Only ...`).
+ */
+function optionalWithoutDefault(): string[] {
+  const says = (text: string | undefined) => /default|absent/i.test(text ?? '') || /^Only /.test(text ?? '');
+  const silent: string[] = [];
+  const walk = (schema: Schema | undefined, at: string): void => {
+    const s = resolved(schema);
+    if (!s) return;
+    const required = new Set((s.required ?? []) as string[]);
+    for (const [name, field] of Object.entries((s.properties ?? {}) as Record<string, Schema>)) {
+      const own = resolved(field);
+      const text = (field.description ?? own?.description) as string | undefined;
+      if (!required.has(name) && field.default === undefined && own?.default === undefined && !says(text)) {
+        silent.push(`${at}.${name}`);
+      }
+      walk(field, `${at}.${name}`);
+    }
+    if (s.items) walk(s.items as Schema, `${at}[]`);
+    for (const branch of (s.anyOf ?? s.oneOf ?? []) as Schema[]) walk(branch, at);
+  };
+  for (const { name, op } of operations) {
+    for (const p of (op.parameters ?? []) as (Parameter & { required?: boolean; description?: string })[]) {
+      if (p.in === 'header' || p.required || p.schema?.default !== undefined) continue;
+      if (!says(p.description ?? (resolved(p.schema)?.description as string | undefined))) {
+        silent.push(`${name} parameter ${p.name}`);
+      }
+    }
+    for (const media of Object.values(op.requestBody?.content ?? {})) walk(media.schema, `${name} body`);
+  }
+  return silent;
+}

@@ -8,7 +8,18 @@ export const OPENAPI_ROUTES = routeGroup<OpenApiRouteDeps>({ tag: 'health', acce
   openApi.get('/openapi.json', 'getOpenApiDocument', {
     summary: 'This OpenAPI document',
     answers: {
-      200: { description: 'The OpenAPI 3.1 document', content: { 'application/json': { schema: { type: 'object' } } } },
+      200: {
+        description: 'The OpenAPI 3.1 document',
+        content: {
+          'application/json': {
+            schema: {
+              type: 'object',
+              description: 'This document: OpenAPI 3.1, generated from the zod schemas that validate the requests',
+              example: { openapi: '3.1.0', info: { title: 'project-resources-service', version: '0.1.0' }, paths: {} },
+            },
+          },
+        },
+      },
     },
     errors: [],
     handle:
