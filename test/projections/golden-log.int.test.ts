@@ -2,11 +2,18 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EVENT_CATALOG } from '../../src/app/event-catalog';
+import { currentVersionOf } from '../../src/domain/event-upcasting';
 import { SqliteEventStore } from '../../src/infra/sqlite/sqlite-event-store';
 import { versionedEventStore } from '../../src/infra/versioned-event-store';
 import { demo } from '../support/demo-directory';
 import type { GoldenExpected } from '../support/golden-log';
-import { GOLDEN_EXPECTED, loadGoldenLog, readGoldenEvents, replayGoldenLog } from '../support/golden-log';
+import {
+  GOLDEN_EXPECTED,
+  GOLDEN_V2_DIR,
+  loadGoldenLog,
+  readGoldenEvents,
+  replayGoldenLog,
+} from '../support/golden-log';
 import { startTestServer } from '../support/test-server';
 
 /**
@@ -58,6 +65,61 @@ describe('the golden log', () => {
       ).toEqual([null, null]);
     } finally {
       await store.close();
+    }
+  });
+});
+
+/**
+ * The second golden log (test/fixtures/golden-log-v2): written once every event was stamped with its
+ * version, ResourceShared at version 2 with and without a reason. With the first, every version of every
+ * type is replayed.
+ */
+describe('the golden log of version 2', () => {
+  const events = readGoldenEvents(path.join(GOLDEN_V2_DIR, 'events.jsonl'));
+  const expected = JSON.parse(fs.readFileSync(path.join(GOLDEN_V2_DIR, 'expected.json'), 'utf8')) as GoldenExpected;
+
+  it('given the log, then it holds every event type, each stamped with the version current today', () => {
+    expect(new Set(events.map((e) => e.type))).toEqual(new Set(EVENT_CATALOG.keys()));
+    const stamped = events.map((e) => [e.type, e.metadata.schemaVersion]);
+    expect(stamped).toEqual(events.map((e) => [e.type, currentVersionOf(EVENT_CATALOG, e.type)]));
+    expect(
+      events.filter((e) => e.type === 'ResourceShared').map((e) => (e.data as { reason: unknown }).reason),
+    ).toEqual([null, 'Harbour Founders review decks']);
+  });
+
+  it('given the log, when today’s service replays it, then the digest and the audit histories are the recorded ones', async () => {
+    // when
+    const replayed = await replayGoldenLog(
+      (dataDir) => startTestServer({ DATA_DIR: dataDir }),
+      demo.users.auditor,
+      events,
+    );
+    // then
+    expect(replayed.digest).toBe(expected.digest);
+    expect(replayed.counts).toEqual(expected.counts);
+    expect(replayed.histories).toEqual(expected.histories);
+    expect(JSON.stringify(replayed.histories)).toContain('"reason":"Harbour Founders review decks"');
+  });
+
+  it('given the log, when it is read through the port, then every event fits its current schema, unversioned', async () => {
+    // given
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-golden-v2-read-'));
+    await loadGoldenLog(dataDir, events);
+    const store = versionedEventStore(SqliteEventStore.open(path.join(dataDir, 'events.sqlite')), EVENT_CATALOG);
+    try {
+      // when
+      const read = await store.readAll(undefined, 10_000);
+      // then
+      expect(read).toHaveLength(events.length);
+      const misfits = read.flatMap((e) => {
+        const result = EVENT_CATALOG.get(e.type)?.schema.safeParse(e.data);
+        return result?.success ? [] : [{ position: e.position, type: e.type, issues: result?.error.issues }];
+      });
+      expect(misfits).toEqual([]);
+      expect(read.filter((e) => 'schemaVersion' in (e.metadata as object))).toEqual([]);
+    } finally {
+      await store.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });

@@ -13,6 +13,8 @@ import type { TestServer } from './test-server';
 export const GOLDEN_DIR = path.join(__dirname, '..', 'fixtures', 'golden-log');
 export const GOLDEN_EVENTS = path.join(GOLDEN_DIR, 'events.jsonl');
 export const GOLDEN_EXPECTED = path.join(GOLDEN_DIR, 'expected.json');
+/** The second golden log: written once events carried versions (ResourceShared at version 2). */
+export const GOLDEN_V2_DIR = path.join(__dirname, '..', 'fixtures', 'golden-log-v2');
 
 export type GoldenEvent = {
   readonly position: number;
