@@ -11,14 +11,14 @@ import type {
   RememberedAnswer,
 } from '../ports/idempotency-keys';
 import { IdempotencyClaimLostError } from '../ports/idempotency-keys';
-import { callerOf } from './middleware/authenticate';
 import { problemBody, problemForKind, PROBLEM_TYPES } from './problem';
 
 /**
  * Idempotency-Key (IETF httpapi draft "The Idempotency-Key HTTP Header Field", with Stripe's
  * semantics) for the POST routes that change state:
  *
- * - the first completed answer (status and body) is kept for 24 hours per (caller, key), in the
+ * - the first completed answer (status and body) is kept for 24 hours per (caller, key) (on the
+ *   internal routes the caller is whoever holds the directory token), in the
  *   event store, where every process and a restarted one find it;
  * - a retry with the same key and the same request replays it with `Idempotent-Replayed: true`;
  * - the same key with another request (method, path, query or body) is a 422
@@ -121,6 +121,8 @@ function replay(res: Response, answer: RememberedAnswer): void {
 
 export type IdempotentServing = {
   readonly keys: IdempotencyKeys;
+  /** Whose keys these are: `user:<id>` for a user, `internal` for the holders of the directory token. */
+  readonly scope: string;
   readonly key: string;
   readonly req: Request;
   readonly res: Response;
@@ -142,7 +144,7 @@ export type IdempotentServing = {
 /** Serves a request that carries an Idempotency-Key (see the top of this file). */
 export async function serveIdempotently(serving: IdempotentServing): Promise<void> {
   const { keys, key, req, res, now } = serving;
-  const ref = { scope: `user:${callerOf(res).userId}`, key };
+  const ref = { scope: serving.scope, key };
   const fingerprint = serving.fingerprint ?? fingerprintOf(req);
   // A claim can be lost to a concurrent first attempt between the read and the claim: read again.
   for (let round = 0; round < 3; round++) {

@@ -319,6 +319,8 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
           const textOrNothing = (body: unknown) => (body === undefined ? undefined : textOf(body));
           await serveIdempotently({
             keys: idempotencyKeys,
+            // The internal routes have no user: their caller is whoever holds the directory token.
+            scope: doc.access === 'internal' ? 'internal' : `user:${callerOf(res).userId}`,
             key,
             req,
             res,

@@ -1,5 +1,7 @@
 import { ingestDirectoryEvents } from './ingest-directory-events';
+import type { DirectoryBatch } from './directory-events';
 import { directoryBatchSchema } from './directory-events';
+import type { IdempotencyKeys } from '../ports/idempotency-keys';
 import { systemActor } from '../domain/event';
 import { AppendTooLargeError, type EventStore } from '../ports/event-store';
 import { DomainError } from '../domain/errors';
@@ -11,9 +13,14 @@ import { directoryFeedAnswerSchema } from '../api/response-schemas';
 /** What the feed writes through. */
 export type DirectoryRouteDeps = {
   readonly eventStore: EventStore;
+  readonly idempotencyKeys: IdempotencyKeys;
   readonly clock: () => Date;
   readonly settle: Settle;
 };
+
+/** The feed's answer to a batch stored at `position`: a batch is one append, so all of it. */
+const accepted = (batch: DirectoryBatch, position: bigint) =>
+  written(position, () => ({ accepted: batch.events.length, position: position.toString() }));
 
 export const DIRECTORY_ROUTES = routeGroup<DirectoryRouteDeps>(
   { tag: 'internal', access: 'internal', settle: (ctx) => ctx.settle },
@@ -22,7 +29,15 @@ export const DIRECTORY_ROUTES = routeGroup<DirectoryRouteDeps>(
       summary: 'Directory feed: people, communities, projects and circles, one atomic batch',
       request: { body: directoryBatchSchema },
       answers: { 200: { description: 'Appended and projected', json: directoryFeedAnswerSchema } },
-      errors: [400, 401, 413, 415],
+      errors: [400, 401, 409, 413, 415, 422],
+      // A retried batch with its Idempotency-Key is stored once: the key is recorded in the append's transaction.
+      idempotent: {
+        store: (ctx) => ctx,
+        resume:
+          () =>
+          async (write, { body }) =>
+            accepted(body, write.position),
+      },
       handle:
         (ctx) =>
         async ({ body: batch, correlationId }) => {
@@ -36,7 +51,7 @@ export const DIRECTORY_ROUTES = routeGroup<DirectoryRouteDeps>(
             const message = `the batch would store ${error.bytes} bytes, over the limit of ${error.maxBytes}: split it`;
             throw new DomainError('payload_too_large', message, [{ field: 'events', message }]);
           });
-          return written(position, () => ({ accepted: batch.events.length, position: position.toString() }));
+          return accepted(batch, position);
         },
     }),
   ],
