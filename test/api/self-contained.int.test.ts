@@ -2,21 +2,35 @@
  * A clone is enough to read the contract: the README, docs/api.md and the served OpenAPI document
  * send no reader to a file outside the repository.
  */
+import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { serverForSuite } from '../support/suite-server';
 
 const root = path.join(__dirname, '..', '..');
 const outside = /\.\.\/[\w.-]+\/|\b(SPEC|DESIGN)\.md\b/;
+/** The contract files a clone does not have, however they are reached. */
+const contractFiles = /\.\.\/shared\b|\b(SPEC|DESIGN)\.md\b/;
+
+/** The files of the repository (git's index; the working tree when it is no git checkout). */
+function trackedFiles(): string[] {
+  const listed = spawnSync('git', ['ls-files'], { cwd: root, encoding: 'utf8' });
+  if (listed.status === 0)
+    return listed.stdout.split('\n').filter((f) => f !== '' && fs.existsSync(path.join(root, f)));
+  return ['README.md', 'docs/api.md', 'docs/architecture.md'];
+}
 
 describe('a self-contained repository', () => {
   const server = serverForSuite([]);
 
-  it.each(['README.md', 'docs/api.md'])('given %s, then it names no file outside the repository', (file) => {
-    const text = fs.readFileSync(path.join(root, file), 'utf8');
+  it.each(trackedFiles().filter((f) => f.endsWith('.md')))(
+    'given %s, then it names no file outside the repository',
+    (file) => {
+      const text = fs.readFileSync(path.join(root, file), 'utf8');
 
-    expect(text.split('\n').filter((line) => outside.test(line))).toEqual([]);
-  });
+      expect(text.split('\n').filter((line) => outside.test(line))).toEqual([]);
+    },
+  );
 
   it('given the OpenAPI document, then none of its texts names a file outside the repository', async () => {
     const res = await server.get('/openapi.json');
@@ -28,5 +42,12 @@ describe('a self-contained repository', () => {
     });
 
     expect(texts.filter((t) => outside.test(t))).toEqual([]);
+  });
+
+  it('given every file of the repository, then none names the contract files outside it', () => {
+    const text = (f: string) => fs.readFileSync(path.join(root, f), 'utf8');
+    const files = trackedFiles().filter((f) => !/\.(png|jpe?g|gif|ico|pdf|sqlite|tgz)$/.test(f));
+
+    expect(files.filter((f) => contractFiles.test(text(f)))).toEqual([]);
   });
 });
