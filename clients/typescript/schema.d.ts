@@ -2800,7 +2800,7 @@ export interface operations {
                      */
                     concept?: string | null;
                     /**
-                     * @description Only resources carrying every one of these tags; default none
+                     * @description Only resources carrying any of these tags (case-insensitive); default none: no tag filter
                      * @default []
                      */
                     tags?: string[] | null;

@@ -158,7 +158,10 @@ export const getResourceListBody = paginated(
       .array(z.string().max(64))
       .max(50)
       .nullish()
-      .meta({ description: 'Only resources carrying every one of these tags; default none', default: [] }),
+      .meta({
+        description: 'Only resources carrying any of these tags (case-insensitive); default none: no tag filter',
+        default: [],
+      }),
     orderBy: z
       .union([z.literal(0), z.literal(1)])
       .optional()
