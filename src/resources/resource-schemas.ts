@@ -154,14 +154,10 @@ export const getResourceListBody = paginated(
       default: null,
       example: 'deck',
     }),
-    tags: z
-      .array(z.string().max(64))
-      .max(50)
-      .nullish()
-      .meta({
-        description: 'Only resources carrying any of these tags (case-insensitive); default none: no tag filter',
-        default: [],
-      }),
+    tags: z.array(z.string().max(64)).max(50).nullish().meta({
+      description: 'Only resources carrying any of these tags (case-insensitive); default none: no tag filter',
+      default: [],
+    }),
     orderBy: z
       .union([z.literal(0), z.literal(1)])
       .optional()
