@@ -2,7 +2,7 @@
  * A stand-in for the few MongoDB calls the read-model adapters make, evaluated in process by
  * mingo, so that their contract suites run where no MongoDB answers. It models what those
  * adapters rely on — matching, projection, sort/skip/limit, `distinct` unwinding arrays, and an
- * upsert whose filter misses an existing _id failing with duplicate key 11000 — and nothing else.
+ * upsert whose filter misses an existing _id failing with duplicate key 11000, `$inc` — and nothing else.
  * With `transactions`, it also models a replica set's transaction as far as the adapters rely on
  * it: all or nothing, and an error aborts it. Every operation while one is open must carry its
  * session, the check that no adapter operation escapes the batch's transaction. Every query
@@ -156,17 +156,18 @@ class MingoCollection {
 
   async updateOne(
     filter: Document,
-    modifier: { $set?: Document; $setOnInsert?: Document },
+    modifier: { $set?: Document; $setOnInsert?: Document; $inc?: Record<string, number> },
     options: { upsert?: boolean } & Options = {},
   ): Promise<{ matchedCount: number; upsertedCount: number }> {
     this.transactions.check(options);
     const [found] = this.matching(filter);
     if (found) {
       if (modifier.$set) update(found, { $set: clone(modifier.$set) });
+      if (modifier.$inc) update(found, { $inc: clone(modifier.$inc) });
       return { matchedCount: 1, upsertedCount: 0 };
     }
     if (!options.upsert) return { matchedCount: 0, upsertedCount: 0 };
-    this.insert(clone({ ...equalities(filter), ...modifier.$setOnInsert, ...modifier.$set }));
+    this.insert(clone({ ...equalities(filter), ...modifier.$setOnInsert, ...modifier.$set, ...modifier.$inc }));
     return { matchedCount: 0, upsertedCount: 1 };
   }
 
