@@ -5,6 +5,15 @@ import type { Fence } from './projection-lease';
 export type ReadModelDigest = { readonly digest: string; readonly counts: Readonly<Record<string, number>> };
 
 /**
+ * Where the checkpoints of several read models are read in one query: one database holds them
+ * all (a MongoDB generation's `projection_checkpoints`).
+ */
+export interface CheckpointSource {
+  /** The checkpoints of `projections` that exist, by projection. */
+  checkpoints(projections: readonly string[]): Promise<ReadonlyMap<string, bigint>>;
+}
+
+/**
  * What every read-model store offers the projection runner, whatever its adapter. The checkpoint
  * is the global position of the last event the projection folded in.
  */
@@ -19,6 +28,11 @@ export interface ProjectionStore {
    */
   commit(projection: string, position: bigint, work: () => Promise<void>, fence?: Fence): Promise<void>;
   checkpoint(projection: string): Promise<bigint | undefined>;
+  /**
+   * Where the checkpoints of every read model of this store's database are read in one query,
+   * when the adapter offers it: the followers' polls read them all at once (FollowerPolls).
+   */
+  readonly checkpointSource?: CheckpointSource;
   /** The event log the checkpoint counts positions of: a checkpoint of another log is worthless. */
   checkpointLog(projection: string): Promise<string | undefined>;
   /** Drops the read model's data and the projection's checkpoint: a rebuild from position 0 follows. */

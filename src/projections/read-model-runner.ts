@@ -10,6 +10,7 @@ import type { ReadModelProjection } from './read-model-projection';
 import { ReadPosition } from './read-position';
 import { ResubscribeBackoff } from './resubscribe-backoff';
 import { SharedCheckpointFollower } from './shared-checkpoint-follower';
+import { FollowerPolls } from './follower-polls';
 
 const CATCH_UP_BATCH = 1000;
 
@@ -66,22 +67,29 @@ export class ReadModelRunner {
     readonly projection: ReadModelProjection,
     private readonly logger: Logger,
     private readonly options: RunnerOptions = { role: 'project' },
+    /** The polls this runner's follower shares with the other read models' (one of its own by default). */
+    polls: FollowerPolls = new FollowerPolls(events),
   ) {
     this.lease = options.lease && new LeaseHolder(options.lease, projection.name, logger);
     this.failedStandDown = new ResubscribeBackoff(
       options.failureBackoff?.firstMs ?? FAILURE_FIRST_RETRY_MS,
       options.failureBackoff?.maxMs ?? FAILURE_MAX_RETRY_MS,
     );
-    this.follower = new SharedCheckpointFollower(events, projection, this.position, {
-      polls: () => this.running && !this.leading,
-      readSucceeded: () => {
-        if (this.failure !== undefined && !(this.failure instanceof ProjectionFailedError)) this.failure = undefined;
+    this.follower = new SharedCheckpointFollower(
+      projection,
+      this.position,
+      {
+        polls: () => this.running && !this.leading,
+        readSucceeded: () => {
+          if (this.failure !== undefined && !(this.failure instanceof ProjectionFailedError)) this.failure = undefined;
+        },
+        readFailed: (error) => {
+          this.failure = error;
+        },
+        waitingPollMs: options.followPollMs,
       },
-      readFailed: (error) => {
-        this.failure = error;
-      },
-      waitingPollMs: options.followPollMs,
-    });
+      polls,
+    );
     this.commits = new CheckpointedCommits(projection, this.position, logger, {
       leads: () => this.leading,
       fence: () => this.lease?.fence(),

@@ -92,6 +92,7 @@ export type MingoRead = {
   readonly collection: string;
   readonly operation: 'find' | 'countDocuments' | 'distinct';
   readonly options: Options;
+  readonly filter: Document;
 };
 
 /** The open transaction of the stand-in's one client, if any. */
@@ -116,9 +117,9 @@ class MingoCollection {
     private readonly reads: MingoRead[],
   ) {}
 
-  private read(operation: MingoRead['operation'], options: Options | undefined): void {
+  private read(operation: MingoRead['operation'], filter: Document, options: Options | undefined): void {
     this.transactions.check(options);
-    this.reads.push({ collection: this.name, operation, options: { ...options } });
+    this.reads.push({ collection: this.name, operation, options: { ...options }, filter: clone(filter) });
   }
 
   /** As on the server, a refused write aborts the open transaction, even when the caller catches the error. */
@@ -145,7 +146,7 @@ class MingoCollection {
 
   /** findOne is a find of one document, as in the driver: recorded as a find. */
   find(filter: Document = {}, options: { projection?: Document } & Options = {}): MingoCursor {
-    this.read('find', options);
+    this.read('find', filter, options);
     return new MingoCursor((f) => this.matching(f), filter, options.projection);
   }
 
@@ -217,13 +218,13 @@ class MingoCollection {
   }
 
   async countDocuments(filter: Document = {}, options?: Options): Promise<number> {
-    this.read('countDocuments', options);
+    this.read('countDocuments', filter, options);
     return this.matching(filter).length;
   }
 
   /** Like the server: an array field contributes each element; values compared by their BSON-ish JSON. */
   async distinct(field: string, filter: Document = {}, options?: Options): Promise<unknown[]> {
-    this.read('distinct', options);
+    this.read('distinct', filter, options);
     const seen = new Map<string, unknown>();
     for (const doc of this.matching(filter)) {
       const value: unknown = doc[field];

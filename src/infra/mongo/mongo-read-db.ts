@@ -143,6 +143,15 @@ export class MongoReadDb {
     return doc?.position ? BigInt(doc.position) : undefined;
   }
 
+  /** Every asked checkpoint in one query: what the followers' polls read (FollowerPolls). */
+  async checkpoints(projections: readonly string[]): Promise<ReadonlyMap<string, bigint>> {
+    const docs = await this.db
+      .collection<CheckpointDoc>('projection_checkpoints')
+      .find({ _id: { $in: [...projections] } }, this.readOptions())
+      .toArray();
+    return new Map(docs.flatMap((doc) => (doc.position ? [[doc._id, BigInt(doc.position)] as const] : [])));
+  }
+
   async checkpointLog(projection: string): Promise<string | undefined> {
     const doc = await this.db
       .collection<CheckpointDoc>('projection_checkpoints')
@@ -245,6 +254,7 @@ export function mongoProjectionStore(read: MongoReadDb, collections: readonly st
       return read.transactions ? read.transaction(batch) : batch();
     },
     checkpoint: (projection) => read.checkpoint(projection),
+    checkpointSource: read,
     checkpointLog: (projection) => read.checkpointLog(projection),
     setCheckpointLog: (projection, log) => read.setCheckpointLog(projection, log),
     reset: async (projection) => {
