@@ -10,7 +10,7 @@
  * can check that each carries its time bound.
  * It is not a substitute for the suites against a real server (describeMongo).
  */
-import { Query, update } from 'mingo';
+import { Aggregator, Query, update } from 'mingo';
 import type { Db, Document } from 'mongodb';
 import { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
 
@@ -76,6 +76,26 @@ class MingoCursor {
   }
 }
 
+/**
+ * '$$NOW' as the stand-in's server reads its clock, wherever a filter or a pipeline names it: the
+ * server's time, which a test may set apart from the processes' (`serverNow`).
+ */
+function atServerTime<T>(value: T, nowMs: number): T {
+  if (value === '$$NOW') return new Date(nowMs) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => atServerTime(v, nowMs)) as T;
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, atServerTime(v, nowMs)])) as T;
+  return value;
+}
+
+/** A document after an update pipeline (`$set` stages and the like), as the server runs it. */
+function piped(doc: Document, pipeline: Document[], nowMs: number): Document {
+  const [result] = new Aggregator(atServerTime(pipeline, nowMs)).run([clone(doc)]) as Document[];
+  return clone({ ...result, _id: doc._id });
+}
+
+type Modifier = { $set?: Document; $setOnInsert?: Document; $inc?: Record<string, number> } | Document[];
+
 /** The fields an upsert copies from its filter into the new document: top-level equalities. */
 function equalities(filter: Document): Document {
   return Object.fromEntries(
@@ -90,7 +110,7 @@ type Options = { session?: unknown; maxTimeMS?: number };
 /** One query the stand-in answered, with the options it was given. */
 export type MingoRead = {
   readonly collection: string;
-  readonly operation: 'find' | 'countDocuments' | 'distinct';
+  readonly operation: 'find' | 'countDocuments' | 'distinct' | 'findOneAndUpdate';
   readonly options: Options;
   readonly filter: Document;
 };
@@ -115,6 +135,7 @@ class MingoCollection {
     private readonly name: string,
     private readonly transactions: MingoTransactions,
     private readonly reads: MingoRead[],
+    private readonly serverNow: () => number,
   ) {}
 
   private read(operation: MingoRead['operation'], filter: Document, options: Options | undefined): void {
@@ -130,7 +151,7 @@ class MingoCollection {
 
   /** Top-level scalar equalities are checked in plain JS first: mingo only sees the few candidates. */
   private matching(filter: Document): Document[] {
-    const query = new Query(filter);
+    const query = new Query(atServerTime(filter, this.serverNow()));
     const scalars = Object.entries(equalities(filter)).filter(([, value]) => !Array.isArray(value));
     return this.docs.filter(
       (doc) => scalars.every(([key, value]) => doc[key] === value || Array.isArray(doc[key])) && query.test(doc),
@@ -157,35 +178,53 @@ class MingoCollection {
 
   async updateOne(
     filter: Document,
-    modifier: { $set?: Document; $setOnInsert?: Document; $inc?: Record<string, number> },
+    modifier: Modifier,
     options: { upsert?: boolean } & Options = {},
   ): Promise<{ matchedCount: number; upsertedCount: number }> {
     this.transactions.check(options);
     const [found] = this.matching(filter);
     if (found) {
-      if (modifier.$set) update(found, { $set: clone(modifier.$set) });
-      if (modifier.$inc) update(found, { $inc: clone(modifier.$inc) });
+      this.modify(found, modifier);
       return { matchedCount: 1, upsertedCount: 0 };
     }
     if (!options.upsert) return { matchedCount: 0, upsertedCount: 0 };
-    this.insert(clone({ ...equalities(filter), ...modifier.$setOnInsert, ...modifier.$set, ...modifier.$inc }));
+    this.insert(this.upserted(filter, modifier));
     return { matchedCount: 0, upsertedCount: 1 };
+  }
+
+  /** An update of a found document: operators, or a pipeline. */
+  private modify(found: Document, modifier: Modifier): void {
+    if (Array.isArray(modifier)) {
+      const index = this.docs.indexOf(found);
+      this.docs[index] = piped(found, modifier, this.serverNow());
+      return;
+    }
+    if (modifier.$set) update(found, { $set: clone(modifier.$set) });
+    if (modifier.$inc) update(found, { $inc: clone(modifier.$inc) });
+  }
+
+  /** The document an upsert inserts: the filter's equalities, then the operators or the pipeline over them. */
+  private upserted(filter: Document, modifier: Modifier): Document {
+    if (Array.isArray(modifier)) return piped(equalities(filter), modifier, this.serverNow());
+    return clone({ ...equalities(filter), ...modifier.$setOnInsert, ...modifier.$set, ...modifier.$inc });
   }
 
   /** As the lease's acquire calls it: `returnDocument: 'after'`, the upsert as updateOne's. */
   async findOneAndUpdate(
     filter: Document,
-    modifier: { $set?: Document },
+    modifier: Modifier,
     options: { upsert?: boolean } & Options = {},
   ): Promise<Document | null> {
-    this.transactions.check(options);
+    // A query too (it finds before it writes): recorded, with its time bound.
+    this.read('findOneAndUpdate', filter, options);
     const [found] = this.matching(filter);
     if (found) {
-      if (modifier.$set) update(found, { $set: clone(modifier.$set) });
-      return clone(found);
+      this.modify(found, modifier);
+      const [after] = this.matching({ _id: found._id });
+      return clone(after ?? null);
     }
     if (!options.upsert) return null;
-    const inserted = clone({ ...equalities(filter), ...modifier.$set });
+    const inserted = this.upserted(filter, modifier);
     this.insert(inserted);
     return clone(inserted);
   }
@@ -247,12 +286,15 @@ class MingoDb {
   /** Every query answered, in order. */
   readonly reads: MingoRead[] = [];
 
-  constructor(readonly transactions: MingoTransactions) {}
+  constructor(
+    readonly transactions: MingoTransactions,
+    private readonly serverNow: () => number,
+  ) {}
 
   collection(name: string): MingoCollection {
     let found = this.collections.get(name);
     if (!found) {
-      found = new MingoCollection(name, this.transactions, this.reads);
+      found = new MingoCollection(name, this.transactions, this.reads, this.serverNow);
       this.collections.set(name, found);
     }
     return found;
@@ -304,11 +346,14 @@ type ReadDbConstructor = new (client: unknown, db: Db, transactions: boolean, qu
 
 /**
  * A MongoReadDb whose database is the mingo stand-in; its checkpoints and leases use the stand-in
- * too. `transactions`: as on a replica set, each batch commits in one transaction; otherwise as on
- * a standalone server, the ordered writes.
+ * too; its `$$NOW` reads `serverNow` (the server's clock, by default the test's). `transactions`:
+ * as on a replica set, each batch commits in one transaction; otherwise as on a standalone
+ * server, the ordered writes.
  */
-export function mingoReadDb(options: { transactions?: boolean; queryTimeoutMs?: number } = {}): MongoReadDb {
-  const db = new MingoDb(new MingoTransactions());
+export function mingoReadDb(
+  options: { transactions?: boolean; queryTimeoutMs?: number; serverNow?: () => number } = {},
+): MongoReadDb {
+  const db = new MingoDb(new MingoTransactions(), options.serverNow ?? Date.now);
   return new (MongoReadDb as unknown as ReadDbConstructor)(
     new MingoClient(db),
     db as unknown as Db,

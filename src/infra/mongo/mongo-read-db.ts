@@ -14,19 +14,49 @@ import { canonicalDigest } from '../../projections/canonical-digest';
 type CheckpointDoc = { _id: string; position?: string; log?: string };
 type LeaseDoc = { _id: string; holder: string; token: number; expiresAt: number };
 
-/** The lease filter: free, expired, or already this holder's. Pure, so a test can evaluate it. */
-export function leaseTakeable(projection: string, holder: string, nowMs: number): Record<string, unknown> {
-  return { _id: projection, $or: [{ holder }, { expiresAt: { $lte: nowMs } }] };
+/**
+ * The server's clock, in milliseconds since the epoch, as an expression: a lease expires by the
+ * clock of the one server every process writes to, never by the clocks of the processes, which
+ * drift apart on three machines (a standby whose clock runs ahead would take a live lease over).
+ */
+const SERVER_NOW_MS: Document = { $toLong: '$$NOW' };
+const serverNowPlus = (ttlMs: number): Document => ({ $add: [SERVER_NOW_MS, ttlMs] });
+
+/**
+ * The lease filter: free, expired by the server's clock, or already this holder's. Pure, so a
+ * test can evaluate it.
+ */
+export function leaseTakeable(projection: string, holder: string): Document {
+  return { _id: projection, $or: [{ holder }, { $expr: { $lte: ['$expiresAt', SERVER_NOW_MS] } }] };
+}
+
+/**
+ * The taking (or renewal) of a lease, as an update pipeline evaluated on the server against the
+ * document as it is: the same token for its holder, the next one for anyone else (1 for a new
+ * lease), expiring `ttlMs` after the server's now. One atomic write: no token read beforehand
+ * that another process could change in between.
+ */
+export function leaseTake(holder: string, ttlMs: number): Document[] {
+  return [
+    {
+      $set: {
+        token: { $cond: [{ $eq: ['$holder', holder] }, '$token', { $add: [{ $ifNull: ['$token', 0] }, 1] }] },
+        holder: { $literal: holder },
+        expiresAt: serverNowPlus(ttlMs),
+      },
+    },
+  ];
 }
 
 /**
  * The fencing check and renewal of a commit: matches only while `fence` still names the lease's
- * holder and token, so a takeover (a new token) makes it miss. Pure, so a test can evaluate it.
+ * holder and token, so a takeover (a new token) makes it miss; renews it from the server's now.
+ * Pure, so a test can evaluate it.
  */
-export function fenceWrite(fence: Fence): { filter: Document; update: Document } {
+export function fenceWrite(fence: Fence): { filter: Document; update: Document[] } {
   return {
     filter: { _id: fence.projection, holder: fence.holder, token: Number(fence.token) },
-    update: { $set: { expiresAt: fence.nowMs + fence.ttlMs } },
+    update: [{ $set: { expiresAt: serverNowPlus(fence.ttlMs) } }],
   };
 }
 
@@ -166,24 +196,24 @@ export class MongoReadDb {
   }
 
   /**
-   * Leases in MongoDB. With transactions the fence is checked and renewed inside the batch's
-   * transaction: the lease document is then written by that transaction, so a takeover either
-   * commits first (the fence misses and nothing is written) or waits for the batch to end.
+   * Leases in MongoDB, expiring by the server's clock (`$$NOW`). With transactions the fence is
+   * checked and renewed inside the batch's transaction: the lease document is then written by
+   * that transaction, so a takeover either commits first (the fence misses and nothing is
+   * written) or waits for the batch to end.
    * Without them the fence is checked before the writes; a holder that stalls between that check
    * and its writes can still write once, which the position guards on every document make harmless.
    */
   readonly leases: LeaseStore = Object.defineProperty<LeaseStore>(
     {
-      acquire: async (projection, holder, ttlMs, nowMs): Promise<Lease | null> => {
+      // nowMs unused: the server's clock decides (leaseTakeable, leaseTake).
+      acquire: async (projection, holder, ttlMs): Promise<Lease | null> => {
         const leases = this.db.collection<LeaseDoc>('projection_leases');
-        const current = await leases.findOne({ _id: projection }, this.readOptions());
-        const token = current && current.holder === holder ? current.token : (current?.token ?? 0) + 1;
         try {
-          const result = await leases.findOneAndUpdate(
-            leaseTakeable(projection, holder, nowMs),
-            { $set: { holder, token, expiresAt: nowMs + ttlMs } },
-            { upsert: true, returnDocument: 'after' },
-          );
+          const result = await leases.findOneAndUpdate(leaseTakeable(projection, holder), leaseTake(holder, ttlMs), {
+            upsert: true,
+            returnDocument: 'after',
+            maxTimeMS: this.queryTimeoutMs,
+          });
           return result && result.holder === holder ? { projection, holder, token: BigInt(result.token) } : null;
         } catch (error) {
           // The filter missed an existing lease (held by someone else): the upsert collided on _id.
