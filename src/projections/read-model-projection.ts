@@ -24,9 +24,17 @@ export interface ProjectionStore {
    * cluster, one transaction, so a crash never applies an event twice nor skips one. On a
    * standalone MongoDB the writes are ordered and guarded by the event's position instead.
    * With a `fence`, the commit first checks that the lease is still this holder's (and renews it);
-   * otherwise it writes nothing and throws LeaseLostError.
+   * otherwise it writes nothing and throws LeaseLostError. `work` may stop short of `position`
+   * (a batch bounded by time or operations) and answer the position it reached: that is the
+   * checkpoint written then.
    */
-  commit(projection: string, position: bigint, work: () => Promise<void>, fence?: Fence): Promise<void>;
+  commit(projection: string, position: bigint, work: () => Promise<bigint | void>, fence?: Fence): Promise<void>;
+  /**
+   * How many operations the batch being committed has sent to the store so far, where the store
+   * bounds a transaction's work (MongoDB: 60 s per transaction): the runner ends a batch early
+   * rather than let one transaction grow past it.
+   */
+  batchOperations?(): number;
   checkpoint(projection: string): Promise<bigint | undefined>;
   /**
    * Where the checkpoints of every read model of this store's database are read in one query,

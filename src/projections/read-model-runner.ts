@@ -2,7 +2,7 @@ import { setImmediate as yieldToRequests } from 'node:timers/promises';
 import type { EventStore, RecordedEvent, Subscription } from '../ports/event-store';
 import type { Logger } from '../observability/logger';
 import { LeaseHolder, type LeaseOptions } from './lease-holder';
-import { CheckpointedCommits } from './checkpointed-commits';
+import { type BatchBudget, CheckpointedCommits } from './checkpointed-commits';
 import { adoptEventLog } from './event-log-identity';
 import { ProjectionFailedError } from './projection-failed-error';
 import { LeaseLostError } from './projection-lease';
@@ -30,6 +30,8 @@ export type RunnerOptions = {
   readonly failureBackoff?: { readonly firstMs: number; readonly maxMs: number };
   /** How often a follower looks at the shared checkpoint while a write waits on it (default 2 ms). */
   readonly followPollMs?: number;
+  /** How much one committed batch may do before the rest goes to the next (DEFAULT_BATCH_BUDGET). */
+  readonly batchBudget?: BatchBudget;
 };
 
 const FAILURE_FIRST_RETRY_MS = 30_000;
@@ -95,6 +97,7 @@ export class ReadModelRunner {
       fence: () => this.lease?.fence(),
       isTransient: options.isTransient,
       leaseLost: () => this.demote(),
+      budget: options.batchBudget,
     });
   }
 

@@ -97,8 +97,11 @@ const SCAN_TIMEOUT_MS = 60_000;
  * query answers readiness and requests with an error instead of hanging.
  */
 export class MongoReadDb {
-  /** The session of the batch being committed in this async context, when it runs in a transaction. */
-  private readonly batch = new AsyncLocalStorage<ClientSession>();
+  /**
+   * The batch being committed in this async context, when it runs in a transaction: its session,
+   * and how many operations it has sent (each passes `sessionOption()`).
+   */
+  private readonly batch = new AsyncLocalStorage<{ session: ClientSession; operations: number }>();
 
   private constructor(
     private readonly client: MongoClient,
@@ -131,7 +134,10 @@ export class MongoReadDb {
    * the write is part of it; elsewhere none.
    */
   sessionOption(): { session?: ClientSession } {
-    return { session: this.batch.getStore() };
+    const batch = this.batch.getStore();
+    if (!batch) return {};
+    batch.operations += 1;
+    return { session: batch.session };
   }
 
   /**
@@ -159,11 +165,17 @@ export class MongoReadDb {
         if (attempts++ > 0 && Date.now() > giveUpAt) {
           throw new MongoOperationTimeoutError(`read-model transaction still failing after ${TRANSACTION_RETRY_MS} ms`);
         }
-        return this.batch.run(session, work);
+        // Counted per attempt: a rerun starts from the committed state.
+        return this.batch.run({ session, operations: 0 }, work);
       }, TRANSACTION_OPTIONS);
     } finally {
       await session.endSession();
     }
+  }
+
+  /** How many operations the batch being committed in this async context has sent so far (0 outside one). */
+  batchOperations(): number {
+    return this.batch.getStore()?.operations ?? 0;
   }
 
   async checkpoint(projection: string): Promise<bigint | undefined> {
@@ -278,12 +290,13 @@ export function mongoProjectionStore(read: MongoReadDb, collections: readonly st
     commit: (projection, position, work, fence) => {
       const batch = async () => {
         if (fence) await read.fence(fence);
-        await work();
-        await read.writeCheckpoint(projection, position);
+        const reached = await work();
+        await read.writeCheckpoint(projection, reached ?? position);
       };
       return read.transactions ? read.transaction(batch) : batch();
     },
     checkpoint: (projection) => read.checkpoint(projection),
+    batchOperations: () => read.batchOperations(),
     checkpointSource: read,
     checkpointLog: (projection) => read.checkpointLog(projection),
     setCheckpointLog: (projection, log) => read.setCheckpointLog(projection, log),

@@ -278,9 +278,9 @@ export function sqliteProjectionStore(
       try {
         await read.transaction(async () => {
           if (fence) read.fence(fence);
-          await work();
+          const reached = await work();
           batch.beforeCommit?.();
-          read.writeCheckpoint(projection, position);
+          read.writeCheckpoint(projection, reached ?? position);
         });
       } catch (error) {
         batch.rolledBack?.();
