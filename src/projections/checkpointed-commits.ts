@@ -109,6 +109,18 @@ export class CheckpointedCommits {
     return taken;
   }
 
+  /**
+   * The log was looked through up to `position` and nothing this projection folds lies between
+   * the last committed event and it (a filtered scan): the checkpoint moves there, written a
+   * moment later as for ignored events, so a rare type is not looked for from its last event again.
+   */
+  skipTo(position: bigint): void {
+    if (this.position.reached(position)) return;
+    this.position.advanceTo(position);
+    this.unwritten = position;
+    this.timer ??= setTimeout(() => void this.writeUnwritten(), IDLE_CHECKPOINT_MS);
+  }
+
   /** Stopping: writes a checkpoint still waiting to be written, at once. */
   async flush(): Promise<void> {
     clearTimeout(this.timer);

@@ -1,5 +1,5 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
-import type { EventStore, RecordedEvent, Subscription } from '../ports/event-store';
+import type { EventStore, RecordedEvent, ScannedEvents, Subscription } from '../ports/event-store';
 import type { Logger } from '../observability/logger';
 import { LeaseHolder, type LeaseOptions } from './lease-holder';
 import { type BatchBudget, CheckpointedCommits } from './checkpointed-commits';
@@ -236,15 +236,31 @@ export class ReadModelRunner {
   private async catchUpAndSubscribe(): Promise<void> {
     this.position.restartFrom(await this.projection.store.checkpoint(this.name));
     for (;;) {
-      const batch = await this.events.readAll(this.position.value, CATCH_UP_BATCH, this.projection.eventTypes);
+      const { events: batch, scannedTo } = await this.readBatch();
       // The lease loop found the lease taken meanwhile: the new holder catches up.
       if (this.lease && !this.leading) throw new LeaseLostError(this.name);
       await this.catchUp(batch);
+      if (scannedTo !== undefined) this.commits.skipTo(scannedTo);
       if (batch.length < CATCH_UP_BATCH) break;
       // Let requests, and the lease renewal, run between batches of a long catch-up.
       await yieldToRequests();
     }
     this.subscribe();
+  }
+
+  /**
+   * The next catch-up batch: where the store filters by type itself (EventStoreDB, on the server)
+   * it also says how far it looked, and a long scan that finds nothing moves the checkpoint as it
+   * goes (and stops once the lease is lost); elsewhere a plain read of the projection's types.
+   */
+  private async readBatch(): Promise<ScannedEvents> {
+    const types = this.projection.eventTypes;
+    if (!types || !this.events.scanAll)
+      return { events: await this.events.readAll(this.position.value, CATCH_UP_BATCH, types), scannedTo: undefined };
+    return this.events.scanAll(this.position.value, CATCH_UP_BATCH, types, async (position) => {
+      if (this.lease && !this.leading) throw new LeaseLostError(this.name);
+      this.commits.skipTo(position);
+    });
   }
 
   /**
