@@ -88,6 +88,16 @@ function atServerTime<T>(value: T, nowMs: number): T {
   return value;
 }
 
+/** An ObjectId in a filter as the stand-in stores it (documents hold JSON: its hex string). */
+function asStored<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && 'toHexString' in value && typeof value.toHexString === 'function')
+    return (value.toHexString as () => string)() as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => asStored(v)) as T;
+  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asStored(v)])) as T;
+  return value;
+}
+
 /** A document after an update pipeline (`$set` stages and the like), as the server runs it. */
 function piped(doc: Document, pipeline: Document[], nowMs: number): Document {
   const [result] = new Aggregator(atServerTime(pipeline, nowMs)).run([clone(doc)]) as Document[];
@@ -151,7 +161,7 @@ class MingoCollection {
 
   /** Top-level scalar equalities are checked in plain JS first: mingo only sees the few candidates. */
   private matching(filter: Document): Document[] {
-    const query = new Query(atServerTime(filter, this.serverNow()));
+    const query = new Query(atServerTime(asStored(filter), this.serverNow()));
     const scalars = Object.entries(equalities(filter)).filter(([, value]) => !Array.isArray(value));
     return this.docs.filter(
       (doc) => scalars.every(([key, value]) => doc[key] === value || Array.isArray(doc[key])) && query.test(doc),
@@ -165,10 +175,17 @@ class MingoCollection {
     this.docs.push(doc);
   }
 
+  async insertOne(doc: Document, options?: Options): Promise<{ insertedId: unknown }> {
+    this.transactions.check(options);
+    this.insert(clone(doc));
+    return { insertedId: doc._id };
+  }
+
   /** findOne is a find of one document, as in the driver: recorded as a find. */
   find(filter: Document = {}, options: { projection?: Document } & Options = {}): MingoCursor {
     this.read('find', filter, options);
-    return new MingoCursor((f) => this.matching(f), filter, options.projection);
+    const asServerReads = atServerTime(asStored(filter), this.serverNow());
+    return new MingoCursor((f) => this.matching(f), asServerReads, options.projection);
   }
 
   async findOne(filter: Document, options: { projection?: Document } & Options = {}): Promise<Document | null> {
