@@ -289,8 +289,27 @@ class MingoCollection {
     return [...seen.values()];
   }
 
-  async createIndexes(indexes: readonly { name?: string }[]): Promise<string[]> {
-    return indexes.map((index, i) => index.name ?? `index_${i}`);
+  /** The indexes asked for, as listIndexes would answer them (with the _id index a collection always has). */
+  private indexSpecs: Document[] = [];
+
+  async createIndexes(indexes: readonly Document[]): Promise<string[]> {
+    for (const index of indexes) {
+      const name = (index.name as string | undefined) ?? `index_${this.indexSpecs.length}`;
+      this.indexSpecs = [...this.indexSpecs.filter((i) => i.name !== name), { v: 2, ...clone(index), name }];
+    }
+    return indexes.map((index, i) => (index.name as string | undefined) ?? `index_${i}`);
+  }
+
+  async indexes(): Promise<Document[]> {
+    return [{ v: 2, key: { _id: 1 }, name: '_id_' }, ...clone(this.indexSpecs)];
+  }
+
+  /** Documents and indexes gone, as a dropped collection's (the next write creates it anew). */
+  async drop(): Promise<boolean> {
+    this.transactions.check(undefined);
+    this.docs = [];
+    this.indexSpecs = [];
+    return true;
   }
 
   async createIndex(): Promise<string> {

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { MongoClient, MongoOperationTimeoutError } from 'mongodb';
-import type { ClientSession, Db, Document, TransactionOptions } from 'mongodb';
+import type { ClientSession, Collection, Db, Document, IndexDescription, TransactionOptions } from 'mongodb';
 import {
   DEFAULT_MONGO_QUERY_TIMEOUT_MS,
   MONGO_WRITE_TIMEOUT_MS,
@@ -277,6 +277,28 @@ export class MongoReadDb {
   }
 }
 
+const NAMESPACE_NOT_FOUND = 26;
+const notFound = (error: unknown) => (error as { code?: unknown }).code === NAMESPACE_NOT_FOUND;
+
+/**
+ * Empties a collection by dropping it and creating its indexes again: one operation whatever its
+ * size, where deleting every document of a large view writes one oplog entry per document (and,
+ * on a replica set, replicates each). A collection never created is left alone.
+ */
+async function recreate(collection: Collection): Promise<void> {
+  const indexes = await collection.indexes().catch((error: unknown) => {
+    if (notFound(error)) return [];
+    throw error;
+  });
+  await collection.drop().catch((error: unknown) => {
+    if (!notFound(error)) throw error;
+  });
+  const kept = indexes
+    .filter((index) => index.name !== '_id_')
+    .map(({ v: _version, ns: _namespace, ...index }) => index as IndexDescription);
+  if (kept.length > 0) await collection.createIndexes(kept);
+}
+
 /**
  * The runner's side of a MongoDB read model. On a replica set or a sharded cluster a batch's
  * fence, writes and checkpoint are one transaction, as on SQLite: a crash or a refused fence
@@ -301,7 +323,7 @@ export function mongoProjectionStore(read: MongoReadDb, collections: readonly st
     checkpointLog: (projection) => read.checkpointLog(projection),
     setCheckpointLog: (projection, log) => read.setCheckpointLog(projection, log),
     reset: async (projection) => {
-      for (const name of collections) await read.db.collection(name).deleteMany({});
+      for (const name of collections) await recreate(read.db.collection(name));
       await read.clearCheckpoint(projection);
     },
     // An operator's scan of whole collections, not a request's query: a bound of its own.
