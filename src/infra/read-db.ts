@@ -56,11 +56,11 @@ export function leaseStoreOf(readDb: ReadDb): LeaseStore {
 
 /**
  * How often a process that follows a read model looks at its checkpoint while a write waits:
- * a local file every 2 ms; MongoDB and EventStoreDB, network round trips shared by every process
- * and projection, every 10 ms.
+ * a local file (and a local log) every 2 ms; when either the read models (MongoDB) or the log
+ * (EventStoreDB, `remoteLog`) is a network round trip shared by every process, every 10 ms.
  */
-export function followPollMsOf(readDb: ReadDb): number {
-  return readDb.kind === 'sqlite' ? 2 : 10;
+export function followPollMsOf(readDb: ReadDb, remoteLog = false): number {
+  return readDb.kind === 'sqlite' && !remoteLog ? 2 : 10;
 }
 
 /**
