@@ -19,7 +19,8 @@ export const OPERATOR_ROUTES = routeGroup<AppContext>({ tag: 'internal', access:
   operator.post('/internal/read-models/rebuild', 'rebuildReadModels', {
     summary: 'Project the whole event log again into the read models of this process',
     answers: { 200: { description: 'The read models after the rebuild', json: readModelDigestSchema } },
-    errors: [401],
+    // 409: another rebuild (this process's, another's, the CLI's) holds the rebuild lock.
+    errors: [401, 409],
     handle: (ctx) => async () => {
       await ctx.readSide.rebuild({ switchHere: true });
       return describe(ctx);

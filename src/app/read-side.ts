@@ -3,7 +3,8 @@ import type { EventStore } from '../ports/event-store';
 import type { Logger } from '../observability/logger';
 import type { ReadDb } from '../infra/read-db';
 import { closeReadDb, finishBulkLoad } from '../infra/read-db';
-import type { ReadGenerations } from '../infra/read-generations';
+import type { ReadGenerations, RebuildLock } from '../infra/read-generations';
+import { conflict } from '../domain/errors';
 import { DirectoryReader } from '../directory/directory-reader';
 import type { RunnerOptions } from '../projections/read-model-runner';
 import { ReadModels } from '../projections/read-models';
@@ -20,6 +21,8 @@ export type Generation = {
 };
 
 export type RebuildProgress = { readonly position: bigint; readonly head: bigint; readonly eventsPerSecond: number };
+
+type RebuildOptions = { readonly switchHere: boolean; readonly progress?: (p: RebuildProgress) => void };
 
 const WATCH_MS = 500;
 /** How long a replaced generation stays open for the requests still reading it. */
@@ -72,10 +75,18 @@ export class ReadSide {
    * Builds generation n+1 from the whole log beside the current one, then switches every process
    * to it. `switchHere`: this process serves the new generation at once (a server); the CLI does not.
    */
-  async rebuild(options: {
-    switchHere: boolean;
-    progress?: (p: RebuildProgress) => void;
-  }): Promise<Generation | undefined> {
+  async rebuild(options: RebuildOptions): Promise<Generation | undefined> {
+    const lock = await this.deps.generations.lockRebuild();
+    // Two rebuilds at once would build the same next generation over each other.
+    if (!lock) throw conflict('another rebuild of the read models is running: try again once it has switched');
+    try {
+      return await this.rebuildLocked(options, lock);
+    } finally {
+      await lock.release();
+    }
+  }
+
+  private async rebuildLocked(options: RebuildOptions, lock: RebuildLock): Promise<Generation | undefined> {
     const previous = await this.deps.generations.current();
     const next = Math.max(previous, this.generation.number) + 1;
     const readDb = await this.deps.generations.open(next, { bulkLoad: true });
@@ -102,6 +113,8 @@ export class ReadSide {
       }
       // Events appended from here on are caught up by the runners of the new generation.
       finishBulkLoad(readDb);
+      // A lock lost meanwhile (this process stalled past its TTL) may be another rebuild's now.
+      if (!lock.held) throw conflict('the rebuild lost its lock to another rebuild: not switched');
       await this.deps.generations.switchTo(next);
     } finally {
       await closeReadDb(readDb);

@@ -96,7 +96,7 @@ export async function createServices(
         isTransient: isTransientStoreError,
         // The lease's TTL and renewal follow the store (leaseTimingOf): 15 s across machines on MongoDB.
         lease: { store: leaseStoreOf(readDb), holder, ...leaseTimingOf(readDb), now: () => Date.now() },
-        followPollMs: followPollMsOf(readDb),
+        followPollMs: followPollMsOf(readDb, config.EVENTSTORE_URL !== undefined),
       }),
     });
   } catch (error) {

@@ -13,6 +13,7 @@ export function meteredEventStore(inner: EventStore, metrics: Metrics): EventSto
     readStream: (streamId) => inner.readStream(streamId),
     readLastEvent: (streamId) => inner.readLastEvent(streamId),
     readAll: (from, maxCount, types) => inner.readAll(from, maxCount, types),
+    ...(inner.scanAll && { scanAll: inner.scanAll.bind(inner) }),
     headPosition: () => inner.headPosition(),
     subscribeToAll: (from, onEvent, onError) => inner.subscribeToAll(from, onEvent, onError),
     ping: () => inner.ping(),

@@ -55,20 +55,20 @@ export function leaseStoreOf(readDb: ReadDb): LeaseStore {
 }
 
 /**
+ * How often a process that follows a read model looks at its checkpoint while a write waits:
+ * a local file (and a local log) every 2 ms; when either the read models (MongoDB) or the log
+ * (EventStoreDB, `remoteLog`) is a network round trip shared by every process, every 10 ms.
+ */
+export function followPollMsOf(readDb: ReadDb, remoteLog = false): number {
+  return readDb.kind === 'sqlite' && !remoteLog ? 2 : 10;
+}
+
+/**
  * How long a projection's lease lives, and how often its holder renews it (and a standby looks):
  * a takeover happens within their sum of the holder stopping. SQLite: the processes of one
  * machine, one clock, 3 s. MongoDB: processes on several machines, whose clocks and pauses
  * (a GC, a slow catch-up batch, an election) differ: 15 s, renewed every 2 s.
  */
-/**
- * How often a process that follows a read model looks at its checkpoint while a write waits:
- * a local file every 2 ms; MongoDB and EventStoreDB, network round trips shared by every process
- * and projection, every 10 ms.
- */
-export function followPollMsOf(readDb: ReadDb): number {
-  return readDb.kind === 'sqlite' ? 2 : 10;
-}
-
 export function leaseTimingOf(readDb: ReadDb): { ttlMs: number; retryMs: number } {
   return readDb.kind === 'sqlite' ? { ttlMs: 3000, retryMs: 1000 } : { ttlMs: 15_000, retryMs: 2000 };
 }

@@ -1,4 +1,6 @@
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config/config';
 import type { MongoReadDb } from './mongo/mongo-read-db';
@@ -20,8 +22,98 @@ export interface ReadGenerations {
   switchTo(generation: number): Promise<void>;
   /** Deletes a generation nobody reads any more. */
   drop(generation: number): Promise<void>;
+  /**
+   * Takes the one rebuild lock of these generations, or null while another rebuild holds it:
+   * two rebuilds at once would build the same next generation over each other.
+   */
+  lockRebuild(): Promise<RebuildLock | null>;
   /** Closes what reading the pointer holds open (on MongoDB, its one client). */
   close(): Promise<void>;
+}
+
+/** A rebuild's hold on the generations, kept until released. */
+export interface RebuildLock {
+  /** False once lost (not renewed in time and taken by another): the rebuild must not switch. */
+  readonly held: boolean;
+  release(): Promise<void>;
+}
+
+/** Which process holds a rebuild lock, as operators read it: host, pid and a nonce. */
+const lockHolder = () => `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
+
+/**
+ * The rebuild lock on MongoDB: a lease in the base database's `projection_leases`, expiring by
+ * the server's clock, renewed while the rebuild runs; a rebuild that dies frees it after the TTL.
+ */
+const REBUILD_LEASE = 'read-model-rebuild';
+export const REBUILD_LOCK_TTL_MS = 60_000;
+const REBUILD_LOCK_RENEW_MS = 10_000;
+
+async function mongoRebuildLock(read: MongoReadDb): Promise<RebuildLock | null> {
+  const holder = lockHolder();
+  const lease = await read.leases.acquire(REBUILD_LEASE, holder, REBUILD_LOCK_TTL_MS, Date.now());
+  if (!lease) return null;
+  let held = true;
+  const renewal = setInterval(() => {
+    void read.leases
+      .acquire(REBUILD_LEASE, holder, REBUILD_LOCK_TTL_MS, Date.now())
+      .then((renewed) => {
+        if (!renewed || renewed.token !== lease.token) held = false;
+      })
+      // A renewal that cannot reach the server leaves the lease to run out: the next one says.
+      .catch(() => undefined);
+  }, REBUILD_LOCK_RENEW_MS);
+  renewal.unref();
+  return {
+    get held() {
+      return held;
+    },
+    release: async () => {
+      clearInterval(renewal);
+      held = false;
+      await read.leases.release(lease);
+    },
+  };
+}
+
+/**
+ * The rebuild lock of an embedded store: a file created exclusively beside the generations, naming
+ * its process; one left by a process that died (no such pid on this machine) is taken over.
+ */
+function fileRebuildLock(dataDir: string): RebuildLock | null {
+  const file = path.join(dataDir, 'read-models.rebuild.lock');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.mkdirSync(dataDir, { recursive: true });
+      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+      let held = true;
+      return {
+        get held() {
+          return held;
+        },
+        release: async () => {
+          held = false;
+          fs.rmSync(file, { force: true });
+        },
+      };
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      if (processAlive(Number(fs.readFileSync(file, 'utf8').trim()))) return null;
+      fs.rmSync(file, { force: true });
+    }
+  }
+  return null;
+}
+
+function processAlive(pid: number): boolean {
+  if (!Number.isInteger(pid) || pid <= 0) return false;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: it lives, under another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 export function readGenerations(config: Config): ReadGenerations {
@@ -53,6 +145,9 @@ function sqliteGenerations(dataDir: string, memo: boolean): ReadGenerations {
     },
     async drop(generation) {
       for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file(generation)}${suffix}`, { force: true });
+    },
+    async lockRebuild() {
+      return fileRebuildLock(dataDir);
     },
     async close() {},
   };
@@ -95,6 +190,7 @@ export function mongoGenerations(
       const db = (await base()).db;
       if (generation !== 0) await db.client.db(dbName(generation, db.databaseName)).dropDatabase();
     },
+    lockRebuild: async () => mongoRebuildLock(await base()),
     close: async () => {
       const closing = opened;
       opened = undefined;

@@ -19,6 +19,7 @@ export function versionedEventStore<S extends EventStore & IdempotencyKeys>(
 ): EventStore & IdempotencyKeys & Partial<LogIntegrity> {
   const currentOf = currentIn(catalog);
   const stamped = stampedIn(catalog);
+  const scanAll = inner.scanAll?.bind(inner);
   const store: EventStore & IdempotencyKeys = {
     identity: () => inner.identity(),
     appendToStream: (streamId, events, expected, options) =>
@@ -29,6 +30,12 @@ export function versionedEventStore<S extends EventStore & IdempotencyKeys>(
       return event && currentOf(event);
     },
     readAll: async (from, maxCount, types) => (await inner.readAll(from, maxCount, types)).map(currentOf),
+    ...(scanAll && {
+      scanAll: async (...args: Parameters<typeof scanAll>) => {
+        const scanned = await scanAll(...args);
+        return { events: scanned.events.map(currentOf), scannedTo: scanned.scannedTo };
+      },
+    }),
     headPosition: () => inner.headPosition(),
     subscribeToAll: (from, onEvent, onError) =>
       inner.subscribeToAll(from, (event) => onEvent(currentOf(event)), onError),

@@ -126,6 +126,9 @@ export function storableEvents(
 
 export type Subscription = { close(): Promise<void> };
 
+/** What `scanAll` answers: the events found, and how far the log was looked through. */
+export type ScannedEvents = { readonly events: RecordedEvent[]; readonly scannedTo: bigint | undefined };
+
 /**
  * The event store port. Appends of several events are atomic: all are stored or none.
  * Positions passed to readAll/subscribeToAll are exclusive: `from` is the last position
@@ -160,6 +163,20 @@ export interface EventStore {
    * type is in `types`, when given. Fewer than `maxCount` only at the end of the log.
    */
   readAll(from: bigint | undefined, maxCount: number, types?: ReadonlySet<string>): Promise<RecordedEvent[]>;
+  /**
+   * `readAll` of `types`, filtered by the store itself (EventStoreDB: on the server), answering
+   * besides the events how far it looked: no event of `types` lies between the last one answered
+   * and `scannedTo`. A rare type is then not looked for again from its last event on every
+   * catch-up, and a scan of millions of events that finds nothing moves the checkpoint as it goes:
+   * `scanning` is awaited with each position passed while nothing has been found yet (a caller
+   * stores it, and may throw to stop the scan: a lease lost). Offered where it saves reading.
+   */
+  scanAll?(
+    from: bigint | undefined,
+    maxCount: number,
+    types: ReadonlySet<string>,
+    scanning?: (position: bigint) => Promise<void>,
+  ): Promise<ScannedEvents>;
   /**
    * Catch-up subscription: every user event after `from`, in global order, then live ones.
    * `onEvent` is awaited before the next event is delivered. `onError` is called once if the

@@ -8,6 +8,16 @@ import type { ReadPosition } from './read-position';
 /** How soon a checkpoint moved only by ignored events is written, for the processes that follow it. */
 const IDLE_CHECKPOINT_MS = 5;
 
+/**
+ * How much one transaction may do before its batch is cut and the rest committed in the next:
+ * MongoDB aborts a transaction after 60 s (transactionLifetimeLimitSeconds), and a catch-up
+ * batch of 1,000 events, or a few project links that re-project every resource of a project,
+ * could outlive it and fail again on every retry. Checked between events: one event is never
+ * split, so the first event of a batch always goes in.
+ */
+export type BatchBudget = { readonly maxMs: number; readonly maxOperations: number };
+export const DEFAULT_BATCH_BUDGET: BatchBudget = { maxMs: 10_000, maxOperations: 5_000 };
+
 export type CommittingRunner = {
   /** Whether this process still writes the read model. */
   readonly leads: () => boolean;
@@ -15,6 +25,7 @@ export type CommittingRunner = {
   /** Store errors worth retrying; anything else a projection throws stops it. */
   readonly isTransient?: (error: unknown) => boolean;
   readonly leaseLost: () => Promise<void>;
+  readonly budget?: BatchBudget;
 };
 
 /**
@@ -50,18 +61,39 @@ export class CheckpointedCommits {
       return;
     }
     this.unwritten = undefined;
+    let rest = batch;
+    while (rest.length > 0) rest = rest.slice(await this.commitPart(rest));
+  }
+
+  /**
+   * Commits the first events of `batch` that fit in the budget (one at least), with the
+   * checkpoint of the last of them; answers how many it committed.
+   */
+  private async commitPart(batch: readonly RecordedEvent[]): Promise<number> {
+    const handles = this.projection.handles?.bind(this.projection);
+    const store = this.projection.store;
+    const budget = this.runner.budget ?? DEFAULT_BATCH_BUDGET;
     let current: RecordedEvent | undefined;
+    let taken = 0;
     try {
-      await this.projection.store.commit(
+      await store.commit(
         this.name,
-        last.position,
+        (batch.at(-1) as RecordedEvent).position,
         async () => {
+          // From the start on every attempt: the store may run this again after a transient error.
+          const started = Date.now();
+          taken = 0;
           for (const event of batch) {
+            const spent =
+              Date.now() - started > budget.maxMs || (store.batchOperations?.() ?? 0) >= budget.maxOperations;
+            if (taken > 0 && spent) return batch[taken - 1]?.position;
+            taken += 1;
             // An event the projection ignores costs no call: most of a shared batch is ignored by most projections.
             if (handles && !handles(event)) continue;
             current = event;
             await this.projection.apply(event);
           }
+          return undefined;
         },
         this.runner.fence(),
       );
@@ -73,7 +105,20 @@ export class CheckpointedCommits {
       );
       throw new ProjectionFailedError(this.name, error);
     }
-    this.position.advanceTo(last.position);
+    this.position.advanceTo((batch[taken - 1] as RecordedEvent).position);
+    return taken;
+  }
+
+  /**
+   * The log was looked through up to `position` and nothing this projection folds lies between
+   * the last committed event and it (a filtered scan): the checkpoint moves there, written a
+   * moment later as for ignored events, so a rare type is not looked for from its last event again.
+   */
+  skipTo(position: bigint): void {
+    if (this.position.reached(position)) return;
+    this.position.advanceTo(position);
+    this.unwritten = position;
+    this.timer ??= setTimeout(() => void this.writeUnwritten(), IDLE_CHECKPOINT_MS);
   }
 
   /** Stopping: writes a checkpoint still waiting to be written, at once. */

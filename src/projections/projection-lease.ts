@@ -12,7 +12,9 @@ export type Fence = Lease & { readonly ttlMs: number; readonly nowMs: number };
 export interface LeaseStore {
   /**
    * Takes the lease when nobody holds it or its holder let it expire (a new token), or renews
-   * it when `holder` already holds it (same token); null when someone else holds it.
+   * it when `holder` already holds it (same token); null when someone else holds it. `nowMs` is
+   * this process's clock; a store shared by several machines keeps time by its own instead
+   * (MongoDB: the server's `$$NOW`), as it does for the fence's renewal.
    */
   acquire(projection: string, holder: string, ttlMs: number, nowMs: number): Promise<Lease | null>;
   /** Gives the lease up at once (a clean stop), so a standby need not wait for it to expire. */

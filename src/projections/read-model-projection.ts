@@ -5,6 +5,15 @@ import type { Fence } from './projection-lease';
 export type ReadModelDigest = { readonly digest: string; readonly counts: Readonly<Record<string, number>> };
 
 /**
+ * Where the checkpoints of several read models are read in one query: one database holds them
+ * all (a MongoDB generation's `projection_checkpoints`).
+ */
+export interface CheckpointSource {
+  /** The checkpoints of `projections` that exist, by projection. */
+  checkpoints(projections: readonly string[]): Promise<ReadonlyMap<string, bigint>>;
+}
+
+/**
  * What every read-model store offers the projection runner, whatever its adapter. The checkpoint
  * is the global position of the last event the projection folded in.
  */
@@ -15,10 +24,23 @@ export interface ProjectionStore {
    * cluster, one transaction, so a crash never applies an event twice nor skips one. On a
    * standalone MongoDB the writes are ordered and guarded by the event's position instead.
    * With a `fence`, the commit first checks that the lease is still this holder's (and renews it);
-   * otherwise it writes nothing and throws LeaseLostError.
+   * otherwise it writes nothing and throws LeaseLostError. `work` may stop short of `position`
+   * (a batch bounded by time or operations) and answer the position it reached: that is the
+   * checkpoint written then.
    */
-  commit(projection: string, position: bigint, work: () => Promise<void>, fence?: Fence): Promise<void>;
+  commit(projection: string, position: bigint, work: () => Promise<bigint | void>, fence?: Fence): Promise<void>;
+  /**
+   * How many operations the batch being committed has sent to the store so far, where the store
+   * bounds a transaction's work (MongoDB: 60 s per transaction): the runner ends a batch early
+   * rather than let one transaction grow past it.
+   */
+  batchOperations?(): number;
   checkpoint(projection: string): Promise<bigint | undefined>;
+  /**
+   * Where the checkpoints of every read model of this store's database are read in one query,
+   * when the adapter offers it: the followers' polls read them all at once (FollowerPolls).
+   */
+  readonly checkpointSource?: CheckpointSource;
   /** The event log the checkpoint counts positions of: a checkpoint of another log is worthless. */
   checkpointLog(projection: string): Promise<string | undefined>;
   /** Drops the read model's data and the projection's checkpoint: a rebuild from position 0 follows. */

@@ -1,8 +1,8 @@
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
-import type { EventStore, RecordedEvent, Subscription } from '../ports/event-store';
+import type { EventStore, RecordedEvent, ScannedEvents, Subscription } from '../ports/event-store';
 import type { Logger } from '../observability/logger';
 import { LeaseHolder, type LeaseOptions } from './lease-holder';
-import { CheckpointedCommits } from './checkpointed-commits';
+import { type BatchBudget, CheckpointedCommits } from './checkpointed-commits';
 import { adoptEventLog } from './event-log-identity';
 import { ProjectionFailedError } from './projection-failed-error';
 import { LeaseLostError } from './projection-lease';
@@ -10,6 +10,7 @@ import type { ReadModelProjection } from './read-model-projection';
 import { ReadPosition } from './read-position';
 import { ResubscribeBackoff } from './resubscribe-backoff';
 import { SharedCheckpointFollower } from './shared-checkpoint-follower';
+import { FollowerPolls } from './follower-polls';
 
 const CATCH_UP_BATCH = 1000;
 
@@ -29,6 +30,8 @@ export type RunnerOptions = {
   readonly failureBackoff?: { readonly firstMs: number; readonly maxMs: number };
   /** How often a follower looks at the shared checkpoint while a write waits on it (default 2 ms). */
   readonly followPollMs?: number;
+  /** How much one committed batch may do before the rest goes to the next (DEFAULT_BATCH_BUDGET). */
+  readonly batchBudget?: BatchBudget;
 };
 
 const FAILURE_FIRST_RETRY_MS = 30_000;
@@ -66,27 +69,35 @@ export class ReadModelRunner {
     readonly projection: ReadModelProjection,
     private readonly logger: Logger,
     private readonly options: RunnerOptions = { role: 'project' },
+    /** The polls this runner's follower shares with the other read models' (one of its own by default). */
+    polls: FollowerPolls = new FollowerPolls(events),
   ) {
     this.lease = options.lease && new LeaseHolder(options.lease, projection.name, logger);
     this.failedStandDown = new ResubscribeBackoff(
       options.failureBackoff?.firstMs ?? FAILURE_FIRST_RETRY_MS,
       options.failureBackoff?.maxMs ?? FAILURE_MAX_RETRY_MS,
     );
-    this.follower = new SharedCheckpointFollower(events, projection, this.position, {
-      polls: () => this.running && !this.leading,
-      readSucceeded: () => {
-        if (this.failure !== undefined && !(this.failure instanceof ProjectionFailedError)) this.failure = undefined;
+    this.follower = new SharedCheckpointFollower(
+      projection,
+      this.position,
+      {
+        polls: () => this.running && !this.leading,
+        readSucceeded: () => {
+          if (this.failure !== undefined && !(this.failure instanceof ProjectionFailedError)) this.failure = undefined;
+        },
+        readFailed: (error) => {
+          this.failure = error;
+        },
+        waitingPollMs: options.followPollMs,
       },
-      readFailed: (error) => {
-        this.failure = error;
-      },
-      waitingPollMs: options.followPollMs,
-    });
+      polls,
+    );
     this.commits = new CheckpointedCommits(projection, this.position, logger, {
       leads: () => this.leading,
       fence: () => this.lease?.fence(),
       isTransient: options.isTransient,
       leaseLost: () => this.demote(),
+      budget: options.batchBudget,
     });
   }
 
@@ -225,15 +236,31 @@ export class ReadModelRunner {
   private async catchUpAndSubscribe(): Promise<void> {
     this.position.restartFrom(await this.projection.store.checkpoint(this.name));
     for (;;) {
-      const batch = await this.events.readAll(this.position.value, CATCH_UP_BATCH, this.projection.eventTypes);
+      const { events: batch, scannedTo } = await this.readBatch();
       // The lease loop found the lease taken meanwhile: the new holder catches up.
       if (this.lease && !this.leading) throw new LeaseLostError(this.name);
       await this.catchUp(batch);
+      if (scannedTo !== undefined) this.commits.skipTo(scannedTo);
       if (batch.length < CATCH_UP_BATCH) break;
       // Let requests, and the lease renewal, run between batches of a long catch-up.
       await yieldToRequests();
     }
     this.subscribe();
+  }
+
+  /**
+   * The next catch-up batch: where the store filters by type itself (EventStoreDB, on the server)
+   * it also says how far it looked, and a long scan that finds nothing moves the checkpoint as it
+   * goes (and stops once the lease is lost); elsewhere a plain read of the projection's types.
+   */
+  private async readBatch(): Promise<ScannedEvents> {
+    const types = this.projection.eventTypes;
+    if (!types || !this.events.scanAll)
+      return { events: await this.events.readAll(this.position.value, CATCH_UP_BATCH, types), scannedTo: undefined };
+    return this.events.scanAll(this.position.value, CATCH_UP_BATCH, types, async (position) => {
+      if (this.lease && !this.leading) throw new LeaseLostError(this.name);
+      this.commits.skipTo(position);
+    });
   }
 
   /**

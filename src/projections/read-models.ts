@@ -5,6 +5,7 @@ import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import { eventTypesOf, type ReadModelDigest, type ReadModelProjection } from './read-model-projection';
 import { ReadModelRunner, type RunnerOptions } from './read-model-runner';
+import { FollowerPolls } from './follower-polls';
 
 const SHARED_CATCH_UP_BATCH = 2000;
 
@@ -21,7 +22,9 @@ export class ReadModels {
     logger: Logger,
     private readonly options?: RunnerOptions,
   ) {
-    this.runners = projections.map((projection) => new ReadModelRunner(events, projection, logger, options));
+    // One poll for all the followers: one query for their checkpoints, one read of the log.
+    const polls = new FollowerPolls(events);
+    this.runners = projections.map((projection) => new ReadModelRunner(events, projection, logger, options, polls));
   }
 
   async start(): Promise<void> {

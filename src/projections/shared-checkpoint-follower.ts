@@ -1,5 +1,6 @@
-import type { EventStore } from '../ports/event-store';
-import type { ReadModelProjection } from './read-model-projection';
+import type { RecordedEvent } from '../ports/event-store';
+import type { FollowerPolls, PollingFollower } from './follower-polls';
+import type { ProjectionStore, ReadModelProjection } from './read-model-projection';
 import type { ReadPosition } from './read-position';
 
 /**
@@ -25,69 +26,85 @@ export type FollowingRunner = {
 /**
  * Following a read model another process projects: polls the checkpoint in the shared store
  * (often while a write waits on it), and notices when the log stays ahead of it, nobody projecting.
+ * The polls are made with the other read models' followers (FollowerPolls): one query for all
+ * their checkpoints, one read of the log.
  */
-export class SharedCheckpointFollower {
+export class SharedCheckpointFollower implements PollingFollower {
   /** Since when the log has held events the shared checkpoint does not (Date.now()). */
   private behindSince: number | undefined;
   /** Whether the shared read model has once caught up with the log since this process started. */
   private caughtUpOnce = false;
-  private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly events: EventStore,
     private readonly projection: ReadModelProjection,
-    private readonly position: ReadPosition,
+    private readonly readPosition: ReadPosition,
     private readonly runner: FollowingRunner,
+    private readonly shared: FollowerPolls,
   ) {}
+
+  get name(): string {
+    return this.projection.name;
+  }
+
+  get store(): ProjectionStore {
+    return this.projection.store;
+  }
 
   get stalled(): boolean {
     return this.behindSince !== undefined && (!this.caughtUpOnce || Date.now() - this.behindSince > STALLED_AFTER_MS);
   }
 
   async start(): Promise<void> {
-    await this.read();
-    this.poll(IDLE_POLL_MS);
+    await this.shared.join(this);
+    if (this.polls()) this.shared.schedule(IDLE_POLL_MS);
   }
 
   /** A write waits: look at the shared checkpoint now rather than at the next idle poll. */
   pollNow(): void {
-    this.poll(0);
+    if (this.polls()) this.shared.schedule(0);
   }
 
   stop(): void {
-    clearTimeout(this.timer);
+    this.shared.leave(this);
   }
 
-  private poll(delayMs: number): void {
-    if (!this.runner.polls()) return;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(async () => {
-      await this.read();
-      this.poll(this.position.someoneWaits ? (this.runner.waitingPollMs ?? WAITING_POLL_MS) : IDLE_POLL_MS);
-    }, delayMs);
-    this.timer.unref();
+  polls(): boolean {
+    return this.runner.polls();
   }
 
-  private async read(): Promise<void> {
-    try {
-      const position = await this.projection.store.checkpoint(this.projection.name);
-      if (position !== undefined) this.position.advanceTo(position);
-      const ahead = await this.events.readAll(this.position.value, this.position.someoneWaits ? WAITING_LOOKAHEAD : 1);
-      // Events this read model ignores change nothing in it: a write waiting on them is let go
-      // now, as the projecting process moves past them at once (it writes that checkpoint later).
-      const handles = this.projection.handles?.bind(this.projection);
-      const firstHandled = ahead.findIndex((event) => !handles || handles(event));
-      const lastIgnored = (firstHandled === -1 ? ahead : ahead.slice(0, firstHandled)).at(-1);
-      if (lastIgnored) this.position.advanceTo(lastIgnored.position);
-      if (firstHandled === -1) {
-        this.behindSince = undefined;
-        this.caughtUpOnce = true;
-      } else {
-        this.behindSince ??= Date.now();
-      }
-      this.runner.readSucceeded();
-    } catch (error) {
-      this.runner.readFailed(error);
+  position(): bigint | undefined {
+    return this.readPosition.value;
+  }
+
+  lookahead(): number {
+    return this.readPosition.someoneWaits ? WAITING_LOOKAHEAD : 1;
+  }
+
+  nextPollMs(): number {
+    return this.readPosition.someoneWaits ? (this.runner.waitingPollMs ?? WAITING_POLL_MS) : IDLE_POLL_MS;
+  }
+
+  checkpointRead(position: bigint | undefined): void {
+    if (position !== undefined) this.readPosition.advanceTo(position);
+  }
+
+  aheadRead(ahead: readonly RecordedEvent[]): void {
+    // Events this read model ignores change nothing in it: a write waiting on them is let go
+    // now, as the projecting process moves past them at once (it writes that checkpoint later).
+    const handles = this.projection.handles?.bind(this.projection);
+    const firstHandled = ahead.findIndex((event) => !handles || handles(event));
+    const lastIgnored = (firstHandled === -1 ? ahead : ahead.slice(0, firstHandled)).at(-1);
+    if (lastIgnored) this.readPosition.advanceTo(lastIgnored.position);
+    if (firstHandled === -1) {
+      this.behindSince = undefined;
+      this.caughtUpOnce = true;
+    } else {
+      this.behindSince ??= Date.now();
     }
+    this.runner.readSucceeded();
+  }
+
+  readFailed(error: unknown): void {
+    this.runner.readFailed(error);
   }
 }

@@ -123,4 +123,19 @@ describe('blue/green rebuild of the read models', () => {
     expect(key.status).toBe(200);
     expect(saved).toBeGreaterThan(0);
   });
+
+  it('given a rebuild running, when an operator asks for another, then the second is refused with a conflict and the first switches', async () => {
+    // given / when: two rebuilds asked at once
+    const before = server.services.readSide.current.number;
+    const answers = await Promise.all([
+      server.post('/internal/read-models/rebuild', {}, internal()),
+      server.post('/internal/read-models/rebuild', {}, internal()),
+    ]);
+    // then: one built and switched one generation on, the other was refused
+    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+    expect(answers.find((a) => a.status === 409)?.body.type).toBe('/problems/conflict');
+    expect(server.services.readSide.current.number).toBe(before + 1);
+    // and the lock went with the rebuild: the next one runs
+    expect((await server.post('/internal/read-models/rebuild', {}, internal())).status).toBe(200);
+  });
 });

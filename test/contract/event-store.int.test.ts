@@ -516,6 +516,26 @@ function describeEventStoreContract(name: string, factory: () => Promise<Subject
       });
     });
 
+    describe('scanAll, where the store filters by type itself', () => {
+      it('given a rare type among many others, when scanned, then its events come back and the scan reached past the last of them', async () => {
+        if (!store.scanAll) {
+          // The embedded store's readAll filters in SQL already: it offers no scan.
+          console.info(`${name}: no scanAll (filters by type in its readAll)`);
+          return;
+        }
+        // given
+        const from = await mark(subject);
+        const stream = subject.stream('account');
+        const others = Array.from({ length: 700 }, () => event('Skipped'));
+        await store.appendToStream(stream, [...others, event('Rare', { n: 1 }), ...others], 'no_stream');
+        // when
+        const scanned = await store.scanAll(from, 10, new Set(['Rare']));
+        // then
+        expect(scanned.events.map((e) => [e.type, e.data])).toEqual([['Rare', { n: 1 }]]);
+        expect(scanned.scannedTo).toBeGreaterThan(scanned.events[0]?.position ?? 0n);
+      });
+    });
+
     describe('subscribeToAll', () => {
       it('catches up, then delivers live events, and stops delivering once closed', async () => {
         // given

@@ -7,6 +7,7 @@ import { DiskFileStore } from '../../src/infra/disk/disk-file-store';
 import type { FileStore } from '../../src/ports/file-store';
 import { InvalidFilePathError } from '../../src/ports/file-store';
 import { GridFsFileStore } from '../../src/infra/mongo/gridfs-file-store';
+import { MongoClient } from 'mongodb';
 import { describeMongo } from '../support/mongo-target';
 
 /** The file store port's contract, on the disk adapter always and on GridFS where MongoDB answers. */
@@ -87,4 +88,31 @@ describe('file store contract (disk, DATA_DIR/files)', () => {
 
 describeMongo('file store contract (GridFS)', (mongo) => {
   fileStoreContract(() => GridFsFileStore.connect(mongo().url, mongo().dbName()));
+
+  it('given an upload whose chunks are written but whose process stopped mid-stream, when staging is purged, then its chunks go', async () => {
+    const dbName = mongo().dbName();
+    const store = await GridFsFileStore.connect(mongo().url, dbName);
+    const client = new MongoClient(mongo().url);
+    try {
+      // given: 600 KiB sent (GridFS writes a chunk per 255 KiB), then the source stalls, as a dead process's would
+      const source = new Readable({ read() {} });
+      source.push(Buffer.alloc(600 * 1024, 1));
+      const staging = store.stage(source).catch(() => undefined);
+      const chunks = client.db(dbName).collection('uploads.chunks');
+      const deadline = Date.now() + 10_000;
+      while ((await chunks.countDocuments({})) < 2 && Date.now() < deadline)
+        await new Promise((r) => setTimeout(r, 20));
+      expect(await client.db(dbName).collection('uploads.files').countDocuments({})).toBe(0);
+      // when
+      const purged = await store.purgeStaging(new Date(Date.now() + 60_000));
+      // then
+      expect(purged).toBe(1);
+      expect(await chunks.countDocuments({})).toBe(0);
+      source.destroy(new Error('the process is gone'));
+      await staging;
+    } finally {
+      await client.close();
+      await store.close();
+    }
+  });
 });

@@ -135,7 +135,9 @@ describe('files read model contract (MongoDB builders, evaluated by mingo)', () 
     const files: FileDoc[] = [];
     const references: ReferenceDoc[] = [];
     const projectionStore: ProjectionStore = {
-      commit: async (_p, _pos, work) => work(),
+      commit: async (_p, _pos, work) => {
+        await work();
+      },
       checkpoint: async () => undefined,
       checkpointLog: async () => undefined,
       setCheckpointLog: async () => undefined,

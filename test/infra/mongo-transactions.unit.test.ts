@@ -4,7 +4,6 @@
  * evaluates them, and a batch's commit on the mingo stand-in with and without its transaction
  * model (the stand-in refuses any operation that leaves the open transaction).
  */
-import { Query, update } from 'mingo';
 import type { Document } from 'mongodb';
 import {
   applyGuardedUpsert,
@@ -41,29 +40,31 @@ describe('the fence, as mingo evaluates it', () => {
     token,
     expiresAt,
   });
-  const apply = (doc: Document, fence: Parameters<typeof fenceWrite>[0]): Document | undefined => {
+  /** The fence on the stand-in, whose server clock reads 5000: the document after it, or undefined when it missed. */
+  const apply = async (doc: Document, fence: Parameters<typeof fenceWrite>[0]): Promise<Document | undefined> => {
+    const leases = mingoReadDb({ serverNow: () => 5000 }).db.collection('projection_leases');
+    await leases.updateOne({ _id: doc._id } as Document, { $set: doc }, { upsert: true });
     const { filter, update: modifier } = fenceWrite(fence);
-    if (!new Query(filter).test(doc)) return undefined;
-    const copy = { ...doc };
-    update(copy, modifier);
-    return copy;
+    const { matchedCount } = await leases.updateOne(filter, modifier);
+    return matchedCount === 0 ? undefined : ((await leases.findOne({ _id: doc._id } as Document)) ?? undefined);
   };
-  const fence = { projection: 'resources', holder: 'a', token: 3n, ttlMs: 1000, nowMs: 5000 };
+  // The process's clock (nowMs) is far from the server's: the server's decides.
+  const fence = { projection: 'resources', holder: 'a', token: 3n, ttlMs: 1000, nowMs: 999_999 };
 
-  it("given the lease still the holder's, then the fence matches and renews it from now", () => {
-    expect(apply(lease('a', 3, 4000), fence)).toEqual(lease('a', 3, 6000));
+  it("given the lease still the holder's, then the fence matches and renews it from the server's now", async () => {
+    expect(await apply(lease('a', 3, 4000), fence)).toEqual(lease('a', 3, 6000));
   });
 
-  it("given the lease still the holder's but expired, then the fence still matches: nobody took it over", () => {
-    expect(apply(lease('a', 3, 100), fence)).toEqual(lease('a', 3, 6000));
+  it("given the lease still the holder's but expired, then the fence still matches: nobody took it over", async () => {
+    expect(await apply(lease('a', 3, 100), fence)).toEqual(lease('a', 3, 6000));
   });
 
   it.each([
     ['taken over by another holder', lease('b', 4, 9000)],
     ['taken back by the same holder after someone else (a new token)', lease('a', 5, 9000)],
     ["another projection's", { ...lease('a', 3, 9000), _id: 'directory' }],
-  ])('given the lease %s, then the fence misses', (_, doc) => {
-    expect(apply(doc, fence)).toBeUndefined();
+  ])('given the lease %s, then the fence misses', async (_, doc) => {
+    expect(await apply(doc, fence)).toBeUndefined();
   });
 });
 

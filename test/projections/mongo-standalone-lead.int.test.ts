@@ -11,6 +11,7 @@ import { SqliteEventStore } from '../../src/infra/sqlite/sqlite-event-store';
 import { createLogger } from '../../src/observability/logger';
 import { followPollMsOf, leaseTimingOf } from '../../src/infra/read-db';
 import { mongoProjectionStore, type MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
+import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
 import type { ReadModelProjection } from '../../src/projections/read-model-projection';
 import { ReadModelRunner } from '../../src/projections/read-model-runner';
 import { mingoReadDb } from '../support/mingo-mongo';
@@ -85,6 +86,16 @@ describe('a projector on MongoDB', () => {
 
   it('given MongoDB read models, then a process that follows them polls the shared checkpoint at most every 10 ms while a write waits', () => {
     expect(followPollMsOf({ kind: 'mongo', mongo: mingoReadDb({ transactions: true }) })).toBeGreaterThanOrEqual(10);
+  });
+
+  it('given SQLite read models over an EventStoreDB log, then a follower also polls at most every 10 ms (each poll reads the log)', () => {
+    const read = SqliteReadDb.open(':memory:');
+    try {
+      expect(followPollMsOf({ kind: 'sqlite', sqlite: read }, true)).toBeGreaterThanOrEqual(10);
+      expect(followPollMsOf({ kind: 'sqlite', sqlite: read }, false)).toBeLessThan(10);
+    } finally {
+      read.close();
+    }
   });
 
   it('given two projectors racing for the leases of one replica set, then exactly one leads, and the other takes over when it stops', async () => {

@@ -2,7 +2,7 @@
  * A stand-in for the few MongoDB calls the read-model adapters make, evaluated in process by
  * mingo, so that their contract suites run where no MongoDB answers. It models what those
  * adapters rely on — matching, projection, sort/skip/limit, `distinct` unwinding arrays, and an
- * upsert whose filter misses an existing _id failing with duplicate key 11000 — and nothing else.
+ * upsert whose filter misses an existing _id failing with duplicate key 11000, `$inc` — and nothing else.
  * With `transactions`, it also models a replica set's transaction as far as the adapters rely on
  * it: all or nothing, and an error aborts it. Every operation while one is open must carry its
  * session, the check that no adapter operation escapes the batch's transaction. Every query
@@ -10,7 +10,7 @@
  * can check that each carries its time bound.
  * It is not a substitute for the suites against a real server (describeMongo).
  */
-import { Query, update } from 'mingo';
+import { Aggregator, Query, update } from 'mingo';
 import type { Db, Document } from 'mongodb';
 import { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
 
@@ -76,6 +76,36 @@ class MingoCursor {
   }
 }
 
+/**
+ * '$$NOW' as the stand-in's server reads its clock, wherever a filter or a pipeline names it: the
+ * server's time, which a test may set apart from the processes' (`serverNow`).
+ */
+function atServerTime<T>(value: T, nowMs: number): T {
+  if (value === '$$NOW') return new Date(nowMs) as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => atServerTime(v, nowMs)) as T;
+  if (typeof value === 'object' && value !== null)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, atServerTime(v, nowMs)])) as T;
+  return value;
+}
+
+/** An ObjectId in a filter as the stand-in stores it (documents hold JSON: its hex string). */
+function asStored<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && 'toHexString' in value && typeof value.toHexString === 'function')
+    return (value.toHexString as () => string)() as T;
+  if (Array.isArray(value)) return value.map((v: unknown) => asStored(v)) as T;
+  if (typeof value === 'object' && value !== null && Object.getPrototypeOf(value) === Object.prototype)
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, asStored(v)])) as T;
+  return value;
+}
+
+/** A document after an update pipeline (`$set` stages and the like), as the server runs it. */
+function piped(doc: Document, pipeline: Document[], nowMs: number): Document {
+  const [result] = new Aggregator(atServerTime(pipeline, nowMs)).run([clone(doc)]) as Document[];
+  return clone({ ...result, _id: doc._id });
+}
+
+type Modifier = { $set?: Document; $setOnInsert?: Document; $inc?: Record<string, number> } | Document[];
+
 /** The fields an upsert copies from its filter into the new document: top-level equalities. */
 function equalities(filter: Document): Document {
   return Object.fromEntries(
@@ -90,8 +120,9 @@ type Options = { session?: unknown; maxTimeMS?: number };
 /** One query the stand-in answered, with the options it was given. */
 export type MingoRead = {
   readonly collection: string;
-  readonly operation: 'find' | 'countDocuments' | 'distinct';
+  readonly operation: 'find' | 'countDocuments' | 'distinct' | 'findOneAndUpdate';
   readonly options: Options;
+  readonly filter: Document;
 };
 
 /** The open transaction of the stand-in's one client, if any. */
@@ -114,11 +145,12 @@ class MingoCollection {
     private readonly name: string,
     private readonly transactions: MingoTransactions,
     private readonly reads: MingoRead[],
+    private readonly serverNow: () => number,
   ) {}
 
-  private read(operation: MingoRead['operation'], options: Options | undefined): void {
+  private read(operation: MingoRead['operation'], filter: Document, options: Options | undefined): void {
     this.transactions.check(options);
-    this.reads.push({ collection: this.name, operation, options: { ...options } });
+    this.reads.push({ collection: this.name, operation, options: { ...options }, filter: clone(filter) });
   }
 
   /** As on the server, a refused write aborts the open transaction, even when the caller catches the error. */
@@ -129,7 +161,7 @@ class MingoCollection {
 
   /** Top-level scalar equalities are checked in plain JS first: mingo only sees the few candidates. */
   private matching(filter: Document): Document[] {
-    const query = new Query(filter);
+    const query = new Query(atServerTime(asStored(filter), this.serverNow()));
     const scalars = Object.entries(equalities(filter)).filter(([, value]) => !Array.isArray(value));
     return this.docs.filter(
       (doc) => scalars.every(([key, value]) => doc[key] === value || Array.isArray(doc[key])) && query.test(doc),
@@ -143,10 +175,17 @@ class MingoCollection {
     this.docs.push(doc);
   }
 
+  async insertOne(doc: Document, options?: Options): Promise<{ insertedId: unknown }> {
+    this.transactions.check(options);
+    this.insert(clone(doc));
+    return { insertedId: doc._id };
+  }
+
   /** findOne is a find of one document, as in the driver: recorded as a find. */
   find(filter: Document = {}, options: { projection?: Document } & Options = {}): MingoCursor {
-    this.read('find', options);
-    return new MingoCursor((f) => this.matching(f), filter, options.projection);
+    this.read('find', filter, options);
+    const asServerReads = atServerTime(asStored(filter), this.serverNow());
+    return new MingoCursor((f) => this.matching(f), asServerReads, options.projection);
   }
 
   async findOne(filter: Document, options: { projection?: Document } & Options = {}): Promise<Document | null> {
@@ -156,34 +195,53 @@ class MingoCollection {
 
   async updateOne(
     filter: Document,
-    modifier: { $set?: Document; $setOnInsert?: Document },
+    modifier: Modifier,
     options: { upsert?: boolean } & Options = {},
   ): Promise<{ matchedCount: number; upsertedCount: number }> {
     this.transactions.check(options);
     const [found] = this.matching(filter);
     if (found) {
-      if (modifier.$set) update(found, { $set: clone(modifier.$set) });
+      this.modify(found, modifier);
       return { matchedCount: 1, upsertedCount: 0 };
     }
     if (!options.upsert) return { matchedCount: 0, upsertedCount: 0 };
-    this.insert(clone({ ...equalities(filter), ...modifier.$setOnInsert, ...modifier.$set }));
+    this.insert(this.upserted(filter, modifier));
     return { matchedCount: 0, upsertedCount: 1 };
+  }
+
+  /** An update of a found document: operators, or a pipeline. */
+  private modify(found: Document, modifier: Modifier): void {
+    if (Array.isArray(modifier)) {
+      const index = this.docs.indexOf(found);
+      this.docs[index] = piped(found, modifier, this.serverNow());
+      return;
+    }
+    if (modifier.$set) update(found, { $set: clone(modifier.$set) });
+    if (modifier.$inc) update(found, { $inc: clone(modifier.$inc) });
+  }
+
+  /** The document an upsert inserts: the filter's equalities, then the operators or the pipeline over them. */
+  private upserted(filter: Document, modifier: Modifier): Document {
+    if (Array.isArray(modifier)) return piped(equalities(filter), modifier, this.serverNow());
+    return clone({ ...equalities(filter), ...modifier.$setOnInsert, ...modifier.$set, ...modifier.$inc });
   }
 
   /** As the lease's acquire calls it: `returnDocument: 'after'`, the upsert as updateOne's. */
   async findOneAndUpdate(
     filter: Document,
-    modifier: { $set?: Document },
+    modifier: Modifier,
     options: { upsert?: boolean } & Options = {},
   ): Promise<Document | null> {
-    this.transactions.check(options);
+    // A query too (it finds before it writes): recorded, with its time bound.
+    this.read('findOneAndUpdate', filter, options);
     const [found] = this.matching(filter);
     if (found) {
-      if (modifier.$set) update(found, { $set: clone(modifier.$set) });
-      return clone(found);
+      this.modify(found, modifier);
+      const [after] = this.matching({ _id: found._id });
+      return clone(after ?? null);
     }
     if (!options.upsert) return null;
-    const inserted = clone({ ...equalities(filter), ...modifier.$set });
+    const inserted = this.upserted(filter, modifier);
     this.insert(inserted);
     return clone(inserted);
   }
@@ -216,13 +274,13 @@ class MingoCollection {
   }
 
   async countDocuments(filter: Document = {}, options?: Options): Promise<number> {
-    this.read('countDocuments', options);
+    this.read('countDocuments', filter, options);
     return this.matching(filter).length;
   }
 
   /** Like the server: an array field contributes each element; values compared by their BSON-ish JSON. */
   async distinct(field: string, filter: Document = {}, options?: Options): Promise<unknown[]> {
-    this.read('distinct', options);
+    this.read('distinct', filter, options);
     const seen = new Map<string, unknown>();
     for (const doc of this.matching(filter)) {
       const value: unknown = doc[field];
@@ -231,8 +289,27 @@ class MingoCollection {
     return [...seen.values()];
   }
 
-  async createIndexes(indexes: readonly { name?: string }[]): Promise<string[]> {
-    return indexes.map((index, i) => index.name ?? `index_${i}`);
+  /** The indexes asked for, as listIndexes would answer them (with the _id index a collection always has). */
+  private indexSpecs: Document[] = [];
+
+  async createIndexes(indexes: readonly Document[]): Promise<string[]> {
+    for (const index of indexes) {
+      const name = (index.name as string | undefined) ?? `index_${this.indexSpecs.length}`;
+      this.indexSpecs = [...this.indexSpecs.filter((i) => i.name !== name), { v: 2, ...clone(index), name }];
+    }
+    return indexes.map((index, i) => (index.name as string | undefined) ?? `index_${i}`);
+  }
+
+  async indexes(): Promise<Document[]> {
+    return [{ v: 2, key: { _id: 1 }, name: '_id_' }, ...clone(this.indexSpecs)];
+  }
+
+  /** Documents and indexes gone, as a dropped collection's (the next write creates it anew). */
+  async drop(): Promise<boolean> {
+    this.transactions.check(undefined);
+    this.docs = [];
+    this.indexSpecs = [];
+    return true;
   }
 
   async createIndex(): Promise<string> {
@@ -245,12 +322,15 @@ class MingoDb {
   /** Every query answered, in order. */
   readonly reads: MingoRead[] = [];
 
-  constructor(readonly transactions: MingoTransactions) {}
+  constructor(
+    readonly transactions: MingoTransactions,
+    private readonly serverNow: () => number,
+  ) {}
 
   collection(name: string): MingoCollection {
     let found = this.collections.get(name);
     if (!found) {
-      found = new MingoCollection(name, this.transactions, this.reads);
+      found = new MingoCollection(name, this.transactions, this.reads, this.serverNow);
       this.collections.set(name, found);
     }
     return found;
@@ -302,11 +382,14 @@ type ReadDbConstructor = new (client: unknown, db: Db, transactions: boolean, qu
 
 /**
  * A MongoReadDb whose database is the mingo stand-in; its checkpoints and leases use the stand-in
- * too. `transactions`: as on a replica set, each batch commits in one transaction; otherwise as on
- * a standalone server, the ordered writes.
+ * too; its `$$NOW` reads `serverNow` (the server's clock, by default the test's). `transactions`:
+ * as on a replica set, each batch commits in one transaction; otherwise as on a standalone
+ * server, the ordered writes.
  */
-export function mingoReadDb(options: { transactions?: boolean; queryTimeoutMs?: number } = {}): MongoReadDb {
-  const db = new MingoDb(new MingoTransactions());
+export function mingoReadDb(
+  options: { transactions?: boolean; queryTimeoutMs?: number; serverNow?: () => number } = {},
+): MongoReadDb {
+  const db = new MingoDb(new MingoTransactions(), options.serverNow ?? Date.now);
   return new (MongoReadDb as unknown as ReadDbConstructor)(
     new MingoClient(db),
     db as unknown as Db,

@@ -7,6 +7,7 @@ import {
   START,
   StreamNotFoundError,
   WrongExpectedVersionError,
+  eventTypeFilter,
   excludeSystemEvents,
   jsonEvent,
   type AppendExpectedRevision,
@@ -36,9 +37,11 @@ import {
   type ExpectedRevision,
   type NewEvent,
   type RecordedEvent,
+  type ScannedEvents,
   type Subscription,
 } from '../../ports/event-store';
 import { consumeRead, readAtMost, withDeadline } from './streaming-read';
+import { exactTypes, scanFiltered } from './filtered-scan';
 
 /*
  * Positions: the port's global position is the ESDB commit position. Every event appended through
@@ -49,6 +52,13 @@ import { consumeRead, readAtMost, withDeadline } from './streaming-read';
  */
 
 const readAllPageSize = 512;
+/**
+ * A filtered scan's checkpoints: one per this many search windows of 32 events the server looked
+ * through (about every 3,200 events), each a chance to store how far the scan got.
+ */
+const scanCheckpointInterval = 100;
+/** A scan the server stops talking to (no event, no checkpoint, no caught-up) ends after this. */
+const scanQuietMs = 5000;
 /** Readiness asks often and must answer quickly when the server does not. */
 const pingDeadlineMs = 2000;
 
@@ -466,6 +476,49 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
       after = lastPosition.commit;
     }
     return events;
+  }
+
+  /**
+   * The events of `types` after `from`, filtered on the server (see filtered-scan.ts), ending at
+   * the head of the log as it was when the scan began. A server that goes quiet without saying it
+   * caught up (older than 23.10) has the rest read by `readAll` from where the scan got.
+   */
+  async scanAll(
+    from: bigint | undefined,
+    maxCount: number,
+    types: ReadonlySet<string>,
+    scanning?: (position: bigint) => Promise<void>,
+  ): Promise<ScannedEvents> {
+    const head = await this.headPosition();
+    if (head === undefined || (from !== undefined && from >= head) || maxCount <= 0 || types.size === 0)
+      return { events: [], scannedTo: from };
+    const scanned = await scanFiltered(
+      (checkpointReached) =>
+        this.client.subscribeToAll({
+          fromPosition: startAt(from),
+          filter: eventTypeFilter({
+            regex: exactTypes(types),
+            checkpointInterval: scanCheckpointInterval,
+            checkpointReached: (_, position) => checkpointReached(position),
+          }),
+        }),
+      {
+        from,
+        maxCount,
+        head,
+        scanning,
+        quietMs: scanQuietMs,
+        accept: (resolved) => {
+          const event = resolved.event;
+          return event && !isSystemEvent(event) && types.has(event.type)
+            ? toRecorded(event, event.position)
+            : undefined;
+        },
+      },
+    );
+    if (scanned.complete || scanned.events.length >= maxCount) return scanned;
+    const rest = await this.readAll(scanned.scannedTo, maxCount - scanned.events.length, types);
+    return { events: [...scanned.events, ...rest], scannedTo: rest.at(-1)?.position ?? scanned.scannedTo };
   }
 
   subscribeToAll(

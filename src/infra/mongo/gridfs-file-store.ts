@@ -9,6 +9,14 @@ import type { ByteRange, FileStore, StagedFile } from '../../ports/file-store';
 import { InvalidFilePathError } from '../../ports/file-store';
 
 const BUCKET = 'uploads';
+/**
+ * Uploads begun and not yet whole, by GridFS file id. GridFS writes a file's chunks as they come
+ * and its files document only at the end, so a process that dies mid-upload leaves chunks no files
+ * document names, which a sweep of staged files documents never finds: this record does.
+ */
+const STAGING = `${BUCKET}.staging`;
+
+type StagingDoc = { _id: ObjectId };
 
 /** The GridFS query for the committed file stored under a path (pure, tested with mingo). */
 export function committedFileFilter(storedPath: string): Filter<GridFSFile> {
@@ -18,6 +26,14 @@ export function committedFileFilter(storedPath: string): Filter<GridFSFile> {
 /** The GridFS query for staged files left before a time (pure, tested with mingo). */
 export function staleStagingFilter(before: Date): Filter<GridFSFile> {
   return { 'metadata.staged': true, uploadDate: { $lt: before } };
+}
+
+/**
+ * The uploads begun before a time and never finished (pure, tested with mingo): an ObjectId
+ * starts with the second it was made, when the upload began.
+ */
+export function abandonedUploadsFilter(before: Date): Filter<StagingDoc> {
+  return { _id: { $lt: ObjectId.createFromTime(Math.floor(before.getTime() / 1000)) } };
 }
 
 /**
@@ -56,13 +72,24 @@ export class GridFsFileStore implements FileStore {
     return this.db.collection<GridFSFile>(`${BUCKET}.files`);
   }
 
+  private chunks() {
+    return this.db.collection<{ files_id: ObjectId }>(`${BUCKET}.chunks`);
+  }
+
+  private staging() {
+    return this.db.collection<StagingDoc>(STAGING);
+  }
+
   private checked(storedPath: string): string {
     if (!parseUploadPath(storedPath)) throw new InvalidFilePathError(storedPath);
     return storedPath;
   }
 
   async stage(content: Readable): Promise<StagedFile> {
-    const upload = this.bucket.openUploadStream(`.staging/${randomUUID()}`, { metadata: { staged: true } });
+    // Recorded before the first chunk: a crash from here on leaves something a purge finds.
+    const id = new ObjectId();
+    await this.staging().insertOne({ _id: id });
+    const upload = this.bucket.openUploadStreamWithId(id, `.staging/${randomUUID()}`, { metadata: { staged: true } });
     let size = 0;
     content.on('data', (chunk: Buffer) => {
       size += chunk.length;
@@ -72,8 +99,11 @@ export class GridFsFileStore implements FileStore {
     } catch (error) {
       await upload.abort().catch(() => undefined);
       await this.bucket.delete(upload.id).catch(() => undefined);
+      await this.staging().deleteOne({ _id: id });
       throw error;
     }
+    // Whole: its files document (staged) is what a purge finds from now on.
+    await this.staging().deleteOne({ _id: id });
     return { key: upload.id.toHexString(), size };
   }
 
@@ -107,10 +137,20 @@ export class GridFsFileStore implements FileStore {
     return true;
   }
 
+  /** Staged files left before `before`, and the chunks of uploads that died before they were whole. */
   async purgeStaging(before: Date): Promise<number> {
     const stale = await this.files().find(staleStagingFilter(before), this.query).toArray();
     for (const doc of stale) await this.bucket.delete(doc._id).catch(() => undefined);
-    return stale.length;
+    const purged = new Set(stale.map((doc) => String(doc._id)));
+    const abandoned = await this.staging().find(abandonedUploadsFilter(before), this.query).toArray();
+    for (const { _id } of abandoned) {
+      await this.chunks().deleteMany({ files_id: _id });
+      // Written just before the process died, perhaps: a staged document goes with its chunks.
+      await this.files().deleteOne({ _id, 'metadata.staged': true });
+      await this.staging().deleteOne({ _id });
+      purged.add(String(_id));
+    }
+    return purged.size;
   }
 
   async close(): Promise<void> {

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { MongoClient, MongoOperationTimeoutError } from 'mongodb';
-import type { ClientSession, Db, Document, TransactionOptions } from 'mongodb';
+import type { ClientSession, Collection, Db, Document, IndexDescription, TransactionOptions } from 'mongodb';
 import {
   DEFAULT_MONGO_QUERY_TIMEOUT_MS,
   MONGO_WRITE_TIMEOUT_MS,
@@ -14,19 +14,49 @@ import { canonicalDigest } from '../../projections/canonical-digest';
 type CheckpointDoc = { _id: string; position?: string; log?: string };
 type LeaseDoc = { _id: string; holder: string; token: number; expiresAt: number };
 
-/** The lease filter: free, expired, or already this holder's. Pure, so a test can evaluate it. */
-export function leaseTakeable(projection: string, holder: string, nowMs: number): Record<string, unknown> {
-  return { _id: projection, $or: [{ holder }, { expiresAt: { $lte: nowMs } }] };
+/**
+ * The server's clock, in milliseconds since the epoch, as an expression: a lease expires by the
+ * clock of the one server every process writes to, never by the clocks of the processes, which
+ * drift apart on three machines (a standby whose clock runs ahead would take a live lease over).
+ */
+const SERVER_NOW_MS: Document = { $toLong: '$$NOW' };
+const serverNowPlus = (ttlMs: number): Document => ({ $add: [SERVER_NOW_MS, ttlMs] });
+
+/**
+ * The lease filter: free, expired by the server's clock, or already this holder's. Pure, so a
+ * test can evaluate it.
+ */
+export function leaseTakeable(projection: string, holder: string): Document {
+  return { _id: projection, $or: [{ holder }, { $expr: { $lte: ['$expiresAt', SERVER_NOW_MS] } }] };
+}
+
+/**
+ * The taking (or renewal) of a lease, as an update pipeline evaluated on the server against the
+ * document as it is: the same token for its holder, the next one for anyone else (1 for a new
+ * lease), expiring `ttlMs` after the server's now. One atomic write: no token read beforehand
+ * that another process could change in between.
+ */
+export function leaseTake(holder: string, ttlMs: number): Document[] {
+  return [
+    {
+      $set: {
+        token: { $cond: [{ $eq: ['$holder', holder] }, '$token', { $add: [{ $ifNull: ['$token', 0] }, 1] }] },
+        holder: { $literal: holder },
+        expiresAt: serverNowPlus(ttlMs),
+      },
+    },
+  ];
 }
 
 /**
  * The fencing check and renewal of a commit: matches only while `fence` still names the lease's
- * holder and token, so a takeover (a new token) makes it miss. Pure, so a test can evaluate it.
+ * holder and token, so a takeover (a new token) makes it miss; renews it from the server's now.
+ * Pure, so a test can evaluate it.
  */
-export function fenceWrite(fence: Fence): { filter: Document; update: Document } {
+export function fenceWrite(fence: Fence): { filter: Document; update: Document[] } {
   return {
     filter: { _id: fence.projection, holder: fence.holder, token: Number(fence.token) },
-    update: { $set: { expiresAt: fence.nowMs + fence.ttlMs } },
+    update: [{ $set: { expiresAt: serverNowPlus(fence.ttlMs) } }],
   };
 }
 
@@ -67,8 +97,11 @@ const SCAN_TIMEOUT_MS = 60_000;
  * query answers readiness and requests with an error instead of hanging.
  */
 export class MongoReadDb {
-  /** The session of the batch being committed in this async context, when it runs in a transaction. */
-  private readonly batch = new AsyncLocalStorage<ClientSession>();
+  /**
+   * The batch being committed in this async context, when it runs in a transaction: its session,
+   * and how many operations it has sent (each passes `sessionOption()`).
+   */
+  private readonly batch = new AsyncLocalStorage<{ session: ClientSession; operations: number }>();
 
   private constructor(
     private readonly client: MongoClient,
@@ -101,7 +134,10 @@ export class MongoReadDb {
    * the write is part of it; elsewhere none.
    */
   sessionOption(): { session?: ClientSession } {
-    return { session: this.batch.getStore() };
+    const batch = this.batch.getStore();
+    if (!batch) return {};
+    batch.operations += 1;
+    return { session: batch.session };
   }
 
   /**
@@ -129,11 +165,17 @@ export class MongoReadDb {
         if (attempts++ > 0 && Date.now() > giveUpAt) {
           throw new MongoOperationTimeoutError(`read-model transaction still failing after ${TRANSACTION_RETRY_MS} ms`);
         }
-        return this.batch.run(session, work);
+        // Counted per attempt: a rerun starts from the committed state.
+        return this.batch.run({ session, operations: 0 }, work);
       }, TRANSACTION_OPTIONS);
     } finally {
       await session.endSession();
     }
+  }
+
+  /** How many operations the batch being committed in this async context has sent so far (0 outside one). */
+  batchOperations(): number {
+    return this.batch.getStore()?.operations ?? 0;
   }
 
   async checkpoint(projection: string): Promise<bigint | undefined> {
@@ -141,6 +183,15 @@ export class MongoReadDb {
       .collection<CheckpointDoc>('projection_checkpoints')
       .findOne({ _id: projection }, this.readOptions());
     return doc?.position ? BigInt(doc.position) : undefined;
+  }
+
+  /** Every asked checkpoint in one query: what the followers' polls read (FollowerPolls). */
+  async checkpoints(projections: readonly string[]): Promise<ReadonlyMap<string, bigint>> {
+    const docs = await this.db
+      .collection<CheckpointDoc>('projection_checkpoints')
+      .find({ _id: { $in: [...projections] } }, this.readOptions())
+      .toArray();
+    return new Map(docs.flatMap((doc) => (doc.position ? [[doc._id, BigInt(doc.position)] as const] : [])));
   }
 
   async checkpointLog(projection: string): Promise<string | undefined> {
@@ -157,24 +208,24 @@ export class MongoReadDb {
   }
 
   /**
-   * Leases in MongoDB. With transactions the fence is checked and renewed inside the batch's
-   * transaction: the lease document is then written by that transaction, so a takeover either
-   * commits first (the fence misses and nothing is written) or waits for the batch to end.
+   * Leases in MongoDB, expiring by the server's clock (`$$NOW`). With transactions the fence is
+   * checked and renewed inside the batch's transaction: the lease document is then written by
+   * that transaction, so a takeover either commits first (the fence misses and nothing is
+   * written) or waits for the batch to end.
    * Without them the fence is checked before the writes; a holder that stalls between that check
    * and its writes can still write once, which the position guards on every document make harmless.
    */
   readonly leases: LeaseStore = Object.defineProperty<LeaseStore>(
     {
-      acquire: async (projection, holder, ttlMs, nowMs): Promise<Lease | null> => {
+      // nowMs unused: the server's clock decides (leaseTakeable, leaseTake).
+      acquire: async (projection, holder, ttlMs): Promise<Lease | null> => {
         const leases = this.db.collection<LeaseDoc>('projection_leases');
-        const current = await leases.findOne({ _id: projection }, this.readOptions());
-        const token = current && current.holder === holder ? current.token : (current?.token ?? 0) + 1;
         try {
-          const result = await leases.findOneAndUpdate(
-            leaseTakeable(projection, holder, nowMs),
-            { $set: { holder, token, expiresAt: nowMs + ttlMs } },
-            { upsert: true, returnDocument: 'after' },
-          );
+          const result = await leases.findOneAndUpdate(leaseTakeable(projection, holder), leaseTake(holder, ttlMs), {
+            upsert: true,
+            returnDocument: 'after',
+            maxTimeMS: this.queryTimeoutMs,
+          });
           return result && result.holder === holder ? { projection, holder, token: BigInt(result.token) } : null;
         } catch (error) {
           // The filter missed an existing lease (held by someone else): the upsert collided on _id.
@@ -226,6 +277,28 @@ export class MongoReadDb {
   }
 }
 
+const NAMESPACE_NOT_FOUND = 26;
+const notFound = (error: unknown) => (error as { code?: unknown }).code === NAMESPACE_NOT_FOUND;
+
+/**
+ * Empties a collection by dropping it and creating its indexes again: one operation whatever its
+ * size, where deleting every document of a large view writes one oplog entry per document (and,
+ * on a replica set, replicates each). A collection never created is left alone.
+ */
+async function recreate(collection: Collection): Promise<void> {
+  const indexes = await collection.indexes().catch((error: unknown) => {
+    if (notFound(error)) return [];
+    throw error;
+  });
+  await collection.drop().catch((error: unknown) => {
+    if (!notFound(error)) throw error;
+  });
+  const kept = indexes
+    .filter((index) => index.name !== '_id_')
+    .map(({ v: _version, ns: _namespace, ...index }) => index as IndexDescription);
+  if (kept.length > 0) await collection.createIndexes(kept);
+}
+
 /**
  * The runner's side of a MongoDB read model. On a replica set or a sharded cluster a batch's
  * fence, writes and checkpoint are one transaction, as on SQLite: a crash or a refused fence
@@ -239,16 +312,18 @@ export function mongoProjectionStore(read: MongoReadDb, collections: readonly st
     commit: (projection, position, work, fence) => {
       const batch = async () => {
         if (fence) await read.fence(fence);
-        await work();
-        await read.writeCheckpoint(projection, position);
+        const reached = await work();
+        await read.writeCheckpoint(projection, reached ?? position);
       };
       return read.transactions ? read.transaction(batch) : batch();
     },
     checkpoint: (projection) => read.checkpoint(projection),
+    batchOperations: () => read.batchOperations(),
+    checkpointSource: read,
     checkpointLog: (projection) => read.checkpointLog(projection),
     setCheckpointLog: (projection, log) => read.setCheckpointLog(projection, log),
     reset: async (projection) => {
-      for (const name of collections) await read.db.collection(name).deleteMany({});
+      for (const name of collections) await recreate(read.db.collection(name));
       await read.clearCheckpoint(projection);
     },
     // An operator's scan of whole collections, not a request's query: a bound of its own.

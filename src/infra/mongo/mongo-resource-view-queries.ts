@@ -3,6 +3,7 @@ import type { Resource } from '../../resources/resource';
 import type { ProjectLink, ResourceViewRecord, ViewPageQuery } from '../../resources/resource-view-store';
 import { admittedKeys as admittedAmong } from '../../resources/resource-view-store';
 import { guardedUpsert, type GuardedUpsert, type SortOrder } from './mongo-guarded-write';
+import { RESOURCE_VIEW_COUNTS } from './mongo-resource-view-counts';
 
 /**
  * The documents and queries of the MongoDB resources read model, as pure functions so that tests
@@ -13,14 +14,8 @@ export const RESOURCES = 'resources';
 export const PROJECT_LINKS = 'resource_project_links';
 export const RESOURCE_VIEWS = 'resource_views';
 
-/**
- * No `resource_view_counts`: counters kept with `$inc` cannot be made crash-safe without
- * transactions (a crash between a view's replacement and its counter's update leaves a count
- * that no replay corrects, since the replay finds the views already in place). Counts come from
- * `countDocuments` over the same indexed filter as the page instead; it is answered from the
- * audience index without reading the documents.
- */
-export const RESOURCE_COLLECTIONS: readonly string[] = [RESOURCES, PROJECT_LINKS, RESOURCE_VIEWS];
+/** The read model's collections, its counters (mongo-resource-view-counts.ts) among them: a reset drops them all. */
+export const RESOURCE_COLLECTIONS: readonly string[] = [RESOURCES, PROJECT_LINKS, RESOURCE_VIEWS, RESOURCE_VIEW_COUNTS];
 
 export type ResourceViewDocument = ResourceViewRecord & {
   readonly _id: string;
@@ -60,7 +55,7 @@ export const viewsOfResourceFilter = (resourceId: number): Document => ({ resour
 
 export const VIEWS_OF_RESOURCE_SORT: SortOrder = { viewKey: 1 };
 
-/** The one view a page reads from; its distinct audience keys are few, whatever its size. */
+/** The one view a page reads from, and its counters: its audience sets are few, whatever its size. */
 export const viewFilter = (q: Pick<ViewPageQuery, 'viewKey' | 'projectId'>): Document => ({
   viewKey: q.viewKey,
   projectId: q.projectId,
@@ -137,6 +132,7 @@ export const RESOURCE_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { name: 'by_resource', key: { resourceId: 1 } },
   ],
   [RESOURCES]: [{ name: 'by_project', key: { projectId: 1, _id: 1 } }],
+  [RESOURCE_VIEW_COUNTS]: [{ name: 'by_view', key: { viewKey: 1, projectId: 1 } }],
   [PROJECT_LINKS]: [
     { name: 'by_project', key: { projectId: 1, communityId: 1 }, partialFilterExpression: { removed: false } },
   ],

@@ -12,6 +12,19 @@ import type {
 import { applyGuardedUpsert, positionOf } from './mongo-guarded-write';
 import { mongoProjectionStore, type MongoReadDb } from './mongo-read-db';
 import {
+  COUNTED_VIEW_PROJECTION,
+  COUNTS_BUILT,
+  READ_MODEL_UPGRADES,
+  RESOURCE_VIEW_COUNTS,
+  type CountedView,
+  type ViewCountDocument,
+  countChanges,
+  countOf,
+  countWrite,
+  countsOf,
+  emptyCountFilter,
+} from './mongo-resource-view-counts';
+import {
   PROJECT_COMMUNITIES_SORT,
   PROJECT_LINKS,
   RESOURCES,
@@ -38,27 +51,52 @@ type ResourceDoc = { _id: number; projectId: number; position: unknown; resource
 type LinkDoc = { _id: number; communityId: number; projectId: number; position: unknown; removed: boolean };
 
 /**
- * The production resources read model: the same answers as SqliteResourceViewStore. A list is
- * one indexed page query plus an indexed count; the caller's admitted audience keys come from a
- * distinct scan of the view's audience index, which stays small however large the view.
+ * The production resources read model: the same answers as SqliteResourceViewStore. A list reads
+ * its view's counters (one small indexed query: which audience sets the view holds, and how many
+ * views each) and then one indexed page; only a free-text or tag search counts its matches, as
+ * on SQLite.
  */
 export class MongoResourceViewStore implements ResourceViewStore {
   readonly projectionStore: ProjectionStore;
   private readonly resources: Collection<ResourceDoc>;
   private readonly links: Collection<LinkDoc>;
   private readonly views: Collection<Document>;
+  private readonly counts: Collection<ViewCountDocument>;
 
   private constructor(private readonly read: MongoReadDb) {
     this.projectionStore = mongoProjectionStore(read, RESOURCE_COLLECTIONS);
     this.resources = read.db.collection<ResourceDoc>(RESOURCES);
     this.links = read.db.collection<LinkDoc>(PROJECT_LINKS);
     this.views = read.db.collection(RESOURCE_VIEWS);
+    this.counts = read.db.collection<ViewCountDocument>(RESOURCE_VIEW_COUNTS);
   }
 
   static async open(read: MongoReadDb): Promise<MongoResourceViewStore> {
     for (const [name, indexes] of Object.entries(RESOURCE_INDEXES))
       await read.db.collection(name).createIndexes(indexes);
-    return new MongoResourceViewStore(read);
+    const store = new MongoResourceViewStore(read);
+    await store.countOnce();
+    return store;
+  }
+
+  /**
+   * A read model written before it kept counters gets them once, from its views, in one
+   * transaction with the mark that says so: a projector committing meanwhile conflicts with it
+   * and is retried, so no view is counted twice or missed.
+   */
+  private async countOnce(): Promise<void> {
+    const upgrades = this.read.db.collection<{ _id: string }>(READ_MODEL_UPGRADES);
+    const build = async () => {
+      if (await upgrades.findOne(COUNTS_BUILT, this.read.readOptions())) return;
+      const views = (await this.views
+        .find({}, { projection: COUNTED_VIEW_PROJECTION, ...this.read.readOptions() })
+        .toArray()) as unknown as CountedView[];
+      await this.counts.deleteMany({}, this.read.sessionOption());
+      for (const { _id, ...count } of countsOf(views))
+        await this.counts.replaceOne({ _id }, count, { upsert: true, ...this.read.sessionOption() });
+      await upgrades.replaceOne(COUNTS_BUILT, COUNTS_BUILT, { upsert: true, ...this.read.sessionOption() });
+    };
+    await (this.read.transactions ? this.read.transaction(build) : build());
   }
 
   async resource(resourceId: number): Promise<Resource | null> {
@@ -74,13 +112,17 @@ export class MongoResourceViewStore implements ResourceViewStore {
   }
 
   async page(q: ViewPageQuery): Promise<ViewPage> {
-    let keys: string[] = [];
-    if (q.audience.kind !== 'everything') {
-      keys = admittedKeys(q, await this.views.distinct('audienceKey', viewFilter(q), this.read.readOptions()));
-      if (keys.length === 0) return { count: 0, list: [] };
-    }
+    const counts = await this.counts.find(viewFilter(q), this.read.readOptions()).toArray();
+    const keys = admittedKeys(
+      q,
+      counts.map((c) => c.audienceKey),
+    );
+    if (q.audience.kind !== 'everything' && keys.length === 0) return { count: 0, list: [] };
     const filter = pageFilter(q, keys);
-    const count = await this.views.countDocuments(filter, this.read.readOptions());
+    const searching = q.concept !== null || q.tags.length > 0;
+    const count = searching
+      ? await this.views.countDocuments(filter, this.read.readOptions())
+      : countOf(q, counts, keys);
     // take 0 must not reach the server: limit(0) there means "no limit".
     if (q.take === 0 || count === 0) return { count, list: [] };
     const docs = await this.views
@@ -126,9 +168,14 @@ export class MongoResourceViewStore implements ResourceViewStore {
 
   /**
    * Upserts the new views before deleting the ones that are gone, so that a reader never finds a
-   * resource missing from a view it stays in. Idempotent: replaying it writes the same documents.
+   * resource missing from a view it stays in, and moves the counters by the difference between
+   * the views found and the views written. Idempotent: replaying it writes the same documents and
+   * moves no counter.
    */
   async replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): Promise<void> {
+    const before = (await this.views
+      .find(viewsOfResourceFilter(resourceId), { projection: COUNTED_VIEW_PROJECTION, ...this.read.readOptions() })
+      .toArray()) as unknown as CountedView[];
     const keep: string[] = [];
     for (const view of views) {
       const { filter, replacement } = viewUpsert(view);
@@ -136,6 +183,12 @@ export class MongoResourceViewStore implements ResourceViewStore {
       keep.push(filter._id as string);
     }
     await this.views.deleteMany(staleViewsFilter(resourceId, keep), this.read.sessionOption());
+    const after = views.map((v) => ({ ...v, paragraph: v.paragraphId ?? 0 }));
+    for (const [id, change] of countChanges(before, after)) {
+      const { filter, update } = countWrite(id, change);
+      await this.counts.updateOne(filter, update, { upsert: true, ...this.read.sessionOption() });
+      if (change.by < 0) await this.counts.deleteOne(emptyCountFilter(id), this.read.sessionOption());
+    }
   }
 
   async resourcesOfProject(projectId: number): Promise<Resource[]> {

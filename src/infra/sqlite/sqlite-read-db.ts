@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import type { Fence, Lease, LeaseStore } from '../../projections/projection-lease';
 import { LeaseLostError } from '../../projections/projection-lease';
-import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
+import type { CheckpointSource, ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
 import { canonicalDigest } from '../../projections/canonical-digest';
 import { ReadSnapshotMemo } from '../../projections/read-snapshot-memo';
 import { VersionedAnswerMemo } from '../../projections/answer-memo';
@@ -45,6 +45,9 @@ export class SqliteReadDb {
     this.statements = {
       read: db.prepare<[string], { position: string; log: string | null }>(
         'select position, log from projection_checkpoints where projection = ?',
+      ),
+      readMany: db.prepare<[string], { projection: string; position: string }>(
+        'select projection, position from projection_checkpoints where projection in (select value from json_each(?))',
       ),
       write: db.prepare(
         'insert into projection_checkpoints (projection, position) values (?, ?) on ' +
@@ -194,6 +197,20 @@ export class SqliteReadDb {
     return row && row.position !== '' ? BigInt(row.position) : undefined;
   }
 
+  /**
+   * The checkpoints of several read models in one statement (the followers' polls, see
+   * FollowerPolls); one object for every store of this database, so the polls group by it.
+   */
+  readonly checkpointSource: CheckpointSource = {
+    checkpoints: async (projections) => {
+      this.noticeOtherWriters();
+      const rows = this.statements.readMany.all(JSON.stringify(projections));
+      return new Map(
+        rows.flatMap((row) => (row.position !== '' ? [[row.projection, BigInt(row.position)] as const] : [])),
+      );
+    },
+  };
+
   checkpointLog(projection: string): string | undefined {
     return this.statements.read.get(projection)?.log ?? undefined;
   }
@@ -261,9 +278,9 @@ export function sqliteProjectionStore(
       try {
         await read.transaction(async () => {
           if (fence) read.fence(fence);
-          await work();
+          const reached = await work();
           batch.beforeCommit?.();
-          read.writeCheckpoint(projection, position);
+          read.writeCheckpoint(projection, reached ?? position);
         });
       } catch (error) {
         batch.rolledBack?.();
@@ -271,6 +288,7 @@ export function sqliteProjectionStore(
       }
     },
     checkpoint: async (projection) => read.checkpoint(projection),
+    checkpointSource: read.checkpointSource,
     checkpointLog: async (projection) => read.checkpointLog(projection),
     setCheckpointLog: async (projection, log) => read.setCheckpointLog(projection, log),
     reset: (projection) =>
