@@ -11,10 +11,15 @@ export class ReadSnapshotMemo {
   /** In order of last use, oldest first (a Map iterates in insertion order). */
   private readonly answers = new Map<string, { readonly version: string; readonly value: unknown }>();
 
-  /** `versionOf`: null while a write transaction is open on this connection (or with READ_MEMO=off). */
+  /**
+   * `versionOf`: null while a write transaction is open on this connection (or with READ_MEMO=off).
+   * `maxEntries`: each caller takes two or three (their user, memberships, circles), a few hundred
+   * bytes each; 12,000 hold 5,000 active callers (4,000 held fewer than 2,000: with 5,000 callers
+   * every caller's rows were read again and the memo only added its own cost).
+   */
   constructor(
     private readonly versionOf: (scope: string) => string | null,
-    private readonly maxEntries = 4_000,
+    private readonly maxEntries = 12_000,
   ) {}
 
   /** `key` names the answer among all scopes' answers; it stands while `scope` does not change. */

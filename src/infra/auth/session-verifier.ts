@@ -1,4 +1,4 @@
-import type { JWTVerifyGetKey } from 'jose';
+import type { JWTVerifyGetKey, KeyInput } from 'jose';
 import { createRemoteJWKSet, errors, jwtVerify, SignJWT } from 'jose';
 import type { ClaimsVerdict } from '../../domain/auth/session-token';
 import { CLOCK_SKEW_S, checkSessionClaims } from '../../domain/auth/session-token';
@@ -15,12 +15,21 @@ export type SessionVerifierOptions = {
 
 /** Verifies interactive bearer tokens: HS256 with a shared secret, or keys from a JWKS URL. */
 export class SessionVerifier {
-  private readonly key: Uint8Array | JWTVerifyGetKey;
+  private readonly key: Promise<KeyInput> | JWTVerifyGetKey;
   private readonly clock: () => Date;
 
   constructor(private readonly options: SessionVerifierOptions) {
     if (options.jwksUrl) this.key = createRemoteJWKSet(new URL(options.jwksUrl));
-    else if (options.secret) this.key = new TextEncoder().encode(options.secret);
+    // Imported once: given the secret's bytes, jose imports them as a key on every verification,
+    // which cost as much again as the verification itself (a new caller's first request).
+    else if (options.secret)
+      this.key = crypto.subtle.importKey(
+        'raw',
+        new TextEncoder().encode(options.secret),
+        { name: 'HMAC', hash: 'SHA-256' },
+        false,
+        ['verify'],
+      );
     else throw new Error('SessionVerifier needs a secret or a JWKS URL');
     this.clock = options.clock ?? (() => new Date());
   }
@@ -28,7 +37,8 @@ export class SessionVerifier {
   async verify(token: string): Promise<ClaimsVerdict> {
     const now = this.clock();
     try {
-      const { payload, protectedHeader } = await jwtVerify(token, this.key as Uint8Array, {
+      const key = typeof this.key === 'function' ? this.key : await this.key;
+      const { payload, protectedHeader } = await jwtVerify(token, key, {
         algorithms: ['HS256', 'RS256', 'ES256', 'EdDSA'],
         requiredClaims: ['sub', 'iat', 'exp'],
         currentDate: now,

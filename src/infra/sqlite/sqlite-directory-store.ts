@@ -25,6 +25,25 @@ const tableName = (table: DirectoryTable) => `dir_${snake(table)}`;
 type Row = { record: string };
 
 /**
+ * Derived from the membership tables, one row per user: their community, project and circle
+ * membership records, as one JSON text (see SqliteDirectoryStore.memberships).
+ */
+const MEMBERSHIPS_TABLE = 'dir_caller_memberships';
+/** The membership tables a caller's document is made of, under the names the document gives them. */
+const MEMBERSHIP_PARTS = [
+  ['communities', 'communityMembers'],
+  ['projects', 'projectMembers'],
+  ['circles', 'circleMembers'],
+] as const satisfies readonly (readonly [string, DirectoryTable])[];
+type MembershipPart = (typeof MEMBERSHIP_PARTS)[number][0];
+type MembershipsDocument = {
+  readonly communities: Memberships['communities'][number][];
+  readonly projects: { projectId: number; role: 'team' | 'mentor' }[];
+  readonly circles: { circleId: number }[];
+};
+const isMembershipTable = (table: DirectoryTable): boolean => MEMBERSHIP_PARTS.some(([, t]) => t === table);
+
+/**
  * One table per record kind: its integer key and lookup columns, the whole record as JSON. The
  * lookup indexes serve the queries only (the projection writes by primary key), so a bulk load
  * builds them at its end.
@@ -64,17 +83,32 @@ type Statements = {
 export class SqliteDirectoryStore implements DirectoryStore {
   readonly projectionStore: ProjectionStore;
   private readonly statements: Record<DirectoryTable, Statements>;
-  private readonly byUser;
   private readonly linksOfProject;
   private readonly linkOf;
+  private readonly documents;
 
   constructor(private readonly read: SqliteReadDb) {
     const db = read.db;
     createTables(read);
-    this.projectionStore = sqliteProjectionStore(
+    const documentsExisted = db
+      .prepare<[string], number>("select count(*) from sqlite_master where type = 'table' and name = ?")
+      .pluck()
+      .get(MEMBERSHIPS_TABLE);
+    db.exec(
+      `create table if not exists ${MEMBERSHIPS_TABLE} (user_id integer primary key, record text not null) strict`,
+    );
+    // The documents are derived: a reset empties them with the tables, the digest leaves them out.
+    const projectionStore = sqliteProjectionStore(
       read,
       Object.keys(DIRECTORY_TABLES).map((t) => tableName(t as DirectoryTable)),
     );
+    this.projectionStore = {
+      ...projectionStore,
+      reset: (projection) =>
+        projectionStore.reset(projection).then(() => {
+          db.exec(`delete from ${MEMBERSHIPS_TABLE}`);
+        }),
+    };
     this.statements = Object.fromEntries(
       (Object.keys(DIRECTORY_TABLES) as DirectoryTable[]).map((table) => {
         const spec = DIRECTORY_TABLES[table];
@@ -105,15 +139,70 @@ export class SqliteDirectoryStore implements DirectoryStore {
       db.prepare<[number], Row>(
         `select record from ${tableName(table)} where ${snake(column)} = ? and removed = 0 order by ${DIRECTORY_TABLES[table].key.map(snake).join(', ')}`,
       );
-    this.byUser = {
-      communities: lookup('communityMembers', 'userId'),
-      projects: lookup('projectMembers', 'userId'),
-      circles: lookup('circleMembers', 'userId'),
-    };
     this.linksOfProject = lookup('communityProjects', 'projectId');
     this.linkOf = db.prepare<[number, number], Row>(
       `select record from ${tableName('communityProjects')} where project_id = ? and community_id = ? and removed = 0 order by community_project_id limit 1`,
     );
+    this.documents = {
+      get: db.prepare<[number], string>(`select record from ${MEMBERSHIPS_TABLE} where user_id = ?`).pluck(),
+      put: db.prepare<[number, string]>(
+        `insert into ${MEMBERSHIPS_TABLE} (user_id, record) values (?, ?) on conflict (user_id) do update set record = excluded.record`,
+      ),
+      remove: db.prepare<[number]>(`delete from ${MEMBERSHIPS_TABLE} where user_id = ?`),
+      partOf: Object.fromEntries(
+        MEMBERSHIP_PARTS.map(([part, table]) => [
+          part,
+          db
+            .prepare<[number], string>(
+              `select record from ${tableName(table)} where user_id = ? and removed = 0 order by ${DIRECTORY_TABLES[table].key.map(snake).join(', ')}`,
+            )
+            .pluck(),
+        ]),
+      ) as Record<MembershipPart, Database.Statement<[number], string>>,
+    };
+    // A generation being loaded gets every document once, when its rows are all in (and before
+    // the lookup indexes are built, which the whole-table read does not need); a database made
+    // before the documents existed gets them now.
+    if (read.bulkLoading) read.whenLoaded(() => this.writeEveryDocument());
+    else if (!documentsExisted) db.transaction(() => this.writeEveryDocument())();
+  }
+
+  /** The text of a caller's memberships document, from its parts' records in key order. */
+  private static documentText(parts: Record<MembershipPart, readonly string[]>): string {
+    return `{"communities":[${parts.communities.join(',')}],"projects":[${parts.projects.join(',')}],"circles":[${parts.circles.join(',')}]}`;
+  }
+
+  /** After a change to one of `userId`'s memberships, in its transaction: their document as the tables now say. */
+  private writeDocument(userId: number): void {
+    const parts = {
+      communities: this.documents.partOf.communities.all(userId),
+      projects: this.documents.partOf.projects.all(userId),
+      circles: this.documents.partOf.circles.all(userId),
+    };
+    if (parts.communities.length + parts.projects.length + parts.circles.length === 0)
+      this.documents.remove.run(userId);
+    else this.documents.put.run(userId, SqliteDirectoryStore.documentText(parts));
+  }
+
+  /** Every user's document, from one ordered read of each membership table. */
+  private writeEveryDocument(): void {
+    const db = this.read.db;
+    const documents = new Map<number, Record<MembershipPart, string[]>>();
+    for (const [part, table] of MEMBERSHIP_PARTS) {
+      const rows = db
+        .prepare<[], [number, string]>(
+          `select user_id, record from ${tableName(table)} where removed = 0 order by user_id, ${DIRECTORY_TABLES[table].key.map(snake).join(', ')}`,
+        )
+        .raw(true)
+        .iterate();
+      for (const [userId, record] of rows) {
+        let document = documents.get(userId);
+        if (!document) documents.set(userId, (document = { communities: [], projects: [], circles: [] }));
+        document[part].push(record);
+      }
+    }
+    db.exec(`delete from ${MEMBERSHIPS_TABLE}`);
+    for (const [userId, parts] of documents) this.documents.put.run(userId, SqliteDirectoryStore.documentText(parts));
   }
 
   /** `key`: the record's key values, in the order of its table's key columns. */
@@ -192,12 +281,18 @@ export class SqliteDirectoryStore implements DirectoryStore {
     return this.remembered(`memberships:${userId}`, () => this.readMemberships(userId));
   }
 
+  /**
+   * One primary-key read of the caller's document (kept by `write` in the transaction of every
+   * membership change) instead of a lookup in each of the three membership tables: a list request
+   * reads its caller's memberships every time the memo does not hold them. No document: no
+   * memberships.
+   */
   private readMemberships(userId: number): Memberships {
-    const parse = <T>(rows: Row[]) => rows.map((r) => JSON.parse(r.record) as T);
-    const communities = parse<Memberships['communities'][number]>(this.byUser.communities.all(userId));
-    const projectRows = parse<{ projectId: number; role: 'team' | 'mentor' }>(this.byUser.projects.all(userId));
-    const circles = parse<{ circleId: number }>(this.byUser.circles.all(userId));
-    return membershipsOf(communities, projectRows, circles, (projectId) =>
+    const text = this.documents.get.get(userId);
+    const document: MembershipsDocument = text
+      ? (JSON.parse(text) as MembershipsDocument)
+      : { communities: [], projects: [], circles: [] };
+    return membershipsOf(document.communities, document.projects, document.circles, (projectId) =>
       this.get<{ teamCircleId: number; mentorsCircleId: number }>('projects', projectId),
     );
   }
@@ -215,7 +310,10 @@ export class SqliteDirectoryStore implements DirectoryStore {
       position,
       change.op === 'remove' ? 1 : 0,
     );
-    if (changes > 0) this.read.feed.touch(readScope.directory);
+    if (changes === 0) return;
+    if (isMembershipTable(change.table) && !this.read.bulkLoading)
+      this.writeDocument(columnValue(change.record, 'userId'));
+    this.read.feed.touch(readScope.directory);
   }
 }
 

@@ -11,7 +11,7 @@ import type {
   RecordedEvent,
   Subscription,
 } from '../../ports/event-store';
-import { storableEvents, WrongExpectedRevisionError } from '../../ports/event-store';
+import { storableEvents } from '../../ports/event-store';
 import type {
   IdempotencyClaim,
   IdempotencyKeys,
@@ -19,10 +19,11 @@ import type {
   IdempotencyRef,
   RememberedAnswer,
 } from '../../ports/idempotency-keys';
-import { IdempotencyClaimLostError } from '../../ports/idempotency-keys';
 import { pollingSubscription } from './polling-subscription';
 import type { ChainHead, ChainReport, LogIntegrity } from '../../ports/log-integrity';
-import { ChainCursor, chainHead, ensureHashColumn, storedHash, verifyChain } from './sqlite-hash-chain';
+import { chainHead, ensureHashColumn, verifyChain } from './sqlite-hash-chain';
+import { SqliteCommitThread } from './sqlite-commit-thread';
+import type { StoredAppend } from './sqlite-group-commit';
 
 const schema = `
   create table if not exists events (
@@ -142,19 +143,11 @@ function toRecorded(row: Row): RecordedEvent {
   };
 }
 
-function checkExpected(streamId: string, expected: ExpectedRevision, actual: bigint | undefined): void {
-  const ok = expected === 'any' || (expected === 'no_stream' ? actual === undefined : actual === expected);
-  if (!ok) throw new WrongExpectedRevisionError(streamId, expected, actual ?? 'no_stream');
-}
-
 /** `hashChain: false` appends without hashes: only for measuring what the chain costs (bench/hash-chain.ts). */
 export type SqliteEventStoreOptions = { readonly hashChain?: boolean };
 
 type PendingAppend = {
-  readonly streamId: string;
-  readonly events: readonly NewEvent[];
-  readonly expected: ExpectedRevision;
-  readonly options: AppendOptions | undefined;
+  readonly append: StoredAppend;
   readonly resolve: (result: AppendResult) => void;
   readonly reject: (error: unknown) => void;
 };
@@ -163,24 +156,20 @@ type PendingAppend = {
 export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegrity {
   private readonly statements;
   private readonly idempotency;
-  private readonly appendTransaction;
   /** Wakes this instance's live subscriptions right after a commit, instead of at the next poll. */
   private readonly listeners = new Set<() => void>();
   private otherWriters: NodeJS.Timeout | undefined;
   /** Appends waiting for the next group commit. */
   private pending: PendingAppend[] = [];
-  private readonly groupCommit;
+  /** The group commit being written, if any: appends arriving meanwhile wait in `pending` for the next. */
+  private committing: Promise<void> | undefined;
   private readonly subscriptions = new Set<Subscription>();
-  /** The hash chain's end during a group commit (sqlite-hash-chain.ts); none with `hashChain` off (bench). */
-  private readonly chain: ChainCursor | undefined;
-
   private readonly logId: string;
 
   private constructor(
     private readonly db: Database.Database,
-    options: SqliteEventStoreOptions = {},
+    private readonly commits: SqliteCommitThread,
   ) {
-    this.chain = options.hashChain === false ? undefined : new ChainCursor(db);
     // Positions and revisions are bigint in the port; a number would silently lose precision past 2^53.
     db.defaultSafeIntegers(true);
     const logId = db.prepare<[], { value: string }>(`select value from meta where key = 'log_id'`).get();
@@ -203,18 +192,12 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
            where position > ? and type in (select value from json_each(?)) order by position limit ?`,
         )
         .raw(true),
-      insert: db.prepare<[string, bigint, string, string, string, Buffer | null], Row>(
-        'insert into events (stream_id, revision, type, data, metadata, hash) values (?, ?, ?, ?, ?, ?)',
-      ),
       // Prepared once: it is read every 2 ms while a subscription listens (db.pragma prepares anew).
       dataVersion: db.prepare('pragma data_version').pluck(),
     };
     this.idempotency = {
       get: db.prepare<[string, string, number], IdempotencyRow>(
         'select * from idempotency_keys where scope = ? and key = ? and expires_at > ?',
-      ),
-      owner: db.prepare<[string, string], Pick<IdempotencyRow, 'owner' | 'write_stream'>>(
-        'select owner, write_stream from idempotency_keys where scope = ? and key = ?',
       ),
       purge: db.prepare<[number]>('delete from idempotency_keys where expires_at <= ?'),
       insert: db.prepare<[string, string, string, string, number, number]>(
@@ -224,10 +207,6 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
       takeOver: db.prepare<[string, number, string, string, string]>(
         `update idempotency_keys set owner = ?, claimed_at = ?
          where scope = ? and key = ? and owner = ? and answer_status is null`,
-      ),
-      write: db.prepare<[string, bigint, string, string]>(
-        'update idempotency_keys set write_stream = ?, write_position = ? where scope = ' +
-          '? and key = ? and write_stream is null',
       ),
       complete: db.prepare<[number, string | null, string, string, string, string]>(
         `update idempotency_keys set answer_status = ?, answer_type = ?, answer_body = ?
@@ -242,58 +221,6 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
           'owner = ? and answer_status is null',
       ),
     };
-    this.appendTransaction = db.transaction(
-      (
-        streamId: string,
-        events: readonly NewEvent[],
-        expected: ExpectedRevision,
-        options?: AppendOptions,
-      ): AppendResult => {
-        const claim = options?.idempotency;
-        if (claim && this.idempotency.owner.get(claim.scope, claim.key)?.owner !== claim.owner)
-          throw new IdempotencyClaimLostError(claim);
-        const last = this.statements.last.get(streamId);
-        checkExpected(streamId, expected, last?.revision);
-        let revision = last?.revision ?? -1n;
-        let position = last?.position ?? -1n;
-        // Serialised and measured inside the transaction: an event that cannot be stored, or an append
-        // over MAX_APPEND_BYTES, rolls back the whole append.
-        const texts = storableEvents(streamId, events);
-        for (const [index, event] of events.entries()) {
-          revision += 1n;
-          const { data, metadata } = texts[index]!;
-          const hash = this.chain?.next(streamId, revision, event.type, data, metadata);
-          const stored = hash === undefined ? null : storedHash(hash);
-          const info = this.statements.insert.run(streamId, revision, event.type, data, metadata, stored);
-          position = BigInt(info.lastInsertRowid);
-        }
-        // The claim's first write, in the append's transaction: a retry finds it or finds nothing written.
-        if (claim && events.length > 0) this.idempotency.write.run(streamId, position, claim.scope, claim.key);
-        return { nextExpectedRevision: revision, position };
-      },
-    );
-    this.groupCommit = db.transaction((batch: readonly PendingAppend[]) => {
-      this.chain?.begin();
-      return this.appendEach(batch);
-    });
-  }
-
-  /** Inside the group commit: each append runs as a savepoint of the one transaction. */
-  private appendEach(
-    batch: readonly PendingAppend[],
-  ): ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[] {
-    return batch.map((append) => {
-      const mark = this.chain?.mark();
-      try {
-        return {
-          ok: true as const,
-          result: this.appendTransaction(append.streamId, append.events, append.expected, append.options),
-        };
-      } catch (error) {
-        if (mark !== undefined) this.chain?.rollBackTo(mark);
-        return { ok: false as const, error };
-      }
-    });
   }
 
   static open(filePath: string, options?: SqliteEventStoreOptions): SqliteEventStore {
@@ -307,7 +234,11 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
       db.pragma('synchronous = FULL');
       db.exec(schema);
       ensureHashColumn(db);
-      return new SqliteEventStore(db, options);
+      const commits = new SqliteCommitThread(filePath, {
+        hashChain: options?.hashChain ?? true,
+        busyTimeoutMs: sqliteBusyTimeoutMs,
+      });
+      return new SqliteEventStore(db, commits);
     } catch (error) {
       db.close();
       throw error;
@@ -315,10 +246,11 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
   }
 
   /**
-   * Group commit: the appends that arrive while the process is busy are written in one
-   * transaction, one fsync for all of them, each in its own savepoint (an append whose expected
-   * revision fails rolls back alone). Each answers only after the commit, so an acknowledged
-   * append is durable. With one append at a time this is one transaction per append, as before.
+   * Group commit: the appends that arrive while the process is busy, or while the previous commit
+   * waits for the disk, are written in one transaction, one fsync for all of them, each in its own
+   * savepoint (an append whose expected revision fails rolls back alone). The commit runs on the
+   * log's commit thread (SqliteCommitThread); each append answers only after its commit, so an
+   * acknowledged append is durable. With one append at a time this is one transaction per append.
    */
   appendToStream(
     streamId: string,
@@ -327,30 +259,41 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
     options?: AppendOptions,
   ): Promise<AppendResult> {
     return new Promise((resolve, reject) => {
-      this.pending.push({ streamId, events, expected, options, resolve, reject });
-      if (this.pending.length === 1) setImmediate(() => this.flush());
+      // Serialised and measured here: an event that cannot be stored, or an append over
+      // MAX_APPEND_BYTES, fails alone and is never sent to the commit.
+      const texts = storableEvents(streamId, events);
+      const stored = events.map((event, i) => ({ type: event.type, ...texts[i]! }));
+      this.pending.push({
+        append: { streamId, events: stored, expected, claim: options?.idempotency },
+        resolve,
+        reject,
+      });
+      if (this.pending.length === 1 && !this.committing) setImmediate(() => this.flush());
     });
   }
 
   private flush(): void {
+    if (this.committing) return;
     const batch = this.pending;
     this.pending = [];
     if (batch.length === 0) return;
-    let outcomes: ({ ok: true; result: AppendResult } | { ok: false; error: unknown })[];
-    try {
-      // IMMEDIATE takes the write lock before reading any revision, so a writer in another
-      // process cannot slip in between a check and its insert.
-      outcomes = this.groupCommit.immediate(batch);
-    } catch (error) {
-      for (const append of batch) append.reject(error);
-      return;
-    }
-    if (outcomes.some((o) => o.ok)) for (const wake of this.listeners) wake();
-    outcomes.forEach((outcome, i) => {
-      const append = batch[i];
-      if (!append) return;
-      if (outcome.ok) append.resolve(outcome.result);
-      else append.reject(outcome.error);
+    this.committing = this.commits.commit(batch.map((p) => p.append)).then(
+      (outcomes) => {
+        if (outcomes.some((o) => o.ok)) for (const wake of this.listeners) wake();
+        outcomes.forEach((outcome, i) => {
+          const waiting = batch[i];
+          if (!waiting) return;
+          if (outcome.ok) waiting.resolve(outcome.result);
+          else waiting.reject(outcome.error);
+        });
+      },
+      (error: unknown) => {
+        for (const waiting of batch) waiting.reject(error);
+      },
+    );
+    void this.committing.finally(() => {
+      this.committing = undefined;
+      if (this.pending.length > 0) this.flush();
     });
   }
 
@@ -492,6 +435,10 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
     this.stopWatchingOtherWriters();
     // Subscriptions first, so that none of them reads a closed database.
     await Promise.all([...this.subscriptions].map((subscription) => subscription.close()));
+    // Appends already asked for are committed before the log closes.
+    this.flush();
+    while (this.committing) await this.committing;
+    await this.commits.close();
     if (this.db.open) this.db.close();
   }
 

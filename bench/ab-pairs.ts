@@ -1,0 +1,204 @@
+/**
+ * Two builds of the service side by side on a shared, noisy machine (`npx tsx bench/ab-pairs.ts`):
+ * each runs as its own process on its own copy of one seeded data set, and one varied scenario
+ * is measured on them in alternating slices (A, B, then B, A, …), each slice after a slice of the
+ * bare Express ceiling. Per slice: the share of the ceiling, p99, and the service's CPU time per
+ * request (/proc/<pid>/stat, all its threads), which moves far less with the neighbours' load
+ * than req/s does. At the end: RSS and heap of each side. Asserts nothing.
+ *
+ *   AB_DATA      a data set kept by `BENCH_KEEP=1 npm run bench` (its bench-secrets.json is read)
+ *   AB_A, AB_B   build directories under the repository (default dist-base, dist), e.g. made with
+ *                `npx tsc -p tsconfig.build.json --outDir dist-base` on the commit to compare with
+ *   AB_FLAGS_A, AB_FLAGS_B   node options of each side (e.g. --cpu-prof --cpu-prof-dir=...)
+ *   AB_SCENARIO  random-same | random-else | random-none (550 callers × a random page of the first
+ *                100, saves on the same view, elsewhere, none) | first5k-else (5,000 callers × the
+ *                first page, saves elsewhere); AB_MEMO on|off (default off: READ_MEMO=off)
+ *   AB_PAIRS (4), AB_SECONDS (5 per slice), AB_ONLY=A|B (one side alone, e.g. to profile it)
+ *   BENCH_SCALE  the data set's scale (20k)
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import autocannon from 'autocannon';
+import { mintSessionToken } from '../src/infra/auth/session-verifier';
+import { MANY_CALLERS, SCALES, VIEWS, communityOf, teamOf } from './scale-data';
+import { bareExpressRequest, randomSequence, startBareExpress, startWriteLoad, variedRequest } from './varied-load';
+
+const ROOT = path.join(__dirname, '..');
+const scale = SCALES[process.env.BENCH_SCALE ?? '20k']!;
+const DATA = process.env.AB_DATA!;
+const SIDES = { A: process.env.AB_A ?? 'dist-base', B: process.env.AB_B ?? 'dist' };
+const FLAGS = {
+  A: (process.env.AB_FLAGS_A ?? '').split(' ').filter(Boolean),
+  B: (process.env.AB_FLAGS_B ?? '').split(' ').filter(Boolean),
+};
+const PAIRS = Number(process.env.AB_PAIRS ?? 4);
+const SECONDS = Number(process.env.AB_SECONDS ?? 5);
+const SCENARIO = process.env.AB_SCENARIO ?? 'random-same';
+const MEMO = process.env.AB_MEMO ?? 'off';
+const ONLY = process.env.AB_ONLY; // 'A' to run one side only (profiling)
+
+const secrets = JSON.parse(fs.readFileSync(path.join(DATA, 'bench-secrets.json'), 'utf8')) as Record<string, string>;
+
+function cpuTicks(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return Number(fields[11]) + Number(fields[12]);
+}
+
+function rssMb(pid: number): number {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+async function startService(side: 'A' | 'B'): Promise<{ child: ChildProcess; url: string }> {
+  const dir = path.join(os.tmpdir(), `prs-ab-${side}`);
+  fs.rmSync(dir, { recursive: true, force: true });
+  fs.cpSync(DATA, dir, { recursive: true });
+  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const child = spawn(process.execPath, [...FLAGS[side], path.join(ROOT, SIDES[side], 'src', 'main.js')], {
+    env: {
+      ...process.env,
+      NODE_ENV: 'test',
+      DATA_DIR: dir,
+      RATE_LIMIT_PER_HOUR: '1000000000',
+      ...secrets,
+      ...(MEMO === 'off' ? { READ_MEMO: 'off' } : {}),
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/health/ready`)).status === 200) break;
+    } catch {
+      // not yet
+    }
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return { child, url };
+}
+
+function run(options: autocannon.Options, seconds: number): Promise<autocannon.Result> {
+  return new Promise((resolve, reject) =>
+    autocannon({ connections: 50, ...options, duration: seconds }, (e, r) => (e ? reject(e) : resolve(r))),
+  );
+}
+
+async function main(): Promise<void> {
+  const tokens = new Map<number, string>();
+  const users = [...MANY_CALLERS.members, ...MANY_CALLERS.outsiders, ...Array.from({ length: 5000 }, (_, i) => i + 1)];
+  for (const u of new Set(users)) tokens.set(u, await mintSessionToken(secrets.AUTH_JWT_SECRET!, { userId: u }));
+  const auth = (u: number) => ({ authorization: `Bearer ${tokens.get(u)}`, 'content-type': 'application/json' });
+  const bare = await startBareExpress();
+  const ceiling = bareExpressRequest(bare);
+  const sides = (ONLY ? [ONLY] : ['A', 'B']) as ('A' | 'B')[];
+  const services: Record<string, { child: ChildProcess; url: string }> = {};
+  for (const s of sides) services[s] = await startService(s);
+  const big = { projectId: VIEWS.hotProject, communityId: VIEWS.hotCommunity };
+  const many = [...MANY_CALLERS.members, ...MANY_CALLERS.outsiders];
+  const five = Array.from({ length: 5000 }, (_, i) => i + 1);
+  const scenario = (url: string) => {
+    const random = randomSequence(2);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)] as T;
+    const listUrl = { url: `${url}/api/Project/GetResourceList`, method: 'POST' as const };
+    if (SCENARIO.startsWith('random'))
+      return variedRequest(listUrl, () => ({
+        headers: auth(pick(many)),
+        body: JSON.stringify({ take: 20, orderBy: 1, ...big, skip: 20 * Math.floor(random() * 100) }),
+      }));
+    return variedRequest(listUrl, () => ({
+      headers: auth(pick(five)),
+      body: JSON.stringify({ take: 20, orderBy: 1, ...big }),
+    }));
+  };
+  const where = SCENARIO.endsWith('same') ? 'same' : SCENARIO.endsWith('else') ? 'else' : 'none';
+  const slice = async (side: 'A' | 'B') => {
+    const url = services[side]!.url;
+    const writes =
+      where === 'none'
+        ? undefined
+        : startWriteLoad(30, (i) => {
+            const projectId = where === 'same' ? VIEWS.hotProject : 3 + (i % (scale.projects - 2));
+            return fetch(`${url}/api/Resource/SaveProjectResource`, {
+              method: 'POST',
+              headers: auth(teamOf(scale, projectId)),
+              body: JSON.stringify({
+                id: 0,
+                name: `AB save ${i}`,
+                resourceUrl: 'https://example.org/bench.pdf',
+                privacyLevel: 1 + (i % 3),
+                projectId,
+                communityId: communityOf(scale, projectId),
+              }),
+            });
+          });
+    const c = await run(ceiling, SECONDS);
+    const pid = services[side]!.child.pid!;
+    const before = cpuTicks(pid);
+    const r = await run(scenario(url), SECONDS);
+    const cpuUs = ((cpuTicks(pid) - before) * 10_000) / r.requests.total;
+    const saved = await writes?.stop();
+    return {
+      rps: r.requests.average,
+      p99: r.latency.p99,
+      crps: c.requests.average,
+      cp99: c.latency.p99,
+      errors: r.errors + r.non2xx,
+      saves: saved?.saves ?? 0,
+      cpuUs,
+    };
+  };
+  for (const s of sides) await run(scenario(services[s]!.url), 2); // warm
+  const shares: Record<string, number[]> = { A: [], B: [] };
+  const cpus: Record<string, number[]> = { A: [], B: [] };
+  for (let p = 0; p < PAIRS; p++) {
+    const order = p % 2 === 0 ? sides : [...sides].reverse();
+    const line: string[] = [];
+    for (const s of order) {
+      const m = await slice(s);
+      const share = m.rps / m.crps;
+      shares[s]!.push(share);
+      cpus[s]!.push(m.cpuUs);
+      line.push(
+        `${s}: ${Math.round(m.rps)} / ${Math.round(m.crps)} = ${(100 * share).toFixed(1)}% p99 ${m.p99} (ceil ${m.cp99}, ${(m.p99 / m.cp99).toFixed(1)}x) err ${m.errors} saves ${m.saves} cpu ${Math.round(m.cpuUs)} us/req`,
+      );
+    }
+    process.stdout.write(`pair ${p}: ${line.join(' | ')}\n`);
+  }
+  const med = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+  for (const s of sides) {
+    const text = await (
+      await fetch(`${services[s]!.url}/internal/metrics`, {
+        headers: { 'x-directory-token': secrets.DIRECTORY_SYNC_TOKEN! },
+      })
+    ).text();
+    const metric = (name: string) =>
+      Math.round(Number(new RegExp(`^${name}(?:\\{[^}]*\\})? (\\S+)$`, 'm').exec(text)?.[1] ?? 0) / 1048576);
+    process.stdout.write(
+      `${s} metrics: rss ${metric('process_resident_memory_bytes')} heapTotal ${metric('nodejs_heap_size_total_bytes')} heapUsed ${metric('nodejs_heap_size_used_bytes')} external ${metric('nodejs_external_memory_bytes')} MB\n`,
+    );
+  }
+  for (const s of sides)
+    process.stdout.write(
+      `${s} (${SIDES[s]} ${FLAGS[s].join(' ')}): median share ${(100 * med(shares[s]!)).toFixed(1)}% median cpu ${Math.round(med(cpus[s]!))} us/req RSS ${rssMb(services[s]!.child.pid!)} MB\n`,
+    );
+  if (sides.length === 2)
+    process.stdout.write(
+      `B/A share per pair: ${shares.B!.map((b, i) => (b / shares.A![i]!).toFixed(3)).join(' ')}; cpu: ${cpus.B!.map((b, i) => (b / cpus.A![i]!).toFixed(3)).join(' ')}\n`,
+    );
+  for (const s of sides) {
+    const exited = new Promise((r) => services[s]!.child.once('exit', r));
+    services[s]!.child.kill('SIGTERM');
+    await exited;
+  }
+  bare.child.kill('SIGTERM');
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
