@@ -27,7 +27,7 @@ export default {
     enableFindRelatedTests: false,
     config: {
       ...jestConfig,
-      testMatch: ['<rootDir>/test/domain/**/*.unit.test.ts', '<rootDir>/test/files/upload-policy.unit.test.ts'],
+      testMatch: ['<rootDir>/test/domain/**/*.unit.test.ts', '<rootDir>/test/files/upload-policy*.unit.test.ts'],
       // One order per run, so that a mutant's result depends on the code only; the everyday runs
       // shuffle (jest.config.js) and prove the order does not matter.
       randomize: false,

@@ -117,9 +117,9 @@ export function sanitiseFileName(raw: string): string {
     .replace(/[.\s]+$/, '')
     .replace(/\s+/g, ' ');
   const suffix = extension === '' ? '' : `.${extension}`;
-  if (name.toLowerCase() === suffix || name === '') name = `file${suffix}`;
+  if (name === '') name = `file${suffix}`;
   if ([...name].length > MAX_NAME_LENGTH) {
-    const stem = [...name.slice(0, name.length - suffix.length)].slice(0, MAX_NAME_LENGTH - suffix.length).join('');
+    const stem = [...name].slice(0, MAX_NAME_LENGTH - suffix.length).join('');
     name = `${stem.replace(/[.\s]+$/, '')}${suffix}`;
   }
   return name;
@@ -230,8 +230,6 @@ export function parseUploadPath(value: string): UploadPath | null {
   if (name === '.' || name === '..') return null;
   return { folder, fileId, name };
 }
-
-export const uploadPathOf = (p: UploadPath): string => `${p.folder}/${p.fileId}/${p.name}`;
 
 /**
  * RFC 6266 / RFC 5987: an ASCII fallback (quotes, backslashes and non-ASCII replaced) and the
