@@ -97,7 +97,7 @@ const refuse = (kind: RefusalKind, reason: string): Refusal => ({ refused: true,
 /** The lower-cased extension of a file name; '' when none. */
 export function extensionOf(name: string): string {
   const dot = name.lastIndexOf('.');
-  return dot <= 0 || dot === name.length - 1 ? '' : name.slice(dot + 1).toLowerCase();
+  return dot <= 0 ? '' : name.slice(dot + 1).toLowerCase();
 }
 
 /**
@@ -144,8 +144,8 @@ export function checkDeclared(fileName: string, declaredType: string): Verdict {
 /** How many leading bytes the signature check reads before deciding (or fewer, for a smaller file). */
 export const SNIFF_BYTES = 4100;
 
-const startsWith = (bytes: Uint8Array, text: string, offset = 0): boolean =>
-  bytes.length >= offset + text.length && [...text].every((c, i) => bytes[offset + i] === c.charCodeAt(0));
+const startsWith = (bytes: Uint8Array, text: string): boolean =>
+  [...text].every((c, i) => bytes[i] === c.charCodeAt(0));
 
 /** Executables: refused whatever the extension says. */
 function executableKind(bytes: Uint8Array): string | null {

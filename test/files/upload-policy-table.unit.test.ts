@@ -101,6 +101,14 @@ describe('checkLeadingBytes: executables are refused whatever the extension', ()
   });
 
   it.each<[string, Buffer]>([
+    ['a Mach-O magic and nothing else', hex('FEEDFACE')],
+    ['a Java class magic and nothing else', hex('CAFEBABE')],
+    ['an ELF magic and nothing else', hex('7F454C46')],
+  ])('given a .txt of %s, then it is refused as an executable', (_what, bytes) => {
+    expect(checkLeadingBytes('a.txt', bytes)).toMatchObject({ refused: true, kind: 'executable' });
+  });
+
+  it.each<[string, Buffer]>([
     ['no byte', Buffer.alloc(0)],
     ['one byte', ascii('a')],
     ['three bytes', ascii('abc')],
