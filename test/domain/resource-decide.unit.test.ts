@@ -190,13 +190,13 @@ describe('CreateResource', () => {
       .thenThrows(DomainError, refusal('validation', ['privacyLevel']));
   });
 
-  it.each<[string, Viewer, 0 | 6]>([
-    ['an outsider', outsider, 0],
-    ['an approved member', approvedMember, 6],
-    ['a mentor who did not create it', mentor, 0],
+  it.each<[string, 0 | 6, Viewer]>([
+    ['an outsider', 0, outsider],
+    ['an approved member', 6, approvedMember],
+    ['a mentor who did not create it', 0, mentor],
   ])(
     'given a resource, when %s updates it at level %p, then it is invalid rather than forbidden',
-    (_who, who, level) => {
+    (_who, level, who) => {
       given([created()])
         .when(withContext(updateResource({ privacyLevel: level }), context(who)))
         .thenThrows(DomainError, refusal('validation', ['privacyLevel']));
