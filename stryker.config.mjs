@@ -9,12 +9,31 @@
 // committed: 3 MB, rewritten by every run). A re-run in the same working tree tests again only the
 // mutants whose source or covering tests changed since; `npm run test:mutation -- --force` runs
 // everything again.
+//
+// In two halves, each with its own incremental file and reports (docs/testing.md "Mutation
+// testing"): MUTATION_GROUP=upload runs the upload policy against its own tests only (no domain
+// test imports it, so the result is the same, without running 800 domain tests for each of its
+// table's static mutants); MUTATION_GROUP=domain runs everything else against every domain test.
 import fs from 'node:fs';
+import process from 'node:process';
 import { URL } from 'node:url';
 import baseJestConfig from './jest.config.js';
 
 const mutationConfig = JSON.parse(fs.readFileSync(new URL('./tsconfig.mutation.json', import.meta.url), 'utf8'));
 const domainFiles = mutationConfig.include.filter((p) => p.startsWith('src/'));
+
+const UPLOAD_POLICY = 'src/files/upload-policy.ts';
+const UPLOAD_TESTS = '<rootDir>/test/files/upload-policy*.unit.test.ts';
+const group = process.env.MUTATION_GROUP ?? '';
+if (!['', 'upload', 'domain'].includes(group)) throw new Error(`MUTATION_GROUP must be upload or domain, not ${group}`);
+const mutate =
+  group === 'upload'
+    ? [UPLOAD_POLICY]
+    : group === 'domain'
+      ? domainFiles.filter((p) => p !== UPLOAD_POLICY)
+      : domainFiles;
+const testMatch = group === 'upload' ? [UPLOAD_TESTS] : ['<rootDir>/test/domain/**/*.unit.test.ts', UPLOAD_TESTS];
+const suffix = group === '' ? '' : `-${group}`;
 
 const { globalSetup: _globalSetup, ...jestConfig } = baseJestConfig;
 
@@ -27,7 +46,7 @@ export default {
     enableFindRelatedTests: false,
     config: {
       ...jestConfig,
-      testMatch: ['<rootDir>/test/domain/**/*.unit.test.ts', '<rootDir>/test/files/upload-policy.unit.test.ts'],
+      testMatch,
       // One order per run, so that a mutant's result depends on the code only; the everyday runs
       // shuffle (jest.config.js) and prove the order does not matter.
       randomize: false,
@@ -38,16 +57,16 @@ export default {
   tsconfigFile: 'tsconfig.mutation.json',
   // The pure domain: the shared runtime in src/domain and, in each feature folder, its decider,
   // events and rules, as tsconfig.mutation.json lists them for the type checker.
-  mutate: domainFiles,
+  mutate,
   coverageAnalysis: 'perTest',
   // The machine is shared: two workers at most (run under `nice -n 10`, as package.json does).
   concurrency: 2,
   incremental: true,
-  incrementalFile: 'reports/stryker-incremental.json',
+  incrementalFile: `reports/stryker-incremental${suffix}.json`,
   ignorePatterns: ['/dist', '/data', '/coverage', '/reports', '/bench', '/clients'],
   reporters: ['clear-text', 'progress', 'html', 'json'],
-  htmlReporter: { fileName: 'reports/mutation/index.html' },
-  jsonReporter: { fileName: 'reports/mutation/mutation.json' },
+  htmlReporter: { fileName: `reports/mutation${suffix}/index.html` },
+  jsonReporter: { fileName: `reports/mutation${suffix}/mutation.json` },
   thresholds: { high: 90, low: 85, break: 85 },
   timeoutMS: 10000,
 };

@@ -97,7 +97,7 @@ const refuse = (kind: RefusalKind, reason: string): Refusal => ({ refused: true,
 /** The lower-cased extension of a file name; '' when none. */
 export function extensionOf(name: string): string {
   const dot = name.lastIndexOf('.');
-  return dot <= 0 || dot === name.length - 1 ? '' : name.slice(dot + 1).toLowerCase();
+  return dot <= 0 ? '' : name.slice(dot + 1).toLowerCase();
 }
 
 /**
@@ -117,9 +117,9 @@ export function sanitiseFileName(raw: string): string {
     .replace(/[.\s]+$/, '')
     .replace(/\s+/g, ' ');
   const suffix = extension === '' ? '' : `.${extension}`;
-  if (name.toLowerCase() === suffix || name === '') name = `file${suffix}`;
+  if (name === '') name = `file${suffix}`;
   if ([...name].length > MAX_NAME_LENGTH) {
-    const stem = [...name.slice(0, name.length - suffix.length)].slice(0, MAX_NAME_LENGTH - suffix.length).join('');
+    const stem = [...name].slice(0, MAX_NAME_LENGTH - suffix.length).join('');
     name = `${stem.replace(/[.\s]+$/, '')}${suffix}`;
   }
   return name;
@@ -144,8 +144,8 @@ export function checkDeclared(fileName: string, declaredType: string): Verdict {
 /** How many leading bytes the signature check reads before deciding (or fewer, for a smaller file). */
 export const SNIFF_BYTES = 4100;
 
-const startsWith = (bytes: Uint8Array, text: string, offset = 0): boolean =>
-  bytes.length >= offset + text.length && [...text].every((c, i) => bytes[offset + i] === c.charCodeAt(0));
+const startsWith = (bytes: Uint8Array, text: string): boolean =>
+  [...text].every((c, i) => bytes[i] === c.charCodeAt(0));
 
 /** Executables: refused whatever the extension says. */
 function executableKind(bytes: Uint8Array): string | null {
@@ -230,8 +230,6 @@ export function parseUploadPath(value: string): UploadPath | null {
   if (name === '.' || name === '..') return null;
   return { folder, fileId, name };
 }
-
-export const uploadPathOf = (p: UploadPath): string => `${p.folder}/${p.fileId}/${p.name}`;
 
 /**
  * RFC 6266 / RFC 5987: an ASCII fallback (quotes, backslashes and non-ASCII replaced) and the

@@ -102,6 +102,24 @@ describe('API-key decider', () => {
         .thenThrows(DomainError, refusal('validation'));
     });
 
+    it.each([1, 180])('given expiresInDays %p, when created, then the key lives exactly that long', (days) => {
+      given()
+        .when(createCommand(1, { expiresInDays: days }))
+        .then([created(1, NOW, days)]);
+    });
+
+    it('given an invalid lifetime, when created, then the refusal names expiresInDays', () => {
+      given()
+        .when(createCommand(1, { expiresInDays: 0 }))
+        .thenThrows(DomainError, (error) => error.errors.map((e) => e.field).join() === 'expiresInDays');
+    });
+
+    it('given the stream of another user, when a key is created in it, then it throws a plain Error (a caller bug)', () => {
+      given([created(1)])
+        .when(createCommand(2, { userId: USER + 1 }))
+        .thenThrows(Error, (error) => !(error instanceof DomainError));
+    });
+
     it('given more than 180 days, when created, then the lifetime is clamped to 180 days', () => {
       given()
         .when(createCommand(1, { expiresInDays: 400 }))
@@ -161,6 +179,17 @@ describe('API-key decider', () => {
         ]);
     });
 
+    it('given a grace of 0 hours, when rotated, then the old hash is valid until now only', () => {
+      given([created(1)])
+        .when(rotate(1, 0))
+        .then([rotated(1, 'hash-new', 'hash-1', NOW)]);
+    });
+
+    it('given a rotation or revocation of a key the stream does not hold, then the state is unchanged', () => {
+      const state = [revoked(9), rotated(9, 'x', 'y', NOW)].reduce(apiKeyDecider.evolve, apiKeyDecider.initialState());
+      expect(state).toEqual(apiKeyDecider.initialState());
+    });
+
     it('given a rotated key, when rotated again, then the grace secret is the latest one', () => {
       given([created(1), rotated(1, 'hash-2nd', 'hash-1', NOW)])
         .when(rotate(1, 0))
@@ -180,6 +209,8 @@ describe('API-key decider', () => {
       ['a revoked key', [created(1), revoked(1)], rotate(1), 'not_found'],
       ['an expired key', [created(1, at(NOW, -100), 90)], rotate(1), 'conflict'],
       ['a grace over 168 hours', [created(1)], rotate(1, 169), 'validation'],
+      ['a negative grace', [created(1)], rotate(1, -1), 'validation'],
+      ['a grace in part hours', [created(1)], rotate(1, 1.5), 'validation'],
     ] as [string, ApiKeyEventData[], ApiKeyCommand, DomainErrorKind][])(
       'given %s, when rotated, then it is refused',
       (_case, history, command, kind) => {

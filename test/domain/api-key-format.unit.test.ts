@@ -93,5 +93,19 @@ describe('API key format', () => {
       expect(() => base62Fixed(62 ** 6, 6)).toThrow(RangeError);
       expect(checksumOf('')).toBe('000000');
     });
+
+    it.each([1.5, -1, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53])(
+      'given %p, when encoded, then it throws a RangeError (not a non-negative safe integer)',
+      (value) => {
+        expect(() => base62Fixed(value, 6)).toThrow(RangeError);
+      },
+    );
+
+    it('given small values, when encoded in a fixed width, then they are base62 digits padded with zeros', () => {
+      expect(base62Fixed(0, 3)).toBe('000');
+      expect(base62Fixed(61, 3)).toBe('00z');
+      expect(base62Fixed(62, 3)).toBe('010');
+      expect(base62Fixed(62 ** 3 - 1, 3)).toBe('zzz');
+    });
   });
 });

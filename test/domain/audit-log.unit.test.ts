@@ -1,4 +1,11 @@
-import { assertAuditor, decodeCursor, encodeCursor, matchesFilter } from '../../src/audit/audit-log';
+import {
+  assertAuditor,
+  auditRead,
+  auditStreamId,
+  decodeCursor,
+  encodeCursor,
+  matchesFilter,
+} from '../../src/audit/audit-log';
 import { DomainError } from '../../src/domain/errors';
 
 const event = {
@@ -33,6 +40,16 @@ describe('audit log rules', () => {
     [{ userId: 4 }, false],
     [{ credential: 'session' as const }, false],
     [{ apiKeyId: 8 }, false],
+    [{ type: 'ResourceUnshared' }, false],
+    [{ type: 'ResourceShared' }, true],
+    [{ stream: 'resource-1' }, true],
+    [{ userId: 3 }, true],
+    [{ credential: 'apiKey' as const }, true],
+    [{ apiKeyId: 7 }, true],
+    [{ from: Date.parse('2025-03-01T10:00:00.000Z') }, true],
+    [{ to: Date.parse('2025-03-01T10:00:00.000Z') }, true],
+    [{ from: Date.parse('2025-03-01T09:00:00.000Z'), to: Date.parse('2025-03-01T09:59:59.999Z') }, false],
+    [{ from: Date.parse('2025-03-01T10:00:00.001Z'), to: Date.parse('2025-03-01T11:00:00.000Z') }, false],
     [{ from: Date.parse('2025-03-01T10:00:00.000Z'), to: Date.parse('2025-03-01T10:00:00.000Z') }, true],
     [{ from: Date.parse('2025-03-01T10:00:00.001Z') }, false],
     [{ to: Date.parse('2025-03-01T09:59:59.999Z') }, false],
@@ -43,5 +60,40 @@ describe('audit log rules', () => {
   it('given a user without the auditor role, then forbidden', () => {
     expect(() => assertAuditor({ platformRoles: [] })).toThrow(expect.objectContaining({ kind: 'forbidden' }));
     expect(() => assertAuditor({ platformRoles: ['auditor'] })).not.toThrow();
+  });
+
+  it.each([
+    ['a longer position', `v1:${'9'.repeat(31)}`],
+    ['no position', 'v1:'],
+    ['another version', 'v2:12'],
+    ['text before', 'xv1:12'],
+    ['text after', 'v1:12x'],
+    ['a negative position', 'v1:-12'],
+  ])('given a cursor with %s, then it is a validation error', (_what, text) => {
+    expect(() => decodeCursor(Buffer.from(text, 'utf8').toString('base64url'))).toThrow(
+      expect.objectContaining({ kind: 'validation' }),
+    );
+  });
+
+  it('given the largest position a cursor holds (30 digits) and the smallest, then they decode', () => {
+    const largest = BigInt('9'.repeat(30));
+    expect(decodeCursor(encodeCursor(largest))).toBe(largest);
+    expect(decodeCursor(encodeCursor(0n))).toBe(0n);
+  });
+
+  it('given an event whose time does not parse, then a time filter drops it and others keep it', () => {
+    const undated = { ...event, metadata: { ...event.metadata, at: 'yesterday' } };
+    expect(matchesFilter(undated, { from: 0 })).toBe(false);
+    expect(matchesFilter(undated, { to: Date.parse('2100-01-01T00:00:00.000Z') })).toBe(false);
+    expect(matchesFilter(undated, { userId: 3 })).toBe(true);
+  });
+
+  it('given an auditor reading, then the read is recorded in their own stream as AuditRead', () => {
+    expect(auditStreamId(3)).toBe('audit-3');
+    expect(auditRead('GET /api/audit/events', { stream: 'resource-1' }, event.metadata)).toEqual({
+      type: 'AuditRead',
+      data: { route: 'GET /api/audit/events', params: { stream: 'resource-1' } },
+      metadata: event.metadata,
+    });
   });
 });

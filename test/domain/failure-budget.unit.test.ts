@@ -1,4 +1,4 @@
-import type { RateLimitState } from '../../src/domain/rate-limit';
+import type { RateLimitDecision, RateLimitState } from '../../src/domain/rate-limit';
 import {
   API_KEY_FAILURES_PER_KEY_AND_ADDRESS as policy,
   consumeRateLimit,
@@ -44,5 +44,23 @@ describe('wrong-secret budget', () => {
     const last = consumeRateLimit(state, later, policy);
 
     expect(failureBudgetClosedUntilMs(last.decision, later)).toBe(T0 + policy.windowSeconds * 1000);
+  });
+
+  // A denial as consumeRateLimit makes it has remaining 0 and resetSeconds = retryAfterSeconds; the
+  // rule itself reads the retry time first, and the reset time only when no retry time is given.
+  it.each<[string, RateLimitDecision, number]>([
+    [
+      'a denial whose retry comes before its reset',
+      { allowed: false, limit: 5, remaining: 0, resetSeconds: 60, retryAfterSeconds: 30 },
+      30,
+    ],
+    [
+      'a denial whose retry comes after its reset',
+      { allowed: false, limit: 5, remaining: 2, resetSeconds: 10, retryAfterSeconds: 90 },
+      90,
+    ],
+    ['a denial with no retry time', { allowed: false, limit: 5, remaining: 0, resetSeconds: 45 }, 45],
+  ])('given %s, then the budget is closed until the retry time', (_what, decision, seconds) => {
+    expect(failureBudgetClosedUntilMs(decision, T0)).toBe(T0 + seconds * 1000);
   });
 });

@@ -28,6 +28,12 @@ describe('file decider', () => {
       .thenThrows(DomainError, (error) => error.kind === 'conflict');
   });
 
+  it('given an upload since deleted, when the same path is recorded again, then it still conflicts', () => {
+    given([uploaded, deleted])
+      .when({ type: 'RecordUpload', data: uploadData })
+      .thenThrows(DomainError, (error) => error.kind === 'conflict');
+  });
+
   it('given an upload, when it is deleted, then FileDeleted with its reason', () => {
     given([uploaded])
       .when({ type: 'DeleteFile', data: { path: PATH, reason: 'unreferenced' } })

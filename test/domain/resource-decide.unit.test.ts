@@ -173,11 +173,35 @@ describe('CreateResource', () => {
       .thenThrows(DomainError, refusal('validation', ['privacyLevel']));
   });
 
-  it('given an existing resource, when it is created again, then it conflicts', () => {
+  it('given an existing resource, when it is created again, then it conflicts on its id', () => {
     given([created()])
       .when(withContext(createResource(), context(team)))
-      .thenThrows(DomainError, refusal('conflict'));
+      .thenThrows(DomainError, refusal('conflict', ['id']));
   });
+
+  // The level's range is body shape, checked before the permission: 0, 6 and the like are invalid
+  // whoever sends them.
+  it.each<[string, 0 | 6, Viewer]>([
+    ['an outsider', 0, outsider],
+    ['an approved member', 6, approvedMember],
+  ])('given nothing, when %s creates at level %p, then it is invalid rather than forbidden', (_who, level, who) => {
+    given()
+      .when(withContext(createResource({ scope: communityScope, privacyLevel: level }), context(who)))
+      .thenThrows(DomainError, refusal('validation', ['privacyLevel']));
+  });
+
+  it.each<[string, 0 | 6, Viewer]>([
+    ['an outsider', 0, outsider],
+    ['an approved member', 6, approvedMember],
+    ['a mentor who did not create it', 0, mentor],
+  ])(
+    'given a resource, when %s updates it at level %p, then it is invalid rather than forbidden',
+    (_who, level, who) => {
+      given([created()])
+        .when(withContext(updateResource({ privacyLevel: level }), context(who)))
+        .thenThrows(DomainError, refusal('validation', ['privacyLevel']));
+    },
+  );
 
   it.each<[string, ResourceType, string]>([
     ['https://example.org/photo.JPG?size=large', 1, 'https://example.org/photo.JPG?size=large'],

@@ -135,8 +135,163 @@ describe('resourceHistory', () => {
     expect(steps[2]!.changes).toEqual([{ kind: 'deleted' }]);
   });
 
-  it('describes every change in one line', () => {
-    expect(describeChange({ kind: 'shareAdded', communityId: D, privacyLevel: 1 })).toContain(`community ${D}`);
-    expect(describeChange({ kind: 'deleted' })).toBe('deleted');
+  it('given one command with a circle granted and revoked and a share whose reason was recorded, then the step says so, and its revisions', () => {
+    const steps = resourceHistory(
+      stream(
+        { actor: ada, events: [created({ privacyLevel: 4 }), granted(OWNER, P_CIRCLE), granted(OWNER, TEAM_CIRCLE)] },
+        {
+          actor: bot,
+          events: [
+            revoked(OWNER, TEAM_CIRCLE),
+            granted(OWNER, MENTORS_CIRCLE),
+            other('ResourceShared', { resourceId: RID, communityId: D, privacyLevel: 1, reason: 'for the D teams' }),
+            other('ResourceShared', { resourceId: RID, communityId: E, privacyLevel: 1, reason: null }),
+          ],
+        },
+      ),
+    );
+
+    expect(steps[1]).toEqual({
+      at: '2025-03-02T10:00:00.000Z',
+      actor: bot,
+      correlationId: 'c1',
+      fromRevision: 3n,
+      toRevision: 6n,
+      eventTypes: ['CircleRevoked', 'CircleGranted', 'ResourceShared', 'ResourceShared'],
+      changes: [
+        { kind: 'circlesRevoked', block: 'owner', circleIds: [TEAM_CIRCLE] },
+        { kind: 'circlesGranted', block: 'owner', circleIds: [MENTORS_CIRCLE] },
+        { kind: 'shareAdded', communityId: D, privacyLevel: 1, reason: 'for the D teams' },
+        { kind: 'shareAdded', communityId: E, privacyLevel: 1 },
+      ],
+    });
+  });
+
+  it('given two users under one correlation id, then two steps; an event of another kind is listed but changes nothing', () => {
+    const events = stream({ actor: ada, events: [created(), other('SomethingElse', { resourceId: RID })] });
+    const byBot = { ...events[1]!, metadata: { ...events[1]!.metadata, actor: bot } };
+
+    const steps = resourceHistory([events[0]!, byBot]);
+
+    expect(steps.map((step) => [step.actor.userId, step.correlationId, step.eventTypes, step.changes])).toEqual([
+      [ada.userId, 'c0', ['ResourceCreated'], [expect.objectContaining({ kind: 'created' })]],
+      [bot.userId, 'c0', ['SomethingElse'], []],
+    ]);
+  });
+
+  it('given an update that sends the same tags and fields, then no field reads as edited', () => {
+    const same = other('ResourceUpdated', {
+      resourceId: RID,
+      name: 'Pump manual',
+      description: 'How to fix the pump',
+      resourceUrl: 'resource_files/abc/manual.pdf',
+      resourceType: 3,
+      image: '',
+      icon: 'book',
+      tags: ['water'],
+      lastUpdated: 'x',
+    });
+
+    const steps = resourceHistory(stream({ actor: ada, events: [created()] }, { actor: ada, events: [same] }));
+
+    expect(steps[1]!.changes).toEqual([]);
+  });
+
+  it('given tags that only differ in how they would join, then they read as edited', () => {
+    const tagged = (tags: string[]) =>
+      other('ResourceUpdated', {
+        resourceId: RID,
+        name: 'Pump manual',
+        description: 'How to fix the pump',
+        resourceUrl: 'resource_files/abc/manual.pdf',
+        resourceType: 3,
+        image: '',
+        icon: 'book',
+        tags,
+        lastUpdated: 'x',
+      });
+
+    const steps = resourceHistory(
+      stream({ actor: ada, events: [created({ tags: ['a,b'] })] }, { actor: ada, events: [tagged(['a', 'b'])] }),
+    );
+
+    expect(steps[1]!.changes).toEqual([{ kind: 'edited', field: 'tags', from: ['a,b'], to: ['a', 'b'] }]);
+  });
+
+  it('given a creation, then it reads with its scope, paragraph, name, URL, level and mentor flag', () => {
+    const steps = resourceHistory(stream({ actor: ada, events: [created({ paragraphId: 9 })] }));
+
+    expect(steps[0]!.changes).toEqual([
+      {
+        kind: 'created',
+        scope: { kind: 'communityProject', projectId: 7, communityId: 10, communityProjectId: 100 },
+        paragraphId: 9,
+        name: 'Pump manual',
+        resourceUrl: 'resource_files/abc/manual.pdf',
+        privacyLevel: 1,
+        createdByMentor: false,
+      },
+    ]);
+  });
+
+  it('given a deletion seen twice, then only the first reads as deleted', () => {
+    const remove = other('ResourceDeleted', { resourceId: RID, resourceUrl: 'resource_files/abc/manual.pdf' });
+
+    const steps = resourceHistory(
+      stream({ actor: ada, events: [created()] }, { actor: ada, events: [remove] }, { actor: ada, events: [remove] }),
+    );
+
+    expect(steps.map((step) => step.changes)).toEqual([
+      [expect.objectContaining({ kind: 'created' })],
+      [{ kind: 'deleted' }],
+      [],
+    ]);
+  });
+});
+
+describe('describeChange', () => {
+  it.each<[Parameters<typeof describeChange>[0], string]>([
+    [
+      {
+        kind: 'created',
+        scope: { kind: 'project', projectId: 7 },
+        paragraphId: null,
+        name: 'Pump',
+        resourceUrl: 'u/v/w.pdf',
+        privacyLevel: 3,
+        createdByMentor: false,
+      },
+      'created "Pump" (u/v/w.pdf) in project 7 at level 3',
+    ],
+    [
+      {
+        kind: 'created',
+        scope: { kind: 'communityProject', projectId: 7, communityId: 10, communityProjectId: 100 },
+        paragraphId: 2,
+        name: 'Pump',
+        resourceUrl: 'u/v/w.pdf',
+        privacyLevel: 1,
+        createdByMentor: true,
+      },
+      'created "Pump" (u/v/w.pdf) in project 7 in community 10 at level 1',
+    ],
+    [{ kind: 'edited', field: 'tags', from: ['a'], to: ['a', 'b'] }, 'tags changed from ["a"] to ["a","b"]'],
+    [{ kind: 'levelChanged', block: 'owner', from: 4, to: 3 }, 'own privacy: level 4 -> 3'],
+    [{ kind: 'levelChanged', block: { share: 20 }, from: 1, to: 2 }, 'share into community 20: level 1 -> 2'],
+    [{ kind: 'circlesGranted', block: 'owner', circleIds: [71, 72] }, 'own privacy: circles granted 71, 72'],
+    [
+      { kind: 'circlesRevoked', block: { share: 30 }, circleIds: [501] },
+      'share into community 30: circles revoked 501',
+    ],
+    [{ kind: 'shareAdded', communityId: 20, privacyLevel: 1 }, 'shared into community 20 at level 1'],
+    [
+      { kind: 'shareAdded', communityId: 20, privacyLevel: 1, reason: 'for the D teams' },
+      'shared into community 20 at level 1: for the D teams',
+    ],
+    [{ kind: 'shareAdded', communityId: 20, privacyLevel: 1, reason: '' }, 'shared into community 20 at level 1'],
+    [{ kind: 'shareRemoved', communityId: 30, privacyLevel: 4 }, 'share into community 30 removed (was level 4)'],
+    [{ kind: 'deleted' }, 'deleted'],
+  ])('given %j, then the line %j', (change, line) => {
+    expect(describeChange(change)).toBe(line);
   });
 });

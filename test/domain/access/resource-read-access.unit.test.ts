@@ -1,5 +1,5 @@
 import type { ResourceInView } from '../../../src/resources/access/resource-read-access';
-import { canReadResourceIn } from '../../../src/resources/access/resource-read-access';
+import { canReadResourceIn, viewCommunityIds } from '../../../src/resources/access/resource-read-access';
 import type { Viewer } from '../../../src/directory/viewer';
 import type { View } from '../../../src/resources/access/views';
 import type { Resource } from '../../../src/resources/resource';
@@ -8,6 +8,7 @@ import { viewsOf } from '../../../src/resources/resource-views';
 import {
   D,
   E,
+  N,
   O,
   approvedMember,
   community,
@@ -60,5 +61,24 @@ describe('canReadResourceIn', () => {
     ['an outsider', outsider, null, false],
   ])('given %s, then allowed is %p', (_who, who, unknown, allowed) => {
     expect(canReadResourceIn(who, resource, viewsKnowing(unknown))).toBe(allowed);
+  });
+
+  it.each<[string, Viewer]>([
+    ['the team', team],
+    ['an admin of the owning community', owningAdmin],
+  ])('given %s (editors) and no view of it known, then allowed: editors read it whatever its views', (_who, who) => {
+    expect(canReadResourceIn(who, resource, [])).toBe(true);
+  });
+
+  it('given an approved member of every community and no view of it known, then not allowed', () => {
+    expect(canReadResourceIn(viewer(14, { approved: [O, D, E] }), resource, [])).toBe(false);
+  });
+});
+
+describe('viewCommunityIds', () => {
+  it('given a resource shared into a community of its project and one outside it, then the project’s communities and that one, once each', () => {
+    const state = foldResource([created({ privacyLevel: 3 }), shared(D, 2), shared(N, 1)]);
+    if (state.status !== 'active') throw new Error('the fixture resource must be active');
+    expect(viewCommunityIds(state.resource, project)).toEqual([O, D, E, N]);
   });
 });
