@@ -22,7 +22,12 @@ export type Generation = {
 
 export type RebuildProgress = { readonly position: bigint; readonly head: bigint; readonly eventsPerSecond: number };
 
-type RebuildOptions = { readonly switchHere: boolean; readonly progress?: (p: RebuildProgress) => void };
+type RebuildOptions = {
+  readonly switchHere: boolean;
+  readonly progress?: (p: RebuildProgress) => void;
+  /** Once the pointer names the new generation: the rebuild is done, what follows is clean-up. */
+  readonly switched?: () => void;
+};
 
 const WATCH_MS = 500;
 /** How long a replaced generation stays open for the requests still reading it. */
@@ -116,6 +121,7 @@ export class ReadSide {
       // A lock lost meanwhile (this process stalled past its TTL) may be another rebuild's now.
       if (!lock.held) throw conflict('the rebuild lost its lock to another rebuild: not switched');
       await this.deps.generations.switchTo(next);
+      options.switched?.();
     } finally {
       await closeReadDb(readDb);
     }
