@@ -24,6 +24,9 @@ const tableName = (table: DirectoryTable) => `dir_${snake(table)}`;
 
 type Row = { record: string };
 
+/** A table's key columns, in order: its primary key, and the order its records are listed in. */
+const keyColumns = (table: DirectoryTable): string => DIRECTORY_TABLES[table].key.map(snake).join(', ');
+
 /**
  * Derived from the membership tables, one row per user: their community, project and circle
  * membership records, as one JSON text (see SqliteDirectoryStore.memberships).
@@ -60,7 +63,7 @@ function createTables(read: SqliteReadDb): void {
       record text not null,
       position integer not null,
       removed integer not null default 0,
-      primary key (${spec.key.map(snake).join(', ')})
+      primary key (${keyColumns(table)})
     ) strict`);
     if ('lookup' in spec) {
       read.createIndexes(
@@ -137,7 +140,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
     // In key order, as the MongoDB adapter answers: both adapters list memberships alike.
     const lookup = (table: DirectoryTable, column: string) =>
       db.prepare<[number], Row>(
-        `select record from ${tableName(table)} where ${snake(column)} = ? and removed = 0 order by ${DIRECTORY_TABLES[table].key.map(snake).join(', ')}`,
+        `select record from ${tableName(table)} where ${snake(column)} = ? and removed = 0 order by ${keyColumns(table)}`,
       );
     this.linksOfProject = lookup('communityProjects', 'projectId');
     this.linkOf = db.prepare<[number, number], Row>(
@@ -154,7 +157,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
           part,
           db
             .prepare<[number], string>(
-              `select record from ${tableName(table)} where user_id = ? and removed = 0 order by ${DIRECTORY_TABLES[table].key.map(snake).join(', ')}`,
+              `select record from ${tableName(table)} where user_id = ? and removed = 0 order by ${keyColumns(table)}`,
             )
             .pluck(),
         ]),
@@ -191,7 +194,7 @@ export class SqliteDirectoryStore implements DirectoryStore {
     for (const [part, table] of MEMBERSHIP_PARTS) {
       const rows = db
         .prepare<[], [number, string]>(
-          `select user_id, record from ${tableName(table)} where removed = 0 order by user_id, ${DIRECTORY_TABLES[table].key.map(snake).join(', ')}`,
+          `select user_id, record from ${tableName(table)} where removed = 0 order by user_id, ${keyColumns(table)}`,
         )
         .raw(true)
         .iterate();
