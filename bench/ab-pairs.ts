@@ -22,8 +22,15 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { mintSessionToken } from '../src/infra/auth/session-verifier';
-import { MANY_CALLERS, SCALES, VIEWS, communityOf, teamOf } from './scale-data';
-import { bareExpressRequest, randomSequence, startBareExpress, startWriteLoad, variedRequest } from './varied-load';
+import { MANY_CALLERS, SCALES, VIEWS, teamOf } from './scale-data';
+import {
+  bareExpressRequest,
+  landSave,
+  randomSequence,
+  startBareExpress,
+  startWriteLoad,
+  variedRequest,
+} from './varied-load';
 
 const ROOT = path.join(__dirname, '..');
 const scale = SCALES[process.env.BENCH_SCALE ?? '20k']!;
@@ -123,18 +130,7 @@ async function main(): Promise<void> {
         ? undefined
         : startWriteLoad(30, (i) => {
             const projectId = where === 'same' ? VIEWS.hotProject : 3 + (i % (scale.projects - 2));
-            return fetch(`${url}/api/Resource/SaveProjectResource`, {
-              method: 'POST',
-              headers: auth(teamOf(scale, projectId)),
-              body: JSON.stringify({
-                id: 0,
-                name: `AB save ${i}`,
-                resourceUrl: 'https://example.org/bench.pdf',
-                privacyLevel: 1 + (i % 3),
-                projectId,
-                communityId: communityOf(scale, projectId),
-              }),
-            });
+            return landSave(url, scale, projectId, i, auth(teamOf(scale, projectId)));
           });
     const c = await run(ceiling, SECONDS);
     const pid = services[side]!.child.pid!;

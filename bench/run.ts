@@ -15,7 +15,14 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { mintSessionToken } from '../src/infra/auth/session-verifier';
 import { CALLERS, MANY_CALLERS, SCALES, VIEWS, communityOf, seed, teamOf, type Scale } from './scale-data';
-import { bareExpressRequest, randomSequence, startBareExpress, startWriteLoad, variedRequest } from './varied-load';
+import {
+  bareExpressRequest,
+  landSave,
+  randomSequence,
+  startBareExpress,
+  startWriteLoad,
+  variedRequest,
+} from './varied-load';
 
 const SCALE_NAME = process.env.BENCH_SCALE ?? '20k';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
@@ -475,28 +482,6 @@ async function main(): Promise<void> {
   process.stdout.write(`${lines.join('\n')}\n`);
   if (process.env.BENCH_KEEP || reused) log(`kept ${dataDir}`);
   else fs.rmSync(dataDir, { recursive: true, force: true });
-}
-
-/** Save number `i` of a write load into `projectId`, as its team member (`headers`), at one of levels 1-3. */
-function landSave(
-  url: string,
-  scale: Scale,
-  projectId: number,
-  i: number,
-  headers: Record<string, string>,
-): Promise<Response> {
-  return fetch(`${url}/api/Resource/SaveProjectResource`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({
-      id: 0,
-      name: `Bench save ${i}`,
-      resourceUrl: 'https://example.org/bench.pdf',
-      privacyLevel: 1 + (i % 3),
-      projectId,
-      communityId: communityOf(scale, projectId),
-    }),
-  });
 }
 
 /**

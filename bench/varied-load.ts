@@ -6,6 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type autocannon from 'autocannon';
+import { communityOf, type Scale } from './scale-data';
 
 export type BareExpress = { readonly url: string; readonly child: ChildProcess };
 
@@ -110,4 +111,26 @@ export function startWriteLoad(perSecond: number, save: (i: number) => Promise<R
       return { saves, failed, seconds: (performance.now() - started) / 1000 };
     },
   };
+}
+
+/** Save number `i` of a write load into `projectId`, as its team member (`headers`), at one of levels 1-3. */
+export function landSave(
+  url: string,
+  scale: Scale,
+  projectId: number,
+  i: number,
+  headers: Record<string, string>,
+): Promise<Response> {
+  return fetch(`${url}/api/Resource/SaveProjectResource`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({
+      id: 0,
+      name: `Bench save ${i}`,
+      resourceUrl: 'https://example.org/bench.pdf',
+      privacyLevel: 1 + (i % 3),
+      projectId,
+      communityId: communityOf(scale, projectId),
+    }),
+  });
 }
