@@ -20,6 +20,7 @@ import type {
   RememberedAnswer,
 } from '../../ports/idempotency-keys';
 import { pollingSubscription } from './polling-subscription';
+import { RecentEvents } from './sqlite-recent-events';
 import type { ChainHead, ChainReport, LogIntegrity } from '../../ports/log-integrity';
 import { chainHead, ensureHashColumn, verifyChain } from './sqlite-hash-chain';
 import { SqliteCommitThread } from './sqlite-commit-thread';
@@ -159,11 +160,15 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
   /** Wakes this instance's live subscriptions right after a commit, instead of at the next poll. */
   private readonly listeners = new Set<() => void>();
   private otherWriters: NodeJS.Timeout | undefined;
+  /** data_version when last looked at by the watch of other writers (or after a commit of ours). */
+  private othersSeen = 0n;
   /** Appends waiting for the next group commit. */
   private pending: PendingAppend[] = [];
   /** The group commit being written, if any: appends arriving meanwhile wait in `pending` for the next. */
   private committing: Promise<void> | undefined;
   private readonly subscriptions = new Set<Subscription>();
+  /** The newest events, read once for every live subscription of this process. */
+  private readonly recent = new RecentEvents();
   private readonly logId: string;
 
   private constructor(
@@ -279,7 +284,13 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
     if (batch.length === 0) return;
     this.committing = this.commits.commit(batch.map((p) => p.append)).then(
       (outcomes) => {
-        if (outcomes.some((o) => o.ok)) for (const wake of this.listeners) wake();
+        if (outcomes.some((o) => o.ok)) {
+          // The commit thread's commit moved data_version too: the watch of other writers need not
+          // wake the subscriptions for it again. Read before waking them, so that anything another
+          // process committed meanwhile is seen by the reads this wake starts.
+          if (this.otherWriters) this.othersSeen = this.dataVersion();
+          for (const wake of this.listeners) wake();
+        }
         outcomes.forEach((outcome, i) => {
           const waiting = batch[i];
           if (!waiting) return;
@@ -372,7 +383,7 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
   ): Subscription {
     const subscription = pollingSubscription({
       from,
-      read: (after) => this.readAllNow(after, subscriptionPageSize),
+      read: (after) => this.recent.after(after ?? 0n, subscriptionPageSize, (from, max) => this.readAllNow(from, max)),
       pageSize: subscriptionPageSize,
       pollIntervalMs,
       listen: (wake) => {
@@ -410,12 +421,12 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
 
   private watchOtherWriters(): void {
     if (this.otherWriters) return;
-    let seen = this.dataVersion();
+    this.othersSeen = this.dataVersion();
     this.otherWriters = setInterval(() => {
       if (!this.db.open) return;
       const now = this.dataVersion();
-      if (now !== seen) {
-        seen = now;
+      if (now !== this.othersSeen) {
+        this.othersSeen = now;
         for (const wake of this.listeners) wake();
       }
     }, otherWritersCheckMs);

@@ -1,0 +1,74 @@
+import type { RecordedEvent } from '../../ports/event-store';
+
+/** How many of the newest events are kept for the live subscriptions. */
+const KEPT = 2048;
+
+/**
+ * The log's newest events as this process last read them, for its live subscriptions: each read
+ * model follows the log with a subscription of its own, so every commit woke five of them and each
+ * read and parsed the same new rows (15 reads of the log per save, measured). The first to read
+ * asks SQLite; the others find the events here, parsed once.
+ *
+ * Holds every event with `start < position <= end`, in order: a read of the log sees every event up
+ * to the last one it returns and none after it that could later appear below it (the log has one
+ * writer at a time and positions only grow), so what it returned is the whole log over that range.
+ * Events are never changed once stored, so keeping them cannot go stale; only the range grows.
+ */
+export class RecentEvents {
+  private events: RecordedEvent[] = [];
+  private start = -1n;
+  private end = -1n;
+
+  /**
+   * Up to `max` events after `after`: from memory where the range holds them, then from `read`
+   * for what is newer than the range (kept for the next reader); a reader behind the range (a
+   * catch-up) reads the log alone and leaves the range as it is.
+   */
+  after(after: bigint, max: number, read: (after: bigint, max: number) => RecordedEvent[]): RecordedEvent[] {
+    if (this.start < 0n || after > this.end) {
+      const page = read(after, max);
+      this.reset(after, page);
+      return page;
+    }
+    if (after < this.start) return read(after, max);
+    const kept = this.events.slice(this.indexAfter(after), this.indexAfter(after) + max);
+    if (kept.length === max) return kept;
+    const newer = read(this.end, max - kept.length);
+    this.extend(newer);
+    return kept.concat(newer);
+  }
+
+  private reset(after: bigint, page: readonly RecordedEvent[]): void {
+    this.events = [...page];
+    this.start = after;
+    this.end = page.at(-1)?.position ?? after;
+    this.trim();
+  }
+
+  private extend(newer: readonly RecordedEvent[]): void {
+    const last = newer.at(-1);
+    if (!last) return;
+    this.events.push(...newer);
+    this.end = last.position;
+    this.trim();
+  }
+
+  private trim(): void {
+    const over = this.events.length - KEPT;
+    if (over <= 0) return;
+    this.start = (this.events[over - 1] as RecordedEvent).position;
+    this.events = this.events.slice(over);
+  }
+
+  /** The index of the first kept event after `position` (binary search: positions grow). */
+  private indexAfter(position: bigint): number {
+    let low = 0;
+    let high = this.events.length;
+    while (low < high) {
+      const middle = (low + high) >>> 1;
+      if ((this.events[middle] as RecordedEvent).position <= position) low = middle + 1;
+      else high = middle;
+    }
+    return low;
+  }
+}
