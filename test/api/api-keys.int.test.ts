@@ -497,3 +497,29 @@ describe('API key rate limit', () => {
     expect(after.headers.get('ratelimit-remaining')).toBe('1');
   });
 });
+
+// The key check is remembered even with the read memos off (READ_MEMO=off turns off remembered
+// answers of the read models, not the credential check): a revocation must still count at once.
+describe('API keys with the read memos off', () => {
+  const clock = manualClock();
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await seeded({ RATE_LIMIT_PER_HOUR: '1000', API_KEY_CAP: '1000', READ_MEMO: 'off' }, clock.now);
+  });
+  afterAll(() => server.close());
+
+  it('given a key checked on earlier requests, when it is revoked, then the next request with it is 401', async () => {
+    const key = await newKey(server);
+    const token = await server.token(demo.users.admin1);
+    for (let i = 0; i < 3; i++)
+      expect((await server.get('/api/user/getcurrent', { apiKey: key.key })).status).toBe(200);
+
+    const res = await server.request('DELETE', `/api/apikey/${key.id}`, undefined, { token });
+
+    expect(res.status).toBe(204);
+    const next = await server.get('/api/user/getcurrent', { apiKey: key.key });
+    expect(next.status).toBe(401);
+    expect(next.body.type).toBe('/problems/unauthenticated');
+  });
+});
