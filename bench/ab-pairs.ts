@@ -12,7 +12,9 @@
  *   AB_FLAGS_A, AB_FLAGS_B   node options of each side (e.g. --cpu-prof --cpu-prof-dir=...)
  *   AB_SCENARIO  random-same | random-else | random-none (550 callers × a random page of the first
  *                100, saves on the same view, elsewhere, none) | first5k-else (5,000 callers × the
- *                first page, saves elsewhere); AB_MEMO on|off (default off: READ_MEMO=off)
+ *                first page, saves elsewhere) | apikey | bearer (one community admin repeating one
+ *                list, with an API key or with a bearer token, no saves); AB_MEMO on|off (default
+ *                off: READ_MEMO=off)
  *   AB_PAIRS (4), AB_SECONDS (5 per slice), AB_ONLY=A|B (one side alone, e.g. to profile it)
  *   BENCH_SCALE  the data set's scale (20k)
  */
@@ -22,7 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { mintSessionToken } from '../src/infra/auth/session-verifier';
-import { MANY_CALLERS, SCALES, VIEWS, teamOf } from './scale-data';
+import { CALLERS, MANY_CALLERS, SCALES, VIEWS, teamOf } from './scale-data';
 import {
   bareExpressRequest,
   landSave,
@@ -97,7 +99,12 @@ function run(options: autocannon.Options, seconds: number): Promise<autocannon.R
 
 async function main(): Promise<void> {
   const tokens = new Map<number, string>();
-  const users = [...MANY_CALLERS.members, ...MANY_CALLERS.outsiders, ...Array.from({ length: 5000 }, (_, i) => i + 1)];
+  const users = [
+    CALLERS.admin,
+    ...MANY_CALLERS.members,
+    ...MANY_CALLERS.outsiders,
+    ...Array.from({ length: 5000 }, (_, i) => i + 1),
+  ];
   for (const u of new Set(users)) tokens.set(u, await mintSessionToken(secrets.AUTH_JWT_SECRET!, { userId: u }));
   const auth = (u: number) => ({ authorization: `Bearer ${tokens.get(u)}`, 'content-type': 'application/json' });
   const bare = await startBareExpress();
@@ -108,7 +115,27 @@ async function main(): Promise<void> {
   const big = { projectId: VIEWS.hotProject, communityId: VIEWS.hotCommunity };
   const many = [...MANY_CALLERS.members, ...MANY_CALLERS.outsiders];
   const five = Array.from({ length: 5000 }, (_, i) => i + 1);
-  const scenario = (url: string) => {
+  // One API key per side, made by the admin before the slices (the `apikey` scenario).
+  const keys: Record<string, string> = {};
+  if (SCENARIO === 'apikey')
+    for (const s of sides) {
+      const created = await fetch(`${services[s]!.url}/api/apikey`, {
+        method: 'POST',
+        headers: auth(CALLERS.admin),
+        body: JSON.stringify({ name: `ab ${s}` }),
+      });
+      keys[services[s]!.url] = ((await created.json()) as { key: string }).key;
+    }
+  const scenario = (url: string): autocannon.Options => {
+    const listBody = JSON.stringify({ take: 20, orderBy: 1, ...big });
+    if (SCENARIO === 'apikey' || SCENARIO === 'bearer')
+      return {
+        url: `${url}/api/Project/GetResourceList`,
+        method: 'POST',
+        body: listBody,
+        headers:
+          SCENARIO === 'apikey' ? { 'x-api-key': keys[url]!, 'content-type': 'application/json' } : auth(CALLERS.admin),
+      };
     const random = randomSequence(2);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)] as T;
     const listUrl = { url: `${url}/api/Project/GetResourceList`, method: 'POST' as const };
