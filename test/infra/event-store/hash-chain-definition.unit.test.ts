@@ -48,6 +48,11 @@ const cases: [name: string, input: Case, known: string][] = [
     '1bc1341e773f4264813b2b424afd100935fa1b3258d9447e91f062e3359be658',
   ],
   [
+    'a stream id over 64 characters, a type with DEL, a revision of 2^53 + 1, Latin-1 data',
+    ['ab'.repeat(32), `${'stream-'.repeat(12)}x`, 9007199254740993n, 'Type\u007f', '{"a":"ÿ"}', '{"b":[]}'],
+    '4125a67f621a17d49b8d0a4bc21207d8b5eacd4f62c30285dd96d78cb168e859',
+  ],
+  [
     'an event of some hundred kilobytes',
     [
       'ff'.repeat(32),
