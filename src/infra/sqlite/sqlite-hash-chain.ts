@@ -70,8 +70,8 @@ function writeRevision(revision: bigint, n: number): number {
  * hashed in one call. This runs in the group commit, on the commit thread, whose young heap holds
  * the whole batch being written: each scavenge copies that batch, so what the hash allocates costs
  * far more there than in a loop of its own (a joined 800-byte string, the identity's JSON, a hex
- * string and a Buffer for each event made the chain cost 2-3 µs an event there, against 1-1.5 µs
- * alone). Here an event allocates only the 32-character digest string.
+ * string and a Buffer for each event made the chain cost about 4 µs an event there, against 1.5 µs
+ * alone; docs/benchmarks.md "Hash chain"). Here an event allocates only the 32-character digest.
  */
 export function hashEventInto(
   into: Buffer,
