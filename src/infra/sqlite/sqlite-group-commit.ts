@@ -3,7 +3,7 @@ import type { AppendResult, ExpectedRevision } from '../../ports/event-store';
 import { WrongExpectedRevisionError } from '../../ports/event-store';
 import type { IdempotencyClaim } from '../../ports/idempotency-keys';
 import { IdempotencyClaimLostError } from '../../ports/idempotency-keys';
-import { ChainCursor, storedHash } from './sqlite-hash-chain';
+import { ChainCursor } from './sqlite-hash-chain';
 
 /** One append as the group commit writes it: its events already serialised and measured (storableEvents). */
 export type StoredAppend = {
@@ -57,9 +57,8 @@ export function groupCommitOn(
     let position = found?.position ?? -1n;
     for (const event of events) {
       revision += 1n;
-      const hash = chain?.next(streamId, revision, event.type, event.data, event.metadata);
-      const stored = hash === undefined ? null : storedHash(hash);
-      position = BigInt(insert.run(streamId, revision, event.type, event.data, event.metadata, stored).lastInsertRowid);
+      const hash = chain ? chain.next(streamId, revision, event.type, event.data, event.metadata) : null;
+      position = BigInt(insert.run(streamId, revision, event.type, event.data, event.metadata, hash).lastInsertRowid);
     }
     // The claim's first write, in the append's transaction: a retry finds it or finds nothing written.
     if (claim && events.length > 0) claimWrite.run(streamId, position, claim.scope, claim.key);
@@ -69,11 +68,11 @@ export function groupCommitOn(
   const groupCommit = db.transaction((batch: readonly StoredAppend[]): AppendOutcome[] => {
     chain?.begin();
     return batch.map((append) => {
-      const mark = chain?.mark();
+      chain?.mark();
       try {
         return { ok: true as const, result: appendOne(append) };
       } catch (error) {
-        if (mark !== undefined) chain?.rollBackTo(mark);
+        chain?.rollBack();
         return { ok: false as const, error };
       }
     });

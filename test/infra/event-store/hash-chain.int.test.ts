@@ -5,6 +5,7 @@ import Database from 'better-sqlite3';
 import type { EventMetadata } from '../../../src/domain/event';
 import { WrongExpectedRevisionError } from '../../../src/ports/event-store';
 import { SqliteEventStore } from '../../../src/infra/sqlite/sqlite-event-store';
+import { ChainCursor, eventHash } from '../../../src/infra/sqlite/sqlite-hash-chain';
 
 /**
  * The embedded log's hash chain (issue 27), through the port: appends chain in log order, also
@@ -49,6 +50,41 @@ describe('hash chain of the SQLite event store', () => {
     expect(report.head?.position).toBe(4n);
     expect(await store.integrityHead()).toEqual(report.head);
   });
+
+  it.each([
+    ['the first append of a commit', 0],
+    ['an append after others in the commit', 2],
+  ])(
+    'given %s that fails after its events were hashed, when the cursor rolls back, then the chain goes on from before it',
+    (_case, before) => {
+      // given: a log whose last event is hashed (the cursor reads it at the commit's start)
+      const db = new Database(':memory:');
+      db.exec('create table events (position integer primary key, hash blob)');
+      const end = eventHash('', 's-0', 0n, 'Happened', '{"n":0}', '{}');
+      db.prepare('insert into events (hash) values (?)').run(Buffer.from(end, 'hex'));
+      const cursor = new ChainCursor(db);
+      cursor.begin();
+      let expected = end;
+      const next = (n: number) => {
+        expected = eventHash(expected, 's-1', BigInt(n), 'Happened', `{"n":${n}}`, '{}');
+        return cursor.next('s-1', BigInt(n), 'Happened', `{"n":${n}}`, '{}').toString('hex');
+      };
+      for (let n = 1; n <= before; n += 1) {
+        cursor.mark();
+        expect(next(n)).toBe(expected);
+      }
+      const kept = expected;
+      // when: an append hashes two events, then fails and is rolled back
+      cursor.mark();
+      next(90);
+      next(91);
+      cursor.rollBack();
+      expected = kept;
+      // then
+      expect(next(before + 1)).toBe(expected);
+      db.close();
+    },
+  );
 
   it('given two stores on one file appending in turn, when verified, then the chain runs across both', async () => {
     const file = tempFile();
