@@ -204,6 +204,15 @@ describe('API-key decider', () => {
         .then([rotated(1, 'hash-new', 'hash-1', at(createdAt, 90))]);
     });
 
+    it.each([169, -1, 1.5])('given a grace of %p hours, when rotated, then the refusal names graceHours', (hours) => {
+      given([created(1)])
+        .when(rotate(1, hours))
+        .thenThrows(
+          DomainError,
+          (error) => error.kind === 'validation' && error.errors.map((e) => e.field).join() === 'graceHours',
+        );
+    });
+
     it.each([
       ['an unknown key', [], rotate(1), 'not_found'],
       ['a revoked key', [created(1), revoked(1)], rotate(1), 'not_found'],
