@@ -166,7 +166,13 @@ describe('reviewAccess', () => {
       user(30, 'Thirty'),
       user(10, 'Ten'),
       user(20, 'Twenty'),
-      e('ProjectUpserted', { projectId: P, name: 'Water', visibility: 'public', teamCircleId: 71, mentorsCircleId: 72 }),
+      e('ProjectUpserted', {
+        projectId: P,
+        name: 'Water',
+        visibility: 'public',
+        teamCircleId: 71,
+        mentorsCircleId: 72,
+      }),
     ]);
     const resource = foldResource([created({ scope: projectScope, privacyLevel: 1 })]);
 

@@ -38,12 +38,15 @@ describe('directory feed schema documentation', () => {
     expect(isText(docsOf(schema).description)).toBe(true);
   });
 
-  it.each(fieldsOf)('given the field %s, then the example and default it shows are accepted by it', (_field, schema) => {
-    const { example, default: byDefault } = docsOf(schema);
-    const shown = [example, byDefault].filter((value) => value !== undefined);
+  it.each(fieldsOf)(
+    'given the field %s, then the example and default it shows are accepted by it',
+    (_field, schema) => {
+      const { example, default: byDefault } = docsOf(schema);
+      const shown = [example, byDefault].filter((value) => value !== undefined);
 
-    expect(shown.map((value) => schema.safeParse(value).success)).toEqual(shown.map(() => true));
-  });
+      expect(shown.map((value) => schema.safeParse(value).success)).toEqual(shown.map(() => true));
+    },
+  );
 
   it('given the batch, then its example and its events example are accepted', () => {
     const events = directoryBatchSchema.shape.events;

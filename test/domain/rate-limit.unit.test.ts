@@ -208,12 +208,9 @@ describe('consumeRateLimit', () => {
       { violationMemorySeconds: 0 },
       { maxLockoutSeconds: 60 },
       { limit: 1, windowSeconds: 1, baseLockoutSeconds: 1, maxLockoutSeconds: 1 },
-    ])(
-      'when consumed with %p, then the first request is allowed',
-      (override) => {
-        expect(consumeRateLimit(null, T0, { ...policy, ...override }).decision.allowed).toBe(true);
-      },
-    );
+    ])('when consumed with %p, then the first request is allowed', (override) => {
+      expect(consumeRateLimit(null, T0, { ...policy, ...override }).decision.allowed).toBe(true);
+    });
 
     it('when consumed with a violation memory below zero, then it throws a RangeError', () => {
       expect(() => consumeRateLimit(null, T0, { ...policy, violationMemorySeconds: -1 })).toThrow(RangeError);

@@ -28,7 +28,10 @@ describe('evolve', () => {
 
   it.each([
     ['an active resource', [created()]],
-    ['a deleted resource', [created(), { type: 'ResourceDeleted' as const, data: { resourceId: RID, resourceUrl: 'x' } }]],
+    [
+      'a deleted resource',
+      [created(), { type: 'ResourceDeleted' as const, data: { resourceId: RID, resourceUrl: 'x' } }],
+    ],
   ])('given %s, when it is created again, then the state is unchanged', (_what, history) => {
     const before = foldResource(history);
 
