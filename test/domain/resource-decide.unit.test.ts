@@ -507,6 +507,12 @@ describe('ChangeResourcePrivacy', () => {
         'cp',
       ],
       [
+        'another project’s circle in a project resource’s owner block',
+        { owner: ownerBlock(4, [ref(P_CIRCLE), ref(FOREIGN_PROJECT_CIRCLE)]) },
+        ['owner.circlesToAdd[1].circleId'],
+        'project',
+      ],
+      [
         'a community circle in a project resource’s owner block',
         { owner: ownerBlock(4, [ref(P_CIRCLE), ref(O_CIRCLE)]) },
         ['owner.circlesToAdd[1].circleId'],
