@@ -170,9 +170,6 @@ function withKey(state: ApiKeysState, id: number, change: (key: KeyState) => Key
   return { ...state, keys };
 }
 
-export const foldApiKeys = (events: readonly ApiKeyEventData[]): ApiKeysState =>
-  events.reduce(evolve, initialApiKeysState);
-
 export const apiKeyDecider: Decider<ApiKeysState, ApiKeyCommand, ApiKeyEventData> = {
   decide,
   evolve,

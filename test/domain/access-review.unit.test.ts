@@ -161,6 +161,26 @@ describe('reviewAccess', () => {
     ]);
   });
 
+  it('given users the directory learned in no particular order, then a view lists them by user id', () => {
+    const shuffled = foldDirectory([
+      user(30, 'Thirty'),
+      user(10, 'Ten'),
+      user(20, 'Twenty'),
+      e('ProjectUpserted', {
+        projectId: P,
+        name: 'Water',
+        visibility: 'public',
+        teamCircleId: 71,
+        mentorsCircleId: 72,
+      }),
+    ]);
+    const resource = foldResource([created({ scope: projectScope, privacyLevel: 1 })]);
+
+    const views = reviewAccess(resource, shuffled).views as readonly ViewAccess[];
+
+    expect(views.map((view) => [view.viewKey, view.users.map((u) => u.userId)])).toEqual([[`p:${P}`, [10, 20, 30]]]);
+  });
+
   it('given a share into a community the directory does not know, then that view names no one', () => {
     const resource = foldResource([created({ privacyLevel: 1 }), shared(999, 1)]);
 

@@ -4,6 +4,7 @@ import {
   canSeeAllShares,
   canSeeResourcePrivacyShare,
   canShareCrossCommunity,
+  canUpsertShare,
 } from '../../src/resources/access/permissions';
 import type { View } from '../../src/resources/access/views';
 import { administersView, principalsFor, reachesView, viewKey } from '../../src/resources/access/views';
@@ -133,5 +134,11 @@ describe('project-level flags and privacy read rules', () => {
     expect(canShareCrossCommunity(owningAdmin, cp)).toBe(true);
     expect(canShareCrossCommunity(owningAdmin, { scope: projectScope })).toBe(false);
     expect(canShareCrossCommunity(mentor, cp)).toBe(false);
+  });
+
+  it('given the team of a community-project resource, then the sharing controls are theirs although only the owning admins add shares', () => {
+    const cp = { scope: communityScope };
+
+    expect([canUpsertShare(team, cp), canShareCrossCommunity(team, cp)]).toEqual([false, true]);
   });
 });

@@ -2,6 +2,7 @@ import type { Viewer } from '../../src/directory/viewer';
 import type { ApiKeyCommand, ApiKeyDecisionContext, CreateApiKey } from '../../src/api-keys/api-key-decide';
 import { apiKeyDecider, assertMayCreateApiKey } from '../../src/api-keys/api-key-decide';
 import type { ApiKeyEventData } from '../../src/api-keys/api-key-events';
+import { API_KEY_EVENT_TYPES, apiKeyStreamId } from '../../src/api-keys/api-key-events';
 import type { DomainErrorKind } from '../../src/domain/errors';
 import { DomainError } from '../../src/domain/errors';
 import { DeciderSpecification } from '../support/decider-specification';
@@ -204,6 +205,15 @@ describe('API-key decider', () => {
         .then([rotated(1, 'hash-new', 'hash-1', at(createdAt, 90))]);
     });
 
+    it.each([169, -1, 1.5])('given a grace of %p hours, when rotated, then the refusal names graceHours', (hours) => {
+      given([created(1)])
+        .when(rotate(1, hours))
+        .thenThrows(
+          DomainError,
+          (error) => error.kind === 'validation' && error.errors.map((e) => e.field).join() === 'graceHours',
+        );
+    });
+
     it.each([
       ['an unknown key', [], rotate(1), 'not_found'],
       ['a revoked key', [created(1), revoked(1)], rotate(1), 'not_found'],
@@ -248,5 +258,12 @@ describe('API-key decider', () => {
         expect(() => assertMayCreateApiKey(viewer(m))).toThrow(expect.objectContaining({ kind: 'forbidden' }));
       },
     );
+  });
+});
+
+describe('API key streams', () => {
+  it('given a user, then their keys live on the stream apikeys-<userId>, with exactly the three key event types', () => {
+    expect(apiKeyStreamId(USER)).toBe(`apikeys-${USER}`);
+    expect([...API_KEY_EVENT_TYPES].sort()).toEqual(['ApiKeyCreated', 'ApiKeyRevoked', 'ApiKeyRotated']);
   });
 });

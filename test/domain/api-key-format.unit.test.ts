@@ -81,7 +81,7 @@ describe('API key format', () => {
 
   describe('base62 helpers', () => {
     it('given fixed random bytes, when drawing characters, then bytes of 248 and above are skipped', () => {
-      const bytes = [250, 0, 61, 62, 255, 247];
+      const bytes = [250, 0, 61, 248, 62, 255, 247];
       let i = 0;
       const source = (n: number) => Uint8Array.from({ length: n }, () => bytes[i++ % bytes.length] ?? 0);
 

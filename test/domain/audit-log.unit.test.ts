@@ -57,6 +57,12 @@ describe('audit log rules', () => {
     expect(matchesFilter(event, filter)).toBe(kept);
   });
 
+  it('given a cursor it did not issue and no field named, then the refusal names the after parameter', () => {
+    expect(() => decodeCursor('nope')).toThrow(
+      expect.objectContaining({ kind: 'validation', errors: [expect.objectContaining({ field: 'after' })] }),
+    );
+  });
+
   it('given a user without the auditor role, then forbidden', () => {
     expect(() => assertAuditor({ platformRoles: [] })).toThrow(expect.objectContaining({ kind: 'forbidden' }));
     expect(() => assertAuditor({ platformRoles: ['auditor'] })).not.toThrow();

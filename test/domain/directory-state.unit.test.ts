@@ -144,6 +144,16 @@ describe('foldDirectory', () => {
     });
   });
 
+  it('given another project linked to a community this one is not in, then that community is not listed for this one', () => {
+    const state = foldDirectory([
+      ...world,
+      e('CommunityUpserted', { communityId: 9, name: 'Nine', visibility: 'public' }),
+      e('CommunityProjectUpserted', { communityProjectId: 2001, communityId: 9, projectId: 11 }),
+    ]);
+
+    expect(projectOf(state, 10)?.communityIds).toEqual([1, 2]);
+  });
+
   it('given a community the feed never described, then communityOf is null', () => {
     expect(communityOf(foldDirectory(world), 5)).toBeNull();
     expect(communityOf(foldDirectory(world), 2)).toEqual({ communityId: 2, name: 'Two', visibility: 'private' });

@@ -1,6 +1,7 @@
 import { DomainError } from '../../src/domain/errors';
 import type { FileEventData } from '../../src/files/file-decide';
 import { fileDecider } from '../../src/files/file-decide';
+import { fileStreamId } from '../../src/files/file-events';
 import { DeciderSpecification } from '../support/decider-specification';
 
 const PATH = 'resource_files/abc/manual.pdf';
@@ -47,5 +48,11 @@ describe('file decider', () => {
     given(history)
       .when({ type: 'DeleteFile', data: { path: PATH, reason: 'orphaned' } })
       .thenNothingHappened();
+  });
+});
+
+describe('file streams', () => {
+  it('given a file id, then its events live on the stream file-<id>', () => {
+    expect(fileStreamId('k3j9x')).toBe('file-k3j9x');
   });
 });

@@ -204,12 +204,13 @@ describe('consumeRateLimit', () => {
   });
 
   describe('given a policy or clock at the edge of what is valid', () => {
-    it.each([{ violationMemorySeconds: 0 }, { maxLockoutSeconds: 60 }])(
-      'when consumed with %p, then the first request is allowed',
-      (override) => {
-        expect(consumeRateLimit(null, T0, { ...policy, ...override }).decision.allowed).toBe(true);
-      },
-    );
+    it.each([
+      { violationMemorySeconds: 0 },
+      { maxLockoutSeconds: 60 },
+      { limit: 1, windowSeconds: 1, baseLockoutSeconds: 1, maxLockoutSeconds: 1 },
+    ])('when consumed with %p, then the first request is allowed', (override) => {
+      expect(consumeRateLimit(null, T0, { ...policy, ...override }).decision.allowed).toBe(true);
+    });
 
     it('when consumed with a violation memory below zero, then it throws a RangeError', () => {
       expect(() => consumeRateLimit(null, T0, { ...policy, violationMemorySeconds: -1 })).toThrow(RangeError);

@@ -507,6 +507,12 @@ describe('ChangeResourcePrivacy', () => {
         'cp',
       ],
       [
+        'another project’s circle in a project resource’s owner block',
+        { owner: ownerBlock(4, [ref(P_CIRCLE), ref(FOREIGN_PROJECT_CIRCLE)]) },
+        ['owner.circlesToAdd[1].circleId'],
+        'project',
+      ],
+      [
         'a community circle in a project resource’s owner block',
         { owner: ownerBlock(4, [ref(P_CIRCLE), ref(O_CIRCLE)]) },
         ['owner.circlesToAdd[1].circleId'],
@@ -769,5 +775,37 @@ describe('ChangeResourcePrivacy', () => {
         .when(withContext(changePrivacy(), context(approvedMember)))
         .thenNothingHappened();
     });
+  });
+});
+
+describe('ChangeResourcePrivacy: why a new share is made', () => {
+  const cpResource = [created()];
+  const shareWith = (reason: string | null | undefined) =>
+    withContext(
+      changePrivacy({ sharesToUpsert: [{ ...shareBlock(D, 1), ...(reason === undefined ? {} : { reason }) }] }),
+      context(owningAdmin),
+    );
+
+  it.each<[string, string | null]>([
+    ['a reason', 'for the water review'],
+    ['a null reason', null],
+  ])('given a resource, when it is shared with %s, then the share records it', (_what, reason) => {
+    given(cpResource)
+      .when(shareWith(reason))
+      .then(({ events }) =>
+        expect(events).toStrictEqual([
+          { type: 'ResourceShared', data: { resourceId: RID, communityId: D, privacyLevel: 1, reason } },
+        ]),
+      );
+  });
+
+  it('given a resource, when it is shared without a reason, then the share records no reason field at all', () => {
+    given(cpResource)
+      .when(shareWith(undefined))
+      .then(({ events }) =>
+        expect(events).toStrictEqual([
+          { type: 'ResourceShared', data: { resourceId: RID, communityId: D, privacyLevel: 1 } },
+        ]),
+      );
   });
 });

@@ -26,6 +26,26 @@ describe('evolve', () => {
     expect(evolve(initialState, shared(D, 1))).toBe(initialState);
   });
 
+  it.each([
+    ['an active resource', [created()]],
+    [
+      'a deleted resource',
+      [created(), { type: 'ResourceDeleted' as const, data: { resourceId: RID, resourceUrl: 'x' } }],
+    ],
+  ])('given %s, when it is created again, then the state is unchanged', (_what, history) => {
+    const before = foldResource(history);
+
+    expect(evolve(before, created({ name: 'another', privacyLevel: 5 }))).toBe(before);
+  });
+
+  it('given a share into D, when D is shared again at another level, then the share stays as it was, once', () => {
+    const state = foldResource([created(), shared(D, 1), shared(D, 3)]);
+
+    expect(state.status === 'active' && state.resource.shares).toEqual([
+      { communityId: D, privacyLevel: 1, circles: [] },
+    ]);
+  });
+
   it('given a stream with events of other types, then they are skipped', () => {
     const state = foldResource([created(), { type: 'SomethingElse', data: {} }]);
 

@@ -1,5 +1,6 @@
 import type { StreamEvent } from '../../src/audit/resource-history';
-import { describeChange, resourceHistory } from '../../src/audit/resource-history';
+import { describeChange, diffStates, resourceHistory, withShareReasons } from '../../src/audit/resource-history';
+import { initialState } from '../../src/resources/resource-evolve';
 import type { Actor } from '../../src/domain/event';
 import type { ResourceEventData } from '../../src/resources/resource-events';
 import {
@@ -216,6 +217,86 @@ describe('resourceHistory', () => {
     );
 
     expect(steps[1]!.changes).toEqual([{ kind: 'edited', field: 'tags', from: ['a,b'], to: ['a', 'b'] }]);
+  });
+
+  it('given an update that sends the same two tags, then the tags do not read as edited', () => {
+    const retagged = other('ResourceUpdated', {
+      resourceId: RID,
+      name: 'Pump manual',
+      description: 'How to fix the pump',
+      resourceUrl: 'resource_files/abc/manual.pdf',
+      resourceType: 3,
+      image: '',
+      icon: 'book',
+      tags: ['water', 'pump'],
+      lastUpdated: 'x',
+    });
+
+    const steps = resourceHistory(
+      stream({ actor: ada, events: [created({ tags: ['water', 'pump'] })] }, { actor: ada, events: [retagged] }),
+    );
+
+    expect(steps[1]!.changes).toEqual([]);
+  });
+
+  it('given circles granted and then revoked in descending order, then each step lists them in ascending order', () => {
+    const steps = resourceHistory(
+      stream(
+        {
+          actor: ada,
+          events: [created({ privacyLevel: 4 }), granted(OWNER, MENTORS_CIRCLE), granted(OWNER, TEAM_CIRCLE)],
+        },
+        { actor: ada, events: [revoked(OWNER, MENTORS_CIRCLE), revoked(OWNER, TEAM_CIRCLE)] },
+      ),
+    );
+
+    expect(steps.map((step) => step.changes.filter((c) => c.kind !== 'created'))).toEqual([
+      [{ kind: 'circlesGranted', block: 'owner', circleIds: [TEAM_CIRCLE, MENTORS_CIRCLE] }],
+      [{ kind: 'circlesRevoked', block: 'owner', circleIds: [TEAM_CIRCLE, MENTORS_CIRCLE] }],
+    ]);
+    expect(TEAM_CIRCLE).toBeLessThan(MENTORS_CIRCLE);
+  });
+
+  it('given a share made with a reason, removed, then made again without one, then the second share reads without the reason', () => {
+    const steps = resourceHistory(
+      stream(
+        { actor: ada, events: [created()] },
+        {
+          actor: ada,
+          events: [other('ResourceShared', { resourceId: RID, communityId: D, privacyLevel: 1, reason: 'first' })],
+        },
+        { actor: ada, events: [other('ResourceUnshared', { resourceId: RID, communityId: D })] },
+        { actor: ada, events: [shared(D, 1)] },
+      ),
+    );
+
+    expect(steps.slice(1).map((step) => step.changes)).toEqual([
+      [{ kind: 'shareAdded', communityId: D, privacyLevel: 1, reason: 'first' }],
+      [{ kind: 'shareRemoved', communityId: D, privacyLevel: 1 }],
+      [{ kind: 'shareAdded', communityId: D, privacyLevel: 1 }],
+    ]);
+  });
+
+  it('given a step whose events hold a reason for one new share only, then only that share carries a reason field', () => {
+    const changes = withShareReasons(
+      [
+        { kind: 'shareAdded', communityId: D, privacyLevel: 1 },
+        { kind: 'shareAdded', communityId: E, privacyLevel: 3 },
+      ],
+      [
+        { type: 'ResourceShared', data: { resourceId: RID, communityId: D, privacyLevel: 1, reason: 'why' } },
+        { type: 'ResourceShared', data: { resourceId: RID, communityId: E, privacyLevel: 3 } },
+      ],
+    );
+
+    expect(changes).toStrictEqual([
+      { kind: 'shareAdded', communityId: D, privacyLevel: 1, reason: 'why' },
+      { kind: 'shareAdded', communityId: E, privacyLevel: 3 },
+    ]);
+  });
+
+  it('given no resource before or after, then there is no change', () => {
+    expect(diffStates(initialState, initialState)).toEqual([]);
   });
 
   it('given a creation, then it reads with its scope, paragraph, name, URL, level and mentor flag', () => {

@@ -76,4 +76,39 @@ describe('detectResourceType', () => {
   ])('given %p, then it is "other" without preview', (url) => {
     expect(detectResourceType(url)).toEqual({ resourceType: 0, image: '' });
   });
+
+  describe('which pasted text is read as a link', () => {
+    it.each([
+      ['http as well as https', 'http://www.youtube.com/watch?v=dQw4w9WgXcQ'],
+      ['spaces around the link', '  https://youtu.be/dQw4w9WgXcQ \n'],
+      ['spaces around a bare link', ' youtu.be/dQw4w9WgXcQ '],
+      ['a bare link with another link in its query', 'youtu.be/dQw4w9WgXcQ?next=https://example.org/'],
+    ])('given %s (%p), then it is the YouTube video', (_what, url) => {
+      expect(detectResourceType(url)).toEqual({
+        resourceType: 2,
+        image: 'https://img.youtube.com/vi/dQw4w9WgXcQ/hqdefault.jpg',
+      });
+    });
+
+    it.each([
+      ['a scheme other than http and https', 'ftp://youtu.be/dQw4w9WgXcQ'],
+      ['a bare host of three labels that are not www. or m.', 'music.m.youtube.com/watch?v=dQw4w9WgXcQ'],
+    ])('given %s (%p), then it is not read as a link: "other"', (_what, url) => {
+      expect(detectResourceType(url)).toEqual({ resourceType: 0, image: '' });
+    });
+  });
+
+  describe('what counts as a video id', () => {
+    it.each([
+      ['a YouTube id with a character after it', 'https://youtu.be/dQw4w9WgXcQ!'],
+      ['a YouTube id with a character before it', 'https://youtu.be/!dQw4w9WgXcQ'],
+      ['a YouTube watch link with more path after watch', 'https://www.youtube.com/watch/more?v=dQw4w9WgXcQ'],
+      ['a YouTube page other than watch with a v parameter', 'https://www.youtube.com/results?v=dQw4w9WgXcQ'],
+      ['a Vimeo id with letters after the digits', 'https://vimeo.com/76979871abc'],
+      ['a Vimeo id with letters before the digits', 'https://vimeo.com/abc76979871'],
+      ['a numeric path on a host that is not Vimeo', 'https://example.org/76979871'],
+    ])('given %s (%p), then it is "other" without preview', (_what, url) => {
+      expect(detectResourceType(url)).toEqual({ resourceType: 0, image: '' });
+    });
+  });
 });

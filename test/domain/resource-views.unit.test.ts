@@ -146,6 +146,41 @@ describe('viewsOf', () => {
     expect(canSee(principals, false, fromD)).toBe(true);
   });
 
+  it('given a project resource shared into D, then every view appears once: D only through its share', () => {
+    const resource = fold([created({ scope: projectScope, privacyLevel: 3 }), shared(D, 1)]);
+
+    const views = viewsOf(resource, project.communityIds);
+
+    expect(views.map((v) => [v.viewKey, v.governedBy]).sort()).toEqual(
+      [
+        [`c:${D}`, 'share'],
+        [`c:${E}`, 'own'],
+        [`c:${O}`, 'own'],
+        [`p:${P}`, 'own'],
+      ].sort(),
+    );
+  });
+
+  it('given a community-project resource holding a share into its owning community, then O has only its own view', () => {
+    // The decider never shares into the owning community; the views still let the own level govern it.
+    const resource = fold([created({ privacyLevel: 3 }), shared(O, 1), shared(D, 1)]);
+
+    const views = viewsOf(resource, project.communityIds);
+
+    expect(views.map((v) => [v.viewKey, v.governedBy, v.effectivePrivacyLevel])).toEqual([
+      [`c:${O}`, 'own', 3],
+      [`c:${D}`, 'share', 1],
+    ]);
+  });
+
+  it('given a project resource at Community (never valid there), then its project view admits the editors only', () => {
+    const resource = fold([created({ scope: projectScope, privacyLevel: 2 })]);
+
+    const projectView = byKey(viewsOf(resource, project.communityIds))[`p:${P}`];
+
+    expect(projectView?.audience).toEqual([`team:p:${P}`, `author:${CREATOR}`]);
+  });
+
   it('given an empty audience match, then only administering the view lets a caller see it', () => {
     const view: ResourceView = {
       viewKey: 'c:1',

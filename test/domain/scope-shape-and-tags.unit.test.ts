@@ -71,6 +71,8 @@ describe('normalizeTags', () => {
     ['empty and blank tags', ['', '   ', 'water'], ['water']],
     ['duplicates in any case, the first spelling kept', ['AI', 'ai', 'Ai ', 'water', 'WATER'], ['AI', 'water']],
     ['tags that differ inside', ['solar panel', 'solar  panel'], ['solar panel', 'solar  panel']],
+    // Folded as the tag filter folds (lower case), where ß and ss stay apart (in upper case both are SS).
+    ['tags that differ by ß and ss', ['Straße', 'STRASSE', 'strasse'], ['Straße', 'STRASSE']],
   ])('given %s, then they are stored as expected', (_what, tags, stored) => {
     expect(normalizeTags(tags)).toEqual(stored);
   });

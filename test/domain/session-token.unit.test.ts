@@ -57,14 +57,15 @@ describe('session token claims', () => {
 
   describe('what an accepted token opens', () => {
     it('given a session token, then the session is of its subject', () => {
-      expect(checkSessionClaims(claims({ sub: '1234567890123456' }), now)).toEqual({
+      // Strict: a session token carries no impersonator, not even an undefined one.
+      expect(checkSessionClaims(claims({ sub: '1234567890123456' }), now)).toStrictEqual({
         ok: true,
         claims: { userId: 1234567890123456 },
       });
     });
 
     it('given an impersonation token, then the session is of its subject, acted by act.sub', () => {
-      expect(checkSessionClaims(claims({ act: { sub: '3' } }), now)).toEqual({
+      expect(checkSessionClaims(claims({ act: { sub: '3' } }), now)).toStrictEqual({
         ok: true,
         claims: { userId: 7, impersonatorId: 3 },
       });
