@@ -19,4 +19,5 @@ RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000
 HEALTHCHECK --interval=10s --timeout=3s CMD node -e "fetch('http://127.0.0.1:3000/health/ready').then(r=>process.exit(r.ok?0:1)).catch(()=>process.exit(1))"
-CMD ["node", "dist/src/main.js"]
+# The same Node.js options as `npm start` (package.json): see README "Memory".
+CMD ["node", "--max-old-space-size=320", "dist/src/main.js"]

@@ -9,7 +9,8 @@
  *   AB_DATA      a data set kept by `BENCH_KEEP=1 npm run bench` (its bench-secrets.json is read)
  *   AB_A, AB_B   build directories under the repository (default dist-base, dist), e.g. made with
  *                `npx tsc -p tsconfig.build.json --outDir dist-base` on the commit to compare with
- *   AB_FLAGS_A, AB_FLAGS_B   node options of each side (e.g. --cpu-prof --cpu-prof-dir=...)
+ *   AB_FLAGS_A, AB_FLAGS_B   node options of each side, after those of `npm start` (e.g. --cpu-prof
+ *                --cpu-prof-dir=...)
  *   AB_SCENARIO  random-same | random-else | random-none (550 callers × a random page of the first
  *                100, saves on the same view, elsewhere, none) | first5k-else (5,000 callers × the
  *                first page, saves elsewhere) | apikey | bearer (one community admin repeating one
@@ -23,6 +24,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import { serviceNodeFlags } from './service-node-flags';
 import { mintSessionToken } from '../src/infra/auth/session-verifier';
 import { CALLERS, MANY_CALLERS, SCALES, VIEWS, teamOf } from './scale-data';
 import {
@@ -65,19 +67,23 @@ async function startService(side: 'A' | 'B'): Promise<{ child: ChildProcess; url
   fs.rmSync(dir, { recursive: true, force: true });
   fs.cpSync(DATA, dir, { recursive: true });
   const port = 20_000 + Math.floor(Math.random() * 20_000);
-  const child = spawn(process.execPath, [...FLAGS[side], path.join(ROOT, SIDES[side], 'src', 'main.js')], {
-    env: {
-      ...process.env,
-      NODE_ENV: 'test',
-      DATA_DIR: dir,
-      RATE_LIMIT_PER_HOUR: '1000000000',
-      ...secrets,
-      ...(MEMO === 'off' ? { READ_MEMO: 'off' } : {}),
-      PORT: String(port),
-      LOG_LEVEL: 'warn',
+  const child = spawn(
+    process.execPath,
+    [...serviceNodeFlags(), ...FLAGS[side], path.join(ROOT, SIDES[side], 'src', 'main.js')],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: 'test',
+        DATA_DIR: dir,
+        RATE_LIMIT_PER_HOUR: '1000000000',
+        ...secrets,
+        ...(MEMO === 'off' ? { READ_MEMO: 'off' } : {}),
+        PORT: String(port),
+        LOG_LEVEL: 'warn',
+      },
+      stdio: ['ignore', 'ignore', 'inherit'],
     },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  );
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);

@@ -15,6 +15,7 @@ import path from 'node:path';
 import autocannon from 'autocannon';
 import { mintSessionToken } from '../src/infra/auth/session-verifier';
 import { CALLERS, MANY_CALLERS, SCALES, VIEWS, communityOf, seed, teamOf, type Scale } from './scale-data';
+import { serviceNodeFlags } from './service-node-flags';
 import {
   bareExpressRequest,
   landSave,
@@ -53,7 +54,7 @@ async function startService(
 ): Promise<{ child: ChildProcess; url: string; readyMs: number }> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const started = performance.now();
-  const child = spawn(process.execPath, [path.join(ROOT, 'dist', 'src', 'main.js')], {
+  const child = spawn(process.execPath, [...serviceNodeFlags(), path.join(ROOT, 'dist', 'src', 'main.js')], {
     env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
