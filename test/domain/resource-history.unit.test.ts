@@ -32,6 +32,19 @@ function stream(...commands: { actor: Actor; events: ResourceEventData[] }[]): S
 const ada: Actor = { userId: 1, credential: 'session' };
 const bot: Actor = { userId: 3, credential: 'apiKey', apiKeyId: 42 };
 const other = (type: string, data: object): ResourceEventData => ({ type, data }) as unknown as ResourceEventData;
+/** A ResourceUpdated that sends back the fields `created()` holds, with `tags`. */
+const updatedWithTags = (tags: string[]): ResourceEventData =>
+  other('ResourceUpdated', {
+    resourceId: RID,
+    name: 'Pump manual',
+    description: 'How to fix the pump',
+    resourceUrl: 'resource_files/abc/manual.pdf',
+    resourceType: 3,
+    image: '',
+    icon: 'book',
+    tags,
+    lastUpdated: 'x',
+  });
 
 describe('resourceHistory', () => {
   it('given a mentor creation with its circles, then one step: created, then the circles granted', () => {
@@ -181,17 +194,7 @@ describe('resourceHistory', () => {
   });
 
   it('given an update that sends the same tags and fields, then no field reads as edited', () => {
-    const same = other('ResourceUpdated', {
-      resourceId: RID,
-      name: 'Pump manual',
-      description: 'How to fix the pump',
-      resourceUrl: 'resource_files/abc/manual.pdf',
-      resourceType: 3,
-      image: '',
-      icon: 'book',
-      tags: ['water'],
-      lastUpdated: 'x',
-    });
+    const same = updatedWithTags(['water']);
 
     const steps = resourceHistory(stream({ actor: ada, events: [created()] }, { actor: ada, events: [same] }));
 
@@ -199,38 +202,18 @@ describe('resourceHistory', () => {
   });
 
   it('given tags that only differ in how they would join, then they read as edited', () => {
-    const tagged = (tags: string[]) =>
-      other('ResourceUpdated', {
-        resourceId: RID,
-        name: 'Pump manual',
-        description: 'How to fix the pump',
-        resourceUrl: 'resource_files/abc/manual.pdf',
-        resourceType: 3,
-        image: '',
-        icon: 'book',
-        tags,
-        lastUpdated: 'x',
-      });
-
     const steps = resourceHistory(
-      stream({ actor: ada, events: [created({ tags: ['a,b'] })] }, { actor: ada, events: [tagged(['a', 'b'])] }),
+      stream(
+        { actor: ada, events: [created({ tags: ['a,b'] })] },
+        { actor: ada, events: [updatedWithTags(['a', 'b'])] },
+      ),
     );
 
     expect(steps[1]!.changes).toEqual([{ kind: 'edited', field: 'tags', from: ['a,b'], to: ['a', 'b'] }]);
   });
 
   it('given an update that sends the same two tags, then the tags do not read as edited', () => {
-    const retagged = other('ResourceUpdated', {
-      resourceId: RID,
-      name: 'Pump manual',
-      description: 'How to fix the pump',
-      resourceUrl: 'resource_files/abc/manual.pdf',
-      resourceType: 3,
-      image: '',
-      icon: 'book',
-      tags: ['water', 'pump'],
-      lastUpdated: 'x',
-    });
+    const retagged = updatedWithTags(['water', 'pump']);
 
     const steps = resourceHistory(
       stream({ actor: ada, events: [created({ tags: ['water', 'pump'] })] }, { actor: ada, events: [retagged] }),
