@@ -31,7 +31,8 @@ export class RecentEvents {
       return page;
     }
     if (after < this.start) return read(after, max);
-    const kept = this.events.slice(this.indexAfter(after), this.indexAfter(after) + max);
+    const first = this.indexAfter(after);
+    const kept = this.events.slice(first, first + max);
     if (kept.length === max) return kept;
     const newer = read(this.end, max - kept.length);
     this.extend(newer);
@@ -39,6 +40,7 @@ export class RecentEvents {
   }
 
   private reset(after: bigint, page: readonly RecordedEvent[]): void {
+    // A copy: the page goes to its reader, who walks it while later reads extend what is kept.
     this.events = [...page];
     this.start = after;
     this.end = page.at(-1)?.position ?? after;
