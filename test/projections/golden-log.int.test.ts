@@ -16,6 +16,26 @@ import {
 } from '../support/golden-log';
 import { startTestServer } from '../support/test-server';
 
+/** `events` loaded as a log and read back through the versioned port (upcast), in a directory of its own. */
+async function readThroughPort(prefix: string, events: ReturnType<typeof readGoldenEvents>) {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  await loadGoldenLog(dataDir, events);
+  const store = versionedEventStore(SqliteEventStore.open(path.join(dataDir, 'events.sqlite')), EVENT_CATALOG);
+  try {
+    return await store.readAll(undefined, 10_000);
+  } finally {
+    await store.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** The events read whose data does not fit the current schema of their type. */
+const misfitsOf = (read: Awaited<ReturnType<typeof readThroughPort>>) =>
+  read.flatMap((e) => {
+    const result = EVENT_CATALOG.get(e.type)?.schema.safeParse(e.data);
+    return result?.success ? [] : [{ position: e.position, type: e.type, issues: result?.error.issues }];
+  });
+
 /**
  * The golden log (test/fixtures/golden-log): a log written by the service before events carried
  * versions, every event type in it. Today's service must read it as it did then: the same
@@ -46,26 +66,15 @@ describe('the golden log', () => {
   });
 
   it('given the golden log, when it is read through the port, then every event fits its current schema', async () => {
-    // given
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-golden-read-'));
-    await loadGoldenLog(dataDir, events);
-    const store = versionedEventStore(SqliteEventStore.open(path.join(dataDir, 'events.sqlite')), EVENT_CATALOG);
-    try {
-      // when
-      const read = await store.readAll(undefined, 10_000);
-      // then
-      expect(read).toHaveLength(events.length);
-      const misfits = read.flatMap((e) => {
-        const result = EVENT_CATALOG.get(e.type)?.schema.safeParse(e.data);
-        return result?.success ? [] : [{ position: e.position, type: e.type, issues: result?.error.issues }];
-      });
-      expect(misfits).toEqual([]);
-      expect(
-        read.filter((e) => e.type === 'ResourceShared').map((e) => (e.data as { reason: unknown }).reason),
-      ).toEqual([null, null]);
-    } finally {
-      await store.close();
-    }
+    // when
+    const read = await readThroughPort('prs-golden-read-', events);
+    // then
+    expect(read).toHaveLength(events.length);
+    expect(misfitsOf(read)).toEqual([]);
+    expect(read.filter((e) => e.type === 'ResourceShared').map((e) => (e.data as { reason: unknown }).reason)).toEqual([
+      null,
+      null,
+    ]);
   });
 });
 
@@ -102,24 +111,11 @@ describe('the golden log of version 2', () => {
   });
 
   it('given the log, when it is read through the port, then every event fits its current schema, unversioned', async () => {
-    // given
-    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-golden-v2-read-'));
-    await loadGoldenLog(dataDir, events);
-    const store = versionedEventStore(SqliteEventStore.open(path.join(dataDir, 'events.sqlite')), EVENT_CATALOG);
-    try {
-      // when
-      const read = await store.readAll(undefined, 10_000);
-      // then
-      expect(read).toHaveLength(events.length);
-      const misfits = read.flatMap((e) => {
-        const result = EVENT_CATALOG.get(e.type)?.schema.safeParse(e.data);
-        return result?.success ? [] : [{ position: e.position, type: e.type, issues: result?.error.issues }];
-      });
-      expect(misfits).toEqual([]);
-      expect(read.filter((e) => 'schemaVersion' in (e.metadata as object))).toEqual([]);
-    } finally {
-      await store.close();
-      fs.rmSync(dataDir, { recursive: true, force: true });
-    }
+    // when
+    const read = await readThroughPort('prs-golden-v2-read-', events);
+    // then
+    expect(read).toHaveLength(events.length);
+    expect(misfitsOf(read)).toEqual([]);
+    expect(read.filter((e) => 'schemaVersion' in (e.metadata as object))).toEqual([]);
   });
 });
