@@ -17,6 +17,9 @@
  *                list, with an API key or with a bearer token, no saves); AB_MEMO on|off (default
  *                off: READ_MEMO=off)
  *   AB_PAIRS (4), AB_SECONDS (5 per slice), AB_ONLY=A|B (one side alone, e.g. to profile it)
+ *   AB_BEFORE    scenarios each side serves first, unmeasured, e.g. `first5k-else:20,random-same:20`
+ *                (name:seconds): the state a service is in after varied traffic (its memos full,
+ *                its heap grown, saves landed), which the whole bench's later scenarios run in
  *   BENCH_SCALE  the data set's scale (20k)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -49,6 +52,13 @@ const SECONDS = Number(process.env.AB_SECONDS ?? 5);
 const SCENARIO = process.env.AB_SCENARIO ?? 'random-same';
 const MEMO = process.env.AB_MEMO ?? 'off';
 const ONLY = process.env.AB_ONLY; // 'A' to run one side only (profiling)
+const BEFORE = (process.env.AB_BEFORE ?? '')
+  .split(',')
+  .filter(Boolean)
+  .map((item) => {
+    const [name, seconds] = item.split(':');
+    return { name: name ?? '', seconds: Number(seconds ?? 10) };
+  });
 
 const secrets = JSON.parse(fs.readFileSync(path.join(DATA, 'bench-secrets.json'), 'utf8')) as Record<string, string>;
 
@@ -60,6 +70,16 @@ function cpuTicks(pid: number): number {
 function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
+}
+
+/** The service's time in garbage collection so far (prom-client's nodejs_gc_duration_seconds, every kind). */
+async function gcSeconds(url: string): Promise<number> {
+  const text = await (
+    await fetch(`${url}/internal/metrics`, { headers: { 'x-directory-token': secrets.DIRECTORY_SYNC_TOKEN! } })
+  ).text();
+  let sum = 0;
+  for (const match of text.matchAll(/^nodejs_gc_duration_seconds_sum\{[^}]*\} (\S+)$/gm)) sum += Number(match[1]);
+  return sum;
 }
 
 async function startService(side: 'A' | 'B'): Promise<{ child: ChildProcess; url: string }> {
@@ -132,20 +152,20 @@ async function main(): Promise<void> {
       });
       keys[services[s]!.url] = ((await created.json()) as { key: string }).key;
     }
-  const scenario = (url: string): autocannon.Options => {
+  const scenario = (url: string, name = SCENARIO): autocannon.Options => {
     const listBody = JSON.stringify({ take: 20, orderBy: 1, ...big });
-    if (SCENARIO === 'apikey' || SCENARIO === 'bearer')
+    if (name === 'apikey' || name === 'bearer')
       return {
         url: `${url}/api/Project/GetResourceList`,
         method: 'POST',
         body: listBody,
         headers:
-          SCENARIO === 'apikey' ? { 'x-api-key': keys[url]!, 'content-type': 'application/json' } : auth(CALLERS.admin),
+          name === 'apikey' ? { 'x-api-key': keys[url]!, 'content-type': 'application/json' } : auth(CALLERS.admin),
       };
     const random = randomSequence(2);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)] as T;
     const listUrl = { url: `${url}/api/Project/GetResourceList`, method: 'POST' as const };
-    if (SCENARIO.startsWith('random'))
+    if (name.startsWith('random'))
       return variedRequest(listUrl, () => ({
         headers: auth(pick(many)),
         body: JSON.stringify({ take: 20, orderBy: 1, ...big, skip: 20 * Math.floor(random() * 100) }),
@@ -155,21 +175,25 @@ async function main(): Promise<void> {
       body: JSON.stringify({ take: 20, orderBy: 1, ...big }),
     }));
   };
-  const where = SCENARIO.endsWith('same') ? 'same' : SCENARIO.endsWith('else') ? 'else' : 'none';
+  const writesOf = (url: string, name: string) => {
+    const where = name.endsWith('same') ? 'same' : name.endsWith('else') ? 'else' : 'none';
+    return where === 'none'
+      ? undefined
+      : startWriteLoad(30, (i) => {
+          const projectId = where === 'same' ? VIEWS.hotProject : 3 + (i % (scale.projects - 2));
+          return landSave(url, scale, projectId, i, auth(teamOf(scale, projectId)));
+        });
+  };
   const slice = async (side: 'A' | 'B') => {
     const url = services[side]!.url;
-    const writes =
-      where === 'none'
-        ? undefined
-        : startWriteLoad(30, (i) => {
-            const projectId = where === 'same' ? VIEWS.hotProject : 3 + (i % (scale.projects - 2));
-            return landSave(url, scale, projectId, i, auth(teamOf(scale, projectId)));
-          });
+    const writes = writesOf(url, SCENARIO);
     const c = await run(ceiling, SECONDS);
     const pid = services[side]!.child.pid!;
+    const gcBefore = await gcSeconds(url);
     const before = cpuTicks(pid);
     const r = await run(scenario(url), SECONDS);
     const cpuUs = ((cpuTicks(pid) - before) * 10_000) / r.requests.total;
+    const gcUs = (((await gcSeconds(url)) - gcBefore) * 1e6) / r.requests.total;
     const saved = await writes?.stop();
     return {
       rps: r.requests.average,
@@ -179,8 +203,15 @@ async function main(): Promise<void> {
       errors: r.errors + r.non2xx,
       saves: saved?.saves ?? 0,
       cpuUs,
+      gcUs,
     };
   };
+  for (const s of sides)
+    for (const before of BEFORE) {
+      const writes = writesOf(services[s]!.url, before.name);
+      await run(scenario(services[s]!.url, before.name), before.seconds);
+      await writes?.stop();
+    }
   for (const s of sides) await run(scenario(services[s]!.url), 2); // warm
   const shares: Record<string, number[]> = { A: [], B: [] };
   const cpus: Record<string, number[]> = { A: [], B: [] };
@@ -193,7 +224,7 @@ async function main(): Promise<void> {
       shares[s]!.push(share);
       cpus[s]!.push(m.cpuUs);
       line.push(
-        `${s}: ${Math.round(m.rps)} / ${Math.round(m.crps)} = ${(100 * share).toFixed(1)}% p99 ${m.p99} (ceil ${m.cp99}, ${(m.p99 / m.cp99).toFixed(1)}x) err ${m.errors} saves ${m.saves} cpu ${Math.round(m.cpuUs)} us/req`,
+        `${s}: ${Math.round(m.rps)} / ${Math.round(m.crps)} = ${(100 * share).toFixed(1)}% p99 ${m.p99} (ceil ${m.cp99}, ${(m.p99 / m.cp99).toFixed(1)}x) err ${m.errors} saves ${m.saves} cpu ${Math.round(m.cpuUs)} us/req (gc ${Math.round(m.gcUs)})`,
       );
     }
     process.stdout.write(`pair ${p}: ${line.join(' | ')}\n`);

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * The JSON text of answers that depend only on their key (who asks, what they ask) and on some
  * scopes of the read models (the directory, one view). A client polling a list between two
@@ -24,12 +26,11 @@ const MAX_ASKED_ONCE = 20_000;
  * change. A text is kept from the second time its key is asked: under varied traffic (many
  * callers, many pages) most keys are asked once, and keeping each of them only to push out
  * another cost memory and garbage collection for no answer served. Past `maxChars` the least
- * recently asked texts go first: many callers polling their lists keep the most asked ones.
+ * recently asked texts go first (lru-cache, sized in characters): many callers polling their
+ * lists keep the most asked ones.
  */
 export class VersionedAnswerMemo implements AnswerMemo {
-  /** In order of last use, oldest first (a Map iterates in insertion order). */
-  private readonly texts = new Map<string, { readonly version: string; readonly text: string }>();
-  private chars = 0;
+  private readonly texts: LRUCache<string, { readonly version: string; readonly text: string }>;
   /** Keys asked once (since the last time this set filled up), whose texts are kept when asked again. */
   private readonly askedOnce = new Set<string>();
 
@@ -37,7 +38,9 @@ export class VersionedAnswerMemo implements AnswerMemo {
   constructor(
     private readonly versionOf: (scope: string) => string | null,
     private readonly maxChars = MAX_CHARS,
-  ) {}
+  ) {
+    this.texts = new LRUCache({ maxSize: maxChars, sizeCalculation: (entry) => Math.max(1, entry.text.length) });
+  }
 
   private versions(scopes: readonly string[]): string | null {
     let joined = '';
@@ -52,32 +55,17 @@ export class VersionedAnswerMemo implements AnswerMemo {
   async json(key: string, scopes: readonly string[], compute: () => Promise<string>): Promise<string> {
     const version = this.versions(scopes);
     const remembered = this.texts.get(key);
-    if (remembered !== undefined) {
-      this.texts.delete(key);
-      if (version !== null && remembered.version === version) {
-        this.texts.set(key, remembered);
-        return remembered.text;
-      }
-      this.chars -= remembered.text.length;
-    }
+    if (remembered !== undefined && version !== null && remembered.version === version) return remembered.text;
     const text = await compute();
     // Computing awaits: a text read while its scopes moved may mix two states, so it is
     // answered (as any read in flight is) but not kept.
     if (version === null || this.versions(scopes) !== version || text.length > this.maxChars) return text;
-    if (remembered === undefined && !this.askedOnce.delete(key)) {
+    if (remembered === undefined && !this.texts.has(key) && !this.askedOnce.delete(key)) {
       if (this.askedOnce.size >= MAX_ASKED_ONCE) this.askedOnce.clear();
       this.askedOnce.add(key);
       return text;
     }
-    for (const [oldest, old] of this.texts) {
-      if (this.chars + text.length <= this.maxChars) break;
-      this.texts.delete(oldest);
-      this.chars -= old.text.length;
-    }
-    const previous = this.texts.get(key);
-    if (previous !== undefined) this.chars -= previous.text.length;
     this.texts.set(key, { version, text });
-    this.chars += text.length;
     return text;
   }
 }

@@ -1,3 +1,5 @@
+import { LRUCache } from 'lru-cache';
+
 /**
  * Answers of one SQLite read database, each remembered until the scope it was read from changes.
  * A list request asks the same few rows (the caller, their memberships, the project, the
@@ -6,10 +8,13 @@
  * process's or another's, so an answer is never served past a change, and a commit elsewhere (a
  * save in another project) leaves it standing. Inside a write transaction nothing is kept: the
  * rows read there may still be rolled back.
+ *
+ * Least recently used first out, kept by lru-cache: a Map reordered on every hit (delete, then
+ * set again) cost 2 µs a lookup with 5,000 callers' rows in it, against 0.09 µs here (the Map's
+ * holes made it rehash over and over; docs/benchmarks.md "Stop 33").
  */
 export class ReadSnapshotMemo {
-  /** In order of last use, oldest first (a Map iterates in insertion order). */
-  private readonly answers = new Map<string, { readonly version: string; readonly value: unknown }>();
+  private readonly answers: LRUCache<string, { readonly version: string; readonly value: unknown }>;
 
   /**
    * `versionOf`: null while a write transaction is open on this connection (or with READ_MEMO=off).
@@ -19,23 +24,18 @@ export class ReadSnapshotMemo {
    */
   constructor(
     private readonly versionOf: (scope: string) => string | null,
-    private readonly maxEntries = 12_000,
-  ) {}
+    maxEntries = 12_000,
+  ) {
+    this.answers = new LRUCache({ max: maxEntries });
+  }
 
   /** `key` names the answer among all scopes' answers; it stands while `scope` does not change. */
   get<T>(scope: string, key: string, read: () => T): T {
     const version = this.versionOf(scope);
     if (version === null) return read();
     const remembered = this.answers.get(key);
-    if (remembered !== undefined) {
-      this.answers.delete(key);
-      if (remembered.version === version) {
-        this.answers.set(key, remembered);
-        return remembered.value as T;
-      }
-    }
+    if (remembered !== undefined && remembered.version === version) return remembered.value as T;
     const value = read();
-    if (this.answers.size >= this.maxEntries) this.answers.delete(this.answers.keys().next().value as string);
     this.answers.set(key, { version, value });
     return value;
   }
