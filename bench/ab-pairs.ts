@@ -67,6 +67,8 @@ function cpuTicks(pid: number): number {
   return Number(fields[11]) + Number(fields[12]);
 }
 
+const geomean = (xs: readonly number[]): number => Math.exp(xs.reduce((sum, x) => sum + Math.log(x), 0) / xs.length);
+
 function rssMb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
   return Math.round(Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0) / 1024);
@@ -248,7 +250,10 @@ async function main(): Promise<void> {
     );
   if (sides.length === 2)
     process.stdout.write(
-      `B/A share per pair: ${shares.B!.map((b, i) => (b / shares.A![i]!).toFixed(3)).join(' ')}; cpu: ${cpus.B!.map((b, i) => (b / cpus.A![i]!).toFixed(3)).join(' ')}\n`,
+      `B/A share per pair: ${shares.B!.map((b, i) => (b / shares.A![i]!).toFixed(3)).join(' ')}; cpu: ${cpus.B!.map((b, i) => (b / cpus.A![i]!).toFixed(3)).join(' ')}\n` +
+        // Which side runs first in a pair alternates; with an even number of pairs the geometric
+        // mean of the ratios cancels what running first or second does to a side.
+        `B/A geometric mean: share ${geomean(shares.B!.map((b, i) => b / shares.A![i]!)).toFixed(3)}, cpu ${geomean(cpus.B!.map((b, i) => b / cpus.A![i]!)).toFixed(3)}\n`,
     );
   for (const s of sides) {
     const exited = new Promise((r) => services[s]!.child.once('exit', r));

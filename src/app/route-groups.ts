@@ -1,5 +1,6 @@
 import express from 'express';
-import type { RequestHandler, Router } from 'express';
+import type { RequestHandler } from 'express';
+import { ExactPathRoutes, type RouteTarget } from '../api/exact-path-routes';
 import { requireInternalToken } from '../api/middleware/internal-token';
 import { openApiDocumentOf } from '../api/openapi';
 import type { Route, RouteDoc } from '../api/route-declaration';
@@ -26,7 +27,7 @@ type RouteGroupEntry = {
   readonly routes: readonly Route<never>[];
   readonly everywhere: boolean;
   /** Serves the group's routes from `router`, each behind `before`, with the deps taken from the context. */
-  readonly mount: (router: Router, ctx: AppContext, before: readonly RequestHandler[]) => void;
+  readonly mount: (router: RouteTarget, ctx: AppContext, before: readonly RequestHandler[]) => void;
 };
 
 const group = <D>(routes: readonly Route<D>[], deps: (ctx: AppContext) => D, everywhere = false): RouteGroupEntry => ({
@@ -64,16 +65,18 @@ export const ROUTE_DOCS: readonly RouteDoc[] = ROUTE_GROUPS.flatMap((entry) => e
 export const openApiDocument = () => openApiDocumentOf(ROUTE_DOCS);
 
 /**
- * Serves the groups this process serves from one router: a request walks one list of routes
- * instead of entering a router per group. Internal routes are behind the X-Directory-Token.
+ * Serves the groups this process serves from one router, the paths without parameters found by
+ * their exact path first (ExactPathRoutes): a request finds its route in one place instead of
+ * entering a router per group. Internal routes are behind the X-Directory-Token.
  */
-export function routesOf(ctx: AppContext, servesApi: boolean): Router {
-  const router = express.Router();
+export function routesOf(ctx: AppContext, servesApi: boolean): RequestHandler[] {
+  const expressRouter = express.Router();
+  const router = new ExactPathRoutes(expressRouter);
   const internal = [requireInternalToken(ctx.secrets.directoryToken)];
   for (const entry of ROUTE_GROUPS) {
     if (!servesApi && !entry.everywhere) continue;
     const access = entry.routes[0]?.doc.access;
     entry.mount(router, ctx, access === 'internal' ? internal : []);
   }
-  return router;
+  return [router.handle, expressRouter];
 }

@@ -6,13 +6,19 @@ import { LRUCache } from 'lru-cache';
  * writes to that view gets the same text each time; a write elsewhere keeps it.
  */
 export interface AnswerMemo {
-  /** The text `compute` gives for `key` as `scopes` stand now, computed at most once per state of them. */
-  json(key: string, scopes: readonly string[], compute: () => Promise<string>): Promise<string>;
+  /**
+   * The text `compute` gives for `key` as `scopes` stand now, computed at most once per state of
+   * them: a string, or its UTF-8 bytes (what the HTTP layer sends, kept off the JavaScript heap).
+   */
+  json<T extends JsonAnswerText>(key: string, scopes: readonly string[], compute: () => Promise<T>): Promise<T>;
 }
+
+/** An answer's JSON, as text or as its UTF-8 bytes; measured in characters or bytes alike. */
+export type JsonAnswerText = string | Buffer;
 
 /** Where the read models have no cheap version to key on (MongoDB): every answer is computed. */
 export const computedEachTime: AnswerMemo = {
-  json: (_key, _scopes, compute) => compute(),
+  json: <T extends JsonAnswerText>(_key: string, _scopes: readonly string[], compute: () => Promise<T>) => compute(),
 };
 
 /** About a hundred pages of 20 records. */
@@ -30,7 +36,7 @@ const MAX_ASKED_ONCE = 20_000;
  * lists keep the most asked ones.
  */
 export class VersionedAnswerMemo implements AnswerMemo {
-  private readonly texts: LRUCache<string, { readonly version: string; readonly text: string }>;
+  private readonly texts: LRUCache<string, { readonly version: string; readonly text: JsonAnswerText }>;
   /** Keys asked once (since the last time this set filled up), whose texts are kept when asked again. */
   private readonly askedOnce = new Set<string>();
 
@@ -52,10 +58,11 @@ export class VersionedAnswerMemo implements AnswerMemo {
     return joined;
   }
 
-  async json(key: string, scopes: readonly string[], compute: () => Promise<string>): Promise<string> {
+  async json<T extends JsonAnswerText>(key: string, scopes: readonly string[], compute: () => Promise<T>): Promise<T> {
     const version = this.versions(scopes);
     const remembered = this.texts.get(key);
-    if (remembered !== undefined && version !== null && remembered.version === version) return remembered.text;
+    // A key names one route's answers, which are all of one kind (text or bytes).
+    if (remembered !== undefined && version !== null && remembered.version === version) return remembered.text as T;
     const text = await compute();
     // Computing awaits: a text read while its scopes moved may mix two states, so it is
     // answered (as any read in flight is) but not kept.

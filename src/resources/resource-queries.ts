@@ -21,6 +21,9 @@ export type ResourceListQuery = {
   page: PageRequest;
 };
 
+const COMMA = Buffer.from(',');
+const TAIL = Buffer.from(']}}');
+
 /** Maps view documents to records, resolving every community name they mention in one query. */
 export async function toRecords(
   directory: DirectoryReader,
@@ -66,10 +69,10 @@ export async function toRecords(
 }
 
 /**
- * A record's JSON text for a caller who may not edit it and for one who may, as of one state of the directory
- * (its names).
+ * A record's JSON (UTF-8 bytes) for a caller who may not edit it and for one who may, as of one
+ * state of the directory (its names). Bytes, so that an answer is one copy of them (JsonText).
  */
-type RecordTexts = { readonly version: string; plain?: string; editor?: string };
+type RecordTexts = { readonly version: string; plain?: Buffer; editor?: Buffer };
 
 /**
  * Record texts by view document: a store hands out the same document object while its stored
@@ -86,9 +89,9 @@ export async function recordTextsOf(
   directory: DirectoryReader,
   viewer: Viewer,
   docs: readonly ResourceViewRecord[],
-): Promise<string[]> {
+): Promise<Buffer[]> {
   const version = directory.version();
-  const texts: (string | undefined)[] = [];
+  const texts: (Buffer | undefined)[] = [];
   const missing: ResourceViewRecord[] = [];
   for (const doc of docs) {
     const kept = version === null ? undefined : recordTexts.get(doc);
@@ -96,7 +99,7 @@ export async function recordTextsOf(
     texts.push(text);
     if (text === undefined) missing.push(doc);
   }
-  if (missing.length === 0) return texts as string[];
+  if (missing.length === 0) return texts as Buffer[];
   const built = await toRecords(directory, viewer, missing);
   // Reading the names awaited: texts built while the directory moved are answered, not kept.
   const keep = version !== null && directory.version() === version;
@@ -104,7 +107,7 @@ export async function recordTextsOf(
   return texts.map((text, i) => {
     if (text !== undefined) return text;
     const record = built[next++] as ResourceRecord;
-    const json = JSON.stringify(record);
+    const json = Buffer.from(JSON.stringify(record), 'utf8');
     if (keep) {
       const doc = docs[i] as ResourceViewRecord;
       let kept = recordTexts.get(doc);
@@ -161,9 +164,17 @@ export async function listResources(
     canEditPrivacy: canEditPrivacyOnProject(viewer, project.projectId, query.communityId),
     paragraphId: query.paragraphId,
   } satisfies Omit<ResourceListAnswer, 'resources'>;
-  const list = (await recordTextsOf(directory, viewer, page.list)).join(',');
-  // The answer's text, its fields in the order the answer object would have written them.
-  return new JsonText(`${JSON.stringify(flags).slice(0, -1)},"resources":{"count":${page.count},"list":[${list}]}}`);
+  const records = await recordTextsOf(directory, viewer, page.list);
+  // The answer's text, its fields in the order the answer object would have written them, made
+  // as one buffer from the records' bytes.
+  const head = Buffer.from(`${JSON.stringify(flags).slice(0, -1)},"resources":{"count":${page.count},"list":[`, 'utf8');
+  const parts: Buffer[] = [head];
+  for (const record of records) {
+    if (parts.length > 1) parts.push(COMMA);
+    parts.push(record);
+  }
+  parts.push(TAIL);
+  return new JsonText(Buffer.concat(parts));
 }
 
 /** The record of a resource just saved, seen from its owning view (own level governs). */

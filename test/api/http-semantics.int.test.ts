@@ -62,6 +62,44 @@ describe('HTTP semantics', () => {
     });
   });
 
+  // Exact paths are found by one lookup before the router (src/api/exact-path-routes.ts); what the
+  // lookup does not find is the router's, served as Express serves it.
+  describe('route lookup', () => {
+    const list = { projectId: projects.solar, take: 3 };
+
+    it.each(['/api/project/getresourcelist', '/api/Project/GetResourceList/'])(
+      'given the list path as %s (other letter case, trailing slash), then the same answer as the exact path',
+      async (variant) => {
+        const exact = await server.request('POST', '/api/Project/GetResourceList', list, await as(users.team));
+        const other = await server.request('POST', variant, list, await as(users.team));
+
+        expect(exact.status).toBe(200);
+        expect(other.status).toBe(200);
+        expect(other.body).toEqual(exact.body);
+      },
+    );
+
+    it('given HEAD on a GET route, then its status and headers without a body', async () => {
+      const get = await server.request('GET', '/health/live');
+      const head = await server.request('HEAD', '/health/live');
+
+      expect(head.status).toBe(get.status);
+      expect(head.headers.get('content-type')).toBe(get.headers.get('content-type'));
+      expect(head.text).toBe('');
+    });
+
+    it('given a list answered, then its duration is recorded under the route template, not the path asked', async () => {
+      await server.request('POST', '/api/Project/GetResourceList', list, await as(users.team));
+      const metrics = await server.get('/internal/metrics', {
+        headers: { 'x-directory-token': server.services.secrets.directoryToken },
+      });
+
+      expect(metrics.text).toMatch(
+        /^http_request_duration_seconds_count\{method="POST",route="\/api\/Project\/GetResourceList",status="200"\} [1-9]/m,
+      );
+    });
+  });
+
   describe('415', () => {
     it.each([
       ['application/x-www-form-urlencoded', 'projectId=10'],
