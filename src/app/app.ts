@@ -7,6 +7,7 @@ import { requestLog } from '../api/middleware/request-log';
 import { readSnapshot } from './read-snapshot';
 import { securityHeaders } from '../api/middleware/security-headers';
 import { httpSemantics } from '../api/middleware/http-semantics';
+import { inSequence } from '../api/middleware/in-sequence';
 import { docsPage } from '../api/routes/docs-page';
 import { ApiKeyVerifier } from '../api-keys/api-key-authenticator';
 import { BoundedVerifier } from '../api-keys/bounded-verifier';
@@ -21,17 +22,21 @@ export function buildApp(ctx: AppContext): express.Express {
   // TRUST_PROXY (off by default): which hops may name the client in X-Forwarded-For; req.ip, the
   // address every per-address budget and the audit metadata use, follows it.
   app.set('trust proxy', ctx.config.TRUST_PROXY);
-  app.use(requestLog(ctx.logger, ctx.metrics));
-  app.use(securityHeaders);
   // CORS and 405 come before any credential is asked for: a preflight carries none.
-  app.use(httpSemantics(ROUTE_DOCS, ctx.config.CORS_ORIGINS));
+  app.use(
+    inSequence(
+      requestLog(ctx.logger, ctx.metrics),
+      securityHeaders,
+      httpSemantics(ROUTE_DOCS, ctx.config.CORS_ORIGINS),
+    ),
+  );
   // What reads the read models (/api, /internal) reads them as of the request's start.
   const snapshot = readSnapshot(() => ctx.readDb);
   // Bodies are parsed only once the caller is known: an anonymous request costs the same
   // whatever it sends (issue 11).
   const jsonBody = express.json({ limit: JSON_BODY_LIMIT, strict: false });
 
-  app.use('/internal', requireInternalToken(ctx.secrets.directoryToken), snapshot, jsonBody);
+  app.use('/internal', inSequence(requireInternalToken(ctx.secrets.directoryToken), snapshot, jsonBody));
   // A projector process answers health, metrics and operator calls only: the API is served elsewhere.
   const servesApi = ctx.config.ROLE !== 'projector';
   if (servesApi) guardApi(app, ctx, { snapshot, jsonBody });
@@ -66,15 +71,17 @@ function guardApi(
   });
   app.use(
     '/api',
-    snapshot,
-    authenticate({
-      sessions: ctx.sessions,
-      get directory() {
-        return ctx.directory;
-      },
-      apiKeys,
-    }),
-    jsonBody,
+    inSequence(
+      snapshot,
+      authenticate({
+        sessions: ctx.sessions,
+        get directory() {
+          return ctx.directory;
+        },
+        apiKeys,
+      }),
+      jsonBody,
+    ),
   );
   app.use('/docs', docsPage());
 }
