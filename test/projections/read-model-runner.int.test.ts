@@ -230,6 +230,44 @@ describe('read-model runner', () => {
     await expect(follower.waitFor(handled, 300)).rejects.toMatchObject({ kind: 'unavailable' });
   });
 
+  it('given a projecting process, when only events its read model ignores are appended, then their checkpoint is written a moment later, without waiting for a handled event', async () => {
+    // given
+    const events = openEvents();
+    const ignoring = {
+      ...recordingProjection(SqliteReadDb.open(':memory:')),
+      handles: (event: RecordedEvent) => event.type !== 'Ignored',
+    };
+    const runner = track(new ReadModelRunner(events, ignoring, createLogger('silent')), events);
+    await runner.start();
+    // when
+    await append(events, 's-1', 'Ignored');
+    const { position } = await append(events, 's-2', 'Ignored');
+    // then: what other processes read as this read model's position (restarts fold from it)
+    const deadline = Date.now() + 2000;
+    while ((await ignoring.store.checkpoint('recording')) !== position && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(await ignoring.store.checkpoint('recording')).toBe(position);
+    expect(ignoring.seen()).toEqual([]);
+  });
+
+  it('given ignored events whose checkpoint is not written yet, when the runner stops, then it is written before it has stopped', async () => {
+    // given
+    const events = openEvents();
+    const ignoring = {
+      ...recordingProjection(SqliteReadDb.open(':memory:')),
+      handles: (event: RecordedEvent) => event.type !== 'Ignored',
+    };
+    const runner = new ReadModelRunner(events, ignoring, createLogger('silent'));
+    await runner.start();
+    const { position } = await append(events, 's-1', 'Ignored');
+    await runner.waitFor(position, 2000);
+    // when
+    await runner.stop();
+    // then
+    expect(await ignoring.store.checkpoint('recording')).toBe(position);
+    await events.close();
+  });
+
   it('given a read model with a checkpoint, when it starts again, then it folds only the events after the checkpoint', async () => {
     // given
     const events = openEvents();
