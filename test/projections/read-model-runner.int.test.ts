@@ -38,6 +38,14 @@ function recordingProjection(read: SqliteReadDb, failOn?: string): ReadModelProj
   };
 }
 
+/** The recording read model, folding every event but those of type `Ignored`. */
+function ignoringProjection(): ReturnType<typeof recordingProjection> {
+  return {
+    ...recordingProjection(SqliteReadDb.open(':memory:')),
+    handles: (event: RecordedEvent) => event.type !== 'Ignored',
+  };
+}
+
 /** The projection, except that its first event is refused as busy (another process held the write lock too long). */
 function busyOnce(projection: ReadModelProjection): ReadModelProjection {
   let refusals = 1;
@@ -215,10 +223,7 @@ describe('read-model runner', () => {
   it('given a process that follows a read model nobody projects, when a write appends only events that read model ignores, then the write is not held waiting for it', async () => {
     // given
     const events = openEvents();
-    const ignoring = {
-      ...recordingProjection(SqliteReadDb.open(':memory:')),
-      handles: (event: RecordedEvent) => event.type !== 'Ignored',
-    };
+    const ignoring = ignoringProjection();
     const follower = track(new ReadModelRunner(events, ignoring, createLogger('silent'), { role: 'follow' }), events);
     await follower.start();
     // when
@@ -233,10 +238,7 @@ describe('read-model runner', () => {
   it('given a projecting process, when only events its read model ignores are appended, then their checkpoint is written a moment later, without waiting for a handled event', async () => {
     // given
     const events = openEvents();
-    const ignoring = {
-      ...recordingProjection(SqliteReadDb.open(':memory:')),
-      handles: (event: RecordedEvent) => event.type !== 'Ignored',
-    };
+    const ignoring = ignoringProjection();
     const runner = track(new ReadModelRunner(events, ignoring, createLogger('silent')), events);
     await runner.start();
     // when
@@ -253,10 +255,7 @@ describe('read-model runner', () => {
   it('given ignored events whose checkpoint is not written yet, when the runner stops, then it is written before it has stopped', async () => {
     // given
     const events = openEvents();
-    const ignoring = {
-      ...recordingProjection(SqliteReadDb.open(':memory:')),
-      handles: (event: RecordedEvent) => event.type !== 'Ignored',
-    };
+    const ignoring = ignoringProjection();
     const runner = new ReadModelRunner(events, ignoring, createLogger('silent'));
     await runner.start();
     const { position } = await append(events, 's-1', 'Ignored');
