@@ -1,4 +1,3 @@
-import { Router } from 'express';
 import type { Request, RequestHandler, Response } from 'express';
 import type { ZodRequestBody } from '@asteasolutions/zod-to-openapi';
 import type { z } from 'zod';
@@ -367,11 +366,9 @@ export class UnsupportedMediaType extends Error {
 /**
  * The JSON answer as express's res.json writes it, less the ETag: an API answer depends on who
  * asks, is never shared by a cache, and hashing every body costs each request a few per cent.
- */
-/**
- * Sends a JSON answer. Given as bytes, the body is written as it is, beside the headers: a
- * string would be joined to the headers' text and that copy encoded again (Node's
- * OutgoingMessage), about 14 KB twice for each list answered.
+ * Given as bytes, the body is written as it is, beside the headers: a string would be joined to
+ * the headers' text and that copy encoded again (Node's OutgoingMessage), about 14 KB twice for
+ * each list answered.
  */
 function sendJsonText(req: Request, res: Response, body: string | Buffer): void {
   const bytes = typeof body === 'string' ? Buffer.from(body, 'utf8') : body;
@@ -381,16 +378,15 @@ function sendJsonText(req: Request, res: Response, body: string | Buffer): void 
 }
 
 /**
- * Serves `routes` from `router` (a new Express router by default), each behind the `before`
- * middleware (e.g. the internal token). The /api groups share one target: a request then finds
- * its route in one place instead of entering a router per group.
+ * Serves `routes` from `router`, each behind the `before` middleware (e.g. the internal token).
+ * The /api groups share one target: a request then finds its route in one place instead of
+ * entering a router per group.
  */
-export function routerOf<D, T extends RouteTarget = Router>(
+export function routerOf<D>(
   routes: readonly Route<D>[],
   deps: D,
-  before: readonly RequestHandler[] = [],
-  router: T = Router() as unknown as T,
-): T {
+  before: readonly RequestHandler[],
+  router: RouteTarget,
+): void {
   for (const route of routes) route.mount(router, deps, before);
-  return router;
 }

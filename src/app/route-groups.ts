@@ -33,7 +33,7 @@ type RouteGroupEntry = {
 const group = <D>(routes: readonly Route<D>[], deps: (ctx: AppContext) => D, everywhere = false): RouteGroupEntry => ({
   routes: routes as readonly Route<never>[],
   everywhere,
-  mount: (router, ctx, before) => void routerOf(routes, deps(ctx), before, router),
+  mount: (router, ctx, before) => routerOf(routes, deps(ctx), before, router),
 });
 
 const context = (ctx: AppContext): AppContext => ctx;

@@ -9,10 +9,6 @@ export class JsonText<T> {
   declare private readonly answer?: T;
   constructor(readonly bytes: Buffer) {}
 
-  static of<T>(text: string): JsonText<T> {
-    return new JsonText<T>(Buffer.from(text, 'utf8'));
-  }
-
   get text(): string {
     return this.bytes.toString('utf8');
   }

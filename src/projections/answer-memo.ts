@@ -67,7 +67,7 @@ export class VersionedAnswerMemo implements AnswerMemo {
     // Computing awaits: a text read while its scopes moved may mix two states, so it is
     // answered (as any read in flight is) but not kept.
     if (version === null || this.versions(scopes) !== version || text.length > this.maxChars) return text;
-    if (remembered === undefined && !this.texts.has(key) && !this.askedOnce.delete(key)) {
+    if (remembered === undefined && !this.askedOnce.delete(key)) {
       if (this.askedOnce.size >= MAX_ASKED_ONCE) this.askedOnce.clear();
       this.askedOnce.add(key);
       return text;
