@@ -125,6 +125,11 @@ describe('hash chain of the SQLite event store', () => {
   it.each([
     ['its data edited', `update events set data = '{"n":99}' where position = 3`, 'hash'],
     ['its hash removed', 'update events set hash = null where position = 3', 'missing'],
+    [
+      'its hash stored as text (the column is typeless)',
+      'update events set hash = hex(hash) where position = 3',
+      'hash',
+    ],
     ['it deleted', 'delete from events where position = 3', 'hash'],
   ])(
     'given an event with %s behind the store, when verified, then the first event that does not match is named',
