@@ -8,6 +8,7 @@ import { readSnapshot } from './read-snapshot';
 import { securityHeaders } from '../api/middleware/security-headers';
 import { httpSemantics } from '../api/middleware/http-semantics';
 import { inSequence } from '../api/middleware/in-sequence';
+import { mountedAt } from '../api/middleware/mounted-at';
 import { docsPage } from '../api/routes/docs-page';
 import { ApiKeyVerifier } from '../api-keys/api-key-authenticator';
 import { BoundedVerifier } from '../api-keys/bounded-verifier';
@@ -22,38 +23,40 @@ export function buildApp(ctx: AppContext): express.Express {
   // TRUST_PROXY (off by default): which hops may name the client in X-Forwarded-For; req.ip, the
   // address every per-address budget and the audit metadata use, follows it.
   app.set('trust proxy', ctx.config.TRUST_PROXY);
-  // CORS and 405 come before any credential is asked for: a preflight carries none.
-  app.use(
-    inSequence(
-      requestLog(ctx.logger, ctx.metrics),
-      securityHeaders,
-      httpSemantics(ROUTE_DOCS, ctx.config.CORS_ORIGINS),
-    ),
-  );
   // What reads the read models (/api, /internal) reads them as of the request's start.
   const snapshot = readSnapshot(() => ctx.readDb);
   // Bodies are parsed only once the caller is known: an anonymous request costs the same
   // whatever it sends (issue 11).
   const jsonBody = express.json({ limit: JSON_BODY_LIMIT, strict: false });
-
-  app.use('/internal', inSequence(requireInternalToken(ctx.secrets.directoryToken), snapshot, jsonBody));
   // A projector process answers health, metrics and operator calls only: the API is served elsewhere.
   const servesApi = ctx.config.ROLE !== 'projector';
-  if (servesApi) guardApi(app, ctx, { snapshot, jsonBody });
-  app.use(routesOf(ctx, servesApi));
+  const routes = routesOf(ctx, servesApi);
+  // One layer for what every request passes, in order: CORS and 405 before any credential is
+  // asked for (a preflight carries none), then the guard of its prefix, then its route when its
+  // path is one of the exact paths (the router's walk only for the rest).
+  app.use(
+    inSequence(
+      requestLog(ctx.logger, ctx.metrics),
+      securityHeaders,
+      httpSemantics(ROUTE_DOCS, ctx.config.CORS_ORIGINS),
+      mountedAt('/internal', inSequence(requireInternalToken(ctx.secrets.directoryToken), snapshot, jsonBody)),
+      ...(servesApi ? [mountedAt('/api', apiGuard(ctx, { snapshot, jsonBody }))] : []),
+      routes.exact,
+    ),
+  );
+  if (servesApi) app.use('/docs', docsPage());
+  app.use(routes.router);
 
   app.use(routeNotFound);
   app.use(errorHandler(ctx.logger));
   return app;
 }
 
-/** Every /api request needs a credential, checked before its body is read; /docs is the API's page. */
-function guardApi(
-  app: express.Express,
+/** Every /api request needs a credential, checked before its body is read. */
+function apiGuard(
   ctx: AppContext,
   { snapshot, jsonBody }: Record<'snapshot' | 'jsonBody', express.RequestHandler>,
-): void {
-  // Every /api route below requires a credential.
+): express.RequestHandler {
   const apiKeys = new ApiKeyVerifier({
     // Read at each request: a blue/green rebuild replaces the read models being served.
     get store() {
@@ -69,19 +72,15 @@ function guardApi(
     logger: ctx.logger,
     limitPerHour: ctx.config.RATE_LIMIT_PER_HOUR,
   });
-  app.use(
-    '/api',
-    inSequence(
-      snapshot,
-      authenticate({
-        sessions: ctx.sessions,
-        get directory() {
-          return ctx.directory;
-        },
-        apiKeys,
-      }),
-      jsonBody,
-    ),
+  return inSequence(
+    snapshot,
+    authenticate({
+      sessions: ctx.sessions,
+      get directory() {
+        return ctx.directory;
+      },
+      apiKeys,
+    }),
+    jsonBody,
   );
-  app.use('/docs', docsPage());
 }

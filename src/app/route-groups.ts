@@ -1,5 +1,5 @@
 import express from 'express';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Router } from 'express';
 import { ExactPathRoutes, type RouteTarget } from '../api/exact-path-routes';
 import { requireInternalToken } from '../api/middleware/internal-token';
 import { openApiDocumentOf } from '../api/openapi';
@@ -66,17 +66,18 @@ export const openApiDocument = () => openApiDocumentOf(ROUTE_DOCS);
 
 /**
  * Serves the groups this process serves from one router, the paths without parameters found by
- * their exact path first (ExactPathRoutes): a request finds its route in one place instead of
- * entering a router per group. Internal routes are behind the X-Directory-Token.
+ * their exact path first (ExactPathRoutes, `exact`, which passes anything else on): a request
+ * finds its route in one place instead of entering a router per group. Internal routes are
+ * behind the X-Directory-Token.
  */
-export function routesOf(ctx: AppContext, servesApi: boolean): RequestHandler[] {
-  const expressRouter = express.Router();
-  const router = new ExactPathRoutes(expressRouter);
+export function routesOf(ctx: AppContext, servesApi: boolean): { exact: RequestHandler; router: Router } {
+  const router = express.Router();
+  const exact = new ExactPathRoutes(router);
   const internal = [requireInternalToken(ctx.secrets.directoryToken)];
   for (const entry of ROUTE_GROUPS) {
     if (!servesApi && !entry.everywhere) continue;
     const access = entry.routes[0]?.doc.access;
-    entry.mount(router, ctx, access === 'internal' ? internal : []);
+    entry.mount(exact, ctx, access === 'internal' ? internal : []);
   }
-  return [router.handle, expressRouter];
+  return { exact: exact.handle, router };
 }

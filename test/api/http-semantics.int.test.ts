@@ -79,6 +79,20 @@ describe('HTTP semantics', () => {
       },
     );
 
+    it.each([
+      ['POST', '/API/Project/GetResourceList'],
+      ['POST', '/api/project/getresourcelist/'],
+      ['GET', '/INTERNAL/metrics'],
+    ])(
+      'given %s %s (a guarded prefix in another letter case) without a credential, then the guard still answers 401',
+      async (method, variant) => {
+        const res = await server.request(method, variant, method === 'POST' ? list : undefined);
+
+        expect(res.status).toBe(401);
+        expect(res.body.type).toBe('/problems/unauthenticated');
+      },
+    );
+
     it('given HEAD on a GET route, then its status and headers without a body', async () => {
       const get = await server.request('GET', '/health/live');
       const head = await server.request('HEAD', '/health/live');
