@@ -23,29 +23,39 @@ export const computedEachTime: AnswerMemo = {
 
 /** About a hundred pages of 20 records. */
 const MAX_CHARS = 1_000_000;
-/** Keys asked once and not kept yet: a count, not texts. */
-const MAX_ASKED_ONCE = 20_000;
+/**
+ * How recently a key must have been asked once for its next ask to keep its text: among the last
+ * this many keys asked and not kept. A text is worth keeping only if it is asked again before
+ * the memo's least recently asked texts go, and the memo holds about a hundred list pages: a key
+ * asked again only after thousands of others (5,000 callers each polling their first page, 550
+ * callers paging at random) would go before its next ask, after pushing out one that would not.
+ * With a window of 20,000 keys, such traffic kept a 14 KB text on almost every request, and each
+ * went again a moment later: garbage for the collector, no answer served (docs/benchmarks.md "Stop 34").
+ */
+const ASKED_ONCE_WINDOW = 512;
 
 /**
  * Keyed on the versions of the scopes an answer depends on (SqliteChangeFeed), which move with
  * every commit that changes them, this process's or another's: a text is never served past a
- * change. A text is kept from the second time its key is asked: under varied traffic (many
- * callers, many pages) most keys are asked once, and keeping each of them only to push out
- * another cost memory and garbage collection for no answer served. Past `maxChars` the least
- * recently asked texts go first (lru-cache, sized in characters): many callers polling their
- * lists keep the most asked ones.
+ * change. A text is kept from the second time its key is asked, if that is soon after the first
+ * (ASKED_ONCE_WINDOW): under varied traffic (many callers, many pages) most keys are asked
+ * seldom, and keeping each of them only to push out another cost memory and garbage collection
+ * for no answer served. Past `maxChars` the least recently asked texts go first (lru-cache, sized
+ * in characters): many callers polling their lists keep the most asked ones.
  */
 export class VersionedAnswerMemo implements AnswerMemo {
   private readonly texts: LRUCache<string, { readonly version: string; readonly text: JsonAnswerText }>;
-  /** Keys asked once (since the last time this set filled up), whose texts are kept when asked again. */
-  private readonly askedOnce = new Set<string>();
+  /** Keys asked once lately (the last `askedOnceWindow`), whose texts are kept when asked again. */
+  private readonly askedOnce: LRUCache<string, true>;
 
   /** `versionOf`: null while a write transaction is open on the connection (or with READ_MEMO=off). */
   constructor(
     private readonly versionOf: (scope: string) => string | null,
     private readonly maxChars = MAX_CHARS,
+    askedOnceWindow = ASKED_ONCE_WINDOW,
   ) {
     this.texts = new LRUCache({ maxSize: maxChars, sizeCalculation: (entry) => Math.max(1, entry.text.length) });
+    this.askedOnce = new LRUCache({ max: askedOnceWindow });
   }
 
   private versions(scopes: readonly string[]): string | null {
@@ -68,8 +78,7 @@ export class VersionedAnswerMemo implements AnswerMemo {
     // answered (as any read in flight is) but not kept.
     if (version === null || this.versions(scopes) !== version || text.length > this.maxChars) return text;
     if (remembered === undefined && !this.askedOnce.delete(key)) {
-      if (this.askedOnce.size >= MAX_ASKED_ONCE) this.askedOnce.clear();
-      this.askedOnce.add(key);
+      this.askedOnce.set(key, true);
       return text;
     }
     this.texts.set(key, { version, text });

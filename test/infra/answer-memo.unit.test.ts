@@ -35,6 +35,25 @@ describe('answer memo', () => {
     expect(await memo.json('polled', ['s'], async () => 'computed again')).toBe('pppp');
   });
 
+  it.each([
+    ['soon after, among the last few keys asked', 3, 2],
+    ['only after more other keys than the window holds', 4, 3],
+  ])(
+    'given a key asked once, when it is asked again %s, then kept when it was soon (window of 4 keys)',
+    async (_case, othersBetween, computationsAfterThirdAsk) => {
+      // given
+      const { state, compute } = readModels();
+      const memo = new VersionedAnswerMemo(() => state.version, 1_000, 4);
+      await memo.json('polled', ['s'], compute);
+      for (let i = 0; i < othersBetween; i++) await memo.json(`other ${i}`, ['s'], async () => '"other"');
+      // when
+      await memo.json('polled', ['s'], compute);
+      await memo.json('polled', ['s'], compute);
+      // then: kept at the second ask (2 computations), or the second ask counted as a first (3)
+      expect(state.computations).toBe(computationsAfterThirdAsk);
+    },
+  );
+
   it('given an answer kept, when the read models change, then the next ask computes it from the new state', async () => {
     // given
     const { state, compute } = readModels();
