@@ -168,7 +168,7 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
   private committing: Promise<void> | undefined;
   private readonly subscriptions = new Set<Subscription>();
   /** The newest events, read once for every live subscription of this process. */
-  private readonly recent = new RecentEvents();
+  private readonly recent = new RecentEvents(pollIntervalMs);
   private readonly logId: string;
 
   private constructor(
@@ -289,6 +289,7 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
           // wake the subscriptions for it again. Read before waking them, so that anything another
           // process committed meanwhile is seen by the reads this wake starts.
           if (this.otherWriters) this.othersSeen = this.dataVersion();
+          this.recent.committed();
           for (const wake of this.listeners) wake();
         }
         outcomes.forEach((outcome, i) => {
@@ -427,6 +428,7 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
       const now = this.dataVersion();
       if (now !== this.othersSeen) {
         this.othersSeen = now;
+        this.recent.committed();
         for (const wake of this.listeners) wake();
       }
     }, otherWritersCheckMs);

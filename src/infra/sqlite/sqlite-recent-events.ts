@@ -18,24 +18,55 @@ export class RecentEvents {
   private events: RecordedEvent[] = [];
   private start = -1n;
   private end = -1n;
+  /**
+   * When the last read of the log reached its end (found fewer events than it asked for), with no
+   * commit told since (`committed`); null otherwise. Until a commit, or until `freshForMs` has
+   * passed, the range holds the whole log: the readers after the first take what is kept without
+   * asking SQLite for anything newer (each of five read models asked again after every save:
+   * ten reads of the log per save, counted; docs/benchmarks.md "Stop 34").
+   */
+  private reachedEndAt: number | null = null;
+
+  /**
+   * `freshForMs`: how long a read that reached the log's end stands without a commit told, as long
+   * as a subscription's poll: the same safety net as polling, should a commit ever go untold.
+   */
+  constructor(
+    private readonly freshForMs: number,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /**
+   * A commit may have added events past what is kept: this process's, or another connection's
+   * seen by the watch of other writers. Told before the subscriptions are woken.
+   */
+  committed(): void {
+    this.reachedEndAt = null;
+  }
 
   /**
    * Up to `max` events after `after`: from memory where the range holds them, then from `read`
-   * for what is newer than the range (kept for the next reader); a reader behind the range (a
-   * catch-up) reads the log alone and leaves the range as it is.
+   * for what is newer than the range (kept for the next reader) unless the last read reached the
+   * log's end and nothing was committed since; a reader behind the range (a catch-up) reads the
+   * log alone and leaves the range as it is.
    */
   after(after: bigint, max: number, read: (after: bigint, max: number) => RecordedEvent[]): RecordedEvent[] {
     if (this.start < 0n || after > this.end) {
+      const asked = this.now();
       const page = read(after, max);
       this.reset(after, page);
+      this.reachedEndAt = page.length < max ? asked : null;
       return page;
     }
     if (after < this.start) return read(after, max);
     const first = this.indexAfter(after);
     const kept = this.events.slice(first, first + max);
     if (kept.length === max) return kept;
+    const asked = this.now();
+    if (this.reachedEndAt !== null && asked - this.reachedEndAt < this.freshForMs) return kept;
     const newer = read(this.end, max - kept.length);
     this.extend(newer);
+    this.reachedEndAt = newer.length < max - kept.length ? asked : null;
     return kept.concat(newer);
   }
 
