@@ -8,7 +8,7 @@
  * so its steps cannot be timed from this one: the side-by-side comparison is the measure.
  *
  *   BENCH_SLICES=21 (pairs)   BENCH_SERIAL=20 (appends a slice)   BENCH_CONCURRENT=640 (events a slice)
- * BENCH_DIR=/path
+ * BENCH_DIR=/path   BENCH_CALIBRATE=1 (both sides without the chain)
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -21,6 +21,12 @@ const SLICES = Number(process.env.BENCH_SLICES ?? 21);
 const SERIAL = Number(process.env.BENCH_SERIAL ?? 20);
 const CONCURRENT = Number(process.env.BENCH_CONCURRENT ?? 640);
 const DIR = process.env.BENCH_DIR ?? os.tmpdir();
+/**
+ * BENCH_CALIBRATE=1: both sides without the chain (an A/A run). What it reports as the chain's
+ * cost is what the method itself gives two equal stores: the bias and noise to read the real run
+ * against.
+ */
+const CALIBRATE = process.env.BENCH_CALIBRATE === '1';
 
 /** A ResourceCreated as the service writes it: about 700 bytes of data and metadata. */
 const event = (i: number): NewEvent => ({
@@ -112,7 +118,7 @@ async function timed(load: Load, store: SqliteEventStore, first: number): Promis
  */
 async function compare(load: Load): Promise<{ on: Timing[]; off: Timing[] }> {
   const dir = fs.mkdtempSync(path.join(DIR, 'prs-chain-bench-'));
-  const chained = SqliteEventStore.open(path.join(dir, 'chained.sqlite'));
+  const chained = SqliteEventStore.open(path.join(dir, 'chained.sqlite'), { hashChain: !CALIBRATE });
   const plain = SqliteEventStore.open(path.join(dir, 'plain.sqlite'), { hashChain: false });
   const on: Timing[] = [];
   const off: Timing[] = [];
@@ -151,7 +157,7 @@ function hashAlone(): number {
 async function main(): Promise<void> {
   const load1 = os.loadavg()[0]?.toFixed(1);
   process.stdout.write(
-    `hash chain bench: ${os.cpus().length} cores, load ${load1}, files in ${DIR}, ${SLICES} slice pairs per load\n`,
+    `hash chain bench${CALIBRATE ? ' (CALIBRATION: both sides without the chain)' : ''}: ${os.cpus().length} cores, load ${load1}, files in ${DIR}, ${SLICES} slice pairs per load\n`,
   );
   process.stdout.write(`the hash alone: ${hashAlone().toFixed(2)} µs per event\n\n`);
   process.stdout.write(
