@@ -378,15 +378,15 @@ function sendJsonText(req: Request, res: Response, body: string | Buffer): void 
 }
 
 /**
- * Serves `routes` from `router`, each behind the `before` middleware (e.g. the internal token).
+ * Mounts `routes` on `target`, each behind the `before` middleware (e.g. the internal token).
  * The /api groups share one target: a request then finds its route in one place instead of
  * entering a router per group.
  */
-export function routerOf<D>(
+export function mountRoutes<D>(
   routes: readonly Route<D>[],
   deps: D,
   before: readonly RequestHandler[],
-  router: RouteTarget,
+  target: RouteTarget,
 ): void {
-  for (const route of routes) route.mount(router, deps, before);
+  for (const route of routes) route.mount(target, deps, before);
 }

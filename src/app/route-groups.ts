@@ -4,7 +4,7 @@ import { ExactPathRoutes, type RouteTarget } from '../api/exact-path-routes';
 import { requireInternalToken } from '../api/middleware/internal-token';
 import { openApiDocumentOf } from '../api/openapi';
 import type { Route, RouteDoc } from '../api/route-declaration';
-import { routerOf } from '../api/route-declaration';
+import { mountRoutes } from '../api/route-declaration';
 import { OPENAPI_ROUTES } from '../api/routes/openapi-routes';
 import { PROBLEM_ROUTES } from '../api/routes/problem-routes';
 import { USER_ROUTES } from '../api/routes/user-routes';
@@ -33,7 +33,7 @@ type RouteGroupEntry = {
 const group = <D>(routes: readonly Route<D>[], deps: (ctx: AppContext) => D, everywhere = false): RouteGroupEntry => ({
   routes: routes as readonly Route<never>[],
   everywhere,
-  mount: (router, ctx, before) => routerOf(routes, deps(ctx), before, router),
+  mount: (target, ctx, before) => mountRoutes(routes, deps(ctx), before, target),
 });
 
 const context = (ctx: AppContext): AppContext => ctx;
