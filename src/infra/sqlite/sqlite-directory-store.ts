@@ -221,46 +221,33 @@ export class SqliteDirectoryStore implements DirectoryStore {
     });
   }
 
-  /** The answers a request asks again and again, remembered until the database changes. */
-  private remembered<T>(key: string, read: () => T): T {
-    return this.read.memo.get(readScope.directory, `dir:${key}`, read);
-  }
-
-  /** The records of `ids` (in any order, repeats allowed) by id, as facts, remembered as one answer. */
-  private rememberedById<R, F>(
+  /** The records of `ids` (in any order, repeats allowed) by id, as facts. */
+  private byId<R, F>(
     table: DirectoryTable,
     ids: readonly number[],
     entry: (record: R) => readonly [number, F],
   ): Map<number, F> {
-    const sorted = [...new Set(ids)].sort((a, b) => a - b);
-    return new Map(this.remembered(`${table}:${sorted.join(',')}`, () => this.many<R>(table, sorted).map(entry)));
+    return new Map(this.many<R>(table, ids).map(entry));
   }
 
   async user(userId: number): Promise<UserRecord | null> {
-    return this.remembered(`user:${userId}`, () => this.get<UserRecord>('users', userId));
+    return this.get<UserRecord>('users', userId);
   }
 
   async community(communityId: number): Promise<CommunityFacts | null> {
-    return this.remembered(`community:${communityId}`, () => {
-      const record = this.get<CommunityFacts>('communities', communityId);
-      return record && communityFactsOf(record);
-    });
+    const record = this.get<CommunityFacts>('communities', communityId);
+    return record && communityFactsOf(record);
   }
 
   async communities(communityIds: readonly number[]): Promise<Map<number, CommunityFacts>> {
-    return this.rememberedById('communities', communityIds, (c: CommunityFacts) => [
-      c.communityId,
-      communityFactsOf(c),
-    ]);
+    return this.byId('communities', communityIds, (c: CommunityFacts) => [c.communityId, communityFactsOf(c)]);
   }
 
   async project(projectId: number): Promise<ProjectFacts | null> {
-    return this.remembered(`project:${projectId}`, () => {
-      const record = this.get<Omit<ProjectFacts, 'communityIds'>>('projects', projectId);
-      if (!record) return null;
-      const links = this.linksOfProject.all(projectId).map((r) => JSON.parse(r.record) as CommunityProjectRecord);
-      return projectFactsOf(record, links);
-    });
+    const record = this.get<Omit<ProjectFacts, 'communityIds'>>('projects', projectId);
+    if (!record) return null;
+    const links = this.linksOfProject.all(projectId).map((r) => JSON.parse(r.record) as CommunityProjectRecord);
+    return projectFactsOf(record, links);
   }
 
   async communityProject(communityProjectId: number): Promise<CommunityProjectRecord | null> {
@@ -277,11 +264,11 @@ export class SqliteDirectoryStore implements DirectoryStore {
   }
 
   async circles(circleIds: readonly number[]): Promise<Map<number, CircleFacts>> {
-    return this.rememberedById('circles', circleIds, (c: CircleFacts) => [c.circleId, circleFactsOf(c)]);
+    return this.byId('circles', circleIds, (c: CircleFacts) => [c.circleId, circleFactsOf(c)]);
   }
 
   async memberships(userId: number): Promise<Memberships> {
-    return this.remembered(`memberships:${userId}`, () => this.readMemberships(userId));
+    return this.readMemberships(userId);
   }
 
   /**
