@@ -1,27 +1,35 @@
 import { LRUCache } from 'lru-cache';
 import type { CircleFacts, CommunityFacts, ProjectFacts, Viewer } from './viewer';
-import type { DirectoryStore, UserRecord } from './directory-store';
+import type { CommunityProjectRecord, DirectoryStore, ParagraphRecord, UserRecord } from './directory-store';
 
 /**
  * How many facts of each kind are kept. Each caller takes a user and a viewer (a few hundred
  * bytes each); 12,000 hold 5,000 active callers with room to spare, and the platform's
  * communities, projects and circles are far fewer than their bounds.
  */
-const KEPT = { users: 12_000, viewers: 12_000, communities: 4_000, projects: 4_000, circles: 8_000 } as const;
+const KEPT = {
+  users: 12_000,
+  viewers: 12_000,
+  communities: 4_000,
+  projects: 4_000,
+  circles: 8_000,
+  links: 8_000,
+  paragraphs: 8_000,
+} as const;
 
 type Kept<T> = { readonly version: string; readonly value: T };
 
 /** One kind of fact by id, each kept with the directory's version it was read at. */
-class KeptFacts<T> {
-  private readonly facts: LRUCache<number, Kept<T>>;
+class KeptFacts<T, K extends number | string = number> {
+  private readonly facts: LRUCache<K, Kept<T>>;
   constructor(max: number) {
     this.facts = new LRUCache({ max });
   }
-  get(id: number, version: string): T | undefined {
+  get(id: K, version: string): T | undefined {
     const kept = this.facts.get(id);
     return kept?.version === version ? kept.value : undefined;
   }
-  set(id: number, version: string, value: T): void {
+  set(id: K, version: string, value: T): void {
     this.facts.set(id, { version, value });
   }
 }
@@ -31,29 +39,26 @@ class KeptFacts<T> {
  *
  * What it reads is kept while the directory stays as it was (the store's version, which moves
  * with every directory change, this process's or another's): a caller's viewer, their user
- * record, the communities, projects and circles asked about. A list request asked all of them
- * again on every call, and with remembered answers off (READ_MEMO=off) those reads were a quarter
- * of its time (docs/benchmarks.md "Stop 35"). These are facts of the directory, not answers, so
+ * record, the communities, projects, circles, links and paragraphs asked about. A list request
+ * asked all of them again on every call, and with remembered answers off (READ_MEMO=off) those
+ * reads were a quarter of its time (docs/benchmarks.md "Stop 35"). These are facts of the directory, not answers, so
  * READ_MEMO does not govern them, as it does not govern the view index: a directory change (someone
  * leaves a team, joins a circle) still takes effect on the next request, because any change moves
  * the version and nothing older is served. Where the store gives no version (null: inside a
  * write transaction, or an adapter that cannot tell), everything is read live.
  */
 export class DirectoryReader {
-  readonly communityProject;
-  readonly communityProjectOf;
-  readonly paragraph;
   private readonly users = new KeptFacts<UserRecord | null>(KEPT.users);
   private readonly viewers = new KeptFacts<Viewer>(KEPT.viewers);
   private readonly communityFacts = new KeptFacts<CommunityFacts | null>(KEPT.communities);
   private readonly projects = new KeptFacts<ProjectFacts | null>(KEPT.projects);
   private readonly circleFacts = new KeptFacts<CircleFacts | null>(KEPT.circles);
+  private readonly links = new KeptFacts<CommunityProjectRecord | null>(KEPT.links);
+  /** By "project id:community id". */
+  private readonly linksOf = new KeptFacts<CommunityProjectRecord | null, string>(KEPT.links);
+  private readonly paragraphs = new KeptFacts<ParagraphRecord | null>(KEPT.paragraphs);
 
-  constructor(private readonly store: DirectoryStore) {
-    this.communityProject = store.communityProject.bind(store);
-    this.communityProjectOf = store.communityProjectOf.bind(store);
-    this.paragraph = store.paragraph.bind(store);
-  }
+  constructor(private readonly store: DirectoryStore) {}
 
   /** See DirectoryStore.version: null where nothing read from the directory may be remembered. */
   version(): string | null {
@@ -71,6 +76,21 @@ export class DirectoryReader {
   /** The project with the communities it belongs to, in id order. */
   project(projectId: number): Promise<ProjectFacts | null> {
     return this.one(this.projects, projectId, () => this.store.project(projectId));
+  }
+
+  communityProject(communityProjectId: number): Promise<CommunityProjectRecord | null> {
+    return this.one(this.links, communityProjectId, () => this.store.communityProject(communityProjectId));
+  }
+
+  /** The link that puts `projectId` in `communityId` (the lowest id when there are several). */
+  communityProjectOf(projectId: number, communityId: number): Promise<CommunityProjectRecord | null> {
+    return this.one(this.linksOf, `${projectId}:${communityId}`, () =>
+      this.store.communityProjectOf(projectId, communityId),
+    );
+  }
+
+  paragraph(paragraphId: number): Promise<ParagraphRecord | null> {
+    return this.one(this.paragraphs, paragraphId, () => this.store.paragraph(paragraphId));
   }
 
   communities(communityIds: readonly number[]): Promise<Map<number, CommunityFacts>> {
@@ -116,7 +136,7 @@ export class DirectoryReader {
   }
 
   /** A fact as kept at the directory's version, or read (and kept only if the directory did not move meanwhile). */
-  private async one<T>(kept: KeptFacts<T>, id: number, read: () => Promise<T>): Promise<T> {
+  private async one<T, K extends number | string>(kept: KeptFacts<T, K>, id: K, read: () => Promise<T>): Promise<T> {
     const version = this.version();
     if (version === null) return read();
     const hit = kept.get(id, version);

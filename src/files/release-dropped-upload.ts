@@ -29,6 +29,9 @@ export const releaseDroppedUpload =
   async (write, stamp) => {
     const stream = write.stream;
     if (!stream?.id.startsWith(RESOURCE_STREAM_PREFIX)) return undefined;
+    // A write that began the stream had nothing before it to drop (every new resource): no need
+    // to read the stream back.
+    if (stream.firstRevision === 0n) return undefined;
     const history = await deps.eventStore.readStream(stream.id);
     const before = foldResource(history.filter((event) => event.revision < stream.firstRevision));
     const dropped = before.status === 'active' ? uploadPathOf(before.resource) : undefined;
