@@ -1,10 +1,9 @@
 import { LRUCache } from 'lru-cache';
 
 /**
- * Answers of one SQLite read database, each remembered until the scope it was read from changes.
- * A list request asks the same few rows (the caller, their memberships, the project, the
- * community) thousands of times a second; reading them again costs more than the rest of the
- * request. A scope's version (SqliteChangeFeed) moves with every commit that changed it, this
+ * Answers of one SQLite read database, each remembered until the scope it was read from changes:
+ * a resource's stored state and views, which GetResourcePrivacy and the commands ask again and
+ * again (the directory's facts are kept by DirectoryReader, whatever READ_MEMO says). A scope's version (SqliteChangeFeed) moves with every commit that changed it, this
  * process's or another's, so an answer is never served past a change, and a commit elsewhere (a
  * save in another project) leaves it standing. Inside a write transaction nothing is kept: the
  * rows read there may still be rolled back.
@@ -18,9 +17,7 @@ export class ReadSnapshotMemo {
 
   /**
    * `versionOf`: null while a write transaction is open on this connection (or with READ_MEMO=off).
-   * `maxEntries`: each caller takes two or three (their user, memberships, circles), a few hundred
-   * bytes each; 12,000 hold 5,000 active callers (4,000 held fewer than 2,000: with 5,000 callers
-   * every caller's rows were read again and the memo only added its own cost).
+   * `maxEntries`: two for each resource asked about (its state, its views).
    */
   constructor(
     private readonly versionOf: (scope: string) => string | null,

@@ -274,8 +274,8 @@ export class SqliteDirectoryStore implements DirectoryStore {
   /**
    * One primary-key read of the caller's document (kept by `write` in the transaction of every
    * membership change) instead of a lookup in each of the three membership tables: a list request
-   * reads its caller's memberships every time the memo does not hold them. No document: no
-   * memberships.
+   * reads its caller's memberships whenever DirectoryReader has not kept their viewer. No
+   * document: no memberships.
    */
   private readMemberships(userId: number): Memberships {
     const text = this.documents.get.get(userId);
