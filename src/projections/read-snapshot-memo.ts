@@ -3,9 +3,10 @@ import { LRUCache } from 'lru-cache';
 /**
  * Answers of one SQLite read database, each remembered until the scope it was read from changes:
  * a resource's stored state and views, which GetResourcePrivacy and the commands ask again and
- * again (the directory's facts are kept by DirectoryReader, whatever READ_MEMO says). A scope's version (SqliteChangeFeed) moves with every commit that changed it, this
- * process's or another's, so an answer is never served past a change, and a commit elsewhere (a
- * save in another project) leaves it standing. Inside a write transaction nothing is kept: the
+ * again (the directory's facts are kept by DirectoryReader, whatever READ_MEMO says). A scope's
+ * version (SqliteChangeFeed) moves with every commit that changed it, this process's or
+ * another's, so an answer is never served past a change, and a commit elsewhere (a save in
+ * another project) leaves it standing. Inside a write transaction nothing is kept: the
  * rows read there may still be rolled back.
  *
  * Least recently used first out, kept by lru-cache: a Map reordered on every hit (delete, then
