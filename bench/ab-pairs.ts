@@ -15,7 +15,8 @@
  *                100, saves on the same view, elsewhere, none) | first5k-else (5,000 callers × the
  *                first page, saves elsewhere) | apikey | bearer (one community admin repeating one
  *                list, with an API key or with a bearer token, no saves); AB_MEMO on|off (default
- *                off: READ_MEMO=off)
+ *                off: READ_MEMO=off); AB_MEMO_A, AB_MEMO_B one side's own (e.g. one build, memos on
+ *                against off)
  *   AB_PAIRS (4), AB_SECONDS (5 per slice), AB_ONLY=A|B (one side alone, e.g. to profile it)
  *   AB_BEFORE    scenarios each side serves first, unmeasured, e.g. `first5k-else:20,random-same:20`
  *                (name:seconds): the state a service is in after varied traffic (its memos full,
@@ -50,7 +51,10 @@ const FLAGS = {
 const PAIRS = Number(process.env.AB_PAIRS ?? 4);
 const SECONDS = Number(process.env.AB_SECONDS ?? 5);
 const SCENARIO = process.env.AB_SCENARIO ?? 'random-same';
-const MEMO = process.env.AB_MEMO ?? 'off';
+const MEMO = {
+  A: process.env.AB_MEMO_A ?? process.env.AB_MEMO ?? 'off',
+  B: process.env.AB_MEMO_B ?? process.env.AB_MEMO ?? 'off',
+};
 const ONLY = process.env.AB_ONLY; // 'A' to run one side only (profiling)
 const BEFORE = (process.env.AB_BEFORE ?? '')
   .split(',')
@@ -99,7 +103,7 @@ async function startService(side: 'A' | 'B'): Promise<{ child: ChildProcess; url
         DATA_DIR: dir,
         RATE_LIMIT_PER_HOUR: '1000000000',
         ...secrets,
-        ...(MEMO === 'off' ? { READ_MEMO: 'off' } : {}),
+        ...(MEMO[side] === 'off' ? { READ_MEMO: 'off' } : {}),
         PORT: String(port),
         LOG_LEVEL: 'warn',
       },
