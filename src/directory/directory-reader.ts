@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { KeptByVersion } from '../projections/kept-by-version';
 import type { CircleFacts, CommunityFacts, ProjectFacts, Viewer } from './viewer';
 import type { CommunityProjectRecord, DirectoryStore, ParagraphRecord, UserRecord } from './directory-store';
 
@@ -17,23 +17,6 @@ const KEPT = {
   paragraphs: 8_000,
 } as const;
 
-type Kept<T> = { readonly version: string; readonly value: T };
-
-/** One kind of fact by id, each kept with the directory's version it was read at. */
-class KeptFacts<T, K extends number | string = number> {
-  private readonly facts: LRUCache<K, Kept<T>>;
-  constructor(max: number) {
-    this.facts = new LRUCache({ max });
-  }
-  get(id: K, version: string): T | undefined {
-    const kept = this.facts.get(id);
-    return kept?.version === version ? kept.value : undefined;
-  }
-  set(id: K, version: string, value: T): void {
-    this.facts.set(id, { version, value });
-  }
-}
-
 /**
  * The directory as the rules need it: the store's answers, and the caller as a Viewer.
  *
@@ -41,22 +24,23 @@ class KeptFacts<T, K extends number | string = number> {
  * with every directory change, this process's or another's): a caller's viewer, their user
  * record, the communities, projects, circles, links and paragraphs asked about. A list request
  * asked all of them again on every call, and with remembered answers off (READ_MEMO=off) those
- * reads were a quarter of its time (docs/benchmarks.md "Stop 35"). These are facts of the directory, not answers, so
- * READ_MEMO does not govern them, as it does not govern the view index: a directory change (someone
- * leaves a team, joins a circle) still takes effect on the next request, because any change moves
- * the version and nothing older is served. Where the store gives no version (null: inside a
- * write transaction, or an adapter that cannot tell), everything is read live.
+ * reads were a quarter of its time (docs/benchmarks.md "Stop 35"). These are facts of the
+ * directory, not answers, so READ_MEMO does not govern them, as it does not govern the view
+ * index: a directory change (someone leaves a team, joins a circle) still takes effect on the
+ * next request, because any change moves the version and nothing older is served. Where the
+ * store gives no version (null: inside a write transaction, or an adapter that cannot tell),
+ * everything is read live.
  */
 export class DirectoryReader {
-  private readonly users = new KeptFacts<UserRecord | null>(KEPT.users);
-  private readonly viewers = new KeptFacts<Viewer>(KEPT.viewers);
-  private readonly communityFacts = new KeptFacts<CommunityFacts | null>(KEPT.communities);
-  private readonly projects = new KeptFacts<ProjectFacts | null>(KEPT.projects);
-  private readonly circleFacts = new KeptFacts<CircleFacts | null>(KEPT.circles);
-  private readonly links = new KeptFacts<CommunityProjectRecord | null>(KEPT.links);
+  private readonly users = new KeptByVersion<number, UserRecord | null>(KEPT.users);
+  private readonly viewers = new KeptByVersion<number, Viewer>(KEPT.viewers);
+  private readonly communityFacts = new KeptByVersion<number, CommunityFacts | null>(KEPT.communities);
+  private readonly projects = new KeptByVersion<number, ProjectFacts | null>(KEPT.projects);
+  private readonly circleFacts = new KeptByVersion<number, CircleFacts | null>(KEPT.circles);
+  private readonly links = new KeptByVersion<number, CommunityProjectRecord | null>(KEPT.links);
   /** By "project id:community id". */
-  private readonly linksOf = new KeptFacts<CommunityProjectRecord | null, string>(KEPT.links);
-  private readonly paragraphs = new KeptFacts<ParagraphRecord | null>(KEPT.paragraphs);
+  private readonly linksOf = new KeptByVersion<string, CommunityProjectRecord | null>(KEPT.links);
+  private readonly paragraphs = new KeptByVersion<number, ParagraphRecord | null>(KEPT.paragraphs);
 
   constructor(private readonly store: DirectoryStore) {}
 
@@ -136,7 +120,11 @@ export class DirectoryReader {
   }
 
   /** A fact as kept at the directory's version, or read (and kept only if the directory did not move meanwhile). */
-  private async one<T, K extends number | string>(kept: KeptFacts<T, K>, id: K, read: () => Promise<T>): Promise<T> {
+  private async one<T, K extends number | string>(
+    kept: KeptByVersion<K, T>,
+    id: K,
+    read: () => Promise<T>,
+  ): Promise<T> {
     const version = this.version();
     if (version === null) return read();
     const hit = kept.get(id, version);
@@ -148,7 +136,7 @@ export class DirectoryReader {
 
   /** Facts by id: the kept ones, and the rest read in one call of the store (absent ids are kept as absent). */
   private async many<T>(
-    kept: KeptFacts<T | null>,
+    kept: KeptByVersion<number, T | null>,
     ids: readonly number[],
     read: (ids: readonly number[]) => Promise<Map<number, T>>,
   ): Promise<Map<number, T>> {

@@ -1,4 +1,4 @@
-import { LRUCache } from 'lru-cache';
+import { KeptByVersion } from './kept-by-version';
 
 /**
  * Answers of one SQLite read database, each remembered until the scope it was read from changes:
@@ -14,7 +14,7 @@ import { LRUCache } from 'lru-cache';
  * holes made it rehash over and over; docs/benchmarks.md "Stop 33").
  */
 export class ReadSnapshotMemo {
-  private readonly answers: LRUCache<string, { readonly version: string; readonly value: unknown }>;
+  private readonly answers: KeptByVersion<string, unknown>;
 
   /**
    * `versionOf`: null while a write transaction is open on this connection (or with READ_MEMO=off).
@@ -24,17 +24,17 @@ export class ReadSnapshotMemo {
     private readonly versionOf: (scope: string) => string | null,
     maxEntries = 12_000,
   ) {
-    this.answers = new LRUCache({ max: maxEntries });
+    this.answers = new KeptByVersion(maxEntries);
   }
 
   /** `key` names the answer among all scopes' answers; it stands while `scope` does not change. */
   get<T>(scope: string, key: string, read: () => T): T {
     const version = this.versionOf(scope);
     if (version === null) return read();
-    const remembered = this.answers.get(key);
-    if (remembered !== undefined && remembered.version === version) return remembered.value as T;
+    const remembered = this.answers.get(key, version);
+    if (remembered !== undefined) return remembered as T;
     const value = read();
-    this.answers.set(key, { version, value });
+    this.answers.set(key, version, value);
     return value;
   }
 }
