@@ -1,5 +1,5 @@
-import { createServer } from 'node:http';
 import { buildApp } from './app/app';
+import { httpServerFor } from './app/http-server';
 import { ConfigError, loadConfig } from './config/config';
 import { createLogger } from './observability/logger';
 import { installProcessGuards } from './app/process-guards';
@@ -22,7 +22,7 @@ async function main(): Promise<void> {
   const app = buildApp(services);
   // Loopback outside production: a development server is not offered to the whole network.
   const host = config.HOST ?? (config.NODE_ENV === 'production' ? undefined : '127.0.0.1');
-  const server = createServer(app);
+  const server = httpServerFor(app);
   server.once('error', (error: NodeJS.ErrnoException) => {
     const reason =
       error.code === 'EADDRINUSE'

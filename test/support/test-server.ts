@@ -3,6 +3,7 @@ import type { Server } from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { buildApp } from '../../src/app/app';
+import { httpServerFor } from '../../src/app/http-server';
 import { loadConfig } from '../../src/config/config';
 import { mintSessionToken } from '../../src/infra/auth/session-verifier';
 import { createLogger } from '../../src/observability/logger';
@@ -41,7 +42,7 @@ export async function startTestServer(
   const services = await createServices(config, createLogger(config.LOG_LEVEL), options.clock);
   const app = buildApp(services);
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = httpServerFor(app).listen(0, '127.0.0.1', () => resolve(s));
   });
   const address = server.address();
   if (!address || typeof address === 'string') throw new Error('no address');
