@@ -226,6 +226,13 @@ async function main(): Promise<void> {
   const results: Result[] = [];
   const rss: string[] = [];
   results.push(await load('bare Express no-op (POST, own process), alone', ceiling));
+  // The same app served as the service serves its own (src/app/http-server.ts): a reference line
+  // to read the shares against, measured once; the ceiling stays the plain one.
+  const bareAsServed = await startBareExpress('app-prototypes');
+  results.push(
+    await load('bare Express no-op served as the service is (app prototypes), alone', bareExpressRequest(bareAsServed)),
+  );
+  bareAsServed.child.kill('SIGTERM');
   results.push(await load('no-op route of the service (GET /health/live), alone', noop));
   let quietList: Result | undefined;
   if (ONLY.has('lists')) {

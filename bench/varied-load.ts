@@ -10,10 +10,14 @@ import { communityOf, type Scale } from './scale-data';
 
 export type BareExpress = { readonly url: string; readonly child: ChildProcess };
 
-/** Starts bench/bare-express.ts in its own process and waits for its URL. */
-export function startBareExpress(): Promise<BareExpress> {
+/**
+ * Starts bench/bare-express.ts in its own process and waits for its URL. `server`: 'app-prototypes'
+ * serves it as the service is served (the reference line, not the ceiling).
+ */
+export function startBareExpress(server: 'plain' | 'app-prototypes' = 'plain'): Promise<BareExpress> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'bare-express.ts')], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, BARE_SERVER: server },
   });
   return new Promise((resolve, reject) => {
     let out = '';
