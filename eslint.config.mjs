@@ -63,6 +63,12 @@ export default tseslint.config(
   // no feature; no feature knows the adapters or the composition root.
   ...layerRules(),
   { files: ['src/cli/**', 'bench/**', 'test/**'], rules: { 'no-console': 'off' } },
+  // A preload given to a service process with `node -r` (bench/unchained-log.cjs): plain CommonJS.
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', process: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
   // Tests read HTTP bodies as a client does: untyped JSON, checked by assertions.
   { files: ['test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   // A test's name and its sample texts are strings that run on.

@@ -10,11 +10,13 @@
  *   AB_A, AB_B   build directories under the repository (default dist-base, dist), e.g. made with
  *                `npx tsc -p tsconfig.build.json --outDir dist-base` on the commit to compare with
  *   AB_FLAGS_A, AB_FLAGS_B   node options of each side, after those of `npm start` (e.g. --cpu-prof
- *                --cpu-prof-dir=...)
+ *                --cpu-prof-dir=...; `-r ./bench/unchained-log.cjs`: that side's log appends without
+ *                the hash chain, to measure what the chain costs saves)
  *   AB_SCENARIO  random-same | random-else | random-none (550 callers × a random page of the first
  *                100, saves on the same view, elsewhere, none) | first5k-else (5,000 callers × the
  *                first page, saves elsewhere) | apikey | bearer (one community admin repeating one
- *                list, with an API key or with a bearer token, no saves); AB_MEMO on|off (default
+ *                list, with an API key or with a bearer token, no saves) | saves (SaveProjectResource
+ *                creating resources, 16 clients: its CPU per request is a save's); AB_MEMO on|off (default
  *                off: READ_MEMO=off); AB_MEMO_A, AB_MEMO_B one side's own (e.g. one build, memos on
  *                against off)
  *   AB_PAIRS (4), AB_SECONDS (5 per slice), AB_ONLY=A|B (one side alone, e.g. to profile it)
@@ -136,6 +138,7 @@ async function main(): Promise<void> {
     ...MANY_CALLERS.members,
     ...MANY_CALLERS.outsiders,
     ...Array.from({ length: 5000 }, (_, i) => i + 1),
+    CALLERS.team,
   ];
   for (const u of new Set(users)) tokens.set(u, await mintSessionToken(secrets.AUTH_JWT_SECRET!, { userId: u }));
   const auth = (u: number) => ({ authorization: `Bearer ${tokens.get(u)}`, 'content-type': 'application/json' });
@@ -159,6 +162,21 @@ async function main(): Promise<void> {
       keys[services[s]!.url] = ((await created.json()) as { key: string }).key;
     }
   const scenario = (url: string, name = SCENARIO): autocannon.Options => {
+    if (name === 'saves')
+      return {
+        url: `${url}/api/Resource/SaveProjectResource`,
+        method: 'POST',
+        connections: 16,
+        headers: auth(CALLERS.team),
+        body: JSON.stringify({
+          id: 0,
+          name: 'AB save',
+          resourceUrl: 'https://example.org/ab.pdf',
+          privacyLevel: 2,
+          projectId: VIEWS.smallProject,
+          communityId: VIEWS.hotCommunity,
+        }),
+      };
     const listBody = JSON.stringify({ take: 20, orderBy: 1, ...big });
     if (name === 'apikey' || name === 'bearer')
       return {
