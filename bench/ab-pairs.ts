@@ -37,6 +37,7 @@ import {
   bareExpressRequest,
   landSave,
   randomSequence,
+  savesRequest,
   startBareExpress,
   startWriteLoad,
   variedRequest,
@@ -163,20 +164,7 @@ async function main(): Promise<void> {
     }
   const scenario = (url: string, name = SCENARIO): autocannon.Options => {
     if (name === 'saves')
-      return {
-        url: `${url}/api/Resource/SaveProjectResource`,
-        method: 'POST',
-        connections: 16,
-        headers: auth(CALLERS.team),
-        body: JSON.stringify({
-          id: 0,
-          name: 'AB save',
-          resourceUrl: 'https://example.org/ab.pdf',
-          privacyLevel: 2,
-          projectId: VIEWS.smallProject,
-          communityId: VIEWS.hotCommunity,
-        }),
-      };
+      return savesRequest(url, auth(CALLERS.team), { projectId: VIEWS.smallProject, communityId: VIEWS.hotCommunity });
     const listBody = JSON.stringify({ take: 20, orderBy: 1, ...big });
     if (name === 'apikey' || name === 'bearer')
       return {

@@ -20,6 +20,7 @@ import {
   bareExpressRequest,
   landSave,
   randomSequence,
+  savesRequest,
   startBareExpress,
   startWriteLoad,
   variedRequest,
@@ -394,19 +395,10 @@ async function main(): Promise<void> {
   let saveVisible: string[] = ['n/a', 'n/a'];
   if (ONLY.has('saves')) {
     results.push(
-      await load('SaveProjectResource (create), 16 clients', {
-        url: `${service.url}/api/Resource/SaveProjectResource`,
-        method: 'POST',
-        connections: 16,
-        headers: await auth(CALLERS.team),
-        body: JSON.stringify({
-          id: 0,
-          name: 'Bench save',
-          resourceUrl: 'https://example.org/bench.pdf',
-          privacyLevel: 2,
-          ...small,
-        }),
-      }),
+      await load(
+        'SaveProjectResource (create), 16 clients',
+        savesRequest(service.url, await auth(CALLERS.team), small),
+      ),
     );
     const headers = { 'x-directory-token': secrets.DIRECTORY_SYNC_TOKEN };
     const metrics = await (await fetch(`${service.url}/internal/metrics`, { headers })).text();

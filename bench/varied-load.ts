@@ -38,6 +38,28 @@ export const bareExpressRequest = (bare: BareExpress): autocannon.Options => ({
   body: JSON.stringify({ projectId: 1, communityId: 1, take: 20, skip: 0, orderBy: 1 }),
 });
 
+/**
+ * The saves scenario: SaveProjectResource creating one resource per request in `where`, 16 clients
+ * (`npm run bench`'s saves group and bench/ab-pairs.ts's `saves` alike).
+ */
+export const savesRequest = (
+  serviceUrl: string,
+  headers: Record<string, string>,
+  where: { readonly projectId: number; readonly communityId: number },
+): autocannon.Options => ({
+  url: `${serviceUrl}/api/Resource/SaveProjectResource`,
+  method: 'POST',
+  connections: 16,
+  headers,
+  body: JSON.stringify({
+    id: 0,
+    name: 'Bench save',
+    resourceUrl: 'https://example.org/bench.pdf',
+    privacyLevel: 2,
+    ...where,
+  }),
+});
+
 /** A deterministic pseudo-random sequence (mulberry32), so two runs send the same requests. */
 export function randomSequence(seed: number): () => number {
   let a = seed >>> 0;
