@@ -12,7 +12,7 @@ import { loadConfig } from '../config/config';
 import { DIRECTORY_STREAM, directoryBatchSchema } from '../directory/directory-events';
 import { systemActor } from '../domain/event';
 import { mintSessionToken } from '../infra/auth/session-verifier';
-import { resolveSecrets } from '../config/dev-secrets';
+import { NoDevSecretsError, serverSigningSecret } from '../config/dev-secrets';
 import { createLogger } from '../observability/logger';
 import { packageFile } from '../config/package-file';
 import { closeReadDb, type ReadDb } from '../infra/read-db';
@@ -132,12 +132,19 @@ async function devToken(args: string[], config: Config): Promise<number> {
     process.stderr.write('--user <positive integer id> is required\n');
     return 2;
   }
-  const secrets = resolveSecrets(config);
-  if (!secrets.jwtSecret) {
+  let secret: string | undefined;
+  try {
+    secret = serverSigningSecret(config);
+  } catch (error) {
+    if (!(error instanceof NoDevSecretsError)) throw error;
+    process.stderr.write(`${error.message}\n`);
+    return 1;
+  }
+  if (!secret) {
     process.stderr.write('AUTH_JWKS_URL is set: tokens come from the identity provider\n');
     return 2;
   }
-  const token = await mintSessionToken(secrets.jwtSecret, {
+  const token = await mintSessionToken(secret, {
     userId,
     ...(values.impersonator ? { impersonatorId: Number(values.impersonator) } : {}),
     ...(values.ttl ? { ttlSeconds: Number(values.ttl) } : {}),

@@ -30,6 +30,34 @@ export function resolveSecrets(config: Config): Secrets {
   };
 }
 
+/**
+ * Raised where a tool must sign with the server's development secret and DATA_DIR holds none:
+ * making a second secret there would mint tokens the running server refuses ("bad signature").
+ */
+export class NoDevSecretsError extends Error {
+  constructor(readonly dataDir: string) {
+    super(
+      `no development secret in ${dataDir}: the server writes one to DATA_DIR/dev-secrets.json when it first ` +
+        'starts, and tokens must be signed with it. Run this with the DATA_DIR the server uses (or its ' +
+        'AUTH_JWT_SECRET), or start the server once first.',
+    );
+    this.name = 'NoDevSecretsError';
+  }
+}
+
+/**
+ * The secret a tool signs session tokens with for a running server (dev-token): AUTH_JWT_SECRET, or
+ * the one the server generated in DATA_DIR, never a new one (NoDevSecretsError); undefined when an
+ * identity provider (AUTH_JWKS_URL) issues the tokens.
+ */
+export function serverSigningSecret(config: Config): string | undefined {
+  if (config.AUTH_JWT_SECRET) return config.AUTH_JWT_SECRET;
+  if (config.AUTH_JWKS_URL) return undefined;
+  const file = path.join(config.DATA_DIR, 'dev-secrets.json');
+  if (!fs.existsSync(file)) throw new NoDevSecretsError(path.resolve(config.DATA_DIR));
+  return (JSON.parse(fs.readFileSync(file, 'utf8')) as DevSecretsFile).jwtSecret;
+}
+
 function readOrCreateDevSecrets(dataDir: string): DevSecretsFile {
   const file = path.join(dataDir, 'dev-secrets.json');
   if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as DevSecretsFile;

@@ -5,12 +5,13 @@
  * terminal.
  */
 import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { root } from '../support/service-process';
+import { root, startServiceProcess } from '../support/service-process';
 
 const run = promisify(execFile);
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
@@ -33,6 +34,8 @@ describe('the processes at the command line', () => {
   jest.setTimeout(120_000);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-usage-'));
   const env = { DATA_DIR: dataDir };
+  // A secret given as configuration: dev-token needs no server to have started in DATA_DIR.
+  const withSecret = { ...env, AUTH_JWT_SECRET: randomBytes(32).toString('base64url') };
 
   it('given the port taken, when the server starts, then it exits 1 naming PORT', async () => {
     const taken = net.createServer();
@@ -83,8 +86,36 @@ describe('the processes at the command line', () => {
     expect(result.code).toBe(2);
   });
 
+  it('given a DATA_DIR the server never started in, then dev-token names it, exits 1 and makes no secret', async () => {
+    const elsewhere = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-usage-other-'));
+
+    const result = await cli({ DATA_DIR: elsewhere }, 'dev-token', '--user', '1');
+
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(result.stderr).toContain(elsewhere);
+    expect(fs.readdirSync(elsewhere)).toEqual([]);
+  });
+
+  it("given the server's secret, then dev-token signs with it: the server accepts the token", async () => {
+    // What the server made in its DATA_DIR on first start is what dev-token must sign with.
+    expect((await cli(env, 'seed')).code).toBe(0);
+    const server = await startServiceProcess(env);
+    try {
+      const result = await cli(env, 'dev-token', '--user', '1');
+      expect(result.code).toBe(0);
+
+      const answer = await fetch(`${server.url}/api/user/getcurrent`, {
+        headers: { authorization: `Bearer ${result.stdout.trim()}` },
+      });
+      expect(answer.status).toBe(200);
+    } finally {
+      await server.stop();
+    }
+  });
+
   it('given a user the directory lacks, then dev-token still prints a token and warns on stderr', async () => {
-    const result = await cli(env, 'dev-token', '--user', '999');
+    const result = await cli(withSecret, 'dev-token', '--user', '999');
 
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
@@ -94,7 +125,7 @@ describe('the processes at the command line', () => {
   it('given a seeded user, then dev-token does not warn', async () => {
     expect((await cli(env, 'seed')).code).toBe(0);
 
-    const result = await cli(env, 'dev-token', '--user', '1');
+    const result = await cli(withSecret, 'dev-token', '--user', '1');
 
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('');

@@ -50,7 +50,14 @@ export class SessionVerifier {
       return checkSessionClaims(payload, Math.floor(now.getTime() / 1000), protectedHeader.typ);
     } catch (error) {
       if (error instanceof errors.JWTExpired) return { ok: false, reason: 'token expired' };
-      if (error instanceof errors.JWSSignatureVerificationFailed) return { ok: false, reason: 'bad signature' };
+      if (error instanceof errors.JWSSignatureVerificationFailed)
+        return {
+          ok: false,
+          // The usual cause in development: a dev-token minted with another DATA_DIR's secret.
+          reason:
+            'bad signature: not signed with a key this service trusts ' +
+            "(a dev-token must be minted with the server's DATA_DIR or AUTH_JWT_SECRET)",
+        };
       if (error instanceof errors.JWTClaimValidationFailed)
         return { ok: false, reason: `claim ${error.claim} invalid` };
       return { ok: false, reason: 'malformed token' };
