@@ -54,6 +54,15 @@ describe('HTTP semantics', () => {
       expect(res.body.type).toBe('/problems/method-not-allowed');
     });
 
+    it('given the root path, then 404 route-not-found pointing to the docs page', async () => {
+      const res = await server.request('GET', '/');
+
+      expect(res.status).toBe(404);
+      expect(res.body.type).toBe('/problems/route-not-found');
+      // Where a newcomer who opens the service's address goes next.
+      expect(res.body.detail).toContain('/docs');
+    });
+
     it('given an unknown path, then 404 route-not-found', async () => {
       const res = await server.request('GET', '/api/Resource/Nope', undefined, await as(users.team));
 

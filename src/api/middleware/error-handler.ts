@@ -50,7 +50,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
 }
 
 export const routeNotFound: RequestHandler = (req, res) => {
-  sendProblem(res, 'routeNotFound', `no endpoint ${req.method} ${req.path}`);
+  sendProblem(res, 'routeNotFound', `no endpoint ${req.method} ${req.path}; the page at /docs lists every endpoint`);
 };
 
 /** RFC 6750: tell the client why its credentials were refused. */
