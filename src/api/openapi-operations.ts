@@ -42,7 +42,7 @@ const ERROR_DESCRIPTIONS: Record<ErrorStatus | 500, string> = {
 };
 
 /**
- * Every API-key request answers these (DESIGN "Rate limit"); they are documented as components
+ * Every API-key request answers these (docs/api.md "API keys"); they are documented as components
  * and referenced from each /api response.
  */
 const RATE_LIMIT_HEADERS = {

@@ -11,14 +11,14 @@ import { component, count, integer } from '../contract/primitives';
  * OpenAPI component, referenced wherever it is used.
  */
 
-/** SPEC RemoveProjectResource: `{statusCode: integer}` carrying 200. */
+/** RemoveProjectResource answers `{statusCode: integer}` carrying 200. */
 export const removeProjectResourceSchema = component(
   'StatusCode',
   { statusCode: integer.meta({ description: 'Always 200: the resource is gone', example: 200 }) },
   { example: { statusCode: 200 } },
 );
 
-/** GET /api/user/getcurrent (SPEC: "Response: not shown"; README fixes these six fields). */
+/** GET /api/user/getcurrent: the contract leaves its answer open; these six fields are this service's (docs/api.md). */
 export const currentUserSchema = component(
   'CurrentUser',
   {

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { component, count, integer, isoTimestamp } from '../contract/primitives';
 
 /**
- * docs/api.md's paginated example answer (SPEC "Paginated endpoints"), stated once: built by
+ * docs/api.md's paginated example answer ("Lists and pagination"), stated once: built by
  * src/applications/application-queries.ts, documented and checked by the API. See
  * resource-record.ts for why it lives in this module.
  */
@@ -36,7 +36,7 @@ const filtersExample = {
 };
 
 /**
- * SPEC: keys applicationTags ... applicationUserInterests, each may be null. Decision: the service
+ * The contract lets applicationTags ... applicationUserInterests each be null. Decision: the service
  * answers `[]` for a field no application has a value for, never null.
  */
 export const applicationDefinitionFiltersSchema = component(
@@ -55,8 +55,8 @@ export const applicationDefinitionFiltersSchema = component(
 export type ApplicationDefinitionFilters = z.output<typeof applicationDefinitionFiltersSchema>;
 
 /**
- * SPEC: "each carrying at least id (integer) and applicationDefinitionName (string)"; the other
- * fields are "not shown" there and are this service's choice, listed so that the item is strict.
+ * The contract asks of each item at least id (integer) and applicationDefinitionName (string); the
+ * other fields are this service's choice, listed so that the item is strict.
  */
 export const applicationItemSchema = component(
   'ApplicationItem',
@@ -88,7 +88,7 @@ export const applicationListSchema = component(
     applicationDefinitionFilters: applicationDefinitionFiltersSchema,
     count: count.meta({ description: 'How many applications the definition has, whatever the page', example: 3 }),
     list: z.array(applicationItemSchema).meta({ description: 'The page, in `orderBy` order', example: [solarKiosk] }),
-    /** SPEC's `filters` (object or null): this endpoint applies no request filters, so it answers null. */
+    /** `filters` (object or null by the contract): this endpoint applies no request filters, so it answers null. */
     filters: z
       .record(z.string(), z.unknown())
       .nullable()

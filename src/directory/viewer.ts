@@ -46,7 +46,7 @@ export function isApprovedMember(viewer: Viewer, communityId: number): boolean {
   return viewer.communities.get(communityId)?.status === 'approved';
 }
 
-/** An administrator is an approved member with role admin (DESIGN "Directory"). */
+/** A community administrator is an approved member whose role is admin; a pending or refused one is not. */
 export function isCommunityAdmin(viewer: Viewer, communityId: number): boolean {
   const membership = viewer.communities.get(communityId);
   return membership?.status === 'approved' && membership.role === 'admin';

@@ -19,7 +19,7 @@ export type FileAccessDeps = {
 };
 
 /**
- * DESIGN "Upload": who may download. A caller who can see a resource referencing the path, or
+ * Who may download (docs/api.md "Files"). A caller who can see a resource referencing the path, or
  * its uploader while nothing references it. Undefined otherwise, which the route answers with
  * the same 404 as a path that does not exist.
  */
@@ -47,7 +47,7 @@ export async function downloadableFile(
 }
 
 /**
- * SaveProjectResource with an upload path (DESIGN "Uploads"): it must name a stored upload of
+ * SaveProjectResource with an upload path (docs/api.md "Files"): it must name a stored upload of
  * the caller, or one already referenced by a resource the caller may edit; 400 on `resourceUrl`
  * otherwise, whether or not the path exists. `current`, the resource being updated, is already
  * read: its own stream is not read again.

@@ -90,7 +90,7 @@ async function receiveOnce(ctx: FileRouteDeps, { query: { isBigFile }, req, res 
   return received;
 }
 
-/** SPEC "POST /api/File/Upload" and "GET /api/File/Download"; DESIGN "Upload". */
+/** POST /api/File/Upload and GET /api/File/Download (docs/api.md "Files"). */
 export const FILE_ROUTES = routeGroup<FileRouteDeps>(
   { tag: 'files', access: 'api', settle: (ctx) => ctx.settle },
   (files) => [

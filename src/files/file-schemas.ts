@@ -19,7 +19,7 @@ export const downloadQuery = z.object({
   }),
 });
 
-/** SPEC: the answer is a JSON string holding the stored path. */
+/** The upload's answer is a JSON string holding the stored path (docs/api.md "Files"). */
 export const uploadAnswerSchema = z.string().meta({
   description: 'The stored path, `folder/<random id>/<file name>`',
   example: 'resource_files/Qx3vN8wz2LkP5rT7yB1mHg/notes.txt',

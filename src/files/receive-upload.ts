@@ -14,7 +14,7 @@ import {
 } from './upload-policy';
 import type { FileStore, StagedFile } from '../ports/file-store';
 
-/** SPEC's 500: the extension, the declared content type or the leading bytes are not accepted. */
+/** The contract's one 500: the extension, the declared content type or the leading bytes are not accepted. */
 export class UploadRefusedError extends Error {
   constructor(readonly reason: string) {
     super(reason);

@@ -19,7 +19,7 @@ const uploadPathOf = (resource: Resource): string | undefined =>
   parseUploadPath(resource.resourceUrl) ? resource.resourceUrl : undefined;
 
 /**
- * SPEC: deleting a resource deletes its uploaded file. A reaction to every write on a resource
+ * Deleting a resource deletes its uploaded file. A reaction to every write on a resource
  * stream: when the resource referenced an upload before the write and no longer does (deleted, or
  * updated to another URL), and the files read model, which already shows the write, knows no
  * resource that still references it, the upload is deleted (FileDeleted, `unreferenced`).

@@ -88,7 +88,7 @@ export const MAX_NAME_LENGTH = 120;
  * what its leading bytes show (`executable`, `script`, `html`, `format`: another format or none).
  */
 export type RefusalKind = 'extension' | 'declared-type' | 'executable' | 'script' | 'html' | 'format';
-/** Why an upload is refused: SPEC's 500 `/problems/upload-refused`, with `reason` as its detail. */
+/** Why an upload is refused: the contract's 500 `/problems/upload-refused`, with `reason` as its detail. */
 export type Refusal = { readonly refused: true; readonly kind: RefusalKind; readonly reason: string };
 export type Verdict = { readonly refused: false } | Refusal;
 const ok: Verdict = { refused: false };

@@ -1,5 +1,5 @@
 /**
- * Exactly one process at a time runs each projection (DESIGN "Shape"). The holder of a lease
+ * Exactly one process at a time runs each projection (docs/architecture.md). The holder of a lease
  * writes; its fencing token grows every time the lease changes hands, and every commit checks
  * it, so a holder that stalled past its lease (a long GC pause, a frozen VM) and wakes up after
  * another process took over has its writes refused instead of interleaved with the new holder's.
