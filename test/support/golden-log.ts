@@ -32,6 +32,14 @@ export type GoldenExpected = {
   readonly histories: Record<string, unknown>;
 };
 
+/**
+ * What the replayed log answers its readers, keyed by the question (`list u3 p10 c1`): every
+ * user's resource list of every project from every view, every user's privacy read of every
+ * resource, and every user's page of every application definition. What the log means, as its
+ * readers see it: stored bytes, table names and digests may change, these may not.
+ */
+export type GoldenAnswers = Record<string, { readonly status: number; readonly body: unknown }>;
+
 export function readGoldenEvents(file = GOLDEN_EVENTS): GoldenEvent[] {
   return fs
     .readFileSync(file, 'utf8')
@@ -103,7 +111,7 @@ export async function replayGoldenLog(
   start: (dataDir: string) => Promise<ReplayServer>,
   auditorId: number,
   events: readonly GoldenEvent[] = readGoldenEvents(),
-): Promise<GoldenExpected> {
+): Promise<GoldenExpected & { readonly answers: GoldenAnswers }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-golden-'));
   await loadGoldenLog(dataDir, events);
   const server = await start(dataDir);
@@ -120,11 +128,55 @@ export async function replayGoldenLog(
       if (history.status !== 200) throw new Error(`history of ${id}: ${history.status} ${history.text}`);
       histories[id] = history.body;
     }
-    return { digest: digest.body.digest, counts: digest.body.counts, histories };
+    return {
+      digest: digest.body.digest,
+      counts: digest.body.counts,
+      histories,
+      answers: await answersOf(server, events),
+    };
   } finally {
     await server.close();
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-type ReplayServer = Pick<TestServer, 'get' | 'sessionToken' | 'close' | 'services'>;
+type ReplayServer = Pick<TestServer, 'get' | 'post' | 'sessionToken' | 'close' | 'services'>;
+
+/** The ids of `type`'s events' `field`, sorted, each once. */
+function idsIn(events: readonly GoldenEvent[], type: string, field: string): number[] {
+  const ids = events.flatMap((e) => (e.type === type ? [Number((e.data as Record<string, unknown>)[field])] : []));
+  return [...new Set(ids)].sort((a, b) => a - b);
+}
+
+/** Every reader's answers over the replayed log (GoldenAnswers). */
+async function answersOf(server: ReplayServer, events: readonly GoldenEvent[]): Promise<GoldenAnswers> {
+  const users = idsIn(events, 'UserUpserted', 'userId');
+  const projects = idsIn(events, 'ProjectUpserted', 'projectId');
+  const communities = idsIn(events, 'CommunityUpserted', 'communityId');
+  const resources = [...new Set(events.flatMap((e) => /^resource-([0-9]+)$/.exec(e.streamId)?.[1] ?? []))].map(Number);
+  const definitions = idsIn(events, 'ApplicationDefinitionUpserted', 'applicationDefinitionId');
+  const answers: GoldenAnswers = {};
+  const keep = (key: string, res: { status: number; body: unknown }) => {
+    answers[key] = { status: res.status, body: res.body };
+  };
+  for (const user of users) {
+    const token = await server.sessionToken(user);
+    for (const projectId of projects) {
+      for (const communityId of [null, ...communities]) {
+        const body = { projectId, communityId, orderBy: 1, take: 100 };
+        keep(
+          `list u${user} p${projectId} c${communityId}`,
+          await server.post('/api/Project/GetResourceList', body, { token }),
+        );
+      }
+    }
+    for (const id of resources) {
+      keep(`privacy u${user} r${id}`, await server.get(`/api/Privacy/GetResourcePrivacy?resourceId=${id}`, { token }));
+    }
+    for (const id of definitions) {
+      const path = `/api/ApplicationDefinition/${id}/Applications`;
+      keep(`applications u${user} d${id}`, await server.post(path, { take: 100 }, { token }));
+    }
+  }
+  return answers;
+}
