@@ -6,7 +6,7 @@
  */
 import type { CircleFacts, CommunityFacts, ProjectFacts, Viewer } from '../../src/directory/viewer';
 import type { DomainError, DomainErrorKind } from '../../src/domain/errors';
-import type { PrivacyLevel } from '../../src/resources/privacy-level';
+import type { PrivacyLevel } from '../../src/resources/access/privacy-policy';
 import type { CircleRef, ResourceScope } from '../../src/resources/resource';
 import type {
   ChangeResourcePrivacy,
