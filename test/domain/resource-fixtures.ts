@@ -242,7 +242,7 @@ const circleChanged =
 export const granted = circleChanged('CircleGranted');
 export const revoked = circleChanged('CircleRevoked');
 
-export const shared = (communityId: number, privacyLevel: 1 | 2 | 3 | 4 | 5): ResourceEventData => ({
+export const shared = (communityId: number, privacyLevel: PrivacyLevel): ResourceEventData => ({
   type: 'ResourceShared',
   data: { resourceId: RID, communityId, privacyLevel },
 });
