@@ -42,12 +42,21 @@ export const currentUserSchema = component(
 
 export type CurrentUser = z.output<typeof currentUserSchema>;
 
+/**
+ * The examples' field error is a level sent as a string: zod's words, which stay true whatever
+ * levels the resources feature defines (this layer cannot ask it for them).
+ */
+const fieldErrorExample = {
+  field: 'sharesToUpsert[1].privacyLevel',
+  message: 'Invalid input: expected number, received string',
+};
+
 export const fieldErrorSchema = component('FieldError', {
   field: z.string().meta({
     description: 'The bad field: a dotted path in the body, a query or path parameter, or a header',
-    example: 'sharesToUpsert[1].privacyLevel',
+    example: fieldErrorExample.field,
   }),
-  message: z.string().meta({ description: 'What is wrong with it, for people', example: 'must be 1 to 5' }),
+  message: z.string().meta({ description: 'What is wrong with it, for people', example: fieldErrorExample.message }),
 });
 
 /** RFC 9457 problem details, the body of every error (`application/problem+json`). */
@@ -74,7 +83,7 @@ export const problemSchema = component(
       .optional()
       .meta({
         description: 'On a validation problem: every bad field',
-        example: [{ field: 'sharesToUpsert[1].privacyLevel', message: 'must be 1 to 5' }],
+        example: [fieldErrorExample],
       }),
   },
   {
@@ -83,7 +92,7 @@ export const problemSchema = component(
       title: 'The request is not valid',
       status: 400,
       detail: 'invalid request body',
-      errors: [{ field: 'sharesToUpsert[1].privacyLevel', message: 'must be 1 to 5' }],
+      errors: [fieldErrorExample],
     },
   },
 );

@@ -3,11 +3,11 @@ import type { View } from '../resources/access/views';
 import { administersView, principalsFor } from '../resources/access/views';
 import type { DirectoryState } from '../directory/directory-state';
 import { communityOf, projectOf, viewerOf } from '../directory/directory-state';
-import type { PrivacyLevel } from '../resources/privacy-level';
+import type { PrivacyLevel } from '../resources/access/privacy-policy';
 import type { Resource, ResourceState } from '../resources/resource';
 import { owningCommunityId } from '../resources/resource';
-import type { ResourceView } from '../resources/resource-views';
-import { canSee, viewsOf } from '../resources/resource-views';
+import type { ResourceView } from '../resources/access/resource-views';
+import { canSee, viewsOf } from '../resources/access/resource-views';
 
 /**
  * "Who could read this resource then?": the resource and the directory as they stood at one

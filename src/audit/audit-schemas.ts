@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { component, integer } from '../contract/primitives';
 import { AUDIT_PAGE_MAX } from './audit-queries';
+import { CIRCLE_LEVEL_NUMBERS } from '../resources/access/privacy-policy';
+import { privacyLevelSchema } from '../resources/privacy-level-schema';
 
 /**
  * Requests and responses of the audit API (GET /api/audit/...). Query strings are strict: an
@@ -77,7 +79,6 @@ export const auditAccessQuery = strictQuery({
 // Responses
 
 const decimal = z.string().regex(/^[0-9]+$/);
-const privacyLevel = z.number().int().min(1).max(5);
 
 /** The demo's share of resource 1 into community 2 by Cleo (docs/api.md "Try it"), as the audit shows it. */
 const sharedEvent = {
@@ -171,11 +172,11 @@ const described = {
 };
 const kind = <K extends string>(value: K, what: string) =>
   z.literal(value).meta({ description: `The kind of change: ${what}`, example: value });
-const levelFrom = privacyLevel.meta({ description: 'The level before', example: 2 });
-const levelTo = privacyLevel.meta({ description: 'The level after', example: 3 });
+const levelFrom = privacyLevelSchema.meta({ description: 'The level before', example: 2 });
+const levelTo = privacyLevelSchema.meta({ description: 'The level after', example: 3 });
 const changedCircles = z.array(integer).meta({ description: 'The circles, by id', example: [300] });
 const shareCommunity = integer.meta({ description: 'The community of the share', example: 2 });
-const shareLevel = privacyLevel.meta({ description: "The share's level", example: 2 });
+const shareLevel = privacyLevelSchema.meta({ description: "The share's level", example: 2 });
 
 export const historyChangeSchema = z
   .discriminatedUnion('kind', [
@@ -207,7 +208,7 @@ export const historyChangeSchema = z
           .meta({ description: 'The paragraph it was attached to, or null', example: null }),
         name: z.string().meta({ description: 'Its name at creation', example: 'Pitch deck' }),
         resourceUrl: z.string().meta({ description: 'Its URL at creation', example: 'https://example.org/deck.pdf' }),
-        privacyLevel: privacyLevel.meta({ description: 'Its own level at creation', example: 2 }),
+        privacyLevel: privacyLevelSchema.meta({ description: 'Its own level at creation', example: 2 }),
         createdByMentor: z
           .boolean()
           .meta({ description: 'Created by a mentor (level 4 with the team and mentors circles)', example: false }),
@@ -366,7 +367,7 @@ const accessReasonSchema = component('AccessReason', {
   kind: z
     .enum(['administersView', 'team', 'owningCommunityAdmin', 'author', 'reach', 'member', 'mentor', 'circle'])
     .meta({ description: 'Why the user sees it', example: 'team' }),
-  level: privacyLevel
+  level: privacyLevelSchema
     .optional()
     .meta({ description: 'The governing level, for reasons that come from it', example: 2 }),
   communityId: integer.optional().meta({ description: 'The community the reason is about', example: 1 }),
@@ -395,8 +396,13 @@ export const resourceAccessSchema = component(
           governedBy: z
             .enum(['own', 'share'])
             .meta({ description: "The resource's own level, or a share's, decides here", example: 'own' }),
-          effectivePrivacyLevel: privacyLevel.meta({ description: 'The level that applies in the view', example: 2 }),
-          circleIds: z.array(integer).meta({ description: 'The circles granted in the view (level 4)', example: [] }),
+          effectivePrivacyLevel: privacyLevelSchema.meta({
+            description: 'The level that applies in the view',
+            example: 2,
+          }),
+          circleIds: z
+            .array(integer)
+            .meta({ description: `The circles granted in the view (${CIRCLE_LEVEL_NUMBERS})`, example: [] }),
           users: z
             .array(
               component('AccessUser', {

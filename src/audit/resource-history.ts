@@ -1,5 +1,5 @@
 import type { Actor, EventMetadata } from '../domain/event';
-import type { PrivacyLevel } from '../resources/privacy-level';
+import type { PrivacyLevel } from '../resources/access/privacy-policy';
 import type { PrivacyBlock, Resource, ResourceScope, ResourceState } from '../resources/resource';
 import { evolve, initialState } from '../resources/resource-evolve';
 import { isResourceEvent } from '../resources/resource-events';

@@ -3,13 +3,6 @@ import { z } from 'zod';
 /** The value types docs/api.md's response records are written in, shared by every record schema. */
 export const integer = z.number().int();
 export const count = z.number().int().min(0);
-/** A privacy level a resource or a share can hold: 0 and 6 are refused for resources (SPEC "Privacy level"). */
-export const privacyLevel = z
-  .number()
-  .int()
-  .min(1)
-  .max(5)
-  .meta({ description: '1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors' });
 export const isoTimestamp = z.iso.datetime({ offset: true });
 
 /**

@@ -10,8 +10,8 @@ import type { ResourceInView } from '../resources/access/resource-read-access';
 import { canReadResourceIn } from '../resources/access/resource-read-access';
 import type { CircleFacts, CommunityFacts, ProjectFacts, Viewer } from '../directory/viewer';
 import { notFound } from '../domain/errors';
-import type { PrivacyLevel } from '../resources/privacy-level';
-import { PRIVACY } from '../resources/privacy-level';
+import type { PrivacyLevel } from '../resources/access/privacy-policy';
+import { takesCircles } from '../resources/access/privacy-policy';
 import type { CircleRef, PrivacyBlock, Resource } from '../resources/resource';
 import { owningCommunityId } from '../resources/resource';
 import { shareCandidateIds } from './share-candidates';
@@ -57,9 +57,9 @@ export async function canReadResource(
   return canReadResourceIn(viewer, resource, views);
 }
 
-/** Circles are listed only at Custom: a block off Custom grants none (SPEC "Circle group"). */
+/** Circles are listed only at a level that takes them: a block off Custom grants none (SPEC "Circle group"). */
 const grantedCircles = (block: PrivacyBlock): readonly CircleRef[] =>
-  block.privacyLevel === PRIVACY.Custom ? block.circles : [];
+  takesCircles(block.privacyLevel) ? block.circles : [];
 
 /**
  * Groups granted circles by the project or community they belong to, as the grant named it:

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { SHARE_REASON_MAX } from '../resources/resource-event-schemas';
+import { CIRCLE_LEVEL_NAMES, LEVEL_NAMES } from '../resources/access/privacy-policy';
 
 /**
  * Request shapes of the privacy endpoints (SPEC "GetResourcePrivacy", "SaveResourcePrivacy",
@@ -50,7 +51,7 @@ export const circleGrant = z
 const circleChanges = {
   circlesToAdd: listOf(circleGrant, MAX_CIRCLES_PER_BLOCK).meta({
     description:
-      `Circles to grant (their members see it at level 4, Custom); exactly one of projectId and communityId ` +
+      `Circles to grant (their members see it at ${CIRCLE_LEVEL_NAMES}); exactly one of projectId and communityId ` +
       `per circle; default none; at most ${MAX_CIRCLES_PER_BLOCK}`,
     default: [],
     example: [{ circleId: 300, communityId: 1 }],
@@ -86,7 +87,7 @@ export const saveResourcePrivacyBody = z
     owner: z
       .object({
         privacyLevel: privacyLevel.meta({
-          description: "The resource's own level: 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors",
+          description: `The resource's own level: ${LEVEL_NAMES}`,
           example: 4,
         }),
         ...circleChanges,
@@ -98,8 +99,7 @@ export const saveResourcePrivacyBody = z
       z.object({
         communityId: positiveId.meta({ description: 'The community the resource is shared into', example: 2 }),
         privacyLevel: privacyLevel.meta({
-          description:
-            "The share's own level in that community: 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors",
+          description: `The share's own level in that community: ${LEVEL_NAMES}`,
           example: 2,
         }),
         reason: shareReason,

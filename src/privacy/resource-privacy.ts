@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { component, integer, privacyLevel } from '../contract/primitives';
+import { component, integer } from '../contract/primitives';
+import { privacyLevelSchema } from '../resources/privacy-level-schema';
 
 /**
  * docs/api.md's GetResourcePrivacy answer, stated once: built by src/privacy/privacy-queries.ts,
@@ -92,7 +93,7 @@ export const resourcePrivacySchema = component(
       .meta({ description: "That community's name; null for a project resource", example: 'Green Valley Makers' }),
     owner: z
       .object({
-        privacyLevel: privacyLevel.meta({ description: "The resource's own level", example: 4 }),
+        privacyLevel: privacyLevelSchema.meta({ description: "The resource's own level", example: 4 }),
         circles,
       })
       .strict()
@@ -106,7 +107,10 @@ export const resourcePrivacySchema = component(
           .object({
             communityId: integer.meta({ description: 'The community the resource is shared into', example: 2 }),
             communityName,
-            privacyLevel: privacyLevel.meta({ description: "The share's own level in that community", example: 2 }),
+            privacyLevel: privacyLevelSchema.meta({
+              description: "The share's own level in that community",
+              example: 2,
+            }),
             circles,
           })
           .strict(),

@@ -1,21 +1,24 @@
 import type { DomainErrorKind } from '../domain/errors';
 import { DomainError, notFound, validationError } from '../domain/errors';
-import type { PrivacyBlockKind, PrivacyLevel } from './privacy-level';
-import { PRIVACY } from './privacy-level';
+import type { PrivacyBlockKind, PrivacyLevel } from './access/privacy-policy';
+import { NOT_A_LEVEL_MESSAGE, takesCircles } from './access/privacy-policy';
 import type { PrivacyBlock, Resource, ResourceState } from './resource';
 import type { ResourceDecisionContext } from './resource-commands';
 import type { BlockRef, ResourceEventData } from './resource-events';
 
 /** The refusals and consequences both halves of the resource decider share. */
 
-/** Moving a block off Custom clears its circles (SPEC "Resource rules" 1), one explicit event each. */
+/**
+ * Moving a block off Custom (a level that takes circles) clears its circles (SPEC "Resource rules" 1),
+ * one explicit event each.
+ */
 export function revokeAllIfLeavingCustom(
   resourceId: number,
   block: BlockRef,
   before: PrivacyBlock,
   level: PrivacyLevel,
 ): ResourceEventData[] {
-  if (before.privacyLevel !== PRIVACY.Custom || level === PRIVACY.Custom) return [];
+  if (!takesCircles(before.privacyLevel) || takesCircles(level)) return [];
   return before.circles.map((circle) => ({ type: 'CircleRevoked', data: { resourceId, block, circle } }));
 }
 
@@ -27,8 +30,7 @@ export function activeResource(state: ResourceState, resourceId: number): Resour
 export const ownerBlockKind = (scope: Resource['scope']): PrivacyBlockKind =>
   scope.kind === 'project' ? 'projectOwner' : 'communityProjectOwner';
 
-export const invalidLevel = (field: string): DomainError =>
-  validationError(field, 'must be 1 to 5 (0 and 6 are not resource levels)');
+export const invalidLevel = (field: string): DomainError => validationError(field, NOT_A_LEVEL_MESSAGE);
 
 /** A refusal that names the part of the request refused. */
 export const refused = (kind: DomainErrorKind, field: string, message: string): DomainError =>

@@ -2,7 +2,7 @@ import { canAddResources, canChangeOwnerPrivacy, canEditResource } from './acces
 import { isMentor } from '../directory/viewer';
 import type { Decider } from '../domain/decider';
 import { DomainError, validationError } from '../domain/errors';
-import { PRIVACY, isPrivacyLevel, validLevelFor } from './privacy-level';
+import { PRIVACY, isPrivacyLevel, levelInvalidOn, validLevelFor } from './access/privacy-policy';
 import type { DetectedType, ResourceContent, ResourceState } from './resource';
 import type { CreateResource, DeleteResource, ResourceCommand, UpdateResource } from './resource-commands';
 import {
@@ -69,9 +69,8 @@ function create(command: CreateResource, state: ResourceState): ResourceEventDat
   if (!canAddResources(viewer, project.projectId, communityId)) {
     throw new DomainError('forbidden', 'you may not add resources to this project');
   }
-  if (!validLevelFor(ownerBlockKind(data.scope), data.privacyLevel)) {
-    throw validationError('privacyLevel', 'level Community (2) is invalid on a project resource');
-  }
+  const ownerKind = ownerBlockKind(data.scope);
+  if (!validLevelFor(ownerKind, data.privacyLevel)) throw validationError('privacyLevel', levelInvalidOn(ownerKind));
 
   // SPEC SaveProjectResource rule 3: a mentor's resource is "always" Custom, granted to the team
   // and the mentors, whatever was requested and whatever other role the mentor holds (a community
@@ -134,9 +133,8 @@ function update(command: UpdateResource, state: ResourceState): ResourceEventDat
     if (!canChangeOwnerPrivacy(viewer, resource)) {
       throw refused('forbidden', 'privacyLevel', 'you may not change the privacy of this resource');
     }
-    if (!validLevelFor(ownerBlockKind(resource.scope), level)) {
-      throw validationError('privacyLevel', 'level Community (2) is invalid on a project resource');
-    }
+    const ownerKind = ownerBlockKind(resource.scope);
+    if (!validLevelFor(ownerKind, level)) throw validationError('privacyLevel', levelInvalidOn(ownerKind));
     events.push(...revokeAllIfLeavingCustom(resource.resourceId, { kind: 'owner' }, resource.owner, level));
     events.push({
       type: 'OwnerPrivacyChanged',

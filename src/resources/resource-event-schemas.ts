@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { privacyLevelSchema } from './privacy-level-schema';
 import type { ResourceEventType } from './resource-events';
 
 /**
@@ -7,7 +8,6 @@ import type { ResourceEventType } from './resource-events';
  * log holds after upcasting (the golden-log test) and give each type its schema in the catalog.
  */
 const id = z.number().int().positive();
-const level = z.number().int().min(1).max(5);
 const time = z.string().min(1);
 const circle = z.strictObject({ circleId: id, projectId: id.nullable(), communityId: id.nullable() });
 const block = z.union([
@@ -38,23 +38,23 @@ export const RESOURCE_EVENT_SCHEMAS = {
     scope,
     paragraphId: id.nullable(),
     ...content,
-    privacyLevel: level,
+    privacyLevel: privacyLevelSchema,
     createdBy: id,
     createdByMentor: z.boolean(),
     postDate: time,
   }),
   ResourceUpdated: z.strictObject({ resourceId: id, ...content, lastUpdated: time }),
-  OwnerPrivacyChanged: z.strictObject({ resourceId: id, privacyLevel: level, lastUpdated: time }),
+  OwnerPrivacyChanged: z.strictObject({ resourceId: id, privacyLevel: privacyLevelSchema, lastUpdated: time }),
   CircleGranted: circleChange,
   CircleRevoked: circleChange,
   /** Version 2: `reason`, why it was shared, null when none was given (or before version 2). */
   ResourceShared: z.strictObject({
     resourceId: id,
     communityId: id,
-    privacyLevel: level,
+    privacyLevel: privacyLevelSchema,
     reason: z.string().min(1).max(SHARE_REASON_MAX).nullable(),
   }),
-  SharePrivacyChanged: z.strictObject({ resourceId: id, communityId: id, privacyLevel: level }),
+  SharePrivacyChanged: z.strictObject({ resourceId: id, communityId: id, privacyLevel: privacyLevelSchema }),
   ResourceUnshared: z.strictObject({ resourceId: id, communityId: id }),
   ResourceDeleted: z.strictObject({ resourceId: id, resourceUrl: z.string() }),
 } as const satisfies Record<ResourceEventType, z.ZodType>;

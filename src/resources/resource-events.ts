@@ -1,5 +1,5 @@
 import type { Event } from '../domain/event';
-import type { PrivacyLevel } from './privacy-level';
+import type { PrivacyLevel } from './access/privacy-policy';
 import type { CircleRef, DetectedType, ResourceContent, ResourcePlace } from './resource';
 
 /**

@@ -1,8 +1,15 @@
 import { canChangeOwnerPrivacy, canRemoveShare, canUpsertShare } from './access/permissions';
 import type { FieldError } from '../domain/errors';
 import { DomainError } from '../domain/errors';
-import type { PrivacyBlockKind, PrivacyLevel } from './privacy-level';
-import { PRIVACY, validLevelFor } from './privacy-level';
+import type { PrivacyBlockKind, PrivacyLevel } from './access/privacy-policy';
+import {
+  CIRCLES_NEED_LEVEL_MESSAGE,
+  NEEDS_PROJECT_IN_COMMUNITY_MESSAGE,
+  levelRefusal,
+  needsProjectInCommunity,
+  takesCircles,
+  validLevelFor,
+} from './access/privacy-policy';
 import type { CircleRef, PrivacyBlock, Resource, ResourceState } from './resource';
 import { findShare, owningCommunityId } from './resource';
 import type { ChangeResourcePrivacy, CircleChanges, ResourceDecisionContext } from './resource-commands';
@@ -75,11 +82,8 @@ export function changePrivacy(command: ChangeResourcePrivacy, state: ResourceSta
           field: `${path}.communityId`,
           message: 'a project resource can only be shared into a community its project belongs to',
         });
-      } else if (LEVELS_NEEDING_PROJECT_IN_COMMUNITY.has(upsert.privacyLevel)) {
-        errors.push({
-          field: `${path}.privacyLevel`,
-          message: 'levels Community, Team and Team and mentors need the project to be in the community shared into',
-        });
+      } else if (needsProjectInCommunity(upsert.privacyLevel)) {
+        errors.push({ field: `${path}.privacyLevel`, message: NEEDS_PROJECT_IN_COMMUNITY_MESSAGE });
       }
     }
   });
@@ -125,13 +129,6 @@ export function changePrivacy(command: ChangeResourcePrivacy, state: ResourceSta
   return events;
 }
 
-/** Share levels that need the project to be in the community shared into (SPEC "Which level is valid where"). */
-const LEVELS_NEEDING_PROJECT_IN_COMMUNITY: ReadonlySet<number> = new Set([
-  PRIVACY.Community,
-  PRIVACY.Team,
-  PRIVACY.TeamAndMentors,
-]);
-
 /**
  * The 400s of one privacy block. `blockCommunityId` is the community whose circles the block may
  * grant besides the project's own: the owning community for the owner block (none for a project
@@ -146,9 +143,9 @@ function blockErrors(
 ): FieldError[] {
   const errors: FieldError[] = [];
   if (!validLevelFor(kind, block.privacyLevel)) {
-    errors.push({ field: `${path}.privacyLevel`, message: levelMessage(kind) });
-  } else if (block.circlesToAdd.length > 0 && block.privacyLevel !== PRIVACY.Custom) {
-    errors.push({ field: `${path}.circlesToAdd`, message: 'circles can only be granted at level Custom (4)' });
+    errors.push({ field: `${path}.privacyLevel`, message: levelRefusal(kind) });
+  } else if (block.circlesToAdd.length > 0 && !takesCircles(block.privacyLevel)) {
+    errors.push({ field: `${path}.circlesToAdd`, message: CIRCLES_NEED_LEVEL_MESSAGE });
   }
 
   const checkShape = (ref: CircleRef, field: string): boolean => {
@@ -221,10 +218,4 @@ function shareOf(resource: Resource, communityId: number): PrivacyBlock {
   const share = findShare(resource, communityId);
   if (!share) throw new Error(`share ${communityId} vanished while deciding`);
   return share;
-}
-
-function levelMessage(kind: PrivacyBlockKind): string {
-  return kind === 'projectOwner'
-    ? 'must be 1, 3, 4 or 5 on a project resource'
-    : 'must be 1 to 5 (0 and 6 are not resource levels)';
 }

@@ -2,7 +2,7 @@ import type { ResourceEventData } from './resource-events';
 import { RESOURCE_EVENT_TYPES, RESOURCE_STREAM_PREFIX } from './resource-events';
 import { evolve, initialState } from './resource-evolve';
 import type { Resource } from './resource';
-import { viewsOf } from './resource-views';
+import { viewsOf } from './access/resource-views';
 import { DIRECTORY_STREAM } from '../directory/directory-events';
 import type { DirectoryEvent } from '../directory/directory-events';
 import type { RecordedEvent } from '../ports/event-store';

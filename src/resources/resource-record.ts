@@ -1,10 +1,12 @@
 import { z } from 'zod';
-import { component, count, integer, isoTimestamp, privacyLevel } from '../contract/primitives';
+import { component, count, integer, isoTimestamp } from '../contract/primitives';
+import { LEVEL_NAMES } from './access/privacy-policy';
+import { privacyLevelSchema } from './privacy-level-schema';
 
 /**
  * docs/api.md's resource records, stated once: the queries (src/projections/resources) build answers
  * of these types and the API documents and checks them with these schemas. This module sits below
- * both so that neither reaches into the other's layer; it depends on zod only.
+ * both so that neither reaches into the other's layer; it depends on zod and the privacy levels' table only.
  *
  * Records are strict: an extra or a missing field fails. `component(id, shape)` (primitives.ts)
  * makes a record strict and names it as an OpenAPI component, referenced wherever it is used.
@@ -13,7 +15,7 @@ import { component, count, integer, isoTimestamp, privacyLevel } from '../contra
 export const sharedWithSchema = component('SharedWith', {
   communityId: integer.meta({ description: 'The community the resource is shared into', example: 2 }),
   communityName: z.string().meta({ description: "That community's name", example: 'Harbour Founders' }),
-  privacyLevel: privacyLevel.meta({ description: "The share's own level in that community", example: 2 }),
+  privacyLevel: privacyLevelSchema.meta({ description: "The share's own level in that community", example: 2 }),
 });
 
 /** The resource record (the items of `resources.list` in the list answer). */
@@ -33,11 +35,11 @@ export const resourceRecordSchema = component('ResourceRecord', {
   resourceTags: z
     .array(z.string())
     .meta({ description: 'Its tags, deduplicated case-insensitively, in the order given', example: ['pitch'] }),
-  privacyLevel: privacyLevel.meta({
-    description: "The resource's own level: 1 Public, 2 Community, 3 Team, 4 Custom, 5 Team and mentors",
+  privacyLevel: privacyLevelSchema.meta({
+    description: `The resource's own level: ${LEVEL_NAMES}`,
     example: 2,
   }),
-  effectivePrivacyLevel: privacyLevel.meta({
+  effectivePrivacyLevel: privacyLevelSchema.meta({
     description: "The level that governs it in this view: its own, or the share's in a community it is shared into",
     example: 2,
   }),

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { paginated } from '../api/pagination';
+import { OWN_LEVEL_CHOICES } from './access/privacy-policy';
 
 const id = z.number().int().min(0);
 
@@ -74,8 +75,7 @@ export const saveProjectResourceBody = z
     }),
     /** Which levels are valid depends on the scope: the domain decides, zod only asks for an integer. */
     privacyLevel: z.number().int().meta({
-      description:
-        '1 Public, 2 Community (not for a project resource), 3 Team, 4 Custom (granted circles), 5 Team and mentors',
+      description: OWN_LEVEL_CHOICES,
       example: 2,
     }),
     icon: z

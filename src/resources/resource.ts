@@ -1,4 +1,4 @@
-import type { PrivacyLevel } from './privacy-level';
+import type { PrivacyLevel } from './access/privacy-policy';
 
 /**
  * A granted circle as the client names it: exactly one of projectId/communityId is set, saying

@@ -9,7 +9,7 @@ import {
 import type { View } from '../../src/resources/access/views';
 import { administersView, principalsFor, reachesView, viewKey } from '../../src/resources/access/views';
 import { isApprovedMember, isCommunityAdmin } from '../../src/directory/viewer';
-import { PRIVACY, isPrivacyLevel, validLevelFor } from '../../src/resources/privacy-level';
+import { PRIVACY, isPrivacyLevel, validLevelFor } from '../../src/resources/access/privacy-policy';
 import {
   D,
   E,

@@ -1,5 +1,5 @@
 import { DomainError } from '../../src/domain/errors';
-import type { PrivacyLevel } from '../../src/resources/privacy-level';
+import type { PrivacyLevel } from '../../src/resources/access/privacy-policy';
 import type { PrivacyBlock } from '../../src/resources/resource';
 import { revokeAllIfLeavingCustom } from '../../src/resources/resource-decide-common';
 import type { ResourceDecisionContext } from '../../src/resources/resource-commands';

@@ -6,7 +6,7 @@
  */
 import type { CircleFacts, CommunityFacts, ProjectFacts, Viewer } from '../../src/directory/viewer';
 import type { DomainError, DomainErrorKind } from '../../src/domain/errors';
-import type { PrivacyLevel } from '../../src/resources/privacy-level';
+import type { PrivacyLevel } from '../../src/resources/access/privacy-policy';
 import type { CircleRef, ResourceScope } from '../../src/resources/resource';
 import type {
   ChangeResourcePrivacy,
@@ -242,7 +242,7 @@ const circleChanged =
 export const granted = circleChanged('CircleGranted');
 export const revoked = circleChanged('CircleRevoked');
 
-export const shared = (communityId: number, privacyLevel: 1 | 2 | 3 | 4 | 5): ResourceEventData => ({
+export const shared = (communityId: number, privacyLevel: PrivacyLevel): ResourceEventData => ({
   type: 'ResourceShared',
   data: { resourceId: RID, communityId, privacyLevel },
 });

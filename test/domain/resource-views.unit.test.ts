@@ -1,8 +1,8 @@
 import { principalsFor } from '../../src/resources/access/views';
-import type { PrivacyLevel } from '../../src/resources/privacy-level';
+import type { PrivacyLevel } from '../../src/resources/access/privacy-policy';
 import type { Resource } from '../../src/resources/resource';
-import type { ResourceView } from '../../src/resources/resource-views';
-import { canSee, viewsOf } from '../../src/resources/resource-views';
+import type { ResourceView } from '../../src/resources/access/resource-views';
+import { canSee, viewsOf } from '../../src/resources/access/resource-views';
 import { shareCandidateIds } from '../../src/privacy/share-candidates';
 import { foldResource } from '../../src/resources/resource-evolve';
 import type { ResourceEventData } from '../../src/resources/resource-events';

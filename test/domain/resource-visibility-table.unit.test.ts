@@ -7,19 +7,28 @@
  * - PR: a project resource of P at level L, not shared.
  * - R:  a community-project resource owned by O at level L, shared into D at L, and into N at L
  *       where a share into a community P is not in may have that level (1 and 4 only).
- * At Custom every block grants P_CIRCLE (active) and P_INACTIVE_CIRCLE (inactive).
+ * At Custom (a level that takes circles) every block grants P_CIRCLE (active) and P_INACTIVE_CIRCLE
+ * (inactive).
  *
  * Caller kinds are relative to the view's community X (for the project-wide view, X = O, a
  * community P belongs to). Everyone but "non-member of a public community" lives in a world where
  * the project and every community are private; that one sees them all public.
  *
- * Expected: one character per level 1..5: Y visible, N not, - that combination cannot exist.
+ * Expected: one character per level of the policy table, in level order (1..5): Y visible, N not,
+ * - that combination cannot exist. A new level makes every row one character short until its
+ * column is worked out by hand.
  */
-import { canSee, viewsOf } from '../../src/resources/resource-views';
+import { canSee, viewsOf } from '../../src/resources/access/resource-views';
 import type { View } from '../../src/resources/access/views';
 import { administersView, principalsFor, viewKey } from '../../src/resources/access/views';
 import type { Viewer } from '../../src/directory/viewer';
-import type { PrivacyLevel } from '../../src/resources/privacy-level';
+import type { PrivacyLevel } from '../../src/resources/access/privacy-policy';
+import {
+  PRIVACY_LEVELS,
+  needsProjectInCommunity,
+  takesCircles,
+  validLevelFor,
+} from '../../src/resources/access/privacy-policy';
 import type { PrivacyBlock, Resource, Share } from '../../src/resources/resource';
 import { expectEveryCaseOnce } from '../support/decision-table';
 import {
@@ -148,11 +157,11 @@ const table: readonly [ViewKind, CallerKind, string][] = [
   ['community the project is not in, not shared', 'outsider of a private community',  'N-NNN'],
 ];
 
-const LEVELS: readonly PrivacyLevel[] = [1, 2, 3, 4, 5];
+const LEVELS: readonly PrivacyLevel[] = PRIVACY_LEVELS.map((row) => row.level);
 
 const block = (privacyLevel: PrivacyLevel): PrivacyBlock => ({
   privacyLevel,
-  circles: privacyLevel === 4 ? [ref(P_CIRCLE), ref(P_INACTIVE_CIRCLE)] : [],
+  circles: takesCircles(privacyLevel) ? [ref(P_CIRCLE), ref(P_INACTIVE_CIRCLE)] : [],
 });
 
 const base = {
@@ -173,14 +182,14 @@ const base = {
 
 /** PR, or null when a project resource cannot have the level (Community). */
 function projectResource(level: PrivacyLevel): Resource | null {
-  if (level === 2) return null;
+  if (!validLevelFor('projectOwner', level)) return null;
   return { ...base, scope: projectScope, owner: block(level), shares: [] };
 }
 
 /** R, owned by O and shared into D (and into N at the levels a share there may have). */
 function communityProjectResource(level: PrivacyLevel): Resource {
   const shares: Share[] = [{ communityId: D, ...block(level) }];
-  if (level === 1 || level === 4) shares.push({ communityId: N, ...block(level) });
+  if (!needsProjectInCommunity(level)) shares.push({ communityId: N, ...block(level) });
   return { ...base, scope: communityScope, owner: block(level), shares };
 }
 
@@ -193,7 +202,7 @@ const scenario: Record<
   'other community of the project': { resource: projectResource, x: E, community: E },
   'community shared into': { resource: communityProjectResource, x: D, community: D },
   'community the project is not in, shared into': {
-    resource: (level) => (level === 1 || level === 4 ? communityProjectResource(level) : null),
+    resource: (level) => (needsProjectInCommunity(level) ? null : communityProjectResource(level)),
     x: N,
     community: N,
   },
@@ -226,7 +235,7 @@ describe('who sees a resource (visibility read model)', () => {
     expectEveryCaseOnce(table, Object.keys(scenario), CALLER_KINDS);
   });
 
-  it.each(table)('in the %s view, a caller who is %s sees levels 1-5 as %s', (viewKind, callerKind, expected) => {
+  it.each(table)('in the %s view, a caller who is %s sees the levels as %s', (viewKind, callerKind, expected) => {
     expect(visibility(viewKind, callerKind)).toBe(expected);
   });
 });

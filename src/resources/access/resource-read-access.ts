@@ -1,6 +1,6 @@
 import type { Resource } from '../resource';
-import type { ResourceView } from '../resource-views';
-import { canSee, viewsOf } from '../resource-views';
+import type { ResourceView } from './resource-views';
+import { canSee, viewsOf } from './resource-views';
 import { canEditResource } from './permissions';
 import type { CommunityFacts, ProjectFacts, Viewer } from '../../directory/viewer';
 import type { View } from './views';

@@ -4,7 +4,7 @@ import type { Viewer } from '../../../src/directory/viewer';
 import type { View } from '../../../src/resources/access/views';
 import type { Resource } from '../../../src/resources/resource';
 import { foldResource } from '../../../src/resources/resource-evolve';
-import { viewsOf } from '../../../src/resources/resource-views';
+import { viewsOf } from '../../../src/resources/access/resource-views';
 import {
   D,
   E,

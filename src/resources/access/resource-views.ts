@@ -1,18 +1,19 @@
-import { principal } from './access/principals';
-import { communityViewKey, projectViewKey } from './access/views';
-import type { PrivacyLevel } from './privacy-level';
-import { PRIVACY } from './privacy-level';
-import type { CircleRef, PrivacyBlock, Resource } from './resource';
-import { owningCommunityId } from './resource';
+import { principal } from './principals';
+import type { PrivacyLevel } from './privacy-policy';
+import { policyOf } from './privacy-policy';
+import { communityViewKey, projectViewKey } from './views';
+import type { CircleRef, PrivacyBlock, Resource } from '../resource';
+import { owningCommunityId } from '../resource';
 
 /**
- * The per-community visibility read model (DESIGN "Per-community visibility read model"): one
+ * Who sees a resource, from the resource's side (the caller's side is ./views.ts). The
+ * per-community visibility read model (DESIGN "Per-community visibility read model") holds one
  * document per (resource, view), each naming the privacy block that governs that view and the
  * `audience` it admits. A list query then matches the caller's principals against `audience`
  * with one indexed `$in`, so directory changes (joining a circle, a team) need no re-projection.
  */
 export type ResourceView = {
-  /** `p:<projectId>` or `c:<communityId>`, as `viewKey` of src/resources/access/views.ts. */
+  /** `p:<projectId>` or `c:<communityId>`, as `viewKey` of ./views.ts. */
   readonly viewKey: string;
   readonly communityId: number | null;
   readonly governedBy: 'own' | 'share';
@@ -95,26 +96,7 @@ function audienceOf(
   projectId: number,
   viewCommunityId: number | null,
 ): string[] {
-  return [...new Set([...editors, ...levelPrincipals(block, projectId, viewCommunityId)])];
-}
-
-/** Who the governing level admits (DESIGN: 1 reach; 2 approved member; 3 team; 4 circles; 5 team or mentor). */
-function levelPrincipals(block: PrivacyBlock, projectId: number, viewCommunityId: number | null): string[] {
-  switch (block.privacyLevel) {
-    case PRIVACY.Public:
-      return [principal.public];
-    case PRIVACY.Community:
-      // Never valid on a project resource, the only kind with a project-wide view: no one extra.
-      return viewCommunityId === null ? [] : [principal.member(viewCommunityId)];
-    case PRIVACY.Team:
-      return [principal.team(projectId)];
-    case PRIVACY.Custom:
-      return block.circles.map((c) => principal.circle(c.circleId));
-    case PRIVACY.TeamAndMentors:
-      return [principal.team(projectId), principal.mentor(projectId)];
-    default: {
-      const _exhaustive: never = block.privacyLevel;
-      return _exhaustive;
-    }
-  }
+  // Whom the governing level admits besides: its row of the policy table (./privacy-policy.ts).
+  const admitted = policyOf(block.privacyLevel).admits({ projectId, viewCommunityId, circles: block.circles });
+  return [...new Set([...editors, ...admitted])];
 }
