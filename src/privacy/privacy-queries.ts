@@ -57,7 +57,7 @@ export async function canReadResource(
   return canReadResourceIn(viewer, resource, views);
 }
 
-/** Circles are listed only at a level that takes them: a block off Custom grants none (SPEC "Circle group"). */
+/** Circles are listed only at a level that takes them: a block off Custom grants none. */
 const grantedCircles = (block: PrivacyBlock): readonly CircleRef[] =>
   takesCircles(block.privacyLevel) ? block.circles : [];
 
@@ -104,7 +104,7 @@ function circleGroups(
  * GetResourcePrivacy: the own level and its circles, the shares the caller may see, and where the
  * resource could still be shared. 404 for an unknown resource and for one the caller cannot see.
  *
- * Visibility (SPEC "Visibility of the response"): the team and the owning community's admins see
+ * Who sees what of the answer: the team and the owning community's admins see
  * every share and every candidate; an admin of a shared-into community sees that community's
  * share; anyone else who can read the resource gets empty `shares` and `shareCandidates`.
  */

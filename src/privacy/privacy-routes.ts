@@ -18,7 +18,7 @@ export type PrivacyRouteDeps = ResourceCommandDeps & {
   readonly settle: Settle;
 };
 
-/** SPEC's answer to a privacy change: status 200 with an empty body, once the change is visible. */
+/** The answer to a privacy change: status 200 with an empty body, once the change is visible. */
 const done = (res: Response, write: { readonly position: bigint } | undefined) =>
   written(write?.position, () => void res.status(200).end());
 
@@ -31,7 +31,7 @@ const resumedAsDone = {
       done(res, write),
 };
 
-/** SPEC "GetResourcePrivacy", "SaveResourcePrivacy", "UnshareResourceFromCommunity". */
+/** GetResourcePrivacy, SaveResourcePrivacy and UnshareResourceFromCommunity (docs/api.md "Sharing"). */
 export const PRIVACY_ROUTES = routeGroup<PrivacyRouteDeps>(
   { tag: 'privacy', access: 'api', settle: (ctx) => ctx.settle },
   (privacy) => [
@@ -53,7 +53,7 @@ export const PRIVACY_ROUTES = routeGroup<PrivacyRouteDeps>(
       summary: 'Change the own level, granted circles and shares in one atomic call',
       request: { body: saveResourcePrivacyBody },
       answers: { 200: { description: 'Applied; empty body (read the privacy back to see the result)' } },
-      // 409: a share the caller may withdraw but whose level is someone else's (DESIGN "Privacy changes").
+      // 409: a share the caller may withdraw but whose level is someone else's.
       errors: [400, 401, 403, 404, 409, 413, 415, 422],
       idempotent: resumedAsDone,
       handle:

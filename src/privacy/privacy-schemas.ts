@@ -3,8 +3,8 @@ import { SHARE_REASON_MAX } from '../resources/resource-event-schemas';
 import { CIRCLE_LEVEL_NAMES, LEVEL_NAMES } from '../resources/access/privacy-policy';
 
 /**
- * Request shapes of the privacy endpoints (SPEC "GetResourcePrivacy", "SaveResourcePrivacy",
- * "UnshareResourceFromCommunity"). Only the shape is checked here: which levels and circles are
+ * Request shapes of the privacy endpoints (GetResourcePrivacy, SaveResourcePrivacy,
+ * UnshareResourceFromCommunity). Only the shape is checked here: which levels and circles are
  * valid for a block depends on the resource, which only the domain knows.
  */
 const positiveId = z.number().int().positive();
@@ -22,7 +22,7 @@ const listOf = <T extends z.ZodType>(item: T, max: number) =>
     .transform((v): z.infer<T>[] => v ?? []);
 
 /**
- * SPEC "Circle grant": exactly one of projectId (a project circle) and communityId (a community
+ * A circle grant: exactly one of projectId (a project circle) and communityId (a community
  * circle) is set. A missing id counts as null; a 400 names the item, e.g.
  * `owner.circlesToAdd[0].projectId`.
  */

@@ -22,7 +22,7 @@ const reviewersGroup = {
   privacyCircles: [reviewers],
 };
 
-/** SPEC "Circle group", the items of `privacyCircles`. */
+/** A circle group: the items of `privacyCircles`. */
 export const privacyCircleSchema = component(
   'PrivacyCircle',
   {
@@ -40,7 +40,7 @@ export const privacyCircleSchema = component(
   { example: reviewers },
 );
 
-/** SPEC "Circle group (item of `circles` in privacy read responses)". */
+/** A circle group as privacy reads answer it: an item of `circles`. */
 export const circleGroupSchema = component(
   'CircleGroup',
   {
@@ -76,7 +76,7 @@ const resourcePrivacyExample = {
   canShareCrossCommunity: true,
 };
 
-/** SPEC GetResourcePrivacy response body. */
+/** The GetResourcePrivacy answer. */
 export const resourcePrivacySchema = component(
   'ResourcePrivacy',
   {

@@ -2,7 +2,7 @@ import type { Resource } from '../resources/resource';
 import { owningCommunityId } from '../resources/resource';
 
 /**
- * GetResourcePrivacy `shareCandidates` (DESIGN): the communities the project belongs to, less the
+ * GetResourcePrivacy `shareCandidates`: the communities the project belongs to, less the
  * owning community and those the resource is already shared into. Ids only; names come from the
  * directory.
  */

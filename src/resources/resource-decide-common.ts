@@ -9,8 +9,8 @@ import type { BlockRef, ResourceEventData } from './resource-events';
 /** The refusals and consequences both halves of the resource decider share. */
 
 /**
- * Moving a block off Custom (a level that takes circles) clears its circles (SPEC "Resource rules" 1),
- * one explicit event each.
+ * Moving a block off Custom (a level that takes circles) clears its circles, one explicit
+ * event each.
  */
 export function revokeAllIfLeavingCustom(
   resourceId: number,

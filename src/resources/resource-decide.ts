@@ -72,7 +72,7 @@ function create(command: CreateResource, state: ResourceState): ResourceEventDat
   const ownerKind = ownerBlockKind(data.scope);
   if (!validLevelFor(ownerKind, data.privacyLevel)) throw validationError('privacyLevel', levelInvalidOn(ownerKind));
 
-  // SPEC SaveProjectResource rule 3: a mentor's resource is "always" Custom, granted to the team
+  // A mentor's resource is always Custom, granted to the team
   // and the mentors, whatever was requested and whatever other role the mentor holds (a community
   // admin too). Only a caller on the team (never also a mentor) or a non-mentor admin chooses.
   const byMentor = isMentor(viewer, project.projectId);
@@ -115,7 +115,7 @@ function update(command: UpdateResource, state: ResourceState): ResourceEventDat
   if (!isPrivacyLevel(data.privacyLevel)) throw invalidLevel('privacyLevel');
   if (!canEditResource(viewer, resource)) throw new DomainError('forbidden', 'you may not edit this resource');
 
-  // The scope is not part of the command: an update cannot move a resource (SPEC scope rule 1).
+  // The scope is not part of the command: an update cannot move a resource.
   const events: ResourceEventData[] = [
     {
       type: 'ResourceUpdated',
@@ -128,7 +128,7 @@ function update(command: UpdateResource, state: ResourceState): ResourceEventDat
   ];
   const level = data.privacyLevel;
   if (level !== resource.owner.privacyLevel) {
-    // DESIGN: an editor who may not change the own privacy and sends a different level gets 403,
+    // An editor who may not change the own privacy and sends a different level gets 403,
     // rather than a silent keep, so the client learns the level was not applied.
     if (!canChangeOwnerPrivacy(viewer, resource)) {
       throw refused('forbidden', 'privacyLevel', 'you may not change the privacy of this resource');

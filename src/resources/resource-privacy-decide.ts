@@ -24,7 +24,7 @@ import type { BlockRef, ResourceEventData } from './resource-events';
 import { evolve } from './resource-evolve';
 
 /**
- * SaveResourcePrivacy (DESIGN "Privacy changes"): 404, then every block's permission in request
+ * SaveResourcePrivacy: 404, then every block's permission in request
  * order, then every 400 (all reported at once), then the events. Nothing is emitted unless every
  * check passes, and each event is emitted only when it changes something, so sending the same
  * request twice emits nothing the second time.
@@ -117,7 +117,7 @@ export function changePrivacy(command: ChangeResourcePrivacy, state: ResourceSta
       const reason = upsert.reason === undefined ? {} : { reason: upsert.reason };
       emit({ type: 'ResourceShared', data: { resourceId, communityId, privacyLevel: level, ...reason } });
     } else if (existing.privacyLevel !== level) {
-      // A share survives a level change (SPEC "Resource rules" 2); only its circles go.
+      // A share survives a level change of its resource; only its circles go.
       revokeAllIfLeavingCustom(resourceId, block, existing, level).forEach(emit);
       emit({ type: 'SharePrivacyChanged', data: { resourceId, communityId, privacyLevel: level } });
     }

@@ -91,7 +91,7 @@ const resourceExample = {
   paragraphId: null,
 };
 
-/** SPEC GetResourceList response body. */
+/** The GetResourceList answer. */
 export const resourceListSchema = component('ResourceList', {
   canEditResources: z
     .boolean()
@@ -112,7 +112,7 @@ export const resourceListSchema = component('ResourceList', {
 
 export type ResourceListAnswer = z.output<typeof resourceListSchema>;
 
-/** SPEC SaveProjectResource: "the saved resource with fields id, name, ... (types as in the resource record)". */
+/** The SaveProjectResource answer: the saved resource, its fields typed as in the resource record. */
 export const SAVED_RESOURCE_FIELDS = {
   id: true,
   name: true,
@@ -141,7 +141,7 @@ export const savedResourceSchema = resourceRecordSchema
 
 export type SavedResource = z.output<typeof savedResourceSchema>;
 
-/** The saved-resource answer: the record's fields SPEC lists for SaveProjectResource, and no other. */
+/** The saved-resource answer: the record's fields the contract lists for SaveProjectResource, and no other. */
 export function savedResourceOf(record: ResourceRecord): SavedResource {
   const fields = Object.keys(SAVED_RESOURCE_FIELDS) as (keyof SavedResource)[];
   return Object.fromEntries(fields.map((field) => [field, record[field]])) as SavedResource;

@@ -29,7 +29,7 @@ export type ResourceRouteDeps = SaveResourceDeps & {
   readonly settle: Settle;
 };
 
-/** SPEC "GetResourceList", "SaveProjectResource", "RemoveProjectResource". */
+/** GetResourceList, SaveProjectResource and RemoveProjectResource (docs/api.md, and the OpenAPI document). */
 export const RESOURCE_ROUTES = routeGroup<ResourceRouteDeps>(
   { tag: 'resources', access: 'api', settle: (ctx) => ctx.settle },
   (resources) => [

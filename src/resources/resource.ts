@@ -19,7 +19,7 @@ export type PrivacyBlock = {
 /** The privacy that governs viewers coming from `communityId`, independent of the own level. */
 export type Share = PrivacyBlock & { readonly communityId: number };
 
-/** Fixed at creation; an update never moves a resource to another scope (SPEC "Scopes of a resource"). */
+/** Fixed at creation; an update never moves a resource to another scope (docs/api.md "What the service manages"). */
 export type ResourceScope =
   | { readonly kind: 'project'; readonly projectId: number }
   | {

@@ -4,9 +4,8 @@ import type { Viewer } from '../../directory/viewer';
 import { isCommunityAdmin, isMentor, isTeam } from '../../directory/viewer';
 
 /**
- * Every permission rule of resources and their privacy, in one place (SPEC SaveProjectResource
- * rule 2, SaveResourcePrivacy "Who may change what", GetResourcePrivacy "Visibility of the
- * response"; DESIGN "May edit").
+ * Every permission rule of resources and their privacy, in one place: who may create and edit a
+ * resource, who may change which privacy block or share, and who sees a resource's privacy.
  */
 
 type ResourceFacts = Pick<Resource, 'scope' | 'createdBy'>;
@@ -29,7 +28,7 @@ export const canEditResourcesFlag = canAddResources;
 /**
  * Edit or delete: the team (every resource of the project), the owning community's admins (its
  * community-project resources), and the resource's creator while they are on the project's team
- * or one of its mentors, whatever role they had when they created it (DESIGN "May edit").
+ * or one of its mentors, whatever role they had when they created it.
  */
 export function canEditResource(viewer: Viewer, resource: ResourceFacts): boolean {
   const projectId = resource.scope.projectId;
@@ -54,8 +53,8 @@ export function canUpsertShare(viewer: Viewer, resource: Pick<Resource, 'scope'>
 
 /**
  * Withdraw the share into `communityId`: the team, the admins of that community (they may refuse
- * what was shared into it), and the owning community's admins (DESIGN: they took the decision to
- * share, so they may take it back).
+ * what was shared into it), and the owning community's admins (they took the decision to share,
+ * so they may take it back).
  */
 export function canRemoveShare(viewer: Viewer, resource: Pick<Resource, 'scope'>, communityId: number): boolean {
   return (

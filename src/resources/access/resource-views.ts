@@ -7,7 +7,7 @@ import { owningCommunityId } from '../resource';
 
 /**
  * Who sees a resource, from the resource's side (the caller's side is ./views.ts). The
- * per-community visibility read model (DESIGN "Per-community visibility read model") holds one
+ * per-community visibility read model holds one
  * document per (resource, view), each naming the privacy block that governs that view and the
  * `audience` it admits. A list query then matches the caller's principals against `audience`
  * with one indexed `$in`, so directory changes (joining a circle, a team) need no re-projection.

@@ -3,8 +3,8 @@ import type { CommunityFacts, ProjectFacts, Viewer } from '../../directory/viewe
 import { isApprovedMember, isCommunityAdmin, isMentor, isTeam } from '../../directory/viewer';
 
 /**
- * A view is where a caller looks at a project's resources from (DESIGN "Rules docs/api.md leaves
- * open"): project-wide, or from one community. The view decides which resources are in scope and
+ * A view is where a caller looks at a project's resources from: project-wide, or from one
+ * community. The view decides which resources are in scope and
  * which privacy block governs each of them.
  */
 export type View =
@@ -60,7 +60,7 @@ export function principalsFor(viewer: Viewer, view: View): string[] {
   return principals;
 }
 
-/** A community's administrators see everything inside their own community (SPEC "What the service does"). */
+/** A community's administrators see everything inside their own community. */
 export function administersView(viewer: Viewer, view: View): boolean {
   return view.kind === 'community' && isCommunityAdmin(viewer, view.community.communityId);
 }
