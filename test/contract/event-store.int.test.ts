@@ -854,5 +854,79 @@ describeExternal('event store contract (EventStoreDB)', esdb, () => {
         },
       };
     });
+
+    /*
+     * What the stand-in server (test/support/fake-eventstoredb.ts) models, asked of a real one:
+     * a filtered subscription sends a checkpoint every checkpointInterval × 32 records it looked
+     * through, naming a record it has passed (kurrent-io/KurrentDB
+     * src/EventStore.Core/Services/Transport/Enumerators/Enumerator.AllSubscriptionFiltered.cs);
+     * a subscription starts after the position it is given and a read of $all at it, and a
+     * position where no record starts is refused (InvalidPosition).
+     */
+    describe('EsdbEventStore: a filtered scan stopped and resumed', () => {
+      let store: EsdbEventStore;
+
+      beforeEach(() => {
+        store = EsdbEventStore.connect(connectionString);
+      });
+
+      afterEach(async () => {
+        await store.close();
+      });
+
+      class Stopped extends Error {}
+
+      it('given more non-matching events than a checkpoint interval before each rare one, when a scan stops at its first checkpoint and the next one resumes from it, then reads and subscriptions start there and each rare event comes once', async () => {
+        // given: 3,500 others, a rare event, 3,500 others, a rare event (the adapter's checkpoints come every 3,200)
+        const rare = `Rare-${randomUUID()}`;
+        const types = new Set([rare]);
+        const stream = `scan-${randomUUID()}`;
+        const from = (await store.appendToStream(`${stream}-mark`, [event('Marked')], 'no_stream')).position;
+        const others = async (part: string) => {
+          for (let i = 0; i < 7; i++)
+            await store.appendToStream(
+              `${stream}-${part}-${i}`,
+              Array.from({ length: 500 }, () => event('Skipped')),
+              'no_stream',
+            );
+        };
+        await others('a');
+        const first = await store.appendToStream(stream, [event(rare, { n: 1 })], 'no_stream');
+        await others('b');
+        const second = await store.appendToStream(stream, [event(rare, { n: 2 })], 0n);
+        const expected = [first.position, second.position];
+        let stored: bigint | undefined;
+        await expect(
+          store.scanAll(from, 10, types, async (position) => {
+            stored = position;
+            throw new Stopped();
+          }),
+        ).rejects.toBeInstanceOf(Stopped);
+        expect(stored).toBeDefined();
+        expect(stored!).toBeLessThan(first.position);
+        // when
+        const resumed = await store.scanAll(stored, 10, types);
+        const read = await store.readAll(stored, 10, types);
+        const delivered: bigint[] = [];
+        const failures: unknown[] = [];
+        const subscription = store.subscribeToAll(
+          stored,
+          async (e) => {
+            if (e.type === rare) delivered.push(e.position);
+          },
+          (error) => failures.push(error),
+        );
+        try {
+          await eventually(() => expect(delivered.length + failures.length).toBeGreaterThanOrEqual(2), 30_000);
+        } finally {
+          await subscription.close();
+        }
+        // then
+        expect(failures).toEqual([]);
+        expect(resumed.events.map((e) => e.position)).toEqual(expected);
+        expect(read.map((e) => e.position)).toEqual(expected);
+        expect(delivered).toEqual(expected);
+      }, 120_000);
+    });
   }
 });
