@@ -451,28 +451,48 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     }
   }
 
+  /**
+   * A read of some types is filtered on the server (`scanAll`): this client's readAll sends no
+   * filter, so paging $all for them would bring every event of the log across the wire to find
+   * a rare type. A read of every type pages $all.
+   */
   async readAll(from: bigint | undefined, maxCount: number, types?: ReadonlySet<string>): Promise<RecordedEvent[]> {
-    // readAll in this client has no server-side filter: page until enough user events (of `types`) are found.
+    if (types !== undefined) return (await this.scanAll(from, maxCount, types)).events;
+    return this.pageAll(from, maxCount, undefined);
+  }
+
+  /**
+   * $all read through the client, page by page, until enough user events (of `types`, when
+   * given) are found: reads of every type, and the rest of a scan on a server that went quiet.
+   * A read of every type asks for no more than it still needs (and the event at `from`, which
+   * the server sends again), so a poll for the next event does not bring a page of 512.
+   */
+  private async pageAll(
+    from: bigint | undefined,
+    maxCount: number,
+    types: ReadonlySet<string> | undefined,
+  ): Promise<RecordedEvent[]> {
     const events: RecordedEvent[] = [];
     let after = from;
     while (events.length < maxCount) {
+      const pageSize =
+        types === undefined
+          ? Math.min(readAllPageSize, maxCount - events.length + (after === undefined ? 0 : 1))
+          : readAllPageSize;
       let seen = 0;
       let lastPosition: Position | undefined;
       const skipTo = after;
-      await consumeRead(
-        this.client.readAll({ fromPosition: startAt(after), maxCount: readAllPageSize }),
-        (resolved) => {
-          seen += 1;
-          const event = resolved.event;
-          if (!event) return true;
-          lastPosition = event.position;
-          if (skipTo !== undefined && event.position.commit <= skipTo) return true;
-          if (!isSystemEvent(event) && (types === undefined || types.has(event.type)))
-            events.push(toRecorded(event, event.position));
-          return events.length < maxCount;
-        },
-      );
-      if (seen < readAllPageSize || !lastPosition || lastPosition.commit === after) break;
+      await consumeRead(this.client.readAll({ fromPosition: startAt(after), maxCount: pageSize }), (resolved) => {
+        seen += 1;
+        const event = resolved.event;
+        if (!event) return true;
+        lastPosition = event.position;
+        if (skipTo !== undefined && event.position.commit <= skipTo) return true;
+        if (!isSystemEvent(event) && (types === undefined || types.has(event.type)))
+          events.push(toRecorded(event, event.position));
+        return events.length < maxCount;
+      });
+      if (seen < pageSize || !lastPosition || lastPosition.commit === after) break;
       after = lastPosition.commit;
     }
     return events;
@@ -517,7 +537,7 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
       },
     );
     if (scanned.complete || scanned.events.length >= maxCount) return scanned;
-    const rest = await this.readAll(scanned.scannedTo, maxCount - scanned.events.length, types);
+    const rest = await this.pageAll(scanned.scannedTo, maxCount - scanned.events.length, types);
     return { events: [...scanned.events, ...rest], scannedTo: rest.at(-1)?.position ?? scanned.scannedTo };
   }
 

@@ -95,27 +95,6 @@ describe('EsdbEventStore reads', () => {
     expect(read.cancel).toHaveBeenCalledTimes(1);
   });
 
-  it('given $all holds events of other types between those asked for, when 2 are read by type, then only those types come back', async () => {
-    // given
-    const page = [
-      resolved('resource-1', 0n, 11n, 'ResourceCreated'),
-      resolved('sequence-resource', 0n, 12n, 'IdAllocated'),
-      resolved('$stats', 0n, 13n, '$statsCollected'),
-      resolved('resource-2', 0n, 14n, 'ResourceCreated'),
-      resolved('resource-3', 0n, 15n, 'ResourceCreated'),
-    ];
-    const read = new FakeRead(page, 'stall');
-    const store = storeOn({ readStream: jest.fn(), readAll: jest.fn(() => read) });
-    // when
-    const events = await store.readAll(10n, 2, new Set(['ResourceCreated']));
-    // then
-    expect(events.map((e) => [e.streamId, e.type])).toEqual([
-      ['resource-1', 'ResourceCreated'],
-      ['resource-2', 'ResourceCreated'],
-    ]);
-    expect(read.cancel).toHaveBeenCalledTimes(1);
-  });
-
   describe('ping', () => {
     afterEach(() => jest.useRealTimers());
 
