@@ -121,6 +121,13 @@ function appendPosition(position: Position | undefined, count: number): bigint {
  * appends the events with ids derived from (caller, key, stream, index): a retry that finds an
  * intent without its `$idempotency-written` looks for those ids in the stream, and re-appending
  * the same ids at the same revision is a no-op for EventStoreDB.
+ *
+ * A key lasts as long as its claim says (expiresAt - now: 24 hours): each claim sets the stream's
+ * `$maxAge` to that, so the server stops returning its events once they are older (by the
+ * server's clock) and a scavenge deletes them; without it $all would grow by a stream per key for
+ * ever. The stream's revision still counts the hidden events, so a key claimed again once all of
+ * them are hidden reads as no stream but cannot be appended at `no_stream`: the claim is made at
+ * the revision the server reports, if the stream still shows nothing.
  */
 type IdempotencyFold = {
   record: IdempotencyRecord | undefined;
@@ -128,7 +135,7 @@ type IdempotencyFold = {
   revision: bigint | undefined;
 };
 
-const idempotencyStreamOf = (ref: IdempotencyRef): string =>
+export const idempotencyStreamOf = (ref: IdempotencyRef): string =>
   `idempotency-${createHash('sha256').update(`${ref.scope}\u0000${ref.key}`).digest('hex').slice(0, 40)}`;
 
 /** A UUID (version 5 layout) derived from the claim's caller and key, the stream and the event's index. */
@@ -370,21 +377,7 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     const live = fold.record && fold.record.expiresAt > record.now ? fold.record : undefined;
     if (replacing === undefined) {
       if (live) return false;
-      return this.appendIdempotency(
-        claim,
-        [
-          {
-            type: '$idempotency-claimed',
-            data: {
-              fingerprint: record.fingerprint,
-              owner: claim.owner,
-              claimedAt: record.now,
-              expiresAt: record.expiresAt,
-            },
-          },
-        ],
-        fold.revision,
-      );
+      return this.claimAfresh(claim, record, fold.revision);
     }
     if (live?.owner !== replacing || live.answer) return false;
     // A write found from the intent is recorded with the takeover.
@@ -399,6 +392,34 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
       [...found, { type: '$idempotency-taken-over', data: { owner: claim.owner, claimedAt: record.now } }],
       fold.revision,
     );
+  }
+
+  /** A new claim of a key with no live record: its stream kept only as long as the key lasts. */
+  private async claimAfresh(
+    claim: IdempotencyClaim,
+    record: { readonly fingerprint: string; readonly now: number; readonly expiresAt: number },
+    revision: bigint | undefined,
+  ): Promise<boolean> {
+    const stream = idempotencyStreamOf(claim);
+    const maxAge = Math.max(1, Math.ceil((record.expiresAt - record.now) / 1000));
+    await this.client.setStreamMetadata(stream, { maxAge });
+    const claimed: IdempotencyEvent = {
+      type: '$idempotency-claimed',
+      data: { fingerprint: record.fingerprint, owner: claim.owner, claimedAt: record.now, expiresAt: record.expiresAt },
+    };
+    try {
+      await this.client.appendToStream(stream, [jsonEvent({ type: claimed.type, data: claimed.data as JSONType })], {
+        expectedRevision: revision ?? NO_STREAM,
+      });
+      return true;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      if (revision !== undefined || typeof error.actualVersion !== 'bigint') return false;
+      // Nothing to read, yet the stream has events: all of them older than its $maxAge. Unless
+      // another claim shows up meanwhile, claim at the revision they reached.
+      if (foldIdempotency(await this.readStream(stream)).revision !== undefined) return false;
+      return this.appendIdempotency(claim, [claimed], error.actualVersion);
+    }
   }
 
   async completeIdempotencyKey(claim: IdempotencyClaim, answer: RememberedAnswer): Promise<boolean> {
