@@ -349,6 +349,11 @@ export class FakeEventStoreDb {
     return positions;
   }
 
+  /** Every event of a stream as stored, those hidden by its $maxAge included. */
+  storedIn(streamId: string): readonly { readonly type: string; readonly data: unknown; readonly position: bigint }[] {
+    return this.streams.get(streamId) ?? [];
+  }
+
   /** `count` events of `type`, each in its own stream: a log of many others. */
   fill(type: string, count: number): bigint[] {
     const positions: bigint[] = [];
