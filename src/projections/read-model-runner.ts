@@ -157,6 +157,17 @@ export class ReadModelRunner {
     if (reached !== undefined) this.options.onCatchUp?.(this.name, reached);
   }
 
+  /**
+   * The shared catch-up looked through the log up to `position` and found nothing this read model
+   * folds after what it was handed (a filtered scan): its checkpoint moves there, so that it
+   * follows the log live from there rather than from its last event.
+   */
+  skippedTo(position: bigint): void {
+    this.commits.skipTo(position);
+    const reached = this.position.value;
+    if (reached !== undefined) this.options.onCatchUp?.(this.name, reached);
+  }
+
   followLive(): void {
     this.subscribe();
   }

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { setImmediate as yieldToRequests } from 'node:timers/promises';
-import type { EventStore } from '../ports/event-store';
+import type { EventStore, ScannedEvents } from '../ports/event-store';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import { eventTypesOf, type ReadModelDigest, type ReadModelProjection } from './read-model-projection';
@@ -40,16 +40,30 @@ export class ReadModels {
       : starts.reduce((a, b) => (b !== undefined && a !== undefined && b < a ? b : a));
     const types = eventTypesOf(this.runners.map((runner) => runner.projection));
     for (;;) {
-      const batch = await this.events.readAll(from, SHARED_CATCH_UP_BATCH, types);
+      const { events: batch, scannedTo } = await this.readBatch(from, types);
       for (const runner of this.runners) {
         await runner.catchUp(batch);
         // A rebuild runs beside the requests of a serving process: they go between commits.
         await yieldToRequests();
       }
+      if (scannedTo !== undefined) for (const runner of this.runners) runner.skippedTo(scannedTo);
       if (batch.length < SHARED_CATCH_UP_BATCH) break;
       from = batch.at(-1)?.position;
     }
     for (const runner of this.runners) runner.followLive();
+  }
+
+  /**
+   * The next batch of the shared catch-up: where the store filters by type itself (EventStoreDB,
+   * on the server) it also says how far it looked, and every runner's checkpoint moves there, as
+   * it does while a long scan finds nothing; elsewhere a plain read of the types.
+   */
+  private async readBatch(from: bigint | undefined, types: ReadonlySet<string> | undefined): Promise<ScannedEvents> {
+    if (!types || !this.events.scanAll)
+      return { events: await this.events.readAll(from, SHARED_CATCH_UP_BATCH, types), scannedTo: undefined };
+    return this.events.scanAll(from, SHARED_CATCH_UP_BATCH, types, async (position) => {
+      for (const runner of this.runners) runner.skippedTo(position);
+    });
   }
 
   async stop(): Promise<void> {

@@ -201,6 +201,30 @@ describe('Idempotency-Key', () => {
     expect(await countNamed(body.name)).toBe(2);
   });
 
+  it('given a key older than 24 hours, when another request brings a key, then the old record is deleted from the store, not only hidden', async () => {
+    const key = newKey();
+    const ref = { scope: `user:${users.team}`, key };
+    const sentAt = clock.now().getTime();
+    const first = await server.post(
+      SAVE,
+      newResource(scope.communityProject(communityProjects.solarIn1)),
+      await as(users.team, key),
+    );
+    expect(first.status).toBe(200);
+    expect(await server.services.idempotencyKeys.readIdempotencyKey(ref, sentAt)).toBeDefined();
+    clock.advance(24 * HOUR_MS + 1000);
+
+    const other = await server.post(
+      SAVE,
+      newResource(scope.communityProject(communityProjects.solarIn1)),
+      await as(users.team, newKey()),
+    );
+
+    expect(other.status).toBe(200);
+    // Read as of the time it was sent, a record still stored would be found.
+    expect(await server.services.idempotencyKeys.readIdempotencyKey(ref, sentAt)).toBeUndefined();
+  });
+
   it.each([[''], ['a'.repeat(256)], ['two words']])(
     'given an unusable key %j, then 400 naming Idempotency-Key',
     async (key) => {

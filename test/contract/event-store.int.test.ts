@@ -4,7 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { GenericContainer, Wait, type StartedTestContainer } from 'testcontainers';
 import type { EventMetadata } from '../../src/domain/event';
-import { EsdbEventStore } from '../../src/infra/eventstoredb/esdb-event-store';
+import { EventStoreDBClient } from '@eventstore/db-client';
+import { EsdbEventStore, idempotencyStreamOf } from '../../src/infra/eventstoredb/esdb-event-store';
 import {
   AppendTooLargeError,
   MAX_APPEND_BYTES,
@@ -194,7 +195,10 @@ function describeEventStoreContract(name: string, factory: () => Promise<Subject
       const keys = () => store as EventStore & IdempotencyKeys;
       const ref = () => ({ scope: 'user:7', key: randomUUID() });
       const at = 1_750_000_000_000;
-      const claimed = { fingerprint: 'fp', now: at, expiresAt: at + 1000 };
+      // A key lasts a day: EventStoreDB keeps a key's stream for as long as its claim lasts
+      // ($maxAge), by its own clock, which a test cannot move; a shorter key would vanish mid-test.
+      const day = 24 * 60 * 60 * 1000;
+      const claimed = { fingerprint: 'fp', now: at, expiresAt: at + day };
 
       it('given a claimed key, when another attempt claims it, then it is refused and the record names the first', async () => {
         const key = ref();
@@ -275,11 +279,11 @@ function describeEventStoreContract(name: string, factory: () => Promise<Subject
         const key = ref();
         await keys().claimIdempotencyKey({ ...key, owner: 'a' }, claimed);
 
-        expect(await keys().readIdempotencyKey(key, at + 1000)).toBeUndefined();
+        expect(await keys().readIdempotencyKey(key, at + day)).toBeUndefined();
         expect(
           await keys().claimIdempotencyKey(
             { ...key, owner: 'b' },
-            { ...claimed, now: at + 1000, expiresAt: at + 2000 },
+            { ...claimed, now: at + day, expiresAt: at + 2 * day },
           ),
         ).toBe(true);
       });
@@ -692,6 +696,25 @@ describe('SqliteEventStore (one file, several instances)', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
+  it('given idempotency records past their expiry, when another key is claimed, then they are deleted, not only hidden', async () => {
+    // given: a key of a day, read as of its own time: there
+    const store = open();
+    const at = 1_750_000_000_000;
+    const day = 24 * 60 * 60 * 1000;
+    const old = { scope: 'user:7', key: 'old' };
+    await store.claimIdempotencyKey({ ...old, owner: 'a' }, { fingerprint: 'fp', now: at, expiresAt: at + day });
+    expect(await store.readIdempotencyKey(old, at)).toMatchObject({ owner: 'a' });
+    // when: the clock has passed its day and another key is claimed
+    const later = at + day + 1000;
+    await store.claimIdempotencyKey(
+      { scope: 'user:7', key: 'new', owner: 'b' },
+      { fingerprint: 'fp', now: later, expiresAt: later + day },
+    );
+    // then: gone, read as of its own time too, from this instance and from another
+    expect(await store.readIdempotencyKey(old, at)).toBeUndefined();
+    expect(await open().readIdempotencyKey(old, at)).toBeUndefined();
+  });
+
   it('keeps appended events across close and reopen', async () => {
     // given
     const first = open();
@@ -853,6 +876,100 @@ describeExternal('event store contract (EventStoreDB)', esdb, () => {
           await Promise.all([store, ...others].map((s) => s.close()));
         },
       };
+    });
+
+    /*
+     * What the stand-in server (test/support/fake-eventstoredb.ts) models, asked of a real one:
+     * a filtered subscription sends a checkpoint every checkpointInterval × 32 records it looked
+     * through, naming a record it has passed (kurrent-io/KurrentDB
+     * src/EventStore.Core/Services/Transport/Enumerators/Enumerator.AllSubscriptionFiltered.cs);
+     * a subscription starts after the position it is given and a read of $all at it, and a
+     * position where no record starts is refused (InvalidPosition).
+     */
+    describe('EsdbEventStore: idempotency streams expire', () => {
+      it('given a key claimed for a day, then the server keeps its stream for a day ($maxAge 86,400 s) and then hides and scavenges it', async () => {
+        const store = EsdbEventStore.connect(connectionString);
+        const client = EventStoreDBClient.connectionString(connectionString);
+        try {
+          const ref = { scope: 'user:7', key: randomUUID() };
+          const now = Date.now();
+          await store.claimIdempotencyKey(
+            { ...ref, owner: 'a' },
+            { fingerprint: 'fp', now, expiresAt: now + 24 * 60 * 60 * 1000 },
+          );
+          const { metadata } = await client.getStreamMetadata(idempotencyStreamOf(ref));
+          expect(metadata?.maxAge).toBe(86_400);
+        } finally {
+          await store.close();
+          await client.dispose();
+        }
+      });
+    });
+
+    describe('EsdbEventStore: a filtered scan stopped and resumed', () => {
+      let store: EsdbEventStore;
+
+      beforeEach(() => {
+        store = EsdbEventStore.connect(connectionString);
+      });
+
+      afterEach(async () => {
+        await store.close();
+      });
+
+      class Stopped extends Error {}
+
+      it('given more non-matching events than a checkpoint interval before each rare one, when a scan stops at its first checkpoint and the next one resumes from it, then reads and subscriptions start there and each rare event comes once', async () => {
+        // given: 3,500 others, a rare event, 3,500 others, a rare event (the adapter's checkpoints come every 3,200)
+        const rare = `Rare-${randomUUID()}`;
+        const types = new Set([rare]);
+        const stream = `scan-${randomUUID()}`;
+        const from = (await store.appendToStream(`${stream}-mark`, [event('Marked')], 'no_stream')).position;
+        const others = async (part: string) => {
+          for (let i = 0; i < 7; i++)
+            await store.appendToStream(
+              `${stream}-${part}-${i}`,
+              Array.from({ length: 500 }, () => event('Skipped')),
+              'no_stream',
+            );
+        };
+        await others('a');
+        const first = await store.appendToStream(stream, [event(rare, { n: 1 })], 'no_stream');
+        await others('b');
+        const second = await store.appendToStream(stream, [event(rare, { n: 2 })], 0n);
+        const expected = [first.position, second.position];
+        let stored: bigint | undefined;
+        await expect(
+          store.scanAll(from, 10, types, async (position) => {
+            stored = position;
+            throw new Stopped();
+          }),
+        ).rejects.toBeInstanceOf(Stopped);
+        expect(stored).toBeDefined();
+        expect(stored!).toBeLessThan(first.position);
+        // when
+        const resumed = await store.scanAll(stored, 10, types);
+        const read = await store.readAll(stored, 10, types);
+        const delivered: bigint[] = [];
+        const failures: unknown[] = [];
+        const subscription = store.subscribeToAll(
+          stored,
+          async (e) => {
+            if (e.type === rare) delivered.push(e.position);
+          },
+          (error) => failures.push(error),
+        );
+        try {
+          await eventually(() => expect(delivered.length + failures.length).toBeGreaterThanOrEqual(2), 30_000);
+        } finally {
+          await subscription.close();
+        }
+        // then
+        expect(failures).toEqual([]);
+        expect(resumed.events.map((e) => e.position)).toEqual(expected);
+        expect(read.map((e) => e.position)).toEqual(expected);
+        expect(delivered).toEqual(expected);
+      }, 120_000);
     });
   }
 });

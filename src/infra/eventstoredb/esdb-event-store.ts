@@ -121,6 +121,13 @@ function appendPosition(position: Position | undefined, count: number): bigint {
  * appends the events with ids derived from (caller, key, stream, index): a retry that finds an
  * intent without its `$idempotency-written` looks for those ids in the stream, and re-appending
  * the same ids at the same revision is a no-op for EventStoreDB.
+ *
+ * A key lasts as long as its claim says (expiresAt - now: 24 hours): each claim sets the stream's
+ * `$maxAge` to that, so the server stops returning its events once they are older (by the
+ * server's clock) and a scavenge deletes them; without it $all would grow by a stream per key for
+ * ever. The stream's revision still counts the hidden events, so a key claimed again once all of
+ * them are hidden reads as no stream but cannot be appended at `no_stream`: the claim is made at
+ * the revision the server reports, if the stream still shows nothing.
  */
 type IdempotencyFold = {
   record: IdempotencyRecord | undefined;
@@ -128,7 +135,7 @@ type IdempotencyFold = {
   revision: bigint | undefined;
 };
 
-const idempotencyStreamOf = (ref: IdempotencyRef): string =>
+export const idempotencyStreamOf = (ref: IdempotencyRef): string =>
   `idempotency-${createHash('sha256').update(`${ref.scope}\u0000${ref.key}`).digest('hex').slice(0, 40)}`;
 
 /** A UUID (version 5 layout) derived from the claim's caller and key, the stream and the event's index. */
@@ -370,21 +377,7 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     const live = fold.record && fold.record.expiresAt > record.now ? fold.record : undefined;
     if (replacing === undefined) {
       if (live) return false;
-      return this.appendIdempotency(
-        claim,
-        [
-          {
-            type: '$idempotency-claimed',
-            data: {
-              fingerprint: record.fingerprint,
-              owner: claim.owner,
-              claimedAt: record.now,
-              expiresAt: record.expiresAt,
-            },
-          },
-        ],
-        fold.revision,
-      );
+      return this.claimAfresh(claim, record, fold.revision);
     }
     if (live?.owner !== replacing || live.answer) return false;
     // A write found from the intent is recorded with the takeover.
@@ -399,6 +392,34 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
       [...found, { type: '$idempotency-taken-over', data: { owner: claim.owner, claimedAt: record.now } }],
       fold.revision,
     );
+  }
+
+  /** A new claim of a key with no live record: its stream kept only as long as the key lasts. */
+  private async claimAfresh(
+    claim: IdempotencyClaim,
+    record: { readonly fingerprint: string; readonly now: number; readonly expiresAt: number },
+    revision: bigint | undefined,
+  ): Promise<boolean> {
+    const stream = idempotencyStreamOf(claim);
+    const maxAge = Math.max(1, Math.ceil((record.expiresAt - record.now) / 1000));
+    await this.client.setStreamMetadata(stream, { maxAge });
+    const claimed: IdempotencyEvent = {
+      type: '$idempotency-claimed',
+      data: { fingerprint: record.fingerprint, owner: claim.owner, claimedAt: record.now, expiresAt: record.expiresAt },
+    };
+    try {
+      await this.client.appendToStream(stream, [jsonEvent({ type: claimed.type, data: claimed.data as JSONType })], {
+        expectedRevision: revision ?? NO_STREAM,
+      });
+      return true;
+    } catch (error) {
+      if (!(error instanceof WrongExpectedVersionError)) throw error;
+      if (revision !== undefined || typeof error.actualVersion !== 'bigint') return false;
+      // Nothing to read, yet the stream has events: all of them older than its $maxAge. Unless
+      // another claim shows up meanwhile, claim at the revision they reached.
+      if (foldIdempotency(await this.readStream(stream)).revision !== undefined) return false;
+      return this.appendIdempotency(claim, [claimed], error.actualVersion);
+    }
   }
 
   async completeIdempotencyKey(claim: IdempotencyClaim, answer: RememberedAnswer): Promise<boolean> {
@@ -451,28 +472,48 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     }
   }
 
+  /**
+   * A read of some types is filtered on the server (`scanAll`): this client's readAll sends no
+   * filter, so paging $all for them would bring every event of the log across the wire to find
+   * a rare type. A read of every type pages $all.
+   */
   async readAll(from: bigint | undefined, maxCount: number, types?: ReadonlySet<string>): Promise<RecordedEvent[]> {
-    // readAll in this client has no server-side filter: page until enough user events (of `types`) are found.
+    if (types !== undefined) return (await this.scanAll(from, maxCount, types)).events;
+    return this.pageAll(from, maxCount, undefined);
+  }
+
+  /**
+   * $all read through the client, page by page, until enough user events (of `types`, when
+   * given) are found: reads of every type, and the rest of a scan on a server that went quiet.
+   * A read of every type asks for no more than it still needs (and the event at `from`, which
+   * the server sends again), so a poll for the next event does not bring a page of 512.
+   */
+  private async pageAll(
+    from: bigint | undefined,
+    maxCount: number,
+    types: ReadonlySet<string> | undefined,
+  ): Promise<RecordedEvent[]> {
     const events: RecordedEvent[] = [];
     let after = from;
     while (events.length < maxCount) {
+      const pageSize =
+        types === undefined
+          ? Math.min(readAllPageSize, maxCount - events.length + (after === undefined ? 0 : 1))
+          : readAllPageSize;
       let seen = 0;
       let lastPosition: Position | undefined;
       const skipTo = after;
-      await consumeRead(
-        this.client.readAll({ fromPosition: startAt(after), maxCount: readAllPageSize }),
-        (resolved) => {
-          seen += 1;
-          const event = resolved.event;
-          if (!event) return true;
-          lastPosition = event.position;
-          if (skipTo !== undefined && event.position.commit <= skipTo) return true;
-          if (!isSystemEvent(event) && (types === undefined || types.has(event.type)))
-            events.push(toRecorded(event, event.position));
-          return events.length < maxCount;
-        },
-      );
-      if (seen < readAllPageSize || !lastPosition || lastPosition.commit === after) break;
+      await consumeRead(this.client.readAll({ fromPosition: startAt(after), maxCount: pageSize }), (resolved) => {
+        seen += 1;
+        const event = resolved.event;
+        if (!event) return true;
+        lastPosition = event.position;
+        if (skipTo !== undefined && event.position.commit <= skipTo) return true;
+        if (!isSystemEvent(event) && (types === undefined || types.has(event.type)))
+          events.push(toRecorded(event, event.position));
+        return events.length < maxCount;
+      });
+      if (seen < pageSize || !lastPosition || lastPosition.commit === after) break;
       after = lastPosition.commit;
     }
     return events;
@@ -517,7 +558,7 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
       },
     );
     if (scanned.complete || scanned.events.length >= maxCount) return scanned;
-    const rest = await this.readAll(scanned.scannedTo, maxCount - scanned.events.length, types);
+    const rest = await this.pageAll(scanned.scannedTo, maxCount - scanned.events.length, types);
     return { events: [...scanned.events, ...rest], scannedTo: rest.at(-1)?.position ?? scanned.scannedTo };
   }
 

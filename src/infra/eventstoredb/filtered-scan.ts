@@ -24,11 +24,15 @@ export function exactTypes(types: ReadonlySet<string>): string {
 }
 
 /**
- * A checkpoint names where the server had looked to; the event at that very position may not
- * have been sent yet, so the scan counts as having passed only the positions before it (the
- * port's positions are exclusive starting points: the next read starts after this one).
+ * How far a checkpoint says the scan got: the position the server names, as it names it. It is
+ * the position of a record the server has looked through (the last event it sent, or the start of
+ * the page of the log it passed: kurrent-io/KurrentDB Enumerator.AllSubscriptionFiltered.cs), so
+ * a later read or subscription can start there; the port's positions are exclusive starting points,
+ * as the server's subscriptions are, and nothing is skipped or seen twice. Any other number (one
+ * byte before it, say) is not where a record starts, and the server refuses every read and
+ * subscription from it (InvalidPosition).
  */
-export const passedBefore = (checkpoint: Position): bigint => checkpoint.commit - 1n;
+export const checkpointPosition = (checkpoint: Position): bigint => checkpoint.commit;
 
 export type ScanOptions<E> = {
   /** Events after this position only (exclusive); undefined: from the start. */
@@ -96,7 +100,12 @@ export async function scanFiltered<E extends { position: bigint }>(
     heard();
     await drained();
     if (done) return;
-    const passed = passedBefore(checkpoint);
+    const named = checkpointPosition(checkpoint);
+    // Past the head the scan began with, the scan is over: it answers the head, where an event
+    // starts. A checkpoint past the head names a record appended during the scan or, on servers
+    // before kurrent-io/KurrentDB#4975, the end of the log, where the next event is written and
+    // a start after it would skip that event.
+    const passed = named >= options.head ? options.head : named;
     if (scannedTo === undefined || passed > scannedTo) scannedTo = passed;
     try {
       if (events.length === 0 && options.scanning) await options.scanning(passed);
@@ -106,7 +115,7 @@ export async function scanFiltered<E extends { position: bigint }>(
       finish();
       return;
     }
-    if (passed >= options.head) finish();
+    if (named >= options.head) finish();
   });
   // Caught up: every event of these types up to the head has been sent, once read the scan has passed the head.
   subscription.on('caughtUp', () => {

@@ -5,7 +5,8 @@ import { FakeRead } from './fake-read';
 
 /*
  * EsdbEventStore's reads against a fake client whose reads are FakeReads: no EventStoreDB runs
- * here. The contract suite covers their results against a real server where one runs.
+ * here. Positions are byte offsets of records, as the server's are (test/support/fake-eventstoredb.ts).
+ * The contract suite covers their results against a real server where one runs.
  */
 
 type FakeClient = { readStream: jest.Mock; readAll: jest.Mock };
@@ -34,12 +35,12 @@ function resolved(streamId: string, revision: bigint, position: bigint | undefin
 describe('EsdbEventStore reads', () => {
   it('given a backwards read the server keeps open, when the last event is read, then it is returned and the call cancelled', async () => {
     // given
-    const read = new FakeRead([resolved('resource-1', 4n, 40n)], 'stall');
+    const read = new FakeRead([resolved('resource-1', 4n, 5418n)], 'stall');
     const store = storeOn({ readStream: jest.fn(() => read), readAll: jest.fn() });
     // when
     const last = await store.readLastEvent('resource-1');
     // then
-    expect(last).toMatchObject({ streamId: 'resource-1', revision: 4n, position: 40n });
+    expect(last).toMatchObject({ streamId: 'resource-1', revision: 4n, position: 5418n });
     expect(read.cancel).toHaveBeenCalledTimes(1);
   });
 
@@ -55,7 +56,7 @@ describe('EsdbEventStore reads', () => {
 
   it('given an event without a position mid-stream, when the stream is read, then it fails and the call is cancelled', async () => {
     // given
-    const read = new FakeRead([resolved('resource-1', 0n, 10n), resolved('resource-1', 1n, undefined)], 'stall');
+    const read = new FakeRead([resolved('resource-1', 0n, 1296n), resolved('resource-1', 1n, undefined)], 'stall');
     const store = storeOn({ readStream: jest.fn(() => read), readAll: jest.fn() });
     // when
     const reading = store.readStream('resource-1');
@@ -66,53 +67,32 @@ describe('EsdbEventStore reads', () => {
 
   it('given a whole stream, when it is read, then every event comes back in order', async () => {
     // given
-    const read = new FakeRead([resolved('resource-1', 0n, 10n), resolved('resource-1', 1n, 11n)]);
+    const read = new FakeRead([resolved('resource-1', 0n, 1296n), resolved('resource-1', 1n, 1418n)]);
     const store = storeOn({ readStream: jest.fn(() => read), readAll: jest.fn() });
     // when
     const events = await store.readStream('resource-1');
     // then
     expect(events.map((e) => [e.revision, e.position])).toEqual([
-      [0n, 10n],
-      [1n, 11n],
+      [0n, 1296n],
+      [1n, 1418n],
     ]);
   });
 
   it('given $all holds more than asked for, when 2 events are read after a position, then the page is left early and cancelled', async () => {
     // given
     const page = [
-      resolved('resource-1', 0n, 10n),
-      resolved('$stats', 0n, 11n, '$statsCollected'),
-      resolved('resource-2', 0n, 12n),
-      resolved('resource-3', 0n, 13n),
-      resolved('resource-4', 0n, 14n),
+      resolved('resource-1', 0n, 1296n),
+      resolved('$stats', 0n, 1418n, '$statsCollected'),
+      resolved('resource-2', 0n, 1540n),
+      resolved('resource-3', 0n, 1662n),
+      resolved('resource-4', 0n, 1784n),
     ];
     const read = new FakeRead(page, 'stall');
     const store = storeOn({ readStream: jest.fn(), readAll: jest.fn(() => read) });
     // when
-    const events = await store.readAll(10n, 2);
+    const events = await store.readAll(1296n, 2);
     // then
     expect(events.map((e) => e.streamId)).toEqual(['resource-2', 'resource-3']);
-    expect(read.cancel).toHaveBeenCalledTimes(1);
-  });
-
-  it('given $all holds events of other types between those asked for, when 2 are read by type, then only those types come back', async () => {
-    // given
-    const page = [
-      resolved('resource-1', 0n, 11n, 'ResourceCreated'),
-      resolved('sequence-resource', 0n, 12n, 'IdAllocated'),
-      resolved('$stats', 0n, 13n, '$statsCollected'),
-      resolved('resource-2', 0n, 14n, 'ResourceCreated'),
-      resolved('resource-3', 0n, 15n, 'ResourceCreated'),
-    ];
-    const read = new FakeRead(page, 'stall');
-    const store = storeOn({ readStream: jest.fn(), readAll: jest.fn(() => read) });
-    // when
-    const events = await store.readAll(10n, 2, new Set(['ResourceCreated']));
-    // then
-    expect(events.map((e) => [e.streamId, e.type])).toEqual([
-      ['resource-1', 'ResourceCreated'],
-      ['resource-2', 'ResourceCreated'],
-    ]);
     expect(read.cancel).toHaveBeenCalledTimes(1);
   });
 

@@ -2,188 +2,218 @@
  * A catch-up of some event types on EventStoreDB is filtered on the server: a subscription to $all
  * with an event-type filter and checkpointReached (the client's readAll takes no filter), which
  * stores how far it looked, so a rare type is not looked for again from its last event, and moves
- * the checkpoint while a long scan finds nothing. Against a fake client whose subscription plays
- * the server: it sends only the events its filter's regex matches, its checkpoints, then caught-up.
+ * the checkpoint while a long scan finds nothing. Against the stand-in server
+ * (test/support/fake-eventstoredb.ts): positions are byte offsets of records, a read or a
+ * subscription from a position where no record starts fails with InvalidPosition, and a filtered
+ * subscription sends a checkpoint every checkpointInterval × 32 records it looked through, naming
+ * a record it has passed (kurrent-io/KurrentDB Enumerator.AllSubscriptionFiltered.cs).
  */
-import { Readable } from 'node:stream';
-import { BACKWARDS, type Filter, type Position } from '@eventstore/db-client';
+import { eventTypeFilter } from '@eventstore/db-client';
 import { EsdbEventStore } from '../../../src/infra/eventstoredb/esdb-event-store';
 import { scanFiltered } from '../../../src/infra/eventstoredb/filtered-scan';
 import { createLogger } from '../../../src/observability/logger';
 import { SqliteReadDb, sqliteProjectionStore } from '../../../src/infra/sqlite/sqlite-read-db';
 import type { RecordedEvent } from '../../../src/ports/event-store';
 import { ReadModelRunner } from '../../../src/projections/read-model-runner';
-import { FakeRead } from './fake-read';
+import { FakeEventStoreDb, InvalidPositionError } from '../../support/fake-eventstoredb';
 
-const metadata = { actor: { userId: 1, credential: 'session' }, correlationId: 'c', at: '2024-05-01T10:00:00.000Z' };
-
-type Step = { event: { type: string; position: bigint } } | { checkpoint: bigint } | 'caughtUp';
-
-const resolved = (type: string, position: bigint) => ({
-  event: {
-    streamId: `s-${position}`,
-    revision: 0n,
-    type,
-    data: {},
-    metadata,
-    position: { commit: position, prepare: position },
-  },
-});
-
-/** The server side of a subscription: what its filter lets through, its checkpoints, caught-up; then it stays live. */
-class FakeSubscription extends Readable {
-  /** Events that crossed the wire. */
-  sent = 0;
-  private stopped = false;
-  readonly unsubscribe = jest.fn(async () => {
-    this.stopped = true;
-  });
-
-  constructor(steps: readonly Step[], filter: Filter | undefined) {
-    super({ objectMode: true });
-    const matches = (type: string) => !filter || !('regex' in filter) || new RegExp(filter.regex).test(type);
-    void (async () => {
-      for (const step of steps) {
-        await new Promise((resolve) => setImmediate(resolve));
-        if (this.stopped) return;
-        if (step === 'caughtUp') this.emit('caughtUp');
-        else if ('checkpoint' in step) {
-          const position: Position = { commit: step.checkpoint, prepare: step.checkpoint };
-          await filter?.checkpointReached?.(this as never, position);
-        } else if (matches(step.event.type)) {
-          this.sent += 1;
-          this.push(resolved(step.event.type, step.event.position));
-        }
-      }
-    })();
-  }
-
-  override _read(): void {}
-}
-
-/**
- * A log of `length` events, one per position 1..length, of type Other but for `rare` ones, with
- * the server's checkpoint every `every` events and caught-up at the end.
- */
-function logOf(length: number, rare: readonly bigint[], every = 1000): Step[] {
-  const steps: Step[] = [];
-  for (let p = 1n; p <= BigInt(length); p++) {
-    steps.push({ event: { type: rare.includes(p) ? 'Rare' : 'Other', position: p } });
-    if (p % BigInt(every) === 0n) steps.push({ checkpoint: p + 1n });
-  }
-  steps.push('caughtUp');
-  return steps;
-}
-
-function fakeClient(log: Step[]) {
-  const subscriptions: FakeSubscription[] = [];
-  const head = [...log]
-    .reverse()
-    .find((s): s is { event: { type: string; position: bigint } } => typeof s === 'object' && 'event' in s);
-  const client = {
-    readAll: jest.fn((options: { direction?: unknown }) => {
-      if (options.direction === BACKWARDS)
-        return new FakeRead(head ? [resolved(head.event.type, head.event.position)] : []);
-      throw new Error('a scan reads no page of $all');
-    }),
-    // The scan's subscription plays the log; the live one afterwards stays quiet.
-    subscribeToAll: jest.fn((options: { filter?: Filter }) => {
-      const scanning = options.filter?.checkpointReached !== undefined;
-      const subscription = new FakeSubscription(scanning ? log : [], options.filter);
-      subscriptions.push(subscription);
-      return subscription;
-    }),
-    dispose: jest.fn(async () => undefined),
-  };
-  return { client, subscriptions };
-}
-
-function storeOn(client: object): EsdbEventStore {
+function storeOn(server: FakeEventStoreDb): EsdbEventStore {
+  // The constructor is private: production code connects through a connection string.
   const Store = EsdbEventStore as unknown as new (client: object) => EsdbEventStore;
-  return new Store(client);
+  return new Store(server);
+}
+
+const RARE = new Set(['Rare']);
+
+/** A log of `length` events of type Other, but Rare at the given (0-based) places; answers the rare ones' positions. */
+function logOf(server: FakeEventStoreDb, length: number, rareAt: readonly number[]): bigint[] {
+  const rare: bigint[] = [];
+  let written = 0;
+  for (const at of [...rareAt].sort((a, b) => a - b)) {
+    server.fill('Other', at - written);
+    rare.push(...server.write(`rare-${at}`, [{ type: 'Rare' }]));
+    written = at + 1;
+  }
+  server.fill('Other', length - written);
+  return rare;
+}
+
+/** The newest record's position: what the scan calls the head. */
+const headOf = (server: FakeEventStoreDb): bigint => server.records(server.length - 1, 1)[0]!.position;
+
+/** Waits for the condition itself, a bounded number of times; fails naming what never happened. */
+async function until(condition: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 2000; i++) {
+    if (await condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  throw new Error(`never happened: ${what}`);
 }
 
 class LeaseGone extends Error {}
 
 describe('EventStoreDB catch-up filtered on the server', () => {
   it('given a rare type among 10,050 events, when scanned, then only its events cross the wire, and the scan reached the head', async () => {
-    const { client, subscriptions } = fakeClient(logOf(10_050, [100n, 5000n]));
+    const server = new FakeEventStoreDb();
+    const rare = logOf(server, 10_050, [100, 5000]);
 
-    const scanned = await storeOn(client).scanAll(undefined, 1000, new Set(['Rare']));
+    const scanned = await storeOn(server).scanAll(undefined, 1000, RARE);
 
-    expect(scanned.events.map((e) => [e.type, e.position])).toEqual([
-      ['Rare', 100n],
-      ['Rare', 5000n],
-    ]);
-    expect(scanned.scannedTo).toBe(10_050n);
-    expect(subscriptions[0]?.sent).toBe(2);
-    expect(subscriptions[0]?.unsubscribe).toHaveBeenCalled();
+    expect(scanned.events.map((e) => [e.type, e.position])).toEqual(rare.map((p) => ['Rare', p]));
+    expect(scanned.scannedTo).toBe(headOf(server));
+    expect(server.subscriptions[0]?.sent).toBe(2);
+    // The head is one record read backwards; nothing else of $all reached the client.
+    expect(server.sentFromAll).toBe(3);
+    expect(server.subscriptions[0]?.unsubscribed).toBe(true);
   });
 
-  it('given a long scan that finds nothing at first, then each checkpoint passed before the first event is told as it goes', async () => {
-    const { client } = fakeClient(logOf(6000, [4500n]));
+  it('given a long scan that finds nothing at first, then each checkpoint the server sends before the first event is told as it is', async () => {
+    const server = new FakeEventStoreDb();
+    logOf(server, 14_000, [13_500]);
     const told: bigint[] = [];
 
-    await storeOn(client).scanAll(undefined, 1000, new Set(['Rare']), async (position) => {
+    await storeOn(server).scanAll(undefined, 1000, RARE, async (position) => {
       told.push(position);
     });
 
-    expect(told).toEqual([1000n, 2000n, 3000n, 4000n]);
+    // One every 100 windows of 32 records: 3,200, 6,400, 9,600, 12,800 records looked through.
+    expect(told).toEqual(server.subscriptions[0]?.checkpoints.slice(0, 4));
+    expect(told).toHaveLength(4);
+    expect(told.every((position) => server.isRecordStart(position))).toBe(true);
+  });
+
+  it('given a scan stopped after its first checkpoint (a projector that lost its lease), when resumed from the position it stored, then reads and subscriptions start there and every rare event comes once', async () => {
+    // given: more non-matching events than one checkpoint interval (100 × 32) before each rare one
+    const server = new FakeEventStoreDb();
+    const rare = logOf(server, 8000, [3500, 3501, 7000]);
+    const store = storeOn(server);
+    let stored: bigint | undefined;
+    const stopping = store.scanAll(undefined, 10, RARE, async (position) => {
+      stored = position;
+      throw new LeaseGone();
+    });
+    await expect(stopping).rejects.toBeInstanceOf(LeaseGone);
+    expect(stored).toBe(server.subscriptions[0]?.checkpoints[0]);
+    const from = stored!;
+
+    // when: the next projector catches up and then follows the log from it
+    const resumed = await store.scanAll(from, 10, RARE);
+    const read = await store.readAll(from, 10, RARE);
+    const delivered: bigint[] = [];
+    const failures: unknown[] = [];
+    const subscription = store.subscribeToAll(
+      from,
+      async (event) => {
+        if (event.type === 'Rare') delivered.push(event.position);
+      },
+      (error) => failures.push(error),
+    );
+    try {
+      await until(() => delivered.length >= rare.length || failures.length > 0, 'the subscription delivered');
+    } finally {
+      await subscription.close();
+    }
+
+    // then
+    expect(failures).toEqual([]);
+    expect(resumed.events.map((e) => e.position)).toEqual(rare);
+    expect(read.map((e) => e.position)).toEqual(rare);
+    expect(delivered).toEqual(rare);
+  });
+
+  it('given events appended while a scan runs, when it ends past the head it began with, then the position it answers is one the server reads from', async () => {
+    // given
+    const server = new FakeEventStoreDb();
+    logOf(server, 7000, []);
+    const head = headOf(server);
+    const store = storeOn(server);
+    let appended = false;
+    // when: 500 more events come in once the scan is under way
+    const scanned = await store.scanAll(undefined, 10, RARE, async () => {
+      if (appended) return;
+      appended = true;
+      server.fill('Other', 500);
+    });
+    // then: the server's last checkpoint names a record past that head; the scan answers one it can read from
+    expect(server.subscriptions[0]!.checkpoints.at(-1)! > head).toBe(true);
+    expect(scanned.events).toEqual([]);
+    expect(scanned.scannedTo).toBe(head);
+    server.write('rare-late', [{ type: 'Rare' }]);
+    const after = await store.scanAll(scanned.scannedTo, 10, RARE);
+    expect(after.events.map((e) => e.streamId)).toEqual(['rare-late']);
+  });
+
+  it('given a position where no record starts, when $all is read or scanned from it, then the server refuses it (InvalidPosition)', async () => {
+    const server = new FakeEventStoreDb();
+    const [, second] = logOf(server, 5000, [10, 4000]);
+    const store = storeOn(server);
+
+    await expect(store.readAll(second! - 1n, 10)).rejects.toBeInstanceOf(InvalidPositionError);
+    await expect(store.scanAll(second! - 1n, 10, RARE)).rejects.toBeInstanceOf(InvalidPositionError);
   });
 
   it('given the caller stops the scan (its lease lost), then the scan fails with its error and is unsubscribed', async () => {
-    const { client, subscriptions } = fakeClient(logOf(6000, [4500n]));
+    const server = new FakeEventStoreDb();
+    logOf(server, 6000, [4500]);
 
-    const scanning = storeOn(client).scanAll(undefined, 1000, new Set(['Rare']), async () => {
+    const scanning = storeOn(server).scanAll(undefined, 1000, RARE, async () => {
       throw new LeaseGone();
     });
 
     await expect(scanning).rejects.toBeInstanceOf(LeaseGone);
-    expect(subscriptions[0]?.unsubscribe).toHaveBeenCalled();
+    expect(server.subscriptions[0]?.unsubscribed).toBe(true);
   });
 
   it('given more events of the type than asked for, then the scan stops at the count, scanned to the last one', async () => {
-    const { client, subscriptions } = fakeClient(logOf(3000, [10n, 20n, 30n, 40n]));
+    const server = new FakeEventStoreDb();
+    const rare = logOf(server, 3000, [10, 20, 30, 40]);
 
-    const scanned = await storeOn(client).scanAll(15n, 2, new Set(['Rare']));
+    const scanned = await storeOn(server).scanAll(rare[0], 2, RARE);
 
-    expect(scanned.events.map((e) => e.position)).toEqual([20n, 30n]);
-    expect(scanned.scannedTo).toBe(30n);
-    expect(subscriptions[0]?.unsubscribe).toHaveBeenCalled();
+    expect(scanned.events.map((e) => e.position)).toEqual([rare[1], rare[2]]);
+    expect(scanned.scannedTo).toBe(rare[2]);
+    expect(server.subscriptions[0]?.unsubscribed).toBe(true);
   });
 
   it('given a server that goes quiet without saying it caught up, then the scan ends, not complete, with what it found', async () => {
-    const steps = logOf(250, [7n], 100).filter((s) => s !== 'caughtUp');
+    const server = new FakeEventStoreDb({ saysCaughtUp: false });
+    const [rare] = logOf(server, 250, [7]);
     const scanned = await scanFiltered(
       (onCheckpoint) =>
-        new FakeSubscription(steps, {
-          filterOn: 'eventType',
-          regex: '^Rare$',
-          checkpointInterval: 1,
-          checkpointReached: (_, position) => onCheckpoint(position),
+        server.subscribeToAll({
+          filter: eventTypeFilter({
+            regex: '^Rare$',
+            checkpointInterval: 1,
+            checkpointReached: (_, position) => onCheckpoint(position),
+          }),
         }),
       {
         from: undefined,
         maxCount: 10,
-        head: 250n,
+        head: headOf(server),
         quietMs: 300,
         accept: (r) => (r.event ? { position: r.event.position?.commit ?? 0n } : undefined),
       },
     );
 
-    expect(scanned).toEqual({ events: [{ position: 7n }], scannedTo: 200n, complete: false });
+    expect(scanned).toEqual({
+      events: [{ position: rare }],
+      scannedTo: server.subscriptions[0]?.checkpoints.at(-1),
+      complete: false,
+    });
   });
 
   it('given a projection of a rare type catching up on EventStoreDB, then its checkpoint is stored at the head it scanned to, not at its last event', async () => {
-    const { client } = fakeClient(logOf(10_050, [100n, 5000n]));
-    const events = storeOn(client);
+    const server = new FakeEventStoreDb();
+    const rare = logOf(server, 10_050, [100, 5000]);
+    const events = storeOn(server);
     jest.spyOn(events, 'identity').mockResolvedValue('esdb:test-log');
     const read = SqliteReadDb.open(':memory:');
     const folded: bigint[] = [];
     const projection = {
       name: 'rare',
       store: sqliteProjectionStore(read, []),
-      eventTypes: new Set(['Rare']),
+      eventTypes: RARE,
       handles: (event: RecordedEvent) => event.type === 'Rare',
       async apply(event: RecordedEvent) {
         folded.push(event.position);
@@ -192,12 +222,11 @@ describe('EventStoreDB catch-up filtered on the server', () => {
     const runner = new ReadModelRunner(events, projection, createLogger('silent'));
     try {
       await runner.start();
-      const deadline = Date.now() + 5000;
-      while ((await projection.store.checkpoint('rare')) !== 10_050n && Date.now() < deadline)
-        await new Promise((resolve) => setTimeout(resolve, 5));
+      const head = headOf(server);
+      await until(async () => (await projection.store.checkpoint('rare')) === head, 'the checkpoint reached the head');
 
-      expect(folded).toEqual([100n, 5000n]);
-      expect(await projection.store.checkpoint('rare')).toBe(10_050n);
+      expect(folded).toEqual(rare);
+      expect(server.isRecordStart(head)).toBe(true);
     } finally {
       await runner.stop();
       read.close();
