@@ -109,7 +109,10 @@ export async function migrate(client: PoolClient, schema: string): Promise<numbe
   try {
     await client.query('select pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK_CLASS, schema]);
     // Under the lock: two processes creating the same schema at once would collide on pg_namespace.
-    await client.query(`create schema if not exists "${schema}"`);
+    // Looked for first: CREATE SCHEMA needs the CREATE privilege on the database even when the
+    // schema exists, which a service's user given a schema of its own need not have.
+    const { rowCount } = await client.query('select 1 from pg_namespace where nspname = $1', [schema]);
+    if (rowCount === 0) await client.query(`create schema "${schema}"`);
     await client.query(`set local search_path to "${schema}"`);
     await client.query(`create table if not exists schema_migrations (
       version integer primary key,

@@ -64,7 +64,9 @@ import { commitBatch, type AppendOutcome, type StoredAppend } from './postgres-g
 const DEFAULT_POLL_INTERVAL_MS = 1000;
 const subscriptionPageSize = 256;
 /** A scan by type looks through at most this many positions per query, and reports how far it got between them. */
-const SCAN_WINDOW = 100_000;
+const DEFAULT_SCAN_WINDOW = 100_000;
+/** How long the server lets a commit of this store sit idle inside its transaction, holding the log's lock. */
+const WRITER_IDLE_IN_TRANSACTION_MS = 5000;
 /** A claim sweeps expired idempotency keys at most this often (in the claims' epoch ms), at most this many at once. */
 const SWEEP_EVERY_MS = 60_000;
 const SWEEP_BATCH = 1000;
@@ -81,6 +83,8 @@ export type PostgresEventStoreOptions = {
   /** Connections of the store's pool (appends, reads); the LISTEN connection is one more. */
   readonly poolSize?: number;
   readonly pollIntervalMs?: number;
+  /** Positions a scan by type (scanAll) looks through per query; default 100,000. */
+  readonly scanWindow?: number;
 };
 
 type EventRow = [position: string, streamId: string, revision: string, type: string, data: string, metadata: string];
@@ -160,12 +164,21 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     readonly schema: string,
     poolSize: number,
     private readonly pollIntervalMs: number,
+    private readonly scanWindow: bigint,
   ) {
     this.pool = new pg.Pool({ ...clientConfig, max: poolSize });
     // An idle connection that fails (the server restarted) is dropped by the pool; the next query
     // fails or gets a new one. Without a listener the pool's 'error' would end the process.
     this.pool.on('error', () => undefined);
-    this.writer = new pg.Pool({ ...clientConfig, max: 1, pipeline: true });
+    this.writer = new pg.Pool({
+      ...clientConfig,
+      max: 1,
+      pipeline: true,
+      // The log's lock is held between a commit's round trips: a process stalled there (a pause,
+      // a cut network) would stop every process's appends. The server ends such a session, which
+      // rolls its commit back, instead.
+      idle_in_transaction_session_timeout: WRITER_IDLE_IN_TRANSACTION_MS,
+    });
     this.writer.on('error', () => undefined);
     this.channel = `event_log_${schema}`;
     this.ready = this.withClient(this.pool, (client) => migrate(client, schema)).then(() => undefined);
@@ -182,12 +195,15 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
       // Unqualified names resolve in the log's schema, on every connection of the store.
       options: `-c search_path=${schema}`,
       connectionTimeoutMillis: 10_000,
+      // The LISTEN connection stays idle for long: keep-alives find a cut one (the poll covers meanwhile).
+      keepAlive: true,
     };
     return new PostgresEventStore(
       config,
       schema,
       options.poolSize ?? 10,
       options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
+      BigInt(options.scanWindow ?? DEFAULT_SCAN_WINDOW),
     );
   }
 
@@ -344,7 +360,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
 
   /**
    * The events of `types` after `from`, filtered by the server (`type = any(...)`, on the index of
-   * (type, position)), window by window of SCAN_WINDOW positions up to the log's end as it was
+   * (type, position)), window by window of `scanWindow` positions up to the log's end as it was
    * when the scan began: every position up to it is committed (positions are given in commit
    * order), so `scannedTo` is exact.
    */
@@ -360,7 +376,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     const events: RecordedEvent[] = [];
     let after = from ?? 0n;
     while (after < head) {
-      const to = after + BigInt(SCAN_WINDOW) < head ? after + BigInt(SCAN_WINDOW) : head;
+      const to = after + this.scanWindow < head ? after + this.scanWindow : head;
       const rows = await this.rows(
         `select ${COLUMNS} from events where position > $1 and position <= $2 and type = any($3::text[])
          order by position limit $4`,

@@ -49,14 +49,14 @@ export async function commitBatch(
     text: 'select * from log_reserve($1, $2, $3, $4)',
     values: [streams, claims.map((c) => c.scope), claims.map((c) => c.key), claims.map((c) => c.owner)],
   });
-  let reserved: Reserved;
-  try {
-    await begin;
-    reserved = (await reserving).rows[0]!;
-  } catch (error) {
+  // Both awaited, so that neither failure goes unobserved; a reserve that ran without its begin
+  // (which failed) ran in a transaction of its own, already over: nothing is written then.
+  const [begun, reservation] = await Promise.allSettled([begin, reserving]);
+  if (begun.status === 'rejected' || reservation.status === 'rejected') {
     await client.query('rollback').catch(() => undefined);
-    throw error;
+    throw begun.status === 'rejected' ? begun.reason : (reservation as PromiseRejectedResult).reason;
   }
+  const reserved = reservation.value.rows[0]!;
 
   const last = new Map<string, { revision: bigint | undefined; position: bigint | undefined }>();
   streams.forEach((stream, i) => {

@@ -143,6 +143,54 @@ describeExternal('PostgreSQL log', postgres, () => {
     });
   });
 
+  describe('scanAll, window by window', () => {
+    const skipped = (count: number) => Array.from({ length: count }, (_, n) => ({ ...happened(n), type: 'Skipped' }));
+    const rare = (n: number) => ({ ...happened(n), type: 'Rare' });
+
+    it('given a rare type past several windows, when scanned, then each window passed before it is reported, and the scan reaches the end', async () => {
+      // given: Rare at positions 351 and 602 of 602
+      const store = await connect({ scanWindow: 100 });
+      await store.appendToStream('s-1', [...skipped(350), rare(1), ...skipped(250), rare(2)], 'no_stream');
+      const passed: bigint[] = [];
+      // when
+      const scanned = await store.scanAll(undefined, 10, new Set(['Rare']), async (position) => {
+        passed.push(position);
+      });
+      // then
+      expect(scanned.events.map((e) => [e.position, e.data])).toEqual([
+        [351n, { n: 1 }],
+        [602n, { n: 2 }],
+      ]);
+      expect(scanned.scannedTo).toBe(602n);
+      expect(passed).toEqual([100n, 200n, 300n]);
+    });
+
+    it('given more events of the type than asked for, when scanned, then it stops at the last one answered', async () => {
+      const store = await connect({ scanWindow: 100 });
+      await store.appendToStream('s-1', [...skipped(150), rare(1), rare(2), ...skipped(10)], 'no_stream');
+
+      const scanned = await store.scanAll(100n, 1, new Set(['Rare']));
+
+      expect(scanned.events.map((e) => e.position)).toEqual([151n]);
+      expect(scanned.scannedTo).toBe(151n);
+    });
+
+    it('given a scan whose caller gives up (its lease lost), then the scan stops with that error', async () => {
+      const store = await connect({ scanWindow: 100 });
+      await store.appendToStream('s-1', skipped(500), 'no_stream');
+      const lost = new Error('lease lost');
+      let asked = 0;
+
+      const scanning = store.scanAll(undefined, 10, new Set(['Rare']), async () => {
+        asked += 1;
+        throw lost;
+      });
+
+      await expect(scanning).rejects.toBe(lost);
+      expect(asked).toBe(1);
+    });
+  });
+
   describe('hash chain', () => {
     it('given appends from two stores in turn, then each stored hash is the event hash over its bytes and its predecessor', async () => {
       // given
