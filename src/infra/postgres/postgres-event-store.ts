@@ -221,9 +221,14 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
 
   private async withClient<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await pool.connect();
+    // A connection cut while checked out fails its queries, and emits 'error' besides, which the
+    // pool listens to only while the connection is idle: unheard, it would end the process.
+    const cut = () => undefined;
+    client.on('error', cut);
     try {
       return await work(client);
     } finally {
+      client.off('error', cut);
       // A connection left inside a transaction (its rollback failed) is dropped, not handed on.
       const status = client.getTransactionStatus();
       client.release(status === 'I' || status === null ? undefined : new Error(`left in transaction (${status})`));

@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { eventHash, GENESIS } from '../../../src/infra/log-hash';
 import { MIGRATIONS } from '../../../src/infra/postgres/migrations';
 import { PostgresEventStore, type PostgresEventStoreOptions } from '../../../src/infra/postgres/postgres-event-store';
@@ -111,6 +112,35 @@ describeExternal('PostgreSQL log', postgres, () => {
       expect(report).toMatchObject({ events: 4, unchained: 0, chainedFrom: 1n, firstMismatch: null });
       expect(report.head?.position).toBe(4n);
       expect(await store.integrityHead()).toEqual(report.head);
+    });
+
+    it('given the connection of a commit cut while it waits for the log, then its appends fail alone and the next ones are written', async () => {
+      // given: the log's row held by another session, so the store's commit waits for it
+      const store = await connect();
+      await store.appendToStream('s-1', [happened(0)], 'no_stream');
+      const holder = new pg.Client({ connectionString: url });
+      await holder.connect();
+      try {
+        await holder.query('begin');
+        await holder.query(`select * from "${schema}".log_head for update`);
+        const waiting = store.appendToStream('s-1', [happened(1)], 0n);
+        const waitingPid = async () =>
+          (
+            await sql<{ pid: number }>(
+              `select pid from pg_stat_activity where wait_event_type = 'Lock' and query like '%log_reserve%'`,
+            )
+          )[0]?.pid;
+        await until('the commit waits for the log', async () => (await waitingPid()) !== undefined);
+        // when
+        await sql(`select pg_terminate_backend(${await waitingPid()})`);
+        // then
+        await expect(waiting).rejects.toBeInstanceOf(Error);
+        await holder.query('rollback');
+        expect((await store.appendToStream('s-1', [happened(2)], 0n)).nextExpectedRevision).toBe(1n);
+        expect((await store.readStream('s-1')).map((e) => e.data)).toEqual([{ n: 0 }, { n: 2 }]);
+      } finally {
+        await holder.end();
+      }
     });
 
     it('given two appends of one stream in one commit, then the second goes on from the first', async () => {
