@@ -51,6 +51,14 @@ const gridFsAdapter = () =>
 
 /** Production adapters where their URL is set, the embedded ones otherwise (docs/api.md "Shape"). */
 export function openEventStore(config: Config): EventStore & IdempotencyKeys {
+  // The PostgreSQL event log exists (src/infra/postgres), but the read models, leases and files do
+  // not live there yet: a deployment that sets POSTGRES_URL must not run on DATA_DIR unawares.
+  if (config.POSTGRES_URL) {
+    throw new Error(
+      'POSTGRES_URL is set, but the service cannot run on PostgreSQL yet (its event log can; its read models, ' +
+        'leases and files cannot): unset it to run on the embedded store or on EVENTSTORE_URL and MONGODB_URL',
+    );
+  }
   // Versions stamped on append, old events upcast on read: one place for every adapter (issue 27).
   const url = config.EVENTSTORE_URL;
   const file = path.join(config.DATA_DIR, 'events.sqlite');

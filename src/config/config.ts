@@ -7,6 +7,7 @@ import {
   connectionStringProblem,
   eventStoreConnectionString,
   mongodbConnectionString,
+  postgresConnectionString,
   redisConnectionString,
   type ConnectionStringRule,
 } from './connection-string';
@@ -87,6 +88,12 @@ export const configSchema = z.object({
   DATA_DIR: z.string().min(1).default('./data'),
   EVENTSTORE_URL: optionalConnectionString(eventStoreConnectionString),
   MONGODB_URL: optionalConnectionString(mongodbConnectionString),
+  /**
+   * PostgreSQL (`postgresql://user:password@host:5432/db`): the production backend that keeps the log (and,
+   * later, the read models) in one PostgreSQL database, instead of EventStoreDB and MongoDB. Not served yet:
+   * the event log's adapter exists (src/infra/postgres), the service does not select it.
+   */
+  POSTGRES_URL: optionalConnectionString(postgresConnectionString),
   REDIS_URL: optionalConnectionString(redisConnectionString),
   /** Prefix of every Redis key this service writes: processes sharing a budget share it. */
   REDIS_KEY_PREFIX: z.string().min(1).max(64).default('prs:'),
@@ -142,6 +149,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     throw new ConfigError(variables, `invalid configuration:\n  ${lines.join('\n  ')}`);
   }
   const config = parsed.data;
+  assertOneBackend(config);
   if (config.AUTH_JWKS_URL) {
     // An identity provider issues tokens for many clients: without both checks any of them works here.
     const missing = (['AUTH_JWT_AUDIENCE', 'AUTH_JWT_ISSUER'] as const).filter((k) => !config[k]);
@@ -154,6 +162,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   }
   if (config.NODE_ENV === 'production') assertProductionSecrets(config);
   return config;
+}
+
+/**
+ * POSTGRES_URL is a backend of its own (the log and the read models in PostgreSQL): beside
+ * EVENTSTORE_URL or MONGODB_URL it would leave half of the service's state in another store, so
+ * the combination is refused rather than one of them silently ignored.
+ */
+function assertOneBackend(config: Config): void {
+  if (!config.POSTGRES_URL) return;
+  const others = (['EVENTSTORE_URL', 'MONGODB_URL'] as const).filter((k) => config[k] !== undefined);
+  if (others.length === 0) return;
+  throw new ConfigError(
+    ['POSTGRES_URL', ...others],
+    `POSTGRES_URL selects the PostgreSQL backend, which cannot be combined with ${others.join(' or ')}: ` +
+      `set POSTGRES_URL alone, or ${others.join(' and ')} without it`,
+  );
 }
 
 /** Production refuses generated dev secrets, placeholders copied from examples, and guessable values. */

@@ -28,6 +28,12 @@ export const eventStoreConnectionString: ConnectionStringRule = {
   schemes: ['esdb', 'esdb+discover'],
 };
 
+/** node-postgres reaches one host (it takes no list of hosts, unlike libpq). */
+export const postgresConnectionString: ConnectionStringRule = {
+  schemes: ['postgres', 'postgresql'],
+  maxHosts: () => 1,
+};
+
 export const redisConnectionString: ConnectionStringRule = {
   schemes: ['redis', 'rediss'],
   maxHosts: () => 1,

@@ -61,4 +61,39 @@ describe('configuration', () => {
       'production',
     );
   });
+
+  describe('one production backend', () => {
+    const postgres = 'postgresql://app@db:5432/resources';
+
+    it('given POSTGRES_URL alone, then it loads', () => {
+      expect(loadConfig({ POSTGRES_URL: postgres }).POSTGRES_URL).toBe(postgres);
+    });
+
+    it.each([
+      [{ EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false' }, ['POSTGRES_URL', 'EVENTSTORE_URL']],
+      [{ MONGODB_URL: 'mongodb://mongo:27017/resources' }, ['POSTGRES_URL', 'MONGODB_URL']],
+      [
+        { EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false', MONGODB_URL: 'mongodb://mongo:27017/resources' },
+        ['POSTGRES_URL', 'EVENTSTORE_URL', 'MONGODB_URL'],
+      ],
+    ])('given POSTGRES_URL with %j, then it refuses to start naming them', (others, named) => {
+      let error: unknown;
+      try {
+        loadConfig({ POSTGRES_URL: postgres, ...others });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).variables).toEqual(named);
+    });
+
+    it('given POSTGRES_URL empty beside EVENTSTORE_URL and MONGODB_URL, then they load as before', () => {
+      const config = loadConfig({
+        POSTGRES_URL: '',
+        EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false',
+        MONGODB_URL: 'mongodb://mongo:27017/resources',
+      });
+      expect(config.POSTGRES_URL).toBeUndefined();
+    });
+  });
 });

@@ -1,6 +1,6 @@
 import { ConfigError, loadConfig } from '../../src/config/config';
 
-type Variable = 'MONGODB_URL' | 'EVENTSTORE_URL' | 'REDIS_URL';
+type Variable = 'MONGODB_URL' | 'EVENTSTORE_URL' | 'REDIS_URL' | 'POSTGRES_URL';
 
 const accepted: ReadonlyArray<readonly [Variable, string]> = [
   ['MONGODB_URL', 'mongodb://localhost:27017/resources'],
@@ -20,6 +20,10 @@ const accepted: ReadonlyArray<readonly [Variable, string]> = [
   ['REDIS_URL', 'redis://localhost:6379'],
   ['REDIS_URL', 'redis://:password@redis:6379/2'],
   ['REDIS_URL', 'rediss://user:password@cache.example.com:6380'],
+  ['POSTGRES_URL', 'postgresql://localhost:5432/resources'],
+  ['POSTGRES_URL', 'postgres://app:s%40cret@db.example.com/resources?sslmode=require'],
+  ['POSTGRES_URL', 'postgresql://app@[::1]:5433/resources'],
+  ['POSTGRES_URL', 'postgresql://%2Fvar%2Frun%2Fpostgresql/resources'],
 ];
 
 const refused: ReadonlyArray<readonly [Variable, string]> = [
@@ -50,6 +54,11 @@ const refused: ReadonlyArray<readonly [Variable, string]> = [
   ['REDIS_URL', 'http://localhost:6379'],
   ['REDIS_URL', 'redis://a:6379,b:6379'],
   ['REDIS_URL', 'redis://'],
+  ['POSTGRES_URL', 'http://localhost:5432/db'],
+  ['POSTGRES_URL', 'postgresql://a:5432,b:5432/db'],
+  ['POSTGRES_URL', 'postgresql://'],
+  ['POSTGRES_URL', 'postgresql://db:99999/resources'],
+  ['POSTGRES_URL', 'postgresql://db/resources?options=-c search_path=x'],
 ];
 
 function loadingError(env: NodeJS.ProcessEnv): unknown {
@@ -81,7 +90,7 @@ describe('store connection strings', () => {
     expect((error as ConfigError).variables).toEqual([variable]);
   });
 
-  it.each(['MONGODB_URL', 'EVENTSTORE_URL', 'REDIS_URL'] as const)(
+  it.each(['MONGODB_URL', 'EVENTSTORE_URL', 'REDIS_URL', 'POSTGRES_URL'] as const)(
     'given %s empty, then the embedded default applies',
     (variable) => {
       // given

@@ -4,7 +4,10 @@
  * package.json, so that it measures what runs.
  */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { openEventStore } from '../../src/app/services';
+import { loadConfig } from '../../src/config/config';
 
 const root = path.join(__dirname, '..', '..');
 
@@ -33,5 +36,13 @@ describe('how the service is started', () => {
 
   it('given the container image, then it starts the service with the same command as npm start', () => {
     expect(dockerCommand()).toEqual(startScript.split(' '));
+  });
+});
+
+describe('a backend the service cannot run on yet', () => {
+  it('given POSTGRES_URL, when the event store is opened, then it refuses naming POSTGRES_URL rather than run on DATA_DIR', () => {
+    const config = loadConfig({ POSTGRES_URL: 'postgres://postgres@127.0.0.1:5432/test', DATA_DIR: os.tmpdir() });
+
+    expect(() => openEventStore(config)).toThrow(/POSTGRES_URL/);
   });
 });

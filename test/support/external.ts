@@ -8,10 +8,16 @@ export type ExternalTarget =
   | { readonly kind: 'docker' }
   | { readonly kind: 'skip'; readonly reason: string };
 
-export function externalTarget(adapter: 'mongodb' | 'eventstore' | 'redis'): ExternalTarget {
+export function externalTarget(adapter: 'mongodb' | 'eventstore' | 'redis' | 'postgres'): ExternalTarget {
   if (adapter === 'redis') {
     const url = process.env.TEST_REDIS_URL;
     return url ? { kind: 'url', url } : { kind: 'skip', reason: process.env.TEST_REDIS_SKIP ?? 'Redis unreachable' };
+  }
+  if (adapter === 'postgres') {
+    const url = process.env.TEST_POSTGRES_URL;
+    return url
+      ? { kind: 'url', url }
+      : { kind: 'skip', reason: process.env.TEST_POSTGRES_SKIP ?? 'PostgreSQL unreachable' };
   }
   const variable = adapter === 'mongodb' ? 'MONGODB_URL' : 'EVENTSTORE_URL';
   const url = process.env[variable];

@@ -3,15 +3,17 @@
  * publishes the answer through the environment the test workers inherit.
  *  - Redis: REDIS_URL, or the local default. Under CI=true an unreachable Redis fails the run:
  *    CI must exercise the Redis adapter, never skip it.
+ *  - PostgreSQL: POSTGRES_URL, or the local default (user postgres, database test). Likewise
+ *    required under CI=true. Each suite works in schemas of its own, so runs never share state.
  *  - MongoDB / EventStoreDB: MONGODB_URL / EVENTSTORE_URL, or a Docker engine for testcontainers.
  */
 import { execFileSync } from 'node:child_process';
 import net from 'node:net';
 
-function reachable(url: string, timeoutMs = 1000): Promise<boolean> {
+function reachable(url: string, defaultPort: number, timeoutMs = 1000): Promise<boolean> {
   const { hostname, port } = new URL(url);
   return new Promise((resolve) => {
-    const socket = net.connect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port || 6379) });
+    const socket = net.connect({ host: hostname.replace(/^\[|\]$/g, ''), port: Number(port || defaultPort) });
     const done = (ok: boolean) => {
       socket.destroy();
       resolve(ok);
@@ -20,6 +22,13 @@ function reachable(url: string, timeoutMs = 1000): Promise<boolean> {
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
   });
+}
+
+/** A connection string as it may be printed: without its password. */
+function redacted(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password) parsed.password = '***';
+  return parsed.toString();
 }
 
 function dockerAnswers(): boolean {
@@ -33,12 +42,22 @@ function dockerAnswers(): boolean {
 
 export default async function globalSetup(): Promise<void> {
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-  if (await reachable(redisUrl)) {
+  if (await reachable(redisUrl, 6379)) {
     process.env.TEST_REDIS_URL = redisUrl;
   } else if (process.env.CI === 'true') {
     throw new Error(`CI=true but Redis does not answer at ${redisUrl}: the Redis tests must run in CI`);
   } else {
     process.env.TEST_REDIS_SKIP = `Redis does not answer at ${redisUrl}`;
+  }
+  const postgresUrl = process.env.POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
+  if (await reachable(postgresUrl, 5432)) {
+    process.env.TEST_POSTGRES_URL = postgresUrl;
+  } else if (process.env.CI === 'true') {
+    throw new Error(
+      `CI=true but PostgreSQL does not answer at ${redacted(postgresUrl)}: the PostgreSQL tests must run in CI`,
+    );
+  } else {
+    process.env.TEST_POSTGRES_SKIP = `PostgreSQL does not answer at ${redacted(postgresUrl)}`;
   }
   const docker = !process.env.MONGODB_URL || !process.env.EVENTSTORE_URL ? dockerAnswers() : false;
   if (docker) process.env.TEST_DOCKER = '1';

@@ -1,142 +1,15 @@
-import { hash as sha } from 'node:crypto';
 import type Database from 'better-sqlite3';
-import type { ChainHead, ChainMismatch, ChainReport } from '../../ports/log-integrity';
+import type { ChainHead, ChainReport } from '../../ports/log-integrity';
+import { ChainCheck, hashEventInto, type ChainRow } from '../log-hash';
 
 /**
  * The embedded log's hash chain (issue 27; docs/architecture.md "A tamper-evident log"). Each
- * event's `hash` is SHA-256 over the previous hashed event's hash and the event's stored bytes
- * (stream, revision, type, and the very JSON texts of data and metadata), computed inside the
- * group commit that appends it, so the chain follows log order across processes (the write lock
- * is held). A log made before hashes existed keeps its events unhashed: the chain starts at the
- * first hashed event, which links to the empty hash; after it, every event must carry one.
+ * event's `hash` (src/infra/log-hash.ts: SHA-256 over the previous hashed event's hash and the
+ * event's stored bytes) is computed inside the group commit that appends it, so the chain follows
+ * log order across processes (the write lock is held). A log made before hashes existed keeps its
+ * events unhashed: the chain starts at the first hashed event, which links to the empty hash;
+ * after it, every event must carry one.
  */
-
-export const GENESIS = '';
-
-/** Characters JSON.stringify would escape in a string (and any surrogate, to be safe): the rare, slow case. */
-// eslint-disable-next-line no-control-regex -- the control characters are what JSON escapes
-const needsEscape = /["\\\u0000-\u001f\ud800-\udfff]/;
-
-/** Events up to this size are written into one reused buffer to be hashed; larger ones are hashed as one string. */
-const SCRATCH_BYTES = 16 * 1024;
-const scratch = Buffer.allocUnsafe(SCRATCH_BYTES);
-/** Views of the scratch's first n bytes, kept: one view for each length seen, not one per event. */
-const views = new Map<number, Buffer>();
-const HEX = Buffer.from('0123456789abcdef', 'latin1');
-const [NL, QUOTE, COMMA, OPEN, CLOSE, ZERO, BACKSLASH] = [0x0a, 0x22, 0x2c, 0x5b, 0x5d, 0x30, 0x5c];
-
-/**
- * Writes a string's JSON text (as JSON.stringify writes it) at n; returns the end. A stream id or
- * a type is short and ASCII with nothing to escape: copied a character at a time, which costs
- * less than a call into the native encoder; anything else is written as JSON.stringify gives it.
- */
-function writeJsonString(s: string, n: number): number {
-  if (s.length <= 64) {
-    scratch[n] = QUOTE;
-    let i = 0;
-    for (; i < s.length; i += 1) {
-      const c = s.charCodeAt(i);
-      if (c < 0x20 || c >= 0x7f || c === QUOTE || c === BACKSLASH) break;
-      scratch[n + 1 + i] = c;
-    }
-    if (i === s.length) {
-      scratch[n + 1 + i] = QUOTE;
-      return n + 2 + i;
-    }
-  }
-  return n + scratch.write(needsEscape.test(s) ? JSON.stringify(s) : `"${s}"`, n, 'utf8');
-}
-
-/** Made once: a BigInt made in the check below would be a heap object allocated for every event. */
-const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-
-/** Writes a revision's decimal digits at n, without making a string of them; returns the end. */
-function writeRevision(revision: bigint, n: number): number {
-  if (revision < 0n || revision > MAX_SAFE) return n + scratch.write(`${revision}`, n, 'latin1');
-  let rest = Number(revision);
-  let digits = 1;
-  for (let r = rest; r >= 10; r = Math.floor(r / 10)) digits += 1;
-  for (let at = n + digits - 1; at >= n; at -= 1) {
-    scratch[at] = ZERO + (rest % 10);
-    rest = Math.floor(rest / 10);
-  }
-  return n + digits;
-}
-
-/**
- * The hash of one event, given the previous one's, into `into` (32 bytes): SHA-256 over the
- * UTF-8 bytes of `${previous as hex}\n${JSON.stringify([streamId, `${revision}`, type])}\n${data}\n${metadata}`
- * (pinned by test/infra/event-store/hash-chain-definition.unit.test.ts; every chained log holds
- * these hashes). The first event of a chain has no previous (empty: GENESIS).
- *
- * Computed without building that string: the parts are written as UTF-8 into one reused buffer and
- * hashed in one call. This runs in the group commit, on the commit thread, whose young heap holds
- * the whole batch being written: each scavenge copies that batch, so what the hash allocates costs
- * far more there than in a loop of its own (a joined 800-byte string, the identity's JSON, a hex
- * string and a Buffer for each event made the chain cost about 4 µs an event there, against 1.5 µs
- * alone; docs/benchmarks.md "Hash chain"). Here an event allocates only the 32-character digest.
- */
-export function hashEventInto(
-  into: Buffer,
-  previous: Uint8Array,
-  streamId: string,
-  revision: bigint,
-  type: string,
-  data: string,
-  metadata: string,
-): void {
-  // UTF-8 takes at most 3 bytes for each UTF-16 unit; JSON writes at most 6 (ASCII) for one.
-  const most = 2 * previous.length + 6 * (streamId.length + type.length) + 3 * (data.length + metadata.length) + 64;
-  let digest: string;
-  if (most > SCRATCH_BYTES) {
-    const identity = JSON.stringify([streamId, revision.toString(), type]);
-    digest = sha('sha256', `${Buffer.from(previous).toString('hex')}\n${identity}\n${data}\n${metadata}`, 'binary');
-  } else {
-    let n = 0;
-    for (let i = 0; i < previous.length; i += 1) {
-      const byte = previous[i]!;
-      scratch[n++] = HEX[byte >> 4]!;
-      scratch[n++] = HEX[byte & 15]!;
-    }
-    scratch[n++] = NL;
-    scratch[n++] = OPEN;
-    n = writeJsonString(streamId, n);
-    scratch[n++] = COMMA;
-    scratch[n++] = QUOTE;
-    n = writeRevision(revision, n);
-    scratch[n++] = QUOTE;
-    scratch[n++] = COMMA;
-    n = writeJsonString(type, n);
-    scratch[n++] = CLOSE;
-    scratch[n++] = NL;
-    n += scratch.write(data, n, 'utf8');
-    scratch[n++] = NL;
-    n += scratch.write(metadata, n, 'utf8');
-    let view = views.get(n);
-    if (!view) {
-      if (views.size >= 4096) views.clear();
-      view = scratch.subarray(0, n);
-      views.set(n, view);
-    }
-    digest = sha('sha256', view, 'binary');
-  }
-  into.write(digest, 0, 'latin1');
-}
-
-const hexOut = Buffer.alloc(32);
-
-/** The hash of one event as hex, given the previous one's as hex (GENESIS for the first). */
-export function eventHash(
-  previous: string,
-  streamId: string,
-  revision: bigint,
-  type: string,
-  data: string,
-  metadata: string,
-): string {
-  hashEventInto(hexOut, Buffer.from(previous, 'hex'), streamId, revision, type, data, metadata);
-  return hexOut.toString('hex');
-}
 
 /** Adds the `hash` column to a log made before it existed (existing events keep null: unchained). */
 export function ensureHashColumn(db: Database.Database): void {
@@ -213,16 +86,6 @@ export function chainHead(db: Database.Database): ChainHead | undefined {
   return row && { position: BigInt(row.position), hash: row.hash.toString('hex') };
 }
 
-type ChainRow = [
-  position: bigint,
-  streamId: string,
-  revision: bigint,
-  type: string,
-  data: string,
-  metadata: string,
-  hash: Buffer | string | null, // a string only when edited behind the store
-];
-
 /** Recomputes the chain over every stored event, in log order, and names the first that does not match. */
 export function verifyChain(db: Database.Database): ChainReport {
   const rows = db
@@ -231,30 +94,7 @@ export function verifyChain(db: Database.Database): ChainReport {
     )
     .safeIntegers(true)
     .raw(true);
-  let events = 0;
-  let unchained = 0;
-  let chainedFrom: bigint | null = null;
-  let previous: Buffer = Buffer.alloc(0);
-  let headPosition: bigint | null = null;
-  const expected = Buffer.alloc(32);
-  const head = (): ChainHead | null =>
-    headPosition === null ? null : { position: headPosition, hash: previous.toString('hex') };
-  for (const [position, streamId, revision, type, data, metadata, hash] of rows.iterate()) {
-    events += 1;
-    if (hash === null && chainedFrom === null) {
-      unchained += 1;
-      continue;
-    }
-    chainedFrom ??= position;
-    hashEventInto(expected, previous, streamId, revision, type, data, metadata);
-    // The column is typeless: an edit may have stored text, which is no hash.
-    if (hash === null || !Buffer.isBuffer(hash) || !hash.equals(expected)) {
-      const problem = hash === null ? 'missing' : 'hash';
-      const firstMismatch: ChainMismatch = { position, streamId, revision, type, problem };
-      return { events, unchained, chainedFrom, head: head(), firstMismatch };
-    }
-    previous = hash; // equal to expected: the row's own buffer, which the next row does not overwrite
-    headPosition = position;
-  }
-  return { events, unchained, chainedFrom, head: head(), firstMismatch: null };
+  const check = new ChainCheck();
+  for (const row of rows.iterate()) if (!check.add(row)) break;
+  return check.report();
 }

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { eventHash, GENESIS } from '../../../src/infra/sqlite/sqlite-hash-chain';
+import { eventHash, GENESIS } from '../../../src/infra/log-hash';
 
 /**
  * What the hash chain hashes (issue 27; docs/architecture.md "A tamper-evident log"), pinned:

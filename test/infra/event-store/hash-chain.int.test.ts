@@ -5,7 +5,8 @@ import Database from 'better-sqlite3';
 import type { EventMetadata } from '../../../src/domain/event';
 import { WrongExpectedRevisionError } from '../../../src/ports/event-store';
 import { SqliteEventStore } from '../../../src/infra/sqlite/sqlite-event-store';
-import { ChainCursor, eventHash } from '../../../src/infra/sqlite/sqlite-hash-chain';
+import { eventHash } from '../../../src/infra/log-hash';
+import { ChainCursor } from '../../../src/infra/sqlite/sqlite-hash-chain';
 
 /**
  * The embedded log's hash chain (issue 27), through the port: appends chain in log order, also

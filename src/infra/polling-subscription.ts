@@ -1,4 +1,4 @@
-import type { RecordedEvent, Subscription } from '../../ports/event-store';
+import type { RecordedEvent, Subscription } from '../ports/event-store';
 
 export type PollingSubscriptionOptions = {
   readonly from: bigint | undefined;

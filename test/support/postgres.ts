@@ -1,0 +1,25 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/**
+ * Schemas of their own for the PostgreSQL suites (test/support/global-setup.ts finds the server):
+ * each test, or each file, works in a fresh schema, so no two share state, and drops it after.
+ */
+export function freshSchema(purpose: string): string {
+  return `t_${purpose}_${randomBytes(6).toString('hex')}`;
+}
+
+/** Runs `work` on a connection of its own to the server (outside any store), then closes it. */
+export async function onServer<T>(url: string, work: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return await work(client);
+  } finally {
+    await client.end();
+  }
+}
+
+export async function dropSchema(url: string, schema: string): Promise<void> {
+  await onServer(url, (client) => client.query(`drop schema if exists "${schema}" cascade`));
+}
