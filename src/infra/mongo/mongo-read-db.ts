@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { MongoClient, MongoOperationTimeoutError } from 'mongodb';
+import { MongoClient, MongoError } from 'mongodb';
 import type { ClientSession, Collection, Db, Document, IndexDescription, TransactionOptions } from 'mongodb';
 import {
   DEFAULT_MONGO_QUERY_TIMEOUT_MS,
@@ -69,16 +69,42 @@ export function supportsTransactions(hello: Document): boolean {
 }
 
 /**
- * A batch is small (the runner's catch-up batch at most), so these bounds only cut off a stuck
- * deployment: the driver would otherwise retry a transient transaction error for 120 s.
+ * How long a batch's transaction is tried before it is given up: no attempt of its work and no
+ * retry of its commit starts later than this after it began (an attempt under way then ends by
+ * its own bounds: reads' maxTimeMS, the commit's maxCommitTimeMS and wtimeoutMS, the socket
+ * backstop). A batch is small (the runner's catch-up batch at most), so this only cuts off a
+ * stuck deployment; the driver's `withTransaction` would retry a commit whose result is unknown
+ * for 120 s (its fixed bound in driver 7.9, where `timeoutMS` has no effect), hence a loop of
+ * our own over the session's documented calls.
  */
-const TRANSACTION_RETRY_MS = 15_000;
+export const TRANSACTION_RETRY_MS = 15_000;
 const TRANSACTION_OPTIONS: TransactionOptions = {
   readPreference: 'primary',
   readConcern: { level: 'snapshot' },
   writeConcern: { w: 'majority', wtimeoutMS: MONGO_WRITE_TIMEOUT_MS },
   maxCommitTimeMS: MONGO_WRITE_TIMEOUT_MS,
 };
+
+/** The driver's labels this adapter's transaction loop acts on (MongoErrorLabel). */
+const TRANSIENT_TRANSACTION = 'TransientTransactionError';
+const UNKNOWN_COMMIT_RESULT = 'UnknownTransactionCommitResult';
+const MAX_TIME_MS_EXPIRED = 50;
+const labelled = (error: unknown, label: string): boolean => error instanceof MongoError && error.hasErrorLabel(label);
+
+/**
+ * A batch's transaction still failing with errors worth retrying (a write conflict, an election,
+ * a commit whose result is unknown) when its bound ran out; `cause` is the last of them, so the
+ * runner treats it as the store's passing trouble and replays the batch from its checkpoint later.
+ */
+export class MongoTransactionGaveUpError extends Error {
+  constructor(
+    readonly afterMs: number,
+    options: { cause: unknown },
+  ) {
+    super(`read-model transaction still failing after ${afterMs} ms`, options);
+    this.name = 'MongoTransactionGaveUpError';
+  }
+}
 
 /**
  * Why no projector leads on a standalone server: its fence is a write of its own, so a holder that
@@ -110,6 +136,8 @@ export class MongoReadDb {
     readonly transactions: boolean,
     /** The server-side bound of every read (MONGO_QUERY_TIMEOUT_MS). */
     readonly queryTimeoutMs: number = DEFAULT_MONGO_QUERY_TIMEOUT_MS,
+    /** A monotonic clock in milliseconds: how long a batch's transaction has been tried. */
+    private readonly now: () => number = () => performance.now(),
   ) {}
 
   /** `dbName` overrides the database named in the URL (one database per test run). */
@@ -127,6 +155,11 @@ export class MongoReadDb {
       await client.close();
       throw error;
     }
+  }
+
+  /** True in the async context of a batch being committed in a transaction. */
+  get inBatch(): boolean {
+    return this.batch.getStore() !== undefined;
   }
 
   /**
@@ -152,24 +185,55 @@ export class MongoReadDb {
 
   /**
    * Runs `work` in one transaction; operations that pass `sessionOption()` or `readOptions()`
-   * join it. The driver reruns `work` on a transient transaction error (a write conflict, an
-   * election), so `work` must only fold events into the store; each attempt starts from the
-   * committed state.
+   * join it. A transient transaction error (a write conflict, an election) runs `work` again,
+   * so `work` must only fold events into the store; each attempt starts from the committed
+   * state. A commit whose result is unknown (a network error, a majority not reached in time) is
+   * committed again, which the server answers idempotently. Both stop at TRANSACTION_RETRY_MS:
+   * MongoTransactionGaveUpError. The retry rules are those of the drivers' convenient
+   * transaction API, with our bound in place of its 120 s.
    */
   async transaction<T>(work: () => Promise<T>): Promise<T> {
     const session = this.client.startSession();
-    const giveUpAt = Date.now() + TRANSACTION_RETRY_MS;
-    let attempts = 0;
+    const giveUpAt = this.now() + TRANSACTION_RETRY_MS;
+    const giveUp = (cause: unknown) => new MongoTransactionGaveUpError(TRANSACTION_RETRY_MS, { cause });
     try {
-      return await session.withTransaction(async () => {
-        if (attempts++ > 0 && Date.now() > giveUpAt) {
-          throw new MongoOperationTimeoutError(`read-model transaction still failing after ${TRANSACTION_RETRY_MS} ms`);
+      for (;;) {
+        session.startTransaction(TRANSACTION_OPTIONS);
+        let result: T;
+        try {
+          // Counted per attempt: a rerun starts from the committed state.
+          result = await this.batch.run({ session, operations: 0 }, work);
+        } catch (error) {
+          if (session.inTransaction()) await session.abortTransaction();
+          if (!labelled(error, TRANSIENT_TRANSACTION)) throw error;
+          if (this.now() >= giveUpAt) throw giveUp(error);
+          continue;
         }
-        // Counted per attempt: a rerun starts from the committed state.
-        return this.batch.run({ session, operations: 0 }, work);
-      }, TRANSACTION_OPTIONS);
+        if (await this.commit(session, giveUpAt, giveUp)) return result;
+      }
     } finally {
       await session.endSession();
+    }
+  }
+
+  /** Commits; false when the whole transaction must run again (a transient error at commit). */
+  private async commit(
+    session: ClientSession,
+    giveUpAt: number,
+    giveUp: (cause: unknown) => MongoTransactionGaveUpError,
+  ): Promise<boolean> {
+    for (;;) {
+      try {
+        await session.commitTransaction();
+        return true;
+      } catch (error) {
+        // A commit past its maxCommitTimeMS is not retried (the drivers' rule): the server is that slow.
+        const unknown =
+          labelled(error, UNKNOWN_COMMIT_RESULT) && (error as { code?: unknown }).code !== MAX_TIME_MS_EXPIRED;
+        if (!unknown && !labelled(error, TRANSIENT_TRANSACTION)) throw error;
+        if (this.now() >= giveUpAt) throw giveUp(error);
+        if (!unknown) return false;
+      }
     }
   }
 
