@@ -1,6 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { MongoClient, MongoError } from 'mongodb';
-import type { ClientSession, Collection, Db, Document, IndexDescription, TransactionOptions } from 'mongodb';
+import type {
+  ClientSession,
+  Collection,
+  Db,
+  Document,
+  IndexDescription,
+  ReadConcernLike,
+  TransactionOptions,
+  WriteConcernSettings,
+} from 'mongodb';
 import {
   DEFAULT_MONGO_QUERY_TIMEOUT_MS,
   MONGO_WRITE_TIMEOUT_MS,
@@ -81,8 +90,20 @@ export const TRANSACTION_RETRY_MS = 15_000;
 const TRANSACTION_OPTIONS: TransactionOptions = {
   readPreference: 'primary',
   readConcern: { level: 'snapshot' },
+  // Acknowledged once a majority has it: a batch acknowledged to the runner is never rolled back.
   writeConcern: { w: 'majority', wtimeoutMS: MONGO_WRITE_TIMEOUT_MS },
   maxCommitTimeMS: MONGO_WRITE_TIMEOUT_MS,
+};
+
+/**
+ * Checkpoints read outside a batch decide read-your-writes (a follower answers a write once the
+ * checkpoint passed it) and where a new leader resumes: only what a majority holds counts, never a
+ * batch a failover could still roll back (a privacy change undone after it was answered). Only on
+ * a replica set or a sharded cluster: a standalone server has no rollback.
+ */
+const MAJORITY_READ: { readConcern: ReadConcernLike } = { readConcern: { level: 'majority' } };
+const MAJORITY_WRITE: { writeConcern: WriteConcernSettings } = {
+  writeConcern: { w: 'majority', wtimeoutMS: MONGO_WRITE_TIMEOUT_MS },
 };
 
 /** The driver's labels this adapter's transaction loop acts on (MongoErrorLabel). */
@@ -184,6 +205,20 @@ export class MongoReadDb {
   }
 
   /**
+   * A read of checkpoints: as `readOptions()`, and outside a batch, on a replica set, of what a
+   * majority holds (MAJORITY_READ). Inside a batch the transaction's own read concern applies
+   * (an operation of a transaction may not name one).
+   */
+  private checkpointReadOptions(): { session?: ClientSession; maxTimeMS: number; readConcern?: ReadConcernLike } {
+    return this.transactions && !this.inBatch ? { ...this.readOptions(), ...MAJORITY_READ } : this.readOptions();
+  }
+
+  /** A write of checkpoints outside a batch: acknowledged once a majority has it, on a replica set. */
+  private checkpointWriteOptions(): { writeConcern?: WriteConcernSettings } {
+    return this.transactions ? MAJORITY_WRITE : {};
+  }
+
+  /**
    * Runs `work` in one transaction; operations that pass `sessionOption()` or `readOptions()`
    * join it. A transient transaction error (a write conflict, an election) runs `work` again,
    * so `work` must only fold events into the store; each attempt starts from the committed
@@ -245,7 +280,7 @@ export class MongoReadDb {
   async checkpoint(projection: string): Promise<bigint | undefined> {
     const doc = await this.db
       .collection<CheckpointDoc>('projection_checkpoints')
-      .findOne({ _id: projection }, this.readOptions());
+      .findOne({ _id: projection }, this.checkpointReadOptions());
     return doc?.position ? BigInt(doc.position) : undefined;
   }
 
@@ -253,7 +288,7 @@ export class MongoReadDb {
   async checkpoints(projections: readonly string[]): Promise<ReadonlyMap<string, bigint>> {
     const docs = await this.db
       .collection<CheckpointDoc>('projection_checkpoints')
-      .find({ _id: { $in: [...projections] } }, this.readOptions())
+      .find({ _id: { $in: [...projections] } }, this.checkpointReadOptions())
       .toArray();
     return new Map(docs.flatMap((doc) => (doc.position ? [[doc._id, BigInt(doc.position)] as const] : [])));
   }
@@ -261,14 +296,14 @@ export class MongoReadDb {
   async checkpointLog(projection: string): Promise<string | undefined> {
     const doc = await this.db
       .collection<CheckpointDoc>('projection_checkpoints')
-      .findOne({ _id: projection }, this.readOptions());
+      .findOne({ _id: projection }, this.checkpointReadOptions());
     return doc?.log;
   }
 
   async setCheckpointLog(projection: string, log: string): Promise<void> {
     await this.db
       .collection<CheckpointDoc>('projection_checkpoints')
-      .updateOne({ _id: projection }, { $set: { log } }, { upsert: true });
+      .updateOne({ _id: projection }, { $set: { log } }, { upsert: true, ...this.checkpointWriteOptions() });
   }
 
   /**
@@ -328,7 +363,9 @@ export class MongoReadDb {
   }
 
   async clearCheckpoint(projection: string): Promise<void> {
-    await this.db.collection<CheckpointDoc>('projection_checkpoints').deleteOne({ _id: projection });
+    await this.db
+      .collection<CheckpointDoc>('projection_checkpoints')
+      .deleteOne({ _id: projection }, this.checkpointWriteOptions());
   }
 
   /** Readiness: bounded by the query bound whatever the connection does (server selection included). */
