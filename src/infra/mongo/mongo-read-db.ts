@@ -272,6 +272,30 @@ export class MongoReadDb {
     }
   }
 
+  /**
+   * This process's writes to one projection's lease and its batches, one at a time (as SQLite's
+   * queue of transactions has them). A batch's transaction holds the lease document from its
+   * fence to its commit, and a write outside that transaction waits on the server for it to end
+   * (or for its own maxTimeMS, then fails): a renewal sent while the holder's own batch runs
+   * would wait on that batch and, past its maxTimeMS, fail and demote the holder it was renewing.
+   * Queued here, the renewal follows the batch (which renewed the lease itself) instead.
+   */
+  private readonly leaseTurns = new Map<string, Promise<unknown>>();
+
+  inTurn<T>(projection: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.leaseTurns.get(projection) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.leaseTurns.set(projection, settled);
+    void settled.then(() => {
+      if (this.leaseTurns.get(projection) === settled) this.leaseTurns.delete(projection);
+    });
+    return next;
+  }
+
   /** How many operations the batch being committed in this async context has sent so far (0 outside one). */
   batchOperations(): number {
     return this.batch.getStore()?.operations ?? 0;
@@ -313,30 +337,33 @@ export class MongoReadDb {
    * written) or waits for the batch to end.
    * Without them the fence is checked before the writes; a holder that stalls between that check
    * and its writes can still write once, which the position guards on every document make harmless.
+   * This process's own writes to a lease wait for its batches of that projection (`inTurn`).
    */
   readonly leases: LeaseStore = Object.defineProperty<LeaseStore>(
     {
       // nowMs unused: the server's clock decides (leaseTakeable, leaseTake).
-      acquire: async (projection, holder, ttlMs): Promise<Lease | null> => {
-        const leases = this.db.collection<LeaseDoc>('projection_leases');
-        try {
-          const result = await leases.findOneAndUpdate(leaseTakeable(projection, holder), leaseTake(holder, ttlMs), {
-            upsert: true,
-            returnDocument: 'after',
-            maxTimeMS: this.queryTimeoutMs,
-          });
-          return result && result.holder === holder ? { projection, holder, token: BigInt(result.token) } : null;
-        } catch (error) {
-          // The filter missed an existing lease (held by someone else): the upsert collided on _id.
-          if ((error as { code?: number }).code === 11000) return null;
-          throw error;
-        }
-      },
-      release: async (lease) => {
-        await this.db
-          .collection<LeaseDoc>('projection_leases')
-          .deleteOne({ _id: lease.projection, holder: lease.holder, token: Number(lease.token) });
-      },
+      acquire: (projection, holder, ttlMs): Promise<Lease | null> =>
+        this.inTurn(projection, async () => {
+          const leases = this.db.collection<LeaseDoc>('projection_leases');
+          try {
+            const result = await leases.findOneAndUpdate(leaseTakeable(projection, holder), leaseTake(holder, ttlMs), {
+              upsert: true,
+              returnDocument: 'after',
+              maxTimeMS: this.queryTimeoutMs,
+            });
+            return result && result.holder === holder ? { projection, holder, token: BigInt(result.token) } : null;
+          } catch (error) {
+            // The filter missed an existing lease (held by someone else): the upsert collided on _id.
+            if ((error as { code?: number }).code === 11000) return null;
+            throw error;
+          }
+        }),
+      release: (lease) =>
+        this.inTurn(lease.projection, async () => {
+          await this.db
+            .collection<LeaseDoc>('projection_leases')
+            .deleteOne({ _id: lease.projection, holder: lease.holder, token: Number(lease.token) });
+        }),
     },
     'refusal',
     {
@@ -414,9 +441,14 @@ export function mongoProjectionStore(read: MongoReadDb, collections: readonly st
       const batch = async () => {
         if (fence) await read.fence(fence);
         const reached = await work();
+        // Renewed again as the work ends, in the same transaction: however long the work took, the
+        // lease committed with the batch runs its whole TTL from here, and the commit after it is
+        // bounded (maxCommitTimeMS) well below that TTL. Checked at the start, the fence also holds
+        // the lease document from there, so nobody takes the lease over while the batch runs.
+        if (fence && read.transactions) await read.fence(fence);
         await read.writeCheckpoint(projection, reached ?? position);
       };
-      return read.transactions ? read.transaction(batch) : batch();
+      return read.inTurn(projection, () => (read.transactions ? read.transaction(batch) : batch()));
     },
     checkpoint: (projection) => read.checkpoint(projection),
     batchOperations: () => read.batchOperations(),
