@@ -741,6 +741,7 @@ type ReadDbConstructor = new (
   transactions: boolean,
   queryTimeoutMs?: number,
   now?: () => number,
+  kept?: Db,
 ) => MongoReadDb;
 
 const servers = new WeakMap<MongoReadDb, MingoServer>();
@@ -750,8 +751,8 @@ const servers = new WeakMap<MongoReadDb, MingoServer>();
  * too; its `$$NOW` reads `serverNow` (the server's clock, by default the test's), or `clock`, which
  * also bounds the server's waits and times the adapter's transactions. `transactions`: as on a
  * replica set, each batch commits in one transaction; otherwise as on a standalone server, the
- * ordered writes. `server`: another process's connection to that stand-in's server; `dbName`
- * names its database.
+ * ordered writes. `server`: another process's connection to that stand-in's server; `dbName` and
+ * `keptDbName` name its database and the one of records kept across generations.
  */
 export function mingoReadDb(
   options: {
@@ -761,6 +762,7 @@ export function mingoReadDb(
     clock?: MingoClock;
     server?: MongoReadDb;
     dbName?: string;
+    keptDbName?: string;
   } = {},
 ): MongoReadDb {
   const shared = options.server && servers.get(options.server);
@@ -773,6 +775,7 @@ export function mingoReadDb(
     options.transactions ?? shared?.owners[0]?.transactions ?? false,
     options.queryTimeoutMs,
     server.processNow,
+    server.db(options.keptDbName ?? dbName) as unknown as Db,
   );
   server.owners = [...server.owners, read];
   servers.set(read, server);

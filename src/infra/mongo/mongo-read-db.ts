@@ -159,19 +159,31 @@ export class MongoReadDb {
     readonly queryTimeoutMs: number = DEFAULT_MONGO_QUERY_TIMEOUT_MS,
     /** A monotonic clock in milliseconds: how long a batch's transaction has been tried. */
     private readonly now: () => number = () => performance.now(),
+    /**
+     * Where records live that no event carries and that must outlast a generation of the read
+     * models (a key's lastUsedAt): the database named in MONGODB_URL, generation 0's, which also
+     * holds the generation pointer. `db` itself when it is that database.
+     */
+    readonly kept: Db = db,
   ) {}
 
-  /** `dbName` overrides the database named in the URL (one database per test run). */
+  /**
+   * `dbName` overrides the database named in the URL (one database per test run); `keptDbName`
+   * names the database of records kept across generations (see `kept`), `dbName` by default.
+   */
   static async connect(
     url: string,
     dbName?: string,
     queryTimeoutMs = DEFAULT_MONGO_QUERY_TIMEOUT_MS,
+    keptDbName?: string,
   ): Promise<MongoReadDb> {
     const client = new MongoClient(url, { ignoreUndefined: true, ...mongoClientOptions(queryTimeoutMs) });
     await client.connect();
     try {
       const hello = await client.db('admin').command({ hello: 1 });
-      return new MongoReadDb(client, client.db(dbName), supportsTransactions(hello), queryTimeoutMs);
+      const db = client.db(dbName);
+      const kept = keptDbName === undefined ? db : client.db(keptDbName);
+      return new MongoReadDb(client, db, supportsTransactions(hello), queryTimeoutMs, undefined, kept);
     } catch (error) {
       await client.close();
       throw error;
