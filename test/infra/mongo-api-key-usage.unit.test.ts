@@ -3,13 +3,14 @@
  * blue/green rebuild, which projects the log into a new database (`<name>_g<n>`), cannot rebuild
  * it: it lives in generation 0's database, named in MONGODB_URL, which outlives every generation.
  * On the mingo stand-in, one server holding the generations' databases, opened through the
- * generations as the service opens them.
+ * generations as the service opens them, and on a real MongoDB.
  */
 import type { NewApiKeyRecord } from '../../src/api-keys/api-key-store';
 import { MongoApiKeyStore } from '../../src/infra/mongo/mongo-api-key-store';
-import type { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
+import { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
 import { mongoGenerations } from '../../src/infra/read-generations';
 import { mingoReadDb } from '../support/mingo-mongo';
+import { describeMongo } from '../support/mongo-target';
 
 const USER = 7;
 const key: NewApiKeyRecord = {
@@ -88,5 +89,26 @@ describe("a key's lastUsedAt across blue/green rebuilds on MongoDB (mingo stand-
     expect((await store.listForUser(USER))[0]?.lastUsedAt).toBe(USED_AT);
     // and the next rebuild finds them kept
     expect((await (await rebuilt(await storeOf(4))).listForUser(USER))[0]?.lastUsedAt).toBe(USED_AT);
+  });
+});
+
+describeMongo("a key's lastUsedAt across generations", (mongo) => {
+  it('given a use recorded through generation 0, when generation 1 is built in its own database, then it lists the key with that use', async () => {
+    const { url, dbName } = mongo();
+    const base = dbName();
+    const g0 = await MongoReadDb.connect(url, base);
+    const g1 = await MongoReadDb.connect(url, `${base}_g1`, undefined, base);
+    try {
+      const first = await rebuilt(new MongoApiKeyStore(g0));
+      await first.recordUse(key.id, USED_AT);
+
+      const second = await rebuilt(new MongoApiKeyStore(g1));
+
+      expect((await second.listForUser(USER)).map((k) => k.lastUsedAt)).toEqual([USED_AT]);
+    } finally {
+      await g1.db.dropDatabase();
+      await g0.db.dropDatabase();
+      await Promise.all([g0.close(), g1.close()]);
+    }
   });
 });
