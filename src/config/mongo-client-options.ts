@@ -3,7 +3,15 @@ import type { MongoClientOptions } from 'mongodb';
 /**
  * Time bounds of every MongoDB client this service opens (read models, GridFS). The driver's own
  * defaults let an outage hang a request or readiness: 30 s of server selection, and no bound on
- * an operation. (Its `timeoutMS` is deprecated and has no effect in this driver: not used.)
+ * an operation.
+ *
+ * Not `timeoutMS` (client-side operation timeout): the Node driver introduced it in 6.11 as an
+ * experimental option (its docs, "Limit Server Execution Time"), but in the driver this service
+ * runs (mongodb 7.9.0) every `timeoutMS` option is marked deprecated with "has no effect", no
+ * client-side timeout context is ever created (TimeoutContext.create), and `withTransaction`
+ * retries for its fixed 120 s whatever `timeoutMS` says. A bound given there would only seem to
+ * be one: the server-side bounds below and the read models' own transaction loop
+ * (MongoReadDb.transaction, TRANSACTION_RETRY_MS) are the bounds that hold.
  */
 
 /** The default of MONGO_QUERY_TIMEOUT_MS: the server-side bound (`maxTimeMS`) of every read. */

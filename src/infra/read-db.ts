@@ -11,6 +11,12 @@ import { SqliteReadDb } from './sqlite/sqlite-read-db';
 export type ReadDb =
   { readonly kind: 'sqlite'; readonly sqlite: SqliteReadDb } | { readonly kind: 'mongo'; readonly mongo: MongoReadDb };
 
+/**
+ * The embedded read models' records kept across generations (see SqliteReadDb.keptSchema): one
+ * file beside the generations, which a rebuild neither replaces nor drops.
+ */
+export const keptReadModelsFile = (dataDir: string): string => path.join(dataDir, 'read-models.kept.sqlite');
+
 export async function openReadDb(config: Config): Promise<ReadDb> {
   return config.MONGODB_URL
     ? {
@@ -21,6 +27,7 @@ export async function openReadDb(config: Config): Promise<ReadDb> {
         kind: 'sqlite',
         sqlite: SqliteReadDb.open(path.join(config.DATA_DIR, 'read-models.sqlite'), {
           memo: config.READ_MEMO === 'on',
+          keptFile: keptReadModelsFile(config.DATA_DIR),
         }),
       };
 }

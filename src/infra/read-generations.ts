@@ -5,7 +5,7 @@ import path from 'node:path';
 import type { Config } from '../config/config';
 import type { MongoReadDb } from './mongo/mongo-read-db';
 import { mongoReadDb } from './mongo/mongo-read-db-loader';
-import type { ReadDb } from './read-db';
+import { keptReadModelsFile, type ReadDb } from './read-db';
 import { SqliteReadDb } from './sqlite/sqlite-read-db';
 
 /**
@@ -135,7 +135,10 @@ function sqliteGenerations(dataDir: string, memo: boolean): ReadGenerations {
       }
     },
     async open(generation, options) {
-      return { kind: 'sqlite', sqlite: SqliteReadDb.open(file(generation), { ...options, memo }) };
+      return {
+        kind: 'sqlite',
+        sqlite: SqliteReadDb.open(file(generation), { ...options, memo, keptFile: keptReadModelsFile(dataDir) }),
+      };
     },
     async switchTo(generation) {
       // A rename within one directory is atomic: readers see the old pointer or the new one.
@@ -156,14 +159,16 @@ function sqliteGenerations(dataDir: string, memo: boolean): ReadGenerations {
 type PointerDoc = { _id: string; generation: number };
 
 /**
- * `connect(dbName)`: a read-model connection to `dbName`, or to the database of MONGODB_URL when
- * undefined (tests hand in the mingo stand-in). The pointer is read every 500 ms by every process:
- * through one client opened on first use and kept until `close`, not a new client each time.
+ * `connect(dbName, keptDbName)`: a read-model connection to `dbName`, or to the database of
+ * MONGODB_URL when undefined, whose records kept across generations live in `keptDbName` (tests
+ * hand in the mingo stand-in). The pointer is read every 500 ms by every process: through one
+ * client opened on first use and kept until `close`, not a new client each time.
  */
 export function mongoGenerations(
   url: string,
   queryTimeoutMs: number,
-  connect: (dbName?: string) => Promise<MongoReadDb> = (dbName) => mongoReadDb().connect(url, dbName, queryTimeoutMs),
+  connect: (dbName?: string, keptDbName?: string) => Promise<MongoReadDb> = (dbName, keptDbName) =>
+    mongoReadDb().connect(url, dbName, queryTimeoutMs, keptDbName),
 ): ReadGenerations {
   const dbName = (generation: number, base: string) => (generation === 0 ? base : `${base}_g${generation}`);
   let opened: Promise<MongoReadDb> | undefined;
@@ -180,8 +185,10 @@ export function mongoGenerations(
     current: async () =>
       (await (await pointer()).findOne({ _id: 'current' }, (await base()).readOptions()))?.generation ?? 0,
     open: async (generation) => {
-      const name = dbName(generation, (await base()).db.databaseName);
-      return { kind: 'mongo', mongo: await connect(name) };
+      // Generation 0's database, named in MONGODB_URL, outlives every generation: it keeps the
+      // pointer, the rebuild lock and what no event carries (a key's lastUsedAt).
+      const baseName = (await base()).db.databaseName;
+      return { kind: 'mongo', mongo: await connect(dbName(generation, baseName), baseName) };
     },
     switchTo: async (generation) => {
       await (await pointer()).updateOne({ _id: 'current' }, { $set: { generation } }, { upsert: true });

@@ -48,14 +48,17 @@ describeMongo('read-model batches', (mongo) => {
     `a takeover racing a batch (needs a replica set)${noTransactions ? ` (skipped: ${noTransactions})` : ''}`,
     () => {
       let read: MongoReadDb;
+      /** Process b's own connection to the same database: a process's lease writes follow its own batches. */
+      let other: MongoReadDb;
       beforeEach(async () => {
         read = await connect();
         if (!read.transactions)
           throw new Error('given: this MongoDB runs no transactions, yet it was found to be a replica set');
+        other = await MongoReadDb.connect(mongo().url, read.db.databaseName);
       });
       afterEach(async () => {
         await read.db.dropDatabase();
-        await read.close();
+        await Promise.all([read.close(), other.close()]);
       });
 
       /** Whether a write to the leases that is not a batch's (b's findAndModify) runs on the server now. */
@@ -99,7 +102,7 @@ describeMongo('read-model batches', (mongo) => {
         );
         await inside;
         let settled = false;
-        const takeover = read.leases.acquire('resources', 'b', 1000, 0).finally(() => (settled = true));
+        const takeover = other.leases.acquire('resources', 'b', 1000, 0).finally(() => (settled = true));
         // b's write has reached the server and waits for the transaction (or b has its answer already)
         await waitUntil(async () => settled || (await takeoverInProgress()), "b's takeover to reach the server");
         release();

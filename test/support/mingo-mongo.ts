@@ -3,15 +3,33 @@
  * mingo, so that their contract suites run where no MongoDB answers. It models what those
  * adapters rely on — matching, projection, sort/skip/limit, `distinct` unwinding arrays, and an
  * upsert whose filter misses an existing _id failing with duplicate key 11000, `$inc` — and nothing else.
- * With `transactions`, it also models a replica set's transaction as far as the adapters rely on
- * it: all or nothing, and an error aborts it. Every operation while one is open must carry its
- * session, the check that no adapter operation escapes the batch's transaction. Every query
- * (find, findOne, countDocuments, distinct) is recorded with its options (`mingoReads`), so a test
- * can check that each carries its time bound.
+ * Every query (find, findOne, countDocuments, distinct, findOneAndUpdate) is recorded with its
+ * options (`mingoReads`), so a test can check that each carries its time bound and read concern.
+ *
+ * With `transactions`, it also models a replica set, as far as the adapters rely on it (MongoDB
+ * manual, "Transactions" and its "Production Considerations"; "Read Concern"; "Write Concern"):
+ * - A transaction (startTransaction, commitTransaction, abortTransaction) is all or nothing, and a
+ *   refused write aborts it: its commit then fails with NoSuchTransaction (251), labelled
+ *   TransientTransactionError. Its reads see what was committed when it first read a collection,
+ *   and its own writes; nobody else sees them before the commit.
+ * - An operation from inside the batch's async context (MongoReadDb.inBatch) must carry the
+ *   session: the check that no adapter operation escapes the batch's transaction. An operation
+ *   from elsewhere (another runner's lease tick, a follower's poll, a request) runs beside it.
+ * - A write outside the transaction to a document the transaction wrote waits until the
+ *   transaction ends ("In-progress Transactions and Write Conflicts"), or fails with
+ *   MaxTimeMSExpired (50) once its maxTimeMS has passed on the server's clock.
+ * - Replication can be held (`mingoServer(read).holdReplication()`): writes are then visible to
+ *   reads of concern "local" (the default), not to reads of concern "majority", which answer what
+ *   a majority held when replication stopped; a write or commit with write concern "majority"
+ *   waits for replication, failing after its wtimeoutMS with WriteConcernFailed (64) labelled
+ *   UnknownTransactionCommitResult (the commit may have applied). `stepDown()` rolls back what
+ *   no majority had, as a failover does ("Rollbacks During Replica Set Failover").
+ * The stand-in's one server runs one transaction at a time.
  * It is not a substitute for the suites against a real server (describeMongo).
  */
 import { Aggregator, Query, update } from 'mingo';
-import type { Db, Document } from 'mongodb';
+import { MongoServerError } from 'mongodb';
+import type { Db, Document, TransactionOptions } from 'mongodb';
 import { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
 
 type Sort = Record<string, 1 | -1>;
@@ -20,11 +38,56 @@ class DuplicateKeyError extends Error {
   readonly code = 11000;
 }
 
+/** A server error as the driver hands it over: code, name and labels. */
+const serverError = (code: number, codeName: string, errmsg: string, errorLabels: string[] = []) =>
+  new MongoServerError({ ok: 0, code, codeName, errmsg, errorLabels });
+
 /**
  * Documents hold only JSON values. Not structuredClone: under jest it builds objects of another
  * realm, which mingo does not take for plain objects (its $set then leaves them unchanged).
  */
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
+
+/**
+ * The stand-in server's clock. Tests move it (`pass`); a wait the server bounds (maxTimeMS,
+ * wtimeoutMS) ends once the clock passes its bound. Without one, a stand-in reads `serverNow`
+ * (the test's clock by default) and bounds waits by real timers.
+ */
+export class MingoClock {
+  private readonly listeners = new Set<() => void>();
+
+  constructor(private current: number) {}
+
+  readonly now = (): number => this.current;
+
+  pass(ms: number): void {
+    this.current += ms;
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  /** Calls `fire` once the clock reads `ms` past now; answers how to cancel it. */
+  after(ms: number, fire: () => void): () => void {
+    const at = this.current + ms;
+    const listener = () => {
+      if (this.current < at) return;
+      this.listeners.delete(listener);
+      fire();
+    };
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+}
+
+type Clock = { readonly now: () => number; after(ms: number, fire: () => void): () => void };
+
+const realTimers = (now: () => number): Clock => ({
+  now,
+  after: (ms, fire) => {
+    const timer = setTimeout(fire, ms);
+    timer.unref();
+    return () => clearTimeout(timer);
+  },
+});
 
 class MingoCursor {
   private order: Sort | undefined;
@@ -32,7 +95,7 @@ class MingoCursor {
   private limited = 0;
 
   constructor(
-    private readonly docs: (filter: Document) => Document[],
+    private readonly docs: () => Promise<Document[]>,
     private readonly filter: Document,
     private projection: Document | undefined,
   ) {}
@@ -66,7 +129,7 @@ class MingoCursor {
   /** The server's order of operations whatever the call order: sort, then skip, then limit (0: none). */
   async toArray(): Promise<Document[]> {
     let cursor = new Query(this.filter).find<Document>(
-      this.docs(this.filter),
+      await this.docs(),
       this.projection && Object.keys(this.projection).length > 0 ? this.projection : undefined,
     );
     if (this.order) cursor = cursor.sort(this.order);
@@ -104,7 +167,8 @@ function piped(doc: Document, pipeline: Document[], nowMs: number): Document {
   return clone({ ...result, _id: doc._id });
 }
 
-type Modifier = { $set?: Document; $setOnInsert?: Document; $inc?: Record<string, number> } | Document[];
+type Modifier =
+  { $set?: Document; $setOnInsert?: Document; $inc?: Record<string, number>; $max?: Document } | Document[];
 
 /** The fields an upsert copies from its filter into the new document: top-level equalities. */
 function equalities(filter: Document): Document {
@@ -115,7 +179,12 @@ function equalities(filter: Document): Document {
   );
 }
 
-type Options = { session?: unknown; maxTimeMS?: number };
+type Options = {
+  session?: unknown;
+  maxTimeMS?: number;
+  readConcern?: { level?: string };
+  writeConcern?: { w?: number | string; wtimeoutMS?: number };
+};
 
 /** One query the stand-in answered, with the options it was given. */
 export type MingoRead = {
@@ -125,67 +194,305 @@ export type MingoRead = {
   readonly filter: Document;
 };
 
-/** The open transaction of the stand-in's one client, if any. */
-class MingoTransactions {
-  open: { session: unknown; aborted?: boolean } | undefined;
+/** The documents a collection holds, keyed by collection: a view of the server's data at one time. */
+type Snapshot = Map<MingoCollection, Document[]>;
 
-  /** An operation issued while a transaction is open but without its session would bypass it. */
-  check(options: Options | undefined): void {
-    if (this.open && options?.session !== this.open.session)
-      throw new Error('an operation outside the open transaction: pass the batch session');
-    if (this.open?.aborted) throw new Error('NoSuchTransaction: an earlier error aborted the transaction');
-    if (!this.open && options?.session) throw new Error('a session passed with no transaction open');
+/** A transaction open on the server: its own copy of what it read and wrote, and what it wrote. */
+class OpenTransaction {
+  aborted = false;
+  private readonly working = new Map<MingoCollection, Document[]>();
+  /** The _ids each collection's documents were written under: the documents this transaction holds. */
+  readonly written = new Map<MingoCollection, Set<unknown>>();
+
+  constructor(
+    readonly session: MingoSession,
+    readonly options: TransactionOptions,
+  ) {}
+
+  /** The collection as this transaction sees it: committed when it first looked, and its own writes. */
+  docs(collection: MingoCollection): Document[] {
+    let docs = this.working.get(collection);
+    if (!docs) {
+      docs = clone(collection.committed);
+      this.working.set(collection, docs);
+    }
+    return docs;
+  }
+
+  wrote(collection: MingoCollection, id: unknown): void {
+    let ids = this.written.get(collection);
+    if (!ids) this.written.set(collection, (ids = new Set()));
+    ids.add(id);
+  }
+
+  holds(collection: MingoCollection, id: unknown): boolean {
+    return this.written.get(collection)?.has(id) ?? false;
+  }
+
+  /** Its writes, document by document, into what is committed: writes of others to other documents stay. */
+  merge(): void {
+    for (const [collection, ids] of this.written) {
+      const mine = this.docs(collection);
+      for (const id of ids) {
+        const doc = mine.find((d) => d._id === id);
+        const index = collection.committed.findIndex((d) => d._id === id);
+        if (doc && index >= 0) collection.committed[index] = doc;
+        else if (doc) collection.committed.push(doc);
+        else if (index >= 0) collection.committed.splice(index, 1);
+      }
+    }
   }
 }
 
-class MingoCollection {
-  docs: Document[] = [];
+/** The stand-in's one server: its databases, its clock, its open transaction and its replication. */
+export class MingoServer {
+  private readonly databases = new Map<string, MingoDb>();
+  open: OpenTransaction | undefined;
+  /** Called when the open transaction ends (each lock waiter's turn). */
+  private readonly ended = new Set<() => void>();
+  /** While replication is held: what a majority has, and the writes waiting for it. */
+  private replication:
+    { majority: Snapshot; waiting: Set<{ resolve: () => void; reject: (e: Error) => void }> } | undefined;
+  /** Moves on each failover: a commit retried after one finds its transaction unknown. */
+  term = 0;
+  /** Every transaction's options, in the order they were started. */
+  readonly transactionOptions: TransactionOptions[] = [];
+  /** Every commit asked for (retries included), at the server's time. */
+  readonly commits: number[] = [];
+  /** The MongoReadDb whose batches this server's transactions run (the escape check asks it). */
+  owners: MongoReadDb[] = [];
 
   constructor(
-    private readonly name: string,
-    private readonly transactions: MingoTransactions,
-    private readonly reads: MingoRead[],
-    private readonly serverNow: () => number,
+    readonly clock: Clock,
+    /** The processes' monotonic clock, when the test moves time (a MingoClock): it times their transactions. */
+    readonly processNow?: () => number,
   ) {}
 
-  private read(operation: MingoRead['operation'], filter: Document, options: Options | undefined): void {
-    this.transactions.check(options);
+  db(name: string): MingoDb {
+    let db = this.databases.get(name);
+    if (!db) this.databases.set(name, (db = new MingoDb(this, name)));
+    return db;
+  }
+
+  private collections(): MingoCollection[] {
+    return [...this.databases.values()].flatMap((db) => db.all());
+  }
+
+  begin(session: MingoSession, options: TransactionOptions): void {
+    if (this.open) throw new Error('a transaction is already open (the stand-in runs one at a time)');
+    this.transactionOptions.push(clone(options));
+    this.open = new OpenTransaction(session, options);
+  }
+
+  end(): void {
+    this.open = undefined;
+    for (const turn of [...this.ended]) turn();
+  }
+
+  /** Waits until no open transaction holds `id` of `collection`, or fails after `maxTimeMS` on the server's clock. */
+  async lockFree(collection: MingoCollection, id: unknown, maxTimeMS: number | undefined): Promise<void> {
+    const started = this.clock.now();
+    while (this.open?.holds(collection, id)) {
+      const left = maxTimeMS === undefined ? undefined : maxTimeMS - (this.clock.now() - started);
+      if (left !== undefined && left <= 0) throw serverError(50, 'MaxTimeMSExpired', 'operation exceeded time limit');
+      await new Promise<void>((resolve) => {
+        const cancel = left === undefined ? () => undefined : this.clock.after(left, () => done());
+        const done = () => {
+          cancel();
+          this.ended.delete(done);
+          resolve();
+        };
+        this.ended.add(done);
+      });
+    }
+  }
+
+  /** How a read of `concern` sees `collection` outside any transaction. */
+  visible(collection: MingoCollection, concern: string | undefined): Document[] {
+    if (concern === 'majority' && this.replication) return this.replication.majority.get(collection) ?? [];
+    return collection.committed;
+  }
+
+  /** Stops replication: a majority keeps what it has now. */
+  holdReplication(): void {
+    this.replication ??= {
+      majority: new Map(this.collections().map((c) => [c, clone(c.committed)])),
+      waiting: new Set(),
+    };
+  }
+
+  /** Replication catches up: a majority has everything, and the writes waiting for it are acknowledged. */
+  releaseReplication(): void {
+    const waiting = this.replication?.waiting ?? new Set();
+    this.replication = undefined;
+    for (const w of waiting) w.resolve();
+  }
+
+  /**
+   * The primary steps down while replication is held: what no majority had is rolled back, an open
+   * transaction is aborted, and the writes waiting for a majority learn their outcome is unknown.
+   */
+  stepDown(): void {
+    const replication = this.replication;
+    this.replication = undefined;
+    this.term += 1;
+    if (this.open) this.open.aborted = true;
+    if (!replication) return;
+    for (const collection of this.collections())
+      collection.committed = clone(replication.majority.get(collection) ?? []);
+    const interrupted = () =>
+      serverError(11602, 'InterruptedDueToReplStateChange', 'operation was interrupted', [
+        'UnknownTransactionCommitResult',
+      ]);
+    for (const w of replication.waiting) w.reject(interrupted());
+  }
+
+  /** A write of concern `w: majority` is acknowledged once a majority has it, or fails after wtimeoutMS. */
+  async majority(writeConcern: Options['writeConcern']): Promise<void> {
+    const replication = this.replication;
+    if (writeConcern?.w !== 'majority' || !replication) return;
+    await new Promise<void>((resolve, reject) => {
+      const cancel =
+        writeConcern.wtimeoutMS === undefined
+          ? () => undefined
+          : this.clock.after(writeConcern.wtimeoutMS, () => {
+              replication.waiting.delete(waiter);
+              reject(
+                serverError(64, 'WriteConcernFailed', 'waiting for replication timed out', [
+                  'UnknownTransactionCommitResult',
+                ]),
+              );
+            });
+      const waiter = {
+        resolve: () => {
+          cancel();
+          resolve();
+        },
+        reject: (error: Error) => {
+          cancel();
+          reject(error);
+        },
+      };
+      replication.waiting.add(waiter);
+    });
+  }
+
+  /** How many writes wait now for the open transaction to release a document it holds. */
+  get waitingOnLocks(): number {
+    return this.ended.size;
+  }
+
+  /** Whether some write waits for a majority now. */
+  get awaitingMajority(): boolean {
+    return (this.replication?.waiting.size ?? 0) > 0;
+  }
+}
+
+/** How an operation stands to the open transaction. */
+type Place =
+  { readonly tx: OpenTransaction; readonly inside: true } | { readonly tx?: OpenTransaction; readonly inside: false };
+
+class MingoCollection {
+  committed: Document[] = [];
+
+  constructor(
+    private readonly server: MingoServer,
+    private readonly name: string,
+    private readonly reads: MingoRead[],
+  ) {}
+
+  /**
+   * Inside the open transaction (its session), beside it (another process, a timer, a request), or
+   * refused: an operation of the batch's async context that does not carry its session.
+   */
+  private place(options: Options | undefined): Place {
+    const tx = this.server.open;
+    if (options?.session) {
+      if (tx?.session !== options.session) throw new Error('a session passed with no transaction of it open');
+      if (tx.aborted)
+        throw serverError(251, 'NoSuchTransaction', 'an earlier error aborted the transaction', [
+          'TransientTransactionError',
+        ]);
+      return { tx, inside: true };
+    }
+    if (tx && this.server.owners.some((owner) => owner.inBatch))
+      throw new Error('an operation outside the open transaction: pass the batch session');
+    return { tx, inside: false };
+  }
+
+  private read(operation: MingoRead['operation'], filter: Document, options: Options | undefined): Place {
+    const place = this.place(options);
     this.reads.push({ collection: this.name, operation, options: { ...options }, filter: clone(filter) });
+    return place;
+  }
+
+  private docsAt(place: Place, options: Options | undefined): Document[] {
+    return place.inside ? place.tx.docs(this) : this.server.visible(this, options?.readConcern?.level);
+  }
+
+  /**
+   * A write: inside the transaction on its copy; beside it, once no transaction holds the document
+   * (`_id` of the filter), on what is committed; then its write concern.
+   */
+  private async write<T>(filter: Document, options: Options | undefined, apply: (place: Place) => T): Promise<T> {
+    let place = this.place(options);
+    if (!place.inside && place.tx && filter._id !== undefined && typeof filter._id !== 'object') {
+      await this.server.lockFree(this, asStored(filter._id), options?.maxTimeMS);
+      place = this.place(options);
+    }
+    const result = apply(place);
+    if (!place.inside) await this.server.majority(options?.writeConcern);
+    return result;
   }
 
   /** As on the server, a refused write aborts the open transaction, even when the caller catches the error. */
-  private refuse(error: Error): never {
-    if (this.transactions.open) this.transactions.open.aborted = true;
+  private refuse(place: Place, error: Error): never {
+    if (place.inside) place.tx.aborted = true;
     throw error;
   }
 
   /** Top-level scalar equalities are checked in plain JS first: mingo only sees the few candidates. */
-  private matching(filter: Document): Document[] {
-    const query = new Query(atServerTime(asStored(filter), this.serverNow()));
+  private matching(docs: Document[], filter: Document): Document[] {
+    const query = new Query(atServerTime(asStored(filter), this.server.clock.now()));
     const scalars = Object.entries(equalities(filter)).filter(([, value]) => !Array.isArray(value));
-    return this.docs.filter(
+    return docs.filter(
       (doc) => scalars.every(([key, value]) => doc[key] === value || Array.isArray(doc[key])) && query.test(doc),
     );
   }
 
-  private insert(doc: Document): void {
+  private writable(place: Place): Document[] {
+    return place.inside ? place.tx.docs(this) : this.committed;
+  }
+
+  private wrote(place: Place, id: unknown): void {
+    if (place.inside) place.tx.wrote(this, id);
+  }
+
+  private insert(place: Place, doc: Document): void {
     if (doc._id === undefined) throw new Error('the stand-in needs an explicit _id');
-    if (this.docs.some((d) => d._id === doc._id))
-      this.refuse(new DuplicateKeyError(`E11000 duplicate key: ${String(doc._id)}`));
-    this.docs.push(doc);
+    const docs = this.writable(place);
+    if (docs.some((d) => d._id === doc._id))
+      this.refuse(place, new DuplicateKeyError(`E11000 duplicate key: ${String(doc._id)}`));
+    docs.push(doc);
+    this.wrote(place, doc._id);
   }
 
   async insertOne(doc: Document, options?: Options): Promise<{ insertedId: unknown }> {
-    this.transactions.check(options);
-    this.insert(clone(doc));
-    return { insertedId: doc._id };
+    return this.write(doc, options, (place) => {
+      this.insert(place, clone(doc));
+      return { insertedId: doc._id };
+    });
   }
 
   /** findOne is a find of one document, as in the driver: recorded as a find. */
   find(filter: Document = {}, options: { projection?: Document } & Options = {}): MingoCursor {
-    this.read('find', filter, options);
-    const asServerReads = atServerTime(asStored(filter), this.serverNow());
-    return new MingoCursor((f) => this.matching(f), asServerReads, options.projection);
+    const place = this.read('find', filter, options);
+    const asServerReads = atServerTime(asStored(filter), this.server.clock.now());
+    return new MingoCursor(
+      async () => this.matching(this.docsAt(place, options), filter),
+      asServerReads,
+      options.projection,
+    );
   }
 
   async findOne(filter: Document, options: { projection?: Document } & Options = {}): Promise<Document | null> {
@@ -198,32 +505,41 @@ class MingoCollection {
     modifier: Modifier,
     options: { upsert?: boolean } & Options = {},
   ): Promise<{ matchedCount: number; upsertedCount: number }> {
-    this.transactions.check(options);
-    const [found] = this.matching(filter);
-    if (found) {
-      this.modify(found, modifier);
-      return { matchedCount: 1, upsertedCount: 0 };
-    }
-    if (!options.upsert) return { matchedCount: 0, upsertedCount: 0 };
-    this.insert(this.upserted(filter, modifier));
-    return { matchedCount: 0, upsertedCount: 1 };
+    return this.write(filter, options, (place) => {
+      const [found] = this.matching(this.writable(place), filter);
+      if (found) {
+        this.modify(place, found, modifier);
+        return { matchedCount: 1, upsertedCount: 0 };
+      }
+      if (!options.upsert) return { matchedCount: 0, upsertedCount: 0 };
+      this.insert(place, this.upserted(filter, modifier));
+      return { matchedCount: 0, upsertedCount: 1 };
+    });
   }
 
   /** An update of a found document: operators, or a pipeline. */
-  private modify(found: Document, modifier: Modifier): void {
+  private modify(place: Place, found: Document, modifier: Modifier): void {
+    this.wrote(place, found._id);
     if (Array.isArray(modifier)) {
-      const index = this.docs.indexOf(found);
-      this.docs[index] = piped(found, modifier, this.serverNow());
+      const docs = this.writable(place);
+      docs[docs.indexOf(found)] = piped(found, modifier, this.server.clock.now());
       return;
     }
     if (modifier.$set) update(found, { $set: clone(modifier.$set) });
     if (modifier.$inc) update(found, { $inc: clone(modifier.$inc) });
+    if (modifier.$max) update(found, { $max: clone(modifier.$max) });
   }
 
   /** The document an upsert inserts: the filter's equalities, then the operators or the pipeline over them. */
   private upserted(filter: Document, modifier: Modifier): Document {
-    if (Array.isArray(modifier)) return piped(equalities(filter), modifier, this.serverNow());
-    return clone({ ...equalities(filter), ...modifier.$setOnInsert, ...modifier.$set, ...modifier.$inc });
+    if (Array.isArray(modifier)) return piped(equalities(filter), modifier, this.server.clock.now());
+    return clone({
+      ...equalities(filter),
+      ...modifier.$setOnInsert,
+      ...modifier.$set,
+      ...modifier.$inc,
+      ...modifier.$max,
+    });
   }
 
   /** As the lease's acquire calls it: `returnDocument: 'after'`, the upsert as updateOne's. */
@@ -234,16 +550,18 @@ class MingoCollection {
   ): Promise<Document | null> {
     // A query too (it finds before it writes): recorded, with its time bound.
     this.read('findOneAndUpdate', filter, options);
-    const [found] = this.matching(filter);
-    if (found) {
-      this.modify(found, modifier);
-      const [after] = this.matching({ _id: found._id });
-      return clone(after ?? null);
-    }
-    if (!options.upsert) return null;
-    const inserted = this.upserted(filter, modifier);
-    this.insert(inserted);
-    return clone(inserted);
+    return this.write(filter, options, (place) => {
+      const [found] = this.matching(this.writable(place), filter);
+      if (found) {
+        this.modify(place, found, modifier);
+        const [after] = this.matching(this.writable(place), { _id: found._id });
+        return clone(after ?? null);
+      }
+      if (!options.upsert) return null;
+      const inserted = this.upserted(filter, modifier);
+      this.insert(place, inserted);
+      return clone(inserted);
+    });
   }
 
   async replaceOne(
@@ -251,38 +569,49 @@ class MingoCollection {
     replacement: Document,
     options: { upsert?: boolean } & Options = {},
   ): Promise<void> {
-    this.transactions.check(options);
-    const [found] = this.matching(filter);
-    if (found) {
-      const index = this.docs.indexOf(found);
-      this.docs[index] = clone({ _id: found._id, ...replacement });
-      return;
-    }
-    if (options.upsert) this.insert(clone({ ...equalities(filter), ...replacement }));
+    await this.write(filter, options, (place) => {
+      const docs = this.writable(place);
+      const [found] = this.matching(docs, filter);
+      if (found) {
+        docs[docs.indexOf(found)] = clone({ _id: found._id, ...replacement });
+        this.wrote(place, found._id);
+        return;
+      }
+      if (options.upsert) this.insert(place, clone({ ...equalities(filter), ...replacement }));
+    });
   }
 
   async deleteOne(filter: Document, options?: Options): Promise<void> {
-    this.transactions.check(options);
-    const [found] = this.matching(filter);
-    if (found) this.docs = this.docs.filter((d) => d !== found);
+    await this.write(filter, options, (place) => {
+      const docs = this.writable(place);
+      const [found] = this.matching(docs, filter);
+      if (!found) return;
+      docs.splice(docs.indexOf(found), 1);
+      this.wrote(place, found._id);
+    });
   }
 
   async deleteMany(filter: Document, options?: Options): Promise<void> {
-    this.transactions.check(options);
-    const gone = new Set(this.matching(filter));
-    this.docs = this.docs.filter((d) => !gone.has(d));
+    await this.write(filter, options, (place) => {
+      const docs = this.writable(place);
+      const gone = new Set(this.matching(docs, filter));
+      for (const doc of gone) {
+        docs.splice(docs.indexOf(doc), 1);
+        this.wrote(place, doc._id);
+      }
+    });
   }
 
   async countDocuments(filter: Document = {}, options?: Options): Promise<number> {
-    this.read('countDocuments', filter, options);
-    return this.matching(filter).length;
+    const place = this.read('countDocuments', filter, options);
+    return this.matching(this.docsAt(place, options), filter).length;
   }
 
   /** Like the server: an array field contributes each element; values compared by their BSON-ish JSON. */
   async distinct(field: string, filter: Document = {}, options?: Options): Promise<unknown[]> {
-    this.read('distinct', filter, options);
+    const place = this.read('distinct', filter, options);
     const seen = new Map<string, unknown>();
-    for (const doc of this.matching(filter)) {
+    for (const doc of this.matching(this.docsAt(place, options), filter)) {
       const value: unknown = doc[field];
       for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) seen.set(JSON.stringify(v), v);
     }
@@ -290,7 +619,7 @@ class MingoCollection {
   }
 
   /** The indexes asked for, as listIndexes would answer them (with the _id index a collection always has). */
-  private indexSpecs: Document[] = [];
+  indexSpecs: Document[] = [];
 
   async createIndexes(indexes: readonly Document[]): Promise<string[]> {
     for (const index of indexes) {
@@ -304,10 +633,10 @@ class MingoCollection {
     return [{ v: 2, key: { _id: 1 }, name: '_id_' }, ...clone(this.indexSpecs)];
   }
 
-  /** Documents and indexes gone, as a dropped collection's (the next write creates it anew). */
+  /** Documents and indexes gone, as a dropped collection's (the next write creates it anew). Not in a transaction. */
   async drop(): Promise<boolean> {
-    this.transactions.check(undefined);
-    this.docs = [];
+    if (this.server.open) throw new Error('drop while a transaction is open: not modelled');
+    this.committed = [];
     this.indexSpecs = [];
     return true;
   }
@@ -323,79 +652,141 @@ class MingoDb {
   readonly reads: MingoRead[] = [];
 
   constructor(
-    readonly transactions: MingoTransactions,
-    private readonly serverNow: () => number,
+    private readonly server: MingoServer,
+    readonly databaseName: string,
   ) {}
+
+  /** The client this database belongs to: `db.client.db(name)`, another database of the same server. */
+  get client(): { db: (name: string) => MingoDb } {
+    return { db: (name) => this.server.db(name) };
+  }
 
   collection(name: string): MingoCollection {
     let found = this.collections.get(name);
-    if (!found) {
-      found = new MingoCollection(name, this.transactions, this.reads, this.serverNow);
-      this.collections.set(name, found);
-    }
+    if (!found) this.collections.set(name, (found = new MingoCollection(this.server, name, this.reads)));
     return found;
   }
 
-  /** Every collection's documents, to restore when a transaction aborts (stores keep their collection objects). */
-  snapshot(): () => void {
-    const saved = new Map([...this.collections].map(([name, collection]) => [name, clone(collection.docs)]));
-    return () => {
-      for (const [name, collection] of this.collections) collection.docs = saved.get(name) ?? [];
-    };
+  all(): MingoCollection[] {
+    return [...this.collections.values()];
+  }
+
+  async dropDatabase(): Promise<boolean> {
+    for (const collection of this.all()) await collection.drop();
+    return true;
   }
 }
 
-/** The client calls MongoReadDb.transaction makes: a session whose withTransaction is all or nothing. */
+/** A session, as MongoReadDb.transaction drives it (the driver's documented ClientSession calls). */
+class MingoSession {
+  /** Its last commit, while it may be asked again (a retried commit): the term and the write concern. */
+  private committed: { term: number; writeConcern: Options['writeConcern'] } | undefined;
+
+  constructor(private readonly server: MingoServer) {}
+
+  startTransaction(options: TransactionOptions = {}): void {
+    this.committed = undefined;
+    this.server.begin(this, options);
+  }
+
+  inTransaction(): boolean {
+    return this.server.open?.session === this;
+  }
+
+  async commitTransaction(): Promise<void> {
+    const server = this.server;
+    server.commits.push(server.clock.now());
+    const tx = server.open?.session === this ? server.open : undefined;
+    if (!tx) {
+      // A commit asked again: committed already, it waits for its write concern again, unless
+      // a failover rolled it back since (the new primary knows no such transaction).
+      if (this.committed?.term === server.term) return server.majority(this.committed.writeConcern);
+      throw serverError(251, 'NoSuchTransaction', 'no such transaction', ['TransientTransactionError']);
+    }
+    if (tx.aborted) {
+      server.end();
+      throw serverError(251, 'NoSuchTransaction', 'the transaction was aborted', ['TransientTransactionError']);
+    }
+    tx.merge();
+    server.end();
+    this.committed = { term: server.term, writeConcern: tx.options.writeConcern as Options['writeConcern'] };
+    await server.majority(this.committed.writeConcern);
+  }
+
+  async abortTransaction(): Promise<void> {
+    if (this.inTransaction()) this.server.end();
+  }
+
+  async endSession(): Promise<void> {
+    await this.abortTransaction();
+  }
+}
+
+/** The client calls MongoReadDb makes: sessions, and closing. */
 class MingoClient {
-  constructor(private readonly db: MingoDb) {}
+  constructor(private readonly server: MingoServer) {}
 
   /** Nothing to release in process; closing is what every owner of a client does last. */
   async close(): Promise<void> {}
 
-  startSession() {
-    const db = this.db;
-    const session = {
-      async withTransaction<T>(fn: (s: unknown) => Promise<T>): Promise<T> {
-        if (db.transactions.open) throw new Error('a transaction is already open');
-        const restore = db.snapshot();
-        db.transactions.open = { session };
-        try {
-          const result = await fn(session);
-          if (db.transactions.open.aborted)
-            throw new Error('NoSuchTransaction: the commit found the transaction aborted');
-          return result;
-        } catch (error) {
-          restore();
-          throw error;
-        } finally {
-          db.transactions.open = undefined;
-        }
-      },
-      async endSession(): Promise<void> {},
-    };
-    return session;
+  startSession(): MingoSession {
+    return new MingoSession(this.server);
   }
 }
 
 /** MongoReadDb's private constructor. */
-type ReadDbConstructor = new (client: unknown, db: Db, transactions: boolean, queryTimeoutMs?: number) => MongoReadDb;
+type ReadDbConstructor = new (
+  client: unknown,
+  db: Db,
+  transactions: boolean,
+  queryTimeoutMs?: number,
+  now?: () => number,
+  kept?: Db,
+) => MongoReadDb;
+
+const servers = new WeakMap<MongoReadDb, MingoServer>();
 
 /**
  * A MongoReadDb whose database is the mingo stand-in; its checkpoints and leases use the stand-in
- * too; its `$$NOW` reads `serverNow` (the server's clock, by default the test's). `transactions`:
- * as on a replica set, each batch commits in one transaction; otherwise as on a standalone
- * server, the ordered writes.
+ * too; its `$$NOW` reads `serverNow` (the server's clock, by default the test's), or `clock`, which
+ * also bounds the server's waits and times the adapter's transactions. `transactions`: as on a
+ * replica set, each batch commits in one transaction; otherwise as on a standalone server, the
+ * ordered writes. `server`: another process's connection to that stand-in's server; `dbName` and
+ * `keptDbName` name its database and the one of records kept across generations.
  */
 export function mingoReadDb(
-  options: { transactions?: boolean; queryTimeoutMs?: number; serverNow?: () => number } = {},
+  options: {
+    transactions?: boolean;
+    queryTimeoutMs?: number;
+    serverNow?: () => number;
+    clock?: MingoClock;
+    server?: MongoReadDb;
+    dbName?: string;
+    keptDbName?: string;
+  } = {},
 ): MongoReadDb {
-  const db = new MingoDb(new MingoTransactions(), options.serverNow ?? Date.now);
-  return new (MongoReadDb as unknown as ReadDbConstructor)(
-    new MingoClient(db),
-    db as unknown as Db,
-    options.transactions ?? false,
+  const shared = options.server && servers.get(options.server);
+  const server =
+    shared ?? new MingoServer(options.clock ?? realTimers(options.serverNow ?? Date.now), options.clock?.now);
+  const dbName = options.dbName ?? 'reads';
+  const read = new (MongoReadDb as unknown as ReadDbConstructor)(
+    new MingoClient(server),
+    server.db(dbName) as unknown as Db,
+    options.transactions ?? shared?.owners[0]?.transactions ?? false,
     options.queryTimeoutMs,
+    server.processNow,
+    server.db(options.keptDbName ?? dbName) as unknown as Db,
   );
+  server.owners = [...server.owners, read];
+  servers.set(read, server);
+  return read;
+}
+
+/** The stand-in server behind a MongoReadDb made by `mingoReadDb`: its replication, transactions and commits. */
+export function mingoServer(read: MongoReadDb): MingoServer {
+  const server = servers.get(read);
+  if (!server) throw new Error('not a stand-in made by mingoReadDb');
+  return server;
 }
 
 /** The queries a stand-in made by `mingoReadDb` has answered, each with the options it was given. */

@@ -19,7 +19,10 @@ export type ApiKeyDoc = {
   position: number;
 };
 
-/** lastUsedAt, written by the API processes, not by the projection. */
+/**
+ * lastUsedAt, written by the API processes, not by the projection; kept in the database of records
+ * that outlast a generation (MongoReadDb.kept), so a blue/green rebuild leaves it as it was.
+ */
 export type ApiKeyUsageDoc = { _id: number; lastUsedAt: string };
 
 export const API_KEYS_COLLECTION = 'api_keys';
@@ -109,8 +112,8 @@ export class MongoApiKeyStore implements ApiKeyStore {
 
   constructor(private readonly readDb: MongoReadDb) {
     this.keys = readDb.db.collection<ApiKeyDoc>(API_KEYS_COLLECTION);
-    this.usage = readDb.db.collection<ApiKeyUsageDoc>(API_KEY_USAGE_COLLECTION);
-    this.ready = this.keys.createIndexes([...API_KEY_INDEXES]);
+    this.usage = readDb.kept.collection<ApiKeyUsageDoc>(API_KEY_USAGE_COLLECTION);
+    this.ready = Promise.all([this.keys.createIndexes([...API_KEY_INDEXES]), this.carryOverUsage()]);
     // A failure surfaces on the first call that awaits `ready`.
     this.ready.catch(() => undefined);
     this.projectionStore = mongoProjectionStore(readDb, [API_KEYS_COLLECTION]);
@@ -152,6 +155,20 @@ export class MongoApiKeyStore implements ApiKeyStore {
 
   async keyRotated(id: number, secret: RotatedSecret, position: bigint): Promise<void> {
     await this.write(apiKeyQueries.rotated(id, secret, position));
+  }
+
+  /**
+   * Uses recorded before they were kept across generations lie in the generation's own
+   * `api_key_usage`: carried into the kept records as the store opens (a later use wins), so an
+   * upgrade loses none.
+   */
+  private async carryOverUsage(): Promise<void> {
+    if (this.readDb.kept.databaseName === this.readDb.db.databaseName) return;
+    const own = this.readDb.db.collection<ApiKeyUsageDoc>(API_KEY_USAGE_COLLECTION);
+    for (const { _id, lastUsedAt } of await own.find({}, this.readDb.readOptions()).toArray()) {
+      const { filter, update, upsert } = apiKeyQueries.recordUse(_id, lastUsedAt);
+      await this.usage.updateOne(filter, update, { upsert });
+    }
   }
 
   private async write({ filter, update, upsert }: MongoWrite<ApiKeyDoc>): Promise<void> {

@@ -1,6 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { MongoClient, MongoOperationTimeoutError } from 'mongodb';
-import type { ClientSession, Collection, Db, Document, IndexDescription, TransactionOptions } from 'mongodb';
+import { MongoClient, MongoError } from 'mongodb';
+import type {
+  ClientSession,
+  Collection,
+  Db,
+  Document,
+  IndexDescription,
+  ReadConcernLike,
+  TransactionOptions,
+  WriteConcernSettings,
+} from 'mongodb';
 import {
   DEFAULT_MONGO_QUERY_TIMEOUT_MS,
   MONGO_WRITE_TIMEOUT_MS,
@@ -69,16 +78,54 @@ export function supportsTransactions(hello: Document): boolean {
 }
 
 /**
- * A batch is small (the runner's catch-up batch at most), so these bounds only cut off a stuck
- * deployment: the driver would otherwise retry a transient transaction error for 120 s.
+ * How long a batch's transaction is tried before it is given up: no attempt of its work and no
+ * retry of its commit starts later than this after it began (an attempt under way then ends by
+ * its own bounds: reads' maxTimeMS, the commit's maxCommitTimeMS and wtimeoutMS, the socket
+ * backstop). A batch is small (the runner's catch-up batch at most), so this only cuts off a
+ * stuck deployment; the driver's `withTransaction` would retry a commit whose result is unknown
+ * for 120 s (its fixed bound in driver 7.9, where `timeoutMS` has no effect), hence a loop of
+ * our own over the session's documented calls.
  */
-const TRANSACTION_RETRY_MS = 15_000;
+export const TRANSACTION_RETRY_MS = 15_000;
 const TRANSACTION_OPTIONS: TransactionOptions = {
   readPreference: 'primary',
   readConcern: { level: 'snapshot' },
+  // Acknowledged once a majority has it: a batch acknowledged to the runner is never rolled back.
   writeConcern: { w: 'majority', wtimeoutMS: MONGO_WRITE_TIMEOUT_MS },
   maxCommitTimeMS: MONGO_WRITE_TIMEOUT_MS,
 };
+
+/**
+ * Checkpoints read outside a batch decide read-your-writes (a follower answers a write once the
+ * checkpoint passed it) and where a new leader resumes: only what a majority holds counts, never a
+ * batch a failover could still roll back (a privacy change undone after it was answered). Only on
+ * a replica set or a sharded cluster: a standalone server has no rollback.
+ */
+const MAJORITY_READ: { readConcern: ReadConcernLike } = { readConcern: { level: 'majority' } };
+const MAJORITY_WRITE: { writeConcern: WriteConcernSettings } = {
+  writeConcern: { w: 'majority', wtimeoutMS: MONGO_WRITE_TIMEOUT_MS },
+};
+
+/** The driver's labels this adapter's transaction loop acts on (MongoErrorLabel). */
+const TRANSIENT_TRANSACTION = 'TransientTransactionError';
+const UNKNOWN_COMMIT_RESULT = 'UnknownTransactionCommitResult';
+const MAX_TIME_MS_EXPIRED = 50;
+const labelled = (error: unknown, label: string): boolean => error instanceof MongoError && error.hasErrorLabel(label);
+
+/**
+ * A batch's transaction still failing with errors worth retrying (a write conflict, an election,
+ * a commit whose result is unknown) when its bound ran out; `cause` is the last of them, so the
+ * runner treats it as the store's passing trouble and replays the batch from its checkpoint later.
+ */
+export class MongoTransactionGaveUpError extends Error {
+  constructor(
+    readonly afterMs: number,
+    options: { cause: unknown },
+  ) {
+    super(`read-model transaction still failing after ${afterMs} ms`, options);
+    this.name = 'MongoTransactionGaveUpError';
+  }
+}
 
 /**
  * Why no projector leads on a standalone server: its fence is a write of its own, so a holder that
@@ -110,23 +157,42 @@ export class MongoReadDb {
     readonly transactions: boolean,
     /** The server-side bound of every read (MONGO_QUERY_TIMEOUT_MS). */
     readonly queryTimeoutMs: number = DEFAULT_MONGO_QUERY_TIMEOUT_MS,
+    /** A monotonic clock in milliseconds: how long a batch's transaction has been tried. */
+    private readonly now: () => number = () => performance.now(),
+    /**
+     * Where records live that no event carries and that must outlast a generation of the read
+     * models (a key's lastUsedAt): the database named in MONGODB_URL, generation 0's, which also
+     * holds the generation pointer. `db` itself when it is that database.
+     */
+    readonly kept: Db = db,
   ) {}
 
-  /** `dbName` overrides the database named in the URL (one database per test run). */
+  /**
+   * `dbName` overrides the database named in the URL (one database per test run); `keptDbName`
+   * names the database of records kept across generations (see `kept`), `dbName` by default.
+   */
   static async connect(
     url: string,
     dbName?: string,
     queryTimeoutMs = DEFAULT_MONGO_QUERY_TIMEOUT_MS,
+    keptDbName?: string,
   ): Promise<MongoReadDb> {
     const client = new MongoClient(url, { ignoreUndefined: true, ...mongoClientOptions(queryTimeoutMs) });
     await client.connect();
     try {
       const hello = await client.db('admin').command({ hello: 1 });
-      return new MongoReadDb(client, client.db(dbName), supportsTransactions(hello), queryTimeoutMs);
+      const db = client.db(dbName);
+      const kept = keptDbName === undefined ? db : client.db(keptDbName);
+      return new MongoReadDb(client, db, supportsTransactions(hello), queryTimeoutMs, undefined, kept);
     } catch (error) {
       await client.close();
       throw error;
     }
+  }
+
+  /** True in the async context of a batch being committed in a transaction. */
+  get inBatch(): boolean {
+    return this.batch.getStore() !== undefined;
   }
 
   /**
@@ -151,26 +217,95 @@ export class MongoReadDb {
   }
 
   /**
+   * A read of checkpoints: as `readOptions()`, and outside a batch, on a replica set, of what a
+   * majority holds (MAJORITY_READ). Inside a batch the transaction's own read concern applies
+   * (an operation of a transaction may not name one).
+   */
+  private checkpointReadOptions(): { session?: ClientSession; maxTimeMS: number; readConcern?: ReadConcernLike } {
+    return this.transactions && !this.inBatch ? { ...this.readOptions(), ...MAJORITY_READ } : this.readOptions();
+  }
+
+  /** A write of checkpoints outside a batch: acknowledged once a majority has it, on a replica set. */
+  private checkpointWriteOptions(): { writeConcern?: WriteConcernSettings } {
+    return this.transactions ? MAJORITY_WRITE : {};
+  }
+
+  /**
    * Runs `work` in one transaction; operations that pass `sessionOption()` or `readOptions()`
-   * join it. The driver reruns `work` on a transient transaction error (a write conflict, an
-   * election), so `work` must only fold events into the store; each attempt starts from the
-   * committed state.
+   * join it. A transient transaction error (a write conflict, an election) runs `work` again,
+   * so `work` must only fold events into the store; each attempt starts from the committed
+   * state. A commit whose result is unknown (a network error, a majority not reached in time) is
+   * committed again, which the server answers idempotently. Both stop at TRANSACTION_RETRY_MS:
+   * MongoTransactionGaveUpError. The retry rules are those of the drivers' convenient
+   * transaction API, with our bound in place of its 120 s.
    */
   async transaction<T>(work: () => Promise<T>): Promise<T> {
     const session = this.client.startSession();
-    const giveUpAt = Date.now() + TRANSACTION_RETRY_MS;
-    let attempts = 0;
+    const giveUpAt = this.now() + TRANSACTION_RETRY_MS;
+    const giveUp = (cause: unknown) => new MongoTransactionGaveUpError(TRANSACTION_RETRY_MS, { cause });
     try {
-      return await session.withTransaction(async () => {
-        if (attempts++ > 0 && Date.now() > giveUpAt) {
-          throw new MongoOperationTimeoutError(`read-model transaction still failing after ${TRANSACTION_RETRY_MS} ms`);
+      for (;;) {
+        session.startTransaction(TRANSACTION_OPTIONS);
+        let result: T;
+        try {
+          // Counted per attempt: a rerun starts from the committed state.
+          result = await this.batch.run({ session, operations: 0 }, work);
+        } catch (error) {
+          if (session.inTransaction()) await session.abortTransaction();
+          if (!labelled(error, TRANSIENT_TRANSACTION)) throw error;
+          if (this.now() >= giveUpAt) throw giveUp(error);
+          continue;
         }
-        // Counted per attempt: a rerun starts from the committed state.
-        return this.batch.run({ session, operations: 0 }, work);
-      }, TRANSACTION_OPTIONS);
+        if (await this.commit(session, giveUpAt, giveUp)) return result;
+      }
     } finally {
       await session.endSession();
     }
+  }
+
+  /** Commits; false when the whole transaction must run again (a transient error at commit). */
+  private async commit(
+    session: ClientSession,
+    giveUpAt: number,
+    giveUp: (cause: unknown) => MongoTransactionGaveUpError,
+  ): Promise<boolean> {
+    for (;;) {
+      try {
+        await session.commitTransaction();
+        return true;
+      } catch (error) {
+        // A commit past its maxCommitTimeMS is not retried (the drivers' rule): the server is that slow.
+        const unknown =
+          labelled(error, UNKNOWN_COMMIT_RESULT) && (error as { code?: unknown }).code !== MAX_TIME_MS_EXPIRED;
+        if (!unknown && !labelled(error, TRANSIENT_TRANSACTION)) throw error;
+        if (this.now() >= giveUpAt) throw giveUp(error);
+        if (!unknown) return false;
+      }
+    }
+  }
+
+  /**
+   * This process's writes to one projection's lease and its batches, one at a time (as SQLite's
+   * queue of transactions has them). A batch's transaction holds the lease document from its
+   * fence to its commit, and a write outside that transaction waits on the server for it to end
+   * (or for its own maxTimeMS, then fails): a renewal sent while the holder's own batch runs
+   * would wait on that batch and, past its maxTimeMS, fail and demote the holder it was renewing.
+   * Queued here, the renewal follows the batch (which renewed the lease itself) instead.
+   */
+  private readonly leaseTurns = new Map<string, Promise<unknown>>();
+
+  inTurn<T>(projection: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.leaseTurns.get(projection) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.leaseTurns.set(projection, settled);
+    void settled.then(() => {
+      if (this.leaseTurns.get(projection) === settled) this.leaseTurns.delete(projection);
+    });
+    return next;
   }
 
   /** How many operations the batch being committed in this async context has sent so far (0 outside one). */
@@ -181,7 +316,7 @@ export class MongoReadDb {
   async checkpoint(projection: string): Promise<bigint | undefined> {
     const doc = await this.db
       .collection<CheckpointDoc>('projection_checkpoints')
-      .findOne({ _id: projection }, this.readOptions());
+      .findOne({ _id: projection }, this.checkpointReadOptions());
     return doc?.position ? BigInt(doc.position) : undefined;
   }
 
@@ -189,7 +324,7 @@ export class MongoReadDb {
   async checkpoints(projections: readonly string[]): Promise<ReadonlyMap<string, bigint>> {
     const docs = await this.db
       .collection<CheckpointDoc>('projection_checkpoints')
-      .find({ _id: { $in: [...projections] } }, this.readOptions())
+      .find({ _id: { $in: [...projections] } }, this.checkpointReadOptions())
       .toArray();
     return new Map(docs.flatMap((doc) => (doc.position ? [[doc._id, BigInt(doc.position)] as const] : [])));
   }
@@ -197,14 +332,14 @@ export class MongoReadDb {
   async checkpointLog(projection: string): Promise<string | undefined> {
     const doc = await this.db
       .collection<CheckpointDoc>('projection_checkpoints')
-      .findOne({ _id: projection }, this.readOptions());
+      .findOne({ _id: projection }, this.checkpointReadOptions());
     return doc?.log;
   }
 
   async setCheckpointLog(projection: string, log: string): Promise<void> {
     await this.db
       .collection<CheckpointDoc>('projection_checkpoints')
-      .updateOne({ _id: projection }, { $set: { log } }, { upsert: true });
+      .updateOne({ _id: projection }, { $set: { log } }, { upsert: true, ...this.checkpointWriteOptions() });
   }
 
   /**
@@ -214,30 +349,33 @@ export class MongoReadDb {
    * written) or waits for the batch to end.
    * Without them the fence is checked before the writes; a holder that stalls between that check
    * and its writes can still write once, which the position guards on every document make harmless.
+   * This process's own writes to a lease wait for its batches of that projection (`inTurn`).
    */
   readonly leases: LeaseStore = Object.defineProperty<LeaseStore>(
     {
       // nowMs unused: the server's clock decides (leaseTakeable, leaseTake).
-      acquire: async (projection, holder, ttlMs): Promise<Lease | null> => {
-        const leases = this.db.collection<LeaseDoc>('projection_leases');
-        try {
-          const result = await leases.findOneAndUpdate(leaseTakeable(projection, holder), leaseTake(holder, ttlMs), {
-            upsert: true,
-            returnDocument: 'after',
-            maxTimeMS: this.queryTimeoutMs,
-          });
-          return result && result.holder === holder ? { projection, holder, token: BigInt(result.token) } : null;
-        } catch (error) {
-          // The filter missed an existing lease (held by someone else): the upsert collided on _id.
-          if ((error as { code?: number }).code === 11000) return null;
-          throw error;
-        }
-      },
-      release: async (lease) => {
-        await this.db
-          .collection<LeaseDoc>('projection_leases')
-          .deleteOne({ _id: lease.projection, holder: lease.holder, token: Number(lease.token) });
-      },
+      acquire: (projection, holder, ttlMs): Promise<Lease | null> =>
+        this.inTurn(projection, async () => {
+          const leases = this.db.collection<LeaseDoc>('projection_leases');
+          try {
+            const result = await leases.findOneAndUpdate(leaseTakeable(projection, holder), leaseTake(holder, ttlMs), {
+              upsert: true,
+              returnDocument: 'after',
+              maxTimeMS: this.queryTimeoutMs,
+            });
+            return result && result.holder === holder ? { projection, holder, token: BigInt(result.token) } : null;
+          } catch (error) {
+            // The filter missed an existing lease (held by someone else): the upsert collided on _id.
+            if ((error as { code?: number }).code === 11000) return null;
+            throw error;
+          }
+        }),
+      release: (lease) =>
+        this.inTurn(lease.projection, async () => {
+          await this.db
+            .collection<LeaseDoc>('projection_leases')
+            .deleteOne({ _id: lease.projection, holder: lease.holder, token: Number(lease.token) });
+        }),
     },
     'refusal',
     {
@@ -264,7 +402,9 @@ export class MongoReadDb {
   }
 
   async clearCheckpoint(projection: string): Promise<void> {
-    await this.db.collection<CheckpointDoc>('projection_checkpoints').deleteOne({ _id: projection });
+    await this.db
+      .collection<CheckpointDoc>('projection_checkpoints')
+      .deleteOne({ _id: projection }, this.checkpointWriteOptions());
   }
 
   /** Readiness: bounded by the query bound whatever the connection does (server selection included). */
@@ -313,9 +453,14 @@ export function mongoProjectionStore(read: MongoReadDb, collections: readonly st
       const batch = async () => {
         if (fence) await read.fence(fence);
         const reached = await work();
+        // Renewed again as the work ends, in the same transaction: however long the work took, the
+        // lease committed with the batch runs its whole TTL from here, and the commit after it is
+        // bounded (maxCommitTimeMS) well below that TTL. Checked at the start, the fence also holds
+        // the lease document from there, so nobody takes the lease over while the batch runs.
+        if (fence && read.transactions) await read.fence(fence);
         await read.writeCheckpoint(projection, reached ?? position);
       };
-      return read.transactions ? read.transaction(batch) : batch();
+      return read.inTurn(projection, () => (read.transactions ? read.transaction(batch) : batch()));
     },
     checkpoint: (projection) => read.checkpoint(projection),
     batchOperations: () => read.batchOperations(),

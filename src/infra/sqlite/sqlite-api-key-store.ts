@@ -17,10 +17,9 @@ type Row = {
   created_at: string;
   expires_at: string;
   revoked: number;
-  last_used_at: string | null;
 };
 
-const toRecord = (row: Row): ApiKeyRecord => ({
+const toRecord = (row: Row, lastUsedAt: string | null): ApiKeyRecord => ({
   id: row.id,
   keyId: row.key_id,
   userId: row.user_id,
@@ -31,17 +30,26 @@ const toRecord = (row: Row): ApiKeyRecord => ({
   createdAt: row.created_at,
   expiresAt: row.expires_at,
   revoked: row.revoked === 1,
-  lastUsedAt: row.last_used_at,
+  lastUsedAt,
 });
 
 const SELECT = `select k.id, k.key_id, k.user_id, k.name, k.secret_hash, k.grace_secret_hash, k.grace_until,
-  k.created_at, k.expires_at, k.revoked, u.last_used_at
-  from api_keys k left join api_key_usage u on u.id = k.id`;
+  k.created_at, k.expires_at, k.revoked from api_keys k`;
+
+const USAGE_TABLE = `create table if not exists api_key_usage (
+  id integer primary key,
+  last_used_at text not null
+) strict`;
+
+/** A later use wins: an earlier instant than the recorded one changes nothing. */
+const RECORD_USE = `insert into api_key_usage (id, last_used_at) values (?, ?)
+  on conflict (id) do update set last_used_at = excluded.last_used_at where excluded.last_used_at > api_key_usage.last_used_at`;
 
 /**
  * The `apikeys` read model on the embedded SQLite read database. `api_keys` is projected (reset
  * and digested with the projection); `api_key_usage` holds the lastUsedAt the API processes
- * record, outside the event log, and survives a rebuild.
+ * record, outside the event log, among the records kept across generations (SqliteReadDb.kept),
+ * so a blue/green rebuild, which builds `api_keys` anew from the log, leaves it as it was.
  */
 export class SqliteApiKeyStore implements ApiKeyStore {
   readonly projectionStore: ProjectionStore;
@@ -50,6 +58,8 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   private readonly statements: {
     byKeyId: Database.Statement<[string], Row>;
     listForUser: Database.Statement<[number], Row>;
+    usageOf: Database.Statement<[number], string>;
+    usagesOf: Database.Statement<[string], { id: number; last_used_at: string }>;
     recordUse: Database.Statement<[number, string]>;
     created: Database.Statement<unknown[]>;
     revoked: Database.Statement<unknown[]>;
@@ -72,15 +82,15 @@ export class SqliteApiKeyStore implements ApiKeyStore {
       position integer not null
     ) strict`);
     db.exec('create index if not exists api_keys_by_user on api_keys (user_id, revoked, created_at desc, id desc)');
-    db.exec(`create table if not exists api_key_usage (
-      id integer primary key,
-      last_used_at text not null
-    ) strict`);
+    const kept = readDb.kept;
+    kept.exec(USAGE_TABLE);
+    if (kept !== db) carryOverUsage(db, kept);
     this.statements = {
       byKeyId: db.prepare(`${SELECT} where k.key_id = ?`),
       listForUser: db.prepare(`${SELECT} where k.user_id = ? and k.revoked = 0 order by k.created_at desc, k.id desc`),
-      recordUse: db.prepare(`insert into api_key_usage (id, last_used_at) values (?, ?)
-        on conflict (id) do update set last_used_at = excluded.last_used_at where excluded.last_used_at > api_key_usage.last_used_at`),
+      usageOf: kept.prepare<[number], string>('select last_used_at from api_key_usage where id = ?').pluck(),
+      usagesOf: kept.prepare('select id, last_used_at from api_key_usage where id in (select value from json_each(?))'),
+      recordUse: kept.prepare(RECORD_USE),
       created:
         db.prepare(`insert into api_keys (id, key_id, user_id, name, secret_hash, created_at, expires_at, position)
         values (@id, @keyId, @userId, @name, @secretHash, @createdAt, @expiresAt, @position)
@@ -104,12 +114,17 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   async byKeyId(keyId: string): Promise<ApiKeyRecord | null> {
     return this.keyChecks.get(readScope.apiKeys, keyId, () => {
       const row = this.statements.byKeyId.get(keyId);
-      return row ? toRecord(row) : null;
+      return row ? toRecord(row, this.statements.usageOf.get(row.id) ?? null) : null;
     });
   }
 
   async listForUser(userId: number): Promise<ApiKeyRecord[]> {
-    return this.statements.listForUser.all(userId).map(toRecord);
+    const rows = this.statements.listForUser.all(userId);
+    if (rows.length === 0) return [];
+    const used = new Map(
+      this.statements.usagesOf.all(JSON.stringify(rows.map((r) => r.id))).map((u) => [u.id, u.last_used_at]),
+    );
+    return rows.map((row) => toRecord(row, used.get(row.id) ?? null));
   }
 
   async recordUse(id: number, at: string): Promise<void> {
@@ -127,4 +142,19 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   async keyRotated(id: number, secret: RotatedSecret, position: bigint): Promise<void> {
     if (this.statements.rotated.run({ id, position, ...secret }).changes > 0) this.readDb.feed.touch(readScope.apiKeys);
   }
+}
+
+/**
+ * Uses recorded before they were kept across generations lie in the generation's own
+ * `api_key_usage`: carried into the kept records as the store opens (a later use wins), so an
+ * upgrade loses none.
+ */
+function carryOverUsage(db: Database.Database, kept: Database.Database): void {
+  const own = db.prepare("select 1 from sqlite_master where type = 'table' and name = 'api_key_usage'").get();
+  if (!own) return;
+  const rows = db.prepare('select id, last_used_at from api_key_usage').all() as { id: number; last_used_at: string }[];
+  const record = kept.prepare(RECORD_USE);
+  kept.transaction(() => {
+    for (const row of rows) record.run(row.id, row.last_used_at);
+  })();
 }

@@ -25,6 +25,13 @@ export class SqliteReadDb {
     readonly db: Database.Database,
     bulkLoad: boolean,
     remember: boolean,
+    /**
+     * Records that no event carries and that must outlast a generation of the read models (a key's
+     * lastUsedAt): a database of their own beside the generations, on a connection of its own (not
+     * attached: a batch's `begin immediate` would lock it too, and every process's writes to it
+     * would wait on every generation's batches); `db` itself when none was given (as in tests).
+     */
+    readonly kept: Database.Database = db,
   ) {
     if (bulkLoad) this.deferredIndexes = [];
     db.exec(`create table if not exists projection_checkpoints (
@@ -109,17 +116,26 @@ export class SqliteReadDb {
    * snapshot while a batch is being written. synchronous=NORMAL: a crash may lose the last
    * transactions, but each one holds its checkpoint, so the lost events are simply applied again.
    */
-  static open(file: string, options: { bulkLoad?: boolean; memo?: boolean } = {}): SqliteReadDb {
+  static open(file: string, options: { bulkLoad?: boolean; memo?: boolean; keptFile?: string } = {}): SqliteReadDb {
     if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
     const db = new Database(file);
+    let kept: Database.Database | undefined;
     try {
       // A generation being built is read by nobody and thrown away if the build fails: its
       // commits need not reach the disk, nor pass through the WAL, until `finishBulkLoad`.
       db.pragma(options.bulkLoad ? 'journal_mode = MEMORY' : 'journal_mode = WAL');
       db.pragma(options.bulkLoad ? 'synchronous = OFF' : 'synchronous = NORMAL');
       db.pragma('busy_timeout = 5000');
-      return new SqliteReadDb(db, options.bulkLoad ?? false, options.memo ?? true);
+      if (options.keptFile) {
+        // Shared by every generation and every process, whatever the generation being loaded does.
+        kept = new Database(options.keptFile);
+        kept.pragma('journal_mode = WAL');
+        kept.pragma('synchronous = NORMAL');
+        kept.pragma('busy_timeout = 5000');
+      }
+      return new SqliteReadDb(db, options.bulkLoad ?? false, options.memo ?? true, kept);
     } catch (error) {
+      kept?.close();
       db.close();
       throw error;
     }
@@ -252,6 +268,7 @@ export class SqliteReadDb {
   }
 
   close(): void {
+    if (this.kept !== this.db && this.kept.open) this.kept.close();
     if (this.db.open) this.db.close();
   }
 }
