@@ -36,7 +36,7 @@ const recordRead = (ctx: AuditRouteDeps, request: RequestInfo, route: string, pa
 };
 
 /**
- * The audit API (DESIGN "Audit API"): for users with the platform role auditor, with either
+ * The audit API (docs/api.md "Audit"): for users with the platform role auditor, with either
  * credential. Checked in order: role 403, parameters 400; then the read is recorded in the
  * auditor's `audit-{userId}` stream before anything is answered.
  */

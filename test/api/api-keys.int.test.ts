@@ -1,6 +1,6 @@
 /**
  * API keys over HTTP (docs/api.md POST/GET/DELETE /api/apikey, "Authentication", "Limits"; docs/api.md
- * "Credentials", "Rate limit"): every error SPEC names, the cap under concurrent creation,
+ * "Credentials", "Rate limit"): every error the contract names, the cap under concurrent creation,
  * rotation with grace, expiry and lockouts on an injected clock (never by sleeping).
  */
 import { randomBytes } from 'node:crypto';

@@ -3,7 +3,7 @@
  * finds who shared resource N into community C, when, and with which credential; reads its history
  * and who could see it; and that read, made with the key, is itself recorded with the key.
  *
- * SPEC "Creating a key requires being an administrator of at least one community": the auditor
+ * Creating a key requires being an administrator of at least one community: the auditor
  * (demo user 11, no membership in the demo) is first made an approved admin of community 3.
  */
 import { demo, demoDirectory } from '../support/demo-directory';

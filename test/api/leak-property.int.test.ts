@@ -12,7 +12,7 @@ import { fileApi } from '../support/upload-client';
  *
  * Some resources are file resources: W uploads a small PNG and saves its path as `resourceUrl`
  * (several resources may share one path); callers upload files of their own that nothing may
- * reference. DESIGN "Upload": a file is served only to callers who can see a resource that
+ * reference. docs/api.md "Files": a file is served only to callers who can see a resource that
  * references its path, or to its uploader while nothing references it; deleting the last resource
  * that references a path deletes the file.
  *
@@ -74,7 +74,7 @@ class World {
   readonly resources = new Map<number, ModelResource>();
   readonly uploads: Upload[] = [];
 
-  // --- SPEC / DESIGN, read naively -------------------------------------------------------------
+  // --- the rules, read naively ----------------------------------------------------------------------
   approved = (u: number, c: number) => this.members.get(u)?.get(c)?.status === 'approved';
   admin = (u: number, c: number) => this.approved(u, c) && this.members.get(u)?.get(c)?.role === 'admin';
   team = (u: number) => this.projectRole.get(u) === 'team';
@@ -159,7 +159,7 @@ class World {
     };
   }
 
-  /** DESIGN "Upload": a resource the caller can see references it, or they uploaded it and nothing does. */
+  /** docs/api.md "Files": a resource the caller can see references it, or they uploaded it and nothing does. */
   expectedDownload(u: number, upload: Upload): number {
     if (upload.deleted) return 404;
     const referencing = this.referencing(upload.path);
@@ -405,7 +405,7 @@ describe('leak property: what callers are shown equals what the rules allow', ()
         { id: 0, name: 'R', resourceUrl: url, privacyLevel: level, ...scopeFields },
         { token: await token() },
       );
-      // DESIGN "Uploads": an upload path must be the caller's own, or referenced by a resource they may edit.
+      // An upload path must be the caller's own, or referenced by a resource they may edit.
       if (refused && res.status !== 400)
         throw new Error(`LEAK_SEED=${SEED}: W saved a resource on someone else's upload ${url}: ${res.status}`);
       if (res.status === 200)

@@ -6,7 +6,7 @@
  * in lists and through GetResourcePrivacy, exactly what the levels admit.
  *
  * The oracles are deliberately simple and independent of the implementation. For (3): per caller
- * and view, the effective levels the caller may see there (DESIGN "Views"), from who they are in
+ * and view, the effective levels the caller may see there, from who they are in
  * the demo directory; editors see everything everywhere, and the one editor right the oracle needs
  * is an owning admin's, recognised from `originCommunityId` (a resource seen through a share names
  * its owning community there). For (4): the views of each resource rebuilt from its privacy as the
@@ -109,8 +109,8 @@ const circleIdsOf = (block: { circles: { privacyCircles: { id: number }[] }[] })
   block.circles.flatMap((g) => g.privacyCircles.map((c) => c.id));
 
 /**
- * The views of a resource and the block governing each, as DESIGN "Per-community visibility read model" lays
- * them out.
+ * The views of a resource and the block governing each, as the per-community visibility read model
+ * lays them out.
  */
 function viewsOf(place: Where, privacy: ResourcePrivacy): ViewOf[] {
   const shared = new Set(privacy.shares.map((s) => s.communityId));
@@ -130,7 +130,7 @@ function viewsOf(place: Where, privacy: ResourcePrivacy): ViewOf[] {
 
 /**
  * Callers who edit nothing and administer nothing, for whom visibility is exactly the levels'
- * rule (DESIGN: 1 reach; 2 approved member of the view's community; 3 team; 4 member of a granted
+ * rule (docs/api.md "Privacy levels": 1 reach; 2 approved member of the view's community; 3 team; 4 member of a granted
  * active circle; 5 team or mentor). Dan's only circle, 301, is inactive.
  */
 const PLAIN: Record<number, { communities: number[]; circles: number[] }> = {

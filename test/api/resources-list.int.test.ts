@@ -234,7 +234,7 @@ describe('POST /api/Project/GetResourceList', () => {
       );
     });
 
-    it('every record carries every field of SPEC with its type, and the right scope facts', async () => {
+    it('every record carries every field of the resource record with its type, and the right scope facts', async () => {
       const answer = await api.listOk(users.team, { projectId: LAB, communityId: communities.public1 });
       expect(answer.resources.list).toHaveLength(5);
       for (const record of answer.resources.list)

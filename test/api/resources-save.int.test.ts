@@ -594,7 +594,7 @@ describe('POST /api/Resource/SaveProjectResource', () => {
         () => newResource(scope.communityProject(communityProjects.solarIn1), { privacyLevel: 2 }),
       ],
       ['a paragraph resource', () => newResource(scope.paragraph(paragraphs.solarIn1))],
-    ])('given %s, then exactly the fields SPEC lists, each with its SPEC type', async (_kind, body) => {
+    ])('given %s, then exactly the fields the contract lists, each with its type', async (_kind, body) => {
       const res = await api.save(users.team, body());
       expect(res.status).toBe(200);
       expect(Object.keys(res.body).sort()).toEqual([...SAVED_FIELDS].sort());

@@ -44,6 +44,24 @@ describe('a self-contained repository', () => {
     expect(texts.filter((t) => outside.test(t))).toEqual([]);
   });
 
+  it('given the code and the tests, then no comment or name cites a contract document by its name', () => {
+    // `SPEC "…"` or `DESIGN "…"` sends a reader of a clone to documents it does not hold: a rule is
+    // stated where it is used, or cited from docs/api.md.
+    const citation = /\b(SPEC|DESIGN)\b/;
+    const code = trackedFiles().filter((f) => /^(src|test|bench|scripts|clients)\/.*\.(ts|cjs|mjs|js)$/.test(f));
+    const cited = code
+      .filter((f) => f !== 'test/api/self-contained.int.test.ts')
+      .flatMap((f) =>
+        fs
+          .readFileSync(path.join(root, f), 'utf8')
+          .split('\n')
+          .flatMap((line, i) => (citation.test(line) ? [`${f}:${i + 1}`] : [])),
+      );
+
+    expect(code.length).toBeGreaterThan(100);
+    expect(cited).toEqual([]);
+  });
+
   it('given every file of the repository, then none names the contract files outside it', () => {
     const text = (f: string) => fs.readFileSync(path.join(root, f), 'utf8');
     const files = trackedFiles().filter((f) => !/\.(png|jpe?g|gif|ico|pdf|sqlite|tgz)$/.test(f));

@@ -26,7 +26,7 @@ import type { HttpResult } from '../support/test-server';
  *     S (53, public)  a community of the project every resource is shared into (9053)
  *   and not in:
  *     T (54, public)  the community-project resources are shared into it (levels 1 and 4 only:
- *                     SPEC forbids 2, 3, 5 there, and project resources are never shared there)
+ *                     the contract forbids 2, 3, 5 there, and project resources are never shared there)
  *     N (55, private) nothing is shared into it
  *     Z (59, public)  unrelated; the "anonymous" caller is a member of it
  *   circles of P: 500 (active) and 501 (INACTIVE), both granted wherever a block is Custom (4).

@@ -38,7 +38,7 @@ describe('privacy levels', () => {
     expect(isPrivacyLevel(n)).toBe(false),
   );
 
-  it('given the validity table of SPEC, then Community is invalid only on a project resource’s own level', () => {
+  it('given the table of where each level is valid, then Community is invalid only on a project resource’s own level', () => {
     const table = (['communityProjectOwner', 'projectOwner', 'share'] as const).map((block) =>
       [0, 1, 2, 3, 4, 5, 6].map((level) => (validLevelFor(block, level) ? 'Y' : 'N')).join(''),
     );

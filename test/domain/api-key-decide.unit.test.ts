@@ -141,7 +141,7 @@ describe('API-key decider', () => {
         .then([revoked(1)]);
     });
 
-    it('given an expired key, when revoked, then ApiKeyRevoked (SPEC: expired → revoked)', () => {
+    it('given an expired key, when revoked, then ApiKeyRevoked (an expired key can still be revoked)', () => {
       given([created(1, at(NOW, -200), 90)])
         .when(revoke(1))
         .then([revoked(1)]);

@@ -1,5 +1,5 @@
 /**
- * SPEC SaveResourcePrivacy "Who may change what", as one table (OpenFGA-style: caller, object,
+ * SaveResourcePrivacy's "who may change what", as one table (OpenFGA-style: caller, object,
  * relation, expected), walked through decide. Project P is in communities O, D and E; the
  * community-project resource is owned by O; both resources are already shared into D at Public.
  *
@@ -60,7 +60,7 @@ const callers: Record<Caller, Viewer> = {
 // - own:    the team; for a community-project resource also the owning admins.
 // - add:    a community-project resource by its owning admins; a project resource by the team.
 // - update: as adding, but 409 for whoever may remove that share without changing it.
-// - remove: the team, the admins of the community unshared, and (DESIGN) the owning admins.
+// - remove: the team, the admins of the community unshared, and the owning admins.
 // prettier-ignore
 const outcomes: readonly [Caller, ResourceKind, Expected, Expected, Expected, Expected][] = [
   //                                                                 own    add    update  remove
@@ -100,7 +100,7 @@ const histories: Record<ResourceKind, ResourceEventData[]> = {
   project: [created({ scope: projectScope }), shared(D, 1)],
 };
 
-describe('who may change what (SPEC SaveResourcePrivacy)', () => {
+describe('who may change what (SaveResourcePrivacy)', () => {
   it('the table covers every caller, resource kind and change exactly once', () => {
     expectEveryCaseOnce(table, Object.keys(callers), Object.keys(histories), Object.keys(requests));
   });

@@ -34,7 +34,7 @@ const fold = (events: ResourceEventData[]): Resource => {
   return state.resource;
 };
 
-/** The fixtures' `created` is by user 1; every audience names its creator (DESIGN "May edit"). */
+/** The fixtures' `created` is by user 1; every audience names its creator (a creator may always edit). */
 const CREATOR = 1;
 
 const byKey = (views: ResourceView[]): Record<string, ResourceView> =>

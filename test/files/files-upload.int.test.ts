@@ -11,7 +11,7 @@ import { fileApi, multipart } from '../support/upload-client';
 
 /**
  * POST /api/File/Upload (docs/api.md; docs/api.md "Upload"), over HTTP on the embedded default: what
- * is accepted, what is refused with SPEC's 500, the ceilings, the form's parts, a client that
+ * is accepted, what is refused with the contract's 500, the ceilings, the form's parts, a client that
  * goes away mid-upload. Files land under DATA_DIR/files; the suite looks there only to check that
  * a refused or aborted upload left nothing behind.
  */
@@ -86,7 +86,7 @@ describe('POST /api/File/Upload', () => {
     });
   });
 
-  describe('disguised or unlisted files: SPEC 500 /problems/upload-refused, and nothing stored', () => {
+  describe('disguised or unlisted files: 500 /problems/upload-refused, and nothing stored', () => {
     it.each<[string, string, string, () => Buffer]>([
       ['a renamed Windows executable', 'photo.png', 'image/png', samples.exe],
       ['a renamed ELF executable', 'data.csv', 'text/csv', samples.elf],

@@ -1,6 +1,6 @@
 /**
  * Every projection's writes are guarded by the event's position: replaying any range of the log
- * over a read model that already holds it changes nothing (DESIGN "Events"; the MongoDB adapters
+ * over a read model that already holds it changes nothing (the MongoDB adapters
  * rely on it after a crash, the SQLite ones on top of their transactional checkpoints).
  */
 import fc from 'fast-check';

@@ -122,7 +122,7 @@ const oneOf =
   (v) =>
     typeof v === 'number' && values.includes(v);
 
-/** docs/api.md "Resource record": every field and its type, in SPEC's order. */
+/** docs/api.md "Resource record": every field and its type, in the contract's order. */
 export const RECORD_SCHEMA: Record<keyof ResourceRecord, Check> = {
   id: integer,
   name: string,
