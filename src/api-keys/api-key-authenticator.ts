@@ -49,7 +49,10 @@ function parsedOrRefused(presented: string): { readonly keyId: string; readonly 
 /** The `RateLimit-Policy` value of a policy: the same on every answer, so built once. */
 const policyHeader = (policy: RateLimitPolicy): string => `"hourly";q=${policy.limit};w=${policy.windowSeconds}`;
 
-/** docs/api.md "API keys": the X-RateLimit-* headers and the IETF draft's RateLimit-Policy / RateLimit pair. */
+/**
+ * docs/api.md "API keys": the RateLimit-Limit/-Remaining/-Reset headers and the IETF draft's
+ * RateLimit-Policy / RateLimit pair.
+ */
 export function setRateLimitHeaders(
   res: Response,
   policy: RateLimitPolicy,
