@@ -39,7 +39,10 @@ export function buildApp(ctx: AppContext): express.Express {
       requestLog(ctx.logger, ctx.metrics),
       securityHeaders,
       httpSemantics(ROUTE_DOCS, ctx.config.CORS_ORIGINS),
-      mountedAt('/internal', inSequence(requireInternalToken(ctx.secrets.directoryToken), snapshot, jsonBody)),
+      mountedAt(
+        '/internal',
+        inSequence(requireInternalToken(ctx.secrets.directoryToken, ctx.config.METRICS_TOKEN), snapshot, jsonBody),
+      ),
       ...(servesApi ? [mountedAt('/api', apiGuard(ctx, { snapshot, jsonBody }))] : []),
       routes.exact,
     ),

@@ -73,7 +73,7 @@ export const openApiDocument = () => openApiDocumentOf(ROUTE_DOCS);
 export function routesOf(ctx: AppContext, servesApi: boolean): { exact: RequestHandler; router: Router } {
   const router = express.Router();
   const exact = new ExactPathRoutes(router);
-  const internal = [requireInternalToken(ctx.secrets.directoryToken)];
+  const internal = [requireInternalToken(ctx.secrets.directoryToken, ctx.config.METRICS_TOKEN)];
   for (const entry of ROUTE_GROUPS) {
     if (!servesApi && !entry.everywhere) continue;
     const access = entry.routes[0]?.doc.access;

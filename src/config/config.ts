@@ -103,6 +103,8 @@ export const configSchema = z.object({
   AUTH_JWT_AUDIENCE: optionalText,
   AUTH_JWT_ISSUER: optionalText,
   DIRECTORY_SYNC_TOKEN: optionalSecret,
+  /** Reads /internal/metrics alone (`Authorization: Bearer`): a scraper need not hold the directory's write token. */
+  METRICS_TOKEN: optionalSecret,
   API_KEY_CAP: positiveInt(10),
   RATE_LIMIT_PER_HOUR: positiveInt(1000),
   /** Which hops in front of the service are trusted to name the client (X-Forwarded-For). */
@@ -191,7 +193,7 @@ function assertProductionSecrets(config: Config): void {
       `NODE_ENV=production refuses generated dev secrets; set ${missing.join(', ')} (or AUTH_JWKS_URL)`,
     );
   }
-  const weak = (['AUTH_JWT_SECRET', 'DIRECTORY_SYNC_TOKEN'] as const).flatMap((variable) => {
+  const weak = (['AUTH_JWT_SECRET', 'DIRECTORY_SYNC_TOKEN', 'METRICS_TOKEN'] as const).flatMap((variable) => {
     const value = config[variable];
     const weakness = value === undefined ? undefined : secretWeakness(value);
     return weakness ? [{ variable, weakness }] : [];

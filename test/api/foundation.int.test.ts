@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
@@ -194,6 +195,52 @@ describe('foundation over HTTP', () => {
       expect(res.text).toMatch(/read_model_checkpoint_position\{projection="resources"\} [1-9]/);
       expect(res.text).toMatch(/read_model_lag_events\{projection="directory"\} 0/);
       expect(res.text).not.toContain(server.services.secrets.directoryToken);
+    });
+  });
+
+  describe('metrics read with METRICS_TOKEN', () => {
+    const metricsToken = randomBytes(32).toString('base64url');
+    let scraped: TestServer;
+
+    beforeAll(async () => {
+      scraped = await startTestServer({ METRICS_TOKEN: metricsToken });
+    });
+
+    afterAll(async () => {
+      await scraped.close();
+    });
+
+    it('given the metrics token as a bearer token, then the metrics are served', async () => {
+      const res = await scraped.get('/internal/metrics', { headers: { authorization: `Bearer ${metricsToken}` } });
+
+      expect(res.status).toBe(200);
+      expect(res.text).toContain('http_request_duration_seconds');
+      expect(res.text).not.toContain(metricsToken);
+    });
+
+    it('given the directory token, then the metrics are still served', async () => {
+      const res = await scraped.get('/internal/metrics', {
+        headers: { 'x-directory-token': scraped.services.secrets.directoryToken },
+      });
+
+      expect(res.status).toBe(200);
+    });
+
+    it('given another bearer token, then 401', async () => {
+      const res = await scraped.get('/internal/metrics', {
+        headers: { authorization: `Bearer ${randomBytes(32).toString('base64url')}` },
+      });
+
+      expect(res.status).toBe(401);
+      expect(res.body.type).toBe('/problems/unauthenticated');
+    });
+
+    it('given the metrics token on another /internal route, then 401: it reads metrics and nothing else', async () => {
+      const res = await scraped.get('/internal/read-models/digest', {
+        headers: { authorization: `Bearer ${metricsToken}` },
+      });
+
+      expect(res.status).toBe(401);
     });
   });
 

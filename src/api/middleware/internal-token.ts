@@ -9,13 +9,32 @@ export function secretsEqual(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-/** Guards the platform-facing /internal routes with the directory sync token. */
-export function requireInternalToken(expected: string): RequestHandler {
+/**
+ * Guards the platform-facing /internal routes with the directory sync token. A metrics scraper may
+ * instead present `metricsToken` as a bearer token, which opens GET /internal/metrics and nothing
+ * else: the token a monitoring system holds cannot write to the directory or rebuild read models.
+ */
+export function requireInternalToken(expected: string, metricsToken?: string): RequestHandler {
   return (req, _res, next) => {
+    if (metricsToken !== undefined && readsMetrics(req.method, req.path)) {
+      const bearer = /^Bearer (.+)$/.exec(req.header('authorization') ?? '')?.[1];
+      if (bearer !== undefined && secretsEqual(bearer, metricsToken)) {
+        next();
+        return;
+      }
+    }
     const token = req.header('x-directory-token');
     if (token === undefined || !secretsEqual(token, expected)) {
-      throw new DomainError('unauthenticated', 'a valid X-Directory-Token header is required');
+      throw new DomainError(
+        'unauthenticated',
+        metricsToken !== undefined && readsMetrics(req.method, req.path)
+          ? 'a valid X-Directory-Token header or the metrics bearer token is required'
+          : 'a valid X-Directory-Token header is required',
+      );
     }
     next();
   };
 }
+
+const readsMetrics = (method: string, path: string): boolean =>
+  (method === 'GET' || method === 'HEAD') && path.toLowerCase() === '/internal/metrics';
