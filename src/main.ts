@@ -1,9 +1,12 @@
+import type http from 'node:http';
+import express from 'express';
 import { buildApp } from './app/app';
 import { httpServerFor } from './app/http-server';
 import { ConfigError, loadConfig } from './config/config';
 import { createLogger } from './observability/logger';
 import { installProcessGuards } from './app/process-guards';
-import { createServices } from './app/services';
+import { createServices, type Services } from './app/services';
+import { startingAnswers } from './app/starting';
 
 async function main(): Promise<void> {
   let config;
@@ -18,11 +21,15 @@ async function main(): Promise<void> {
   }
   const logger = createLogger(config.LOG_LEVEL);
   installProcessGuards(logger);
-  const services = await createServices(config, logger);
-  const app = buildApp(services);
+  // Listening starts at once, so that liveness passes during a long catch-up: until the services
+  // are built, src/app/starting.ts answers (the startup probe 503, everything else 503 Retry-After).
+  const app = express();
+  let serve: http.RequestListener = startingAnswers;
   // Loopback outside production: a development server is not offered to the whole network.
   const host = config.HOST ?? (config.NODE_ENV === 'production' ? undefined : '127.0.0.1');
-  const server = httpServerFor(app);
+  const server = httpServerFor(app, (req, res) => serve(req, res));
+  // The services once built: what a shutdown drains and closes.
+  const built: { services?: Services } = {};
   server.once('error', (error: NodeJS.ErrnoException) => {
     const reason =
       error.code === 'EADDRINUSE'
@@ -31,34 +38,46 @@ async function main(): Promise<void> {
           ? `HOST ${host ?? ''} is not an address of this machine`
           : error.message;
     process.stderr.write(`failed to start: ${reason}\n`);
-    void services.close().finally(() => process.exit(1));
+    void (built.services?.close() ?? Promise.resolve()).finally(() => process.exit(1));
   });
-  server.listen(config.PORT, host, () => {
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : config.PORT;
-    logger.info(
-      {
-        port,
-        host: host ?? 'all interfaces',
-        eventStore: config.EVENTSTORE_URL ? 'eventstoredb' : 'sqlite',
-        readModels: config.MONGODB_URL ? 'mongodb' : 'sqlite',
-        role: config.ROLE,
-        cache: config.REDIS_URL ? 'redis' : 'memory',
-      },
-      `listening on http://${host ?? 'localhost'}:${port}`,
-    );
-  });
+  await new Promise<void>((resolve) => server.listen(config.PORT, host, resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.PORT;
+  logger.info({ port, host: host ?? 'all interfaces' }, `listening on http://${host ?? 'localhost'}:${port}, starting`);
+
+  let stopping = false;
   const shutdown = (signal: string) => {
-    logger.info({ signal }, 'shutting down');
-    server.close(() => {
-      void services.close().then(() => process.exit(0));
-    });
-    // Idle keep-alive connections would hold close() open until they time out.
+    if (stopping) return;
+    stopping = true;
+    const grace = config.SHUTDOWN_GRACE_SECONDS;
+    logger.info({ signal, graceSeconds: grace }, 'draining: readiness 503, in-flight requests run to their end');
+    built.services?.drain();
+    const exit = () => void (built.services?.close() ?? Promise.resolve()).finally(() => process.exit(0));
+    // No new connections; idle keep-alive ones are closed now, busy ones once their answer is sent.
+    server.close(exit);
     server.closeIdleConnections();
-    setTimeout(() => process.exit(0), 5000).unref();
+    setTimeout(() => {
+      logger.warn({ graceSeconds: grace }, 'grace over: closing the requests still running');
+      server.closeAllConnections();
+      exit();
+    }, grace * 1000).unref();
   };
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
+
+  const services = await createServices(config, logger);
+  built.services = services;
+  serve = buildApp(services, app);
+  if (stopping) services.drain();
+  logger.info(
+    {
+      eventStore: config.EVENTSTORE_URL ? 'eventstoredb' : 'sqlite',
+      readModels: config.MONGODB_URL ? 'mongodb' : 'sqlite',
+      role: config.ROLE,
+      cache: config.REDIS_URL ? 'redis' : 'memory',
+    },
+    'started: read models caught up, serving',
+  );
 }
 
 main().catch((error: unknown) => {

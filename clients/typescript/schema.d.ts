@@ -21,6 +21,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/health/started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Startup probe: the read models caught up and the API is served (503 `starting` before) */
+        get: operations["getStartup"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/health/ready": {
         parameters: {
             query?: never;
@@ -461,12 +478,26 @@ export interface components {
         };
         /**
          * @example {
+         *       "status": "started"
+         *     }
+         */
+        HealthStarted: {
+            /**
+             * @description `started` (200) once the read models have caught up and the API is served; `starting` (503) before
+             * @example started
+             * @enum {string}
+             */
+            status: "started" | "starting";
+        };
+        /**
+         * @example {
          *       "status": "ready",
          *       "checks": {
          *         "eventStore": "ok",
          *         "readStore": "ok",
          *         "cache": "ok",
-         *         "projections": "ok"
+         *         "projections": "ok",
+         *         "process": "ok"
          *       }
          *     }
          */
@@ -483,7 +514,8 @@ export interface components {
              *       "eventStore": "ok",
              *       "readStore": "ok",
              *       "cache": "ok",
-             *       "projections": "ok"
+             *       "projections": "ok",
+             *       "process": "ok"
              *     }
              */
             checks: {
@@ -510,6 +542,12 @@ export interface components {
                  * @example ok
                  */
                 projections: string;
+                /**
+                 * @description "draining": a SIGTERM came; in-flight requests end, new ones belong elsewhere
+                 * @example ok
+                 * @enum {string}
+                 */
+                process: "ok" | "draining";
             };
         };
         ResourceList: {
@@ -869,7 +907,7 @@ export interface components {
          *       "errors": [
          *         {
          *           "field": "sharesToUpsert[1].privacyLevel",
-         *           "message": "must be 1 to 5"
+         *           "message": "Invalid input: expected number, received string"
          *         }
          *       ]
          *     }
@@ -900,7 +938,7 @@ export interface components {
              * @example [
              *       {
              *         "field": "sharesToUpsert[1].privacyLevel",
-             *         "message": "must be 1 to 5"
+             *         "message": "Invalid input: expected number, received string"
              *       }
              *     ]
              */
@@ -914,7 +952,7 @@ export interface components {
             field: string;
             /**
              * @description What is wrong with it, for people
-             * @example must be 1 to 5
+             * @example Invalid input: expected number, received string
              */
             message: string;
         };
@@ -2713,6 +2751,36 @@ export interface operations {
                 };
             };
             500: components["responses"]["InternalError"];
+        };
+    };
+    getStartup: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Started */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthStarted"];
+                };
+            };
+            500: components["responses"]["InternalError"];
+            /** @description Still catching up: answered while the process starts */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HealthStarted"];
+                };
+            };
         };
     };
     getReadiness: {

@@ -151,10 +151,21 @@ export const healthLiveSchema = component(
   { example: { status: 'ok' } },
 );
 
+export const healthStartedSchema = component(
+  'HealthStarted',
+  {
+    status: z.enum(['started', 'starting']).meta({
+      description: '`started` (200) once the read models have caught up and the API is served; `starting` (503) before',
+      example: 'started',
+    }),
+  },
+  { example: { status: 'started' } },
+);
+
 const probe = z.enum(['ok', 'unreachable']);
 const readyExample = {
   status: 'ready',
-  checks: { eventStore: 'ok', readStore: 'ok', cache: 'ok', projections: 'ok' },
+  checks: { eventStore: 'ok', readStore: 'ok', cache: 'ok', projections: 'ok', process: 'ok' },
 } as const;
 export const healthReadySchema = component(
   'HealthReady',
@@ -172,6 +183,10 @@ export const healthReadySchema = component(
           example: 'ok',
         }),
         projections: z.string().meta({ description: '"ok", or why the projections stopped', example: 'ok' }),
+        process: z.enum(['ok', 'draining']).meta({
+          description: '"draining": a SIGTERM came; in-flight requests end, new ones belong elsewhere',
+          example: 'ok',
+        }),
       })
       .strict()
       .meta({ description: 'One line per dependency', example: readyExample.checks }),

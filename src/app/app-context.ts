@@ -48,4 +48,6 @@ export type AppContext = {
   readonly assertUsableUpload: UploadCheck;
   /** Waits for a write and what reacts to it before the write is answered. */
   readonly settle: Settle;
+  /** Draining: a SIGTERM came; readiness answers 503 while in-flight requests end. */
+  readonly lifecycle: { readonly draining: boolean };
 };

@@ -17,8 +17,8 @@ import { ROUTE_DOCS, routesOf } from './route-groups';
 /** JSON bodies above this are refused with 413 before they are parsed. */
 export const JSON_BODY_LIMIT = '1mb';
 
-export function buildApp(ctx: AppContext): express.Express {
-  const app = express();
+/** The service's Express app, built on `app` when given (one the HTTP server was made for before the services were). */
+export function buildApp(ctx: AppContext, app: express.Express = express()): express.Express {
   app.disable('x-powered-by');
   // TRUST_PROXY (off by default): which hops may name the client in X-Forwarded-For; req.ip, the
   // address every per-address budget and the audit metadata use, follows it.

@@ -19,8 +19,9 @@ import type { Express } from 'express';
  * ServerResponse (both are on the prototype chain), built by their constructors.
  *
  * A sub-app mounted with `app.use` still swaps prototypes for the requests it serves (the docs page).
+ * `listener` answers the requests instead of `app` (while the service starts: src/app/starting.ts).
  */
-export function httpServerFor(app: Express): http.Server {
+export function httpServerFor(app: Express, listener: http.RequestListener = app): http.Server {
   function AppRequest(this: http.IncomingMessage, socket: Socket): void {
     http.IncomingMessage.call(this, socket);
   }
@@ -35,6 +36,6 @@ export function httpServerFor(app: Express): http.Server {
       IncomingMessage: AppRequest as unknown as typeof http.IncomingMessage,
       ServerResponse: AppResponse as unknown as typeof http.ServerResponse,
     },
-    app,
+    listener,
   );
 }

@@ -34,7 +34,11 @@ import { releaseDroppedUpload } from '../files/release-dropped-upload';
 import { argon2Hasher } from '../infra/auth/secret-hasher';
 import { settleWrites } from './settle-writes';
 
-export type Services = AppContext & { close(): Promise<void> };
+export type Services = AppContext & {
+  /** Readiness answers 503 from now on: the process is going away (SIGTERM). */
+  drain(): void;
+  close(): Promise<void>;
+};
 
 /*
  * The production adapters are loaded only where their URL is set: their drivers (MongoDB,
@@ -90,6 +94,7 @@ export async function createServices(
   const log = openEventStore(config);
   const eventStore = meteredEventStore(log, metrics);
   const cache = openCache(config, logger);
+  const lifecycle = { draining: false };
   const holder = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
   let readSide: ReadSide;
   try {
@@ -155,6 +160,10 @@ export async function createServices(
     hasher: argon2Hasher,
     assertUsableUpload: (...args) => assertUsableUpload(...args),
     settle: (...args) => settle(...args),
+    lifecycle,
+    drain() {
+      lifecycle.draining = true;
+    },
     async close() {
       sweeper.stop();
       await readSide.close();

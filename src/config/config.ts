@@ -122,6 +122,8 @@ export const configSchema = z.object({
   MONGO_QUERY_TIMEOUT_MS: positiveInt(DEFAULT_MONGO_QUERY_TIMEOUT_MS),
   /** all: serve the API and run the projections (under their leases); api: serve only; projector: project only. */
   ROLE: z.enum(['all', 'api', 'projector']).default('all'),
+  /** After SIGTERM: how long in-flight requests may run to their end before the process exits anyway. */
+  SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   /**
    * off: the embedded read models remember no rows and no answers between requests, so every
    * request is answered cold (the bench's cold rows; a check that nothing depends on the memos).

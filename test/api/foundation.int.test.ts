@@ -173,7 +173,13 @@ describe('foundation over HTTP', () => {
       expect((await server.get('/health/live')).status).toBe(200);
       const ready = await server.get('/health/ready');
       expect(ready.status).toBe(200);
-      expect(ready.body.checks).toEqual({ eventStore: 'ok', readStore: 'ok', cache: 'ok', projections: 'ok' });
+      expect(ready.body.checks).toEqual({
+        eventStore: 'ok',
+        readStore: 'ok',
+        cache: 'ok',
+        projections: 'ok',
+        process: 'ok',
+      });
     });
   });
 

@@ -3,6 +3,7 @@
  * it on the same DATA_DIR, restarts, and a kill -9 in the middle of a burst of writes.
  */
 import fs from 'node:fs';
+import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import { mintSessionToken } from '../../src/infra/auth/session-verifier';
@@ -26,6 +27,66 @@ describe('the service process on its embedded default', () => {
 
   const getCurrent = async (url: string, token: string) =>
     fetch(`${url}/api/user/getcurrent`, { headers: { authorization: `Bearer ${token}` } });
+
+  it('given a started service, then its startup probe answers 200 started', async () => {
+    service = await startService(env);
+
+    const started = await fetch(`${service.url}/health/started`);
+
+    expect(started.status).toBe(200);
+    expect(await started.json()).toEqual({ status: 'started' });
+  });
+
+  it('given SIGTERM while a request is in flight, then it stops taking connections, the request runs to its end, and the process exits 0', async () => {
+    service = await startService({ ...env, SHUTDOWN_GRACE_SECONDS: '60' });
+    const token = JSON.parse(fs.readFileSync(path.join(dataDir, 'dev-secrets.json'), 'utf8')) as {
+      directoryToken: string;
+    };
+    const body = JSON.stringify({
+      events: [{ type: 'UserUpserted', data: { userId: 77, name: 'Late Writer', status: 'active' } }],
+    });
+    const { hostname, port } = new URL(service.url);
+    // given: a request whose body is half sent
+    const request = http.request({
+      host: hostname,
+      port,
+      method: 'POST',
+      path: '/internal/directory/events',
+      headers: {
+        'content-type': 'application/json',
+        'content-length': Buffer.byteLength(body),
+        'x-directory-token': token.directoryToken,
+      },
+    });
+    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      request.on('response', (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, text }));
+      });
+      request.on('error', reject);
+    });
+    request.write(body.slice(0, 10));
+    await new Promise<void>((resolve) => request.on('socket', (socket) => socket.once('connect', resolve)));
+    const exited = new Promise<number | null>((resolve) => service!.child.once('exit', (code) => resolve(code)));
+    // when: SIGTERM, and the service stops taking connections
+    service.child.kill('SIGTERM');
+    await waitFor(async () => {
+      try {
+        await fetch(`${service!.url}/health/live`);
+        return undefined;
+      } catch {
+        return true;
+      }
+    }, 'the listener closed');
+    expect(service.child.exitCode).toBeNull();
+    request.end(body.slice(10));
+    // then
+    const answer = await answered;
+    expect(answer.status).toBe(200);
+    expect(await exited).toBe(0);
+    service = undefined;
+  });
 
   it('serves, seeds from the CLI, authenticates a CLI token, and keeps its data across a restart', async () => {
     service = await startService(env);
