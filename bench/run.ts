@@ -6,7 +6,7 @@
  * measured here, never in tests. Prints its tables (markdown) and records them in
  * docs/benchmarks/latest.json, the newest run of each scale, which `npm run bench:plot` draws.
  *
- *   BENCH_SCALE=20k|200k (default 20k)   BENCH_SECONDS=6 (per scenario)   BENCH_CONNECTIONS=50
+ *   BENCH_SCALE=5k|20k|200k (default 20k)   BENCH_SECONDS=6 (per scenario)   BENCH_CONNECTIONS=50
  *   BENCH_ONLY=lists,varied,saves,rebuild,soak (the groups to run; all by default)
  *   BENCH_SOAK_SECONDS=300 (0 leaves the soak out)   BENCH_KEEP=1 (keep the seeded data set)
  *   BENCH_DATA_DIR=<dir> (reuse a kept data set)   BENCH_JSON=<file> (record there instead; none: nowhere)
