@@ -4,7 +4,7 @@
  * Express app in its own process (bench/bare-express.ts), in alternating slices, ceiling then
  * scenario, ROUNDS times, and reported as a share of it, with p50/p99. Asserts nothing: speed is
  * measured here, never in tests. Prints its tables (markdown) and records them in
- * docs/benchmarks/latest.json, the newest run of each scale, which `npm run bench:plot` draws.
+ * docs/benchmarks/latest.json, the newest run of each scale, and draws its charts again (`npm run bench:plot`).
  *
  *   BENCH_SCALE=5k|20k|200k (default 20k)   BENCH_SECONDS=6 (per scenario)   BENCH_CONNECTIONS=50
  *   BENCH_ONLY=lists,varied,saves,rebuild,soak (the groups to run; all by default)
@@ -18,7 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { mintSessionToken } from '../src/infra/auth/session-verifier';
-import { LATEST, withRun, type BenchFile, type BenchRun } from '../scripts/plot-benchmarks';
+import { LATEST, plotBenchmarks, withRun, type BenchFile, type BenchRun } from '../scripts/plot-benchmarks';
 import { CALLERS, MANY_CALLERS, SCALES, VIEWS, communityOf, seed, teamOf, type Scale } from './scale-data';
 import { serviceNodeFlags } from './service-node-flags';
 import {
@@ -510,14 +510,15 @@ async function main(): Promise<void> {
   else fs.rmSync(dataDir, { recursive: true, force: true });
 }
 
-/** This run in place of the previous one of its scale in BENCH_JSON (docs/benchmarks/latest.json). */
+/** This run in place of the previous one of its scale in BENCH_JSON (docs/benchmarks/latest.json); the charts again. */
 function record(run: BenchRun): void {
   const file = process.env.BENCH_JSON ?? LATEST;
   if (file === 'none') return;
   const previous = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as BenchFile) : undefined;
   fs.mkdirSync(path.dirname(file), { recursive: true });
   fs.writeFileSync(file, `${JSON.stringify(withRun(previous, run), null, 2)}\n`);
-  log(`recorded in ${file}; \`npm run bench:plot\` draws it`);
+  log(`recorded in ${file}`);
+  for (const drawn of plotBenchmarks(file)) log(`drew ${drawn}`);
 }
 
 /**
