@@ -9,7 +9,7 @@
  *  4. a flood of 10,000 wrong-secret requests for a real key id while another caller's p99 is
  *     measured, and the real key's quota checked before and after;
  *  5. argon2id (19 MiB, t=2, p=1) verify time, and the cached authentication path in process;
- *  6. a first-use burst: 50 requests at once with a key never used before (issue 23): their
+ *  6. a first-use burst: 50 requests at once with a key never used before: their
  *     statuses, latencies, and the argon2 runs they cost (the service's own metric).
  */
 import { execFile } from 'node:child_process';

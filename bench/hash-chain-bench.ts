@@ -1,5 +1,5 @@
 /**
- * What the hash chain costs appends (issue 27: at most 10%): `npx tsx bench/hash-chain-bench.ts`.
+ * What the hash chain costs appends (the target: at most 10%): `npx tsx bench/hash-chain-bench.ts`.
  * The embedded store with the chain (as served) against the same store with `hashChain: false`,
  * on files in BENCH_DIR (default the OS temp dir), both open side by side and measured in short
  * alternating slices (see compare), reported as the median of the slice pairs' ratios. Three

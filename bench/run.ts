@@ -1,11 +1,15 @@
 /**
  * `npm run bench`: the service on its embedded default, in its own process, loaded over loopback
- * HTTP by autocannon from this one. Every read scenario is measured against the no-op route
- * (GET /health/live: the same Express stack, no work) in alternating slices, no-op then scenario,
- * ROUNDS times, and reported as a ratio, with p50/p99. Asserts nothing: speed is measured here,
- * never in tests.
+ * HTTP by autocannon from this one. Every read scenario is measured against the ceiling, a bare
+ * Express app in its own process (bench/bare-express.ts), in alternating slices, ceiling then
+ * scenario, ROUNDS times, and reported as a share of it, with p50/p99. Asserts nothing: speed is
+ * measured here, never in tests. Prints its tables (markdown) and records them in
+ * docs/benchmarks/latest.json, the newest run of each scale, and draws its charts again (`npm run bench:plot`).
  *
- *   BENCH_SCALE=20k|200k (default 20k)   BENCH_SECONDS=6 (per scenario)   BENCH_CONNECTIONS=50
+ *   BENCH_SCALE=5k|20k|200k (default 20k)   BENCH_SECONDS=6 (per scenario)   BENCH_CONNECTIONS=50
+ *   BENCH_ONLY=lists,varied,saves,rebuild,soak (the groups to run; all by default)
+ *   BENCH_SOAK_SECONDS=300 (0 leaves the soak out)   BENCH_KEEP=1 (keep the seeded data set)
+ *   BENCH_DATA_DIR=<dir> (reuse a kept data set)   BENCH_JSON=<file> (record there instead; none: nowhere)
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -14,6 +18,7 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import { mintSessionToken } from '../src/infra/auth/session-verifier';
+import { LATEST, plotBenchmarks, withRun, type BenchFile, type BenchRun } from '../scripts/plot-benchmarks';
 import { CALLERS, MANY_CALLERS, SCALES, VIEWS, communityOf, seed, teamOf, type Scale } from './scale-data';
 import { serviceNodeFlags } from './service-node-flags';
 import {
@@ -480,8 +485,40 @@ async function main(): Promise<void> {
     '',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
+  record({
+    scale: SCALE_NAME,
+    measured: new Date().toISOString().slice(0, 10),
+    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, embedded default (SQLite event store and read models)`,
+    command: `${Object.entries(process.env)
+      .filter(([name]) => name.startsWith('BENCH_'))
+      .map(([name, value]) => `${name}=${value} `)
+      .join('')}npm run bench`,
+    scenarios: results.map(({ noop: ceiling, scenario, ...r }) => ({
+      scenario,
+      ...r,
+      ...(ceiling
+        ? { ceilingRps: ceiling.rps, share: Math.round((1000 * r.rps) / ceiling.rps) / 1000, ceilingP99: ceiling.p99 }
+        : {}),
+    })),
+    measures: lines
+      .filter((line) => line.startsWith('| ') && !line.startsWith('| scenario') && !line.startsWith('| measure'))
+      .map((line) => line.split(' | '))
+      .filter((cells) => cells.length === 2)
+      .map(([measure, value]) => ({ measure: (measure ?? '').slice(2), value: (value ?? '').slice(0, -2) })),
+  });
   if (process.env.BENCH_KEEP || reused) log(`kept ${dataDir}`);
   else fs.rmSync(dataDir, { recursive: true, force: true });
+}
+
+/** This run in place of the previous one of its scale in BENCH_JSON (docs/benchmarks/latest.json); the charts again. */
+function record(run: BenchRun): void {
+  const file = process.env.BENCH_JSON ?? LATEST;
+  if (file === 'none') return;
+  const previous = fs.existsSync(file) ? (JSON.parse(fs.readFileSync(file, 'utf8')) as BenchFile) : undefined;
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify(withRun(previous, run), null, 2)}\n`);
+  log(`recorded in ${file}`);
+  for (const drawn of plotBenchmarks(file)) log(`drew ${drawn}`);
 }
 
 /**

@@ -16,7 +16,7 @@ type ExpressRoute = Record<RouteMethod, (...handlers: RequestHandler[]) => unkno
  * walking the router's list, where each route's pattern is tried in turn and each try allocates
  * its match: the router's walk made a quarter of the bytes a list request allocated, and its
  * functions were the largest share of the main thread after writing and garbage collection
- * (docs/benchmarks.md "Stop 33"). The route found is the router's own route object, run by its
+ * (docs/benchmarks.md "What the figures decided"). The route found is the router's own route object, run by its
  * own dispatch (its handlers in order, HEAD served by GET, errors passed on), so a request is
  * served as the router would serve it. Every route is also on the router, which serves whatever
  * the lookup does not find as Express always did: another letter case, a trailing slash, a path

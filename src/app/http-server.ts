@@ -11,7 +11,7 @@ import type { Express } from 'express';
  * prototype changes after it was made, so every request's objects came with shapes none of the
  * code had seen: property loads missed their caches and stores rebuilt maps on every request.
  * A bare Express app spent a third of its time there and answered 2.6 times more requests with
- * this server (docs/benchmarks.md "Stop 36"). Made with the app's prototypes, the objects are
+ * this server (docs/benchmarks.md "What the figures decided"). Made with the app's prototypes, the objects are
  * already what Express would make of them: its `setPrototypeOf` changes nothing, and every
  * request has the shapes the last one had. Node's http server makes them with `new`
  * (its IncomingMessage and ServerResponse options), so these are constructor functions whose

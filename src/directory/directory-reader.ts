@@ -24,7 +24,7 @@ const KEPT = {
  * with every directory change, this process's or another's): a caller's viewer, their user
  * record, the communities, projects, circles, links and paragraphs asked about. A list request
  * asked all of them again on every call, and with remembered answers off (READ_MEMO=off) those
- * reads were a quarter of its time (docs/benchmarks.md "Stop 35"). These are facts of the
+ * reads were a quarter of its time (docs/benchmarks.md "What the figures decided"). These are facts of the
  * directory, not answers, so READ_MEMO does not govern them, as it does not govern the view
  * index: a directory change (someone leaves a team, joins a circle) still takes effect on the
  * next request, because any change moves the version and nothing older is served. Where the

@@ -73,7 +73,8 @@ function writeRevision(revision: bigint, n: number): number {
  * the whole batch being written: each scavenge copies that batch, so what the hash allocates costs
  * far more there than in a loop of its own (a joined 800-byte string, the identity's JSON, a hex
  * string and a Buffer for each event made the chain cost about 4 µs an event there, against 1.5 µs
- * alone; docs/benchmarks.md "Hash chain"). Here an event allocates only the 32-character digest.
+ * alone; docs/benchmarks.md "What the figures decided"). Here an event allocates only the
+ * 32-character digest.
  */
 export function hashEventInto(
   into: Buffer,

@@ -30,7 +30,8 @@ const MAX_CHARS = 1_000_000;
  * asked again only after thousands of others (5,000 callers each polling their first page, 550
  * callers paging at random) would go before its next ask, after pushing out one that would not.
  * With a window of 20,000 keys, such traffic kept a 14 KB text on almost every request, and each
- * went again a moment later: garbage for the collector, no answer served (docs/benchmarks.md "Stop 34").
+ * went again a moment later: garbage for the collector, no answer served (docs/benchmarks.md "What the
+ * figures decided").
  */
 const ASKED_ONCE_WINDOW = 512;
 

@@ -12,7 +12,7 @@ import type { ReadPosition } from './read-position';
  * look-ahead); a crash before the write replays ignored events only. So it is written at the pace
  * of a follower's idle poll, one transaction for all the ignored events of that time: every save
  * is ignored by most read models, and at 5 ms each wrote a transaction of its own per save (about
- * four per save; docs/benchmarks.md "Stop 33").
+ * four per save; docs/benchmarks.md "What the figures decided").
  */
 const IDLE_CHECKPOINT_MS = 250;
 

@@ -11,7 +11,7 @@ import { KeptByVersion } from './kept-by-version';
  *
  * Least recently used first out, kept by lru-cache: a Map reordered on every hit (delete, then
  * set again) cost 2 µs a lookup with 5,000 callers' rows in it, against 0.09 µs here (the Map's
- * holes made it rehash over and over; docs/benchmarks.md "Stop 33").
+ * holes made it rehash over and over; docs/benchmarks.md "What the figures decided").
  */
 export class ReadSnapshotMemo {
   private readonly answers: KeptByVersion<string, unknown>;

@@ -5,7 +5,7 @@ import type { RequestHandler } from 'express';
  * path: each goes on when it calls `next()`, an error (thrown, passed to `next`, or a rejected
  * promise) goes to the app's error handling and skips the rest. One layer instead of several:
  * Express's router matches each layer's path, and allocates the match, for every request that
- * passes it (docs/benchmarks.md "Stop 33"). Not for error handlers (four arguments).
+ * passes it (docs/benchmarks.md "What the figures decided"). Not for error handlers (four arguments).
  */
 export function inSequence(...handlers: readonly RequestHandler[]): RequestHandler {
   if (handlers.some((handler) => handler.length > 3)) throw new Error('inSequence runs middleware, not error handlers');

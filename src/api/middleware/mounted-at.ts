@@ -5,7 +5,7 @@ import type { RequestHandler } from 'express';
  * them (any letter case, ending at a path segment's end: `/api` and `/API/x`, not `/apix`), as
  * one step of a sequence (inSequence) instead of a router layer of its own: each layer the
  * router walks matches the path again and allocates the match, for every request
- * (docs/benchmarks.md "Stop 34"). Unlike a mounted layer it leaves `req.url` whole: the handlers
+ * (docs/benchmarks.md "What the figures decided"). Unlike a mounted layer it leaves `req.url` whole: the handlers
  * given here do not read the path.
  */
 export function mountedAt(prefix: string, handler: RequestHandler): RequestHandler {

@@ -23,7 +23,7 @@ export class RecentEvents {
    * commit told since (`committed`); null otherwise. Until a commit, or until `freshForMs` has
    * passed, the range holds the whole log: the readers after the first take what is kept without
    * asking SQLite for anything newer (each of five read models asked again after every save:
-   * ten reads of the log per save, counted; docs/benchmarks.md "Stop 34").
+   * ten reads of the log per save, counted; docs/benchmarks.md "What the figures decided").
    */
   private reachedEndAt: number | null = null;
 
