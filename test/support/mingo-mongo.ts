@@ -162,7 +162,10 @@ class MingoCollection {
   /** Top-level scalar equalities are checked in plain JS first: mingo only sees the few candidates. */
   private matching(filter: Document): Document[] {
     const query = new Query(atServerTime(asStored(filter), this.serverNow()));
-    const scalars = Object.entries(equalities(filter)).filter(([, value]) => !Array.isArray(value));
+    // A quick look at top-level equalities first; a dotted path is left to mingo, as the server resolves it.
+    const scalars = Object.entries(equalities(filter)).filter(
+      ([key, value]) => !Array.isArray(value) && !key.includes('.'),
+    );
     return this.docs.filter(
       (doc) => scalars.every(([key, value]) => doc[key] === value || Array.isArray(doc[key])) && query.test(doc),
     );
@@ -283,7 +286,7 @@ class MingoCollection {
     this.read('distinct', filter, options);
     const seen = new Map<string, unknown>();
     for (const doc of this.matching(filter)) {
-      const value: unknown = doc[field];
+      const value = field.split('.').reduce<unknown>((at, key) => (at as Document | null | undefined)?.[key], doc);
       for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) seen.set(JSON.stringify(v), v);
     }
     return [...seen.values()];
