@@ -50,7 +50,12 @@ const COLLECTIONS: readonly CollectionDeclaration[] = [
  * application, each replaced whole by its upsert (the feed's schema names every field).
  */
 export const APPLICATIONS_READ_MODEL: DocumentReadModel<ApplicationEvent> = {
-  name: 'applications',
+  /**
+   * Not 'applications': that checkpoint counted the rows of the tables before the documents, which
+   * these collections do not hold. Under a name of its own the projection finds no checkpoint in a
+   * read database written before them and folds the log from its start into them.
+   */
+  name: 'application-documents',
   canHandle: {
     types: new Set<ApplicationEvent['type']>(['ApplicationDefinitionUpserted', 'ApplicationUpserted']),
     streams: (streamId) => streamId === DIRECTORY_STREAM,
