@@ -2,23 +2,24 @@ import type { ReadDb } from '../infra/read-db';
 import type { MongoReadDb } from '../infra/mongo/mongo-read-db';
 import type { SqliteReadDb } from '../infra/sqlite/sqlite-read-db';
 import type { MongoApiKeyStore } from '../infra/mongo/mongo-api-key-store';
-import type { MongoApplicationStore } from '../infra/mongo/mongo-application-store';
+import type { MongoDocumentStore } from '../infra/mongo/mongo-document-store';
 import type { MongoDirectoryStore } from '../infra/mongo/mongo-directory-store';
 import type { MongoFilesStore } from '../infra/mongo/mongo-files-store';
 import type { MongoResourceViewStore } from '../infra/mongo/mongo-resource-view-store';
 import { SqliteApiKeyStore } from '../infra/sqlite/sqlite-api-key-store';
-import { SqliteApplicationStore } from '../infra/sqlite/sqlite-application-store';
+import { SqliteDocumentStore } from '../infra/sqlite/sqlite-document-store';
 import { SqliteDirectoryStore } from '../infra/sqlite/sqlite-directory-store';
 import { SqliteFilesStore } from '../infra/sqlite/sqlite-files-store';
 import { SqliteResourceViewStore } from '../infra/sqlite/sqlite-resource-view-store';
 import type { ReadModelProjection } from '../projections/read-model-projection';
 import type { FilesStore } from '../files/files-store';
 import type { ApiKeyStore } from '../api-keys/api-key-store';
-import type { ApplicationStore } from '../applications/application-store';
+import { applicationStore } from '../applications/application-queries';
 import type { ResourceViewStore } from '../resources/resource-view-store';
 import type { DirectoryStore } from '../directory/directory-store';
 import { apiKeyProjection } from '../api-keys/api-key-projection';
-import { applicationProjection } from '../applications/application-projection';
+import { APPLICATIONS_READ_MODEL } from '../applications/application-projection';
+import { documentProjection, type DocumentReadModel, type DocumentStore } from '../projections/document-store';
 import { directoryProjection } from '../directory/directory-projection';
 import { filesProjection } from '../files/files-projection';
 import { resourceProjection } from '../resources/resource-projection';
@@ -42,6 +43,38 @@ type ReadModel<Store> = {
 const readModel = <Store>(model: ReadModel<Store>): ReadModel<Store> => model;
 
 /**
+ * A read model declared as a pure fold (src/projections/document-store.ts): one generic adapter
+ * per database stores it, `queries` reads it. The projection is the runner's, on the same store.
+ */
+function documentModel<Store extends object>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each model folds its own event union
+  model: DocumentReadModel<any>,
+  queries: (documents: DocumentStore) => Store,
+): ReadModel<Store> {
+  const documentsOf = new WeakMap<object, DocumentStore>();
+  const opened = (documents: DocumentStore): Store => {
+    const store = queries(documents);
+    documentsOf.set(store, documents);
+    return store;
+  };
+  return {
+    projection: (store) => {
+      const documents = documentsOf.get(store);
+      if (!documents) throw new Error(`the ${model.name} store was not opened by its read model`);
+      return documentProjection(model, documents);
+    },
+    sqlite: (db) => opened(new SqliteDocumentStore(db, model.collections)),
+    mongo: async (db) =>
+      opened(
+        await mongo<typeof MongoDocumentStore>('../infra/mongo/mongo-document-store', 'MongoDocumentStore').open(
+          db,
+          model.collections,
+        ),
+      ),
+  };
+}
+
+/**
  * Every read model of the service, in the order their projections start. Adding one is one entry
  * here: the composition root, the blue/green rebuild, the CLI and the test support read this list.
  */
@@ -60,12 +93,7 @@ export const READ_MODELS = {
         db,
       ),
   }),
-  applications: readModel<ApplicationStore>({
-    projection: applicationProjection,
-    sqlite: (db) => new SqliteApplicationStore(db),
-    mongo: (db) =>
-      mongo<typeof MongoApplicationStore>('../infra/mongo/mongo-application-store', 'MongoApplicationStore').open(db),
-  }),
+  applications: documentModel(APPLICATIONS_READ_MODEL, applicationStore),
   apiKeys: readModel<ApiKeyStore>({
     projection: apiKeyProjection,
     sqlite: (db) => new SqliteApiKeyStore(db),

@@ -1,13 +1,57 @@
 import type { ApplicationDefinitionFilters, ApplicationItem, ApplicationListAnswer } from './application-list';
-import type { PageRequest } from '../projections/paging';
-import type {
-  ApplicationFilterField,
-  ApplicationOrder,
-  ApplicationRecord,
-  ApplicationStore,
-} from './application-store';
+import type { PageRequest, PageResponse } from '../projections/paging';
+import type { DocumentStore } from '../projections/document-store';
+import type { ProjectionStore } from '../projections/read-model-projection';
+import {
+  APPLICATIONS,
+  DEFINITIONS,
+  type ApplicationDefinitionRecord,
+  type ApplicationRecord,
+} from './application-projection';
 
-export type { ApplicationOrder } from './application-store';
+/** The fields a definition's applications can be filtered by: the answer lists their values. */
+export const APPLICATION_FILTER_FIELDS = ['tags', 'country', 'stage', 'industry', 'sdgs', 'userInterests'] as const;
+export type ApplicationFilterField = (typeof APPLICATION_FILTER_FIELDS)[number];
+
+/** 0: applicationId ascending; 1: submittedAt descending, then applicationId descending. */
+export type ApplicationOrder = 0 | 1;
+
+/** What the applications read model answers, read through the document store on its declared indexes. */
+export type ApplicationStore = {
+  readonly projectionStore: ProjectionStore;
+  definition(applicationDefinitionId: number): Promise<ApplicationDefinitionRecord | null>;
+  page(
+    applicationDefinitionId: number,
+    orderBy: ApplicationOrder,
+    page: PageRequest,
+  ): Promise<PageResponse<ApplicationRecord>>;
+  /** Distinct non-null values of each filter field among a definition's applications, ascending. */
+  filterValues(applicationDefinitionId: number): Promise<Record<ApplicationFilterField, string[]>>;
+};
+
+const INDEX_OF_ORDER = { 0: 'by_definition', 1: 'by_recent' } as const;
+
+export function applicationStore(documents: DocumentStore): ApplicationStore {
+  return {
+    projectionStore: documents.projectionStore,
+    definition: async (id) => (await documents.get(DEFINITIONS, id)) as ApplicationDefinitionRecord | null,
+    page: async (applicationDefinitionId, orderBy, page) =>
+      (await documents.page(APPLICATIONS, {
+        index: INDEX_OF_ORDER[orderBy],
+        equal: [applicationDefinitionId],
+        page,
+      })) as unknown as PageResponse<ApplicationRecord>,
+    filterValues: async (applicationDefinitionId) => {
+      const values = await Promise.all(
+        APPLICATION_FILTER_FIELDS.map((field) => documents.distinct(APPLICATIONS, field, { applicationDefinitionId })),
+      );
+      return Object.fromEntries(APPLICATION_FILTER_FIELDS.map((field, i) => [field, values[i]])) as Record<
+        ApplicationFilterField,
+        string[]
+      >;
+    },
+  };
+}
 
 /** What the rules need to know about an application definition: its name and owning community. */
 export type ApplicationDefinitionFacts = {

@@ -4,7 +4,7 @@ import { canListApplications } from './application-access';
 import { forbidden, notFound } from '../domain/errors';
 import { applicationDefinition, listApplications } from './application-queries';
 import type { DirectoryReader } from '../directory/directory-reader';
-import type { ApplicationStore } from './application-store';
+import type { ApplicationStore } from './application-queries';
 import { pageRequestOf, paginated } from '../api/pagination';
 import { routeGroup } from '../api/route-declaration';
 

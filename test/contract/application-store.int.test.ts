@@ -1,10 +1,19 @@
 /**
- * The applications read model's contract, run against every adapter: SQLite always, the MongoDB
- * adapter on the in-process mingo stand-in always, and on a real MongoDB when one answers.
+ * The applications read model's contract, run against every document-store adapter: SQLite
+ * always, the MongoDB adapter on the in-process mingo stand-in always, and on a real MongoDB when
+ * one answers. Its writes are the directory feed's events, folded by the runner's side of the
+ * document store (`documentProjection`), so the position guard under test is the generic one.
  */
-import { MongoApplicationStore } from '../../src/infra/mongo/mongo-application-store';
-import { SqliteApplicationStore } from '../../src/infra/sqlite/sqlite-application-store';
-import type { ApplicationRecord, ApplicationStore } from '../../src/applications/application-store';
+import { MongoDocumentStore } from '../../src/infra/mongo/mongo-document-store';
+import { SqliteDocumentStore } from '../../src/infra/sqlite/sqlite-document-store';
+import {
+  APPLICATIONS_READ_MODEL,
+  type ApplicationDefinitionRecord,
+  type ApplicationRecord,
+} from '../../src/applications/application-projection';
+import { applicationStore, type ApplicationStore } from '../../src/applications/application-queries';
+import { DIRECTORY_STREAM } from '../../src/directory/directory-events';
+import { documentProjection, type DocumentStore } from '../../src/projections/document-store';
 import { application as applicationOf } from '../support/application-fixtures';
 import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
 
@@ -36,12 +45,40 @@ const fixtures: ApplicationRecord[] = [
   application(9, { applicationDefinitionId: OTHER_DEFINITION, tags: ['other'], country: 'Peru' }),
 ];
 
+/** The read model's queries, and its writes as the events that make them. */
+type ApplicationReadModel = ApplicationStore & {
+  putDefinition(definition: ApplicationDefinitionRecord, position: bigint): Promise<void>;
+  putApplication(application: ApplicationRecord, position: bigint): Promise<void>;
+};
+
+function applicationReadModel(documents: DocumentStore): ApplicationReadModel {
+  const projection = documentProjection(APPLICATIONS_READ_MODEL, documents);
+  const apply = (type: string, data: unknown, position: bigint) =>
+    projection.apply({
+      streamId: DIRECTORY_STREAM,
+      type,
+      data,
+      metadata: {
+        actor: { userId: 1, credential: 'session' },
+        correlationId: 'contract',
+        at: '2025-01-01T00:00:00.000Z',
+      },
+      revision: position,
+      position,
+    });
+  return {
+    ...applicationStore(documents),
+    putDefinition: (definition, position) => apply('ApplicationDefinitionUpserted', definition, position),
+    putApplication: (application, position) => apply('ApplicationUpserted', application, position),
+  };
+}
+
 export function describeApplicationStoreContract(
   name: string,
-  open: () => Promise<OpenedStore<ApplicationStore>>,
+  open: () => Promise<OpenedStore<ApplicationReadModel>>,
 ): void {
   describe(`${name} honours the ApplicationStore contract`, () => {
-    let store: ApplicationStore;
+    let store: ApplicationReadModel;
     withFreshStore(open, (opened) => (store = opened));
 
     const putAll = async (first = 1n) => {
@@ -159,6 +196,12 @@ export function describeApplicationStoreContract(
 }
 
 describeOnEveryReadDb(describeApplicationStoreContract, {
-  sqlite: ['SqliteApplicationStore', (read) => new SqliteApplicationStore(read)],
-  mongo: ['MongoApplicationStore', (read) => MongoApplicationStore.open(read)],
+  sqlite: [
+    'SqliteDocumentStore',
+    (read) => applicationReadModel(new SqliteDocumentStore(read, APPLICATIONS_READ_MODEL.collections)),
+  ],
+  mongo: [
+    'MongoDocumentStore',
+    async (read) => applicationReadModel(await MongoDocumentStore.open(read, APPLICATIONS_READ_MODEL.collections)),
+  ],
 });

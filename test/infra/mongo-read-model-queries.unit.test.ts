@@ -5,16 +5,8 @@
  */
 import { Query, update } from 'mingo';
 import type { Document } from 'mongodb';
-import { SqliteApplicationStore } from '../../src/infra/sqlite/sqlite-application-store';
 import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
 import { SqliteResourceViewStore } from '../../src/infra/sqlite/sqlite-resource-view-store';
-import {
-  RECORD_PROJECTION as APPLICATION_PROJECTION,
-  applicationSort,
-  applicationWrite,
-  applicationsOfDefinition,
-  filterValuesOf,
-} from '../../src/infra/mongo/mongo-application-queries';
 import {
   RECORD_PROJECTION,
   directoryWrite,
@@ -33,7 +25,6 @@ import {
   viewDocument,
   viewFilter,
 } from '../../src/infra/mongo/mongo-resource-view-queries';
-import type { ApplicationRecord } from '../../src/applications/application-store';
 import type { ViewPage, ViewPageQuery } from '../../src/resources/resource-view-store';
 import {
   O,
@@ -176,60 +167,5 @@ describe('directory lookups', () => {
       { communityId: 20, userId: 1, role: 'member', status: 'pending' },
     ]);
     expect(find(docs, liveByIds([]) as Document).all()).toEqual([]);
-  });
-});
-
-describe('application queries', () => {
-  const applications: ApplicationRecord[] = [3, 1, 4, 2, 5, 9].map((id) => ({
-    applicationId: id,
-    applicationDefinitionId: id === 9 ? 6 : 5,
-    name: `A${id}`,
-    submittedAt: id === 2 ? '2025-02-03T00:00:00.000Z' : '2025-02-02T00:00:00.000Z',
-    tags: id % 2 ? ['b', 'A'] : ['é'],
-    country: id === 4 ? null : `C${id % 3}`,
-    stage: null,
-    industry: 'x',
-    sdgs: [],
-    userInterests: [`u${id}`],
-  }));
-
-  it('given the same applications, when pages and filter values are evaluated by mingo, then they answer what SQLite answers', async () => {
-    const read = SqliteReadDb.open(':memory:');
-    const sqlite = new SqliteApplicationStore(read);
-    const docs: Document[] = [];
-    for (const [i, a] of applications.entries()) {
-      const write = applicationWrite(a, BigInt(i + 1));
-      await sqlite.putApplication(a, BigInt(i + 1));
-      docs.push({ _id: write.filter._id, ...write.update.$set });
-    }
-    const filter = applicationsOfDefinition(5);
-
-    for (const orderBy of [0, 1] as const)
-      for (const [skip, take] of [
-        [0, 10],
-        [1, 2],
-      ] as const) {
-        const list = find(docs, filter, APPLICATION_PROJECTION)
-          .sort(applicationSort(orderBy))
-          .skip(skip)
-          .limit(take)
-          .all();
-        expect({ count: find(docs, filter).all().length, list }).toEqual(await sqlite.page(5, orderBy, { skip, take }));
-      }
-    const distinct = (field: string) =>
-      find(docs, filter)
-        .all()
-        .flatMap((d) => (Array.isArray(d[field]) ? d[field] : [d[field]]));
-    expect(
-      filterValuesOf({
-        tags: distinct('tags'),
-        country: distinct('country'),
-        stage: distinct('stage'),
-        industry: distinct('industry'),
-        sdgs: distinct('sdgs'),
-        userInterests: distinct('userInterests'),
-      }),
-    ).toEqual(await sqlite.filterValues(5));
-    read.close();
   });
 });

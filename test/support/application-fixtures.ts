@@ -1,4 +1,4 @@
-import type { ApplicationRecord } from '../../src/applications/application-store';
+import type { ApplicationRecord } from '../../src/applications/application-projection';
 
 /**
  * An application as the directory feeds it (the data of ApplicationUpserted) and as the read

@@ -454,7 +454,10 @@ class MingoCollection {
   /** Top-level scalar equalities are checked in plain JS first: mingo only sees the few candidates. */
   private matching(docs: Document[], filter: Document): Document[] {
     const query = new Query(atServerTime(asStored(filter), this.server.clock.now()));
-    const scalars = Object.entries(equalities(filter)).filter(([, value]) => !Array.isArray(value));
+    // A quick look at top-level equalities first; a dotted path is left to mingo, as the server resolves it.
+    const scalars = Object.entries(equalities(filter)).filter(
+      ([key, value]) => !Array.isArray(value) && !key.includes('.'),
+    );
     return docs.filter(
       (doc) => scalars.every(([key, value]) => doc[key] === value || Array.isArray(doc[key])) && query.test(doc),
     );
@@ -612,7 +615,7 @@ class MingoCollection {
     const place = this.read('distinct', filter, options);
     const seen = new Map<string, unknown>();
     for (const doc of this.matching(this.docsAt(place, options), filter)) {
-      const value: unknown = doc[field];
+      const value = field.split('.').reduce<unknown>((at, key) => (at as Document | null | undefined)?.[key], doc);
       for (const v of Array.isArray(value) ? value : value === undefined ? [] : [value]) seen.set(JSON.stringify(v), v);
     }
     return [...seen.values()];

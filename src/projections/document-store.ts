@@ -1,0 +1,104 @@
+import type { RecordedEvent } from '../ports/event-store';
+import type { PageRequest, PageResponse } from './paging';
+import {
+  selecting,
+  type EventSelection,
+  type ProjectionStore,
+  type ReadModelProjection,
+} from './read-model-projection';
+
+/** A read model's document: plain JSON (no bigint, no Date), stored whole. */
+export type Document = { readonly [field: string]: unknown };
+export type DocumentId = number | string;
+/** A field value an index is asked for by equality. */
+export type Scalar = string | number | boolean;
+
+/**
+ * A named index over document fields: `equal` are asked by equality, `order` gives the order
+ * of the answer (1 ascending, -1 descending; strings in code-unit order on every database).
+ */
+export type IndexDeclaration = {
+  readonly equal: readonly string[];
+  readonly order: readonly (readonly [field: string, direction: 1 | -1])[];
+};
+
+/** One kind of document of a read model (a table on SQLite, a collection on MongoDB) and its indexes. */
+export type CollectionDeclaration = {
+  readonly name: string;
+  readonly indexes: Readonly<Record<string, IndexDeclaration>>;
+};
+
+/**
+ * A read model as a pure fold: the events it handles, the documents each event touches, and
+ * `evolve`, which turns the document as it stands (null: none yet) into the next one (null:
+ * none any more). The runner loads, guards by position, saves: no read model writes that again.
+ */
+export type DocumentReadModel<E extends { readonly type: string; readonly data: unknown }> = {
+  readonly name: string;
+  readonly canHandle: EventSelection;
+  readonly collections: readonly CollectionDeclaration[];
+  readonly documentsOf: (event: E) => readonly { readonly collection: string; readonly id: DocumentId }[];
+  readonly evolve: (collection: string, document: Document | null, event: E) => Document | null;
+};
+
+/** A page of one collection along one declared index, the leading `equal` fields given. */
+export type IndexQuery = {
+  readonly index: string;
+  readonly equal: readonly Scalar[];
+  readonly page: PageRequest;
+};
+
+/** The one port every read model of this kind is stored through, whatever the database. */
+export interface DocumentStore {
+  readonly projectionStore: ProjectionStore;
+  /** The document and the position of the event that last wrote it. */
+  load(collection: string, id: DocumentId): Promise<{ document: Document | null; position: bigint } | null>;
+  /** Writes the document (null: a tombstone) unless the stored one is at `position` or later. */
+  save(collection: string, id: DocumentId, document: Document | null, position: bigint): Promise<void>;
+  get(collection: string, id: DocumentId): Promise<Document | null>;
+  /** The documents matching the index's equal fields: how many, and one page in the index's order. */
+  page(collection: string, query: IndexQuery): Promise<PageResponse<Document>>;
+  /** The distinct string values of `field` (array elements unwound) among the matching documents, code-unit order. */
+  distinct(collection: string, field: string, equal: Readonly<Record<string, Scalar>>): Promise<string[]>;
+}
+
+/** Code-unit order, as MongoDB compares strings (binary) and SQLite's default collation does. */
+export function compareCodeUnits(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The index `name` of a collection, or a programming error naming what is missing. */
+export function indexOf(collections: readonly CollectionDeclaration[], collection: string, name: string) {
+  const index = collections.find((c) => c.name === collection)?.indexes[name];
+  if (!index) throw new Error(`no index ${name} declared on ${collection}`);
+  return index;
+}
+
+/**
+ * The runner's side of a document read model: each event it handles loads the documents it
+ * touches, skips those already at its position or later (so replaying any range changes nothing),
+ * evolves the others and saves them with the event's position, inside the store's commit.
+ */
+export function documentProjection<E extends { readonly type: string; readonly data: unknown }>(
+  model: DocumentReadModel<E>,
+  store: DocumentStore,
+): ReadModelProjection {
+  const { handles, eventTypes } = selecting(model.canHandle);
+  return {
+    name: model.name,
+    store: store.projectionStore,
+    handles,
+    eventTypes,
+    async apply(recorded: RecordedEvent): Promise<void> {
+      if (!handles(recorded)) return;
+      const event = { type: recorded.type, data: recorded.data } as E;
+      for (const { collection, id } of model.documentsOf(event)) {
+        const stored = await store.load(collection, id);
+        if (stored && stored.position >= recorded.position) continue;
+        const next = model.evolve(collection, stored?.document ?? null, event);
+        if (next === null && !stored) continue;
+        await store.save(collection, id, next, recorded.position);
+      }
+    },
+  };
+}

@@ -1,0 +1,198 @@
+/**
+ * The document-store port's contract, run against every adapter: SQLite always, the MongoDB
+ * adapter on the in-process mingo stand-in always, and on a real MongoDB when one answers. Every
+ * read model declared as a pure fold is stored through it, so what holds here holds for each.
+ */
+import { MongoDocumentStore } from '../../src/infra/mongo/mongo-document-store';
+import { SqliteDocumentStore } from '../../src/infra/sqlite/sqlite-document-store';
+import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
+import {
+  documentProjection,
+  type CollectionDeclaration,
+  type Document,
+  type DocumentReadModel,
+  type DocumentStore,
+} from '../../src/projections/document-store';
+import type { RecordedEvent } from '../../src/ports/event-store';
+import { mingoReadDb } from '../support/mingo-mongo';
+import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
+
+const NOTES = 'notes';
+const COLLECTIONS: readonly CollectionDeclaration[] = [
+  {
+    name: NOTES,
+    indexes: {
+      by_id: { equal: ['board'], order: [['id', 1]] },
+      by_recent: {
+        equal: ['board'],
+        order: [
+          ['at', -1],
+          ['id', -1],
+        ],
+      },
+    },
+  },
+];
+
+const note = (id: number, over: Partial<Document> = {}): Document => ({
+  id,
+  board: 1,
+  at: '2025-01-01T00:00:00.000Z',
+  tags: [],
+  colour: null,
+  ...over,
+});
+
+type NoteEvent =
+  | { type: 'NoteWritten'; data: { id: number; board: number; text: string } }
+  | { type: 'NoteErased'; data: { id: number } };
+
+/** A small read model of the port's kind: a note per id, each written event counting its edits. */
+const notesModel = (evolved: string[] = []): DocumentReadModel<NoteEvent> => ({
+  name: 'notes',
+  canHandle: { types: new Set(['NoteWritten', 'NoteErased']) },
+  collections: COLLECTIONS,
+  documentsOf: (event) => [{ collection: NOTES, id: event.data.id }],
+  evolve: (_collection, document, event) => {
+    evolved.push(`${event.type} ${event.data.id}`);
+    if (event.type === 'NoteErased') return null;
+    return { ...event.data, edits: ((document?.edits as number | undefined) ?? 0) + 1 };
+  },
+});
+
+const recorded = (position: number, type: NoteEvent['type'], data: NoteEvent['data']): RecordedEvent => ({
+  streamId: `note-${data.id}`,
+  type,
+  data,
+  metadata: { actor: { userId: 1, credential: 'session' }, correlationId: 'contract', at: '2025-01-01T00:00:00.000Z' },
+  revision: 0n,
+  position: BigInt(position),
+});
+
+export function describeDocumentStoreContract(name: string, open: () => Promise<OpenedStore<DocumentStore>>): void {
+  describe(`${name} honours the DocumentStore contract`, () => {
+    let store: DocumentStore;
+    withFreshStore(open, (opened) => (store = opened));
+
+    it('given a saved document, when an older or equal save arrives, then nothing changes; a newer one replaces it whole', async () => {
+      await store.save(NOTES, 1, note(1, { colour: 'red', tags: ['a'] }), 5n);
+      await store.save(NOTES, 1, note(1, { colour: 'blue' }), 4n);
+      await store.save(NOTES, 1, note(1, { colour: 'blue' }), 5n);
+      expect(await store.load(NOTES, 1)).toEqual({ document: note(1, { colour: 'red', tags: ['a'] }), position: 5n });
+
+      await store.save(NOTES, 1, note(1), 6n);
+      expect(await store.get(NOTES, 1)).toEqual(note(1));
+      expect(await store.load(NOTES, 2)).toBeNull();
+      expect(await store.get(NOTES, 2)).toBeNull();
+    });
+
+    it('given a tombstone, when read, paged or asked for values, then the document is gone, and an older save does not bring it back', async () => {
+      await store.save(NOTES, 1, note(1, { colour: 'red' }), 1n);
+      await store.save(NOTES, 1, null, 3n);
+      await store.save(NOTES, 1, note(1, { colour: 'red' }), 2n);
+
+      expect(await store.load(NOTES, 1)).toEqual({ document: null, position: 3n });
+      expect(await store.page(NOTES, { index: 'by_id', equal: [1], page: { skip: 0, take: 10 } })).toEqual({
+        count: 0,
+        list: [],
+      });
+      expect(await store.distinct(NOTES, 'colour', { board: 1 })).toEqual([]);
+    });
+
+    it('given documents, when paged along a declared index, then only the equal ones, in its order, with their count', async () => {
+      const notes = [
+        note(3, { at: '2025-01-02T00:00:00.000Z' }),
+        note(1, { at: '2025-01-03T00:00:00.000Z' }),
+        note(2, { at: '2025-01-02T00:00:00.000Z' }),
+        note(4, { board: 2 }),
+      ];
+      for (const [i, n] of notes.entries()) await store.save(NOTES, n.id as number, n, BigInt(i + 1));
+      const ids = async (index: string, skip: number, take: number) =>
+        (await store.page(NOTES, { index, equal: [1], page: { skip, take } })).list.map((n) => n.id);
+
+      expect(await ids('by_id', 0, 10)).toEqual([1, 2, 3]);
+      expect(await ids('by_recent', 0, 10)).toEqual([1, 3, 2]);
+      expect(await ids('by_recent', 1, 1)).toEqual([3]);
+      expect(await store.page(NOTES, { index: 'by_id', equal: [1], page: { skip: 0, take: 0 } })).toEqual({
+        count: 3,
+        list: [],
+      });
+      expect(await store.page(NOTES, { index: 'by_id', equal: [9], page: { skip: 0, take: 10 } })).toEqual({
+        count: 0,
+        list: [],
+      });
+    });
+
+    it('given documents, when distinct values are asked, then strings only, array elements unwound, in code-unit order', async () => {
+      await store.save(NOTES, 1, note(1, { tags: ['b', 'ä'], colour: 'red' }), 1n);
+      await store.save(NOTES, 2, note(2, { tags: ['Z', 'b'], colour: null }), 2n);
+      await store.save(NOTES, 3, note(3, { board: 2, tags: ['other'], colour: 'blue' }), 3n);
+
+      expect(await store.distinct(NOTES, 'tags', { board: 1 })).toEqual(['Z', 'b', 'ä']);
+      expect(await store.distinct(NOTES, 'colour', { board: 1 })).toEqual(['red']);
+      expect(await store.distinct(NOTES, 'colour', {})).toEqual(['blue', 'red']);
+    });
+
+    it('given a projection folding through the store, when any range is replayed, then evolve sees each event once and the digest is unchanged', async () => {
+      const evolved: string[] = [];
+      const projection = documentProjection(notesModel(evolved), store);
+      const events = [
+        recorded(1, 'NoteWritten', { id: 1, board: 1, text: 'a' }),
+        recorded(2, 'NoteWritten', { id: 1, board: 1, text: 'b' }),
+        recorded(3, 'NoteWritten', { id: 2, board: 1, text: 'c' }),
+        recorded(4, 'NoteErased', { id: 2 }),
+      ];
+      await store.projectionStore.commit('notes', 4n, async () => {
+        for (const event of events) await projection.apply(event);
+      });
+      const once = await store.projectionStore.digest();
+
+      for (const event of [...events, ...events.slice(1, 3)]) await projection.apply(event);
+
+      expect(evolved).toEqual(['NoteWritten 1', 'NoteWritten 1', 'NoteWritten 2', 'NoteErased 2']);
+      expect(await store.get(NOTES, 1)).toEqual({ id: 1, board: 1, text: 'b', edits: 2 });
+      expect(await store.get(NOTES, 2)).toBeNull();
+      expect(await store.projectionStore.digest()).toEqual(once);
+      expect(await store.projectionStore.checkpoint('notes')).toBe(4n);
+    });
+
+    it('given documents and a checkpoint, when reset, then nothing remains', async () => {
+      await store.projectionStore.commit('notes', 2n, async () => {
+        await store.save(NOTES, 1, note(1), 1n);
+        await store.save(NOTES, 2, note(2), 2n);
+      });
+
+      await store.projectionStore.reset('notes');
+
+      expect(await store.projectionStore.checkpoint('notes')).toBeUndefined();
+      expect(await store.get(NOTES, 1)).toBeNull();
+      expect(Object.values((await store.projectionStore.digest()).counts)).toEqual([0]);
+    });
+  });
+}
+
+describeOnEveryReadDb(describeDocumentStoreContract, {
+  sqlite: ['SqliteDocumentStore', (read) => new SqliteDocumentStore(read, COLLECTIONS)],
+  mongo: ['MongoDocumentStore', (read) => MongoDocumentStore.open(read, COLLECTIONS)],
+});
+
+describe('the document store on SQLite and on MongoDB', () => {
+  it('given the same writes, when digested, then both answer the same digest', async () => {
+    const sqliteRead = SqliteReadDb.open(':memory:');
+    const stores = [
+      new SqliteDocumentStore(sqliteRead, COLLECTIONS),
+      await MongoDocumentStore.open(mingoReadDb(), COLLECTIONS),
+    ];
+    for (const store of stores) {
+      await store.save(NOTES, 2, note(2, { tags: ['b', 'a'], colour: 'red' }), 7n);
+      await store.save(NOTES, 1, note(1), 8n);
+      await store.save(NOTES, 3, null, 9n);
+    }
+
+    const [sqlite, mongo] = await Promise.all(stores.map((store) => store.projectionStore.digest()));
+
+    expect(sqlite).toEqual(mongo);
+    expect(sqlite?.counts).toEqual({ doc_notes: 3 });
+    sqliteRead.close();
+  });
+});
