@@ -8,25 +8,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { demo, demoDirectory } from '../support/demo-directory';
+import { notPrivateUnder, pathsUnder } from '../support/file-modes';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
 import { fileApi } from '../support/upload-client';
-
-/** Every entry under `dir` with its permission bits, as `relative path: mode` in octal. */
-function modesUnder(dir: string): Record<string, string> {
-  const modes: Record<string, string> = {};
-  const walk = (at: string) => {
-    for (const name of fs.readdirSync(at)) {
-      const full = path.join(at, name);
-      const stats = fs.lstatSync(full);
-      modes[path.relative(dir, full)] = (stats.mode & 0o777).toString(8);
-      if (stats.isDirectory()) walk(full);
-    }
-  };
-  modes['.'] = (fs.statSync(dir).mode & 0o777).toString(8);
-  walk(dir);
-  return modes;
-}
 
 describe('DATA_DIR modes', () => {
   let parent: string;
@@ -47,21 +32,20 @@ describe('DATA_DIR modes', () => {
     server = await startTestServer({ DATA_DIR: dataDir });
     expect((await server.directory(demoDirectory.events)).status).toBe(200);
     const admin = { token: await server.sessionToken(demo.users.admin1) };
-    const key = await server.post<{ key: string }>('/api/apikey', { name: 'robot' }, admin);
-    expect(key.status).toBe(200);
-    await fileApi(server).uploaded(demo.users.admin1, 'notes.txt', 'text/plain', Buffer.from('minutes of the meeting'));
+    expect((await server.post('/api/apikey', { name: 'robot' }, admin)).status).toBe(200);
+    await fileApi(server).uploaded(demo.users.admin1, 'notes.txt', 'text/plain', Buffer.from('minutes'));
 
-    const modes = modesUnder(path.join(parent, 'nested'));
-    const entries = Object.entries(modes);
-    // The log, its WAL, the kept read models, the development secrets and an upload are among them.
-    expect(Object.keys(modes)).toEqual(
-      expect.arrayContaining(['data/events.sqlite', 'data/read-models.kept.sqlite', 'data/dev-secrets.json']),
+    // The log and its WAL, the read models, the kept read models, the development secrets and an upload are there.
+    const paths = pathsUnder(path.join(parent, 'nested'));
+    expect(paths).toEqual(
+      expect.arrayContaining([
+        'data/events.sqlite',
+        'data/events.sqlite-wal',
+        'data/read-models.kept.sqlite',
+        'data/dev-secrets.json',
+      ]),
     );
-    expect(Object.keys(modes).some((p) => p.startsWith('data/files/resource_files/'))).toBe(true);
-    const wrong = entries.filter(([p, mode]) => {
-      const isDir = fs.lstatSync(path.join(parent, 'nested', p)).isDirectory();
-      return mode !== (isDir ? '700' : '600');
-    });
-    expect(wrong).toEqual([]);
+    expect(paths.filter((p) => /^data\/files\/resource_files\/.+\/notes\.txt$/.test(p))).toHaveLength(1);
+    expect(notPrivateUnder(path.join(parent, 'nested'))).toEqual([]);
   });
 });
