@@ -83,6 +83,19 @@ describe.each([
     expect(items.flatMap((e) => secretLookingKeys(e, `${e.type}@${e.position}`))).toEqual([]);
   });
 
+  it("given every resource of the log, then no resource's audit history or access review has a field whose name looks secret", async () => {
+    const ids = [...new Set(golden.flatMap((e) => /^resource-([0-9]+)$/.exec(e.streamId)?.[1] ?? []))];
+    const answers = [];
+    for (const id of ids) {
+      answers.push(await server.get(`/api/audit/resources/${id}/history`, auditor));
+      answers.push(await server.get(`/api/audit/resources/${id}/access`, auditor));
+    }
+
+    expect(ids.length).toBeGreaterThan(0);
+    expect(answers.map((a) => a.status)).toEqual(answers.map(() => 200));
+    expect(answers.flatMap((a) => secretLookingKeys(a.body))).toEqual([]);
+  });
+
   it('given every event type in the log, then `resources-cli audit events` prints no field whose name looks secret', async () => {
     let printed = '';
     const code = await auditCommand(
