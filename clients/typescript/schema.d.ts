@@ -1625,7 +1625,7 @@ export interface components {
              */
             type: string;
             /**
-             * @description The event as recorded
+             * @description The event's data as recorded, without the fields its type marks secret (an API key's hash)
              * @example {
              *       "resourceId": 1,
              *       "communityId": 2,

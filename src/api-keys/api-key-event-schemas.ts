@@ -1,7 +1,11 @@
 import { z } from 'zod';
 import type { ApiKeyEvent } from './api-key-events';
+import { secret } from '../domain/secret-fields';
 
-/** The current shape of each API-key event's data, as stored (see resource-event-schemas.ts). */
+/**
+ * The current shape of each API-key event's data, as stored (see resource-event-schemas.ts). The
+ * hashes of secrets are marked `secret`: the log keeps them, the audit never shows them.
+ */
 const id = z.number().int().positive();
 const time = z.string().min(1);
 
@@ -11,7 +15,7 @@ export const API_KEY_EVENT_SCHEMAS = {
     id,
     keyId: z.string().min(1),
     name: z.string(),
-    secretHash: z.string().min(1),
+    secretHash: secret(z.string().min(1)),
     createdAt: time,
     expiresAt: time,
   }),
@@ -19,8 +23,8 @@ export const API_KEY_EVENT_SCHEMAS = {
   ApiKeyRotated: z.strictObject({
     userId: id,
     id,
-    secretHash: z.string().min(1),
-    previousSecretHash: z.string().min(1),
+    secretHash: secret(z.string().min(1)),
+    previousSecretHash: secret(z.string().min(1)),
     previousSecretValidUntil: time,
     rotatedAt: time,
   }),

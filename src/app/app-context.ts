@@ -17,6 +17,7 @@ import type { Settle } from '../api/route-declaration';
 import type { SecretHasher } from '../ports/secret-hasher';
 import type { UploadCheck } from '../resources/save-project-resource';
 import type { ReadModelStores } from './read-model-list';
+import type { EventCatalog } from '../domain/event-upcasting';
 
 /** Everything a route needs, built once by the composition root. */
 export type AppContext = {
@@ -24,6 +25,8 @@ export type AppContext = {
   readonly logger: Logger;
   readonly secrets: Secrets;
   readonly eventStore: EventStore;
+  /** Every event type the log stores: its schema (and which of its fields are secret), its upcasters. */
+  readonly eventCatalog: EventCatalog;
   /** What each Idempotency-Key stands for, kept in the event store (src/api/idempotency.ts). */
   readonly idempotencyKeys: IdempotencyKeys;
   /** The log's hash chain, where the event store keeps one (the embedded store). */

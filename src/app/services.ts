@@ -123,6 +123,7 @@ export async function createServices(
     logger,
     secrets,
     eventStore,
+    eventCatalog: EVENT_CATALOG,
     // Kept in the event store itself: a request's write and its key are recorded in one append.
     idempotencyKeys: log,
     logIntegrity: hasLogIntegrity(log) ? log : undefined,

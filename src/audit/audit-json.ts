@@ -3,6 +3,8 @@ import { describeReason } from './access-review';
 import type { HistoryStep } from './resource-history';
 import { describeChange } from './resource-history';
 import type { RecordedEvent } from '../ports/event-store';
+import type { EventCatalog } from '../domain/event-upcasting';
+import { secretFieldsOf, withoutSecrets } from '../domain/secret-fields';
 
 /**
  * The JSON shapes of the audit API (src/audit/audit-schemas.ts), written by the HTTP
@@ -10,14 +12,21 @@ import type { RecordedEvent } from '../ports/event-store';
  * 64-bit, hence decimal strings.
  */
 
-export const auditEventJson = (e: RecordedEvent) => ({
-  position: e.position.toString(),
-  streamId: e.streamId,
-  revision: e.revision.toString(),
-  type: e.type,
-  data: e.data,
-  metadata: e.metadata,
-});
+/**
+ * One event as the audit shows it: its data without the fields its schema marks secret (a key's
+ * hash). The log keeps them; the hash chain covers the stored bytes, not this answer.
+ */
+export const auditEventJson = (catalog: EventCatalog) => (e: RecordedEvent) => {
+  const definition = catalog.get(e.type);
+  return {
+    position: e.position.toString(),
+    streamId: e.streamId,
+    revision: e.revision.toString(),
+    type: e.type,
+    data: definition ? withoutSecrets(e.data, secretFieldsOf(definition.schema)) : e.data,
+    metadata: e.metadata,
+  };
+};
 
 export const historyStepJson = (step: HistoryStep, names: ReadonlyMap<number, string>) => ({
   at: step.at,

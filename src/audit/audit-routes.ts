@@ -8,6 +8,7 @@ import { notFound } from '../domain/errors';
 import type { RequestInfo } from '../commands/request-info';
 import type { DirectoryReader } from '../directory/directory-reader';
 import type { EventStore } from '../ports/event-store';
+import type { EventCatalog } from '../domain/event-upcasting';
 import { routeGroup } from '../api/route-declaration';
 import type { IntegrityRouteDeps } from './integrity-route';
 import { integrityRoute } from './integrity-route';
@@ -26,6 +27,8 @@ const DEFAULT_LIMIT = 100;
 /** What the audit routes read (the log, the directory) and write (the auditor's reads). */
 export type AuditRouteDeps = IntegrityRouteDeps & {
   readonly eventStore: EventStore;
+  /** Which fields of each event type are secret: the audit leaves them out. */
+  readonly eventCatalog: EventCatalog;
   readonly directory: DirectoryReader;
   readonly clock: () => Date;
 };
@@ -68,7 +71,7 @@ export const AUDIT_ROUTES = routeGroup<AuditRouteDeps>(
           await recordRead(ctx, request, 'GET /api/audit/events', { ...query });
           const page = await readAuditPage(ctx.eventStore, filter, after, query.limit ?? DEFAULT_LIMIT);
           return {
-            items: page.items.map(auditEventJson),
+            items: page.items.map(auditEventJson(ctx.eventCatalog)),
             next: page.lastSeen === undefined ? null : encodeCursor(page.lastSeen),
             hasMore: page.hasMore,
           };

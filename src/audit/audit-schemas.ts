@@ -118,7 +118,10 @@ export const auditEventSchema = component('AuditEvent', {
   }),
   revision: decimal.meta({ description: 'Position inside its stream (0-based), as a decimal string', example: '1' }),
   type: z.string().meta({ description: 'The event type', example: 'ResourceShared' }),
-  data: z.unknown().meta({ description: 'The event as recorded', example: sharedEvent.data }),
+  data: z.unknown().meta({
+    description: "The event's data as recorded, without the fields its type marks secret (an API key's hash)",
+    example: sharedEvent.data,
+  }),
   metadata: component(
     'AuditEventMetadata',
     {

@@ -1,3 +1,4 @@
+import { EVENT_CATALOG } from '../app/event-catalog';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import type { z } from 'zod';
@@ -181,7 +182,7 @@ async function events(args: string[], store: EventStore, out: Out): Promise<numb
     for (;;) {
       const page = await readAuditPage(store, filter, after, Math.min(AUDIT_PAGE_MAX, remaining));
       for (const e of page.items) {
-        if (format === 'jsonl') out.write(`${JSON.stringify(auditEventJson(e))}\n`);
+        if (format === 'jsonl') out.write(`${JSON.stringify(auditEventJson(EVENT_CATALOG)(e))}\n`);
         else {
           const a = e.metadata.actor;
           const who = `${a.userId} ${a.credential}${a.apiKeyId ? ` key ${a.apiKeyId}` : ''}${a.impersonatorId ? ` for ${a.impersonatorId}` : ''}`;

@@ -3,6 +3,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config/config';
+import { makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/private-files';
+import { keptReadModelsFile } from '../infra/read-db';
 import { SqliteEventStore } from '../infra/sqlite/sqlite-event-store';
 import { versionedEventStore } from '../infra/versioned-event-store';
 import type { LogDigest } from './log-digest';
@@ -14,12 +16,16 @@ import { copyLog, isEmptyDir, logFacts } from './sqlite-log-copy';
  * `backup DEST`, `restore SRC`, `verify SRC` (issue 27; README "Backup and restore"): the embedded
  * event log copied online through SQLite, with a manifest of what the copy holds. The read models
  * are not copied: they are a function of the log, rebuilt from it by the first start after a
- * restore (and checked here by projecting the copy: its digest is in the manifest).
+ * restore (and checked here by projecting the copy: its digest is in the manifest). What the
+ * generations do not hold is copied: the read models kept across them (API keys' lastUsedAt).
+ * Everything written is 0700/0600. A backup holds only files and directories: a link or a special
+ * file in it (or among the uploads being backed up) is refused, naming it, before anything is written.
  */
 export const BACKUP_HELP = {
   backup:
     'usage: npm run cli -- backup <DEST>\n' +
-    '  copy the event log (a consistent snapshot, taken while the service writes) and the uploads into\n' +
+    '  copy the event log (a consistent snapshot, taken while the service writes), the read models kept\n' +
+    '  across generations and the uploads into\n' +
     '  the empty or new directory DEST, with DEST/backup.json: events, last position, chain head, read-model digest\n',
   restore:
     'usage: npm run cli -- restore <SRC>\n' +
@@ -34,6 +40,7 @@ export const BACKUP_HELP = {
 const MANIFEST = 'backup.json';
 const LOG = 'events.sqlite';
 const FILES = 'files';
+const KEPT = path.basename(keptReadModelsFile('.'));
 /** What a DATA_DIR may hold and still be empty: its generated development secrets. */
 const FRESH_DATA_DIR = ['dev-secrets.json'];
 
@@ -43,6 +50,8 @@ export type BackupManifest = LogFacts & {
   readonly digest: LogDigest['digest'];
   readonly counts: LogDigest['counts'];
   readonly uploads: boolean;
+  /** Whether the read models kept across generations were copied (absent in older backups: no). */
+  readonly keptReadModels?: boolean;
 };
 
 type Out = { write(text: string): void };
@@ -80,16 +89,24 @@ async function backup(config: Config, dest: string, out: Out): Promise<number> {
   const source = path.join(config.DATA_DIR, LOG);
   if (!fs.existsSync(source)) throw new RefusedError(`no event log at ${source}`);
   if (!isEmptyDir(dest)) throw new RefusedError(`${dest} is not empty: a backup never overwrites`);
-  fs.mkdirSync(dest, { recursive: true });
+  const uploadsDir = path.join(config.DATA_DIR, FILES);
+  const uploads = fs.existsSync(uploadsDir);
+  if (uploads) assertPlainTree(uploadsDir, FILES, 'DATA_DIR');
+  makePrivateDir(dest);
+  fs.chmodSync(dest, PRIVATE_DIR_MODE);
   copyLog(source, path.join(dest, LOG));
+  const kept = keptReadModelsFile(config.DATA_DIR);
+  const keptReadModels = fs.existsSync(kept);
+  if (keptReadModels) copyLog(kept, path.join(dest, KEPT));
   // After the log's snapshot: every upload it references was stored before it, and uploads never change.
-  const uploads = fs.existsSync(path.join(config.DATA_DIR, FILES));
-  if (uploads) fs.cpSync(path.join(config.DATA_DIR, FILES), path.join(dest, FILES), { recursive: true });
+  if (uploads) copyPlainTree(uploadsDir, path.join(dest, FILES));
   const facts = logFacts(path.join(dest, LOG));
   const { digest, counts } = await digestOfCopy(path.join(dest, LOG));
   const createdAt = new Date().toISOString();
-  const manifest: BackupManifest = { format: 1, createdAt, ...facts, digest, counts, uploads };
-  fs.writeFileSync(path.join(dest, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
+  const manifest: BackupManifest = { format: 1, createdAt, ...facts, digest, counts, uploads, keptReadModels };
+  fs.writeFileSync(path.join(dest, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, {
+    mode: PRIVATE_FILE_MODE,
+  });
   out.write(`${JSON.stringify({ backup: dest, events: facts.events, lastPosition: facts.lastPosition, digest })}\n`);
   return facts.integrity === 'ok' && facts.chainBreak === null ? 0 : 1;
 }
@@ -101,6 +118,8 @@ async function checks(src: string): Promise<{ manifest: BackupManifest; checks: 
   if (!fs.existsSync(manifestFile) || !fs.existsSync(path.join(src, LOG))) {
     throw new RefusedError(`${src} is not a backup (no ${MANIFEST} or ${LOG})`);
   }
+  // The backup's own directory may be reached through a link (the operator named it); nothing in it may.
+  for (const entry of fs.readdirSync(src)) assertPlainTree(path.join(src, entry), entry, 'the backup');
   const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as BackupManifest;
   const facts = logFacts(path.join(src, LOG));
   const { digest } = await digestOfCopy(path.join(src, LOG));
@@ -138,12 +157,21 @@ async function restore(config: Config, src: string, out: Out): Promise<number> {
     out.write(`${JSON.stringify({ restored: false, checks: failed })}\n`);
     return 1;
   }
-  fs.mkdirSync(config.DATA_DIR, { recursive: true });
+  makePrivateDir(config.DATA_DIR);
+  fs.chmodSync(config.DATA_DIR, PRIVATE_DIR_MODE);
   const target = path.join(config.DATA_DIR, LOG);
-  // Copied beside, then renamed: a service started meanwhile finds no log or the whole one.
-  copyLog(path.join(src, LOG), `${target}.restoring`);
-  if (manifest.uploads && fs.existsSync(path.join(src, FILES))) {
-    fs.cpSync(path.join(src, FILES), path.join(config.DATA_DIR, FILES), { recursive: true });
+  const written = [`${target}.restoring`, path.join(config.DATA_DIR, KEPT), path.join(config.DATA_DIR, FILES)];
+  try {
+    // Copied beside, then renamed: a service started meanwhile finds no log or the whole one.
+    copyLog(path.join(src, LOG), `${target}.restoring`);
+    if (fs.existsSync(path.join(src, KEPT))) copyLog(path.join(src, KEPT), path.join(config.DATA_DIR, KEPT));
+    if (manifest.uploads && fs.existsSync(path.join(src, FILES))) {
+      copyPlainTree(path.join(src, FILES), path.join(config.DATA_DIR, FILES));
+    }
+  } catch (error) {
+    // Nothing half-restored: the DATA_DIR is left as empty as it was found.
+    for (const file of written) fs.rmSync(file, { recursive: true, force: true });
+    throw error;
   }
   fs.renameSync(`${target}.restoring`, target);
   const { events, lastPosition, digest } = manifest;
@@ -164,5 +192,35 @@ async function digestOfCopy(file: string): Promise<LogDigest> {
     }
   } finally {
     fs.rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * Refuses a tree that holds anything but files and directories (a symbolic link, a FIFO, a
+ * socket, a device), naming the entry, before anything is copied from it: a link in a backup
+ * would be restored as a link out of DATA_DIR, and the file store would serve what it points at.
+ */
+function assertPlainTree(dir: string, name: string, where: string): void {
+  const stats = fs.lstatSync(dir);
+  if (stats.isDirectory()) {
+    for (const entry of fs.readdirSync(dir)) assertPlainTree(path.join(dir, entry), path.join(name, entry), where);
+    return;
+  }
+  if (stats.isFile()) return;
+  const kind = stats.isSymbolicLink() ? 'a symbolic link' : 'not a regular file';
+  throw new RefusedError(`${path.normalize(name)} in ${where} is ${kind}: only files and directories are copied`);
+}
+
+/** Copies a tree checked by assertPlainTree: directories 0700, files 0600. */
+function copyPlainTree(from: string, to: string): void {
+  makePrivateDir(to);
+  for (const entry of fs.readdirSync(from, { withFileTypes: true })) {
+    const source = path.join(from, entry.name);
+    const target = path.join(to, entry.name);
+    if (entry.isDirectory()) copyPlainTree(source, target);
+    else if (entry.isFile()) {
+      fs.copyFileSync(source, target, fs.constants.COPYFILE_EXCL);
+      fs.chmodSync(target, PRIVATE_FILE_MODE);
+    } else throw new RefusedError(`${source} is not a regular file: only files and directories are copied`);
   }
 }

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import Database from 'better-sqlite3';
 import { sqliteBusyTimeoutMs } from '../infra/sqlite/sqlite-event-store';
 import { chainHead, verifyChain } from '../infra/sqlite/sqlite-hash-chain';
+import { makePrivateFile, makeSqliteFilesPrivate } from '../config/private-files';
 
 /**
  * Copies of the embedded event log for backup and restore (issue 27): always through SQLite
@@ -13,7 +14,10 @@ import { chainHead, verifyChain } from '../infra/sqlite/sqlite-hash-chain';
 export function copyLog(sourceFile: string, targetFile: string): void {
   const source = new Database(sourceFile, { readonly: true, fileMustExist: true, timeout: sqliteBusyTimeoutMs });
   try {
+    // Created 0600 first (VACUUM INTO accepts an empty file): the copy is never readable by others.
+    makePrivateFile(targetFile);
     source.prepare('vacuum into ?').run(targetFile);
+    makeSqliteFilesPrivate(targetFile);
   } finally {
     source.close();
   }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Config } from './config';
+import { makePrivateDir } from './private-files';
 
 export type Secrets = { jwtSecret?: string; jwksUrl?: string; directoryToken: string };
 
@@ -61,7 +62,7 @@ export function serverSigningSecret(config: Config): string | undefined {
 function readOrCreateDevSecrets(dataDir: string): DevSecretsFile {
   const file = path.join(dataDir, 'dev-secrets.json');
   if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as DevSecretsFile;
-  fs.mkdirSync(dataDir, { recursive: true });
+  makePrivateDir(dataDir);
   const secrets: DevSecretsFile = {
     jwtSecret: randomBytes(32).toString('base64url'),
     directoryToken: randomBytes(32).toString('base64url'),

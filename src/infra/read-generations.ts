@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Config } from '../config/config';
+import { makePrivateDir, PRIVATE_FILE_MODE } from '../config/private-files';
 import type { MongoReadDb } from './mongo/mongo-read-db';
 import { mongoReadDb } from './mongo/mongo-read-db-loader';
 import { keptReadModelsFile, type ReadDb } from './read-db';
@@ -84,8 +85,8 @@ function fileRebuildLock(dataDir: string): RebuildLock | null {
   const file = path.join(dataDir, 'read-models.rebuild.lock');
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      fs.mkdirSync(dataDir, { recursive: true });
-      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx' });
+      makePrivateDir(dataDir);
+      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx', mode: PRIVATE_FILE_MODE });
       let held = true;
       return {
         get held() {
@@ -143,7 +144,7 @@ function sqliteGenerations(dataDir: string, memo: boolean): ReadGenerations {
     async switchTo(generation) {
       // A rename within one directory is atomic: readers see the old pointer or the new one.
       const temporary = `${pointer}.${process.pid}.tmp`;
-      fs.writeFileSync(temporary, `${generation}\n`);
+      fs.writeFileSync(temporary, `${generation}\n`, { mode: PRIVATE_FILE_MODE });
       fs.renameSync(temporary, pointer);
     },
     async drop(generation) {

@@ -86,6 +86,63 @@ describe('file store contract (disk, DATA_DIR/files)', () => {
   fileStoreContract(async () => new DiskFileStore(fs.mkdtempSync(path.join(os.tmpdir(), 'prs-files-'))));
 });
 
+describe('disk file store: what is on disk', () => {
+  let outside: string;
+  let root: string;
+  let store: DiskFileStore;
+  beforeEach(() => {
+    outside = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-outside-'));
+    fs.writeFileSync(path.join(outside, 'secret.txt'), 'not an upload');
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-files-'));
+    store = new DiskFileStore(root);
+  });
+  afterEach(async () => {
+    await store.close();
+    fs.rmSync(outside, { recursive: true, force: true });
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('given a link planted in the store in place of a file, pointing outside, then stat, open and delete refuse it and the file outside stays', async () => {
+    fs.mkdirSync(path.join(root, 'resource_files', 'abc123'), { recursive: true });
+    fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(root, 'resource_files', 'abc123', 'notes.txt'));
+
+    await expect(store.open('resource_files/abc123/notes.txt')).rejects.toBeInstanceOf(InvalidFilePathError);
+    await expect(store.stat('resource_files/abc123/notes.txt')).rejects.toBeInstanceOf(InvalidFilePathError);
+    await expect(store.delete('resource_files/abc123/notes.txt')).rejects.toBeInstanceOf(InvalidFilePathError);
+    expect(fs.readFileSync(path.join(outside, 'secret.txt'), 'utf8')).toBe('not an upload');
+  });
+
+  it('given a directory of the store replaced by a link to a directory outside, then a read refuses it and a commit writes nothing outside', async () => {
+    fs.mkdirSync(path.join(root, 'resource_files'), { recursive: true });
+    fs.symlinkSync(outside, path.join(root, 'resource_files', 'abc123'));
+
+    await expect(store.open('resource_files/abc123/secret.txt')).rejects.toBeInstanceOf(InvalidFilePathError);
+    const staged = await store.stage(Readable.from([Buffer.from('planted')]));
+    await expect(store.commit(staged, 'resource_files/abc123/notes.txt')).rejects.toBeInstanceOf(InvalidFilePathError);
+    expect(fs.readdirSync(outside)).toEqual(['secret.txt']);
+  });
+
+  it('given a permissive umask, then the store makes its directories 0700 and its files 0600', async () => {
+    const previous = process.umask(0);
+    try {
+      const fresh = path.join(root, 'new', 'files');
+      const created = new DiskFileStore(fresh);
+      const staged = await created.stage(Readable.from([Buffer.from('x')]));
+      await created.commit(staged, 'resource_files/abc123/notes.txt');
+
+      const mode = (p: string) => fs.statSync(path.join(root, p)).mode & 0o777;
+      expect(
+        ['new', 'new/files', 'new/files/.staging', 'new/files/resource_files', 'new/files/resource_files/abc123'].map(
+          mode,
+        ),
+      ).toEqual([0o700, 0o700, 0o700, 0o700, 0o700]);
+      expect(mode('new/files/resource_files/abc123/notes.txt')).toBe(0o600);
+    } finally {
+      process.umask(previous);
+    }
+  });
+});
+
 describeMongo('file store contract (GridFS)', (mongo) => {
   fileStoreContract(() => GridFsFileStore.connect(mongo().url, mongo().dbName()));
 

@@ -14,6 +14,9 @@ import { SqliteEventStore } from '../../src/infra/sqlite/sqlite-event-store';
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
+import { notPrivateUnder } from '../support/file-modes';
+import { waitFor } from '../support/service-process';
+import { fileApi } from '../support/upload-client';
 
 const run = promisify(execFile);
 const root = path.join(__dirname, '..', '..');
@@ -99,8 +102,9 @@ describe('CLI backup, verify, restore', () => {
     expect(backup.code).toBe(0);
     expect(savedDuringBackup).toBeGreaterThan(0); // the service kept writing while it was taken
     const manifest = JSON.parse(fs.readFileSync(path.join(dest, 'backup.json'), 'utf8'));
-    // the log's copy is one file, complete in itself (no -wal beside it), next to its manifest and the uploads
-    expect(fs.readdirSync(dest).sort()).toEqual(['backup.json', 'events.sqlite', 'files']);
+    // the log's copy is one file, complete in itself (no -wal beside it), next to its manifest, the
+    // read models kept across generations and the uploads
+    expect(fs.readdirSync(dest).sort()).toEqual(['backup.json', 'events.sqlite', 'files', 'read-models.kept.sqlite']);
     const verified = await cli(source.dataDir, 'verify', dest);
     expect(verified.code).toBe(0);
     expect(JSON.parse(verified.stdout)).toMatchObject({ ok: true, events: manifest.events, digest: manifest.digest });
@@ -173,6 +177,71 @@ describe('CLI backup, verify, restore', () => {
     expect(restore.code).toBe(1);
     expect(fs.readdirSync(target)).toEqual([]);
   });
+
+  it('given a key used and an upload, under a umask of 0, when a backup is taken and restored into a new DATA_DIR, then the key still says when it was last used and everything written is 0700/0600', async () => {
+    // given: a key used once, its use recorded (outside the read-model generations), and an upload
+    const token = await source.sessionToken(demo.users.admin2);
+    const key = await source.post<{ id: number; key: string }>('/api/apikey', { name: 'backed up' }, { token });
+    expect(key.status).toBe(200);
+    expect((await source.get('/api/user/getcurrent', { apiKey: key.body.key })).status).toBe(200);
+    const lastUsedAt = async (server: TestServer) => {
+      const keys = await server.get<{ id: number; lastUsedAt: string | null }[]>('/api/apikey', {
+        token: await server.sessionToken(demo.users.admin2),
+      });
+      return keys.body.find((k) => k.id === key.body.id)?.lastUsedAt ?? undefined;
+    };
+    const usedAt = await waitFor(() => lastUsedAt(source), 'the use to be recorded');
+    await fileApi(source).uploaded(demo.users.team, 'minutes.txt', 'text/plain', Buffer.from('minutes'));
+    const dest = path.join(tempDir('prs-backup-'), 'backup-modes');
+    const target = path.join(tempDir('prs-restored-'), 'data');
+    // when (the CLI inherits the umask)
+    const previousUmask = process.umask(0);
+    let backup, restore;
+    try {
+      backup = await cli(source.dataDir, 'backup', dest);
+      restore = await cli(target, 'restore', dest);
+    } finally {
+      process.umask(previousUmask);
+    }
+    // then
+    expect(backup.code).toBe(0);
+    expect(restore.code).toBe(0);
+    expect(notPrivateUnder(dest)).toEqual([]);
+    expect(notPrivateUnder(target)).toEqual([]);
+    const served = await startTestServer({ DATA_DIR: target });
+    try {
+      expect(await lastUsedAt(served)).toBe(usedAt);
+    } finally {
+      await served.close();
+    }
+  });
+
+  it.each([
+    ['an upload replaced by a link to a file outside', 'files/resource_files/planted/notes.txt', '/etc/passwd'],
+    ['the log replaced by a link to a copy elsewhere', 'events.sqlite', 'moved-events.sqlite'],
+    ['the kept read models replaced by a link', 'read-models.kept.sqlite', '/etc/passwd'],
+  ])(
+    'given a backup holding %s, when verified or restored, then it is refused naming the entry and nothing is written',
+    async (_case, entry, pointsAt) => {
+      // given
+      const dest = path.join(tempDir('prs-backup-'), 'backup-link');
+      expect((await cli(source.dataDir, 'backup', dest)).code).toBe(0);
+      const planted = path.join(dest, entry);
+      fs.mkdirSync(path.dirname(planted), { recursive: true });
+      const outside = path.isAbsolute(pointsAt) ? pointsAt : path.join(path.dirname(dest), pointsAt);
+      if (fs.existsSync(planted)) fs.renameSync(planted, outside);
+      fs.symlinkSync(outside, planted);
+      const target = tempDir('prs-restored-');
+      // when
+      const verified = await cli(source.dataDir, 'verify', dest);
+      const restore = await cli(target, 'restore', dest);
+      // then
+      expect(verified.code).toBe(2);
+      expect(restore.code).toBe(2);
+      expect(restore.stderr).toContain(`${entry} in the backup is a symbolic link`);
+      expect(fs.readdirSync(target)).toEqual([]);
+    },
+  );
 
   it('given no destination, when backup is run, then it is a usage error', async () => {
     expect((await cli(source.dataDir, 'backup')).code).toBe(2);

@@ -65,6 +65,21 @@ describe('files: download, file resources, lifecycle', () => {
       expect((await files.download(users.team, bad)).status).toBe(404);
     });
 
+    it('given its stored file replaced by a link to a file outside the store, then the download is refused and nothing of that file is sent', async () => {
+      const planted = await files.uploaded(users.team, 'planted.pdf', 'application/pdf', samples.pdf());
+      const onDiskPath = path.join(server.dataDir, 'files', ...planted.split('/'));
+      const outside = path.join(server.dataDir, 'outside-the-store.txt');
+      fs.writeFileSync(outside, 'not an upload: the server must not send this');
+      fs.rmSync(onDiskPath);
+      fs.symlinkSync(outside, onDiskPath);
+
+      const res = await files.download(users.team, planted);
+
+      expect(res.status).toBe(500);
+      expect(res.json().type).toBe('/problems/internal');
+      expect(res.bytes.toString('utf8')).not.toContain('not an upload');
+    });
+
     it('without path, 400 on path', async () => {
       const res = await server.get('/api/File/Download', { token: await server.sessionToken(users.team) });
       expect(res.status).toBe(400);

@@ -7,6 +7,7 @@ import { pipeline } from 'node:stream/promises';
 import { parseUploadPath } from '../../files/upload-policy';
 import type { ByteRange, FileStore, StagedFile } from '../../ports/file-store';
 import { InvalidFilePathError } from '../../ports/file-store';
+import { makePrivateDir, PRIVATE_DIR_MODE } from '../../config/private-files';
 
 const STAGING = '.staging';
 const READ_CHUNK_BYTES = 1024 * 1024;
@@ -14,14 +15,19 @@ const READ_CHUNK_BYTES = 1024 * 1024;
 /**
  * Files under `root` (DATA_DIR/files). Staged files live in `root/.staging` (same file system,
  * so commit is an atomic rename). Every path is checked for the upload shape and then resolved
- * and verified to stay inside the root, whatever it contains.
+ * and verified to stay inside the root, whatever it contains; what it names on disk is followed
+ * through any link and must still be inside the root (a link planted in the store to a file
+ * outside is refused, never served). Directories are 0700, files 0600.
  */
 export class DiskFileStore implements FileStore {
   private readonly root: string;
+  /** The root with every link in its own path followed: what a stored file's real path starts with. */
+  private readonly realRoot: string;
 
   constructor(root: string) {
     this.root = path.resolve(root);
-    fs.mkdirSync(path.join(this.root, STAGING), { recursive: true });
+    makePrivateDir(path.join(this.root, STAGING));
+    this.realRoot = fs.realpathSync(this.root);
   }
 
   private resolve(storedPath: string): string {
@@ -37,6 +43,27 @@ export class DiskFileStore implements FileStore {
       throw new InvalidFilePathError(storedPath);
     }
     return full;
+  }
+
+  /**
+   * The real path of what `storedPath` names, every link followed, refused unless it is inside
+   * the root; null when nothing is there.
+   */
+  private async resolveReal(storedPath: string): Promise<string | null> {
+    let real: string;
+    try {
+      real = await fs.promises.realpath(this.resolve(storedPath));
+    } catch (error) {
+      if (isMissing(error)) return null;
+      throw error;
+    }
+    if (!this.isInside(real)) throw new InvalidFilePathError(storedPath);
+    return real;
+  }
+
+  private isInside(real: string): boolean {
+    const relative = path.relative(this.realRoot, real);
+    return relative !== '' && !relative.startsWith('..') && !path.isAbsolute(relative);
   }
 
   private stagingFile(key: string): string {
@@ -67,7 +94,9 @@ export class DiskFileStore implements FileStore {
 
   async commit(staged: StagedFile, storedPath: string): Promise<void> {
     const target = this.resolve(storedPath);
-    await fs.promises.mkdir(path.dirname(target), { recursive: true });
+    await fs.promises.mkdir(path.dirname(target), { recursive: true, mode: PRIVATE_DIR_MODE });
+    // A directory of the path replaced by a link out of the store: the file would land outside.
+    if (!this.isInside(await fs.promises.realpath(path.dirname(target)))) throw new InvalidFilePathError(storedPath);
     await fs.promises.rename(this.stagingFile(staged.key), target);
   }
 
@@ -77,7 +106,9 @@ export class DiskFileStore implements FileStore {
 
   async stat(storedPath: string): Promise<{ size: number } | null> {
     try {
-      const stats = await fs.promises.stat(this.resolve(storedPath));
+      const file = await this.resolveReal(storedPath);
+      if (file === null) return null;
+      const stats = await fs.promises.stat(file);
       return stats.isFile() ? { size: stats.size } : null;
     } catch (error) {
       if (isMissing(error)) return null;
@@ -86,10 +117,12 @@ export class DiskFileStore implements FileStore {
   }
 
   async open(storedPath: string, range?: ByteRange): Promise<Readable | null> {
-    const file = this.resolve(storedPath);
+    const file = await this.resolveReal(storedPath);
+    if (file === null) return null;
     let handle: fs.promises.FileHandle;
     try {
-      handle = await fs.promises.open(file, 'r');
+      // O_NOFOLLOW: a link put in place of the file since its real path was read is not followed.
+      handle = await fs.promises.open(file, fs.constants.O_RDONLY | fs.constants.O_NOFOLLOW);
     } catch (error) {
       if (isMissing(error)) return null;
       throw error;
@@ -102,7 +135,8 @@ export class DiskFileStore implements FileStore {
   }
 
   async delete(storedPath: string): Promise<boolean> {
-    const file = this.resolve(storedPath);
+    const file = await this.resolveReal(storedPath);
+    if (file === null) return false;
     try {
       await fs.promises.unlink(file);
     } catch (error) {

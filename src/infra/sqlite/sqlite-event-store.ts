@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { makePrivateDir, makePrivateFile, makeSqliteFilesPrivate } from '../../config/private-files';
 import type { EventMetadata } from '../../domain/event';
 import type {
   AppendOptions,
@@ -229,12 +229,14 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
   }
 
   static open(filePath: string, options?: SqliteEventStoreOptions): SqliteEventStore {
-    fs.mkdirSync(path.dirname(filePath), { recursive: true });
+    makePrivateDir(path.dirname(filePath));
+    makePrivateFile(filePath);
     // The timeout also covers the pragmas and the schema below, which take locks of their own.
     const db = new Database(filePath, { timeout: sqliteBusyTimeoutMs });
     try {
       db.pragma(`busy_timeout = ${sqliteBusyTimeoutMs}`);
       db.pragma('journal_mode = WAL');
+      makeSqliteFilesPrivate(filePath);
       // FULL syncs the WAL on every commit: an acknowledged append survives kill -9 and power loss.
       db.pragma('synchronous = FULL');
       db.exec(schema);

@@ -1,6 +1,6 @@
-import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
+import { makePrivateDir, makePrivateFile, makeSqliteFilesPrivate } from '../../config/private-files';
 import type { Fence, Lease, LeaseStore } from '../../projections/projection-lease';
 import { LeaseLostError } from '../../projections/projection-lease';
 import type { CheckpointSource, ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
@@ -117,7 +117,10 @@ export class SqliteReadDb {
    * transactions, but each one holds its checkpoint, so the lost events are simply applied again.
    */
   static open(file: string, options: { bulkLoad?: boolean; memo?: boolean; keptFile?: string } = {}): SqliteReadDb {
-    if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (file !== ':memory:') {
+      makePrivateDir(path.dirname(file));
+      makePrivateFile(file);
+    }
     const db = new Database(file);
     let kept: Database.Database | undefined;
     try {
@@ -126,12 +129,15 @@ export class SqliteReadDb {
       db.pragma(options.bulkLoad ? 'journal_mode = MEMORY' : 'journal_mode = WAL');
       db.pragma(options.bulkLoad ? 'synchronous = OFF' : 'synchronous = NORMAL');
       db.pragma('busy_timeout = 5000');
+      if (file !== ':memory:') makeSqliteFilesPrivate(file);
       if (options.keptFile) {
         // Shared by every generation and every process, whatever the generation being loaded does.
+        makePrivateFile(options.keptFile);
         kept = new Database(options.keptFile);
         kept.pragma('journal_mode = WAL');
         kept.pragma('synchronous = NORMAL');
         kept.pragma('busy_timeout = 5000');
+        makeSqliteFilesPrivate(options.keptFile);
       }
       return new SqliteReadDb(db, options.bulkLoad ?? false, options.memo ?? true, kept);
     } catch (error) {
