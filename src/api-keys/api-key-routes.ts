@@ -102,7 +102,7 @@ export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>(
             expiresAt: k.expiresAt,
             lastUsedAt: k.lastUsedAt,
             isExpired: Date.parse(k.expiresAt) <= nowMs,
-            // The secret a rotation replaced, while it still works (README "API keys").
+            // The secret a rotation replaced, while it still works (docs/api.md "API keys, in detail").
             ...(k.graceUntil !== null && Date.parse(k.graceUntil) > nowMs ? { previousValidUntil: k.graceUntil } : {}),
           }));
         },

@@ -16,7 +16,7 @@ export type EventMetadata = {
   readonly correlationId: string;
   readonly at: string; // ISO 8601
   /**
-   * The client's address, as TRUST_PROXY lets the service know it (README "Configuration"), on
+   * The client's address, as TRUST_PROXY lets the service know it (docs/operations.md "Configuration"), on
    * what an HTTP request appended; absent on what operator tools and the service itself append.
    */
   readonly clientAddress?: string;

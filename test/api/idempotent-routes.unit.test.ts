@@ -1,7 +1,7 @@
 import { openApiDocument } from '../../src/app/route-groups';
 
 /**
- * Every POST that changes state takes an Idempotency-Key (issue 26; README "Retries"), and the
+ * Every POST that changes state takes an Idempotency-Key (issue 26; docs/api.md "Retries: Idempotency-Key"), and the
  * document says so on each: a POST added without it fails here. The POSTs that only read (a query
  * with a JSON body) and the operators' rebuild (README: a repeat builds the same read models) are
  * named, so the rest stays checked.

@@ -3,7 +3,7 @@ import type { Cache, RateLimitDecision, RateLimitPolicy, RateLimiter } from '../
 import { MemoryCache } from '../memory/memory-cache';
 
 /**
- * The Redis-down policy (README "API keys"): every call goes to the shared store (Redis) while it
+ * The Redis-down policy (docs/api.md "API keys, in detail"): every call goes to the shared store (Redis) while it
  * answers. When a call fails, this process switches to its own in-memory cache and rate limits —
  * requests keep being served, each process on its own budget — and readiness reports
  * `cache: "degraded"`. A background ping every `retryMs` watches for the store; once it answers,
