@@ -71,7 +71,9 @@ export async function backupCommands(
     return 2;
   }
   if (config.EVENTSTORE_URL) {
-    process.stderr.write(`${command} copies the embedded log; with EVENTSTORE_URL, see docs/operations.md "Backup and restore"\n`);
+    process.stderr.write(
+      `${command} copies the embedded log; with EVENTSTORE_URL, see docs/operations.md "Backup and restore"\n`,
+    );
     return 2;
   }
   try {
