@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { ApiKeyCommand, ApiKeyDecisionContext, ApiKeysState } from './api-key-decide';
 import { apiKeyDecider, assertMayCreateApiKey } from './api-key-decide';
 import { apiKeyStreamId } from './api-key-events';
-import { assertInteractiveSession } from '../domain/auth/caller';
+import { assertOwnLogin } from '../domain/auth/caller';
 import { formatApiKey, newKeyId, newSecret } from './api-key-format';
 import type { SecretHasher } from '../ports/secret-hasher';
 import type { EventStore } from '../ports/event-store';
@@ -62,7 +62,7 @@ export async function createApiKey(
   body: { readonly name: string; readonly expiresInDays: number },
 ): Promise<ApiKeyCommandResult<IssuedApiKey>> {
   const { caller } = request;
-  assertInteractiveSession(caller);
+  assertOwnLogin(caller);
   assertMayCreateApiKey(await deps.directory.viewer(caller.userId));
   const keyId = newKeyId(randomBytes);
   const secret = newSecret(keyId, randomBytes);
@@ -86,7 +86,7 @@ export async function revokeApiKey(
   id: number,
 ): Promise<ApiKeyCommandResult<null>> {
   const { caller } = request;
-  assertInteractiveSession(caller);
+  assertOwnLogin(caller);
   const now = deps.clock().toISOString();
   const { position } = await run(deps, request, now, (_state, context) => ({
     type: 'RevokeApiKey',
@@ -104,7 +104,7 @@ export async function rotateApiKey(
   graceHours: number,
 ): Promise<ApiKeyCommandResult<IssuedApiKey>> {
   const { caller } = request;
-  assertInteractiveSession(caller);
+  assertOwnLogin(caller);
   const now = deps.clock().toISOString();
   let issued = { keyId: '', secret: '' };
   const { position, state } = await run(deps, request, now, async (keys, context) => {

@@ -48,11 +48,12 @@ export function apiKeyRouteDeps(ctx: ApiKeyContext): ApiKeyRouteDeps {
 }
 
 /**
- * Key management (docs/api.md POST/GET/DELETE /api/apikey, docs/api.md rotation): interactive bearer
- * sessions only (`access: 'session'`) — a call made with an API key is a 403 before its body is even read.
+ * Key management (docs/api.md POST/GET/DELETE /api/apikey, docs/api.md rotation): the user's own login only
+ * (`access: 'ownLogin'`) — a call made with an API key or by an impersonation session is a 403 before its
+ * body is even read.
  */
 export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>(
-  { tag: 'apikeys', access: 'session', settle: ({ ctx }) => ctx.settle },
+  { tag: 'apikeys', access: 'ownLogin', settle: ({ ctx }) => ctx.settle },
   (apiKeys) => [
     apiKeys.post('/api/apikey', 'createApiKey', {
       summary: 'Create an API key; the plaintext key is in this answer only',

@@ -14,7 +14,7 @@ export const SECURITY = { bearer: 'bearerAuth', apiKey: 'apiKeyAuth', directoryT
 const SECURITY_OF: Record<Access, Record<string, string[]>[]> = {
   public: [],
   api: [{ [SECURITY.bearer]: [] }, { [SECURITY.apiKey]: [] }],
-  session: [{ [SECURITY.bearer]: [] }],
+  ownLogin: [{ [SECURITY.bearer]: [] }],
   internal: [{ [SECURITY.directoryToken]: [] }],
 };
 

@@ -50,7 +50,8 @@ export const PROBLEM_EXPLANATIONS: Record<ProblemKey, string> = {
   forbidden:
     'The caller is known but may not do this: the resource is not theirs to change, ' +
     'the privacy level is not allowed for its scope, the account is inactive or ' +
-    'banned, or the route needs an interactive session or the auditor role.',
+    'banned, or the route needs the auditor role or your own session (key management: ' +
+    'no API key, no impersonation).',
   notFound:
     'The resource, project, community, paragraph, key or file does not exist, or the caller may not know that it does.',
   routeNotFound: 'No endpoint has this path. The OpenAPI document at /openapi.json lists every endpoint.',

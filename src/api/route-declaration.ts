@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { ZodRequestBody } from '@asteasolutions/zod-to-openapi';
 import type { z } from 'zod';
 import type { Caller } from '../domain/auth/caller';
-import { assertInteractiveSession } from '../domain/auth/caller';
+import { assertOwnLogin } from '../domain/auth/caller';
 import { callerOf, requestInfoOf } from './middleware/authenticate';
 import type { RequestInfo } from '../commands/request-info';
 import type { Write } from '../ports/event-store';
@@ -27,10 +27,11 @@ export type Method = 'get' | 'post' | 'delete';
 export type ErrorStatus = 400 | 401 | 403 | 404 | 409 | 413 | 415 | 422 | 429 | 503;
 
 /**
- * Who may call. `api`: a bearer session or an API key (and so the key's rate limit); `session`: a
- * bearer session only, checked before the request is read; `internal`: the X-Directory-Token.
+ * Who may call. `api`: a bearer session or an API key (and so the key's rate limit); `ownLogin`: the
+ * user's own bearer session only, no API key and no impersonation (assertOwnLogin), checked before the
+ * request is read; `internal`: the X-Directory-Token.
  */
-export type Access = 'public' | 'api' | 'session' | 'internal';
+export type Access = 'public' | 'api' | 'ownLogin' | 'internal';
 
 /** A documented answer: a JSON body of `json`, a problem body, other content, or no body. */
 export type AnswerDoc =
@@ -280,7 +281,7 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
         resumeWrite &&
         (async (write: RecordedWrite, input: RouteInput<R>) => finish(input, await resumeWrite(write, input)));
       router[doc.method](expressPath, ...before, async (req, res) => {
-        if (doc.access === 'session') assertInteractiveSession(callerOf(res));
+        if (doc.access === 'ownLogin') assertOwnLogin(callerOf(res));
         if (authorize) authorize(callerOf(res));
         if (request.body && hasBody(req) && !req.is('application/json')) {
           throw new UnsupportedMediaType('the body must be application/json');

@@ -22,6 +22,14 @@ async function newKey(server: TestServer, userId: number = demo.users.admin1, bo
   return res.body as { id: number; key: string; keyId: string; name: string; createdAt: string; expiresAt: string };
 }
 
+/** Key management calls that a session would answer with 400 (an unknown field, a bad id, a bad graceHours). */
+const MANAGEMENT_CALLS_THAT_WOULD_BE_400: [string, string, string, unknown][] = [
+  ['POST /api/apikey', 'POST', '/api/apikey', { pagesize: 1 }],
+  ['GET /api/apikey', 'GET', '/api/apikey', undefined],
+  ['DELETE /api/apikey/{id}', 'DELETE', '/api/apikey/abc', undefined],
+  ['POST /api/apikey/{id}/rotate', 'POST', '/api/apikey/1/rotate', { graceHours: -1 }],
+];
+
 const flipLast = (key: string) => key.slice(0, -1) + (key.endsWith('a') ? 'b' : 'a');
 
 describe('API keys', () => {
@@ -225,18 +233,95 @@ describe('API keys', () => {
       }
     });
 
+    // Each request would be a 400 from a session (an unknown field, a bad id, a bad graceHours): the
+    // 403 shows the credential is refused before the request is read.
+    it.each(MANAGEMENT_CALLS_THAT_WOULD_BE_400)(
+      'given a key, when %s is called with it, then 403 before the request is read',
+      async (_case, method, path, body) => {
+        const key = await newKey(server);
+
+        const res = await server.request(method, path, body, { apiKey: key.key });
+
+        expect(res.status).toBe(403);
+        expect(res.body.type).toBe('/problems/forbidden');
+      },
+    );
+
     it.each([
       ['POST /api/apikey', 'POST', '/api/apikey', { name: 'x' }],
-      ['GET /api/apikey', 'GET', '/api/apikey', undefined],
-      ['DELETE /api/apikey/{id}', 'DELETE', '/api/apikey/1', undefined],
-      ['POST /api/apikey/{id}/rotate', 'POST', '/api/apikey/1/rotate', {}],
-    ])('given a key, when %s is called with it, then 403', async (_case, method, path, body) => {
-      const key = await newKey(server);
+      ['POST /api/apikey/{id}/rotate', 'POST', '/api/apikey/{id}/rotate', { graceHours: 0 }],
+      ['DELETE /api/apikey/{id}', 'DELETE', '/api/apikey/{id}', undefined],
+    ])(
+      'given a key, when %s is called with it on its own key, then 403 and the key is unchanged',
+      async (_c, method, path, body) => {
+        const key = await newKey(server);
+        const stream = `apikeys-${demo.users.admin1}`;
+        const before = (await server.services.eventStore.readStream(stream)).length;
 
-      const res = await server.request(method, path, body, { apiKey: key.key });
+        const res = await server.request(method, path.replace('{id}', String(key.id)), body, { apiKey: key.key });
+
+        expect(res.status).toBe(403);
+        expect(res.body.type).toBe('/problems/forbidden');
+        expect(await server.services.eventStore.readStream(stream)).toHaveLength(before);
+        expect((await server.get('/api/user/getcurrent', { apiKey: key.key })).status).toBe(200);
+      },
+    );
+  });
+
+  describe('key management by someone impersonating the user', () => {
+    // Hal (an active user) acting as Cleo: the grant ends with Hal's account, a key would not.
+    const impersonation = () => server.token(demo.users.admin1, { impersonatorId: demo.users.outsider });
+
+    it('given an impersonation session, when it reads getcurrent, then it acts as the user (the session itself works)', async () => {
+      const res = await server.get('/api/user/getcurrent', { token: await impersonation() });
+
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ id: demo.users.admin1, impersonatorId: demo.users.outsider });
+    });
+
+    it.each(MANAGEMENT_CALLS_THAT_WOULD_BE_400)(
+      'given an impersonation session, when %s is called, then 403 before the request is read',
+      async (_case, method, path, body) => {
+        const res = await server.request(method, path, body, { token: await impersonation() });
+
+        expect(res.status).toBe(403);
+        expect(res.body.type).toBe('/problems/forbidden');
+      },
+    );
+
+    it('given an impersonation session, when it creates a key for 180 days, then 403 and no key is created', async () => {
+      const token = await session(demo.users.admin1);
+      const before = (await server.get('/api/apikey', { token })).body;
+
+      const res = await server.post(
+        '/api/apikey',
+        { name: 'mine now', expiresInDays: 180 },
+        { token: await impersonation() },
+      );
 
       expect(res.status).toBe(403);
       expect(res.body.type).toBe('/problems/forbidden');
+      expect(res.body.key).toBeUndefined();
+      expect((await server.get('/api/apikey', { token })).body).toEqual(before);
+    });
+
+    it("given the user's key, when an impersonation session rotates it with graceHours 0 or revokes it, then 403 and the key still works", async () => {
+      const key = await newKey(server);
+
+      const rotated = await server.post(
+        `/api/apikey/${key.id}/rotate`,
+        { graceHours: 0 },
+        { token: await impersonation() },
+      );
+      const revoked = await server.request('DELETE', `/api/apikey/${key.id}`, undefined, {
+        token: await impersonation(),
+      });
+
+      expect([rotated.status, revoked.status]).toEqual([403, 403]);
+      expect([rotated.body.type, revoked.body.type]).toEqual(['/problems/forbidden', '/problems/forbidden']);
+      expect((await server.get('/api/user/getcurrent', { apiKey: key.key })).status).toBe(200);
+      const events = await server.services.eventStore.readStream(`apikeys-${demo.users.admin1}`);
+      expect(events.filter((e) => e.metadata.actor.impersonatorId !== undefined)).toEqual([]);
     });
   });
 

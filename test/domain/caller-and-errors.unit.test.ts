@@ -1,14 +1,14 @@
 import type { Caller } from '../../src/domain/auth/caller';
-import { assertAccountMayAct, assertInteractiveSession } from '../../src/domain/auth/caller';
+import { assertAccountMayAct, assertOwnLogin } from '../../src/domain/auth/caller';
 import { DomainError, conflict, forbidden, notFound, validationError } from '../../src/domain/errors';
 import { systemActor } from '../../src/domain/event';
 
-const caller = (credential: Caller['actor']['credential']): Caller => ({
+const caller = (credential: Caller['actor']['credential'], impersonatorId?: number): Caller => ({
   userId: 3,
   name: 'Ada',
   status: 'active',
   platformRoles: [],
-  actor: { userId: 3, credential },
+  actor: impersonatorId === undefined ? { userId: 3, credential } : { userId: 3, credential, impersonatorId },
 });
 
 describe('assertAccountMayAct', () => {
@@ -21,13 +21,17 @@ describe('assertAccountMayAct', () => {
   });
 });
 
-describe('assertInteractiveSession', () => {
-  it('given a bearer session, then it passes', () => {
-    expect(() => assertInteractiveSession(caller('session'))).not.toThrow();
+describe('assertOwnLogin', () => {
+  it("given the user's own bearer session, then it passes", () => {
+    expect(() => assertOwnLogin(caller('session'))).not.toThrow();
   });
 
   it.each(['apiKey', 'system'] as const)('given a %s credential, then it is forbidden', (credential) => {
-    expect(() => assertInteractiveSession(caller(credential))).toThrow(expect.objectContaining({ kind: 'forbidden' }));
+    expect(() => assertOwnLogin(caller(credential))).toThrow(expect.objectContaining({ kind: 'forbidden' }));
+  });
+
+  it('given a bearer session carrying an impersonator, then it is forbidden', () => {
+    expect(() => assertOwnLogin(caller('session', 8))).toThrow(expect.objectContaining({ kind: 'forbidden' }));
   });
 });
 

@@ -17,9 +17,17 @@ export function assertAccountMayAct(status: AccountStatus): void {
   if (status !== 'active') throw new DomainError('forbidden', `account is ${status}`);
 }
 
-/** Key management and other self-management endpoints need an interactive session. */
-export function assertInteractiveSession(caller: Caller): void {
-  if (caller.actor.credential !== 'session') {
-    throw new DomainError('forbidden', 'this endpoint requires an interactive bearer session, not an API key');
+/**
+ * Key management needs the user's own login: a bearer session that carries no impersonator. An API
+ * key cannot mint, list, rotate or revoke keys (a leaked key would outlive its revocation), and
+ * neither can someone acting as the user (a key they minted would outlive their grant).
+ */
+export function assertOwnLogin(caller: Caller): void {
+  const { credential, impersonatorId } = caller.actor;
+  if (credential !== 'session') {
+    throw new DomainError('forbidden', 'this endpoint needs your own bearer session, not an API key');
+  }
+  if (impersonatorId !== undefined) {
+    throw new DomainError('forbidden', 'this endpoint needs your own bearer session, not an impersonation');
   }
 }
