@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mintSessionToken } from '../../src/infra/auth/session-verifier';
 import { demo, demoDirectory } from '../support/demo-directory';
 import { serverForSuite } from '../support/suite-server';
+import { startTestServer } from '../support/test-server';
 
 /** Bearer tokens the service must refuse (docs/api.md "Credentials", issue 11 items 2 to 4). */
 const now = () => Math.floor(Date.now() / 1000);
@@ -94,5 +95,24 @@ describe('bearer token audience and issuer', () => {
     ['another issuer', { audience, issuer: 'https://evil.example.org/' }],
   ])('given a token with %s, then 401', async (_label, options) => {
     expectUnauthenticated(await getcurrent(options));
+  });
+});
+
+describe('a bearer token remembered as verified', () => {
+  it('given a token accepted once (and so remembered), when the clock passes its exp, then the next request is 401', async () => {
+    // The verified-token cache keeps a token's claims between requests: it must not outlive `exp`.
+    let at = Date.parse('2026-06-01T00:00:00Z');
+    const server = await startTestServer({}, { clock: () => new Date(at) });
+    try {
+      await server.directory(demoDirectory.events);
+      const token = await server.token(demo.users.team, { ttlSeconds: 3600 });
+      expect((await server.get('/api/user/getcurrent', { token })).status).toBe(200);
+
+      at += 3600 * 1000 + 61_000; // past exp and the 60 s of clock skew the verifier allows
+
+      expectUnauthenticated(await server.get('/api/user/getcurrent', { token }));
+    } finally {
+      await server.close();
+    }
   });
 });
