@@ -1,7 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { sweepOrphans } from '../../src/files/file-lifecycle';
-import { demo } from '../support/demo-directory';
+import { demo, demoDirectory } from '../support/demo-directory';
 import { samples } from '../support/file-samples';
 import { fieldsOf, newResource, resourceApi, scope } from '../support/resource-api';
 import { serverForSuite } from '../support/suite-server';
@@ -315,5 +315,39 @@ describe('the orphan sweeper (UPLOAD_ORPHAN_HOURS=24), with an injected clock', 
 
     // Sweeping again changes nothing.
     expect((await sweepOrphans(server.services, new Date(uploadedAt.getTime() + 26 * 3_600_000))).deleted).toEqual([]);
+  });
+});
+
+describe('files: an uploader who can no longer see any resource referencing the upload', () => {
+  // A server of its own: the test changes the directory. User 90 is on project 10's team.
+  const uploader = 90;
+  const server = serverForSuite([
+    demoDirectory.events,
+    [
+      { type: 'UserUpserted', data: { userId: uploader, name: 'Uma Uploader', status: 'active' } },
+      { type: 'ProjectMemberSet', data: { projectId: P, userId: uploader, role: 'team' } },
+    ],
+  ]);
+  const files = fileApi(server);
+  const api = resourceApi(server);
+
+  it('given a team-only resource referencing the upload, when the uploader leaves the team, then the download is 404', async () => {
+    // given: the uploader's file, referenced by a resource only the team sees
+    const stored = await files.uploaded(uploader, 'plan.pdf', 'application/pdf', samples.pdf());
+    await api.create(
+      uploader,
+      newResource(scope.communityProject(communityProjects.solarIn1), { resourceUrl: stored, privacyLevel: 3 }),
+    );
+    expect((await files.download(uploader, stored)).status).toBe(200);
+
+    // when: the uploader leaves the team
+    const left = await server.directory([{ type: 'ProjectMemberRemoved', data: { projectId: P, userId: uploader } }]);
+    expect(left.status).toBe(200);
+
+    // then: having uploaded it no longer opens it; a team member still downloads it
+    const res = await files.download(uploader, stored);
+    expect(res.status).toBe(404);
+    expect(res.json().type).toBe('/problems/not-found');
+    expect((await files.download(users.team, stored)).status).toBe(200);
   });
 });
