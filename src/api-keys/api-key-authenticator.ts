@@ -26,6 +26,8 @@ const LAST_USED_EVERY_MS = 60_000;
 const VERIFIED_HERE_MAX = 10_000;
 
 const unauthenticated = (reason: string) => new DomainError('unauthenticated', reason);
+/** The reason given for any key whose secret was not proved: unknown, wrong secret, revoked or expired alike. */
+const NOT_VALID = 'the API key is not valid';
 /** SHA-256 of the whole key, hex: what names a verified key in memory and in the cache, never the key itself. */
 const digestOf = (key: string): string => hash('sha256', key);
 
@@ -132,11 +134,12 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
     const known = this.verifiedHere.get(digest);
     const keyId = known?.keyId ?? parsedOrRefused(presented).keyId;
     const record = await this.deps.store.byKeyId(keyId);
-    if (!record) throw unauthenticated('unknown API key');
+    // One reason for every key whose secret was not proved, so that a keyId alone (it is public: it
+    // is in logs, screenshots, the key list) tells nothing about the key's state.
+    if (!record) throw unauthenticated(NOT_VALID);
     const now = this.deps.clock();
     const nowMs = now.getTime();
-    if (record.revoked) throw unauthenticated('the API key has been revoked');
-    if (Date.parse(record.expiresAt) <= nowMs) throw unauthenticated('the API key has expired');
+    const ended = record.revoked ? 'revoked' : Date.parse(record.expiresAt) <= nowMs ? 'expired' : null;
 
     const inGrace =
       record.graceSecretHash !== null && record.graceUntil !== null && nowMs < Date.parse(record.graceUntil);
@@ -146,7 +149,10 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
       known.id === record.id &&
       (known.hash === record.secretHash || (inGrace && known.hash === record.graceSecretHash));
     if (!stands && !(await this.verified(presented, digest, record, inGrace, nowMs, req, res)))
-      throw unauthenticated('the API key is not valid');
+      throw unauthenticated(NOT_VALID);
+    // The holder of the right secret learns why it no longer works.
+    if (ended === 'revoked') throw unauthenticated('the API key has been revoked');
+    if (ended === 'expired') throw unauthenticated('the API key has expired');
 
     const decision = await this.deps.cache.consume(`apikey:${record.id}`, this.quota, nowMs);
     setRateLimitHeaders(res, this.quota, decision, this.quotaPolicyHeader);

@@ -15,7 +15,7 @@ import { randomBytes } from 'node:crypto';
 import { newSecret } from '../../src/api-keys/api-key-format';
 import { demo } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
-import { seeded } from '../support/seeded-server';
+import { manualClock, seeded } from '../support/seeded-server';
 
 type Key = { id: number; key: string; keyId: string };
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: any };
@@ -258,5 +258,75 @@ describe('API key quota under a concurrent burst, one process', () => {
     const refused = answers.filter((a) => a.status !== 200);
     expect(refused).toHaveLength(50);
     expect(refused.every((a) => a.status === 429 && a.body.type === '/problems/rate-limited')).toBe(true);
+  });
+});
+
+/**
+ * A keyId is public (logs, screenshots, the key list): a 401 to a caller who has not proved the
+ * secret says the same whatever the key's state, and only the holder of the right secret of a
+ * revoked or expired key is told which.
+ */
+describe('the reason a 401 gives for an API key', () => {
+  const clock = manualClock();
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await seeded({ API_KEY_CAP: '100' }, clock.now);
+  });
+  afterAll(() => server.close());
+
+  const reason = (answer: Answer) => answer.headers['www-authenticate'];
+  const revokedKey = async () => {
+    const key = await newKey(server);
+    const res = await server.request('DELETE', `/api/apikey/${key.id}`, undefined, {
+      token: await server.token(demo.users.admin1),
+    });
+    expect(res.status).toBe(204);
+    return key;
+  };
+  const unknownKey = (): string => {
+    const keyId = `svc_live_${randomBytes(12).toString('base64url').replace(/[-_]/g, 'x').slice(0, 16)}`;
+    return `${keyId}.${newSecret(keyId, randomBytes)}`;
+  };
+
+  it('given a revoked key, a live key and an unknown keyId, when each is sent with a wrong secret, then all three 401s give the same reason', async () => {
+    const revoked = await revokedKey();
+    const live = await newKey(server);
+
+    const answers = await Promise.all([
+      send(server, { apiKey: wrongSecretFor(revoked) }),
+      send(server, { apiKey: wrongSecretFor(live) }),
+      send(server, { apiKey: unknownKey() }),
+    ]);
+
+    expect(answers.map((a) => a.status)).toEqual([401, 401, 401]);
+    expect(new Set(answers.map(reason)).size).toBe(1);
+    expect(reason(answers[0]!)).not.toMatch(/revoked|expired|unknown/);
+  });
+
+  it('given a revoked key, when its right secret is sent, then 401 saying it was revoked', async () => {
+    const revoked = await revokedKey();
+
+    const answer = await send(server, { apiKey: revoked.key });
+
+    expect(answer.status).toBe(401);
+    expect(reason(answer)).toMatch(/revoked/);
+  });
+
+  it('given an expired key, when its wrong secret is sent then its right one, then only the right one is told it expired', async () => {
+    const created = await server.post(
+      '/api/apikey',
+      { name: 'short', expiresInDays: 1 },
+      { token: await server.token(demo.users.admin1) },
+    );
+    expect(created.status).toBe(200);
+    const key = created.body as Key;
+    clock.advance(2 * 24 * 3600 * 1000);
+
+    const wrong = await send(server, { apiKey: wrongSecretFor(key) });
+    const right = await send(server, { apiKey: key.key });
+
+    expect([wrong.status, right.status]).toEqual([401, 401]);
+    expect(reason(wrong)).not.toMatch(/expired/);
+    expect(reason(right)).toMatch(/expired/);
   });
 });
