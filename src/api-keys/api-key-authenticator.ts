@@ -8,7 +8,6 @@ import {
   API_KEY_FAILURES_PER_ADDRESS,
   API_KEY_FAILURES_PER_KEY_AND_ADDRESS,
   apiKeyRatePolicy,
-  failureBudgetClosedUntilMs,
 } from '../domain/rate-limit';
 import { VerifierBusy } from './bounded-verifier';
 import type { SecretHasher } from '../ports/secret-hasher';
@@ -17,6 +16,7 @@ import type { Logger } from '../observability/logger';
 import type { ApiKeyRecord, ApiKeyStore } from './api-key-store';
 import type { ApiKeyAuthenticator } from '../api/middleware/authenticate';
 import { clientAddressOf } from '../api/middleware/client-address';
+import { budgetAddressOf } from './budget-address';
 
 /** A verified key stays cached this long at most (and never past its expiry or grace). */
 const VERIFIED_TTL_SECONDS = 3600;
@@ -26,6 +26,14 @@ const LAST_USED_EVERY_MS = 60_000;
 const VERIFIED_HERE_MAX = 10_000;
 
 const unauthenticated = (reason: string) => new DomainError('unauthenticated', reason);
+/** A wrong-secret budget of the caller's address is spent: no hash runs until `retryAfterSeconds`. */
+class BudgetSpent extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super('a wrong-secret budget is spent');
+    this.name = 'BudgetSpent';
+  }
+}
+
 /** The reason given for any key whose secret was not proved: unknown, wrong secret, revoked or expired alike. */
 const NOT_VALID = 'the API key is not valid';
 /** SHA-256 of the whole key, hex: what names a verified key in memory and in the cache, never the key itself. */
@@ -190,8 +198,7 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
       }
     }
 
-    const address = clientAddressOf(req);
-    await this.assertFailureBudgetsOpen(record.id, address, nowMs, res);
+    const address = budgetAddressOf(clientAddressOf(req));
     const flightKey = `${digest}:${record.secretHash}:${inGrace ? (record.graceSecretHash ?? '') : ''}`;
     let flight = this.inFlight.get(flightKey);
     if (!flight) {
@@ -199,20 +206,48 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
       const here = this.verifiedHere.get(digest);
       if (here !== undefined && here.id === record.id && matches(here.hash)) return true;
       const { secret } = parsedOrRefused(presented);
-      flight = this.verifyOnce(secret, digest, record, inGrace, nowMs).finally(() => this.inFlight.delete(flightKey));
+      flight = this.reservedRun(secret, digest, record, inGrace, nowMs, address).finally(() =>
+        this.inFlight.delete(flightKey),
+      );
       this.inFlight.set(flightKey, flight);
     }
-    let matched: string | null;
     try {
-      matched = await flight;
+      return (await flight) !== null;
     } catch (error) {
       if (error instanceof VerifierBusy)
         throw new DomainError('unavailable', 'too many API keys are being verified at once: try again shortly');
+      if (error instanceof BudgetSpent) {
+        res.setHeader('Retry-After', String(error.retryAfterSeconds));
+        throw new DomainError('rate_limited', 'too many wrong API key secrets from this address: try again later');
+      }
       throw error;
     }
-    if (matched !== null) return true;
-    await this.countFailure(record.id, address, nowMs);
-    return false;
+  }
+
+  /**
+   * One argon2 run, paid for by the wrong-secret budgets of the address that asked for it: a unit of
+   * each is taken before the hash, atomically (however many runs start at once, no more run than
+   * the budgets hold: BudgetSpent otherwise), and handed back unless the secret turned out wrong.
+   * Requests with the same key that arrive meanwhile wait on this run and take nothing.
+   */
+  private async reservedRun(
+    secret: string,
+    digest: string,
+    record: ApiKeyRecord,
+    inGrace: boolean,
+    nowMs: number,
+    address: string,
+  ): Promise<string | null> {
+    const taken = await this.reserveFailureBudgets(record.id, address, nowMs);
+    let wrong = false;
+    try {
+      const matched = await this.verifyOnce(secret, digest, record, inGrace, nowMs);
+      wrong = matched === null;
+      return matched;
+    } finally {
+      // A match, or no answer at all (the verifier busy, a store error): nothing was proved wrong.
+      if (!wrong) await this.releaseFailureBudgets(taken, nowMs);
+    }
   }
 
   /** One argon2 verification (two within a rotation's grace); a match is shared through the cache. */
@@ -249,28 +284,31 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
     this.verifiedHere.set(digest, value);
   }
 
-  /** 429 without hashing while a wrong-secret budget of this address (for this key id, or for all) is used up. */
-  private async assertFailureBudgetsOpen(id: number, address: string, nowMs: number, res: Response): Promise<void> {
-    const closed = await Promise.all(
-      failureBudgets(id, address).map(([name]) => this.deps.cache.get(`${name}:closed`)),
+  /**
+   * Takes one unit from each wrong-secret budget of this key and address; BudgetSpent when either
+   * is spent (and whatever was taken is handed back). Answers what was taken.
+   */
+  private async reserveFailureBudgets(
+    id: number,
+    address: string,
+    nowMs: number,
+  ): Promise<readonly (readonly [string, RateLimitPolicy])[]> {
+    const budgets = failureBudgets(id, address);
+    const decisions = await Promise.all(budgets.map(([name, policy]) => this.deps.cache.consume(name, policy, nowMs)));
+    const taken = budgets.filter((_, i) => decisions[i]?.allowed);
+    if (taken.length === budgets.length) return taken;
+    await this.releaseFailureBudgets(taken, nowMs);
+    throw new BudgetSpent(
+      Math.max(1, ...decisions.map((d) => (d.allowed ? 0 : (d.retryAfterSeconds ?? d.resetSeconds)))),
     );
-    const untilMs = Math.max(0, ...closed.map((value) => Number(value ?? 0)));
-    if (untilMs <= nowMs) return;
-    res.setHeader('Retry-After', String(Math.max(1, Math.ceil((untilMs - nowMs) / 1000))));
-    throw new DomainError('rate_limited', 'too many wrong API key secrets from this address: try again later');
   }
 
-  /**
-   * A wrong secret spends one from each budget; a budget it uses up is closed (a cache flag, read before any
-   * hashing).
-   */
-  private async countFailure(id: number, address: string, nowMs: number): Promise<void> {
-    await Promise.all(
-      failureBudgets(id, address).map(async ([name, policy]) => {
-        const untilMs = failureBudgetClosedUntilMs(await this.deps.cache.consume(name, policy, nowMs), nowMs);
-        if (untilMs !== null) await this.deps.cache.set(`${name}:closed`, String(untilMs), (untilMs - nowMs) / 1000);
-      }),
-    );
+  /** Hands back what reserveFailureBudgets took: the secret matched, or it was never checked. */
+  private async releaseFailureBudgets(
+    taken: readonly (readonly [string, RateLimitPolicy])[],
+    nowMs: number,
+  ): Promise<void> {
+    await Promise.all(taken.map(([name, policy]) => this.deps.cache.release(name, policy, nowMs)));
   }
 
   /**

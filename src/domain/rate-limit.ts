@@ -140,6 +140,22 @@ export function consumeRateLimit(state: RateLimitState | null, nowMs: number, po
 }
 
 /**
+ * Hands back one request counted against `state` at `nowMs`: a unit reserved before work whose
+ * outcome decides whether it counts (an API key's secret checked against a budget of wrong ones).
+ * Only a count in the window still open goes down; a lockout, or a window that has ended, stays as
+ * it is.
+ */
+export function releaseRateLimit(
+  state: RateLimitState | null,
+  nowMs: number,
+  policy: RateLimitPolicy,
+): RateLimitState | null {
+  if (state?.kind !== 'counting' || state.count === 0) return state;
+  if (nowMs >= state.windowStartMs + policy.windowSeconds * 1000) return state;
+  return { ...state, count: state.count - 1 };
+}
+
+/**
  * The instant from which `state` behaves exactly like no state at all (window over, lockout over,
  * violation forgotten): a store may drop it then.
  */
@@ -188,14 +204,3 @@ export const API_KEY_FAILURES_PER_ADDRESS: RateLimitPolicy = {
   maxLockoutSeconds: 3600,
   violationMemorySeconds: 3600,
 };
-
-/**
- * After a failure was counted against a failure budget (its decision at `nowMs`): until when new
- * attempts under that budget are refused without hashing, or null while it has room left. A budget
- * the failure used up is closed until its window ends; a failure past it (several were in flight
- * at once) started a lockout, closed until the lockout ends.
- */
-export function failureBudgetClosedUntilMs(decision: RateLimitDecision, nowMs: number): number | null {
-  if (!decision.allowed) return nowMs + (decision.retryAfterSeconds ?? decision.resetSeconds) * 1000;
-  return decision.remaining === 0 ? nowMs + decision.resetSeconds * 1000 : null;
-}

@@ -30,6 +30,8 @@ export interface Cache {
  */
 export interface RateLimiter {
   consume(key: string, policy: RateLimitPolicy, nowMs: number): Promise<RateLimitDecision>;
+  /** Hands back one request `consume` admitted (releaseRateLimit), atomically like `consume`. */
+  release(key: string, policy: RateLimitPolicy, nowMs: number): Promise<void>;
 }
 
 /** Throws a RangeError unless `ttlSeconds` is a positive, finite number. */

@@ -8,6 +8,7 @@
 import http from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { newSecret } from '../../src/api-keys/api-key-format';
+import { API_KEY_FAILURES_PER_KEY_AND_ADDRESS } from '../../src/domain/rate-limit';
 import { demo } from '../support/demo-directory';
 import { describeExternal, externalTarget } from '../support/external';
 import type { TestServer } from '../support/test-server';
@@ -66,6 +67,21 @@ describeExternal('API key verification on two processes sharing Redis', external
     ({ a, b } = await startTwoProcessesOnRedis(prefix, { RATE_LIMIT_PER_HOUR: '1000' }));
   });
   afterAll(() => stopTwoProcessesOnRedis(prefix, a, b));
+
+  it('given 50 wrong secrets sent at once from one address to both processes, then together they run no more argon2 than the budget holds', async () => {
+    // Each process reserves a unit of the shared budget (atomically, in Redis) before it hashes.
+    const key = await newKey(a);
+    const before = (await argon2Runs(a)) + (await argon2Runs(b));
+    const wrong = () => `${key.keyId}.${newSecret(key.keyId, randomBytes)}`;
+
+    const statuses = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => statusOf(i % 2 === 0 ? a : b, wrong(), '127.0.0.8')),
+    );
+
+    const after = (await argon2Runs(a)) + (await argon2Runs(b));
+    expect(after - before).toBeLessThanOrEqual(API_KEY_FAILURES_PER_KEY_AND_ADDRESS.limit);
+    expect(statuses.filter((s) => s !== 401 && s !== 429)).toEqual([]);
+  });
 
   it('given a limit of 1,000 an hour, when 1,050 first uses of a new key arrive at once on both processes, then exactly 1,000 are admitted', async () => {
     const key = await newKey(a);

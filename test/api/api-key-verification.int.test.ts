@@ -13,6 +13,7 @@
 import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import { newSecret } from '../../src/api-keys/api-key-format';
+import { API_KEY_FAILURES_PER_KEY_AND_ADDRESS } from '../../src/domain/rate-limit';
 import { demo } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
 import { manualClock, seeded } from '../support/seeded-server';
@@ -111,6 +112,23 @@ describe('API key verification, one process, TRUST_PROXY off', () => {
   });
   afterAll(() => server.close());
 
+  it('given 50 wrong secrets sent at once from one fresh address, then no more argon2 runs than its budget holds', async () => {
+    // The budget is reserved before each hash: concurrent wrong secrets cannot all pass a check made
+    // before any of them was counted.
+    const key = await newKey(server);
+    const before = await verifications(server);
+
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, () => send(server, { apiKey: wrongSecretFor(key), from: '127.0.0.9' })),
+    );
+
+    const after = await verifications(server);
+    const budget = API_KEY_FAILURES_PER_KEY_AND_ADDRESS.limit;
+    expect(runs(after) - runs(before)).toBeLessThanOrEqual(budget);
+    expect(answers.filter((a) => a.status === 401).length).toBeLessThanOrEqual(budget);
+    expect(answers.filter((a) => a.status !== 401).every((a) => a.status === 429)).toBe(true);
+  });
+
   it('given a new valid key, when 50 requests use it at once, then all 50 are 200 and argon2 runs once', async () => {
     const key = await newKey(server);
     const before = await verifications(server);
@@ -185,6 +203,30 @@ describe('API key verification behind a trusted proxy (TRUST_PROXY=loopback)', (
     expect(statuses.slice(-20)).toEqual(Array(20).fill(429));
     expect((await send(server, { apiKey: key.key, headers: owner })).status).toBe(200);
     expect((await send(server, { apiKey: wrongSecretFor(key), headers: attacker })).status).toBe(429);
+  });
+
+  it('given wrong secrets from many IPv6 addresses of one /64, then they share one budget; another /64 has its own', async () => {
+    const key = await newKey(server);
+    const budget = API_KEY_FAILURES_PER_KEY_AND_ADDRESS.limit;
+    const inNetwork = (i: number) => ({ 'x-forwarded-for': `2001:db8:7:1:${(i + 1).toString(16)}::1` });
+
+    const spent: number[] = [];
+    for (let i = 0; i < budget; i++)
+      spent.push((await send(server, { apiKey: wrongSecretFor(key), headers: inNetwork(i) })).status);
+    const sameNetwork = await send(server, { apiKey: wrongSecretFor(key), headers: inNetwork(budget + 5) });
+    const otherNetwork = await send(server, {
+      apiKey: wrongSecretFor(key),
+      headers: { 'x-forwarded-for': '2001:db8:7:2::1' },
+    });
+    const mappedV4 = await send(server, {
+      apiKey: wrongSecretFor(key),
+      headers: { 'x-forwarded-for': '::ffff:192.0.2.44' },
+    });
+
+    expect(spent).toEqual(Array(budget).fill(401));
+    expect(sameNetwork.status).toBe(429);
+    expect(otherNetwork.status).toBe(401);
+    expect(mappedV4.status).toBe(401);
   });
 
   it('given a write through the proxy, then its events record the client address the proxy named', async () => {

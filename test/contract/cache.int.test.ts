@@ -237,6 +237,38 @@ export function describeCacheContract(name: string, factory: () => Promise<Harne
         await expect(cache.consume(key(), { ...policy, limit: 0 }, T0)).rejects.toThrow(RangeError);
       });
     });
+
+    describe('release (a reserved request handed back)', () => {
+      it('given a full window, when one request is released, then exactly one more is admitted', async () => {
+        const k = key();
+        await consumeN(k, T0, policy.limit);
+
+        await cache.release(k, policy, T0 + s(1));
+
+        await expect(cache.consume(k, policy, T0 + s(2))).resolves.toMatchObject({ allowed: true, remaining: 0 });
+        await expect(cache.consume(k, policy, T0 + s(2))).resolves.toMatchObject({ allowed: false });
+      });
+
+      it('given a lockout, when a request is released, then the lockout stays', async () => {
+        const k = key();
+        await violate(k, T0);
+
+        await cache.release(k, policy, T0 + s(1));
+
+        await expect(cache.consume(k, policy, T0 + s(2))).resolves.toMatchObject({ allowed: false });
+      });
+
+      it('given a key never consumed, or a window that ended, when released, then nothing changes', async () => {
+        const fresh = key();
+        await cache.release(fresh, policy, T0);
+        await expect(cache.consume(fresh, policy, T0)).resolves.toMatchObject({ allowed: true, remaining: 4 });
+
+        const old = key();
+        await consumeN(old, T0, 2);
+        await cache.release(old, policy, T0 + s(3600));
+        await expect(cache.consume(old, policy, T0 + s(3600))).resolves.toMatchObject({ remaining: 4 });
+      });
+    });
   });
 }
 

@@ -1,66 +1,49 @@
-import type { RateLimitDecision, RateLimitState } from '../../src/domain/rate-limit';
+import type { RateLimitState } from '../../src/domain/rate-limit';
 import {
   API_KEY_FAILURES_PER_KEY_AND_ADDRESS as policy,
   consumeRateLimit,
-  failureBudgetClosedUntilMs,
+  releaseRateLimit,
 } from '../../src/domain/rate-limit';
 
 /**
- * The wrong-secret budgets: a failure is counted with consumeRateLimit, and the budget is closed —
- * attempts refused before hashing — from the failure that uses it up until its window ends, or
- * until the lockout a failure past it started ends.
+ * The wrong-secret budgets: a unit is reserved (consumeRateLimit) before a secret is hashed and
+ * handed back (releaseRateLimit) when the secret matched, so only wrong secrets stay counted.
  */
 const T0 = Date.UTC(2025, 0, 1);
 
-function failures(n: number, nowMs = T0) {
+function consumed(n: number, nowMs = T0): RateLimitState | null {
   let state: RateLimitState | null = null;
-  const closed: (number | null)[] = [];
-  for (let i = 0; i < n; i++) {
-    const step = consumeRateLimit(state, nowMs, policy);
-    state = step.state;
-    closed.push(failureBudgetClosedUntilMs(step.decision, nowMs));
-  }
-  return closed;
+  for (let i = 0; i < n; i++) state = consumeRateLimit(state, nowMs, policy).state;
+  return state;
 }
 
-describe('wrong-secret budget', () => {
-  it('given failures below the limit, then the budget stays open', () => {
-    expect(failures(policy.limit - 1)).toEqual(Array(policy.limit - 1).fill(null));
+describe('a reserved unit handed back', () => {
+  it('given a spent budget, when one unit is handed back, then exactly one more is admitted', () => {
+    const back = releaseRateLimit(consumed(policy.limit), T0 + 1000, policy);
+
+    const next = consumeRateLimit(back, T0 + 2000, policy);
+    expect(next.decision.allowed).toBe(true);
+    expect(consumeRateLimit(next.state, T0 + 2000, policy).decision.allowed).toBe(false);
   });
 
-  it('given the failure that uses the budget up, then it is closed until the window ends', () => {
-    expect(failures(policy.limit).at(-1)).toBe(T0 + policy.windowSeconds * 1000);
+  it('given a lockout, when a unit is handed back, then the lockout stays', () => {
+    const locked = consumed(policy.limit + 1);
+
+    expect(releaseRateLimit(locked, T0 + 1000, policy)).toBe(locked);
   });
 
-  it('given a failure past the limit (several were in flight), then it is closed until the lockout ends', () => {
-    expect(failures(policy.limit + 1).at(-1)).toBe(T0 + policy.baseLockoutSeconds * 1000);
+  it('given no history, or a window that ended, then nothing changes', () => {
+    expect(releaseRateLimit(null, T0, policy)).toBeNull();
+    const old = consumed(3);
+    expect(releaseRateLimit(old, T0 + policy.windowSeconds * 1000, policy)).toBe(old);
   });
 
-  it('given a failure late in the window that uses the budget up, then it is closed only for what is left of the window', () => {
-    let state: RateLimitState | null = consumeRateLimit(null, T0, policy).state;
-    for (let i = 1; i < policy.limit - 1; i++) state = consumeRateLimit(state, T0, policy).state;
-    const later = T0 + 45_000;
-
-    const last = consumeRateLimit(state, later, policy);
-
-    expect(failureBudgetClosedUntilMs(last.decision, later)).toBe(T0 + policy.windowSeconds * 1000);
-  });
-
-  // A denial as consumeRateLimit makes it has remaining 0 and resetSeconds = retryAfterSeconds; the
-  // rule itself reads the retry time first, and the reset time only when no retry time is given.
-  it.each<[string, RateLimitDecision, number]>([
-    [
-      'a denial whose retry comes before its reset',
-      { allowed: false, limit: 5, remaining: 0, resetSeconds: 60, retryAfterSeconds: 30 },
-      30,
-    ],
-    [
-      'a denial whose retry comes after its reset',
-      { allowed: false, limit: 5, remaining: 2, resetSeconds: 10, retryAfterSeconds: 90 },
-      90,
-    ],
-    ['a denial with no retry time', { allowed: false, limit: 5, remaining: 0, resetSeconds: 45 }, 45],
-  ])('given %s, then the budget is closed until the retry time', (_what, decision, seconds) => {
-    expect(failureBudgetClosedUntilMs(decision, T0)).toBe(T0 + seconds * 1000);
+  it('given reservations handed back as fast as they are taken, then the budget never closes', () => {
+    let state: RateLimitState | null = null;
+    for (let i = 0; i < policy.limit * 10; i++) {
+      const step = consumeRateLimit(state, T0 + i, policy);
+      expect(step.decision.allowed).toBe(true);
+      state = releaseRateLimit(step.state, T0 + i, policy);
+    }
   });
 });

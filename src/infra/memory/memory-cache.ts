@@ -1,5 +1,5 @@
 import type { RateLimitState } from '../../domain/rate-limit';
-import { consumeRateLimit, rateLimitStateExpiresAtMs } from '../../domain/rate-limit';
+import { consumeRateLimit, rateLimitStateExpiresAtMs, releaseRateLimit } from '../../domain/rate-limit';
 import type { Cache, RateLimitDecision, RateLimitPolicy, RateLimiter } from '../../ports/cache';
 import { assertValidTtl } from '../../ports/cache';
 
@@ -55,6 +55,13 @@ export class MemoryCache implements Cache, RateLimiter {
       }
     }
     return decision;
+  }
+
+  async release(key: string, policy: RateLimitPolicy, nowMs: number): Promise<void> {
+    const stored = this.limits.get(key);
+    if (stored === undefined || stored.expiresAtMs <= nowMs) return;
+    const state = releaseRateLimit(stored.state, nowMs, policy);
+    if (state !== null && state !== stored.state) this.limits.set(key, { state, expiresAtMs: stored.expiresAtMs });
   }
 
   async ping(): Promise<void> {}

@@ -74,9 +74,24 @@ save('l', 0, now + lockout * 1000)
 return {0, limit, 0, lockout, lockout}
 `;
 
+/** releaseRateLimit (src/domain/rate-limit.ts) in Lua: one count handed back in a window still open. */
+const RELEASE_LUA = `
+local key = KEYS[1]
+local now = tonumber(ARGV[1])
+local windowMs = tonumber(ARGV[2]) * 1000
+local s = redis.call('HMGET', key, 'k', 'ws', 'c')
+local ws = tonumber(s[2])
+local count = tonumber(s[3])
+if s[1] == 'c' and ws ~= nil and count ~= nil and count > 0 and now < ws + windowMs then
+  redis.call('HSET', key, 'c', string.format('%.0f', count - 1))
+end
+return 0
+`;
+
 type ConsumeReply = [number, number, number, number, number];
 type WithConsume = Redis & {
   prsRateLimitConsume(key: string, ...args: number[]): Promise<ConsumeReply>;
+  prsRateLimitRelease(key: string, ...args: number[]): Promise<number>;
 };
 
 /** How long one Redis command may take: they take well under a millisecond on a healthy server. */
@@ -117,6 +132,7 @@ export class RedisCache implements Cache, RateLimiter {
     // rejection already reports it to the caller.
     redis.on('error', () => {});
     redis.defineCommand('prsRateLimitConsume', { numberOfKeys: 1, lua: CONSUME_LUA });
+    redis.defineCommand('prsRateLimitRelease', { numberOfKeys: 1, lua: RELEASE_LUA });
     return new RedisCache(redis as WithConsume, keyPrefix);
   }
 
@@ -148,6 +164,12 @@ export class RedisCache implements Cache, RateLimiter {
     );
     const decision = { allowed: allowed === 1, limit, remaining, resetSeconds };
     return retryAfter < 0 ? decision : { ...decision, retryAfterSeconds: retryAfter };
+  }
+
+  async release(key: string, policy: RateLimitPolicy, nowMs: number): Promise<void> {
+    assertValidPolicy(policy);
+    assertValidNow(nowMs);
+    await this.redis.prsRateLimitRelease(`${this.keyPrefix}rl:${key}`, nowMs, policy.windowSeconds);
   }
 
   async ping(): Promise<void> {

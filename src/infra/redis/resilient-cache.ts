@@ -42,6 +42,10 @@ export class ResilientCache implements Cache, RateLimiter {
     return this.run((c) => c.consume(key, policy, nowMs));
   }
 
+  release(key: string, policy: RateLimitPolicy, nowMs: number): Promise<void> {
+    return this.run((c) => c.release(key, policy, nowMs));
+  }
+
   /** The shared store's own answer: readiness uses `health` to tell degraded from ok. */
   ping(): Promise<void> {
     return this.primary.ping();
