@@ -146,7 +146,11 @@ export class ConfigError extends Error {
 
 /** Parses the environment; a bad value throws a ConfigError naming each variable. */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
-  const parsed = configSchema.safeParse(env);
+  // A variable set to the empty string is unset: what `${VAR:-}` in docker-compose.yml passes on
+  // for a variable the operator left out, so compose can forward every variable with no default
+  // of its own to keep in step with this schema's.
+  const given = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const parsed = configSchema.safeParse(given);
   if (!parsed.success) {
     const variables = [...new Set(parsed.error.issues.map((i) => String(i.path[0])))];
     const lines = parsed.error.issues.map((i) => `${String(i.path[0])}: ${i.message}`);

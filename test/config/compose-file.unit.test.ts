@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { configSchema, loadConfig } from '../../src/config/config';
 import { EVENTSTORE_IMAGE, MONGO_IMAGE, REDIS_IMAGE } from '../support/images';
 
 const root = path.join(__dirname, '..', '..');
@@ -13,18 +14,58 @@ type Service = {
   healthcheck?: { test: string[] };
   depends_on?: Record<string, { condition: string }>;
   environment?: Record<string, string>;
+  volumes?: string[];
 };
 const services = (parse(compose, { merge: true }) as { services: Record<string, Service> }).services;
 
 describe('docker-compose.yml', () => {
-  it.each(['AUTH_JWT_SECRET', 'DIRECTORY_SYNC_TOKEN'])(
-    'given %s, then compose requires it instead of defaulting it',
-    (variable) => {
-      const line = compose.split('\n').find((l) => l.trim().startsWith(`${variable}:`));
-      expect(line).toContain(`\${${variable}:?`);
-      expect(line).not.toMatch(/:-/);
-    },
-  );
+  it('given DIRECTORY_SYNC_TOKEN, then compose requires it instead of defaulting it', () => {
+    const line = compose.split('\n').find((l) => l.trim().startsWith('DIRECTORY_SYNC_TOKEN:'));
+    expect(line).toContain('${DIRECTORY_SYNC_TOKEN:?');
+  });
+
+  it('given AUTH_JWT_SECRET, then compose passes it on without a value of its own: an identity provider may replace it', () => {
+    const line = compose.split('\n').find((l) => l.trim().startsWith('AUTH_JWT_SECRET:'));
+    expect(line?.trim()).toBe('AUTH_JWT_SECRET: "${AUTH_JWT_SECRET:-}"');
+  });
+
+  it('given every variable of the configuration, then compose passes each to the API and the projector, or sets it itself', () => {
+    // What compose fixes for the stack it runs; everything else comes from .env or the shell.
+    const setByCompose: Record<string, string> = {
+      NODE_ENV: 'production',
+      PORT: '3000',
+      EVENTSTORE_URL: 'esdb://eventstore:2113?tls=false',
+      MONGODB_URL: 'mongodb://mongodb:27017/project_resources?replicaSet=rs0',
+      REDIS_URL: 'redis://redis:6379',
+    };
+    // Not for this stack: the image sets DATA_DIR; PostgreSQL cannot be combined with EventStoreDB and MongoDB.
+    const notForThisStack = ['DATA_DIR', 'POSTGRES_URL'];
+    const variables = Object.keys(configSchema.shape).filter((v) => !notForThisStack.includes(v));
+    expect(variables.length).toBeGreaterThan(25);
+
+    for (const name of ['api', 'projector']) {
+      const environment = services[name]!.environment!;
+      for (const variable of variables) {
+        const expected = variable === 'ROLE' ? name : (setByCompose[variable] ?? `\${${variable}:`);
+        expect([name, variable, environment[variable]]).toEqual([name, variable, expect.stringContaining(expected)]);
+      }
+    }
+  });
+
+  it('given the variables compose passes on empty, then the service loads them as unset', () => {
+    const empty = Object.fromEntries(Object.keys(configSchema.shape).map((v) => [v, '']));
+
+    const config = loadConfig({ ...empty, DATA_DIR: '/tmp/prs-compose' });
+
+    expect(config).toMatchObject({ RATE_LIMIT_PER_HOUR: 1000, LOG_LEVEL: 'info', SHUTDOWN_GRACE_SECONDS: 30 });
+    expect(config.AUTH_JWT_SECRET).toBeUndefined();
+  });
+
+  it('given Redis, then it keeps an append-only file on a volume, so quotas and lockouts survive a restart', () => {
+    const redis = services.redis!;
+    expect(redis.command).toEqual(['redis-server', '--appendonly', 'yes']);
+    expect(redis.volumes).toContainEqual(expect.stringMatching(/^[\w-]+:\/data$/));
+  });
 
   it('given the stores without authentication, then their ports are published on loopback only', () => {
     const published = [...compose.matchAll(/ports: \[([^\]]*)\]/g)].flatMap((m) =>
@@ -71,5 +112,23 @@ describe('docker-compose.yml', () => {
         expect(services[store]!.healthcheck).toBeDefined();
       }
     }
+  });
+});
+
+describe('Dockerfile', () => {
+  const dockerfile = fs.readFileSync(path.join(root, 'Dockerfile'), 'utf8');
+  const lines = dockerfile.split('\n');
+
+  it('given every stage, then it starts from Node 22 pinned to a release, as .nvmrc says', () => {
+    const froms = lines.filter((l) => l.startsWith('FROM '));
+    const nvmrc = fs.readFileSync(path.join(root, '.nvmrc'), 'utf8').trim();
+    expect(froms.length).toBeGreaterThan(0);
+    for (const from of froms) expect(from).toMatch(new RegExp(`^FROM node:${nvmrc}\\.\\d+\\.\\d+-`));
+  });
+
+  it('given the image, then it runs as a user other than root, with a health check', () => {
+    const users = lines.filter((l) => l.startsWith('USER '));
+    expect(users.at(-1)).toMatch(/^USER (?!root\b|0\b)\S+/);
+    expect(lines.some((l) => l.startsWith('HEALTHCHECK ') && l.includes('/health/ready'))).toBe(true);
   });
 });
