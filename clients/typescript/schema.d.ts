@@ -3000,6 +3000,28 @@ export interface operations {
                      * @example null
                      */
                     paragraphId?: number | null;
+                    /** @description A read-only field of the resource record: accepted and ignored, absent or not */
+                    resourceType?: unknown;
+                    /** @description A read-only field of the resource record: accepted and ignored, absent or not */
+                    image?: unknown;
+                    /** @description A read-only field of the resource record: accepted and ignored, absent or not */
+                    postDate?: unknown;
+                    /** @description A read-only field of the resource record: accepted and ignored, absent or not */
+                    lastUpdated?: unknown;
+                    /** @description A read-only field of the resource record: accepted and ignored, absent or not */
+                    effectivePrivacyLevel?: unknown;
+                    /** @description A read-only field of the resource record: accepted and ignored, absent or not */
+                    originCommunityId?: unknown;
+                    /** @description A read-only field of the resource record: accepted and ignored, absent or not */
+                    originCommunityName?: unknown;
+                    /** @description A read-only field of the resource record: accepted and ignored, absent or not */
+                    currentlySharedWith?: unknown;
+                    /** @description A read-only field of the resource record: accepted and ignored, absent or not */
+                    canEdit?: unknown;
+                    /** @description A read-only field of the resource record: accepted and ignored, absent or not */
+                    isProjectScoped?: unknown;
+                    /** @description A read-only field of the resource record: accepted and ignored, absent or not */
+                    isCommunityProjectScoped?: unknown;
                 };
             };
         };

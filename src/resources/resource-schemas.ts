@@ -43,6 +43,19 @@ export const READ_ONLY_RECORD_FIELDS = [
 ] as const;
 
 /**
+ * The read-only fields in the request's schema, so that the document accepts what the service does: a
+ * record sent back as it was received. Any value is taken, since none is read.
+ */
+const readOnlyRecordFields = Object.fromEntries(
+  READ_ONLY_RECORD_FIELDS.map((field) => [
+    field,
+    z.unknown().optional().meta({
+      description: 'A read-only field of the resource record: accepted and ignored, absent or not',
+    }),
+  ]),
+) as Record<(typeof READ_ONLY_RECORD_FIELDS)[number], z.ZodOptional<z.ZodUnknown>>;
+
+/**
  * Strict: a field it does not know (a typo) is a 400 naming it, besides the record's read-only fields, which
  * are ignored.
  */
@@ -122,6 +135,7 @@ export const saveProjectResourceBody = z
       default: null,
       example: null,
     }),
+    ...readOnlyRecordFields,
   })
   .meta({
     description: `Closed: an unknown field is a 400 naming it; the resource record's read-only fields (${READ_ONLY_RECORD_FIELDS.join(', ')}) are accepted and ignored.`,

@@ -9,6 +9,7 @@ import { mintSessionToken } from '../../src/infra/auth/session-verifier';
 import { createLogger } from '../../src/observability/logger';
 import type { Services } from '../../src/app/services';
 import { createServices } from '../../src/app/services';
+import { documentRefuses } from './documented-request';
 
 export type HttpResult<T = unknown> = { status: number; headers: Headers; body: T; text: string };
 
@@ -64,6 +65,21 @@ export async function startTestServer(
       parsed = text === '' ? undefined : JSON.parse(text);
     } catch {
       // not JSON: keep the text
+    }
+    // What the service accepted, the document must accept too (test/support/documented-request.ts).
+    if (response.ok && payload !== undefined && headers['content-type'] === 'application/json') {
+      let sent: unknown;
+      try {
+        sent = JSON.parse(payload);
+      } catch {
+        sent = undefined;
+      }
+      const refused = sent === undefined ? undefined : documentRefuses(method, new URL(url + p).pathname, sent);
+      if (refused !== undefined) {
+        throw new Error(
+          `the service answered ${response.status} to ${method} ${p}, whose body the OpenAPI document refuses: ${refused}`,
+        );
+      }
     }
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   };
