@@ -1,6 +1,6 @@
-import Ajv2020 from 'ajv/dist/2020';
 import type { z } from 'zod';
 import { openApiDocument, ROUTE_DOCS } from '../../src/app/route-groups';
+import { documentSchemaErrors } from '../support/documented-request';
 
 /**
  * The OpenAPI document for people (issue 26): every operation's request (each parameter, the body) and
@@ -66,14 +66,6 @@ function exampleOf(media: Media | Parameter, at: string): unknown {
   return c.example;
 }
 
-// The document is OpenAPI 3.1, whose schemas are JSON Schema 2020-12. Not strict: an OpenAPI schema
-// carries keywords JSON Schema does not define (`example`), and formats are documentation here.
-const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: true });
-/** The example's errors against a schema of the document (its `$ref`s resolve against the document's components). */
-function jsonSchemaErrors(schema: Schema | undefined, example: unknown): string[] {
-  const validate = ajv.compile({ ...schema, components: doc.components });
-  return validate(example) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '(root)'} ${e.message}`);
-}
 const zodErrors = (schema: z.ZodType | undefined, example: unknown): string[] => {
   const parsed = schema?.safeParse(example);
   return !parsed || parsed.success
@@ -94,7 +86,7 @@ describe('the OpenAPI examples', () => {
     const examples: Record<string, Record<string, unknown>> = {};
     for (const parameter of op.parameters ?? []) {
       const example = exampleOf(parameter, `${parameter.in}.${parameter.name}`);
-      expect(jsonSchemaErrors(parameter.schema, example)).toEqual([]);
+      expect(documentSchemaErrors(parameter.schema, example)).toEqual([]);
       (examples[parameter.in] ??= {})[parameter.name] = example;
     }
     // The query and path as the route parses them: a query arrives as text.
@@ -109,7 +101,7 @@ describe('the OpenAPI examples', () => {
     ({ op, route }) => {
       for (const [mediaType, media] of Object.entries(op.requestBody?.content ?? {})) {
         const example = exampleOf(media, `body ${mediaType}`);
-        expect(jsonSchemaErrors(media.schema, example)).toEqual([]);
+        expect(documentSchemaErrors(media.schema, example)).toEqual([]);
         if (mediaType === 'application/json') expect(zodErrors(route?.request?.body, example)).toEqual([]);
       }
     },
@@ -120,7 +112,7 @@ describe('the OpenAPI examples', () => {
     const content = Object.entries(op.responses[status]?.content ?? {}).filter(([type]) => !NOT_JSON.includes(type));
     for (const [mediaType, media] of content) {
       const example = exampleOf(media, `${status} ${mediaType}`);
-      expect(jsonSchemaErrors(media.schema, example)).toEqual([]);
+      expect(documentSchemaErrors(media.schema, example)).toEqual([]);
       const answer = route?.answers[Number(status)];
       if (answer && 'json' in answer) expect(zodErrors(answer.json, example)).toEqual([]);
     }
@@ -128,7 +120,7 @@ describe('the OpenAPI examples', () => {
 
   it('given the problem schema, then its example is valid', () => {
     const problem = doc.components.schemas.Problem;
-    expect(jsonSchemaErrors(problem, exampleOf({ schema: problem }, 'Problem'))).toEqual([]);
+    expect(documentSchemaErrors(problem, exampleOf({ schema: problem }, 'Problem'))).toEqual([]);
   });
 
   it('given every parameter and every field of a request or a success answer, then each has a description', () => {
