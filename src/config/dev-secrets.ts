@@ -54,14 +54,17 @@ export class NoDevSecretsError extends Error {
 export function serverSigningSecret(config: Config): string | undefined {
   if (config.AUTH_JWT_SECRET) return config.AUTH_JWT_SECRET;
   if (config.AUTH_JWKS_URL) return undefined;
-  const file = path.join(config.DATA_DIR, 'dev-secrets.json');
+  const file = devSecretsFile(config.DATA_DIR);
   if (!fs.existsSync(file)) throw new NoDevSecretsError(path.resolve(config.DATA_DIR));
-  return (JSON.parse(fs.readFileSync(file, 'utf8')) as DevSecretsFile).jwtSecret;
+  return readDevSecrets(file).jwtSecret;
 }
 
+const devSecretsFile = (dataDir: string): string => path.join(dataDir, 'dev-secrets.json');
+const readDevSecrets = (file: string): DevSecretsFile => JSON.parse(fs.readFileSync(file, 'utf8')) as DevSecretsFile;
+
 function readOrCreateDevSecrets(dataDir: string): DevSecretsFile {
-  const file = path.join(dataDir, 'dev-secrets.json');
-  if (fs.existsSync(file)) return JSON.parse(fs.readFileSync(file, 'utf8')) as DevSecretsFile;
+  const file = devSecretsFile(dataDir);
+  if (fs.existsSync(file)) return readDevSecrets(file);
   makePrivateDir(dataDir);
   const secrets: DevSecretsFile = {
     jwtSecret: randomBytes(32).toString('base64url'),
@@ -71,8 +74,7 @@ function readOrCreateDevSecrets(dataDir: string): DevSecretsFile {
     fs.writeFileSync(file, JSON.stringify(secrets, null, 2), { mode: 0o600, flag: 'wx' });
   } catch (error) {
     // Another process (the CLI next to a starting server) wrote it first: use theirs.
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
-      return JSON.parse(fs.readFileSync(file, 'utf8')) as DevSecretsFile;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return readDevSecrets(file);
     throw error;
   }
   return secrets;
