@@ -24,7 +24,8 @@ import { ChainCheck } from '../log-hash';
 import { pollingSubscription } from '../polling-subscription';
 import { LogNotifications } from './log-notifications';
 import { migrate, SCHEMA_NAME } from './migrations';
-import { commitBatch, type AppendOutcome, type StoredAppend } from './postgres-group-commit';
+import { commitBatch } from './postgres-group-commit';
+import type { AppendOutcome, StoredAppend } from '../stored-append';
 
 /*
  * Global order. The port's `position` must grow in the order readers see events, and a reader

@@ -1,18 +1,8 @@
 import type pg from 'pg';
-import { WrongExpectedRevisionError, type AppendResult, type ExpectedRevision } from '../../ports/event-store';
+import { WrongExpectedRevisionError } from '../../ports/event-store';
 import { IdempotencyClaimLostError, type IdempotencyClaim } from '../../ports/idempotency-keys';
 import { hashEventInto } from '../log-hash';
-
-/** One append as the group commit writes it: its events already serialised and measured (storableEvents). */
-export type StoredAppend = {
-  readonly streamId: string;
-  readonly events: readonly { readonly type: string; readonly data: string; readonly metadata: string }[];
-  readonly expected: ExpectedRevision;
-  readonly claim: IdempotencyClaim | undefined;
-};
-
-export type AppendOutcome =
-  { readonly ok: true; readonly result: AppendResult } | { readonly ok: false; readonly error: unknown };
+import type { AppendOutcome, StoredAppend } from '../stored-append';
 
 type Reserved = {
   readonly head_position: string;

@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';
-import type { AppendOutcome, StoredAppend } from './sqlite-group-commit';
+import type { AppendOutcome, StoredAppend } from '../stored-append';
 import { fromWire, type CommitReply } from './sqlite-commit-wire';
 
 /**

@@ -5,7 +5,8 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { groupCommitOn, type StoredAppend } from './sqlite-group-commit';
+import { groupCommitOn } from './sqlite-group-commit';
+import type { StoredAppend } from '../stored-append';
 import { toWire, type CommitReply } from './sqlite-commit-wire';
 
 const { file, hashChain, busyTimeoutMs } = workerData as { file: string; hashChain: boolean; busyTimeoutMs: number };

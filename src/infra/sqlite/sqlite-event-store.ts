@@ -24,7 +24,7 @@ import { RecentEvents } from './sqlite-recent-events';
 import type { ChainHead, ChainReport, LogIntegrity } from '../../ports/log-integrity';
 import { chainHead, ensureHashColumn, verifyChain } from './sqlite-hash-chain';
 import { SqliteCommitThread } from './sqlite-commit-thread';
-import type { StoredAppend } from './sqlite-group-commit';
+import type { StoredAppend } from '../stored-append';
 
 const schema = `
   create table if not exists events (

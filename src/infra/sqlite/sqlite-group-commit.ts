@@ -1,20 +1,9 @@
 import type Database from 'better-sqlite3';
-import type { AppendResult, ExpectedRevision } from '../../ports/event-store';
+import type { AppendResult } from '../../ports/event-store';
 import { WrongExpectedRevisionError } from '../../ports/event-store';
-import type { IdempotencyClaim } from '../../ports/idempotency-keys';
 import { IdempotencyClaimLostError } from '../../ports/idempotency-keys';
 import { ChainCursor } from './sqlite-hash-chain';
-
-/** One append as the group commit writes it: its events already serialised and measured (storableEvents). */
-export type StoredAppend = {
-  readonly streamId: string;
-  readonly events: readonly { readonly type: string; readonly data: string; readonly metadata: string }[];
-  readonly expected: ExpectedRevision;
-  readonly claim: IdempotencyClaim | undefined;
-};
-
-export type AppendOutcome =
-  { readonly ok: true; readonly result: AppendResult } | { readonly ok: false; readonly error: unknown };
+import type { AppendOutcome, StoredAppend } from '../stored-append';
 
 /**
  * The embedded log's group commit on one connection: the appends given are written in one
