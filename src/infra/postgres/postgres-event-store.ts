@@ -26,6 +26,7 @@ import { LogNotifications } from './log-notifications';
 import { migrate, SCHEMA_NAME } from './migrations';
 import { commitBatch } from './postgres-group-commit';
 import type { AppendOutcome, StoredAppend } from '../stored-append';
+import { idempotencyRecordOf, type IdempotencyRow } from '../idempotency-row';
 
 /*
  * Global order. The port's `position` must grow in the order readers see events, and a reader
@@ -109,33 +110,6 @@ type PendingAppend = {
   readonly resolve: (result: AppendResult) => void;
   readonly reject: (error: unknown) => void;
 };
-
-type IdempotencyRow = {
-  readonly fingerprint: string;
-  readonly owner: string;
-  readonly claimed_at: string;
-  readonly expires_at: string;
-  readonly write_stream: string | null;
-  readonly write_position: string | null;
-  readonly answer_status: number | null;
-  readonly answer_type: string | null;
-  readonly answer_body: string | null;
-};
-
-function toIdempotencyRecord(row: IdempotencyRow): IdempotencyRecord {
-  return {
-    fingerprint: row.fingerprint,
-    owner: row.owner,
-    claimedAt: Number(row.claimed_at),
-    expiresAt: Number(row.expires_at),
-    ...(row.write_stream !== null && row.write_position !== null
-      ? { write: { streamId: row.write_stream, position: BigInt(row.write_position) } }
-      : {}),
-    ...(row.answer_status !== null
-      ? { answer: { status: row.answer_status, contentType: row.answer_type, body: row.answer_body ?? '' } }
-      : {}),
-  };
-}
 
 /**
  * The event log in PostgreSQL (see "Global order" above): the `EventStore` port, idempotency
@@ -433,7 +407,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
       'select * from idempotency_keys where scope = $1 and key = $2 and expires_at > $3',
       [ref.scope, ref.key, now],
     );
-    return rows[0] && toIdempotencyRecord(rows[0]);
+    return rows[0] && idempotencyRecordOf(rows[0]);
   }
 
   async claimIdempotencyKey(

@@ -25,6 +25,7 @@ import type { ChainHead, ChainReport, LogIntegrity } from '../../ports/log-integ
 import { chainHead, ensureHashColumn, verifyChain } from './sqlite-hash-chain';
 import { SqliteCommitThread } from './sqlite-commit-thread';
 import type { StoredAppend } from '../stored-append';
+import { idempotencyRecordOf, type IdempotencyRow } from '../idempotency-row';
 
 const schema = `
   create table if not exists events (
@@ -53,33 +54,6 @@ const schema = `
     primary key (scope, key)
   );
   create index if not exists idempotency_keys_expiry on idempotency_keys (expires_at)`;
-
-type IdempotencyRow = {
-  readonly fingerprint: string;
-  readonly owner: string;
-  readonly claimed_at: bigint;
-  readonly expires_at: bigint;
-  readonly write_stream: string | null;
-  readonly write_position: bigint | null;
-  readonly answer_status: bigint | null;
-  readonly answer_type: string | null;
-  readonly answer_body: string | null;
-};
-
-function toIdempotencyRecord(row: IdempotencyRow): IdempotencyRecord {
-  return {
-    fingerprint: row.fingerprint,
-    owner: row.owner,
-    claimedAt: Number(row.claimed_at),
-    expiresAt: Number(row.expires_at),
-    ...(row.write_stream !== null && row.write_position !== null
-      ? { write: { streamId: row.write_stream, position: row.write_position } }
-      : {}),
-    ...(row.answer_status !== null
-      ? { answer: { status: Number(row.answer_status), contentType: row.answer_type, body: row.answer_body ?? '' } }
-      : {}),
-  };
-}
 
 /** Another process (the operator CLI) may append to the same file; we only learn of it by polling. */
 const pollIntervalMs = 200;
@@ -313,7 +287,7 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
 
   async readIdempotencyKey(ref: IdempotencyRef, now: number): Promise<IdempotencyRecord | undefined> {
     const row = this.idempotency.get.get(ref.scope, ref.key, now);
-    return row && toIdempotencyRecord(row);
+    return row && idempotencyRecordOf(row);
   }
 
   async claimIdempotencyKey(
