@@ -4,6 +4,7 @@
  * read model declared as a pure fold is stored through it, so what holds here holds for each.
  */
 import { MongoDocumentStore } from '../../src/infra/mongo/mongo-document-store';
+import { PostgresDocumentStore } from '../../src/infra/postgres/postgres-document-store';
 import { SqliteDocumentStore } from '../../src/infra/sqlite/sqlite-document-store';
 import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
 import {
@@ -174,6 +175,7 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
 describeOnEveryReadDb(describeDocumentStoreContract, {
   sqlite: ['SqliteDocumentStore', (read) => new SqliteDocumentStore(read, COLLECTIONS)],
   mongo: ['MongoDocumentStore', (read) => MongoDocumentStore.open(read, COLLECTIONS)],
+  postgres: ['PostgresDocumentStore', (read) => PostgresDocumentStore.open(read, COLLECTIONS)],
 });
 
 describe('the document store on SQLite and on MongoDB', () => {

@@ -2,6 +2,9 @@ import { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
 import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
 import { mingoReadDb, unboundedReads } from './mingo-mongo';
 import { describeMongo } from './mongo-target';
+import { PostgresReadDb } from '../../src/infra/postgres/postgres-read-db';
+import { describeExternal, externalTarget } from './external';
+import { dropSchema, freshSchema } from './postgres';
 
 export type OpenedStore<Store> = { store: Store; dispose: () => Promise<void> };
 
@@ -33,9 +36,11 @@ export function describeOnEveryReadDb<Store>(
   adapters: {
     readonly sqlite: readonly [name: string, open: (read: SqliteReadDb) => Store];
     readonly mongo: readonly [name: string, open: (read: MongoReadDb) => Promise<Store>];
+    readonly postgres?: readonly [name: string, open: (read: PostgresReadDb) => Promise<Store>];
   },
 ): void {
   const [sqliteName, openSqlite] = adapters.sqlite;
+  if (adapters.postgres) describeOnPostgres(contract, ...adapters.postgres);
   const [mongoName, openMongo] = adapters.mongo;
   contract(sqliteName, async () => {
     const read = SqliteReadDb.open(':memory:');
@@ -71,6 +76,32 @@ export function describeOnRealMongo<Store>(
         dispose: async () => {
           await read.db.dropDatabase();
           await read.close();
+        },
+      };
+    });
+  });
+}
+
+/**
+ * Runs a contract against the PostgreSQL server of the suites (never skipped in CI: see
+ * test/support/global-setup.ts), each store on a fresh schema dropped after.
+ */
+export function describeOnPostgres<Store>(
+  contract: StoreContract<Store>,
+  name: string,
+  open: (read: PostgresReadDb) => Promise<Store> | Store,
+): void {
+  const target = externalTarget('postgres');
+  describeExternal(`${name} on PostgreSQL`, target, () => {
+    contract(name, async () => {
+      const url = target.kind === 'url' ? target.url : '';
+      const schema = freshSchema('read');
+      const read = await PostgresReadDb.connect(url, { schema, queryTimeoutMs: 10_000 });
+      return {
+        store: await open(read),
+        dispose: async () => {
+          await read.close();
+          await dropSchema(url, schema);
         },
       };
     });

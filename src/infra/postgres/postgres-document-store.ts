@@ -1,0 +1,155 @@
+import { canonicalDigest } from '../../projections/canonical-digest';
+import {
+  compareCodeUnits,
+  indexOf,
+  type CollectionDeclaration,
+  type Document,
+  type DocumentId,
+  type DocumentStore,
+  type IndexDeclaration,
+  type IndexQuery,
+  type Scalar,
+} from '../../projections/document-store';
+import type { PageResponse } from '../../projections/paging';
+import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
+import { postgresProjectionStore, type PostgresReadDb } from './postgres-read-db';
+
+/** A field name is spliced into SQL (a JSON path, an index expression): only plain identifiers. */
+function field(name: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) throw new Error(`not a document field name: ${name}`);
+  return `(doc->'${name}')`;
+}
+
+/**
+ * The order of one field, as two keys: strings by code point (collation "C", whatever the
+ * database's default, as MongoDB and SQLite compare them), then the JSON value itself (numbers by
+ * value). Missing values first when ascending, as on the other databases.
+ */
+function orderKeys(name: string, direction: 1 | -1): string[] {
+  const value = field(name);
+  const nulls = direction === 1 ? 'asc nulls first' : 'desc nulls last';
+  return [
+    `(case when jsonb_typeof(${value}) = 'string' then (${value} #>> '{}') collate "C" end) ${nulls}`,
+    `${value} ${nulls}`,
+  ];
+}
+
+export const documentTable = (collection: string): string => `doc_${collection}`;
+
+/** The key of a document id: 1 and "1" are different documents, as on MongoDB. */
+const key = (id: DocumentId): string => JSON.stringify(id);
+
+function indexDdl(table: string, name: string, index: IndexDeclaration): string {
+  const columns = [
+    ...index.equal.map((f) => field(f)),
+    ...index.order.flatMap(([f, direction]) => orderKeys(f, direction)),
+  ];
+  return `create index if not exists ${table}_${name} on ${table} (${columns.join(', ')})`;
+}
+
+/**
+ * Every document read model on PostgreSQL: a table per collection holding the id, the document as
+ * jsonb and the position of the event that wrote it, with an expression index per declared index,
+ * so a page is read along the index in the order it declares. Writes are guarded by position.
+ */
+export class PostgresDocumentStore implements DocumentStore {
+  readonly projectionStore: ProjectionStore;
+
+  private constructor(
+    private readonly read: PostgresReadDb,
+    private readonly collections: readonly CollectionDeclaration[],
+  ) {
+    const tables = collections.map((c) => documentTable(c.name));
+    this.projectionStore = { ...postgresProjectionStore(read, tables), digest: () => this.digest(tables) };
+  }
+
+  static async open(
+    read: PostgresReadDb,
+    collections: readonly CollectionDeclaration[],
+  ): Promise<PostgresDocumentStore> {
+    const ddl = collections.flatMap((collection) => {
+      const table = documentTable(collection.name);
+      return [
+        `create table if not exists ${table} (id text primary key, doc jsonb, position bigint not null)`,
+        ...Object.entries(collection.indexes).map(([name, index]) => indexDdl(table, name, index)),
+      ];
+    });
+    if (ddl.length > 0) await read.ensure(ddl.join(';\n'));
+    return new PostgresDocumentStore(read, collections);
+  }
+
+  async load(collection: string, id: DocumentId): Promise<{ document: Document | null; position: bigint } | null> {
+    const { rows } = await this.read.query<{ doc: Document | null; position: string }>(
+      `select doc, position from ${documentTable(collection)} where id = $1`,
+      [key(id)],
+    );
+    const row = rows[0];
+    return row ? { document: row.doc, position: BigInt(row.position) } : null;
+  }
+
+  async save(collection: string, id: DocumentId, document: Document | null, position: bigint): Promise<void> {
+    const table = documentTable(collection);
+    await this.read.query(
+      `insert into ${table} as t (id, doc, position) values ($1, $2::jsonb, $3)
+       on conflict (id) do update set doc = excluded.doc, position = excluded.position
+       where excluded.position > t.position`,
+      [key(id), document === null ? null : JSON.stringify(document), position.toString()],
+    );
+  }
+
+  async get(collection: string, id: DocumentId): Promise<Document | null> {
+    return (await this.load(collection, id))?.document ?? null;
+  }
+
+  async page(collection: string, { index: name, equal, page }: IndexQuery): Promise<PageResponse<Document>> {
+    const index = indexOf(this.collections, collection, name);
+    const table = documentTable(collection);
+    const where = ['doc is not null', ...index.equal.map((f, i) => `${field(f)} = $${i + 1}::jsonb`)].join(' and ');
+    const values = equal.map((value) => JSON.stringify(value));
+    const { rows: counted } = await this.read.query<{ n: string }>(
+      `select count(*) as n from ${table} where ${where}`,
+      values,
+    );
+    const count = Number(counted[0]?.n ?? 0);
+    if (page.take === 0 || count === 0) return { count, list: [] };
+    const order = index.order.flatMap(([f, direction]) => orderKeys(f, direction)).join(', ');
+    const { rows } = await this.read.query<{ doc: Document }>(
+      `select doc from ${table} where ${where} order by ${order} limit $${values.length + 1} offset $${values.length + 2}`,
+      [...values, page.take, page.skip],
+    );
+    return { count, list: rows.map((row) => row.doc) };
+  }
+
+  /** As MongoDB's distinct: an array field's elements unwound, a scalar taken as it is; strings only. */
+  async distinct(collection: string, name: string, equal: Readonly<Record<string, Scalar>>): Promise<string[]> {
+    const fields = Object.keys(equal);
+    const value = field(name);
+    const where = ['doc is not null', ...fields.map((f, i) => `${field(f)} = $${i + 1}::jsonb`)].join(' and ');
+    const { rows } = await this.read.query<{ v: string }>(
+      `select distinct e #>> '{}' as v
+       from ${documentTable(collection)},
+         jsonb_array_elements(case when jsonb_typeof(${value}) = 'array' then ${value} else jsonb_build_array(${value}) end) e
+       where ${where} and jsonb_typeof(e) = 'string'`,
+      fields.map((f) => JSON.stringify(equal[f])),
+    );
+    return rows.map((row) => row.v).sort(compareCodeUnits);
+  }
+
+  /** Rows as `{ id, document, position }` in id order: the rows the other adapters digest. */
+  private async digest(tables: readonly string[]): Promise<ReadModelDigest> {
+    return canonicalDigest(
+      await Promise.all(
+        tables.map(async (table) => ({
+          name: table,
+          rows: (await this.read.scan(table))
+            .map((row) => ({
+              id: JSON.parse(row.id as string) as DocumentId,
+              document: row.doc ?? null,
+              position: Number(row.position),
+            }))
+            .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)),
+        })),
+      ),
+    );
+  }
+}

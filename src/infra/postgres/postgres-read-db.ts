@@ -1,0 +1,368 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pg from 'pg';
+import type { Fence, Lease, LeaseStore } from '../../projections/projection-lease';
+import { LeaseLostError } from '../../projections/projection-lease';
+import type { CheckpointSource, ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
+import { canonicalDigest } from '../../projections/canonical-digest';
+import { SCHEMA_NAME } from './migrations';
+
+/** Two keys of pg_advisory_xact_lock: this constant for a read schema's tables, and the schema's hash. */
+const READ_SCHEMA_LOCK_CLASS = 0x70_72_72_64; // 'prrd'
+/** An operator's scan of whole tables (the digest), not a request's query: a bound of its own. */
+const SCAN_TIMEOUT_MS = 60_000;
+/** Readiness asks often and must answer quickly when the server does not. */
+const PING_DEADLINE_MS = 2000;
+
+export type PostgresReadDbOptions = {
+  /** The schema of this generation's read models. */
+  readonly schema: string;
+  /**
+   * The schema of records no event carries and that outlast a generation (a key's lastUsedAt),
+   * and of the generation pointer and the rebuild lock: generation 0's. `schema` when omitted.
+   */
+  readonly keptSchema?: string;
+  /** The server-side bound of every statement (a stuck query fails, transiently, instead of hanging). */
+  readonly queryTimeoutMs: number;
+  readonly poolSize?: number;
+};
+
+/** A statement: text with $n placeholders, and its values. */
+export type Statement = { readonly text: string; readonly values?: readonly unknown[] };
+
+/**
+ * The read models' database on PostgreSQL: one schema per generation, every table of every read
+ * model of that generation in it, beside the projections' checkpoints and leases. A batch of
+ * events, its fence and the checkpoint after it are one transaction (`transaction`): statements
+ * sent through `query` inside it join it, so a crash or a lost lease leaves nothing of the batch.
+ * Leases expire by the server's clock (`clock_timestamp()`), never by the processes', which drift
+ * apart on several machines.
+ */
+export class PostgresReadDb {
+  /** The connection of the batch being committed in this async context. */
+  private readonly batch = new AsyncLocalStorage<{ client: pg.PoolClient; statements: number }>();
+  private readonly ready: Promise<void>;
+
+  private constructor(
+    private readonly pool: pg.Pool,
+    readonly schema: string,
+    readonly keptSchema: string,
+  ) {
+    this.ready = this.ensure(`
+      create table if not exists projection_checkpoints (
+        projection text primary key,
+        position bigint,
+        log text
+      );
+      create table if not exists projection_leases (
+        projection text primary key,
+        holder text not null,
+        token bigint not null,
+        expires_at timestamptz not null
+      );`);
+    this.ready.catch(() => undefined);
+  }
+
+  /** A read database on `schema`, created with its bookkeeping tables if it does not exist yet. */
+  static async connect(connectionString: string, options: PostgresReadDbOptions): Promise<PostgresReadDb> {
+    const keptSchema = options.keptSchema ?? options.schema;
+    for (const schema of [options.schema, keptSchema])
+      if (!SCHEMA_NAME.test(schema)) throw new Error(`not a schema name this store takes: ${JSON.stringify(schema)}`);
+    const pool = new pg.Pool({
+      connectionString,
+      max: options.poolSize ?? 10,
+      options: `-c search_path=${options.schema}`,
+      // A query past its bound fails (57014, transient: a 503) instead of holding the request.
+      statement_timeout: options.queryTimeoutMs,
+      // A batch stalled inside its transaction (a pause, a cut network) holds its lease row: the
+      // server ends it instead, which rolls the batch back.
+      idle_in_transaction_session_timeout: Math.max(options.queryTimeoutMs, 5000),
+      connectionTimeoutMillis: Math.max(options.queryTimeoutMs, 2000),
+      keepAlive: true,
+    });
+    // An idle connection that fails (the server restarted) is dropped by the pool; the next query
+    // fails or gets a new one. Without a listener the pool's 'error' would end the process.
+    pool.on('error', () => undefined);
+    const read = new PostgresReadDb(pool, options.schema, keptSchema);
+    try {
+      if (keptSchema !== options.schema)
+        await read.ensure(
+          `create table if not exists "${keptSchema}".schema_marker (one boolean primary key)`,
+          keptSchema,
+        );
+      await read.ready;
+    } catch (error) {
+      await pool.end();
+      throw error;
+    }
+    return read;
+  }
+
+  /**
+   * Runs idempotent DDL (`create … if not exists`) in `schema`, creating the schema first, under
+   * an advisory lock keyed by the schema: processes opening the same read models at once would
+   * otherwise collide in the catalogue. A read model's tables are never migrated: a read model
+   * whose shape changes is built again into a new generation.
+   */
+  async ensure(ddl: string, schema: string = this.schema): Promise<void> {
+    const client = await this.pool.connect();
+    const cut = () => undefined;
+    client.on('error', cut);
+    try {
+      await client.query('begin');
+      try {
+        await client.query('select pg_advisory_xact_lock($1, hashtext($2))', [READ_SCHEMA_LOCK_CLASS, schema]);
+        const { rowCount } = await client.query('select 1 from pg_namespace where nspname = $1', [schema]);
+        if (rowCount === 0) await client.query(`create schema "${schema}"`);
+        await client.query(`set local search_path to "${schema}"`);
+        await client.query(ddl);
+        await client.query('commit');
+      } catch (error) {
+        await client.query('rollback').catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      client.off('error', cut);
+      client.release();
+    }
+  }
+
+  /** True in the async context of a batch being committed. */
+  get inBatch(): boolean {
+    return this.batch.getStore() !== undefined;
+  }
+
+  /** Runs one statement: on the batch's connection inside a batch, on any of the pool's otherwise. */
+  async query<R extends pg.QueryResultRow = pg.QueryResultRow>(
+    text: string,
+    values: readonly unknown[] = [],
+  ): Promise<pg.QueryResult<R>> {
+    const batch = this.batch.getStore();
+    if (batch) {
+      batch.statements += 1;
+      return batch.client.query<R>(text, values as unknown[]);
+    }
+    await this.ready;
+    return this.pool.query<R>(text, values as unknown[]);
+  }
+
+  /** How many statements the batch being committed in this async context has sent (0 outside one). */
+  batchOperations(): number {
+    return this.batch.getStore()?.statements ?? 0;
+  }
+
+  /**
+   * Runs `work` in one transaction on one connection; `query` calls inside it join it. A failure
+   * rolls everything back; the runner replays the batch from its checkpoint.
+   */
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    if (this.inBatch) return work();
+    await this.ready;
+    const client = await this.pool.connect();
+    // A connection cut while checked out fails its queries, and emits 'error' besides, which the
+    // pool listens to only while the connection is idle: unheard, it would end the process.
+    const cut = () => undefined;
+    client.on('error', cut);
+    let broken: Error | undefined;
+    try {
+      await client.query('begin');
+      try {
+        const result = await this.batch.run({ client, statements: 0 }, work);
+        await client.query('commit');
+        return result;
+      } catch (error) {
+        await client.query('rollback').catch((rollbackError: unknown) => {
+          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+        });
+        throw error;
+      }
+    } finally {
+      client.off('error', cut);
+      // A connection whose rollback failed may be left inside the transaction: dropped, not handed on.
+      client.release(broken);
+    }
+  }
+
+  /**
+   * This process's writes to one projection's lease and its batches, one at a time: a batch holds
+   * the lease row from its fence to its commit, and a renewal sent meanwhile would wait on the
+   * server for it (and, past the statement bound, fail and demote the holder it was renewing).
+   */
+  private readonly leaseTurns = new Map<string, Promise<unknown>>();
+
+  inTurn<T>(projection: string, work: () => Promise<T>): Promise<T> {
+    const previous = this.leaseTurns.get(projection) ?? Promise.resolve();
+    const next = previous.then(work, work);
+    const settled = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.leaseTurns.set(projection, settled);
+    void settled.then(() => {
+      if (this.leaseTurns.get(projection) === settled) this.leaseTurns.delete(projection);
+    });
+    return next;
+  }
+
+  async checkpoint(projection: string): Promise<bigint | undefined> {
+    const { rows } = await this.query<{ position: string | null }>(
+      'select position from projection_checkpoints where projection = $1',
+      [projection],
+    );
+    const position = rows[0]?.position;
+    return position === undefined || position === null ? undefined : BigInt(position);
+  }
+
+  /** Every asked checkpoint in one query: what the followers' polls read (FollowerPolls). */
+  readonly checkpointSource: CheckpointSource = {
+    checkpoints: async (projections) => {
+      const { rows } = await this.query<{ projection: string; position: string | null }>(
+        'select projection, position from projection_checkpoints where projection = any($1::text[])',
+        [[...projections]],
+      );
+      return new Map(
+        rows.flatMap((row) => (row.position === null ? [] : [[row.projection, BigInt(row.position)] as const])),
+      );
+    },
+  };
+
+  async checkpointLog(projection: string): Promise<string | undefined> {
+    const { rows } = await this.query<{ log: string | null }>(
+      'select log from projection_checkpoints where projection = $1',
+      [projection],
+    );
+    return rows[0]?.log ?? undefined;
+  }
+
+  async setCheckpointLog(projection: string, log: string): Promise<void> {
+    await this.query(
+      `insert into projection_checkpoints (projection, log) values ($1, $2)
+       on conflict (projection) do update set log = excluded.log`,
+      [projection, log],
+    );
+  }
+
+  async writeCheckpoint(projection: string, position: bigint): Promise<void> {
+    await this.query(
+      `insert into projection_checkpoints (projection, position) values ($1, $2)
+       on conflict (projection) do update set position = excluded.position`,
+      [projection, position.toString()],
+    );
+  }
+
+  async clearCheckpoint(projection: string): Promise<void> {
+    await this.query('delete from projection_checkpoints where projection = $1', [projection]);
+  }
+
+  /**
+   * Inside a batch's transaction: the lease must still be this holder's with this token; it is
+   * renewed from the server's clock. The update locks the lease row until the batch commits, so a
+   * takeover either committed first (the fence misses, nothing is written) or waits for the batch.
+   */
+  async fence(fence: Fence): Promise<void> {
+    const { rowCount } = await this.query(
+      `update projection_leases set expires_at = clock_timestamp() + make_interval(secs => $4::double precision / 1000)
+       where projection = $1 and holder = $2 and token = $3`,
+      [fence.projection, fence.holder, fence.token.toString(), fence.ttlMs],
+    );
+    if (rowCount === 0) throw new LeaseLostError(fence.projection);
+  }
+
+  /**
+   * Leases on the server's clock (`nowMs` unused): taken when free, expired or already this
+   * holder's, in one statement: the same token for its holder, the next one for anyone else.
+   */
+  readonly leases: LeaseStore = {
+    acquire: (projection, holder, ttlMs): Promise<Lease | null> =>
+      this.inTurn(projection, async () => {
+        const { rows } = await this.query<{ token: string }>(
+          `insert into projection_leases as l (projection, holder, token, expires_at)
+           values ($1, $2, 1, clock_timestamp() + make_interval(secs => $3::double precision / 1000))
+           on conflict (projection) do update set
+             token = case when l.holder = excluded.holder then l.token else l.token + 1 end,
+             holder = excluded.holder,
+             expires_at = excluded.expires_at
+           where l.holder = excluded.holder or l.expires_at <= clock_timestamp()
+           returning token`,
+          [projection, holder, ttlMs],
+        );
+        const token = rows[0]?.token;
+        return token === undefined ? null : { projection, holder, token: BigInt(token) };
+      }),
+    release: (lease) =>
+      this.inTurn(lease.projection, async () => {
+        await this.query('delete from projection_leases where projection = $1 and holder = $2 and token = $3', [
+          lease.projection,
+          lease.holder,
+          lease.token.toString(),
+        ]);
+      }),
+  };
+
+  /** Every row of `table`, in primary-key order (an operator's scan, bounded on its own). */
+  async scan(table: string): Promise<Record<string, unknown>[]> {
+    const client = await this.pool.connect();
+    try {
+      await client.query(`set statement_timeout = ${SCAN_TIMEOUT_MS}`);
+      const { rows } = await client.query<Record<string, unknown>>(`select * from ${table} order by 1, 2`);
+      return rows;
+    } finally {
+      await client.query('reset statement_timeout').catch(() => undefined);
+      client.release();
+    }
+  }
+
+  /** Readiness: bounded whatever the connection does. */
+  async ping(): Promise<void> {
+    await Promise.race([
+      this.query('select 1'),
+      new Promise((_, reject) =>
+        setTimeout(
+          () => reject(Object.assign(new Error('PostgreSQL did not answer in time'), { code: 'ETIMEDOUT' })),
+          PING_DEADLINE_MS,
+        ).unref(),
+      ),
+    ]);
+  }
+
+  /** Drops this generation's schema and everything in it. */
+  async dropSchema(): Promise<void> {
+    await this.pool.query(`drop schema if exists "${this.schema}" cascade`);
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+/**
+ * The runner's side of a PostgreSQL read model: a batch's fence, its writes and the checkpoint
+ * after it in one transaction, taken in turn with this process's lease writes. `tables` are
+ * emptied on reset and hashed, in primary-key order, for the digest.
+ */
+export function postgresProjectionStore(read: PostgresReadDb, tables: readonly string[]): ProjectionStore {
+  return {
+    commit: (projection, position, work, fence) =>
+      read.inTurn(projection, () =>
+        read.transaction(async () => {
+          if (fence) await read.fence(fence);
+          const reached = await work();
+          // Renewed again as the work ends: however long the work took, the lease committed with
+          // the batch runs its whole TTL from here.
+          if (fence) await read.fence(fence);
+          await read.writeCheckpoint(projection, reached ?? position);
+        }),
+      ),
+    checkpoint: (projection) => read.checkpoint(projection),
+    batchOperations: () => read.batchOperations(),
+    checkpointSource: read.checkpointSource,
+    checkpointLog: (projection) => read.checkpointLog(projection),
+    setCheckpointLog: (projection, log) => read.setCheckpointLog(projection, log),
+    reset: (projection) =>
+      read.transaction(async () => {
+        if (tables.length > 0) await read.query(`truncate ${tables.join(', ')}`);
+        await read.clearCheckpoint(projection);
+      }),
+    digest: async (): Promise<ReadModelDigest> =>
+      canonicalDigest(await Promise.all(tables.map(async (name) => ({ name, rows: await read.scan(name) })))),
+  };
+}
