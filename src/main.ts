@@ -71,8 +71,8 @@ async function main(): Promise<void> {
   if (stopping) services.drain();
   logger.info(
     {
-      eventStore: config.EVENTSTORE_URL ? 'eventstoredb' : 'sqlite',
-      readModels: config.MONGODB_URL ? 'mongodb' : 'sqlite',
+      eventStore: config.POSTGRES_URL ? 'postgresql' : config.EVENTSTORE_URL ? 'eventstoredb' : 'sqlite',
+      readModels: config.POSTGRES_URL ? 'postgresql' : config.MONGODB_URL ? 'mongodb' : 'sqlite',
       role: config.ROLE,
       cache: config.REDIS_URL ? 'redis' : 'memory',
     },

@@ -1,6 +1,8 @@
 import type { ReadDb } from '../infra/read-db';
 import type { MongoReadDb } from '../infra/mongo/mongo-read-db';
 import type { SqliteReadDb } from '../infra/sqlite/sqlite-read-db';
+import type { PostgresReadDb } from '../infra/postgres/postgres-read-db';
+import type { PostgresDocumentStore } from '../infra/postgres/postgres-document-store';
 import type { MongoApiKeyStore } from '../infra/mongo/mongo-api-key-store';
 import type { MongoDocumentStore } from '../infra/mongo/mongo-document-store';
 import type { MongoDirectoryStore } from '../infra/mongo/mongo-directory-store';
@@ -25,12 +27,16 @@ import { filesProjection } from '../files/files-projection';
 import { resourceProjection } from '../resources/resource-projection';
 
 /**
- * The MongoDB adapters are loaded only when the read models live in MongoDB: they load the driver
- * (about 25 MB and 0.1 s of start-up), which the embedded default never needs.
+ * The MongoDB and PostgreSQL adapters are loaded only when the read models live there: they load
+ * their drivers (MongoDB's: about 25 MB and 0.1 s of start-up), which the embedded default never needs.
  */
-const mongo = <Adapter>(path: string, name: string): Adapter =>
+const adapter = <Adapter>(path: string, name: string): Adapter =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   (require(path) as Record<string, Adapter>)[name] as Adapter;
+
+/** A PostgreSQL adapter: each opens on the read database, creating its tables if missing. */
+const postgresStore = <Store>(path: string, name: string) =>
+  adapter<{ open(db: PostgresReadDb): Promise<Store> }>(path, name);
 
 /** One read model: its projection, and its store on each kind of read database. */
 type ReadModel<Store> = {
@@ -38,6 +44,8 @@ type ReadModel<Store> = {
   readonly sqlite: (db: SqliteReadDb) => Store;
   /** Declares its indexes as it opens. */
   readonly mongo: (db: MongoReadDb) => Promise<Store>;
+  /** Creates its tables and indexes, if missing, as it opens. */
+  readonly postgres: (db: PostgresReadDb) => Promise<Store>;
 };
 
 const readModel = <Store>(model: ReadModel<Store>): ReadModel<Store> => model;
@@ -66,10 +74,17 @@ function documentModel<Store extends object>(
     sqlite: (db) => opened(new SqliteDocumentStore(db, model.collections)),
     mongo: async (db) =>
       opened(
-        await mongo<typeof MongoDocumentStore>('../infra/mongo/mongo-document-store', 'MongoDocumentStore').open(
+        await adapter<typeof MongoDocumentStore>('../infra/mongo/mongo-document-store', 'MongoDocumentStore').open(
           db,
           model.collections,
         ),
+      ),
+    postgres: async (db) =>
+      opened(
+        await adapter<typeof PostgresDocumentStore>(
+          '../infra/postgres/postgres-document-store',
+          'PostgresDocumentStore',
+        ).open(db, model.collections),
       ),
   };
 }
@@ -83,32 +98,43 @@ export const READ_MODELS = {
     projection: directoryProjection,
     sqlite: (db) => new SqliteDirectoryStore(db),
     mongo: (db) =>
-      mongo<typeof MongoDirectoryStore>('../infra/mongo/mongo-directory-store', 'MongoDirectoryStore').open(db),
+      adapter<typeof MongoDirectoryStore>('../infra/mongo/mongo-directory-store', 'MongoDirectoryStore').open(db),
+    postgres: (db) =>
+      postgresStore<DirectoryStore>('../infra/postgres/postgres-directory-store', 'PostgresDirectoryStore').open(db),
   }),
   resources: readModel<ResourceViewStore>({
     projection: resourceProjection,
     sqlite: (db) => new SqliteResourceViewStore(db),
     mongo: (db) =>
-      mongo<typeof MongoResourceViewStore>('../infra/mongo/mongo-resource-view-store', 'MongoResourceViewStore').open(
+      adapter<typeof MongoResourceViewStore>('../infra/mongo/mongo-resource-view-store', 'MongoResourceViewStore').open(
         db,
       ),
+    postgres: (db) =>
+      postgresStore<ResourceViewStore>(
+        '../infra/postgres/postgres-resource-view-store',
+        'PostgresResourceViewStore',
+      ).open(db),
   }),
   applications: documentModel(APPLICATIONS_READ_MODEL, applicationStore),
   apiKeys: readModel<ApiKeyStore>({
     projection: apiKeyProjection,
     sqlite: (db) => new SqliteApiKeyStore(db),
     mongo: async (db) =>
-      new (mongo<typeof MongoApiKeyStore>('../infra/mongo/mongo-api-key-store', 'MongoApiKeyStore'))(db),
+      new (adapter<typeof MongoApiKeyStore>('../infra/mongo/mongo-api-key-store', 'MongoApiKeyStore'))(db),
+    postgres: (db) =>
+      postgresStore<ApiKeyStore>('../infra/postgres/postgres-api-key-store', 'PostgresApiKeyStore').open(db),
   }),
   files: readModel<FilesStore>({
     projection: filesProjection,
     sqlite: (db) => new SqliteFilesStore(db),
     mongo: async (db) => {
-      const Store = mongo<typeof MongoFilesStore>('../infra/mongo/mongo-files-store', 'MongoFilesStore');
+      const Store = adapter<typeof MongoFilesStore>('../infra/mongo/mongo-files-store', 'MongoFilesStore');
       const store = new Store(db);
       await store.ensureIndexes();
       return store;
     },
+    postgres: (db) =>
+      postgresStore<FilesStore>('../infra/postgres/postgres-files-store', 'PostgresFilesStore').open(db),
   }),
 };
 
@@ -127,7 +153,12 @@ export async function openReadModels(readDb: ReadDb): Promise<OpenReadModels> {
   const opened: Record<string, unknown> = {};
   for (const name of names) {
     const model: ReadModel<unknown> = READ_MODELS[name] as ReadModel<unknown>;
-    opened[name] = readDb.kind === 'sqlite' ? model.sqlite(readDb.sqlite) : await model.mongo(readDb.mongo);
+    opened[name] =
+      readDb.kind === 'sqlite'
+        ? model.sqlite(readDb.sqlite)
+        : readDb.kind === 'postgres'
+          ? await model.postgres(readDb.postgres)
+          : await model.mongo(readDb.mongo);
   }
   const stores = opened as ReadModelStores;
   const projections = names.map((name) => (READ_MODELS[name] as ReadModel<unknown>).projection(stores[name]));

@@ -10,6 +10,7 @@ import { MemoryCache } from '../infra/memory/memory-cache';
 import type { RedisCache } from '../infra/redis/redis-cache';
 import { resolveSecrets } from '../config/dev-secrets';
 import type { EsdbEventStore } from '../infra/eventstoredb/esdb-event-store';
+import type { PostgresEventStore } from '../infra/postgres/postgres-event-store';
 import { meteredEventStore } from '../infra/metered-event-store';
 import type { EventStore } from '../ports/event-store';
 import { SqliteEventStore } from '../infra/sqlite/sqlite-event-store';
@@ -51,22 +52,27 @@ const esdbAdapter = () =>
 const redisAdapter = () => (require('../infra/redis/redis-cache') as { RedisCache: typeof RedisCache }).RedisCache;
 const gridFsAdapter = () =>
   (require('../infra/mongo/gridfs-file-store') as { GridFsFileStore: typeof GridFsFileStore }).GridFsFileStore;
+const postgresLogAdapter = () =>
+  (require('../infra/postgres/postgres-event-store') as { PostgresEventStore: typeof PostgresEventStore })
+    .PostgresEventStore;
+const postgresFilesAdapter = () =>
+  (
+    require('../infra/postgres/postgres-file-store') as {
+      PostgresFileStore: { connect(url: string, options: { schema: string }): Promise<FileStore> };
+    }
+  ).PostgresFileStore;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Production adapters where their URL is set, the embedded ones otherwise (docs/api.md "Shape"). */
 export function openEventStore(config: Config): EventStore & IdempotencyKeys {
-  // The PostgreSQL event log exists (src/infra/postgres), but the read models, leases and files do
-  // not live there yet: a deployment that sets POSTGRES_URL must not run on DATA_DIR unawares.
-  if (config.POSTGRES_URL) {
-    throw new Error(
-      'POSTGRES_URL is set, but the service cannot run on PostgreSQL yet (its event log can; its read models, ' +
-        'leases and files cannot): unset it to run on the embedded store or on EVENTSTORE_URL and MONGODB_URL',
-    );
-  }
   // Versions stamped on append, old events upcast on read: one place for every adapter (issue 27).
-  const url = config.EVENTSTORE_URL;
   const file = path.join(config.DATA_DIR, 'events.sqlite');
-  return versionedEventStore(url ? esdbAdapter().connect(url) : SqliteEventStore.open(file), EVENT_CATALOG);
+  const log = config.POSTGRES_URL
+    ? postgresLogAdapter().open(config.POSTGRES_URL, { schema: config.POSTGRES_SCHEMA })
+    : config.EVENTSTORE_URL
+      ? esdbAdapter().connect(config.EVENTSTORE_URL)
+      : SqliteEventStore.open(file);
+  return versionedEventStore(log, EVENT_CATALOG);
 }
 
 /** Redis behind the outage policy of ResilientCache, or the in-process cache. */
@@ -76,8 +82,10 @@ function openCache(config: Config, logger: Logger): Cache & RateLimiter {
     : new MemoryCache();
 }
 
-/** Uploaded files: GridFS where MONGODB_URL is set, DATA_DIR/files otherwise. */
+/** Uploaded files: in PostgreSQL or GridFS where their URL is set, DATA_DIR/files otherwise. */
 export async function openFileStore(config: Config): Promise<FileStore> {
+  if (config.POSTGRES_URL)
+    return postgresFilesAdapter().connect(config.POSTGRES_URL, { schema: `${config.POSTGRES_SCHEMA}_files` });
   return config.MONGODB_URL
     ? gridFsAdapter().connect(config.MONGODB_URL, undefined, config.MONGO_QUERY_TIMEOUT_MS)
     : new DiskFileStore(path.join(config.DATA_DIR, 'files'));

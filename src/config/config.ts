@@ -89,11 +89,21 @@ export const configSchema = z.object({
   EVENTSTORE_URL: optionalConnectionString(eventStoreConnectionString),
   MONGODB_URL: optionalConnectionString(mongodbConnectionString),
   /**
-   * PostgreSQL (`postgresql://user:password@host:5432/db`): the production backend that keeps the log (and,
-   * later, the read models) in one PostgreSQL database, instead of EventStoreDB and MongoDB. Not served yet:
-   * the event log's adapter exists (src/infra/postgres), the service does not select it.
+   * PostgreSQL (`postgresql://user:password@host:5432/db`): the backend for several machines, every store
+   * in one database (the log, the read models, leases, generations, idempotency records, key rows and
+   * uploaded files), instead of DATA_DIR or EventStoreDB and MongoDB.
    */
   POSTGRES_URL: optionalConnectionString(postgresConnectionString),
+  /**
+   * The schema of the log in POSTGRES_URL's database; the read models' generations live in
+   * `<schema>_read`, `<schema>_read_g1`, …, uploaded files in `<schema>_files`.
+   */
+  POSTGRES_SCHEMA: z
+    .string()
+    .regex(/^[a-z_][a-z0-9_]{0,31}$/, 'a lowercase identifier of at most 32 characters (letters, digits, _)')
+    .default('resources'),
+  /** The server-side bound (statement_timeout) of every read-model statement on PostgreSQL; past it a request answers 503. */
+  POSTGRES_STATEMENT_TIMEOUT_MS: positiveInt(5000),
   REDIS_URL: optionalConnectionString(redisConnectionString),
   /** Prefix of every Redis key this service writes: processes sharing a budget share it. */
   REDIS_KEY_PREFIX: z.string().min(1).max(64).default('prs:'),

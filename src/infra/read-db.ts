@@ -6,10 +6,26 @@ import { computedEachTime } from '../projections/answer-memo';
 import type { MongoReadDb } from './mongo/mongo-read-db';
 import { mongoReadDb } from './mongo/mongo-read-db-loader';
 import { SqliteReadDb } from './sqlite/sqlite-read-db';
+import type { PostgresReadDb } from './postgres/postgres-read-db';
 
-/** Where the read models live: MongoDB where its URL is set, a SQLite file under DATA_DIR otherwise. */
+/**
+ * Where the read models live: PostgreSQL or MongoDB where its URL is set, a SQLite file under
+ * DATA_DIR otherwise.
+ */
 export type ReadDb =
-  { readonly kind: 'sqlite'; readonly sqlite: SqliteReadDb } | { readonly kind: 'mongo'; readonly mongo: MongoReadDb };
+  | { readonly kind: 'sqlite'; readonly sqlite: SqliteReadDb }
+  | { readonly kind: 'mongo'; readonly mongo: MongoReadDb }
+  | { readonly kind: 'postgres'; readonly postgres: PostgresReadDb };
+
+/** The schemas of the PostgreSQL read models: generation 0's keeps the pointer and what outlasts generations. */
+export const postgresReadSchema = (base: string, generation: number): string =>
+  generation === 0 ? `${base}_read` : `${base}_read_g${generation}`;
+
+/** The PostgreSQL read-model adapter, loaded only where POSTGRES_URL is set. */
+export function postgresReadDb(): typeof PostgresReadDb {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('./postgres/postgres-read-db') as { PostgresReadDb: typeof PostgresReadDb }).PostgresReadDb;
+}
 
 /**
  * The embedded read models' records kept across generations (see SqliteReadDb.keptSchema): one
@@ -18,6 +34,14 @@ export type ReadDb =
 export const keptReadModelsFile = (dataDir: string): string => path.join(dataDir, 'read-models.kept.sqlite');
 
 export async function openReadDb(config: Config): Promise<ReadDb> {
+  if (config.POSTGRES_URL)
+    return {
+      kind: 'postgres',
+      postgres: await postgresReadDb().connect(config.POSTGRES_URL, {
+        schema: postgresReadSchema(config.POSTGRES_SCHEMA, 0),
+        queryTimeoutMs: config.POSTGRES_STATEMENT_TIMEOUT_MS,
+      }),
+    };
   return config.MONGODB_URL
     ? {
         kind: 'mongo',
@@ -34,6 +58,7 @@ export async function openReadDb(config: Config): Promise<ReadDb> {
 
 export async function pingReadDb(readDb: ReadDb): Promise<void> {
   if (readDb.kind === 'sqlite') readDb.sqlite.db.prepare('select 1').get();
+  else if (readDb.kind === 'postgres') await readDb.postgres.ping();
   else await readDb.mongo.ping();
 }
 
@@ -42,7 +67,10 @@ export function startReading(readDb: ReadDb): void {
   if (readDb.kind === 'sqlite') readDb.sqlite.noticeOtherWriters();
 }
 
-/** Where whole answers are remembered: the SQLite database's memo; with MongoDB, nowhere. */
+/**
+ * Where whole answers are remembered: the SQLite database's memo; with MongoDB or PostgreSQL,
+ * nowhere (other machines write the read models, and nothing here would learn of it).
+ */
 export function answerMemoOf(readDb: ReadDb): AnswerMemo {
   return readDb.kind === 'sqlite' ? readDb.sqlite.answers : computedEachTime;
 }
@@ -54,10 +82,12 @@ export function finishBulkLoad(readDb: ReadDb): void {
 
 export async function closeReadDb(readDb: ReadDb): Promise<void> {
   if (readDb.kind === 'sqlite') readDb.sqlite.close();
+  else if (readDb.kind === 'postgres') await readDb.postgres.close();
   else await readDb.mongo.close();
 }
 
 export function leaseStoreOf(readDb: ReadDb): LeaseStore {
+  if (readDb.kind === 'postgres') return readDb.postgres.leases;
   return readDb.kind === 'sqlite' ? readDb.sqlite.leases : readDb.mongo.leases;
 }
 
@@ -73,8 +103,8 @@ export function followPollMsOf(readDb: ReadDb, remoteLog = false): number {
 /**
  * How long a projection's lease lives, and how often its holder renews it (and a standby looks):
  * a takeover happens within their sum of the holder stopping. SQLite: the processes of one
- * machine, one clock, 3 s. MongoDB: processes on several machines, whose clocks and pauses
- * (a GC, a slow catch-up batch, an election) differ: 15 s, renewed every 2 s.
+ * machine, one clock, 3 s. MongoDB and PostgreSQL: processes on several machines, whose clocks
+ * and pauses (a GC, a slow catch-up batch, an election) differ: 15 s, renewed every 2 s.
  */
 export function leaseTimingOf(readDb: ReadDb): { ttlMs: number; retryMs: number } {
   return readDb.kind === 'sqlite' ? { ttlMs: 3000, retryMs: 1000 } : { ttlMs: 15_000, retryMs: 2000 };

@@ -6,7 +6,9 @@ import type { Config } from '../config/config';
 import { makePrivateDir, PRIVATE_FILE_MODE } from '../config/private-files';
 import type { MongoReadDb } from './mongo/mongo-read-db';
 import { mongoReadDb } from './mongo/mongo-read-db-loader';
-import { keptReadModelsFile, type ReadDb } from './read-db';
+import { keptReadModelsFile, postgresReadDb, postgresReadSchema, type ReadDb } from './read-db';
+import type { LeaseStore } from '../projections/projection-lease';
+import type { PostgresReadDb } from './postgres/postgres-read-db';
 import { SqliteReadDb } from './sqlite/sqlite-read-db';
 
 /**
@@ -43,20 +45,21 @@ export interface RebuildLock {
 const lockHolder = () => `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
 
 /**
- * The rebuild lock on MongoDB: a lease in the base database's `projection_leases`, expiring by
- * the server's clock, renewed while the rebuild runs; a rebuild that dies frees it after the TTL.
+ * The rebuild lock on a shared database (MongoDB, PostgreSQL): a lease in generation 0's
+ * `projection_leases`, expiring by the server's clock, renewed while the rebuild runs; a rebuild
+ * that dies frees it after the TTL.
  */
 const REBUILD_LEASE = 'read-model-rebuild';
 export const REBUILD_LOCK_TTL_MS = 60_000;
 const REBUILD_LOCK_RENEW_MS = 10_000;
 
-async function mongoRebuildLock(read: MongoReadDb): Promise<RebuildLock | null> {
+async function leaseRebuildLock(leases: LeaseStore): Promise<RebuildLock | null> {
   const holder = lockHolder();
-  const lease = await read.leases.acquire(REBUILD_LEASE, holder, REBUILD_LOCK_TTL_MS, Date.now());
+  const lease = await leases.acquire(REBUILD_LEASE, holder, REBUILD_LOCK_TTL_MS, Date.now());
   if (!lease) return null;
   let held = true;
   const renewal = setInterval(() => {
-    void read.leases
+    void leases
       .acquire(REBUILD_LEASE, holder, REBUILD_LOCK_TTL_MS, Date.now())
       .then((renewed) => {
         if (!renewed || renewed.token !== lease.token) held = false;
@@ -72,7 +75,7 @@ async function mongoRebuildLock(read: MongoReadDb): Promise<RebuildLock | null> 
     release: async () => {
       clearInterval(renewal);
       held = false;
-      await read.leases.release(lease);
+      await leases.release(lease);
     },
   };
 }
@@ -118,6 +121,8 @@ function processAlive(pid: number): boolean {
 }
 
 export function readGenerations(config: Config): ReadGenerations {
+  if (config.POSTGRES_URL)
+    return postgresGenerations(config.POSTGRES_URL, config.POSTGRES_SCHEMA, config.POSTGRES_STATEMENT_TIMEOUT_MS);
   return config.MONGODB_URL
     ? mongoGenerations(config.MONGODB_URL, config.MONGO_QUERY_TIMEOUT_MS)
     : sqliteGenerations(config.DATA_DIR, config.READ_MEMO === 'on');
@@ -198,7 +203,77 @@ export function mongoGenerations(
       const db = (await base()).db;
       if (generation !== 0) await db.client.db(dbName(generation, db.databaseName)).dropDatabase();
     },
-    lockRebuild: async () => mongoRebuildLock(await base()),
+    lockRebuild: async () => leaseRebuildLock((await base()).leases),
+    close: async () => {
+      const closing = opened;
+      opened = undefined;
+      await (await closing?.catch(() => undefined))?.close();
+    },
+  };
+}
+
+/**
+ * Generations on PostgreSQL: a schema each (`<base>_read`, `<base>_read_g1`, …). Generation 0's
+ * outlives every generation: it keeps the pointer, the rebuild lock and what no event carries (a
+ * key's lastUsedAt). The pointer is read every 500 ms by every process, through one pool opened on
+ * first use and kept until `close`.
+ */
+export function postgresGenerations(url: string, base: string, queryTimeoutMs: number): ReadGenerations {
+  const connect = (generation: number) =>
+    postgresReadDb().connect(url, {
+      schema: postgresReadSchema(base, generation),
+      keptSchema: postgresReadSchema(base, 0),
+      queryTimeoutMs,
+      // Generation 0's pool only reads the pointer and the rebuild lock, beside its own read models.
+      poolSize: generation === 0 ? 4 : undefined,
+    });
+  let opened: Promise<PostgresReadDb> | undefined;
+  const pointerReady = async (): Promise<PostgresReadDb> => {
+    const read = await connect(0);
+    try {
+      await read.ensure(
+        'create table if not exists read_model_generation (one boolean primary key, generation integer not null)',
+      );
+    } catch (error) {
+      await read.close();
+      throw error;
+    }
+    return read;
+  };
+  const base0 = (): Promise<PostgresReadDb> => {
+    opened ??= pointerReady().catch((error: unknown) => {
+      // A failed connect is tried again on the next read of the pointer.
+      opened = undefined;
+      throw error;
+    });
+    return opened;
+  };
+  const pointer = (read: PostgresReadDb) => `"${read.keptSchema}".read_model_generation`;
+  return {
+    current: async () => {
+      const read = await base0();
+      const { rows } = await read.query<{ generation: number }>(`select generation from ${pointer(read)}`);
+      return rows[0]?.generation ?? 0;
+    },
+    open: async (generation) => ({ kind: 'postgres', postgres: await connect(generation) }),
+    switchTo: async (generation) => {
+      const read = await base0();
+      await read.query(
+        `insert into ${pointer(read)} (one, generation) values (true, $1)
+         on conflict (one) do update set generation = excluded.generation`,
+        [generation],
+      );
+    },
+    drop: async (generation) => {
+      if (generation === 0) return;
+      const read = await connect(generation);
+      try {
+        await read.dropSchema();
+      } finally {
+        await read.close();
+      }
+    },
+    lockRebuild: async () => leaseRebuildLock((await base0()).leases),
     close: async () => {
       const closing = opened;
       opened = undefined;

@@ -73,6 +73,29 @@ const transientSystemCodes = new Set([
   'EAI_AGAIN',
 ]);
 
+/**
+ * PostgreSQL's SQLSTATEs of passing trouble: a connection that failed (class 08), a server out of
+ * resources (53), shutting down or starting (57P01-57P03), a statement past its time bound (57014),
+ * a serialization failure or a deadlock (40001, 40P01), a lock not available (55P03).
+ */
+const transientPostgresClasses = ['08', '53'];
+const transientPostgresStates = new Set(['57P01', '57P02', '57P03', '57014', '40001', '40P01', '55P03']);
+const isPostgresState = (code: string) => /^[0-9A-Z]{5}$/.test(code);
+const transientPostgresState = (code: string) =>
+  transientPostgresStates.has(code) || transientPostgresClasses.includes(code.slice(0, 2));
+
+/**
+ * node-postgres's own errors, which carry no code: a connection cut under a query, a pool that
+ * could not connect in time, a client already broken.
+ */
+const transientPostgresMessages = [
+  /^Connection terminated/,
+  /^timeout exceeded when trying to connect/,
+  /^Client has encountered a connection error and is not queryable/,
+  /^Client was closed and is not queryable/,
+  /^Query read timeout/,
+];
+
 /** better-sqlite3's codes of a database another connection holds, extended codes included. */
 const transientSqlitePrefixes = ['SQLITE_BUSY', 'SQLITE_LOCKED'];
 
@@ -105,9 +128,12 @@ function isTransientByShape(error: object): boolean {
   if (typeof type === 'string' && transientEsdbTypes.has(type)) return true;
   if (typeof code === 'number') return transientGrpcCodes.has(code);
   if (typeof code === 'string') {
-    return transientSystemCodes.has(code) || transientSqlitePrefixes.some((prefix) => code.startsWith(prefix));
+    if (transientSystemCodes.has(code) || transientSqlitePrefixes.some((prefix) => code.startsWith(prefix)))
+      return true;
+    return isPostgresState(code) && transientPostgresState(code);
   }
-  return false;
+  const { message } = error as { message?: unknown };
+  return typeof message === 'string' && transientPostgresMessages.some((pattern) => pattern.test(message));
 }
 
 /** True when `error` is a store's passing failure that a retry with backoff may get past. */

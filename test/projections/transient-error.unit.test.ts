@@ -17,6 +17,7 @@ import {
   MongoStalePrimaryError,
   MongoWriteConcernError,
 } from 'mongodb';
+import pg from 'pg';
 import { ReadDeadlineExceededError } from '../../src/infra/eventstoredb/streaming-read';
 import { isTransientStoreError } from '../../src/projections/transient-error';
 
@@ -35,6 +36,10 @@ function systemError(code: string): NodeJS.ErrnoException {
 
 const serverError = (code: number, errorLabels: string[] = []) =>
   new MongoServerError({ code, errmsg: `server error ${code}`, errorLabels });
+
+/** What node-postgres raises for an error the server sent: its SQLSTATE in `code`. */
+const postgresError = (code: string, message: string) =>
+  Object.assign(new pg.DatabaseError(message, message.length, 'error'), { code });
 
 const notLeaderTrailers = { exception: 'not-leader', 'leader-endpoint-host': 'n2', 'leader-endpoint-port': '2113' };
 
@@ -58,6 +63,16 @@ const transient: ReadonlyArray<readonly [string, unknown]> = [
   ['MaxTimeMSExpired (50), a query past its maxTimeMS', serverError(50)],
   ['ExceededTimeLimit (262), the same from a mongos', serverError(262)],
   ['MaxTimeMSExpired (50), wrapped', new Error('query failed', { cause: serverError(50) })],
+  ['PostgreSQL admin_shutdown (57P01)', postgresError('57P01', 'terminating connection due to administrator command')],
+  ['PostgreSQL cannot_connect_now (57P03)', postgresError('57P03', 'the database system is starting up')],
+  ['PostgreSQL query_canceled (57014), a statement timeout', postgresError('57014', 'canceling statement')],
+  ['PostgreSQL connection_failure (08006)', postgresError('08006', 'connection failure')],
+  ['PostgreSQL too_many_connections (53300)', postgresError('53300', 'sorry, too many clients already')],
+  ['PostgreSQL serialization_failure (40001)', postgresError('40001', 'could not serialize access')],
+  ['PostgreSQL deadlock_detected (40P01)', postgresError('40P01', 'deadlock detected')],
+  ['node-postgres: a connection cut under a query', new Error('Connection terminated unexpectedly')],
+  ['node-postgres: the pool could not connect in time', new Error('timeout exceeded when trying to connect')],
+  ['EPIPE, a 5-letter system code', systemError('EPIPE')],
   ['label RetryableWriteError', serverError(1, ['RetryableWriteError'])],
   ['label TransientTransactionError', serverError(251, ['TransientTransactionError'])],
   ['label ResetPool', serverError(1, ['ResetPool'])],
@@ -113,6 +128,9 @@ const fatal: ReadonlyArray<readonly [string, unknown]> = [
   ['SQLITE_CONSTRAINT_UNIQUE', new Database.SqliteError('UNIQUE constraint failed', 'SQLITE_CONSTRAINT_UNIQUE')],
   ['SQLITE_CORRUPT', new Database.SqliteError('database disk image is malformed', 'SQLITE_CORRUPT')],
   ['ENOENT', systemError('ENOENT')],
+  ['PostgreSQL unique_violation (23505)', postgresError('23505', 'duplicate key value violates unique constraint')],
+  ['PostgreSQL undefined_table (42P01)', postgresError('42P01', 'relation "x" does not exist')],
+  ['PostgreSQL syntax_error (42601)', postgresError('42601', 'syntax error at or near')],
   ['a string', 'ECONNRESET'],
   ['undefined', undefined],
   ['null', null],

@@ -23,3 +23,14 @@ export async function onServer<T>(url: string, work: (client: pg.Client) => Prom
 export async function dropSchema(url: string, schema: string): Promise<void> {
   await onServer(url, (client) => client.query(`drop schema if exists "${schema}" cascade`));
 }
+
+/** Drops `base` and every schema named after it (a service's `<base>_read`, `<base>_read_g1`, `<base>_files`). */
+export async function dropSchemasOf(url: string, base: string): Promise<void> {
+  await onServer(url, async (client) => {
+    const { rows } = await client.query<{ nspname: string }>(
+      "select nspname from pg_namespace where nspname = $1 or nspname like $1 || '\\_%'",
+      [base],
+    );
+    for (const { nspname } of rows) await client.query(`drop schema if exists "${nspname}" cascade`);
+  });
+}
