@@ -1,7 +1,8 @@
 /**
  * The `apikeys` read-model store contract, run through its projection: on SQLite (`:memory:`)
- * always; on MongoDB when one is reachable; and, since none is here, on the MongoDB adapter's
- * own pure filters and updates evaluated by mingo (test-only oracle) over the same fixtures.
+ * always; on the suites' PostgreSQL server; on MongoDB when one is reachable; and, since none is
+ * here, on the MongoDB adapter's own pure filters and updates evaluated by mingo (test-only
+ * oracle) over the same fixtures.
  */
 import { Query, updateOne } from 'mingo';
 import type { ApiKeyEventData } from '../../src/api-keys/api-key-events';
@@ -9,12 +10,13 @@ import type { EventMetadata } from '../../src/domain/event';
 import type { RecordedEvent } from '../../src/ports/event-store';
 import type { ApiKeyDoc, ApiKeyUsageDoc, MongoWrite } from '../../src/infra/mongo/mongo-api-key-store';
 import { MongoApiKeyStore, apiKeyQueries, toApiKeyRecord } from '../../src/infra/mongo/mongo-api-key-store';
+import { PostgresApiKeyStore } from '../../src/infra/postgres/postgres-api-key-store';
 import { SqliteApiKeyStore } from '../../src/infra/sqlite/sqlite-api-key-store';
 import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
 import { apiKeyProjection } from '../../src/api-keys/api-key-projection';
 import type { ApiKeyRecord, ApiKeyStore } from '../../src/api-keys/api-key-store';
 import type { ProjectionStore, ReadModelProjection } from '../../src/projections/read-model-projection';
-import { describeOnRealMongo } from '../support/read-db-adapters';
+import { describeOnPostgres, describeOnRealMongo } from '../support/read-db-adapters';
 
 type Harness = { store: ApiKeyStore; dispose(): Promise<void> };
 
@@ -181,6 +183,8 @@ describeApiKeyStoreContract('SQLite', async () => {
   const readDb = SqliteReadDb.open(':memory:');
   return { store: new SqliteApiKeyStore(readDb), dispose: async () => readDb.close() };
 });
+
+describeOnPostgres(describeApiKeyStoreContract, 'PostgresApiKeyStore', (read) => PostgresApiKeyStore.open(read));
 
 describeOnRealMongo(
   'apikeys store contract',

@@ -1,9 +1,11 @@
 /**
  * The directory read model's contract, run against every adapter: SQLite always, the MongoDB
- * adapter on the in-process mingo stand-in always, and on a real MongoDB when one answers.
+ * adapter on the in-process mingo stand-in always, and on a real MongoDB when one answers, and
+ * the PostgreSQL adapter on the suites' server.
  */
 import type { DirectoryEvent } from '../../src/directory/directory-events';
 import { MongoDirectoryStore } from '../../src/infra/mongo/mongo-directory-store';
+import { PostgresDirectoryStore } from '../../src/infra/postgres/postgres-directory-store';
 import { SqliteDirectoryStore } from '../../src/infra/sqlite/sqlite-directory-store';
 import type { DirectoryChange } from '../../src/directory/directory-records';
 import { directoryChange } from '../../src/directory/directory-records';
@@ -259,4 +261,5 @@ export function describeDirectoryStoreContract(name: string, open: () => Promise
 describeOnEveryReadDb(describeDirectoryStoreContract, {
   sqlite: ['SqliteDirectoryStore', (read) => new SqliteDirectoryStore(read)],
   mongo: ['MongoDirectoryStore', (read) => MongoDirectoryStore.open(read)],
+  postgres: ['PostgresDirectoryStore', (read) => PostgresDirectoryStore.open(read)],
 });
