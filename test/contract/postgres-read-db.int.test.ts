@@ -1,0 +1,154 @@
+/**
+ * The PostgreSQL read database's own guarantees, against the real server: leases expire by the
+ * server's clock and change token on takeover; a batch whose fence misses writes nothing; a batch
+ * that fails leaves nothing; generations are schemas switched by one pointer and dropped whole.
+ */
+import { PostgresReadDb } from '../../src/infra/postgres/postgres-read-db';
+import { postgresGenerations } from '../../src/infra/read-generations';
+import { PostgresDocumentStore } from '../../src/infra/postgres/postgres-document-store';
+import { LeaseLostError } from '../../src/projections/projection-lease';
+import { describeExternal, externalTarget } from '../support/external';
+import { dropSchema, dropSchemasOf, freshSchema, onServer } from '../support/postgres';
+
+const target = externalTarget('postgres');
+const url = target.kind === 'url' ? target.url : '';
+const NOTES = [{ name: 'notes', indexes: {} }] as const;
+
+describeExternal('the PostgreSQL read database', target, () => {
+  let schema: string;
+  let read: PostgresReadDb;
+  let other: PostgresReadDb;
+
+  beforeEach(async () => {
+    schema = freshSchema('readdb');
+    read = await PostgresReadDb.connect(url, { schema, queryTimeoutMs: 5000 });
+    other = await PostgresReadDb.connect(url, { schema, queryTimeoutMs: 5000 });
+  });
+  afterEach(async () => {
+    await Promise.all([read.close(), other.close()]);
+    await dropSchema(url, schema);
+  });
+
+  it('given a lease held and renewed by its holder, when another asks, then it is refused until the lease expires by the server clock, then taken with a new token', async () => {
+    const held = await read.leases.acquire('p', 'a', 300, 0);
+    const renewed = await read.leases.acquire('p', 'a', 300, 0);
+    // A client clock far in the future changes nothing: the server's decides.
+    const refused = await other.leases.acquire('p', 'b', 300, Number.MAX_SAFE_INTEGER);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const taken = await other.leases.acquire('p', 'b', 300, 0);
+
+    expect(held?.token).toBe(1n);
+    expect(renewed?.token).toBe(1n);
+    expect(refused).toBeNull();
+    expect(taken).toEqual({ projection: 'p', holder: 'b', token: 2n });
+  });
+
+  it('given a holder whose lease was taken over, when it commits a batch, then the fence refuses it and nothing of the batch is written', async () => {
+    const store = await PostgresDocumentStore.open(read, NOTES);
+    const lease = await read.leases.acquire('notes', 'a', 100, 0);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await other.leases.acquire('notes', 'b', 10_000, 0);
+
+    const commit = store.projectionStore.commit(
+      'notes',
+      5n,
+      async () => {
+        await store.save('notes', 1, { id: 1 }, 5n);
+      },
+      { ...lease!, ttlMs: 10_000, nowMs: 0 },
+    );
+
+    await expect(commit).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await store.get('notes', 1)).toBeNull();
+    expect(await store.projectionStore.checkpoint('notes')).toBeUndefined();
+  });
+
+  it('given a batch that fails half-way, then neither its writes nor its checkpoint remain, and the next batch commits', async () => {
+    const store = await PostgresDocumentStore.open(read, NOTES);
+
+    const failing = store.projectionStore.commit('notes', 7n, async () => {
+      await store.save('notes', 1, { id: 1 }, 6n);
+      throw new Error('the projection failed on event 7');
+    });
+    await expect(failing).rejects.toThrow('event 7');
+    await store.projectionStore.commit('notes', 8n, async () => {
+      await store.save('notes', 2, { id: 2 }, 8n);
+    });
+
+    expect(await store.get('notes', 1)).toBeNull();
+    expect(await store.get('notes', 2)).toEqual({ id: 2 });
+    expect(await store.projectionStore.checkpoint('notes')).toBe(8n);
+  });
+
+  it("given a holder's batch running, when its lease is renewed meanwhile, then the renewal waits for the batch instead of failing", async () => {
+    const store = await PostgresDocumentStore.open(read, NOTES);
+    const lease = await read.leases.acquire('notes', 'a', 10_000, 0);
+    let release!: () => void;
+    const running = new Promise<void>((resolve) => (release = resolve));
+    const batch = store.projectionStore.commit(
+      'notes',
+      3n,
+      async () => {
+        await store.save('notes', 1, { id: 1 }, 3n);
+        await running;
+      },
+      { ...lease!, ttlMs: 10_000, nowMs: 0 },
+    );
+    const renewal = read.leases.acquire('notes', 'a', 10_000, 0);
+    release();
+
+    await batch;
+    expect(await renewal).toEqual(lease);
+  });
+});
+
+describeExternal('read-model generations on PostgreSQL', target, () => {
+  it('given a new generation built and switched to, when the old one is dropped, then the pointer names the new one and the old schema is gone, while generation 0 keeps the pointer', async () => {
+    const base = freshSchema('gen');
+    const generations = postgresGenerations(url, base, 5000);
+    try {
+      const first = await generations.open(1);
+      if (first.kind !== 'postgres') throw new Error('not a PostgreSQL generation');
+      await first.postgres.writeCheckpoint('notes', 4n);
+      await first.postgres.close();
+      const before = await generations.current();
+      await generations.switchTo(1);
+      const after = await generations.current();
+      await generations.drop(1);
+      const schemas = await onServer(url, async (client) =>
+        (
+          await client.query<{ nspname: string }>('select nspname from pg_namespace where nspname like $1 order by 1', [
+            `${base}%`,
+          ])
+        ).rows.map((row) => row.nspname),
+      );
+
+      expect(before).toBe(0);
+      expect(after).toBe(1);
+      expect(schemas).toEqual([`${base}_read`]);
+    } finally {
+      await generations.close();
+      await dropSchemasOf(url, base);
+    }
+  });
+
+  it('given a rebuild lock held, when another process asks for it, then it is refused until released', async () => {
+    const base = freshSchema('gen');
+    const one = postgresGenerations(url, base, 5000);
+    const two = postgresGenerations(url, base, 5000);
+    try {
+      const lock = await one.lockRebuild();
+      const refused = await two.lockRebuild();
+      await lock?.release();
+      const next = await two.lockRebuild();
+
+      expect(lock?.held).toBe(false);
+      expect(refused).toBeNull();
+      expect(next?.held).toBe(true);
+      await next?.release();
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+      await dropSchemasOf(url, base);
+    }
+  });
+});
