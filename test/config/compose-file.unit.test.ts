@@ -71,8 +71,8 @@ describe('docker-compose.yml', () => {
     const published = [...compose.matchAll(/ports: \[([^\]]*)\]/g)].flatMap((m) =>
       m[1]!.split(',').map((p) => p.trim().replace(/"/g, '')),
     );
-    const stores = published.filter((p) => /:(2113|27017|6379)$/.test(p));
-    expect(stores).toHaveLength(3);
+    const stores = published.filter((p) => /:(2113|27017|6379|5432)$/.test(p));
+    expect(stores).toHaveLength(4);
     for (const port of stores) expect(port.startsWith('127.0.0.1:')).toBe(true);
   });
 
@@ -102,6 +102,52 @@ describe('docker-compose.yml', () => {
     expect(check).toContain('isWritablePrimary');
     for (const name of ['api', 'projector'])
       expect(new URL(services[name]!.environment!.MONGODB_URL!).searchParams.get('replicaSet')).toBe('rs0');
+  });
+
+  it('given the two stacks, then each service but the shared Redis belongs to one profile, and .env.example picks the EventStoreDB one', () => {
+    const profiles = Object.fromEntries(
+      Object.entries(services).map(([name, service]) => [name, (service as { profiles?: string[] }).profiles]),
+    );
+    expect(profiles).toEqual({
+      eventstore: ['eventstore'],
+      mongodb: ['eventstore'],
+      redis: undefined,
+      api: ['eventstore'],
+      projector: ['eventstore'],
+      postgres: ['postgres'],
+      'api-postgres': ['postgres'],
+      'projector-postgres': ['postgres'],
+    });
+    const example = fs.readFileSync(path.join(root, '.env.example'), 'utf8');
+    expect(example).toMatch(/^COMPOSE_PROFILES=eventstore$/m);
+  });
+
+  it('given the PostgreSQL stack, then its API and projector run on PostgreSQL alone, every other variable passed on as in the other stack', () => {
+    for (const name of ['api-postgres', 'projector-postgres']) {
+      const service = services[name]!;
+      const environment = service.environment!;
+      expect(new URL(environment.POSTGRES_URL!.replace(/\$\{[^}]*\}/, 'secret')).host).toBe('postgres:5432');
+      expect([environment.EVENTSTORE_URL, environment.MONGODB_URL]).toEqual(['', '']);
+      expect(environment.ROLE).toBe(name === 'api-postgres' ? 'api' : 'projector');
+      for (const variable of Object.keys(configSchema.shape).filter(
+        (v) =>
+          ![
+            'DATA_DIR',
+            'ROLE',
+            'PORT',
+            'NODE_ENV',
+            'EVENTSTORE_URL',
+            'MONGODB_URL',
+            'POSTGRES_URL',
+            'REDIS_URL',
+          ].includes(v),
+      ))
+        expect([name, variable, environment[variable]]).toEqual([name, variable, services.api!.environment![variable]]);
+      for (const store of ['postgres', 'redis'])
+        expect([store, service.depends_on?.[store]?.condition]).toEqual([store, 'service_healthy']);
+    }
+    expect(services.postgres?.image).toMatch(/^postgres:17\.\d+-/);
+    expect(services.postgres?.healthcheck?.test.join(' ')).toContain('pg_isready');
   });
 
   it('given the API and the projector, then each starts only once every store answers its health check', () => {
