@@ -98,6 +98,16 @@ describe('Api-Version', () => {
     expect(res.body.errors[0].field).toBe('Api-Version');
   });
 
+  it('given OPTIONS naming an unknown version, then its Allow still: the methods of a path do not depend on the version', async () => {
+    const res = await server.request('OPTIONS', '/health/live', undefined, {
+      headers: { 'api-version': '1999-01-01' },
+    });
+
+    expect(res.status).toBe(204);
+    expect(res.headers.get('allow')).toBe('GET, HEAD, OPTIONS');
+    expect(res.headers.get('api-version')).toBe(API_VERSION);
+  });
+
   it('given an unknown version from an allowed origin, then the 400 is readable by the browser', async () => {
     const res = await server.get('/health/live', { headers: { origin: APP, 'api-version': '1999-01-01' } });
 

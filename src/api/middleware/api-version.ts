@@ -14,8 +14,9 @@ export const answerApiVersion: RequestHandler = (_req, res, next) => {
 /**
  * A request naming a version this service does not serve gets a 400 naming the header and the
  * supported versions, before any credential is asked for. Runs after CORS (src/api/middleware/
- * http-semantics.ts), so a browser can read the refusal; a preflight is answered before it,
- * as it carries only the names of the headers the real request will send.
+ * http-semantics.ts), so a browser can read the refusal. An OPTIONS and a 405 are answered
+ * before it: a preflight carries only the names of the headers the real request will send, and
+ * the methods a path takes are the same whatever the version.
  */
 export const acceptApiVersion: RequestHandler = (req, res, next) => {
   const refusal = apiVersionRefusal(req.header(API_VERSION_HEADER));
