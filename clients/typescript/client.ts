@@ -6,7 +6,8 @@
  *   const api = createResourcesClient({ baseUrl: 'http://localhost:3000', apiKey });
  *   const { data, error } = await api.POST('/api/Project/GetResourceList', { body: { projectId: 10 } });
  *
- * Every POST is sent with an `Idempotency-Key` (a new UUID per call, unless the call sets one),
+ * Every request names the API version the client was generated for (`Api-Version`). Every POST
+ * is sent with an `Idempotency-Key` (a new UUID per call, unless the call sets one),
  * and retried with the same key when it went unanswered: a network error, a 503, or a 409
  * `/problems/idempotency-key-in-progress`. The service then answers a retry of a write that was
  * stored with the stored answer (`Idempotent-Replayed: true`) instead of writing it again.
@@ -17,6 +18,13 @@ import type { components, operations, paths } from './schema.js';
 
 export type { components, operations, paths };
 export type ResourcesClient = Client<paths>;
+/**
+ * The API version this client was generated for, sent on every request: a service that no longer
+ * serves it answers 400 naming `Api-Version` rather than answers of another shape. Typed from the
+ * document, so a client regenerated for another version does not compile until this is updated.
+ */
+export const API_VERSION: components['parameters']['ApiVersion'] = '2026-11-28';
+
 /** An RFC 9457 problem, the body of every error answer. */
 export type Problem = components['schemas']['Problem'];
 
@@ -74,7 +82,7 @@ export function retryingFetch(
 export function createResourcesClient(options: ClientOptions): ResourcesClient {
   if (options.token && options.apiKey)
     throw new Error('give a token or an API key, not both: the service refuses both at once');
-  const headers: Record<string, string> = {};
+  const headers: Record<string, string> = { 'api-version': API_VERSION };
   if (options.token) headers.authorization = `Bearer ${options.token}`;
   if (options.apiKey) headers['x-api-key'] = options.apiKey;
   const inner = options.fetch ?? ((input, init) => globalThis.fetch(input, init));

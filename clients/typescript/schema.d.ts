@@ -2600,18 +2600,20 @@ export interface components {
         };
     };
     responses: {
-        /** @description Unexpected error (`/problems/internal`) */
-        InternalError: {
+        /** @description Invalid request (`/problems/validation`, `/problems/malformed-json`); `errors[].field` names each bad field or header, such as an `Api-Version` this service does not serve */
+        BadRequest: {
             headers: {
+                "Api-Version": components["headers"]["Api-Version"];
                 [name: string]: unknown;
             };
             content: {
                 "application/problem+json": components["schemas"]["Problem"];
             };
         };
-        /** @description Invalid request (`/problems/validation`, `/problems/malformed-json`); `errors[].field` names each bad field */
-        BadRequest: {
+        /** @description Unexpected error (`/problems/internal`) */
+        InternalError: {
             headers: {
+                "Api-Version": components["headers"]["Api-Version"];
                 [name: string]: unknown;
             };
             content: {
@@ -2621,6 +2623,7 @@ export interface components {
         /** @description Not authenticated (`/problems/unauthenticated`); `WWW-Authenticate` carries the reason */
         Unauthenticated: {
             headers: {
+                "Api-Version": components["headers"]["Api-Version"];
                 /** @description Why the credential was refused (RFC 6750) */
                 "WWW-Authenticate"?: string;
                 [name: string]: unknown;
@@ -2632,6 +2635,7 @@ export interface components {
         /** @description Not allowed (`/problems/forbidden`), including an inactive or banned account */
         Forbidden: {
             headers: {
+                "Api-Version": components["headers"]["Api-Version"];
                 [name: string]: unknown;
             };
             content: {
@@ -2641,6 +2645,7 @@ export interface components {
         /** @description Not found (`/problems/not-found`) */
         NotFound: {
             headers: {
+                "Api-Version": components["headers"]["Api-Version"];
                 [name: string]: unknown;
             };
             content: {
@@ -2650,6 +2655,7 @@ export interface components {
         /** @description The body is over the size limit (`/problems/payload-too-large`) */
         PayloadTooLarge: {
             headers: {
+                "Api-Version": components["headers"]["Api-Version"];
                 [name: string]: unknown;
             };
             content: {
@@ -2659,6 +2665,7 @@ export interface components {
         /** @description Unsupported body encoding (`/problems/unsupported-media-type`) */
         UnsupportedMediaType: {
             headers: {
+                "Api-Version": components["headers"]["Api-Version"];
                 [name: string]: unknown;
             };
             content: {
@@ -2668,6 +2675,7 @@ export interface components {
         /** @description Over the rate limit of the API key, or too many wrong API-key secrets from the client's address (`/problems/rate-limited`); `Retry-After` says when to try again */
         TooManyRequestsWithRateLimit: {
             headers: {
+                "Api-Version": components["headers"]["Api-Version"];
                 "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                 "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                 "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2683,6 +2691,7 @@ export interface components {
         /** @description A store is down or too slow, a write was stored but the read models did not catch up in time, or every API-key verification slot stayed busy (`/problems/unavailable`); `Retry-After` says when to try again */
         Unavailable: {
             headers: {
+                "Api-Version": components["headers"]["Api-Version"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
@@ -2693,6 +2702,7 @@ export interface components {
         /** @description Conflict (`/problems/conflict`); on a route that takes an Idempotency-Key, also a retry while the first request with that key is still running (`/problems/idempotency-key-in-progress`, with `Retry-After`) */
         Conflict: {
             headers: {
+                "Api-Version": components["headers"]["Api-Version"];
                 "Retry-After": components["headers"]["Retry-After"];
                 [name: string]: unknown;
             };
@@ -2703,6 +2713,7 @@ export interface components {
         /** @description The Idempotency-Key was already used with a different request (`/problems/idempotency-key-reused`) */
         IdempotencyKeyReused: {
             headers: {
+                "Api-Version": components["headers"]["Api-Version"];
                 [name: string]: unknown;
             };
             content: {
@@ -2710,7 +2721,13 @@ export interface components {
             };
         };
     };
-    parameters: never;
+    parameters: {
+        /**
+         * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+         * @example 2026-11-28
+         */
+        ApiVersion: "2026-11-28";
+    };
     requestBodies: never;
     headers: {
         /** @description Requests allowed per window for this API key */
@@ -2725,6 +2742,8 @@ export interface components {
         RateLimit: string;
         /** @description `true` when this answer is the one kept for the request's Idempotency-Key, replayed; absent on a first answer */
         "Idempotent-Replayed": "true";
+        /** @description The API version that served this answer (CHANGELOG.md says what each version changed) */
+        "Api-Version": "2026-11-28";
         /** @description Seconds to wait before the next request */
         "Retry-After": number;
     };
@@ -2735,7 +2754,13 @@ export interface operations {
     getLiveness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2744,19 +2769,27 @@ export interface operations {
             /** @description Alive */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HealthLive"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
         };
     };
     getStartup: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2765,16 +2798,19 @@ export interface operations {
             /** @description Started */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HealthStarted"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
             /** @description Still catching up: answered while the process starts */
             503: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2786,7 +2822,13 @@ export interface operations {
     getReadiness: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2795,16 +2837,19 @@ export interface operations {
             /** @description Ready */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["HealthReady"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
             /** @description Not ready: `checks` says which part */
             503: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2816,7 +2861,13 @@ export interface operations {
     getOpenApiDocument: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2825,19 +2876,27 @@ export interface operations {
             /** @description The OpenAPI 3.1 document */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": Record<string, never>;
                 };
             };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalError"];
         };
     };
     getResourceList: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -2901,6 +2960,7 @@ export interface operations {
             /** @description One page of the resources the caller may see */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -2927,6 +2987,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). Use a new random value (a UUID) per logical request and send it again on every retry of that request. */
                 "Idempotency-Key"?: string;
             };
@@ -3029,6 +3094,7 @@ export interface operations {
             /** @description The saved resource */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3060,7 +3126,13 @@ export interface operations {
                 /** @description The resource to delete */
                 id: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3069,6 +3141,7 @@ export interface operations {
             /** @description Deleted: `{"statusCode": 200}` */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3096,6 +3169,11 @@ export interface operations {
                 isBigFile?: "0" | "1" | "true" | "false" | "True" | "False";
             };
             header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). Use a new random value (a UUID) per logical request and send it again on every retry of that request. */
                 "Idempotency-Key"?: string;
             };
@@ -3124,6 +3202,7 @@ export interface operations {
             /** @description The stored path, `folder/<random id>/<sanitised file name>` */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3147,6 +3226,7 @@ export interface operations {
             /** @description The extension, the content type or the content is not accepted (`/problems/upload-refused`, `detail` says why); or an unexpected error (`/problems/internal`) */
             500: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3168,7 +3248,13 @@ export interface operations {
                 /** @description The path the upload answered */
                 path: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3177,6 +3263,7 @@ export interface operations {
             /** @description The file, as an attachment (`Content-Disposition` with RFC 6266 `filename*`), `X-Content-Type-Options: nosniff`, `Cache-Control: private`, `Accept-Ranges: bytes`, a strong `ETag` */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3191,6 +3278,7 @@ export interface operations {
             /** @description One byte range (`Range: bytes=a-b`, `a-`, `-n`), with `Content-Range` */
             206: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3205,6 +3293,7 @@ export interface operations {
             /** @description Not modified: `If-None-Match` names the file's strong `ETag`; no body */
             304: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3221,6 +3310,7 @@ export interface operations {
             /** @description The range starts past the end (`/problems/range-not-satisfiable`); `Content-Range: bytes *\/<size>` */
             416: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3243,7 +3333,13 @@ export interface operations {
                 /** @description The resource */
                 resourceId: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3252,6 +3348,7 @@ export interface operations {
             /** @description The privacy of the resource, as this caller may see it */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3276,6 +3373,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). Use a new random value (a UUID) per logical request and send it again on every retry of that request. */
                 "Idempotency-Key"?: string;
             };
@@ -3444,6 +3546,7 @@ export interface operations {
             /** @description Applied; empty body (read the privacy back to see the result) */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3471,6 +3574,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). Use a new random value (a UUID) per logical request and send it again on every retry of that request. */
                 "Idempotency-Key"?: string;
             };
@@ -3497,6 +3605,7 @@ export interface operations {
             /** @description Withdrawn (or there was no such share); empty body */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3523,7 +3632,13 @@ export interface operations {
     listApplications: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /** @description The application definition */
                 applicationDefinitionId: string;
@@ -3563,6 +3678,7 @@ export interface operations {
             /** @description One page of applications, their total and the values of each filter */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3588,7 +3704,13 @@ export interface operations {
     getCurrentUser: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3597,6 +3719,7 @@ export interface operations {
             /** @description The current user */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3608,6 +3731,7 @@ export interface operations {
                     "application/json": components["schemas"]["CurrentUser"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             429: components["responses"]["TooManyRequestsWithRateLimit"];
@@ -3637,7 +3761,13 @@ export interface operations {
                 /** @description Page size, 1 to 1000; default 100 */
                 limit?: number;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3646,6 +3776,7 @@ export interface operations {
             /** @description One page of events */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3668,7 +3799,13 @@ export interface operations {
     getResourceHistory: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /** @description Resource id */
                 id: number;
@@ -3680,6 +3817,7 @@ export interface operations {
             /** @description The steps, oldest first (one step per command) */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3706,7 +3844,13 @@ export interface operations {
                 /** @description The moment to review; default now */
                 at?: string;
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /** @description Resource id */
                 id: number;
@@ -3718,6 +3862,7 @@ export interface operations {
             /** @description Per view, the users who could see it and their reasons */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3741,7 +3886,13 @@ export interface operations {
     getLogIntegrity: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3750,6 +3901,7 @@ export interface operations {
             /** @description The chain head */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
                     "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
@@ -3772,7 +3924,13 @@ export interface operations {
     listApiKeys: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -3781,12 +3939,14 @@ export interface operations {
             /** @description A bare array, `[]` when there are none */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ApiKeyList"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             403: components["responses"]["Forbidden"];
             500: components["responses"]["InternalError"];
@@ -3797,6 +3957,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). Use a new random value (a UUID) per logical request and send it again on every retry of that request. */
                 "Idempotency-Key"?: string;
             };
@@ -3812,6 +3977,7 @@ export interface operations {
             /** @description The new key, with its plaintext `key` */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -3833,7 +3999,13 @@ export interface operations {
     revokeApiKey: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /** @description The key's `id`, as the creation answer and the list give it */
                 id: string;
@@ -3845,6 +4017,7 @@ export interface operations {
             /** @description Revoked; no body */
             204: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     [name: string]: unknown;
                 };
                 content?: never;
@@ -3861,6 +4034,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). Use a new random value (a UUID) per logical request and send it again on every retry of that request. */
                 "Idempotency-Key"?: string;
             };
@@ -3879,6 +4057,7 @@ export interface operations {
             /** @description The key with its new plaintext `key` (same id and keyId) */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -3902,6 +4081,11 @@ export interface operations {
         parameters: {
             query?: never;
             header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
                 /** @description Makes a retry safe: the first completed answer is kept for 24 hours per caller and key and replayed (with `Idempotent-Replayed: true`) to a retry with the same key and the same request; the same key with another request is a 422 (`/problems/idempotency-key-reused`), a retry while the first is still running a 409 (`/problems/idempotency-key-in-progress`). Use a new random value (a UUID) per logical request and send it again on every retry of that request. */
                 "Idempotency-Key"?: string;
             };
@@ -4370,6 +4554,7 @@ export interface operations {
             /** @description Appended and projected */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     "Idempotent-Replayed": components["headers"]["Idempotent-Replayed"];
                     [name: string]: unknown;
                 };
@@ -4390,7 +4575,13 @@ export interface operations {
     getReadModelDigest: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4399,12 +4590,14 @@ export interface operations {
             /** @description Checkpoint, digest and document counts */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReadModelDigest"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -4413,7 +4606,13 @@ export interface operations {
     rebuildReadModels: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4422,12 +4621,14 @@ export interface operations {
             /** @description The read models after the rebuild */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["ReadModelDigest"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             409: components["responses"]["Conflict"];
             500: components["responses"]["InternalError"];
@@ -4437,7 +4638,13 @@ export interface operations {
     getMetrics: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path?: never;
             cookie?: never;
         };
@@ -4446,12 +4653,14 @@ export interface operations {
             /** @description Prometheus text exposition format */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/plain": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
@@ -4460,7 +4669,13 @@ export interface operations {
     getProblemType: {
         parameters: {
             query?: never;
-            header?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
             path: {
                 /** @description The last segment of the type, e.g. `validation` */
                 type: string;
@@ -4472,12 +4687,14 @@ export interface operations {
             /** @description A short HTML page */
             200: {
                 headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
                     [name: string]: unknown;
                 };
                 content: {
                     "text/html": string;
                 };
             };
+            400: components["responses"]["BadRequest"];
             404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
         };

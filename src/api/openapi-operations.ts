@@ -1,5 +1,6 @@
 import type { OpenAPIRegistry, ResponseConfig, RouteConfig } from '@asteasolutions/zod-to-openapi';
 import { z } from 'zod';
+import { API_VERSION, API_VERSION_HEADER, SUPPORTED_API_VERSIONS } from './api-version';
 import type { Access, AnswerDoc, ErrorStatus, RouteDoc } from './route-declaration';
 import { problemSchema } from './response-schemas';
 
@@ -19,7 +20,9 @@ const SECURITY_OF: Record<Access, Record<string, string[]>[]> = {
 };
 
 const ERROR_DESCRIPTIONS: Record<ErrorStatus | 500, string> = {
-  400: 'Invalid request (`/problems/validation`, `/problems/malformed-json`); `errors[].field` names each bad field',
+  400:
+    'Invalid request (`/problems/validation`, `/problems/malformed-json`); `errors[].field` names each bad ' +
+    'field or header, such as an `Api-Version` this service does not serve',
   401: 'Not authenticated (`/problems/unauthenticated`); `WWW-Authenticate` carries the reason',
   403: 'Not allowed (`/problems/forbidden`), including an inactive or banned account',
   404: 'Not found (`/problems/not-found`)',
@@ -54,6 +57,9 @@ const RATE_LIMIT_HEADERS = {
 } as const;
 
 const headerRef = (name: string) => ({ $ref: `#/components/headers/${name}` });
+/** Every answer, success or problem, says the API version that served it. */
+const apiVersionHeaders = { [API_VERSION_HEADER]: headerRef(API_VERSION_HEADER) };
+const API_VERSION_PARAMETER = 'ApiVersion';
 const rateLimitHeaders = Object.fromEntries(Object.keys(RATE_LIMIT_HEADERS).map((name) => [name, headerRef(name)]));
 
 /** The security schemes and the headers every operation refers to. */
@@ -80,6 +86,21 @@ export function registerComponents(registry: OpenAPIRegistry): void {
     description:
       "`true` when this answer is the one kept for the request's Idempotency-Key, replayed; absent on a first answer",
     schema: { type: 'string', enum: ['true'] },
+  });
+  registry.registerComponent('headers', API_VERSION_HEADER, {
+    description: 'The API version that served this answer (CHANGELOG.md says what each version changed)',
+    required: true,
+    schema: { type: 'string', enum: [API_VERSION] },
+  });
+  registry.registerComponent('parameters', API_VERSION_PARAMETER, {
+    name: API_VERSION_HEADER,
+    in: 'header',
+    required: false,
+    description:
+      'The API version the request was written for; without it, the current version ' +
+      `(${API_VERSION}) serves it. Another value is a 400 (\`/problems/validation\`) naming the header.`,
+    schema: { type: 'string', enum: [...SUPPORTED_API_VERSIONS] },
+    example: API_VERSION,
   });
   registry.registerComponent('headers', 'Retry-After', {
     description: 'Seconds to wait before the next request',
@@ -117,8 +138,10 @@ const PROBLEM_RESPONSE_NAMES: Record<ErrorStatus | 500, string> = {
 function problemResponse(status: ErrorStatus | 500, rateLimited: boolean) {
   // The rate-limit headers are said once per operation (on its success answer) and on the 429
   // that is about them, not repeated on every problem.
-  const headers: Record<string, { $ref: string } | { description: string; schema: { type: 'string' } }> =
-    rateLimited && status === 429 ? { ...rateLimitHeaders } : {};
+  const headers: Record<string, { $ref: string } | { description: string; schema: { type: 'string' } }> = {
+    ...apiVersionHeaders,
+    ...(rateLimited && status === 429 ? rateLimitHeaders : {}),
+  };
   if (status === 401)
     headers['WWW-Authenticate'] = {
       description: 'Why the credential was refused (RFC 6750)',
@@ -127,7 +150,7 @@ function problemResponse(status: ErrorStatus | 500, rateLimited: boolean) {
   if (status === 429 || status === 503 || status === 409) headers['Retry-After'] = headerRef('Retry-After');
   return {
     description: ERROR_DESCRIPTIONS[status],
-    ...(Object.keys(headers).length > 0 ? { headers } : {}),
+    headers,
     content: { 'application/problem+json': { schema: { $ref: `#/components/schemas/${problemSchemaId}` } } },
   };
 }
@@ -159,12 +182,13 @@ function answerResponse(answer: AnswerDoc, rateLimited: boolean, idempotent: boo
         ? problemContent
         : answer.content;
   const headers = {
+    ...apiVersionHeaders,
     ...(rateLimited ? rateLimitHeaders : {}),
     ...(idempotent ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}),
   };
   return {
     description: answer.description,
-    ...(Object.keys(headers).length > 0 ? { headers: headers as ResponseConfig['headers'] } : {}),
+    headers: headers as ResponseConfig['headers'],
     ...(content ? { content } : {}),
   };
 }
@@ -201,8 +225,8 @@ function requestOf(route: RouteDoc): RouteConfig['request'] {
 }
 
 /**
- * Registers one route with its answers, its problems, and the 500 every route can answer; a route
- * that takes an Idempotency-Key also answers 409 and 422. /api
+ * Registers one route with its answers, its problems, and the 400 (an unknown Api-Version) and
+ * the 500 every route can answer; a route that takes an Idempotency-Key also answers 409 and 422. /api
  * routes that accept API keys also answer 429, and every answer of theirs carries the rate-limit
  * headers. Every route behind a credential reads a store (the caller is looked up in the
  * directory at least), so each can answer 503 while a store is down or too slow.
@@ -215,6 +239,8 @@ export function registerRoute(registry: OpenAPIRegistry, route: RouteDoc): void 
     responses[Number(status)] = answerResponse(answer, rateLimited, route.idempotent === true);
   const problems: (ErrorStatus | 500)[] = [
     ...route.errors,
+    // Any route refuses a request naming an unknown Api-Version.
+    400,
     // An Idempotency-Key can meet its first request still running (409) or another request (422).
     ...(route.idempotent ? [409 as const, 422 as const] : []),
     ...(rateLimited ? [429 as const] : []),
@@ -231,6 +257,8 @@ export function registerRoute(registry: OpenAPIRegistry, route: RouteDoc): void 
     summary: route.summary,
     ...(route.description ? { description: route.description } : {}),
     security: SECURITY_OF[route.access],
+    // Every route takes it: a reference, not the parameter restated in each operation.
+    parameters: [{ $ref: `#/components/parameters/${API_VERSION_PARAMETER}` }],
     ...(request ? { request } : {}),
     responses,
   });

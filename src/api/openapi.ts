@@ -1,6 +1,7 @@
 import fs from 'node:fs';
 import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-openapi';
 import { packageFile } from '../config/package-file';
+import { API_VERSION, API_VERSION_HEADER, SUPPORTED_API_VERSIONS } from './api-version';
 import { registerComponents, registerRoute } from './openapi-operations';
 import { PROBLEM_TYPES } from './problem';
 import type { RouteDoc } from './route-declaration';
@@ -70,7 +71,7 @@ const bodiesParagraph = ({ closed, open }: BodyKinds): string =>
   'the record it was given. ' +
   (open.length > 0 ? `The other JSON bodies (${open.join(', ')}) are open: they ignore unknown fields.` : '');
 
-/** title, version and license of this service's package.json (not of a dependency's on the way up). */
+/** title and license of this service's package.json (not of a dependency's on the way up); the API's version. */
 function packageInfo(bodies: BodyKinds) {
   const file = packageFile('package.json', (f) => Boolean(readPackage(f).name && readPackage(f).version));
   if (!file) throw new Error('package.json not found');
@@ -78,9 +79,14 @@ function packageInfo(bodies: BodyKinds) {
   const license = pkg.license ?? 'UNLICENSED';
   return {
     title: pkg.name ?? '',
-    version: pkg.version ?? '',
+    // The API's version, not the package's: the date a client names in `Api-Version`.
+    version: API_VERSION,
     description: [
       pkg.description ?? '',
+      `API version ${API_VERSION}: every answer carries \`${API_VERSION_HEADER}: ${API_VERSION}\`. A request may ` +
+        `name the version it was written for in \`${API_VERSION_HEADER}\` (supported: ` +
+        `${SUPPORTED_API_VERSIONS.join(', ')}); another one is a 400 naming the header, and a request that ` +
+        'names none is served as the current version. CHANGELOG.md lists what each version changed.',
       'Credentials: an interactive session (`Authorization: Bearer <token>`) or an API ' +
         'key (`X-API-Key: <keyId>.<secret>`), never both. ' +
         'API-key requests carry the `RateLimit-*` headers and answer 429 with `Retry-After` over the limit.',

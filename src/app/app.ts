@@ -6,6 +6,7 @@ import { requireInternalToken } from '../api/middleware/internal-token';
 import { requestLog } from '../api/middleware/request-log';
 import { readSnapshot } from './read-snapshot';
 import { securityHeaders } from '../api/middleware/security-headers';
+import { acceptApiVersion, answerApiVersion } from '../api/middleware/api-version';
 import { httpSemantics } from '../api/middleware/http-semantics';
 import { inSequence } from '../api/middleware/in-sequence';
 import { mountedAt } from '../api/middleware/mounted-at';
@@ -31,14 +32,17 @@ export function buildApp(ctx: AppContext, app: express.Express = express()): exp
   // A projector process answers health, metrics and operator calls only: the API is served elsewhere.
   const servesApi = ctx.config.ROLE !== 'projector';
   const routes = routesOf(ctx, servesApi);
-  // One layer for what every request passes, in order: CORS and 405 before any credential is
-  // asked for (a preflight carries none), then the guard of its prefix, then its route when its
-  // path is one of the exact paths (the router's walk only for the rest).
+  // One layer for what every request passes, in order: the answer's Api-Version, CORS and 405
+  // before any credential is asked for (a preflight carries none), the request's Api-Version
+  // checked, then the guard of its prefix, then its route when its path is one of the exact paths
+  // (the router's walk only for the rest).
   app.use(
     inSequence(
       requestLog(ctx.logger, ctx.metrics),
       securityHeaders,
+      answerApiVersion,
       httpSemantics(ROUTE_DOCS, ctx.config.CORS_ORIGINS),
+      acceptApiVersion,
       mountedAt(
         '/internal',
         inSequence(requireInternalToken(ctx.secrets.directoryToken, ctx.config.METRICS_TOKEN), snapshot, jsonBody),

@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { API_VERSION, API_VERSION_HEADER } from '../api/api-version';
 import { problemBody } from '../api/problem';
 
 /**
@@ -11,7 +12,12 @@ import { problemBody } from '../api/problem';
 export function startingAnswers(req: http.IncomingMessage, res: http.ServerResponse): void {
   const path = (req.url ?? '/').split('?')[0]?.toLowerCase();
   const json = (status: number, body: unknown, type = 'application/json') => {
-    res.writeHead(status, { 'content-type': type, 'cache-control': 'no-store', 'retry-after': '1' });
+    res.writeHead(status, {
+      'content-type': type,
+      'cache-control': 'no-store',
+      'retry-after': '1',
+      [API_VERSION_HEADER]: API_VERSION,
+    });
     res.end(req.method === 'HEAD' ? undefined : JSON.stringify(body));
   };
   // The body of a request answered before it was read is left unread: the connection cannot be reused.

@@ -5,6 +5,7 @@
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { API_VERSION } from '../../src/api/api-version';
 import { startingAnswers } from '../../src/app/starting';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
@@ -28,6 +29,8 @@ describe('while the service starts', () => {
 
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ status: 'ok' });
+    // Answered before the app exists, yet by the same API version.
+    expect(res.headers.get('api-version')).toBe(API_VERSION);
   });
 
   it('given the startup probe, then 503 starting', async () => {
@@ -44,6 +47,7 @@ describe('while the service starts', () => {
 
       expect(res.status).toBe(503);
       expect(res.headers.get('retry-after')).toBe('1');
+      expect(res.headers.get('api-version')).toBe(API_VERSION);
       expect(res.headers.get('content-type')).toBe('application/problem+json');
       expect(((await res.json()) as { type: string }).type).toBe('/problems/unavailable');
     },

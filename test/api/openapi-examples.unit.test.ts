@@ -13,13 +13,16 @@ import { documentSchemaErrors } from '../support/documented-request';
 
 type Schema = Record<string, unknown> & { $ref?: string; example?: unknown };
 type Media = { schema?: Schema; example?: unknown };
-type Parameter = { name: string; in: string; example?: unknown; schema?: Schema };
+type Parameter = { name: string; in: string; example?: unknown; schema?: Schema; $ref?: string };
 type Operation = {
   parameters?: Parameter[];
   requestBody?: { content: Record<string, Media> };
   responses: Record<string, { content?: Record<string, Media> }>;
 };
-type Doc = { paths: Record<string, Record<string, Operation>>; components: { schemas: Record<string, Schema> } };
+type Doc = {
+  paths: Record<string, Record<string, Operation>>;
+  components: { schemas: Record<string, Schema>; parameters?: Record<string, Parameter> };
+};
 
 const doc = openApiDocument() as unknown as Doc;
 /** Media types whose example would be bytes or text, not a JSON value: documented, not exemplified. */
@@ -73,10 +76,14 @@ const zodErrors = (schema: z.ZodType | undefined, example: unknown): string[] =>
     : parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`);
 };
 
+/** A parameter as a reader sees it: one the operation refers to (`Api-Version`) is the component's. */
+const parameterOf = (p: Parameter): Parameter =>
+  p.$ref ? (doc.components.parameters?.[p.$ref.split('/').pop() as string] ?? p) : p;
+
 const operations = Object.entries(doc.paths).flatMap(([path, item]) =>
   Object.entries(item).map(([method, op]) => ({
     name: `${method.toUpperCase()} ${path}`,
-    op,
+    op: { ...op, parameters: op.parameters?.map(parameterOf) },
     route: ROUTE_DOCS.find((r) => r.path === path && r.method === method),
   })),
 );

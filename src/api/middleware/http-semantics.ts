@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
 import type { RouteDoc } from '../route-declaration';
+import { API_VERSION_HEADER } from '../api-version';
 import { sendProblem } from '../problem';
 
 /**
@@ -34,6 +35,7 @@ const ALLOWED_REQUEST_HEADERS = [
   'X-Correlation-Id',
   'Range',
   'If-None-Match',
+  API_VERSION_HEADER,
 ];
 const EXPOSED_HEADERS = [
   'Idempotent-Replayed',
@@ -48,6 +50,7 @@ const EXPOSED_HEADERS = [
   'Content-Disposition',
   'Content-Range',
   'ETag',
+  API_VERSION_HEADER,
 ];
 
 export function httpSemantics(routes: readonly RouteDoc[], corsOrigins: readonly string[]): RequestHandler {
