@@ -6,11 +6,10 @@
 // by swc like our own TypeScript. Add a package here only when it is ESM-only.
 const esmOnly = ['jose'];
 
-/** @type {import('jest').Config} */
-module.exports = {
+/** What every project shares. */
+const project = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
-  testMatch: ['**/*.test.ts'],
   transform: {
     '^.+\\.(t|j)s$': [
       '@swc/jest',
@@ -19,10 +18,29 @@ module.exports = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   setupFiles: ['<rootDir>/test/support/jest.setup.ts'],
-  globalSetup: '<rootDir>/test/support/global-setup.ts',
   testTimeout: 30000,
   // Every run shuffles the tests of each file (and prints its seed): a test must arrange what it
   // reads, never rely on one declared above it. A failing order comes back with --seed=<seed>.
   randomize: true,
   showSeed: true,
+};
+
+/** @type {import('jest').Config} */
+module.exports = {
+  globalSetup: '<rootDir>/test/support/global-setup.ts',
+  randomize: true,
+  showSeed: true,
+  projects: [
+    { ...project, displayName: 'embedded', testMatch: ['**/*.test.ts'] },
+    // The service's HTTP suites once more, with every store in PostgreSQL (test/support/test-server.ts
+    // reads TEST_BACKEND): the same tests, not copies. Suites that start their own backend, or read
+    // the embedded store's files, name why they do not run here (test/support/on-postgres.setup.ts).
+    {
+      ...project,
+      displayName: 'postgres',
+      testMatch: ['<rootDir>/test/api/**/*.int.test.ts'],
+      setupFiles: [...project.setupFiles, '<rootDir>/test/support/on-postgres.setup.ts'],
+      setupFilesAfterEnv: ['<rootDir>/test/support/on-postgres.after-env.ts'],
+    },
+  ],
 };
