@@ -1,9 +1,11 @@
 /**
  * The resources read model's contract, run against every adapter: SQLite always, the MongoDB
- * adapter on the in-process mingo stand-in always, and on a real MongoDB when one answers.
+ * adapter on the in-process mingo stand-in always, and on a real MongoDB when one answers, and the
+ * PostgreSQL adapter on the suites' server.
  */
 import type { RecordedEvent } from '../../src/ports/event-store';
 import { MongoResourceViewStore } from '../../src/infra/mongo/mongo-resource-view-store';
+import { PostgresResourceViewStore } from '../../src/infra/postgres/postgres-resource-view-store';
 import { SqliteResourceViewStore } from '../../src/infra/sqlite/sqlite-resource-view-store';
 import { resourceProjection } from '../../src/resources/resource-projection';
 import type { Audience, ResourceViewStore } from '../../src/resources/resource-view-store';
@@ -382,4 +384,5 @@ export function describeResourceViewStoreContract(
 describeOnEveryReadDb(describeResourceViewStoreContract, {
   sqlite: ['SqliteResourceViewStore', (read) => new SqliteResourceViewStore(read)],
   mongo: ['MongoResourceViewStore', (read) => MongoResourceViewStore.open(read)],
+  postgres: ['PostgresResourceViewStore', (read) => PostgresResourceViewStore.open(read)],
 });

@@ -16,14 +16,12 @@ import {
   COUNTS_BUILT,
   READ_MODEL_UPGRADES,
   RESOURCE_VIEW_COUNTS,
-  type CountedView,
   type ViewCountDocument,
-  countChanges,
-  countOf,
   countWrite,
   countsOf,
   emptyCountFilter,
 } from './mongo-resource-view-counts';
+import { countChanges, countOf, type CountedView } from '../resource-view-counts';
 import {
   PROJECT_COMMUNITIES_SORT,
   PROJECT_LINKS,

@@ -1,0 +1,350 @@
+import type { Resource } from '../../resources/resource';
+import type { ProjectionStore } from '../../projections/read-model-projection';
+import {
+  admittedKeys,
+  type ProjectLink,
+  type ResourceViewRecord,
+  type ResourceViewStore,
+  type StoredResource,
+  type ViewPage,
+  type ViewPageQuery,
+} from '../../resources/resource-view-store';
+import { countChanges, countOf, type CountedView, type ViewCount } from '../resource-view-counts';
+import { postgresProjectionStore, type PostgresReadDb } from './postgres-read-db';
+
+const RESOURCES = 'res_resources';
+const PROJECT_LINKS = 'res_project_links';
+const VIEWS = 'res_views';
+const VIEW_COUNTS = 'res_view_counts';
+
+/** The read model's tables, its counters among them: a reset empties them all and the digest hashes them all. */
+const TABLES: readonly string[] = [RESOURCES, PROJECT_LINKS, VIEWS, VIEW_COUNTS];
+
+/**
+ * Documents are JSON texts, not jsonb nor json: jsonb refuses a \u0000 in a string and json a
+ * lone surrogate's escape, both of which an event may carry and the other adapters store. The
+ * search terms and tags are bytea (their UTF-8) for the same reason: a text value cannot hold
+ * U+0000. Text keys are collated "C" so that strings compare by code point, as on MongoDB and
+ * SQLite. Each table's first two columns are unique together: the digest scans in that order.
+ */
+const SCHEMA = `
+  create table if not exists ${RESOURCES} (
+    resource_id bigint primary key,
+    project_id bigint not null,
+    position bigint not null,
+    resource text
+  );
+  create index if not exists ${RESOURCES}_by_project on ${RESOURCES} (project_id, resource_id)
+    where resource is not null;
+
+  create table if not exists ${PROJECT_LINKS} (
+    community_project_id bigint primary key,
+    community_id bigint not null,
+    project_id bigint not null,
+    position bigint not null,
+    removed boolean not null
+  );
+  create index if not exists ${PROJECT_LINKS}_by_project on ${PROJECT_LINKS} (project_id, community_id)
+    where not removed;
+
+  create table if not exists ${VIEWS} (
+    resource_id bigint not null,
+    view_key text collate "C" not null,
+    project_id bigint not null,
+    paragraph bigint not null,
+    post_date text collate "C" not null,
+    audience_key text collate "C" not null,
+    search bytea[] not null,
+    tags bytea[] not null,
+    doc text not null,
+    primary key (resource_id, view_key)
+  );
+  create index if not exists ${VIEWS}_by_id on ${VIEWS} (view_key, project_id, resource_id);
+  create index if not exists ${VIEWS}_by_recent on ${VIEWS} (view_key, project_id, post_date desc, resource_id desc);
+  create index if not exists ${VIEWS}_by_audience_id on ${VIEWS} (view_key, project_id, audience_key, resource_id);
+  create index if not exists ${VIEWS}_by_audience_recent
+    on ${VIEWS} (view_key, project_id, audience_key, post_date desc, resource_id desc);
+  create index if not exists ${VIEWS}_by_paragraph_audience
+    on ${VIEWS} (view_key, project_id, paragraph, audience_key, resource_id);
+
+  create table if not exists ${VIEW_COUNTS} (
+    id text collate "C" primary key,
+    view_key text collate "C" not null,
+    project_id bigint not null,
+    audience_key text collate "C" not null,
+    paragraph bigint not null,
+    n bigint not null
+  );
+  create index if not exists ${VIEW_COUNTS}_by_view on ${VIEW_COUNTS} (view_key, project_id);
+`;
+
+/**
+ * The two list orders, each the order of an index. post_date is never null on any adapter (the
+ * others declare it so too): no nulls clause is needed for the pages to agree.
+ */
+const PAGE_ORDER = {
+  0: 'resource_id',
+  1: 'post_date desc, resource_id desc',
+} as const;
+
+const VIEW_COLUMNS = 9;
+
+const utf8 = (text: string): Buffer => Buffer.from(text, 'utf8');
+
+/** The row of one view: what a list filters and sorts by, and the record itself. */
+function viewRow(resourceId: number, view: ResourceViewRecord): unknown[] {
+  return [
+    resourceId,
+    view.viewKey,
+    view.projectId,
+    view.paragraphId ?? 0,
+    view.postDate,
+    view.audienceKey,
+    // Matched case-sensitively against the lower-cased concept, as the other adapters do: SQL's
+    // lower() folds some characters differently from toLowerCase.
+    [view.name, view.description, ...view.resourceTags].map((t) => utf8(t.toLowerCase())),
+    view.tagsLower.map(utf8),
+    JSON.stringify(view),
+  ];
+}
+
+type CountedRow = { view_key: string; project_id: string; audience_key: string; paragraph: string };
+
+const countedView = (row: CountedRow): CountedView => ({
+  viewKey: row.view_key,
+  projectId: Number(row.project_id),
+  audienceKey: row.audience_key,
+  paragraph: Number(row.paragraph),
+});
+
+/**
+ * The resources read model on PostgreSQL, answering as MongoResourceViewStore does and keeping
+ * what it keeps: no cache in the process (several processes on several machines share the
+ * database), and counters per view and audience set, so that a list that is not a search reads
+ * its count from a handful of counter rows and its page along one index. Only a free-text or tag
+ * search counts its matches. Writes run in the batch's transaction (in one of their own outside a
+ * batch), so a reader never sees views and counters apart.
+ */
+export class PostgresResourceViewStore implements ResourceViewStore {
+  readonly projectionStore: ProjectionStore;
+
+  private constructor(private readonly read: PostgresReadDb) {
+    this.projectionStore = postgresProjectionStore(read, TABLES);
+  }
+
+  static async open(read: PostgresReadDb): Promise<PostgresResourceViewStore> {
+    await read.ensure(SCHEMA);
+    return new PostgresResourceViewStore(read);
+  }
+
+  async resource(resourceId: number): Promise<Resource | null> {
+    return (await this.stored(resourceId))?.resource ?? null;
+  }
+
+  async viewsOfResource(resourceId: number): Promise<ResourceViewRecord[]> {
+    const { rows } = await this.read.query<{ doc: string }>(
+      `select doc from ${VIEWS} where resource_id = $1 order by view_key`,
+      [resourceId],
+    );
+    return rows.map((row) => JSON.parse(row.doc) as ResourceViewRecord);
+  }
+
+  async page(q: ViewPageQuery): Promise<ViewPage> {
+    const { rows: counts } = await this.read.query<{ audience_key: string; paragraph: string; n: string }>(
+      `select audience_key, paragraph, n from ${VIEW_COUNTS} where view_key = $1 and project_id = $2`,
+      [q.viewKey, q.projectId],
+    );
+    const counters: ViewCount[] = counts.map((c) => ({
+      audienceKey: c.audience_key,
+      paragraph: Number(c.paragraph),
+      n: Number(c.n),
+    }));
+    const keys = admittedKeys(q.audience, new Set(counters.map((c) => c.audienceKey))).sort();
+    if (q.audience.kind !== 'everything' && keys.length === 0) return { count: 0, list: [] };
+
+    const where = ['view_key = $1', 'project_id = $2'];
+    const values: unknown[] = [q.viewKey, q.projectId];
+    const bind = (value: unknown): string => {
+      values.push(value);
+      return `$${values.length}`;
+    };
+    if (q.audience.kind !== 'everything') where.push(`audience_key = any(${bind(keys)}::text[])`);
+    if (q.paragraphId !== null) where.push(`paragraph = ${bind(q.paragraphId)}`);
+    if (q.concept !== null)
+      where.push(`exists (select from unnest(search) as term where position(${bind(utf8(q.concept))} in term) > 0)`);
+    if (q.tags.length > 0) where.push(`tags && ${bind(q.tags.map(utf8))}::bytea[]`);
+    const filter = where.join(' and ');
+
+    const searching = q.concept !== null || q.tags.length > 0;
+    const count = searching
+      ? Number(
+          (await this.read.query<{ n: string }>(`select count(*) as n from ${VIEWS} where ${filter}`, values)).rows[0]
+            ?.n ?? 0,
+        )
+      : countOf(q, counters, keys);
+    if (q.take === 0 || count === 0) return { count, list: [] };
+    const { rows } = await this.read.query<{ doc: string }>(
+      `select doc from ${VIEWS} where ${filter} order by ${PAGE_ORDER[q.orderBy]}
+       limit ${bind(q.take)} offset ${bind(q.skip)}`,
+      values,
+    );
+    return { count, list: rows.map((row) => JSON.parse(row.doc) as ResourceViewRecord) };
+  }
+
+  async stored(resourceId: number): Promise<StoredResource | null> {
+    const { rows } = await this.read.query<{ resource: string | null; position: string }>(
+      `select resource, position from ${RESOURCES} where resource_id = $1`,
+      [resourceId],
+    );
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      resource: row.resource === null ? null : (JSON.parse(row.resource) as Resource),
+      position: BigInt(row.position),
+    };
+  }
+
+  /**
+   * An event older than the stored resource changes nothing: its views would disagree with it.
+   * One at the stored position rewrites the same views. A tombstone keeps the project id the
+   * live resource had, as on MongoDB.
+   */
+  async putResource(
+    resourceId: number,
+    resource: Resource | null,
+    position: bigint,
+    views: readonly ResourceViewRecord[],
+  ): Promise<void> {
+    await this.read.transaction(async () => {
+      const { rows } = await this.read.query<{ position: string }>(
+        `select position from ${RESOURCES} where resource_id = $1`,
+        [resourceId],
+      );
+      const current = rows[0];
+      if (current && BigInt(current.position) > position) return;
+      await this.replaceViews(resourceId, views);
+      await this.read.query(
+        `insert into ${RESOURCES} as r (resource_id, project_id, position, resource) values ($1, $2, $3, $4)
+         on conflict (resource_id) do update set
+           project_id = case when excluded.resource is null then r.project_id else excluded.project_id end,
+           position = excluded.position,
+           resource = excluded.resource
+         where r.position < excluded.position`,
+        [resourceId, resource?.scope.projectId ?? 0, position.toString(), resource ? JSON.stringify(resource) : null],
+      );
+    });
+  }
+
+  /**
+   * Upserts the new views, deletes the ones that are gone and moves the counters by the
+   * difference between the views found and the views written. Idempotent: replaying it writes
+   * the same rows and moves no counter.
+   */
+  async replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): Promise<void> {
+    // One row per view key, the last as on the other adapters: a statement may not upsert a row twice.
+    const written = [...new Map(views.map((view) => [view.viewKey, view])).values()];
+    await this.read.transaction(async () => {
+      const { rows: before } = await this.read.query<CountedRow>(
+        `select view_key, project_id, audience_key, paragraph from ${VIEWS} where resource_id = $1`,
+        [resourceId],
+      );
+      if (written.length > 0) {
+        const tuples = written.map(
+          (_, i) => `(${Array.from({ length: VIEW_COLUMNS }, (__, c) => `$${i * VIEW_COLUMNS + c + 1}`).join(', ')})`,
+        );
+        await this.read.query(
+          `insert into ${VIEWS}
+             (resource_id, view_key, project_id, paragraph, post_date, audience_key, search, tags, doc)
+           values ${tuples.join(', ')}
+           on conflict (resource_id, view_key) do update set
+             project_id = excluded.project_id, paragraph = excluded.paragraph, post_date = excluded.post_date,
+             audience_key = excluded.audience_key, search = excluded.search, tags = excluded.tags, doc = excluded.doc`,
+          written.flatMap((view) => viewRow(resourceId, view)),
+        );
+      }
+      const kept = new Set(written.map((view) => view.viewKey));
+      const stale = before.filter((row) => !kept.has(row.view_key)).map((row) => row.view_key);
+      if (stale.length > 0)
+        await this.read.query(`delete from ${VIEWS} where resource_id = $1 and view_key = any($2::text[])`, [
+          resourceId,
+          stale,
+        ]);
+      await this.moveCounters(
+        before.map(countedView),
+        written.map((view) => ({ ...view, paragraph: view.paragraphId ?? 0 })),
+      );
+    });
+  }
+
+  /** A counter down to no views is removed, so that a live read model and a rebuild of it hold the same rows. */
+  private async moveCounters(before: readonly CountedView[], after: readonly CountedView[]): Promise<void> {
+    const changes = [...countChanges(before, after)];
+    if (changes.length === 0) return;
+    await this.read.query(
+      `insert into ${VIEW_COUNTS} as c (id, view_key, project_id, audience_key, paragraph, n)
+       select * from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[])
+       on conflict (id) do update set n = c.n + excluded.n`,
+      [
+        changes.map(([id]) => id),
+        changes.map(([, c]) => c.view.viewKey),
+        changes.map(([, c]) => c.view.projectId),
+        changes.map(([, c]) => c.view.audienceKey),
+        changes.map(([, c]) => c.view.paragraph),
+        changes.map(([, c]) => c.by),
+      ],
+    );
+    const lowered = changes.filter(([, c]) => c.by < 0).map(([id]) => id);
+    if (lowered.length > 0)
+      await this.read.query(`delete from ${VIEW_COUNTS} where id = any($1::text[]) and n <= 0`, [lowered]);
+  }
+
+  async resourcesOfProject(projectId: number): Promise<Resource[]> {
+    const { rows } = await this.read.query<{ resource: string }>(
+      `select resource from ${RESOURCES} where project_id = $1 and resource is not null order by resource_id`,
+      [projectId],
+    );
+    return rows.map((row) => JSON.parse(row.resource) as Resource);
+  }
+
+  async projectLink(
+    communityProjectId: number,
+  ): Promise<(ProjectLink & { position: bigint; removed: boolean }) | null> {
+    const { rows } = await this.read.query<{
+      community_id: string;
+      project_id: string;
+      position: string;
+      removed: boolean;
+    }>(`select community_id, project_id, position, removed from ${PROJECT_LINKS} where community_project_id = $1`, [
+      communityProjectId,
+    ]);
+    const row = rows[0];
+    if (!row) return null;
+    return {
+      communityProjectId,
+      communityId: Number(row.community_id),
+      projectId: Number(row.project_id),
+      position: BigInt(row.position),
+      removed: row.removed,
+    };
+  }
+
+  async writeProjectLink(link: ProjectLink, removed: boolean, position: bigint): Promise<void> {
+    await this.read.query(
+      `insert into ${PROJECT_LINKS} as l (community_project_id, community_id, project_id, position, removed)
+       values ($1, $2, $3, $4, $5)
+       on conflict (community_project_id) do update set
+         community_id = excluded.community_id, project_id = excluded.project_id,
+         position = excluded.position, removed = excluded.removed
+       where l.position < excluded.position`,
+      [link.communityProjectId, link.communityId, link.projectId, position.toString(), removed],
+    );
+  }
+
+  async projectCommunities(projectId: number): Promise<number[]> {
+    const { rows } = await this.read.query<{ community_id: string }>(
+      `select distinct community_id from ${PROJECT_LINKS} where project_id = $1 and not removed order by community_id`,
+      [projectId],
+    );
+    return rows.map((row) => Number(row.community_id));
+  }
+}
