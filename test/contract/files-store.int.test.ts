@@ -12,15 +12,18 @@ import {
   uploadWrite,
 } from '../../src/infra/mongo/mongo-files-store';
 import { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
+import { PostgresFilesStore } from '../../src/infra/postgres/postgres-files-store';
 import { SqliteFilesStore } from '../../src/infra/sqlite/sqlite-files-store';
 import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
 import type { RecordedEvent } from '../../src/ports/event-store';
 import { describeMongo } from '../support/mongo-target';
+import { describeOnPostgres } from '../support/read-db-adapters';
 
 /**
  * The files read model's contract, through its projection (events in, the service's questions
- * out): on SQLite always, on MongoDB where it answers, and on the MongoDB adapter's pure filter and
- * update builders evaluated by mingo (so they are checked here even without a MongoDB).
+ * out): on SQLite always, on PostgreSQL (required in CI) and MongoDB where they answer, and on
+ * the MongoDB adapter's pure filter and update builders evaluated by mingo (so they are checked
+ * here even without a MongoDB).
  */
 const A = 'resource_files/aaa/a.pdf';
 const B = 'resource_files/bbb/b.png';
@@ -111,6 +114,18 @@ describe('files read model contract (SQLite)', () => {
     return { store: new SqliteFilesStore(readDb), close: async () => readDb.close() };
   });
 });
+
+describeOnPostgres(
+  (name, open) =>
+    describe(name, () =>
+      filesStoreContract(async () => {
+        const { store, dispose } = await open();
+        return { store, close: dispose };
+      }),
+    ),
+  'PostgresFilesStore',
+  (read) => PostgresFilesStore.open(read),
+);
 
 describeMongo('files read model contract', (mongo) => {
   filesStoreContract(async () => {
