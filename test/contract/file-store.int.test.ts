@@ -2,21 +2,29 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
-import { text } from 'node:stream/consumers';
+import { buffer, text } from 'node:stream/consumers';
 import { DiskFileStore } from '../../src/infra/disk/disk-file-store';
 import type { FileStore } from '../../src/ports/file-store';
 import { InvalidFilePathError } from '../../src/ports/file-store';
 import { GridFsFileStore } from '../../src/infra/mongo/gridfs-file-store';
 import { MongoClient } from 'mongodb';
 import { describeMongo } from '../support/mongo-target';
+import { PostgresFileStore } from '../../src/infra/postgres/postgres-file-store';
+import { describeExternal, externalTarget } from '../support/external';
+import { dropSchema, freshSchema, onServer } from '../support/postgres';
+import type { OpenedStore } from '../support/read-db-adapters';
 
-/** The file store port's contract, on the disk adapter always and on GridFS where MongoDB answers. */
-function fileStoreContract(open: () => Promise<FileStore>) {
+/**
+ * The file store port's contract, on the disk adapter always, on PostgreSQL (required in CI) and on
+ * GridFS where MongoDB answers. `dispose` closes the store and drops what the test left behind.
+ */
+function fileStoreContract(open: () => Promise<OpenedStore<FileStore>>) {
   let store: FileStore;
+  let dispose: () => Promise<void>;
   beforeEach(async () => {
-    store = await open();
+    ({ store, dispose } = await open());
   });
-  afterEach(() => store.close());
+  afterEach(() => dispose());
 
   const P = 'resource_files/abc123/notes.txt';
 
@@ -83,7 +91,17 @@ function fileStoreContract(open: () => Promise<FileStore>) {
 }
 
 describe('file store contract (disk, DATA_DIR/files)', () => {
-  fileStoreContract(async () => new DiskFileStore(fs.mkdtempSync(path.join(os.tmpdir(), 'prs-files-'))));
+  fileStoreContract(async () => {
+    const root = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-files-'));
+    const store = new DiskFileStore(root);
+    return {
+      store,
+      dispose: async () => {
+        await store.close();
+        fs.rmSync(root, { recursive: true, force: true });
+      },
+    };
+  });
 });
 
 describe('disk file store: what is on disk', () => {
@@ -144,7 +162,10 @@ describe('disk file store: what is on disk', () => {
 });
 
 describeMongo('file store contract (GridFS)', (mongo) => {
-  fileStoreContract(() => GridFsFileStore.connect(mongo().url, mongo().dbName()));
+  fileStoreContract(async () => {
+    const store = await GridFsFileStore.connect(mongo().url, mongo().dbName());
+    return { store, dispose: () => store.close() };
+  });
 
   it('given an upload whose chunks are written but whose process stopped mid-stream, when staging is purged, then its chunks go', async () => {
     const dbName = mongo().dbName();
@@ -171,5 +192,142 @@ describeMongo('file store contract (GridFS)', (mongo) => {
       await client.close();
       await store.close();
     }
+  });
+});
+
+const postgres = externalTarget('postgres');
+const postgresUrl = postgres.kind === 'url' ? postgres.url : '';
+
+/** A store on a fresh schema of its own, dropped after. */
+async function freshPostgresFileStore(): Promise<OpenedStore<PostgresFileStore> & { schema: string }> {
+  const schema = freshSchema('files');
+  const store = await PostgresFileStore.connect(postgresUrl, { schema });
+  return {
+    store,
+    schema,
+    dispose: async () => {
+      await store.close();
+      await dropSchema(postgresUrl, schema);
+    },
+  };
+}
+
+const rowCounts = (schema: string) =>
+  onServer(postgresUrl, async (client) => {
+    const count = async (table: string) =>
+      Number((await client.query<{ n: string }>(`select count(*) as n from "${schema}".${table}`)).rows[0]!.n);
+    return { files: await count('stored_files'), chunks: await count('file_chunks') };
+  });
+
+/** A source that sends `bytes`, then waits, as a client that stalls (or a process that dies) mid-upload. */
+function stalling(bytes: Buffer): Readable {
+  const source = new Readable({ read() {} });
+  source.push(bytes);
+  return source;
+}
+
+async function until(condition: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+describeExternal('file store contract (PostgreSQL)', postgres, () => {
+  fileStoreContract(freshPostgresFileStore);
+
+  describe('what is in the database', () => {
+    let opened: Awaited<ReturnType<typeof freshPostgresFileStore>>;
+    beforeEach(async () => {
+      opened = await freshPostgresFileStore();
+    });
+    afterEach(() => opened.dispose());
+
+    const P = 'resource_files/abc123/big.bin';
+    /** 1 MiB and a bit: five chunks, the last one short, every byte telling its offset apart. */
+    const big = Buffer.from(Array.from({ length: 1024 * 1024 + 1000 }, (_, i) => (i * 7 + (i >> 8)) & 0xff));
+
+    it('given a file of several chunks sent in small pieces, then it reads back whole, and any range across chunk boundaries reads back exactly', async () => {
+      const pieces = Array.from({ length: Math.ceil(big.length / 10_000) }, (_, i) =>
+        big.subarray(i * 10_000, (i + 1) * 10_000),
+      );
+      const staged = await opened.store.stage(Readable.from(pieces));
+      expect(staged.size).toBe(big.length);
+      await opened.store.commit(staged, P);
+      expect(await rowCounts(opened.schema)).toEqual({ files: 1, chunks: 5 });
+
+      expect((await buffer((await opened.store.open(P))!)).equals(big)).toBe(true);
+      const ranges = [
+        [0, 0],
+        [262_143, 262_144],
+        [100, 600_000],
+        [262_144, 2 * 262_144 - 1],
+        [1_000_000, big.length - 1],
+        [big.length - 1, big.length - 1],
+      ] as const;
+      for (const [start, end] of ranges) {
+        const read = await buffer((await opened.store.open(P, { start, end }))!);
+        expect(read.equals(big.subarray(start, end + 1))).toBe(true);
+      }
+    });
+
+    it('given an empty upload, then it is stored and reads back empty', async () => {
+      const staged = await opened.store.stage(Readable.from([]));
+      await opened.store.commit(staged, P);
+      expect(await opened.store.stat(P)).toEqual({ size: 0 });
+      expect((await buffer((await opened.store.open(P))!)).length).toBe(0);
+    });
+
+    it('given an upload under way, then its chunks are written as it streams in, and an abort leaves none of them', async () => {
+      const source = stalling(big.subarray(0, 600 * 1024));
+      const staging = opened.store.stage(source);
+      // Two whole chunks written while the source is still open: the upload is not held whole.
+      await until(async () => (await rowCounts(opened.schema)).chunks >= 2);
+      source.destroy(new Error('client went away'));
+      await expect(staging).rejects.toThrow('client went away');
+      expect(await rowCounts(opened.schema)).toEqual({ files: 0, chunks: 0 });
+    });
+
+    it('given an upload whose process stopped mid-stream, when staging is purged, then its header and chunks go', async () => {
+      const source = stalling(big.subarray(0, 600 * 1024));
+      const staging = opened.store.stage(source).catch((error: unknown) => error);
+      await until(async () => (await rowCounts(opened.schema)).chunks >= 2);
+
+      expect(await opened.store.purgeStaging(new Date(Date.now() - 60_000))).toBe(0);
+      expect(await opened.store.purgeStaging(new Date(Date.now() + 60_000))).toBe(1);
+
+      expect(await rowCounts(opened.schema)).toEqual({ files: 0, chunks: 0 });
+      source.push(big.subarray(600 * 1024));
+      source.push(null);
+      // Its header gone, the rest of the upload is refused rather than staged without a sweepable record.
+      expect(await staging).toBeInstanceOf(Error);
+      expect(await rowCounts(opened.schema)).toEqual({ files: 0, chunks: 0 });
+    });
+
+    it('given a staged file discarded or swept, then commit refuses it instead of publishing nothing', async () => {
+      const staged = await opened.store.stage(Readable.from([Buffer.from('x')]));
+      await opened.store.discard(staged);
+      await expect(opened.store.commit(staged, P)).rejects.toThrow('no staged file');
+      expect(await opened.store.stat(P)).toBeNull();
+    });
+
+    it('given a file deleted while it is read, then the download fails rather than ending short', async () => {
+      const staged = await opened.store.stage(Readable.from([big, big, big]));
+      await opened.store.commit(staged, P);
+      const stream = (await opened.store.open(P))!;
+      const first = await new Promise<Buffer>((resolve) => stream.once('data', resolve));
+      expect(first.length).toBeGreaterThan(0);
+      stream.pause();
+      expect(await opened.store.delete(P)).toBe(true);
+      await expect(buffer(stream)).rejects.toThrow('the file changed while it was read');
+    });
+
+    it('given two processes creating the tables of one schema at once, then both connect', async () => {
+      const other = await Promise.all(
+        [1, 2].map(() => PostgresFileStore.connect(postgresUrl, { schema: opened.schema })),
+      );
+      await Promise.all(other.map((store) => store.close()));
+    });
   });
 });

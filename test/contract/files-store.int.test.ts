@@ -115,7 +115,7 @@ describe('files read model contract (SQLite)', () => {
   });
 });
 
-describeOnPostgres(
+describeOnPostgres<FilesStore>(
   (name, open) =>
     describe(name, () =>
       filesStoreContract(async () => {

@@ -74,15 +74,7 @@ export class PostgresFilesStore implements FilesStore {
          content_type = excluded.content_type, uploaded_by = excluded.uploaded_by,
          uploaded_at = excluded.uploaded_at, position = excluded.position
        where f.position < excluded.position and not f.deleted`,
-      [
-        file.path,
-        file.name,
-        file.size,
-        file.contentType,
-        file.uploadedBy,
-        file.uploadedAt,
-        position.toString(),
-      ],
+      [file.path, file.name, file.size, file.contentType, file.uploadedBy, file.uploadedAt, position.toString()],
     );
   }
 
