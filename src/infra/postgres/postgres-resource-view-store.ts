@@ -10,7 +10,7 @@ import {
   type ViewPageQuery,
 } from '../../resources/resource-view-store';
 import { countChanges, countOf, type CountedView, type ViewCount } from '../resource-view-counts';
-import { postgresProjectionStore, type PostgresReadDb } from './postgres-read-db';
+import { postgresProjectionStore, type PostgresReadDb, type Statement } from './postgres-read-db';
 
 const RESOURCES = 'res_resources';
 const PROJECT_LINKS = 'res_project_links';
@@ -108,6 +108,36 @@ function viewRow(resourceId: number, view: ResourceViewRecord): unknown[] {
   ];
 }
 
+const countersStatement = (q: Pick<ViewPageQuery, 'viewKey' | 'projectId'>): Statement => ({
+  text: `select audience_key, paragraph, n from ${VIEW_COUNTS} where view_key = $1 and project_id = $2`,
+  values: [q.viewKey, q.projectId],
+});
+
+/**
+ * A page's statement, and a search's count (the other lists count from the counters), given the
+ * admitted audience sets (ignored for 'everything'). The concept is matched against the
+ * lower-cased terms' bytes: their UTF-8 holds a substring exactly where the text does.
+ */
+function pageStatements(q: ViewPageQuery, keys: readonly string[]): { page: Statement; count: Statement | null } {
+  const where = ['view_key = $1', 'project_id = $2'];
+  const values: unknown[] = [q.viewKey, q.projectId];
+  const bind = (value: unknown): string => {
+    values.push(value);
+    return `$${values.length}`;
+  };
+  if (q.audience.kind !== 'everything') where.push(`audience_key = any(${bind([...keys])}::text[])`);
+  if (q.paragraphId !== null) where.push(`paragraph = ${bind(q.paragraphId)}`);
+  if (q.concept !== null)
+    where.push(`exists (select from unnest(search) as term where position(${bind(utf8(q.concept))} in term) > 0)`);
+  if (q.tags.length > 0) where.push(`tags && ${bind(q.tags.map(utf8))}::bytea[]`);
+  const filter = where.join(' and ');
+  const searching = q.concept !== null || q.tags.length > 0;
+  const count = searching ? { text: `select count(*) as n from ${VIEWS} where ${filter}`, values: [...values] } : null;
+  const page = `select doc from ${VIEWS} where ${filter} order by ${PAGE_ORDER[q.orderBy]}
+    limit ${bind(q.take)} offset ${bind(q.skip)}`;
+  return { page: { text: page, values }, count };
+}
+
 type CountedRow = { view_key: string; project_id: string; audience_key: string; paragraph: string };
 
 const countedView = (row: CountedRow): CountedView => ({
@@ -150,45 +180,40 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   }
 
   async page(q: ViewPageQuery): Promise<ViewPage> {
-    const { rows: counts } = await this.read.query<{ audience_key: string; paragraph: string; n: string }>(
-      `select audience_key, paragraph, n from ${VIEW_COUNTS} where view_key = $1 and project_id = $2`,
-      [q.viewKey, q.projectId],
-    );
-    const counters: ViewCount[] = counts.map((c) => ({
-      audienceKey: c.audience_key,
-      paragraph: Number(c.paragraph),
-      n: Number(c.n),
-    }));
+    const counters = await this.counters(q);
     const keys = admittedKeys(q.audience, new Set(counters.map((c) => c.audienceKey))).sort();
     if (q.audience.kind !== 'everything' && keys.length === 0) return { count: 0, list: [] };
-
-    const where = ['view_key = $1', 'project_id = $2'];
-    const values: unknown[] = [q.viewKey, q.projectId];
-    const bind = (value: unknown): string => {
-      values.push(value);
-      return `$${values.length}`;
-    };
-    if (q.audience.kind !== 'everything') where.push(`audience_key = any(${bind(keys)}::text[])`);
-    if (q.paragraphId !== null) where.push(`paragraph = ${bind(q.paragraphId)}`);
-    if (q.concept !== null)
-      where.push(`exists (select from unnest(search) as term where position(${bind(utf8(q.concept))} in term) > 0)`);
-    if (q.tags.length > 0) where.push(`tags && ${bind(q.tags.map(utf8))}::bytea[]`);
-    const filter = where.join(' and ');
-
-    const searching = q.concept !== null || q.tags.length > 0;
-    const count = searching
-      ? Number(
-          (await this.read.query<{ n: string }>(`select count(*) as n from ${VIEWS} where ${filter}`, values)).rows[0]
-            ?.n ?? 0,
-        )
+    const statements = pageStatements(q, keys);
+    const count = statements.count
+      ? Number((await this.read.query<{ n: string }>(statements.count.text, statements.count.values)).rows[0]?.n ?? 0)
       : countOf(q, counters, keys);
     if (q.take === 0 || count === 0) return { count, list: [] };
-    const { rows } = await this.read.query<{ doc: string }>(
-      `select doc from ${VIEWS} where ${filter} order by ${PAGE_ORDER[q.orderBy]}
-       limit ${bind(q.take)} offset ${bind(q.skip)}`,
-      values,
-    );
+    const { rows } = await this.read.query<{ doc: string }>(statements.page.text, statements.page.values);
     return { count, list: rows.map((row) => JSON.parse(row.doc) as ResourceViewRecord) };
+  }
+
+  /** The view's counters: which audience sets it holds, and how many views each (per paragraph). */
+  private async counters(q: Pick<ViewPageQuery, 'viewKey' | 'projectId'>): Promise<ViewCount[]> {
+    const { text, values } = countersStatement(q);
+    const { rows } = await this.read.query<{ audience_key: string; paragraph: string; n: string }>(text, values);
+    return rows.map((c) => ({ audienceKey: c.audience_key, paragraph: Number(c.paragraph), n: Number(c.n) }));
+  }
+
+  /**
+   * How a page query is answered: PostgreSQL's plans for the statements it sends (the counters'
+   * and the page's, and a search's count). For operators and for the test that keeps lists off
+   * full scans.
+   */
+  async explainPage(q: ViewPageQuery): Promise<{ counted: 'counters' | 'query'; plans: string[] }> {
+    const explain = async ({ text, values }: Statement) =>
+      (await this.read.query<{ 'QUERY PLAN': string }>(`explain ${text}`, values)).rows
+        .map((row) => row['QUERY PLAN'])
+        .join('\n');
+    const counters = await this.counters(q);
+    const statements = pageStatements(q, admittedKeys(q.audience, new Set(counters.map((c) => c.audienceKey))).sort());
+    const plans = [await explain(countersStatement(q)), await explain(statements.page)];
+    if (statements.count) plans.push(await explain(statements.count));
+    return { counted: statements.count ? 'query' : 'counters', plans };
   }
 
   async stored(resourceId: number): Promise<StoredResource | null> {

@@ -1,0 +1,82 @@
+/**
+ * What the PostgreSQL resources read model does beyond the shared contract (test/contract): texts
+ * a PostgreSQL text value cannot hold are stored and searched all the same, and its counters move
+ * with the batch that moves its views, or not at all.
+ */
+import { PostgresReadDb } from '../../src/infra/postgres/postgres-read-db';
+import { PostgresResourceViewStore } from '../../src/infra/postgres/postgres-resource-view-store';
+import { D, O, PARAGRAPH, ViewModel, naivePage, principals, query, resource } from '../contract/resource-view-fixtures';
+import { describeExternal, externalTarget } from '../support/external';
+import { dropSchema, freshSchema } from '../support/postgres';
+
+class CrashMidway extends Error {}
+
+const target = externalTarget('postgres');
+
+describeExternal('PostgresResourceViewStore on PostgreSQL, beyond the contract', target, () => {
+  const url = target.kind === 'url' ? target.url : '';
+  let schema: string;
+  let read: PostgresReadDb;
+  let store: PostgresResourceViewStore;
+  let model: ViewModel;
+
+  beforeEach(async () => {
+    schema = freshSchema('views');
+    read = await PostgresReadDb.connect(url, { schema, queryTimeoutMs: 10_000 });
+    store = await PostgresResourceViewStore.open(read);
+    model = new ViewModel();
+  });
+  afterEach(async () => {
+    await read.close();
+    await dropSchema(url, schema);
+  });
+
+  const put = async (r: ReturnType<typeof resource>, position: bigint, communities = [O, D]) =>
+    store.putResource(r.resourceId, r, position, model.put(r, communities));
+
+  it('given texts holding U+0000, when stored, read back and searched, then they answer as any other text', async () => {
+    const r = resource(1, { name: 'Nul\u0000Name', description: 'a\u0000b', tags: ['T\u0000ag'] });
+    await put(r, 1n);
+    await put(resource(2), 2n);
+
+    expect(await store.resource(1)).toEqual(r);
+    expect((await store.viewsOfResource(1)).map((v) => v.name)).toEqual([
+      'Nul\u0000Name',
+      'Nul\u0000Name',
+      'Nul\u0000Name',
+    ]);
+    for (const q of [query({ concept: 'l\u0000n' }), query({ concept: '\u0000' }), query({ tags: ['t\u0000ag'] })])
+      expect(await store.page(q)).toEqual(naivePage(model.all(), q));
+    expect((await store.page(query({ concept: '\u0000' }))).count).toBe(1);
+  });
+
+  it('given a batch that fails after moving counters, when it rolls back, then the counts are those before it', async () => {
+    for (let id = 1; id <= 6; id++) await put(resource(id, { paragraphId: id % 2 ? PARAGRAPH : null }), BigInt(id));
+    const lists = [
+      query(),
+      query({ audience: principals('public') }),
+      query({ audience: principals('public'), paragraphId: PARAGRAPH, take: 0 }),
+    ];
+    const before = await Promise.all(lists.map((q) => store.page(q)));
+
+    await expect(
+      store.projectionStore.commit('resources', 8n, async () => {
+        const r = resource(7);
+        await store.putResource(7, r, 7n, new ViewModel().put(r, [O, D]));
+        await store.putResource(1, null, 8n, []);
+        throw new CrashMidway();
+      }),
+    ).rejects.toBeInstanceOf(CrashMidway);
+
+    expect(await Promise.all(lists.map((q) => store.page(q)))).toEqual(before);
+    for (const q of lists) expect(await store.page(q)).toEqual(naivePage(model.all(), q));
+  });
+
+  it('given every resource deleted, then no counter row is left (a live read model and its rebuild hold the same rows)', async () => {
+    for (let id = 1; id <= 4; id++) await put(resource(id), BigInt(id));
+    for (let id = 1; id <= 4; id++) await store.putResource(id, null, BigInt(10 + id), []);
+
+    expect((await store.projectionStore.digest()).counts).toMatchObject({ res_views: 0, res_view_counts: 0 });
+    expect((await store.page(query())).count).toBe(0);
+  });
+});
