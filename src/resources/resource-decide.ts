@@ -5,14 +5,8 @@ import { DomainError, validationError } from '../domain/errors';
 import { PRIVACY, isPrivacyLevel, levelInvalidOn, validLevelFor } from './access/privacy-policy';
 import type { DetectedType, ResourceContent, ResourceState } from './resource';
 import type { CreateResource, DeleteResource, ResourceCommand, UpdateResource } from './resource-commands';
-import {
-  activeResource,
-  assertContextProject,
-  invalidLevel,
-  ownerBlockKind,
-  refused,
-  revokeAllIfLeavingCustom,
-} from './resource-decide-common';
+import { ownerBlockKind, revokeAllIfLeavingCustom } from './privacy-block-rules';
+import { activeResource, assertContextProject, invalidLevel, refused } from './resource-refusals';
 import type { ResourceEventData } from './resource-events';
 import { isResourceEvent } from './resource-events';
 import { evolve, initialState } from './resource-evolve';

@@ -11,7 +11,13 @@ import type { RequestInfo } from '../commands/request-info';
 import { stampOf } from '../commands/request-info';
 import type { ResourceCommandDeps, ResourceCommandResult } from './resource-command-runner';
 import { decisionFacts, runResourceCommand } from './resource-command-runner';
-import { activeResource } from './resource-decide-common';
+import { activeResource } from './resource-refusals';
+
+/*
+ * The commands a resource's own routes run: SaveProjectResource (create or update) and
+ * RemoveProjectResource. Each loads what decide needs (the scope, the directory's facts, the
+ * upload check) and runs the resource decider through the one command handler.
+ */
 
 export type SaveResourceInput = ScopeFields & {
   readonly id: number;
