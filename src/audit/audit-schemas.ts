@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { component, integer } from '../contract/primitives';
 import { AUDIT_PAGE_MAX } from './audit-queries';
-import { CIRCLE_LEVEL_NUMBERS } from '../resources/access/privacy-policy';
+import { CIRCLE_LEVEL_NUMBERS, PRIVACY } from '../resources/access/privacy-policy';
 import { privacyLevelSchema } from '../resources/privacy-level-schema';
 
 /**
@@ -212,9 +212,11 @@ export const historyChangeSchema = z
         name: z.string().meta({ description: 'Its name at creation', example: 'Pitch deck' }),
         resourceUrl: z.string().meta({ description: 'Its URL at creation', example: 'https://example.org/deck.pdf' }),
         privacyLevel: privacyLevelSchema.meta({ description: 'Its own level at creation', example: 2 }),
-        createdByMentor: z
-          .boolean()
-          .meta({ description: 'Created by a mentor (level 4 with the team and mentors circles)', example: false }),
+        createdByMentor: z.boolean().meta({
+          // A mentor's resource is forced to Custom (resource-decide.ts): the level is the table's.
+          description: `Created by a mentor (level ${PRIVACY.Custom} with the team and mentors circles)`,
+          example: false,
+        }),
         ...described,
       })
       .strict(),
