@@ -3,6 +3,7 @@ import { component, integer } from '../contract/primitives';
 import { AUDIT_PAGE_MAX } from './audit-queries';
 import { CIRCLE_LEVEL_NUMBERS, PRIVACY } from '../resources/access/privacy-policy';
 import { privacyLevelSchema } from '../resources/privacy-level-schema';
+import { editableFieldSchema } from '../resources/resource-fields';
 
 /**
  * Requests and responses of the audit API (GET /api/audit/...). Query strings are strict: an
@@ -223,9 +224,7 @@ export const historyChangeSchema = z
     z
       .object({
         kind: kind('edited', 'a field was changed'),
-        field: z
-          .enum(['name', 'description', 'resourceUrl', 'icon', 'tags'])
-          .meta({ description: 'The field', example: 'name' }),
+        field: editableFieldSchema.meta({ description: 'The field', example: 'name' }),
         from: z.unknown().meta({ description: 'Its value before', example: 'Pitch deck' }),
         to: z.unknown().meta({ description: 'Its value after', example: 'Pitch deck 2025' }),
         ...described,

@@ -12,6 +12,8 @@ import { stampOf } from '../commands/request-info';
 import type { ResourceCommandDeps, ResourceCommandResult } from './resource-command-runner';
 import { decisionFacts, runResourceCommand } from './resource-command-runner';
 import { activeResource } from './resource-refusals';
+import type { ApiFields } from './resource-fields';
+import { storedFieldsOf } from './resource-fields';
 
 /*
  * The commands a resource's own routes run: SaveProjectResource (create or update) and
@@ -19,15 +21,12 @@ import { activeResource } from './resource-refusals';
  * upload check) and runs the resource decider through the one command handler.
  */
 
-export type SaveResourceInput = ScopeFields & {
-  readonly id: number;
-  readonly name: string;
-  readonly description: string;
-  readonly resourceUrl: string;
-  readonly privacyLevel: number;
-  readonly icon: string;
-  readonly resourceTags: readonly string[];
-};
+/** The save request as parsed: the editable fields under the API's names, the level, the scope. */
+export type SaveResourceInput = ScopeFields &
+  ApiFields & {
+    readonly id: number;
+    readonly privacyLevel: number;
+  };
 
 /** Resolves a scope shape against the directory: 404 for unknown ids, 400 for a project outside the community. */
 async function resolveScope(
@@ -100,14 +99,7 @@ export async function saveProjectResource(
   request: RequestInfo,
   input: SaveResourceInput,
 ): Promise<ResourceCommandResult> {
-  const content = {
-    name: input.name,
-    description: input.description,
-    resourceUrl: input.resourceUrl,
-    icon: input.icon,
-    tags: input.resourceTags,
-    privacyLevel: input.privacyLevel,
-  };
+  const content = { ...storedFieldsOf(input), privacyLevel: input.privacyLevel };
   const now = deps.clock().toISOString();
   const stamp = stampOf(request, now);
   if (input.id !== 0) {

@@ -10,6 +10,7 @@ import { activeResource, assertContextProject, invalidLevel, refused } from './r
 import type { ResourceEventData } from './resource-events';
 import { isResourceEvent } from './resource-events';
 import { evolve, initialState } from './resource-evolve';
+import { fieldsOf } from './resource-fields';
 import { changePrivacy } from './resource-privacy-decide';
 import { detectResourceType } from './resource-type';
 import { normalizeTags } from './tags';
@@ -46,9 +47,7 @@ export const resourceDecider: Decider<ResourceState, ResourceCommand, ResourceEv
 
 /** What a save records of the content: the tags normalized, the type and image detected from the URL. */
 function recordedContent(data: ResourceContent): ResourceContent & DetectedType {
-  const { resourceType, image } = detectResourceType(data.resourceUrl);
-  const { name, description, resourceUrl, icon } = data;
-  return { name, description, resourceUrl, resourceType, image, icon, tags: normalizeTags(data.tags) };
+  return { ...fieldsOf(data), tags: normalizeTags(data.tags), ...detectResourceType(data.resourceUrl) };
 }
 
 function create(command: CreateResource, state: ResourceState): ResourceEventData[] {
