@@ -131,8 +131,11 @@ type Held<T> = T extends readonly (infer E)[] ? readonly E[] : T;
 /** The editable fields as the state and the events hold them. */
 export type ResourceFields = { readonly [K in EditableField]: Held<Stored<K>> };
 
-/** The editable fields under the API's names, as the view record and the resource record hold them. */
+/** The editable fields under the API's names, as the view record holds them. */
 export type ApiFields = { readonly [K in EditableField as ApiName<K>]: Held<Stored<K>> };
+
+/** The same, as a new resource record holds them (its arrays its own). */
+type RecordFields = { [K in EditableField as ApiName<K>]: Stored<K> };
 
 const byField = <V>(value: (key: EditableField) => V, name: (key: EditableField) => string = (key) => key) =>
   Object.fromEntries(EDITABLE_FIELDS.map((key) => [name(key), value(key)]));
@@ -145,7 +148,7 @@ export const resourceFieldsSchema = z.strictObject(
   byField((key) => {
     const entry: FieldEntry<z.ZodType> = FIELDS[key];
     return entry.absent === undefined ? entry.stored : entry.stored.optional();
-  }) as { [K in EditableField]: Fields[K]['stored'] },
+  }) as { readonly [K in EditableField]: z.ZodType<Stored<K> | undefined> },
 );
 
 /** The audit's `field` of an edit: one of the stored names. */
@@ -174,8 +177,11 @@ const copied = (value: unknown): unknown => (Array.isArray(value) ? [...(value a
  * carry takes its `absent` value.
  */
 export function fieldsOf(data: ResourceFields): ResourceFields {
+  // A loop rather than byField: evolve calls it once per created resource, on every rebuild.
   const held = data as Readonly<Record<string, unknown>>;
-  return byField((key) => copied(held[key] ?? ABSENT[key])) as ResourceFields;
+  const fields: Record<string, unknown> = {};
+  for (const key of EDITABLE_FIELDS) fields[key] = copied(held[key] ?? ABSENT[key]);
+  return fields as ResourceFields;
 }
 
 /** The fields under the API's names (a view record from the state). */
@@ -185,9 +191,9 @@ export function apiFieldsOf(fields: ResourceFields): ApiFields {
 }
 
 /** The fields under the API's names, copied out of a record that holds more (a record from a view record). */
-export function apiFieldsIn(record: ApiFields): { [K in EditableField as ApiName<K>]: Stored<K> } {
+export function apiFieldsIn(record: ApiFields): RecordFields {
   const held = record as Readonly<Record<string, unknown>>;
-  return byField((key) => copied(held[apiNameOf(key)]), apiNameOf) as { [K in EditableField as ApiName<K>]: Stored<K> };
+  return byField((key) => copied(held[apiNameOf(key)]), apiNameOf) as RecordFields;
 }
 
 /** The fields under their stored names, out of what the API sent (a save request). */
