@@ -8,7 +8,7 @@
  * their own community, users 285-559 are not: the many callers of the varied scenarios.
  */
 import { ingestDirectoryEvents } from '../src/directory/ingest-directory-events';
-import { saveProjectResource } from '../src/resources/save-project-resource';
+import { saveProjectResource } from '../src/resources/project-resource-commands';
 import { loadConfig } from '../src/config/config';
 import { directoryBatchSchema } from '../src/directory/directory-events';
 import { systemActor } from '../src/domain/event';

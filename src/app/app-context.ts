@@ -15,7 +15,7 @@ import type { ReadModels } from '../projections/read-models';
 import type { ReadSide } from './read-side';
 import type { Settle } from '../api/route-declaration';
 import type { SecretHasher } from '../ports/secret-hasher';
-import type { UploadCheck } from '../resources/save-project-resource';
+import type { UploadCheck } from '../resources/project-resource-commands';
 import type { ReadModelStores } from './read-model-list';
 import type { EventCatalog } from '../domain/event-upcasting';
 

@@ -1,8 +1,9 @@
 import { z } from 'zod';
 import { component, integer } from '../contract/primitives';
 import { AUDIT_PAGE_MAX } from './audit-queries';
-import { CIRCLE_LEVEL_NUMBERS } from '../resources/access/privacy-policy';
+import { CIRCLE_LEVEL_NUMBERS, PRIVACY } from '../resources/access/privacy-policy';
 import { privacyLevelSchema } from '../resources/privacy-level-schema';
+import { editableFieldSchema } from '../resources/resource-fields';
 
 /**
  * Requests and responses of the audit API (GET /api/audit/...). Query strings are strict: an
@@ -212,18 +213,18 @@ export const historyChangeSchema = z
         name: z.string().meta({ description: 'Its name at creation', example: 'Pitch deck' }),
         resourceUrl: z.string().meta({ description: 'Its URL at creation', example: 'https://example.org/deck.pdf' }),
         privacyLevel: privacyLevelSchema.meta({ description: 'Its own level at creation', example: 2 }),
-        createdByMentor: z
-          .boolean()
-          .meta({ description: 'Created by a mentor (level 4 with the team and mentors circles)', example: false }),
+        createdByMentor: z.boolean().meta({
+          // A mentor's resource is forced to Custom (resource-decide.ts): the level is the table's.
+          description: `Created by a mentor (level ${PRIVACY.Custom} with the team and mentors circles)`,
+          example: false,
+        }),
         ...described,
       })
       .strict(),
     z
       .object({
         kind: kind('edited', 'a field was changed'),
-        field: z
-          .enum(['name', 'description', 'resourceUrl', 'icon', 'tags'])
-          .meta({ description: 'The field', example: 'name' }),
+        field: editableFieldSchema.meta({ description: 'The field', example: 'name' }),
         from: z.unknown().meta({ description: 'Its value before', example: 'Pitch deck' }),
         to: z.unknown().meta({ description: 'Its value after', example: 'Pitch deck 2025' }),
         ...described,

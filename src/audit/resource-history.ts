@@ -3,6 +3,8 @@ import type { PrivacyLevel } from '../resources/access/privacy-policy';
 import type { PrivacyBlock, Resource, ResourceScope, ResourceState } from '../resources/resource';
 import { evolve, initialState } from '../resources/resource-evolve';
 import { isResourceEvent } from '../resources/resource-events';
+import type { EditableField } from '../resources/resource-fields';
+import { EDITABLE_FIELDS } from '../resources/resource-fields';
 
 /**
  * A resource's history as readable steps. One step is one command: the consecutive events of
@@ -15,8 +17,6 @@ import { isResourceEvent } from '../resources/resource-events';
 /** `owner` is the resource's own privacy; a number is the share into that community. */
 export type BlockName = 'owner' | { readonly share: number };
 
-export type EditableField = 'name' | 'description' | 'resourceUrl' | 'icon' | 'tags';
-
 export type Change =
   | {
       readonly kind: 'created';
@@ -27,6 +27,7 @@ export type Change =
       readonly privacyLevel: PrivacyLevel;
       readonly createdByMentor: boolean;
     }
+  // The field is one of the resource's editable fields (src/resources/resource-fields.ts).
   | { readonly kind: 'edited'; readonly field: EditableField; readonly from: unknown; readonly to: unknown }
   | { readonly kind: 'levelChanged'; readonly block: BlockName; readonly from: PrivacyLevel; readonly to: PrivacyLevel }
   | { readonly kind: 'circlesGranted'; readonly block: BlockName; readonly circleIds: readonly number[] }
@@ -127,11 +128,9 @@ function activeChanges(before: ResourceState, next: Resource): Change[] {
   return [...fieldChanges(before.resource, next), ...privacyChanges(before.resource, next)];
 }
 
-const FIELDS: readonly EditableField[] = ['name', 'description', 'resourceUrl', 'icon', 'tags'];
-
 function fieldChanges(prev: Resource, next: Resource): Change[] {
   const changes: Change[] = [];
-  for (const field of FIELDS) {
+  for (const field of EDITABLE_FIELDS) {
     const from = prev[field];
     const to = next[field];
     const same = Array.isArray(from) && Array.isArray(to) ? from.join('\u0000') === to.join('\u0000') : from === to;

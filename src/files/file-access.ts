@@ -6,7 +6,7 @@ import { canEditResource } from '../resources/access/permissions';
 import { canReadResource, viewCommunityIds } from '../resources/access/resource-read-access';
 import type { Resource } from '../resources/resource';
 import { loadResource } from '../resources/resource-command-runner';
-import type { UploadCheck } from '../resources/save-project-resource';
+import type { UploadCheck } from '../resources/project-resource-commands';
 import type { EventStore } from '../ports/event-store';
 import type { FilesStore, StoredFile } from './files-store';
 import { parseUploadPath } from './upload-policy';

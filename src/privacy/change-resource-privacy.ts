@@ -4,7 +4,7 @@ import type { RequestInfo } from '../commands/request-info';
 import { stampOf } from '../commands/request-info';
 import type { ResourceCommandDeps, ResourceCommandResult } from '../resources/resource-command-runner';
 import { decisionFacts, runResourceCommand } from '../resources/resource-command-runner';
-import { activeResource } from '../resources/resource-decide-common';
+import { activeResource } from '../resources/resource-refusals';
 
 type CircleChangesInput = {
   readonly circlesToAdd: readonly CircleRef[];

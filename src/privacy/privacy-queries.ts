@@ -15,7 +15,7 @@ import { takesCircles } from '../resources/access/privacy-policy';
 import type { CircleRef, PrivacyBlock, Resource } from '../resources/resource';
 import { owningCommunityId } from '../resources/resource';
 import { shareCandidateIds } from './share-candidates';
-import type { CircleGroup, ResourcePrivacyAnswer } from './resource-privacy';
+import type { CircleGroup, ResourcePrivacyAnswer } from './privacy-answer-schemas';
 import type { DirectoryReader } from '../directory/directory-reader';
 import type { ResourceViews } from '../resources/resource-view-store';
 

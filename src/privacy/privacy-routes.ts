@@ -3,7 +3,7 @@ import { changeResourcePrivacy, unshareResourceFromCommunity } from './change-re
 import type { ResourceCommandDeps } from '../resources/resource-command-runner';
 import type { ResourceViews } from '../resources/resource-view-store';
 import type { DirectoryReader } from '../directory/directory-reader';
-import { resourcePrivacySchema } from './resource-privacy';
+import { resourcePrivacySchema } from './privacy-answer-schemas';
 import { getResourcePrivacy } from './privacy-queries';
 import type { IdempotencyKeys, RecordedWrite } from '../ports/idempotency-keys';
 import type { Settle } from '../api/route-declaration';

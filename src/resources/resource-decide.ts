@@ -5,17 +5,12 @@ import { DomainError, validationError } from '../domain/errors';
 import { PRIVACY, isPrivacyLevel, levelInvalidOn, validLevelFor } from './access/privacy-policy';
 import type { DetectedType, ResourceContent, ResourceState } from './resource';
 import type { CreateResource, DeleteResource, ResourceCommand, UpdateResource } from './resource-commands';
-import {
-  activeResource,
-  assertContextProject,
-  invalidLevel,
-  ownerBlockKind,
-  refused,
-  revokeAllIfLeavingCustom,
-} from './resource-decide-common';
+import { ownerBlockKind, revokeAllIfLeavingCustom } from './privacy-block-rules';
+import { activeResource, assertContextProject, invalidLevel, refused } from './resource-refusals';
 import type { ResourceEventData } from './resource-events';
 import { isResourceEvent } from './resource-events';
 import { evolve, initialState } from './resource-evolve';
+import { fieldsOf } from './resource-fields';
 import { changePrivacy } from './resource-privacy-decide';
 import { detectResourceType } from './resource-type';
 import { normalizeTags } from './tags';
@@ -52,9 +47,7 @@ export const resourceDecider: Decider<ResourceState, ResourceCommand, ResourceEv
 
 /** What a save records of the content: the tags normalized, the type and image detected from the URL. */
 function recordedContent(data: ResourceContent): ResourceContent & DetectedType {
-  const { resourceType, image } = detectResourceType(data.resourceUrl);
-  const { name, description, resourceUrl, icon } = data;
-  return { name, description, resourceUrl, resourceType, image, icon, tags: normalizeTags(data.tags) };
+  return { ...fieldsOf(data), tags: normalizeTags(data.tags), ...detectResourceType(data.resourceUrl) };
 }
 
 function create(command: CreateResource, state: ResourceState): ResourceEventData[] {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { privacyLevelSchema } from './privacy-level-schema';
+import { resourceFieldsSchema } from './resource-fields';
 import type { ResourceEventType } from './resource-events';
 
 /**
@@ -19,11 +20,7 @@ const scope = z.union([
   z.strictObject({ kind: z.literal('communityProject'), projectId: id, communityId: id, communityProjectId: id }),
 ]);
 const content = {
-  name: z.string(),
-  description: z.string(),
-  resourceUrl: z.string(),
-  icon: z.string(),
-  tags: z.array(z.string()),
+  ...resourceFieldsSchema.shape,
   resourceType: z.union([z.literal(0), z.literal(1), z.literal(2), z.literal(3)]),
   image: z.string(),
 };

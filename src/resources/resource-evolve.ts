@@ -1,6 +1,7 @@
 import type { CircleRef, PrivacyBlock, Resource, ResourceState } from './resource';
 import type { BlockRef, ResourceEventData } from './resource-events';
 import { isResourceEvent } from './resource-events';
+import { fieldsOf } from './resource-fields';
 
 /**
  * Folds a resource's events into its state. Deliberately dumb: decide emits every consequence as
@@ -14,20 +15,19 @@ export function evolve(state: ResourceState, event: ResourceEventData): Resource
   if (event.type === 'ResourceCreated') {
     if (state.status !== 'initial') return state;
     const data = event.data;
-    // Every field spelled out rather than spread from the event: V8 copied the spread and then
-    // reshaped the copy for each added field, a tenth of a full rebuild. The compiler still
-    // checks that the literal sets every field of Resource.
+    // Built field by field rather than spread from the event: V8 copied a spread of the whole
+    // event and then reshaped the copy for each added field, a tenth of a full rebuild. The
+    // editable fields come from their one list (fieldsOf, a plain loop), in its order, so the
+    // stored state keeps its key order: about 10 ms for the bench's 20,000 creates, against 3-4 ms
+    // with every field spelled out here and 145-211 ms for the whole-event spread. The compiler
+    // still checks that the literal sets every field of Resource.
     return {
       status: 'active',
       resource: {
         resourceId: data.resourceId,
         scope: data.scope,
         paragraphId: data.paragraphId,
-        name: data.name,
-        description: data.description,
-        resourceUrl: data.resourceUrl,
-        icon: data.icon,
-        tags: [...data.tags],
+        ...fieldsOf(data),
         resourceType: data.resourceType,
         image: data.image,
         createdBy: data.createdBy,

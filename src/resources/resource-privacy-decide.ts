@@ -13,13 +13,8 @@ import {
 import type { CircleRef, PrivacyBlock, Resource, ResourceState } from './resource';
 import { findShare, owningCommunityId } from './resource';
 import type { ChangeResourcePrivacy, CircleChanges, ResourceDecisionContext } from './resource-commands';
-import {
-  activeResource,
-  assertContextProject,
-  ownerBlockKind,
-  refused,
-  revokeAllIfLeavingCustom,
-} from './resource-decide-common';
+import { ownerBlockKind, revokeAllIfLeavingCustom } from './privacy-block-rules';
+import { activeResource, assertContextProject, refused } from './resource-refusals';
 import type { BlockRef, ResourceEventData } from './resource-events';
 import { evolve } from './resource-evolve';
 

@@ -2,6 +2,7 @@ import type { ResourceEventData } from './resource-events';
 import { RESOURCE_EVENT_TYPES, RESOURCE_STREAM_PREFIX } from './resource-events';
 import { evolve, initialState } from './resource-evolve';
 import type { Resource } from './resource';
+import { apiFieldsOf } from './resource-fields';
 import { viewsOf } from './access/resource-views';
 import { DIRECTORY_STREAM } from '../directory/directory-events';
 import type { DirectoryEvent } from '../directory/directory-events';
@@ -20,36 +21,42 @@ const foldedTypes: ReadonlySet<string> = new Set([
 /** Every view of a resource as the read model stores it. Pure: both adapters store the same records. */
 export function viewRecords(resource: Resource, communities: readonly number[]): ResourceViewRecord[] {
   const scope = resource.scope;
-  return viewsOf(resource, communities).map((view) => ({
-    resourceId: resource.resourceId,
-    viewKey: view.viewKey,
-    viewCommunityId: view.communityId,
-    scope: resource.scope,
-    projectId: scope.projectId,
-    communityProjectId: scope.kind === 'communityProject' ? scope.communityProjectId : null,
-    ownerCommunityId: scope.kind === 'communityProject' ? scope.communityId : null,
-    paragraphId: resource.paragraphId,
-    name: resource.name,
-    description: resource.description,
-    resourceUrl: resource.resourceUrl,
-    resourceType: resource.resourceType,
-    image: resource.image,
-    icon: resource.icon,
-    resourceTags: [...resource.tags],
-    tagsLower: resource.tags.map((t) => t.toLowerCase()),
-    postDate: resource.postDate,
-    lastUpdated: resource.lastUpdated,
-    privacyLevel: resource.owner.privacyLevel,
-    effectivePrivacyLevel: view.effectivePrivacyLevel,
-    governedBy: view.governedBy,
-    circles: [...view.circles],
-    originCommunityId: view.originCommunityId,
-    createdBy: resource.createdBy,
-    createdByMentor: resource.createdByMentor,
-    shares: resource.shares.map((s) => ({ communityId: s.communityId, privacyLevel: s.privacyLevel })),
-    audience: [...view.audience],
-    audienceKey: audienceKeyOf(view.audience),
-  }));
+  return viewsOf(resource, communities).map((view) => {
+    // The editable fields named where stored rows have always had them (a read model's digest
+    // hashes a row's text, so its key order must not move); one added since goes after the tags.
+    const { name, description, resourceUrl, icon, resourceTags, ...added } = apiFieldsOf(resource);
+    return {
+      resourceId: resource.resourceId,
+      viewKey: view.viewKey,
+      viewCommunityId: view.communityId,
+      scope: resource.scope,
+      projectId: scope.projectId,
+      communityProjectId: scope.kind === 'communityProject' ? scope.communityProjectId : null,
+      ownerCommunityId: scope.kind === 'communityProject' ? scope.communityId : null,
+      paragraphId: resource.paragraphId,
+      name,
+      description,
+      resourceUrl,
+      resourceType: resource.resourceType,
+      image: resource.image,
+      icon,
+      resourceTags,
+      tagsLower: resource.tags.map((t) => t.toLowerCase()),
+      ...added,
+      postDate: resource.postDate,
+      lastUpdated: resource.lastUpdated,
+      privacyLevel: resource.owner.privacyLevel,
+      effectivePrivacyLevel: view.effectivePrivacyLevel,
+      governedBy: view.governedBy,
+      circles: [...view.circles],
+      originCommunityId: view.originCommunityId,
+      createdBy: resource.createdBy,
+      createdByMentor: resource.createdByMentor,
+      shares: resource.shares.map((s) => ({ communityId: s.communityId, privacyLevel: s.privacyLevel })),
+      audience: [...view.audience],
+      audienceKey: audienceKeyOf(view.audience),
+    };
+  });
 }
 
 async function reprojectProject(

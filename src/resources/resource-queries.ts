@@ -3,6 +3,8 @@ import type { View } from './access/views';
 import { administersView, principalsFor, viewKey } from './access/views';
 import type { Viewer } from '../directory/viewer';
 import type { ResourceListAnswer, ResourceRecord } from './resource-record';
+import { inRecordOrder } from './resource-record';
+import { apiFieldsIn } from './resource-fields';
 import { notFound } from '../domain/errors';
 import type { Resource } from './resource';
 import type { PageRequest } from '../projections/paging';
@@ -37,35 +39,33 @@ export async function toRecords(
   ]);
   const communities = await directory.communities(ids);
   const nameOf = (id: number) => communities.get(id)?.name ?? '';
-  return docs.map((d, i) => ({
-    id: d.resourceId,
-    name: d.name,
-    description: d.description,
-    resourceUrl: d.resourceUrl,
-    resourceType: d.resourceType,
-    image: d.image,
-    icon: d.icon,
-    postDate: d.postDate,
-    lastUpdated: d.lastUpdated,
-    resourceTags: [...d.resourceTags],
-    privacyLevel: d.privacyLevel,
-    effectivePrivacyLevel: d.effectivePrivacyLevel,
-    originCommunityId: d.originCommunityId,
-    originCommunityName: d.originCommunityId === null ? null : nameOf(d.originCommunityId),
-    currentlySharedWith: editable[i]
-      ? d.shares.map((s) => ({
-          communityId: s.communityId,
-          communityName: nameOf(s.communityId),
-          privacyLevel: s.privacyLevel,
-        }))
-      : [],
-    canEdit: editable[i] ?? false,
-    isProjectScoped: d.scope.kind === 'project',
-    isCommunityProjectScoped: d.scope.kind === 'communityProject',
-    projectId: d.projectId,
-    communityProjectId: d.communityProjectId,
-    paragraphId: d.paragraphId,
-  }));
+  return docs.map((d, i) =>
+    inRecordOrder({
+      id: d.resourceId,
+      ...apiFieldsIn(d),
+      resourceType: d.resourceType,
+      image: d.image,
+      postDate: d.postDate,
+      lastUpdated: d.lastUpdated,
+      privacyLevel: d.privacyLevel,
+      effectivePrivacyLevel: d.effectivePrivacyLevel,
+      originCommunityId: d.originCommunityId,
+      originCommunityName: d.originCommunityId === null ? null : nameOf(d.originCommunityId),
+      currentlySharedWith: editable[i]
+        ? d.shares.map((s) => ({
+            communityId: s.communityId,
+            communityName: nameOf(s.communityId),
+            privacyLevel: s.privacyLevel,
+          }))
+        : [],
+      canEdit: editable[i] ?? false,
+      isProjectScoped: d.scope.kind === 'project',
+      isCommunityProjectScoped: d.scope.kind === 'communityProject',
+      projectId: d.projectId,
+      communityProjectId: d.communityProjectId,
+      paragraphId: d.paragraphId,
+    }),
+  );
 }
 
 /**

@@ -2,11 +2,13 @@ import { z } from 'zod';
 import { component, count, integer, isoTimestamp } from '../contract/primitives';
 import { LEVEL_NAMES } from './access/privacy-policy';
 import { privacyLevelSchema } from './privacy-level-schema';
+import { RECORD_FIELDS } from './resource-fields';
 
 /**
  * docs/api.md's resource records, stated once: the queries (src/projections/resources) build answers
  * of these types and the API documents and checks them with these schemas. This module sits below
- * both so that neither reaches into the other's layer; it depends on zod and the privacy levels' table only.
+ * both so that neither reaches into the other's layer; it depends on zod, the privacy levels' table and
+ * the editable fields' table only.
  *
  * Records are strict: an extra or a missing field fails. `component(id, shape)` (primitives.ts)
  * makes a record strict and names it as an OpenAPI component, referenced wherever it is used.
@@ -18,23 +20,23 @@ export const sharedWithSchema = component('SharedWith', {
   privacyLevel: privacyLevelSchema.meta({ description: "The share's own level in that community", example: 2 }),
 });
 
+// The editable fields named where the published document has always had them (the client is
+// generated from it, in its order); one added since goes after the tags.
+const { name, description, resourceUrl, icon, resourceTags, ...addedFields } = RECORD_FIELDS;
+
 /** The resource record (the items of `resources.list` in the list answer). */
 export const resourceRecordSchema = component('ResourceRecord', {
   id: integer.meta({ description: 'The resource', example: 1 }),
-  name: z.string().meta({ description: 'Its name, at most 200 characters', example: 'Pitch deck' }),
-  description: z.string().meta({ description: 'Empty when none was given', example: 'The deck we show investors' }),
-  resourceUrl: z.string().meta({
-    description: 'An http(s) link, or an upload path for GET /api/File/Download',
-    example: 'https://example.org/deck.pdf',
-  }),
+  name,
+  description,
+  resourceUrl,
   resourceType: z.number().int().min(0).max(3).meta({ description: '0 other, 1 image, 2 video, 3 PDF', example: 3 }),
   image: z.string().meta({ description: 'A preview image URL; empty when none', example: '' }),
-  icon: z.string().meta({ description: 'An icon name for the client; empty when none', example: 'book' }),
+  icon,
   postDate: isoTimestamp.meta({ description: 'When it was created', example: '2025-03-01T10:00:00.000Z' }),
   lastUpdated: isoTimestamp.meta({ description: 'When it last changed', example: '2025-03-02T09:30:00.000Z' }),
-  resourceTags: z
-    .array(z.string())
-    .meta({ description: 'Its tags, deduplicated case-insensitively, in the order given', example: ['pitch'] }),
+  resourceTags,
+  ...addedFields,
   privacyLevel: privacyLevelSchema.meta({
     description: `The resource's own level: ${LEVEL_NAMES}`,
     example: 2,
@@ -112,37 +114,27 @@ export const resourceListSchema = component('ResourceList', {
 
 export type ResourceListAnswer = z.output<typeof resourceListSchema>;
 
-/** The SaveProjectResource answer: the saved resource, its fields typed as in the resource record. */
-export const SAVED_RESOURCE_FIELDS = {
-  id: true,
-  name: true,
-  description: true,
-  resourceUrl: true,
-  resourceType: true,
-  icon: true,
-  postDate: true,
-  lastUpdated: true,
-  resourceTags: true,
-  privacyLevel: true,
-  effectivePrivacyLevel: true,
-  currentlySharedWith: true,
-  canEdit: true,
-  isProjectScoped: true,
-  isCommunityProjectScoped: true,
-  projectId: true,
-  communityProjectId: true,
-  paragraphId: true,
-} as const;
-
+/**
+ * The SaveProjectResource answer: the saved resource, its fields typed as in the resource record,
+ * all but those that only a list's view gives (the preview image, the community it came from).
+ */
 export const savedResourceSchema = resourceRecordSchema
-  .pick(SAVED_RESOURCE_FIELDS)
+  .omit({ image: true, originCommunityId: true, originCommunityName: true })
   .strict()
   .meta({ id: 'SavedResource' });
 
 export type SavedResource = z.output<typeof savedResourceSchema>;
 
+const SAVED_FIELDS = Object.keys(savedResourceSchema.shape) as (keyof SavedResource)[];
+
 /** The saved-resource answer: the record's fields the contract lists for SaveProjectResource, and no other. */
 export function savedResourceOf(record: ResourceRecord): SavedResource {
-  const fields = Object.keys(SAVED_RESOURCE_FIELDS) as (keyof SavedResource)[];
-  return Object.fromEntries(fields.map((field) => [field, record[field]])) as SavedResource;
+  return Object.fromEntries(SAVED_FIELDS.map((field) => [field, record[field]])) as SavedResource;
+}
+
+const RECORD_KEYS = Object.keys(resourceRecordSchema.shape) as (keyof ResourceRecord)[];
+
+/** A record's fields in its schema's order, the order the document lists them and answers write them. */
+export function inRecordOrder(record: ResourceRecord): ResourceRecord {
+  return Object.fromEntries(RECORD_KEYS.map((field) => [field, record[field]])) as ResourceRecord;
 }

@@ -1,6 +1,6 @@
 import { currentResource } from './resource-command-runner';
-import type { SaveResourceDeps } from './save-project-resource';
-import { removeProjectResource, saveProjectResource } from './save-project-resource';
+import type { SaveResourceDeps } from './project-resource-commands';
+import { removeProjectResource, saveProjectResource } from './project-resource-commands';
 import { resourceListSchema, savedResourceOf, savedResourceSchema } from './resource-record';
 import { listResources, savedResourceRecord } from './resource-queries';
 import { communityViewKey, projectViewKey } from './access/views';

@@ -1,28 +1,9 @@
 import { z } from 'zod';
 import { paginated } from '../api/pagination';
 import { OWN_LEVEL_CHOICES } from './access/privacy-policy';
+import { REQUEST_FIELDS } from './resource-fields';
 
 const id = z.number().int().min(0);
-
-/**
- * An external link (http or https) or a path the upload endpoint returned
- * (`folder/<random id>/<file name>`). Anything else — `javascript:`, `file:`, `../` — is refused.
- */
-const storedPath = /^[A-Za-z0-9_-]{1,64}\/[A-Za-z0-9_-]{1,64}\/[^/\\\0]{1,255}$/;
-export const resourceUrlSchema = z
-  .string()
-  .trim()
-  .min(1)
-  .max(2048)
-  .refine((value) => {
-    if (storedPath.test(value)) return !value.split('/').includes('..');
-    try {
-      const url = new URL(value);
-      return url.protocol === 'http:' || url.protocol === 'https:';
-    } catch {
-      return false;
-    }
-  }, 'must be an http(s) URL or a path returned by the upload endpoint');
 
 /**
  * The fields of the resource record a client may send back as it got it: known, and ignored
@@ -55,6 +36,10 @@ const readOnlyRecordFields = Object.fromEntries(
   ]),
 ) as Record<(typeof READ_ONLY_RECORD_FIELDS)[number], z.ZodOptional<z.ZodUnknown>>;
 
+// The editable fields named where the published document has always had them (the client is
+// generated from it, in its order); one added since goes after the tags.
+const { name, description, resourceUrl, icon, resourceTags, ...addedFields } = REQUEST_FIELDS;
+
 /**
  * Strict: a field it does not know (a typo) is a 400 naming it, besides the record's read-only fields, which
  * are ignored.
@@ -66,47 +51,17 @@ export const saveProjectResourceBody = z
         '0 creates a resource; the id of an existing one updates it (its scope then stays the one it was created with)',
       example: 0,
     }),
-    name: z
-      .string()
-      .trim()
-      .min(1)
-      .max(200)
-      .meta({ description: 'Trimmed, 1 to 200 characters', example: 'Pitch deck' }),
-    description: z
-      .string()
-      .max(4000)
-      .nullish()
-      .transform((v) => v ?? '')
-      .meta({
-        description: 'At most 4000 characters; default empty',
-        default: '',
-        example: 'The deck we show investors',
-      }),
-    resourceUrl: resourceUrlSchema.meta({
-      description: 'An http(s) link, or a path the upload endpoint answered (`folder/<id>/<name>`)',
-      example: 'https://example.org/deck.pdf',
-    }),
+    name,
+    description,
+    resourceUrl,
     /** Which levels are valid depends on the scope: the domain decides, zod only asks for an integer. */
     privacyLevel: z.number().int().meta({
       description: OWN_LEVEL_CHOICES,
       example: 2,
     }),
-    icon: z
-      .string()
-      .max(200)
-      .nullish()
-      .transform((v) => v ?? '')
-      .meta({ description: 'An icon name; default empty', default: '', example: 'book' }),
-    resourceTags: z
-      .array(z.string().max(64))
-      .max(50)
-      .nullish()
-      .transform((v) => v ?? [])
-      .meta({
-        description: 'At most 50 tags of 64 characters, trimmed and deduplicated case-insensitively; default none',
-        default: [],
-        example: ['pitch'],
-      }),
+    icon,
+    resourceTags,
+    ...addedFields,
     projectId: id.nullish().meta({
       description:
         'Creation: the project (with `communityId`, or with `communityProjectId` and ' +

@@ -1,7 +1,11 @@
 import type { CircleRef, Resource, ResourceScope } from './resource';
 import type { ProjectionStore } from '../projections/read-model-projection';
+import type { ApiFields } from './resource-fields';
 
-/** One (resource, view) of the per-community visibility read model (docs/api.md), as stored. */
+/**
+ * One (resource, view) of the per-community visibility read model (docs/api.md), as stored; the
+ * editable fields under the API's names.
+ */
 export type ResourceViewRecord = {
   readonly resourceId: number;
   readonly viewKey: string;
@@ -11,13 +15,8 @@ export type ResourceViewRecord = {
   readonly communityProjectId: number | null;
   readonly ownerCommunityId: number | null;
   readonly paragraphId: number | null;
-  readonly name: string;
-  readonly description: string;
-  readonly resourceUrl: string;
   readonly resourceType: number;
   readonly image: string;
-  readonly icon: string;
-  readonly resourceTags: readonly string[];
   /** Lower-cased tags: tag filters are case-insensitive. */
   readonly tagsLower: readonly string[];
   readonly postDate: string;
@@ -34,7 +33,7 @@ export type ResourceViewRecord = {
   readonly audience: readonly string[];
   /** The audience as one sorted key: the read model counts views per audience set. */
   readonly audienceKey: string;
-};
+} & ApiFields;
 
 /** Who is asking: their principals in the view, or everything (a community's admins in their own view). */
 export type Audience =

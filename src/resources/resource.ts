@@ -1,4 +1,5 @@
 import type { PrivacyLevel } from './access/privacy-policy';
+import type { ResourceFields } from './resource-fields';
 
 /**
  * A granted circle as the client names it: exactly one of projectId/communityId is set, saying
@@ -32,16 +33,11 @@ export type ResourceScope =
 export type ResourceType = 0 | 1 | 2 | 3;
 
 /**
- * What a client writes on SaveProjectResource, create or update alike. One list for the commands,
- * the events and the state, so a new field cannot be recorded by one and forgotten by another.
+ * What a client writes on SaveProjectResource, create or update alike: the editable fields, one
+ * list (./resource-fields.ts) for the commands, the events and the state, so a new field cannot be
+ * recorded by one and forgotten by another.
  */
-export type ResourceContent = {
-  readonly name: string;
-  readonly description: string;
-  readonly resourceUrl: string;
-  readonly icon: string;
-  readonly tags: readonly string[];
-};
+export type ResourceContent = ResourceFields;
 
 /** What the service derives from the URL on every save, never what the client says. */
 export type DetectedType = {

@@ -10,7 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { requestFingerprint } from '../../src/api/idempotency';
 import { runUnderClaim } from '../../src/commands/idempotent-attempt';
-import { saveProjectResource } from '../../src/resources/save-project-resource';
+import { saveProjectResource } from '../../src/resources/project-resource-commands';
 import { demo } from '../support/demo-directory';
 import { newResource, scope } from '../support/resource-api';
 import type { RequestOptions, TestServer } from '../support/test-server';

@@ -10,7 +10,7 @@ import {
   removeProjectResourceSchema,
 } from '../../src/api/response-schemas';
 import { applicationListSchema } from '../../src/applications/application-list';
-import { resourcePrivacySchema } from '../../src/privacy/resource-privacy';
+import { resourcePrivacySchema } from '../../src/privacy/privacy-answer-schemas';
 import { resourceListSchema, savedResourceSchema } from '../../src/resources/resource-record';
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { HttpResult, TestServer } from '../support/test-server';

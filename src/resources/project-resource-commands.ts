@@ -11,17 +11,22 @@ import type { RequestInfo } from '../commands/request-info';
 import { stampOf } from '../commands/request-info';
 import type { ResourceCommandDeps, ResourceCommandResult } from './resource-command-runner';
 import { decisionFacts, runResourceCommand } from './resource-command-runner';
-import { activeResource } from './resource-decide-common';
+import { activeResource } from './resource-refusals';
+import type { ApiFields } from './resource-fields';
+import { storedFieldsOf } from './resource-fields';
 
-export type SaveResourceInput = ScopeFields & {
-  readonly id: number;
-  readonly name: string;
-  readonly description: string;
-  readonly resourceUrl: string;
-  readonly privacyLevel: number;
-  readonly icon: string;
-  readonly resourceTags: readonly string[];
-};
+/*
+ * The commands a resource's own routes run: SaveProjectResource (create or update) and
+ * RemoveProjectResource. Each loads what decide needs (the scope, the directory's facts, the
+ * upload check) and runs the resource decider through the one command handler.
+ */
+
+/** The save request as parsed: the editable fields under the API's names, the level, the scope. */
+export type SaveResourceInput = ScopeFields &
+  ApiFields & {
+    readonly id: number;
+    readonly privacyLevel: number;
+  };
 
 /** Resolves a scope shape against the directory: 404 for unknown ids, 400 for a project outside the community. */
 async function resolveScope(
@@ -94,14 +99,7 @@ export async function saveProjectResource(
   request: RequestInfo,
   input: SaveResourceInput,
 ): Promise<ResourceCommandResult> {
-  const content = {
-    name: input.name,
-    description: input.description,
-    resourceUrl: input.resourceUrl,
-    icon: input.icon,
-    tags: input.resourceTags,
-    privacyLevel: input.privacyLevel,
-  };
+  const content = { ...storedFieldsOf(input), privacyLevel: input.privacyLevel };
   const now = deps.clock().toISOString();
   const stamp = stampOf(request, now);
   if (input.id !== 0) {
