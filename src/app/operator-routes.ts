@@ -6,7 +6,7 @@ import { notFound } from '../domain/errors';
 import { READ_MODEL_NAMES } from './read-model-list';
 
 const rebuildBody = z
-  .object({
+  .strictObject({
     readModel: z
       .enum(READ_MODEL_NAMES)
       .optional()

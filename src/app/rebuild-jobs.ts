@@ -121,6 +121,7 @@ export class RebuildJobs {
 
   private async run(job: RebuildJob, names: readonly ReadModelName[], lock: RebuildLock): Promise<void> {
     const { jobId } = job;
+    let ended: Pick<RebuildJob, 'phase' | 'outcome' | 'error'>;
     try {
       await this.side.rebuild({
         switchHere: this.options.switchHere,
@@ -135,18 +136,21 @@ export class RebuildJobs {
             p,
           ),
       });
-      this.update(jobId, { phase: 'done', outcome: 'succeeded', finishedAt: this.clock().toISOString() });
+      ended = { phase: 'done', outcome: 'succeeded', error: null };
     } catch (error) {
       // Nothing but the domain's own words leaves the process; the log has the rest.
+      if (error instanceof DomainError)
+        this.options.logger.warn({ jobId, reason: error.message }, 'read-model rebuild refused');
+      else this.options.logger.error({ err: error, jobId }, 'read-model rebuild failed');
       const said =
         error instanceof DomainError ? error.message : `the rebuild failed unexpectedly; the log has job ${jobId}`;
-      if (!(error instanceof DomainError))
-        this.options.logger.error({ err: error, jobId }, 'read-model rebuild failed');
-      else this.options.logger.warn({ jobId, reason: error.message }, 'read-model rebuild refused');
-      this.update(jobId, { phase: 'failed', outcome: 'failed', error: said, finishedAt: this.clock().toISOString() });
-    } finally {
-      this.running = undefined;
+      ended = { phase: 'failed', outcome: 'failed', error: said };
     }
+    // The rebuild releases it; this covers one that failed before it took it over. Both before the
+    // job says it ended: an operator who then asks for the next rebuild is not refused.
+    await lock.release().catch(() => undefined);
+    this.running = undefined;
+    this.update(jobId, { ...ended, finishedAt: this.clock().toISOString() });
   }
 
   private update(jobId: string, change: Partial<RebuildJob>, progress?: RebuildProgress): void {

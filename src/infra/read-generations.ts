@@ -48,6 +48,7 @@ export interface ReadGenerations {
 export interface RebuildLock {
   /** False once lost (not renewed in time and taken by another): the rebuild must not switch. */
   readonly held: boolean;
+  /** Releasing again does nothing (nor frees a lock another rebuild took since). */
   release(): Promise<void>;
 }
 
@@ -67,6 +68,7 @@ async function mongoRebuildLock(read: MongoReadDb): Promise<RebuildLock | null> 
   const lease = await read.leases.acquire(REBUILD_LEASE, holder, REBUILD_LOCK_TTL_MS, Date.now());
   if (!lease) return null;
   let held = true;
+  let released = false;
   const renewal = setInterval(() => {
     void read.leases
       .acquire(REBUILD_LEASE, holder, REBUILD_LOCK_TTL_MS, Date.now())
@@ -84,6 +86,9 @@ async function mongoRebuildLock(read: MongoReadDb): Promise<RebuildLock | null> 
     release: async () => {
       clearInterval(renewal);
       held = false;
+      // Once only, like the file lock's (the lease's token keeps another holder's lease safe anyway).
+      if (released) return;
+      released = true;
       await read.leases.release(lease);
     },
   };
@@ -107,6 +112,8 @@ function fileRebuildLock(dataDir: string, jobId: string | undefined): RebuildLoc
           return held;
         },
         release: async () => {
+          // Once only: after it the file may be another rebuild's lock.
+          if (!held) return;
           held = false;
           fs.rmSync(file, { force: true });
         },
