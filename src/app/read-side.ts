@@ -126,18 +126,21 @@ export class ReadSide {
     return this.deps.generations.openCopy !== undefined;
   }
 
+  private copyServed(generation: number): Promise<ReadDb> {
+    const { generations } = this.deps;
+    // RebuildJobs refuses some read models alone where the generations cannot copy (MongoDB).
+    if (!generations.openCopy) throw new Error('these read generations cannot rebuild some read models alone');
+    return generations.openCopy(this.generation.readDb, generation);
+  }
+
   private async rebuildLocked(options: RebuildOptions, lock: RebuildLock): Promise<Generation | undefined> {
     const previous = await this.deps.generations.current();
     const next = Math.max(previous, this.generation.number) + 1;
     const some =
       options.readModels && options.readModels.length < READ_MODEL_NAMES.length ? options.readModels : undefined;
-    const openCopy = this.deps.generations.openCopy;
-    if (some && !openCopy) throw new Error('these read generations cannot rebuild some read models alone');
     // Some alone: the others are carried over with their checkpoints. All: built from nothing,
     // with the indexes built once at the end (bulkLoad).
-    const readDb = some
-      ? await openCopy!.call(this.deps.generations, this.generation.readDb, next)
-      : await this.deps.generations.open(next, { bulkLoad: true });
+    const readDb = some ? await this.copyServed(next) : await this.deps.generations.open(next, { bulkLoad: true });
     const opened = await openReadModels(readDb);
     const projections = some ? some.map((name) => opened.projectionOf[name]) : opened.projections;
     for (const projection of projections) await projection.store.reset(projection.name);

@@ -101,6 +101,24 @@ describe('blue/green rebuild of the read models', () => {
     expect(ids).toContain(id);
   });
 
+  it('given the service running, when the CLI rebuilds one read model alone, then its job names it and the service switches to a generation equal to the old', async () => {
+    // given
+    const before = await digest();
+    // when
+    const closing = JSON.parse(
+      (await cli({ DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' }, 'rebuild', '--read-model', 'files'))
+        .split('\n')
+        .at(-1) ?? '{}',
+    ) as { rebuilt: boolean; jobId: string; readModels: string[] };
+    // then
+    expect(closing).toMatchObject({ rebuilt: true, jobId: expect.any(String), readModels: ['files'] });
+    await waitFor(
+      async () => ((await digest()).generation !== before.generation ? true : undefined),
+      'the service to switch generation',
+    );
+    expect((await digest()).digest).toBe(before.digest);
+  });
+
   it('given a rebuild switched generations, when the replaced one has closed, then writes that consult the directory still answer (nothing holds the old read models)', async () => {
     // given: the generation serving now, replaced by a rebuild and then closed after its grace
     const replaced = server.services.readSide.current.readDb;
