@@ -417,8 +417,31 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Project the whole event log again into the read models of this process */
+        /**
+         * Start a job projecting the event log again into a new generation of the read models
+         * @description Answers at once with the job, which runs in the background of this process; `GET /internal/read-models/rebuild/{jobId}` follows it. One rebuild runs at a time, whichever read models it rebuilds: every rebuild builds the next generation.
+         */
         post: operations["rebuildReadModels"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/read-models/rebuild/{jobId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A rebuild job of this process: its phase, progress and outcome
+         * @description Jobs are known to the process that runs them, from the time they are asked until a while after they end (the last 20 ended ones); another process, or this one once restarted, answers 404.
+         */
+        get: operations["getRebuildJob"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -943,6 +966,11 @@ export interface components {
              *     ]
              */
             errors?: components["schemas"]["FieldError"][];
+            /**
+             * @description On a conflict with a read-model rebuild that is running: its job, to follow at `GET /internal/read-models/rebuild/{jobId}`
+             * @example 0f8e2d1c-3b4a-4c5d-8e6f-7a8b9c0d1e2f
+             */
+            jobId?: string;
         };
         FieldError: {
             /**
@@ -2597,6 +2625,117 @@ export interface components {
             counts: {
                 [key: string]: number;
             };
+        };
+        /**
+         * @example {
+         *       "jobId": "0f8e2d1c-3b4a-4c5d-8e6f-7a8b9c0d1e2f"
+         *     }
+         */
+        RebuildJobStarted: {
+            /**
+             * @description The job rebuilding the read models; follow it at `GET /internal/read-models/rebuild/{jobId}`
+             * @example 0f8e2d1c-3b4a-4c5d-8e6f-7a8b9c0d1e2f
+             */
+            jobId: string;
+        };
+        /**
+         * @example {
+         *       "readModel": "resources"
+         *     }
+         */
+        RebuildReadModelsRequest: {
+            /**
+             * @description One read model to rebuild alone, the others carried over as they are (embedded read models only); every one when absent
+             * @example resources
+             * @enum {string}
+             */
+            readModel?: "directory" | "resources" | "applications" | "apiKeys" | "files";
+        };
+        /**
+         * @example {
+         *       "jobId": "0f8e2d1c-3b4a-4c5d-8e6f-7a8b9c0d1e2f",
+         *       "readModels": [
+         *         "resources"
+         *       ],
+         *       "phase": "done",
+         *       "progress": {
+         *         "position": "42",
+         *         "head": "42",
+         *         "eventsApplied": 40
+         *       },
+         *       "startedAt": "2026-01-02T03:04:05.000Z",
+         *       "finishedAt": "2026-01-02T03:04:07.500Z",
+         *       "outcome": "succeeded",
+         *       "error": null
+         *     }
+         */
+        RebuildJob: {
+            /**
+             * @description The job
+             * @example 0f8e2d1c-3b4a-4c5d-8e6f-7a8b9c0d1e2f
+             */
+            jobId: string;
+            /**
+             * @description The read models the job projects again from the whole log; the others are carried over as they are
+             * @example [
+             *       "resources"
+             *     ]
+             */
+            readModels: string[];
+            /**
+             * @description `queued`: the new generation is being opened; `replaying`: the log is projected into it; `switching`: it is made the generation served; `done` or `failed`: the job has ended
+             * @example done
+             * @enum {string}
+             */
+            phase: "queued" | "replaying" | "switching" | "done" | "failed";
+            /**
+             * @description How far the replay got
+             * @example {
+             *       "position": "42",
+             *       "head": "42",
+             *       "eventsApplied": 40
+             *     }
+             */
+            progress: {
+                /**
+                 * @description The log position every rebuilt read model has folded, as a decimal string
+                 * @example 42
+                 */
+                position: string;
+                /**
+                 * @description The log's head when the replay began, as a decimal string: the replay ends there
+                 * @example 42
+                 */
+                head: string;
+                /**
+                 * @description How many events of the log the replay has folded so far
+                 * @example 40
+                 */
+                eventsApplied: number;
+            };
+            /**
+             * Format: date-time
+             * @description When the job was asked
+             * @example 2026-01-02T03:04:05.000Z
+             */
+            startedAt: string;
+            /**
+             * Format: date-time
+             * @description When the job ended; null while it runs
+             * @example 2026-01-02T03:04:07.500Z
+             */
+            finishedAt: string | null;
+            /**
+             * @description `succeeded`: the new generation is served; `failed`: the served one stayed; null while it runs
+             * @example succeeded
+             * @enum {string|null}
+             */
+            outcome: "succeeded" | "failed" | null;
+            /**
+             * @description Why the job failed, for people; null unless it failed
+             * @example null
+             */
+            error: string | null;
         };
     };
     responses: {
@@ -4616,21 +4755,62 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["RebuildReadModelsRequest"];
+            };
+        };
+        responses: {
+            /** @description The job is started */
+            202: {
+                headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
+                    /** @description The job: `/internal/read-models/rebuild/{jobId}` */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RebuildJobStarted"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            409: components["responses"]["Conflict"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getRebuildJob: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                /** @description The job, as `POST /internal/read-models/rebuild` answered it */
+                jobId: string;
+            };
+            cookie?: never;
+        };
         requestBody?: never;
         responses: {
-            /** @description The read models after the rebuild */
+            /** @description The job */
             200: {
                 headers: {
                     "Api-Version": components["headers"]["Api-Version"];
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ReadModelDigest"];
+                    "application/json": components["schemas"]["RebuildJob"];
                 };
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
-            409: components["responses"]["Conflict"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

@@ -99,7 +99,7 @@ function rememberedProblem(error: unknown): RememberedAnswer | undefined {
   return {
     status: PROBLEM_TYPES[key].status,
     contentType: 'application/problem+json',
-    body: JSON.stringify(problemBody(key, error.message, error.errors)),
+    body: JSON.stringify(problemBody(key, error.message, error.errors, error.extensions)),
   };
 }
 

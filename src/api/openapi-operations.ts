@@ -181,10 +181,14 @@ function answerResponse(answer: AnswerDoc, rateLimited: boolean, idempotent: boo
       : 'problem' in answer
         ? problemContent
         : answer.content;
+  const own = 'json' in answer ? (answer.headers ?? {}) : {};
   const headers = {
     ...apiVersionHeaders,
     ...(rateLimited ? rateLimitHeaders : {}),
     ...(idempotent ? { 'Idempotent-Replayed': headerRef('Idempotent-Replayed') } : {}),
+    ...Object.fromEntries(
+      Object.entries(own).map(([name, description]) => [name, { description, schema: { type: 'string' } }]),
+    ),
   };
   return {
     description: answer.description,

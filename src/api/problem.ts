@@ -1,5 +1,5 @@
 import type { Response } from 'express';
-import type { DomainErrorKind, FieldError } from '../domain/errors';
+import type { DomainErrorKind, FieldError, ProblemExtensions } from '../domain/errors';
 import type { Problem } from './response-schemas';
 
 export type { Problem } from './response-schemas';
@@ -59,7 +59,9 @@ export const PROBLEM_EXPLANATIONS: Record<ProblemKey, string> = {
   conflict:
     'The request contradicts the current state: the cap of active API keys is ' +
     'reached, the key has expired, or a share whose level belongs to another ' +
-    'community admin cannot be changed by this caller.',
+    'community admin cannot be changed by this caller. A rebuild of the read models ' +
+    'asked while another runs is refused too; `jobId` then names the running job ' +
+    'when this process runs it: follow it at `GET /internal/read-models/rebuild/{jobId}`.',
   idempotencyKeyInProgress:
     'A request with the same Idempotency-Key is still being served. Wait the ' +
     '`Retry-After` seconds and send the same request again with the same key: it ' +
@@ -102,14 +104,30 @@ export const problemForKind: Record<DomainErrorKind, ProblemKey> = {
   unavailable: 'unavailable',
 };
 
-export function problemBody(key: ProblemKey, detail?: string, errors?: readonly FieldError[]): Problem {
+export function problemBody(
+  key: ProblemKey,
+  detail?: string,
+  errors?: readonly FieldError[],
+  extensions: ProblemExtensions = {},
+): Problem {
   const base = PROBLEM_TYPES[key];
-  return { ...base, ...(detail ? { detail } : {}), ...(errors && errors.length > 0 ? { errors } : {}) };
+  return {
+    ...base,
+    ...(detail ? { detail } : {}),
+    ...(errors && errors.length > 0 ? { errors } : {}),
+    ...(extensions.jobId !== undefined ? { jobId: extensions.jobId } : {}),
+  };
 }
 
-export function sendProblem(res: Response, key: ProblemKey, detail?: string, errors?: readonly FieldError[]): void {
+export function sendProblem(
+  res: Response,
+  key: ProblemKey,
+  detail?: string,
+  errors?: readonly FieldError[],
+  extensions?: ProblemExtensions,
+): void {
   res
     .status(PROBLEM_TYPES[key].status)
     .type('application/problem+json')
-    .send(JSON.stringify(problemBody(key, detail, errors)));
+    .send(JSON.stringify(problemBody(key, detail, errors, extensions)));
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { component, count, integer } from '../contract/primitives';
+import { component, count, integer, isoTimestamp } from '../contract/primitives';
 
 /**
  * The RESPONSE bodies of the API's own answers (the user, problems, the feed, operators, health).
@@ -85,6 +85,15 @@ export const problemSchema = component(
         description: 'On a validation problem: every bad field',
         example: [fieldErrorExample],
       }),
+    jobId: z
+      .string()
+      .optional()
+      .meta({
+        description:
+          'On a conflict with a read-model rebuild that is running: its job, to follow at ' +
+          '`GET /internal/read-models/rebuild/{jobId}`',
+        example: '0f8e2d1c-3b4a-4c5d-8e6f-7a8b9c0d1e2f',
+      }),
   },
   {
     example: {
@@ -113,7 +122,7 @@ export const directoryFeedAnswerSchema = component(
   { example: { accepted: 2, position: '42' } },
 );
 
-/** GET /internal/read-models/digest and POST /internal/read-models/rebuild. */
+/** GET /internal/read-models/digest. */
 const digestExample = {
   generation: 1,
   checkpoint: '42',
@@ -143,6 +152,80 @@ export const readModelDigestSchema = component(
       .meta({ description: 'Rows per read model, by name', example: digestExample.counts }),
   },
   { example: digestExample },
+);
+
+/** POST /internal/read-models/rebuild. */
+export const rebuildJobStartedSchema = component(
+  'RebuildJobStarted',
+  {
+    jobId: z.string().meta({
+      description: 'The job rebuilding the read models; follow it at `GET /internal/read-models/rebuild/{jobId}`',
+      example: '0f8e2d1c-3b4a-4c5d-8e6f-7a8b9c0d1e2f',
+    }),
+  },
+  { example: { jobId: '0f8e2d1c-3b4a-4c5d-8e6f-7a8b9c0d1e2f' } },
+);
+
+const position = z
+  .string()
+  .regex(/^[0-9]+$/)
+  .meta({ description: 'A log position, as a decimal string', example: '42' });
+const rebuildJobExample = {
+  jobId: '0f8e2d1c-3b4a-4c5d-8e6f-7a8b9c0d1e2f',
+  readModels: ['resources'],
+  phase: 'done',
+  progress: { position: '42', head: '42', eventsApplied: 40 },
+  startedAt: '2026-01-02T03:04:05.000Z',
+  finishedAt: '2026-01-02T03:04:07.500Z',
+  outcome: 'succeeded',
+  error: null,
+} as const;
+
+/** GET /internal/read-models/rebuild/{jobId}. */
+export const rebuildJobSchema = component(
+  'RebuildJob',
+  {
+    jobId: z.string().meta({ description: 'The job', example: rebuildJobExample.jobId }),
+    readModels: z.array(z.string()).readonly().meta({
+      description: 'The read models the job projects again from the whole log; the others are carried over as they are',
+      example: rebuildJobExample.readModels,
+    }),
+    phase: z.enum(['queued', 'replaying', 'switching', 'done', 'failed']).meta({
+      description:
+        '`queued`: the new generation is being opened; `replaying`: the log is projected into it; ' +
+        '`switching`: it is made the generation served; `done` or `failed`: the job has ended',
+      example: 'done',
+    }),
+    progress: z
+      .strictObject({
+        position: position.meta({
+          description: 'The log position every rebuilt read model has folded, as a decimal string',
+          example: '42',
+        }),
+        head: position.meta({
+          description: "The log's head when the replay began, as a decimal string: the replay ends there",
+          example: '42',
+        }),
+        eventsApplied: count.meta({
+          description: 'How many events of the log the replay has folded so far',
+          example: 40,
+        }),
+      })
+      .meta({ description: 'How far the replay got', example: rebuildJobExample.progress }),
+    startedAt: isoTimestamp.meta({ description: 'When the job was asked', example: rebuildJobExample.startedAt }),
+    finishedAt: isoTimestamp
+      .nullable()
+      .meta({ description: 'When the job ended; null while it runs', example: rebuildJobExample.finishedAt }),
+    outcome: z.enum(['succeeded', 'failed']).nullable().meta({
+      description: '`succeeded`: the new generation is served; `failed`: the served one stayed; null while it runs',
+      example: 'succeeded',
+    }),
+    error: z.string().nullable().meta({
+      description: 'Why the job failed, for people; null unless it failed',
+      example: null,
+    }),
+  },
+  { example: rebuildJobExample },
 );
 
 export const healthLiveSchema = component(

@@ -35,7 +35,12 @@ export type Access = 'public' | 'api' | 'ownLogin' | 'internal';
 
 /** A documented answer: a JSON body of `json`, a problem body, other content, or no body. */
 export type AnswerDoc =
-  | { readonly description: string; readonly json: z.ZodType }
+  | {
+      readonly description: string;
+      readonly json: z.ZodType;
+      /** Headers the answer carries besides the common ones, by name: what each says. */
+      readonly headers?: Readonly<Record<string, string>>;
+    }
   | { readonly description: string; readonly problem: true }
   | { readonly description: string; readonly content?: ZodRequestBody['content'] };
 

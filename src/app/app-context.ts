@@ -13,6 +13,7 @@ import type { ReadDb } from '../infra/read-db';
 import type { AnswerMemo } from '../projections/answer-memo';
 import type { ReadModels } from '../projections/read-models';
 import type { ReadSide } from './read-side';
+import type { RebuildJobs } from './rebuild-jobs';
 import type { Settle } from '../api/route-declaration';
 import type { SecretHasher } from '../ports/secret-hasher';
 import type { UploadCheck } from '../resources/project-resource-commands';
@@ -37,6 +38,8 @@ export type AppContext = {
   readonly cache: Cache & RateLimiter;
   readonly readModels: ReadModels;
   readonly readSide: ReadSide;
+  /** Rebuilds of the read models asked of this process, run in its background. */
+  readonly rebuildJobs: RebuildJobs;
   /** The stores of the read models being served, as one value: a blue/green rebuild replaces them. */
   readonly stores: ReadModelStores;
   readonly directory: DirectoryReader;

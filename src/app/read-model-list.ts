@@ -138,18 +138,26 @@ export const READ_MODELS = {
   }),
 };
 
-type ReadModelName = keyof typeof READ_MODELS;
+export type ReadModelName = keyof typeof READ_MODELS;
+
+/** The read models' names, in the order their projections start: what an operator names one by. */
+export const READ_MODEL_NAMES = Object.keys(READ_MODELS) as [ReadModelName, ...ReadModelName[]];
 type StoreOf<M> = M extends ReadModel<infer Store> ? Store : never;
 
 /** One store per read model, as one value. */
 export type ReadModelStores = { readonly [Name in ReadModelName]: StoreOf<(typeof READ_MODELS)[Name]> };
 
 /** The read models opened on one read database: their stores, and the projections that feed them. */
-export type OpenReadModels = { readonly stores: ReadModelStores; readonly projections: readonly ReadModelProjection[] };
+export type OpenReadModels = {
+  readonly stores: ReadModelStores;
+  readonly projections: readonly ReadModelProjection[];
+  /** Each read model's projection, by the read model's name (a projection may name itself otherwise). */
+  readonly projectionOf: Readonly<Record<ReadModelName, ReadModelProjection>>;
+};
 
 /** Every read model's store, opened on the read database, and the projections that feed them. */
 export async function openReadModels(readDb: ReadDb): Promise<OpenReadModels> {
-  const names = Object.keys(READ_MODELS) as ReadModelName[];
+  const names = READ_MODEL_NAMES;
   const opened: Record<string, unknown> = {};
   for (const name of names) {
     const model: ReadModel<unknown> = READ_MODELS[name] as ReadModel<unknown>;
@@ -162,5 +170,9 @@ export async function openReadModels(readDb: ReadDb): Promise<OpenReadModels> {
   }
   const stores = opened as ReadModelStores;
   const projections = names.map((name) => (READ_MODELS[name] as ReadModel<unknown>).projection(stores[name]));
-  return { stores, projections };
+  const projectionOf = Object.fromEntries(names.map((name, i) => [name, projections[i]])) as Record<
+    ReadModelName,
+    ReadModelProjection
+  >;
+  return { stores, projections, projectionOf };
 }

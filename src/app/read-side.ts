@@ -9,7 +9,7 @@ import { DirectoryReader } from '../directory/directory-reader';
 import type { RunnerOptions } from '../projections/read-model-runner';
 import { ReadModels } from '../projections/read-models';
 import { verifyEventLog } from '../projections/event-log-identity';
-import { openReadModels, type ReadModelStores } from './read-model-list';
+import { openReadModels, READ_MODEL_NAMES, type ReadModelName, type ReadModelStores } from './read-model-list';
 
 /** One generation of the read models, open in this process. */
 export type Generation = {
@@ -20,10 +20,30 @@ export type Generation = {
   readonly directory: DirectoryReader;
 };
 
-export type RebuildProgress = { readonly position: bigint; readonly head: bigint; readonly eventsPerSecond: number };
+/**
+ * How far a rebuild got: the position every rebuilt read model has folded, the log's head when it
+ * began, and how many events of the log they have folded so far (those of the slowest).
+ */
+export type RebuildProgress = {
+  readonly position: bigint;
+  readonly head: bigint;
+  readonly eventsApplied: number;
+  readonly eventsPerSecond: number;
+};
 
-type RebuildOptions = {
+/** `replaying`: the log is projected into the new generation; `switching`: it is made the served one. */
+export type RebuildPhase = 'replaying' | 'switching';
+
+export type RebuildOptions = {
   readonly switchHere: boolean;
+  /**
+   * The read models projected again from the whole log; the others are carried over from the
+   * generation served (see ReadGenerations.openCopy). Every one when absent.
+   */
+  readonly readModels?: readonly ReadModelName[];
+  /** The rebuild lock when taken already (a job takes it as it is asked, so a second is refused then). */
+  readonly lock?: RebuildLock;
+  readonly phase?: (phase: RebuildPhase) => void;
   readonly progress?: (p: RebuildProgress) => void;
   /** Once the pointer names the new generation: the rebuild is done, what follows is clean-up. */
   readonly switched?: () => void;
@@ -81,7 +101,7 @@ export class ReadSide {
    * to it. `switchHere`: this process serves the new generation at once (a server); the CLI does not.
    */
   async rebuild(options: RebuildOptions): Promise<Generation | undefined> {
-    const lock = await this.deps.generations.lockRebuild();
+    const lock = options.lock ?? (await this.lockRebuild());
     // Two rebuilds at once would build the same next generation over each other.
     if (!lock) throw conflict('another rebuild of the read models is running: try again once it has switched');
     try {
@@ -91,31 +111,65 @@ export class ReadSide {
     }
   }
 
+  /** The rebuild lock, recording `jobId` where the lock can (see ReadGenerations.rebuildJob); null while held. */
+  lockRebuild(jobId?: string): Promise<RebuildLock | null> {
+    return this.deps.generations.lockRebuild(jobId);
+  }
+
+  /** The job of the rebuild holding the lock, when the lock records it. */
+  async rebuildJob(): Promise<string | undefined> {
+    return this.deps.generations.rebuildJob?.();
+  }
+
+  /** Whether some read models can be rebuilt alone here (the others copied over: ReadGenerations.openCopy). */
+  get rebuildsSomeAlone(): boolean {
+    return this.deps.generations.openCopy !== undefined;
+  }
+
+  private copyServed(generation: number): Promise<ReadDb> {
+    const { generations } = this.deps;
+    // RebuildJobs refuses some read models alone where the generations cannot copy (MongoDB).
+    if (!generations.openCopy) throw new Error('these read generations cannot rebuild some read models alone');
+    return generations.openCopy(this.generation.readDb, generation);
+  }
+
   private async rebuildLocked(options: RebuildOptions, lock: RebuildLock): Promise<Generation | undefined> {
     const previous = await this.deps.generations.current();
     const next = Math.max(previous, this.generation.number) + 1;
-    const readDb = await this.deps.generations.open(next, { bulkLoad: true });
-    const { projections } = await openReadModels(readDb);
+    const some =
+      options.readModels && options.readModels.length < READ_MODEL_NAMES.length ? options.readModels : undefined;
+    // Some alone: the others are carried over with their checkpoints. All: built from nothing,
+    // with the indexes built once at the end (bulkLoad).
+    const readDb = some ? await this.copyServed(next) : await this.deps.generations.open(next, { bulkLoad: true });
+    const opened = await openReadModels(readDb);
+    const projections = some ? some.map((name) => opened.projectionOf[name]) : opened.projections;
     for (const projection of projections) await projection.store.reset(projection.name);
     const head = (await this.deps.events.headPosition()) ?? 0n;
     const started = performance.now();
-    const reached = new Map<string, bigint>();
+    const reached = new Map<string, { position: bigint; events: number }>();
     // The builder is the only writer of a generation nobody reads yet: no lease.
     const builder = new ReadModels(this.deps.events, projections, this.deps.logger, {
       role: 'project',
-      onCatchUp: (projection, position) => {
-        reached.set(projection, position);
-        const slowest = [...reached.values()].reduce((a, b) => (b < a ? b : a), position);
+      onCatchUp: (projection, position, events) => {
+        reached.set(projection, { position, events: (reached.get(projection)?.events ?? 0) + events });
+        const slowest = [...reached.values()].reduce((a, b) => (b.position < a.position ? b : a));
         const seconds = (performance.now() - started) / 1000;
-        options.progress?.({ position: slowest, head, eventsPerSecond: seconds > 0 ? Number(slowest) / seconds : 0 });
+        options.progress?.({
+          position: slowest.position,
+          head,
+          eventsApplied: slowest.events,
+          eventsPerSecond: seconds > 0 ? slowest.events / seconds : 0,
+        });
       },
     });
     try {
+      options.phase?.('replaying');
       try {
         await builder.start();
       } finally {
         await builder.stop();
       }
+      options.phase?.('switching');
       // Events appended from here on are caught up by the runners of the new generation.
       finishBulkLoad(readDb);
       // A lock lost meanwhile (this process stalled past its TTL) may be another rebuild's now.

@@ -23,6 +23,7 @@ import { Metrics } from '../observability/metrics';
 import { answerMemoOf, followPollMsOf, leaseStoreOf, leaseTimingOf } from '../infra/read-db';
 import { readGenerations } from '../infra/read-generations';
 import { ReadSide } from './read-side';
+import { RebuildJobs } from './rebuild-jobs';
 import { isTransientStoreError } from '../projections/transient-error';
 
 import { ResilientCache } from '../infra/redis/resilient-cache';
@@ -126,6 +127,7 @@ export async function createServices(
     throw error;
   }
   const fileStore = await openFileStore(config);
+  const rebuildJobs = new RebuildJobs(readSide, { switchHere: true, logger, clock });
   const services: Services = {
     config,
     logger,
@@ -136,6 +138,7 @@ export async function createServices(
     idempotencyKeys: log,
     logIntegrity: hasLogIntegrity(log) ? log : undefined,
     readSide,
+    rebuildJobs,
     // The read models of the generation being served: a blue/green rebuild switches them.
     get readDb() {
       return readSide.current.readDb;
@@ -175,6 +178,8 @@ export async function createServices(
     },
     async close() {
       sweeper.stop();
+      // A rebuild running writes into a generation of its own and then the pointer: it ends first.
+      await rebuildJobs.settled();
       await readSide.close();
       await Promise.allSettled([eventStore.close(), cache.close(), fileStore.close()]);
     },

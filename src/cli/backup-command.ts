@@ -70,9 +70,14 @@ export async function backupCommands(
     process.stderr.write(BACKUP_HELP[command]);
     return 2;
   }
-  if (config.EVENTSTORE_URL) {
+  const external = config.POSTGRES_URL
+    ? 'POSTGRES_URL (pg_dump)'
+    : config.EVENTSTORE_URL
+      ? 'EVENTSTORE_URL'
+      : undefined;
+  if (external) {
     process.stderr.write(
-      `${command} copies the embedded log; with EVENTSTORE_URL, see docs/operations.md "Backup and restore"\n`,
+      `${command} copies the embedded log; with ${external}, see docs/operations.md "Backup and restore"\n`,
     );
     return 2;
   }

@@ -22,7 +22,9 @@ import { Presets, SingleBar } from 'cli-progress';
 import { SqliteReadDb } from '../infra/sqlite/sqlite-read-db';
 import { ReadModels } from '../projections/read-models';
 import { openEventStore, openFileStore } from '../app/services';
-import { openReadModels } from '../app/read-model-list';
+import { openReadModels, READ_MODEL_NAMES, type ReadModelName } from '../app/read-model-list';
+import { RebuildJobs } from '../app/rebuild-jobs';
+import { DomainError } from '../domain/errors';
 import { sweepOrphans } from '../files/file-lifecycle';
 import { zodFieldErrors } from '../api/validation';
 import { AUDIT_USAGE, auditCommand } from './audit-command';
@@ -41,8 +43,10 @@ commands:
                          who could see a resource at a time, the log's hash chain checked
                          (audit --help for the options)
   digest                 project the whole log afresh and print the read-model digest
-  rebuild                project the whole log into a new generation of the read models, then switch
-                         every running service to it (blue/green: they keep answering meanwhile)
+  rebuild [--read-model <name>]
+                         project the whole log into a new generation of the read models (or one read
+                         model alone), then switch every running service to it (blue/green: they keep
+                         answering meanwhile); exits 1 when the rebuild failed or another one runs
   sweep-uploads          delete uploads no resource references after UPLOAD_ORPHAN_HOURS
   backup <DEST>          copy the event log (online, consistent) and the uploads into DEST, with a manifest
   restore <SRC>          verify the backup SRC and restore it into an empty DATA_DIR
@@ -63,9 +67,11 @@ const COMMAND_HELP: Record<string, string> = {
   audit: AUDIT_USAGE,
   digest: 'usage: npm run cli -- digest\n  project the whole log afresh in memory and print the read-model digest\n',
   rebuild:
-    'usage: npm run cli -- rebuild\n  project the whole log into a new read-model ' +
+    'usage: npm run cli -- rebuild [--read-model <name>]\n  project the whole log into a new read-model ' +
     'generation, then switch every running service to it\n  (at a CPU priority 10 ' +
-    "below the caller's, so the services keep their latency)\n",
+    "below the caller's, so the services keep their latency)\n" +
+    `  --read-model: rebuild one read model alone (${READ_MODEL_NAMES.join(', ')}), the others carried over\n` +
+    '  (embedded read models only); prints progress on stderr, a JSON line at the end; exits 1 if it failed\n',
   'sweep-uploads':
     'usage: npm run cli -- sweep-uploads\n  delete uploads no resource references after UPLOAD_ORPHAN_HOURS\n',
   ...BACKUP_HELP,
@@ -95,7 +101,7 @@ async function main(argv: string[]): Promise<number> {
     case 'digest':
       return digest(config);
     case 'rebuild':
-      return rebuild(config);
+      return rebuild(rest, config);
     case 'sweep-uploads':
       return sweepUploads(config);
     case 'backup':
@@ -279,7 +285,13 @@ function rebuildProgress() {
  * Blue/green: projects the whole log into a new generation while the running services keep
  * answering from the current one, then switches them all to it.
  */
-async function rebuild(config: Config): Promise<number> {
+async function rebuild(args: string[], config: Config): Promise<number> {
+  const { values } = parseArgs({ args, options: { 'read-model': { type: 'string' } } });
+  const readModel = values['read-model'];
+  if (readModel !== undefined && !(READ_MODEL_NAMES as readonly string[]).includes(readModel)) {
+    process.stderr.write(`--read-model must be one of ${READ_MODEL_NAMES.join(', ')}\n`);
+    return 2;
+  }
   const niceness = runInBackground();
   const events = openEventStore(config);
   const logger = createLogger('error');
@@ -295,25 +307,49 @@ async function rebuild(config: Config): Promise<number> {
   });
   const progress = rebuildProgress();
   const began = performance.now();
-  let projected = 0n;
   // The rebuild's time ends at the switch: after it the CLI only waits out the services' grace to
   // drop the replaced generation (read-side.ts), which says nothing of how fast the log was projected.
   let switchedAt: number | undefined;
+  // The same jobs as the service's operator route, run here in the foreground.
+  const jobs = new RebuildJobs(side, {
+    switchHere: false,
+    logger,
+    observe: (job, p) => {
+      if (p) progress.update(Number(p.position), Number(p.head), Math.round(p.eventsPerSecond));
+      if (job.phase === 'switching') switchedAt ??= performance.now();
+    },
+  });
   try {
-    await side.rebuild({
-      switchHere: false,
-      progress: (p) => {
-        progress.update(Number(p.position), Number(p.head), Math.round(p.eventsPerSecond));
-        projected = p.position;
-      },
-      switched: () => (switchedAt = performance.now()),
-    });
+    let jobId: string;
+    try {
+      jobId = (await jobs.start(readModel === undefined ? undefined : [readModel as ReadModelName])).jobId;
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      process.stderr.write(`${error.message}\n`);
+      return 1;
+    }
+    await jobs.settled();
+    const job = jobs.get(jobId);
+    if (job?.outcome !== 'succeeded') {
+      process.stderr.write(`rebuild failed: ${job?.error ?? 'unknown'}\n`);
+      process.stdout.write(`${JSON.stringify({ rebuilt: false, jobId, error: job?.error ?? null })}\n`);
+      return 1;
+    }
     // The last report may stop short of the head (the head is a position, the last event projected before it).
     progress.done();
     const seconds = ((switchedAt ?? performance.now()) - began) / 1000;
     const generation = await generations.current();
     process.stdout.write(
-      `${JSON.stringify({ rebuilt: true, generation, events: Number(projected), seconds: Number(seconds.toFixed(2)), niceness })}\n`,
+      `${JSON.stringify({
+        rebuilt: true,
+        jobId,
+        readModels: job.readModels,
+        generation,
+        events: Number(job.progress.position),
+        eventsApplied: job.progress.eventsApplied,
+        seconds: Number(seconds.toFixed(2)),
+        niceness,
+      })}\n`,
     );
   } finally {
     await side.close();

@@ -14,11 +14,15 @@ export type DomainErrorKind =
   | 'rate_limited' // 429
   | 'unavailable'; // 503
 
+/** What a problem says besides its type, detail and bad fields: the job a conflict is with. */
+export type ProblemExtensions = { readonly jobId?: string };
+
 export class DomainError extends Error {
   constructor(
     readonly kind: DomainErrorKind,
     message: string,
     readonly errors: readonly FieldError[] = [],
+    readonly extensions: ProblemExtensions = {},
   ) {
     super(message);
     this.name = 'DomainError';
@@ -29,4 +33,5 @@ export const validationError = (field: string, message: string): DomainError =>
   new DomainError('validation', message, [{ field, message }]);
 export const forbidden = (message: string): DomainError => new DomainError('forbidden', message);
 export const notFound = (message: string): DomainError => new DomainError('not_found', message);
-export const conflict = (message: string): DomainError => new DomainError('conflict', message);
+export const conflict = (message: string, extensions: ProblemExtensions = {}): DomainError =>
+  new DomainError('conflict', message, [], extensions);

@@ -29,7 +29,19 @@ export interface ReadGenerations {
    * Takes the one rebuild lock of these generations, or null while another rebuild holds it:
    * two rebuilds at once would build the same next generation over each other.
    */
-  lockRebuild(): Promise<RebuildLock | null>;
+  lockRebuild(jobId?: string): Promise<RebuildLock | null>;
+  /**
+   * The job of the rebuild holding the lock, where the lock records it (the embedded store's lock
+   * file does): a refused operator is told which job to follow.
+   */
+  rebuildJob?(): Promise<string | undefined>;
+  /**
+   * Opens `generation` as a copy of `source` (the generation served), for a rebuild of some read
+   * models alone: the others are carried over as they are, with their checkpoints, and go on from
+   * there once served. Only where a consistent copy is cheap (SQLite's online backup); absent on
+   * MongoDB, where a generation is several collections no single read copies at one instant.
+   */
+  openCopy?(source: ReadDb, generation: number): Promise<ReadDb>;
   /** Closes what reading the pointer holds open (on MongoDB, its one client). */
   close(): Promise<void>;
 }
@@ -38,6 +50,7 @@ export interface ReadGenerations {
 export interface RebuildLock {
   /** False once lost (not renewed in time and taken by another): the rebuild must not switch. */
   readonly held: boolean;
+  /** Releasing again does nothing (nor frees a lock another rebuild took since). */
   release(): Promise<void>;
 }
 
@@ -58,6 +71,7 @@ async function leaseRebuildLock(leases: LeaseStore): Promise<RebuildLock | null>
   const lease = await leases.acquire(REBUILD_LEASE, holder, REBUILD_LOCK_TTL_MS, Date.now());
   if (!lease) return null;
   let held = true;
+  let released = false;
   const renewal = setInterval(() => {
     void leases
       .acquire(REBUILD_LEASE, holder, REBUILD_LOCK_TTL_MS, Date.now())
@@ -75,6 +89,9 @@ async function leaseRebuildLock(leases: LeaseStore): Promise<RebuildLock | null>
     release: async () => {
       clearInterval(renewal);
       held = false;
+      // Once only, like the file lock's (the lease's token keeps another holder's lease safe anyway).
+      if (released) return;
+      released = true;
       await leases.release(lease);
     },
   };
@@ -84,25 +101,29 @@ async function leaseRebuildLock(leases: LeaseStore): Promise<RebuildLock | null>
  * The rebuild lock of an embedded store: a file created exclusively beside the generations, naming
  * its process; one left by a process that died (no such pid on this machine) is taken over.
  */
-function fileRebuildLock(dataDir: string): RebuildLock | null {
-  const file = path.join(dataDir, 'read-models.rebuild.lock');
+const rebuildLockFile = (dataDir: string) => path.join(dataDir, 'read-models.rebuild.lock');
+
+function fileRebuildLock(dataDir: string, jobId: string | undefined): RebuildLock | null {
+  const file = rebuildLockFile(dataDir);
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
       makePrivateDir(dataDir);
-      fs.writeFileSync(file, `${process.pid}\n`, { flag: 'wx', mode: PRIVATE_FILE_MODE });
+      fs.writeFileSync(file, `${process.pid}\n${jobId ?? ''}\n`, { flag: 'wx', mode: PRIVATE_FILE_MODE });
       let held = true;
       return {
         get held() {
           return held;
         },
         release: async () => {
+          // Once only: after it the file may be another rebuild's lock.
+          if (!held) return;
           held = false;
           fs.rmSync(file, { force: true });
         },
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (processAlive(Number(fs.readFileSync(file, 'utf8').trim()))) return null;
+      if (processAlive(Number(fs.readFileSync(file, 'utf8').split('\n')[0]))) return null;
       fs.rmSync(file, { force: true });
     }
   }
@@ -155,8 +176,28 @@ function sqliteGenerations(dataDir: string, memo: boolean): ReadGenerations {
     async drop(generation) {
       for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file(generation)}${suffix}`, { force: true });
     },
-    async lockRebuild() {
-      return fileRebuildLock(dataDir);
+    async lockRebuild(jobId) {
+      return fileRebuildLock(dataDir, jobId);
+    },
+    async rebuildJob() {
+      try {
+        return fs.readFileSync(rebuildLockFile(dataDir), 'utf8').split('\n')[1]?.trim() || undefined;
+      } catch {
+        // No lock file: the rebuild that held it ended meanwhile.
+        return undefined;
+      }
+    },
+    async openCopy(source, generation) {
+      if (source.kind !== 'sqlite') throw new Error('a SQLite generation is copied from a SQLite one');
+      // What a failed rebuild may have left of this generation is replaced.
+      for (const suffix of ['', '-wal', '-shm']) fs.rmSync(`${file(generation)}${suffix}`, { force: true });
+      // The online backup copies one instant of the source, commits made meanwhile included, in
+      // steps between which the event loop serves requests.
+      await source.sqlite.db.backup(file(generation));
+      const copy = SqliteReadDb.open(file(generation), { memo, keptFile: keptReadModelsFile(dataDir) });
+      // The leases are the served generation's: the copy's runners take their own once it is served.
+      copy.db.exec('delete from projection_leases');
+      return { kind: 'sqlite', sqlite: copy };
     },
     async close() {},
   };

@@ -20,8 +20,11 @@ export type RunnerOptions = {
   readonly lease?: LeaseOptions;
   /** Store errors worth retrying (a network fault, an election); anything else stops the projection. */
   readonly isTransient?: (error: unknown) => boolean;
-  /** Told the position of each committed batch while catching up (a rebuild's progress). */
-  readonly onCatchUp?: (projection: string, position: bigint) => void;
+  /**
+   * Told the position of each committed batch while catching up, and how many events of the log
+   * the batch held past the previous checkpoint (a rebuild's progress).
+   */
+  readonly onCatchUp?: (projection: string, position: bigint, events: number) => void;
   /**
    * Under a lease, how long a process whose projection failed (a bug: the same event would fail
    * again) stands by before it tries to lead again: the first delay, doubled per failure in a
@@ -154,7 +157,7 @@ export class ReadModelRunner {
     if (fresh.length === 0) return;
     await this.commits.commit(fresh);
     const reached = this.position.value;
-    if (reached !== undefined) this.options.onCatchUp?.(this.name, reached);
+    if (reached !== undefined) this.options.onCatchUp?.(this.name, reached, fresh.length);
   }
 
   /**
@@ -165,7 +168,7 @@ export class ReadModelRunner {
   skippedTo(position: bigint): void {
     this.commits.skipTo(position);
     const reached = this.position.value;
-    if (reached !== undefined) this.options.onCatchUp?.(this.name, reached);
+    if (reached !== undefined) this.options.onCatchUp?.(this.name, reached, 0);
   }
 
   followLive(): void {

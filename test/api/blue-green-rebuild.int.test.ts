@@ -7,6 +7,7 @@ import os from 'node:os';
 import { demo, demoDirectory } from '../support/demo-directory';
 import { cli, waitFor } from '../support/service-process';
 import { startTestServer, type TestServer } from '../support/test-server';
+import { rebuildAndWait, waitForJob } from '../support/rebuild-job';
 
 describe('blue/green rebuild of the read models', () => {
   jest.setTimeout(60_000);
@@ -63,17 +64,13 @@ describe('blue/green rebuild of the read models', () => {
       }
     })();
     // when
-    const rebuilt = await server.post<{ generation: number; digest: string }>(
-      '/internal/read-models/rebuild',
-      {},
-      internal(),
-    );
+    const { job, after: rebuilt } = await rebuildAndWait(server);
     listing = false;
     await reader;
     // then
-    expect(rebuilt.status).toBe(200);
-    expect(rebuilt.body.generation).toBe(before.generation + 1);
-    expect(rebuilt.body.digest).toBe(before.digest);
+    expect(job.outcome).toBe('succeeded');
+    expect(rebuilt.generation).toBe(before.generation + 1);
+    expect(rebuilt.digest).toBe(before.digest);
     expect(answers.length).toBeGreaterThan(0);
     expect(answers.every((a) => a.status === 200 && a.count === listed)).toBe(true);
   });
@@ -104,13 +101,31 @@ describe('blue/green rebuild of the read models', () => {
     expect(ids).toContain(id);
   });
 
+  it('given the service running, when the CLI rebuilds one read model alone, then its job names it and the service switches to a generation equal to the old', async () => {
+    // given
+    const before = await digest();
+    // when
+    const closing = JSON.parse(
+      (await cli({ DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' }, 'rebuild', '--read-model', 'files'))
+        .split('\n')
+        .at(-1) ?? '{}',
+    ) as { rebuilt: boolean; jobId: string; readModels: string[] };
+    // then
+    expect(closing).toMatchObject({ rebuilt: true, jobId: expect.any(String), readModels: ['files'] });
+    await waitFor(
+      async () => ((await digest()).generation !== before.generation ? true : undefined),
+      'the service to switch generation',
+    );
+    expect((await digest()).digest).toBe(before.digest);
+  });
+
   it('given a rebuild switched generations, when the replaced one has closed, then writes that consult the directory still answer (nothing holds the old read models)', async () => {
     // given: the generation serving now, replaced by a rebuild and then closed after its grace
     const replaced = server.services.readSide.current.readDb;
     expect(replaced.kind).toBe('sqlite');
     const closed = () => replaced.kind === 'sqlite' && !replaced.sqlite.db.open;
     expect(closed()).toBe(false);
-    expect((await server.post('/internal/read-models/rebuild', {}, internal())).status).toBe(200);
+    expect((await rebuildAndWait(server)).job.outcome).toBe('succeeded');
     await waitFor(async () => (closed() ? true : undefined), 'the replaced generation to close');
     // when
     const key = await server.post(
@@ -137,7 +152,7 @@ describe('blue/green rebuild of the read models', () => {
     const usedAt = await waitFor(async () => (await lastUsedAt()) ?? undefined, 'the use to be recorded');
     const before = server.services.readSide.current.number;
     // when
-    expect((await server.post('/internal/read-models/rebuild', {}, internal())).status).toBe(200);
+    expect((await rebuildAndWait(server)).job.outcome).toBe('succeeded');
     // then: another generation answers, with the key's last use
     expect(server.services.readSide.current.number).toBe(before + 1);
     expect(await lastUsedAt()).toBe(usedAt);
@@ -150,11 +165,13 @@ describe('blue/green rebuild of the read models', () => {
       server.post('/internal/read-models/rebuild', {}, internal()),
       server.post('/internal/read-models/rebuild', {}, internal()),
     ]);
-    // then: one built and switched one generation on, the other was refused
-    expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
-    expect(answers.find((a) => a.status === 409)?.body.type).toBe('/problems/conflict');
+    // then: one started, the other was refused naming it; the one started switched one generation on
+    expect(answers.map((a) => a.status).sort()).toEqual([202, 409]);
+    const started = answers.find((a) => a.status === 202)?.body.jobId as string;
+    expect(answers.find((a) => a.status === 409)?.body).toMatchObject({ type: '/problems/conflict', jobId: started });
+    expect((await waitForJob(server, started)).job.outcome).toBe('succeeded');
     expect(server.services.readSide.current.number).toBe(before + 1);
     // and the lock went with the rebuild: the next one runs
-    expect((await server.post('/internal/read-models/rebuild', {}, internal())).status).toBe(200);
+    expect((await rebuildAndWait(server)).job.outcome).toBe('succeeded');
   });
 });

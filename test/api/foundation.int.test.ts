@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
+import { rebuildAndWait } from '../support/rebuild-job';
 
 describe('foundation over HTTP', () => {
   let server: TestServer;
@@ -254,10 +255,10 @@ describe('foundation over HTTP', () => {
     it('the live read models equal a rebuild from position 0', async () => {
       const headers = { 'x-directory-token': server.services.secrets.directoryToken };
       const before = await server.get('/internal/read-models/digest', { headers });
-      const rebuilt = await server.post('/internal/read-models/rebuild', {}, { headers });
-      expect(rebuilt.status).toBe(200);
-      expect(rebuilt.body.digest).toBe(before.body.digest);
-      expect(rebuilt.body.checkpoint).toBe(before.body.checkpoint);
+      const { job, after } = await rebuildAndWait(server);
+      expect(job.outcome).toBe('succeeded');
+      expect(after.digest).toBe(before.body.digest);
+      expect(after.checkpoint).toBe(before.body.checkpoint);
       expect(before.body.counts.dir_users).toBeGreaterThan(5);
     });
   });

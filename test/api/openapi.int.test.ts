@@ -7,6 +7,8 @@ import {
   healthReadySchema,
   problemSchema,
   readModelDigestSchema,
+  rebuildJobSchema,
+  rebuildJobStartedSchema,
   removeProjectResourceSchema,
 } from '../../src/api/response-schemas';
 import { applicationListSchema } from '../../src/applications/application-list';
@@ -15,6 +17,7 @@ import { resourceListSchema, savedResourceSchema } from '../../src/resources/res
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { HttpResult, TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
+import { waitForJob } from '../support/rebuild-job';
 
 /**
  * GET /openapi.json and the contract behind it:
@@ -373,11 +376,14 @@ describe('OpenAPI document and response contract', () => {
         '/internal/read-models/digest',
         readModelDigestSchema,
       );
+      const started = await server.post('/internal/read-models/rebuild', undefined, internal());
+      expectContract(started, 'post', '/internal/read-models/rebuild', rebuildJobStartedSchema);
+      const { job } = await waitForJob(server, started.body.jobId);
       expectContract(
-        await server.post('/internal/read-models/rebuild', undefined, internal()),
-        'post',
-        '/internal/read-models/rebuild',
-        readModelDigestSchema,
+        await server.get(`/internal/read-models/rebuild/${job.jobId}`, internal()),
+        'get',
+        '/internal/read-models/rebuild/{jobId}',
+        rebuildJobSchema,
       );
       const metrics = await server.get('/internal/metrics', internal());
       expect(metrics.status).toBe(200);

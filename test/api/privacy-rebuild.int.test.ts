@@ -29,6 +29,7 @@ import type {
 import { communityCircle, privacyApi, projectCircle } from '../support/privacy-api';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
+import { rebuildAndWait } from '../support/rebuild-job';
 
 const LIA = 21;
 const PANEL_3 = 310;
@@ -556,14 +557,10 @@ describe('privacy changes: read models equal a rebuild, and nobody sees what the
       '/internal/read-models/digest',
       directoryHeaders(),
     );
-    const rebuilt = await server.post<{ digest: string; counts: Record<string, number> }>(
-      '/internal/read-models/rebuild',
-      {},
-      directoryHeaders(),
-    );
+    const { job, after: rebuilt } = await rebuildAndWait(server);
     expect(live.status).toBe(200);
-    expect(rebuilt.status).toBe(200);
-    expect({ digest: rebuilt.body.digest, counts: rebuilt.body.counts }).toEqual({
+    expect(job.outcome).toBe('succeeded');
+    expect({ digest: rebuilt.digest, counts: rebuilt.counts }).toEqual({
       digest: live.body.digest,
       counts: live.body.counts,
     });

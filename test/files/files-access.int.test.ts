@@ -5,6 +5,7 @@ import { demo, demoDirectory } from '../support/demo-directory';
 import { samples } from '../support/file-samples';
 import { fieldsOf, newResource, resourceApi, scope } from '../support/resource-api';
 import { serverForSuite } from '../support/suite-server';
+import { rebuildAndWait } from '../support/rebuild-job';
 import { fileApi } from '../support/upload-client';
 
 /**
@@ -274,12 +275,7 @@ describe('files: download, file resources, lifecycle', () => {
       const stored = await files.uploaded(users.team, 'gone.pdf', 'application/pdf', samples.pdf());
       const created = await api.create(users.team, newResource(scope.project(P), { resourceUrl: stored }));
       await api.remove(users.team, created.id);
-      const rebuilt = await server.post(
-        '/internal/read-models/rebuild',
-        {},
-        { headers: { 'x-directory-token': server.services.secrets.directoryToken } },
-      );
-      expect(rebuilt.status).toBe(200);
+      expect((await rebuildAndWait(server)).job.outcome).toBe('succeeded');
       expect((await server.services.stores.files.file(stored))?.deleted).toBe(true);
       expect((await files.download(users.team, stored)).status).toBe(404);
       expect((await api.save(users.team, newResource(scope.project(P), { resourceUrl: stored }))).status).toBe(400);

@@ -15,7 +15,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       if (error.kind === 'unauthenticated') res.setHeader('WWW-Authenticate', wwwAuthenticate(error.message));
       // Every 503 is transient (a busy stream, read models catching up): say when to come back.
       if (error.kind === 'unavailable') res.setHeader('Retry-After', '1');
-      sendProblem(res, problemForKind[error.kind], error.message, error.errors);
+      sendProblem(res, problemForKind[error.kind], error.message, error.errors, error.extensions);
       return;
     }
     if (error instanceof UnsupportedMediaType) {
