@@ -245,6 +245,16 @@ describe('the Prometheus alert rules', () => {
     expect(bad).toEqual([]);
   });
 
+  it('given the jobs their expressions name, then each is the scrape job of deploy/prometheus/scrape-config.yml', () => {
+    const scrape = parse(read(path.join(deploy, 'prometheus', 'scrape-config.yml'))) as {
+      scrape_configs: { job_name: string }[];
+    };
+    const jobs = ruleExprs.flatMap(({ expr }) => [...expr.matchAll(/\bjob\s*=\s*"([^"]*)"/g)].map((m) => m[1]));
+
+    expect(jobs.length).toBeGreaterThan(0);
+    expect(new Set(jobs)).toEqual(new Set(scrape.scrape_configs.map((j) => j.job_name)));
+  });
+
   it('given the docs sections their annotations cite, then each heading exists', () => {
     const slug = (heading: string) =>
       heading
