@@ -57,7 +57,7 @@ export const OPERATOR_ROUTES = routeGroup<AppContext>({ tag: 'internal', access:
         headers: { Location: 'The job: `/internal/read-models/rebuild/{jobId}`' },
       },
     },
-    // 400: an unknown `readModel`, or one alone where the read models live in MongoDB.
+    // 400: an unknown `readModel`, or one alone where the read models live in MongoDB or PostgreSQL.
     // 409: another rebuild (this process's, another's, the CLI's) holds the rebuild lock.
     errors: [400, 401, 409],
     handle:

@@ -128,7 +128,7 @@ export class ReadSide {
 
   private copyServed(generation: number): Promise<ReadDb> {
     const { generations } = this.deps;
-    // RebuildJobs refuses some read models alone where the generations cannot copy (MongoDB).
+    // RebuildJobs refuses some read models alone where the generations cannot copy (MongoDB, PostgreSQL).
     if (!generations.openCopy) throw new Error('these read generations cannot rebuild some read models alone');
     return generations.openCopy(this.generation.readDb, generation);
   }
