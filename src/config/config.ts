@@ -102,7 +102,7 @@ export const configSchema = z.object({
     .string()
     .regex(/^[a-z_][a-z0-9_]{0,31}$/, 'a lowercase identifier of at most 32 characters (letters, digits, _)')
     .default('resources'),
-  /** The server-side bound (statement_timeout) of every read-model statement on PostgreSQL; past it a request answers 503. */
+  /** The server-side bound (statement_timeout) of every PostgreSQL read-model statement; past it: a 503. */
   POSTGRES_STATEMENT_TIMEOUT_MS: positiveInt(5000),
   REDIS_URL: optionalConnectionString(redisConnectionString),
   /** Prefix of every Redis key this service writes: processes sharing a budget share it. */

@@ -145,8 +145,7 @@ export function backendEnv(env: Record<string, string>): {
   dispose: () => Promise<void>;
 } {
   const none = { env: {}, dispose: async () => undefined };
-  if (process.env.TEST_BACKEND !== 'postgres' || env.MONGODB_URL || env.EVENTSTORE_URL || env.POSTGRES_URL)
-    return none;
+  if (process.env.TEST_BACKEND !== 'postgres' || env.MONGODB_URL || env.EVENTSTORE_URL || env.POSTGRES_URL) return none;
   const url = process.env.TEST_POSTGRES_URL;
   if (!url) throw new Error(`TEST_BACKEND=postgres, but ${process.env.TEST_POSTGRES_SKIP ?? 'no PostgreSQL answers'}`);
   const schema = freshSchema('srv');
