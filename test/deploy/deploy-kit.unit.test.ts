@@ -421,10 +421,15 @@ describe('the Kubernetes manifests', () => {
       );
   });
 
-  it('given POSTGRES_URL, then no manifest sets it: the service refuses to start on it yet', () => {
-    const names = deployments.flatMap((d) => (d.spec?.template?.spec.containers[0]?.env ?? []).map((e) => e.name));
-
-    expect(names).not.toContain('POSTGRES_URL');
+  it('given the stores, then every Deployment runs on PostgreSQL alone (never beside EVENTSTORE_URL or MONGODB_URL, which the service refuses), from the Secret', () => {
+    for (const deployment of deployments) {
+      const env = deployment.spec?.template?.spec.containers[0]?.env ?? [];
+      const names = env.map((e) => e.name);
+      expect(names).toContain('POSTGRES_URL');
+      expect(names).not.toContain('EVENTSTORE_URL');
+      expect(names).not.toContain('MONGODB_URL');
+      expect(JSON.stringify(env.find((e) => e.name === 'POSTGRES_URL'))).toContain('secretKeyRef');
+    }
     expect(Object.keys(configMap?.data ?? {})).not.toContain('POSTGRES_URL');
   });
 
