@@ -12,7 +12,7 @@ const rebuildBody = z
       .optional()
       .meta({
         description:
-          'One read model to rebuild alone, the others carried over as they are (embedded read models only); ' +
+          'One read model to rebuild alone, the others carried over as they are (embedded and PostgreSQL read models); ' +
           'every one when absent',
         example: 'resources',
       }),
@@ -57,7 +57,7 @@ export const OPERATOR_ROUTES = routeGroup<AppContext>({ tag: 'internal', access:
         headers: { Location: 'The job: `/internal/read-models/rebuild/{jobId}`' },
       },
     },
-    // 400: an unknown `readModel`, or one alone where the read models live in MongoDB or PostgreSQL.
+    // 400: an unknown `readModel`, or one alone where the read models live in MongoDB.
     // 409: another rebuild (this process's, another's, the CLI's) holds the rebuild lock.
     errors: [400, 401, 409],
     handle:

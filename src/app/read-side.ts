@@ -128,7 +128,7 @@ export class ReadSide {
 
   private copyServed(generation: number): Promise<ReadDb> {
     const { generations } = this.deps;
-    // RebuildJobs refuses some read models alone where the generations cannot copy (MongoDB, PostgreSQL).
+    // RebuildJobs refuses some read models alone where the generations cannot copy (MongoDB).
     if (!generations.openCopy) throw new Error('these read generations cannot rebuild some read models alone');
     return generations.openCopy(this.generation.readDb, generation);
   }
@@ -192,12 +192,22 @@ export class ReadSide {
     }
     await this.switchTo(next);
     const old = previous;
-    setTimeout(() => void this.deps.generations.drop(old).catch(() => undefined), GRACE_MS * 2).unref();
+    // A process that closes first leaves the replaced generation behind (dropped by no one until
+    // an operator does): dropping it here at once could pull it from under other processes' grace.
+    const drop = setTimeout(() => {
+      this.drops.delete(drop);
+      void this.deps.generations.drop(old).catch(() => undefined);
+    }, GRACE_MS * 2).unref();
+    this.drops.add(drop);
     return this.generation;
   }
 
+  /** Replaced generations waiting out their grace before they are dropped. */
+  private readonly drops = new Set<NodeJS.Timeout>();
+
   async close(): Promise<void> {
     clearTimeout(this.watchTimer);
+    for (const drop of this.drops) clearTimeout(drop);
     await this.switching;
     await this.generation.readModels.stop();
     await closeReadDb(this.generation.readDb);

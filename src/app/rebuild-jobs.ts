@@ -70,8 +70,8 @@ export class RebuildJobs {
     if (names.length < READ_MODEL_NAMES.length && !this.side.rebuildsSomeAlone) {
       throw validationError(
         'readModel',
-        'one read model alone is rebuilt only on the embedded read models (SQLite); ' +
-          'with MongoDB or PostgreSQL, rebuild them all',
+        'one read model alone is rebuilt on the embedded read models (SQLite) and on PostgreSQL; ' +
+          'with MongoDB, rebuild them all',
       );
     }
     const busy = this.asking ?? this.running?.jobId;

@@ -71,7 +71,7 @@ const COMMAND_HELP: Record<string, string> = {
     'generation, then switch every running service to it\n  (at a CPU priority 10 ' +
     "below the caller's, so the services keep their latency)\n" +
     `  --read-model: rebuild one read model alone (${READ_MODEL_NAMES.join(', ')}), the others carried over\n` +
-    '  (embedded read models only); prints progress on stderr, a JSON line at the end; exits 1 if it failed\n',
+    '  (embedded and PostgreSQL read models); prints progress on stderr, a JSON line at the end; exits 1 if it failed\n',
   'sweep-uploads':
     'usage: npm run cli -- sweep-uploads\n  delete uploads no resource references after UPLOAD_ORPHAN_HOURS\n',
   ...BACKUP_HELP,

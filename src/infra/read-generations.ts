@@ -307,12 +307,20 @@ export function postgresGenerations(url: string, base: string, queryTimeoutMs: n
     },
     drop: async (generation) => {
       if (generation === 0) return;
-      const read = await connect(generation);
+      const read = await base0();
+      await read.query(`drop schema if exists "${postgresReadSchema(base, generation)}" cascade`);
+    },
+    openCopy: async (source, generation) => {
+      if (source.kind !== 'postgres') throw new Error('a PostgreSQL generation is copied from a PostgreSQL one');
+      // What a failed rebuild may have left of this generation is replaced.
+      const copy = await connect(generation);
       try {
-        await read.dropSchema();
-      } finally {
-        await read.close();
+        await copy.copyFrom(source.postgres.schema);
+      } catch (error) {
+        await copy.close();
+        throw error;
       }
+      return { kind: 'postgres', postgres: copy };
     },
     lockRebuild: async () => leaseRebuildLock((await base0()).leases),
     close: async () => {

@@ -8,6 +8,7 @@ import { demo, demoDirectory } from '../support/demo-directory';
 import { cli, waitFor } from '../support/service-process';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { rebuildAndWait, waitForJob } from '../support/rebuild-job';
+import { embeddedOnly } from '../support/backend';
 
 describe('blue/green rebuild of the read models', () => {
   jest.setTimeout(60_000);
@@ -119,25 +120,28 @@ describe('blue/green rebuild of the read models', () => {
     expect((await digest()).digest).toBe(before.digest);
   });
 
-  it('given a rebuild switched generations, when the replaced one has closed, then writes that consult the directory still answer (nothing holds the old read models)', async () => {
-    // given: the generation serving now, replaced by a rebuild and then closed after its grace
-    const replaced = server.services.readSide.current.readDb;
-    expect(replaced.kind).toBe('sqlite');
-    const closed = () => replaced.kind === 'sqlite' && !replaced.sqlite.db.open;
-    expect(closed()).toBe(false);
-    expect((await rebuildAndWait(server)).job.outcome).toBe('succeeded');
-    await waitFor(async () => (closed() ? true : undefined), 'the replaced generation to close');
-    // when
-    const key = await server.post(
-      '/api/apikey',
-      { name: 'after the switch' },
-      { token: await server.token(demo.users.admin1) },
-    );
-    const saved = await save('after the old generation closed');
-    // then
-    expect(key.status).toBe(200);
-    expect(saved).toBeGreaterThan(0);
-  });
+  embeddedOnly("it watches the replaced SQLite generation's connection close")(
+    'given a rebuild switched generations, when the replaced one has closed, then writes that consult the directory still answer (nothing holds the old read models)',
+    async () => {
+      // given: the generation serving now, replaced by a rebuild and then closed after its grace
+      const replaced = server.services.readSide.current.readDb;
+      expect(replaced.kind).toBe('sqlite');
+      const closed = () => replaced.kind === 'sqlite' && !replaced.sqlite.db.open;
+      expect(closed()).toBe(false);
+      expect((await rebuildAndWait(server)).job.outcome).toBe('succeeded');
+      await waitFor(async () => (closed() ? true : undefined), 'the replaced generation to close');
+      // when
+      const key = await server.post(
+        '/api/apikey',
+        { name: 'after the switch' },
+        { token: await server.token(demo.users.admin1) },
+      );
+      const saved = await save('after the old generation closed');
+      // then
+      expect(key.status).toBe(200);
+      expect(saved).toBeGreaterThan(0);
+    },
+  );
 
   it('given a key used, when the read models are rebuilt, then the key list still says when it was last used (it is no event: the rebuild cannot project it)', async () => {
     // given: a key used once, its use recorded

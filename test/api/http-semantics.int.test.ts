@@ -203,7 +203,7 @@ describe('HTTP semantics', () => {
 
       expect(paragraph).toContain(
         'The bodies of getResourceList, saveProjectResource, saveResourcePrivacy, ' +
-          'unshareResourceFromCommunity, createApiKey, ingestDirectoryEvents are closed',
+          'unshareResourceFromCommunity, createApiKey, ingestDirectoryEvents, rebuildReadModels are closed',
       );
       expect(paragraph).toContain('The other JSON bodies (listApplications, rotateApiKey) are open');
     });

@@ -16,6 +16,7 @@ import {
   type RebuildJobBody,
 } from '../support/rebuild-job';
 import { startTestServer, type TestServer } from '../support/test-server';
+import { embeddedOnly } from '../support/backend';
 
 const PHASES: RebuildJobBody['phase'][] = ['queued', 'replaying', 'switching', 'done'];
 
@@ -149,20 +150,25 @@ describe('rebuild jobs', () => {
     expect((await waitForJob(server, running.body.jobId)).job.outcome).toBe('succeeded');
   });
 
-  it('given another process holds the rebuild lock, when a rebuild is asked, then it is refused naming the job the lock records', async () => {
-    // given: the lock file of a live process (this one's parent) running job "elsewhere-1"
-    const lock = path.join(server.dataDir, 'read-models.rebuild.lock');
-    fs.writeFileSync(lock, `${process.ppid}\nelsewhere-1\n`);
-    try {
-      // when
-      const refused = await start({});
-      // then
-      expect(refused.status).toBe(409);
-      expect(refused.body).toMatchObject({ type: '/problems/conflict', jobId: 'elsewhere-1' });
-    } finally {
-      fs.rmSync(lock, { force: true });
-    }
-  });
+  embeddedOnly(
+    "it plants the embedded store's rebuild lock file (on PostgreSQL the lock is a lease, which records no job)",
+  )(
+    'given another process holds the rebuild lock, when a rebuild is asked, then it is refused naming the job the lock records',
+    async () => {
+      // given: the lock file of a live process (this one's parent) running job "elsewhere-1"
+      const lock = path.join(server.dataDir, 'read-models.rebuild.lock');
+      fs.writeFileSync(lock, `${process.ppid}\nelsewhere-1\n`);
+      try {
+        // when
+        const refused = await start({});
+        // then
+        expect(refused.status).toBe(409);
+        expect(refused.body).toMatchObject({ type: '/problems/conflict', jobId: 'elsewhere-1' });
+      } finally {
+        fs.rmSync(lock, { force: true });
+      }
+    },
+  );
 
   it('given a rebuild that fails, then its job ends failed with a reason and the generation served stays', async () => {
     // given

@@ -8,7 +8,10 @@
  *  - MongoDB / EventStoreDB: MONGODB_URL / EVENTSTORE_URL, or a Docker engine for testcontainers.
  */
 import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
 
 function reachable(url: string, defaultPort: number, timeoutMs = 1000): Promise<boolean> {
   const { hostname, port } = new URL(url);
@@ -52,6 +55,11 @@ export default async function globalSetup(): Promise<void> {
   const postgresUrl = process.env.POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
   if (await reachable(postgresUrl, 5432)) {
     process.env.TEST_POSTGRES_URL = postgresUrl;
+    // Where the run lists the schemas its servers use on PostgreSQL, for the teardown to drop.
+    process.env.TEST_POSTGRES_REGISTRY = path.join(
+      fs.mkdtempSync(path.join(os.tmpdir(), 'prs-pg-schemas-')),
+      'schemas.txt',
+    );
   } else if (process.env.CI === 'true') {
     throw new Error(
       `CI=true but PostgreSQL does not answer at ${redacted(postgresUrl)}: the PostgreSQL tests must run in CI`,

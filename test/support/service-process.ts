@@ -7,6 +7,7 @@ import { execFile, spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { backendEnv } from './backend';
 
 const run = promisify(execFile);
 export const root = path.join(__dirname, '..', '..');
@@ -29,7 +30,7 @@ export async function startService(env: Record<string, string>, options: { ready
   // One process (no wrapper), so that a signal reaches the server itself.
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
-    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'development' },
+    env: { ...process.env, ...backendEnv(env), ...env, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'development' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
@@ -57,7 +58,10 @@ export function stop(running: Running, signal: NodeJS.Signals): Promise<void> {
 }
 
 export async function cli(env: Record<string, string>, ...args: string[]): Promise<string> {
-  const { stdout } = await run(tsx, ['src/cli/main.ts', ...args], { cwd: root, env: { ...process.env, ...env } });
+  const { stdout } = await run(tsx, ['src/cli/main.ts', ...args], {
+    cwd: root,
+    env: { ...process.env, ...backendEnv(env), ...env },
+  });
   return stdout.trim();
 }
 

@@ -10,7 +10,7 @@ import { createLogger } from '../../src/observability/logger';
 import type { Services } from '../../src/app/services';
 import { createServices } from '../../src/app/services';
 import { documentRefuses } from './documented-request';
-import { dropSchemasOf, freshSchema } from './postgres';
+import { backendEnv } from './backend';
 
 export type HttpResult<T = unknown> = { status: number; headers: Headers; body: T; text: string };
 
@@ -40,12 +40,11 @@ export async function startTestServer(
   options: { clock?: () => Date } = {},
 ): Promise<TestServer> {
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'prs-test-'));
-  const backend = backendEnv(env);
   const config = loadConfig({
     NODE_ENV: 'test',
     LOG_LEVEL: 'silent',
     PORT: '0',
-    ...backend.env,
+    ...backendEnv({ ...env, DATA_DIR: dataDir }),
     ...env,
     DATA_DIR: dataDir,
   });
@@ -130,27 +129,6 @@ export async function startTestServer(
         server.closeAllConnections();
       });
       await services.close();
-      await backend.dispose();
     },
-  };
-}
-
-/**
- * The backend the suites run on: the embedded default, or, with TEST_BACKEND=postgres (as
- * `npm run test:postgres` sets it), the PostgreSQL server of the suites, each server on schemas of
- * its own, dropped when it closes. A suite that names its own backend keeps it.
- */
-export function backendEnv(env: Record<string, string>): {
-  env: Record<string, string>;
-  dispose: () => Promise<void>;
-} {
-  const none = { env: {}, dispose: async () => undefined };
-  if (process.env.TEST_BACKEND !== 'postgres' || env.MONGODB_URL || env.EVENTSTORE_URL || env.POSTGRES_URL) return none;
-  const url = process.env.TEST_POSTGRES_URL;
-  if (!url) throw new Error(`TEST_BACKEND=postgres, but ${process.env.TEST_POSTGRES_SKIP ?? 'no PostgreSQL answers'}`);
-  const schema = freshSchema('srv');
-  return {
-    env: { POSTGRES_URL: url, POSTGRES_SCHEMA: schema },
-    dispose: () => dropSchemasOf(url, schema),
   };
 }

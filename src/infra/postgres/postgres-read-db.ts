@@ -324,9 +324,50 @@ export class PostgresReadDb {
     ]);
   }
 
-  /** Drops this generation's schema and everything in it. */
-  async dropSchema(): Promise<void> {
-    await this.pool.query(`drop schema if exists "${this.schema}" cascade`);
+  /**
+   * Fills this (new, empty) generation with a copy of `source`'s tables, as one instant of them
+   * (a repeatable-read transaction): each table made alike, its rows copied, then its indexes built
+   * under their own names, so the stores that open here next find them as they declare them. The
+   * leases stay the source's: the copy's runners take their own once it is served.
+   */
+  async copyFrom(source: string): Promise<void> {
+    if (!SCHEMA_NAME.test(source)) throw new Error(`not a schema name this store takes: ${JSON.stringify(source)}`);
+    await this.ready;
+    const target = this.schema;
+    const client = await this.pool.connect();
+    const cut = () => undefined;
+    client.on('error', cut);
+    try {
+      await client.query('begin isolation level repeatable read');
+      try {
+        const { rows: tables } = await client.query<{ tablename: string }>(
+          'select tablename from pg_tables where schemaname = $1 order by 1',
+          [source],
+        );
+        const { rows: indexes } = await client.query<{ indexdef: string }>(
+          'select indexdef from pg_indexes where schemaname = $1',
+          [source],
+        );
+        for (const { tablename } of tables) {
+          const table = `"${tablename.replaceAll('"', '""')}"`;
+          await client.query(`drop table if exists "${target}".${table}`);
+          await client.query(
+            `create table "${target}".${table} (like "${source}".${table} including all excluding indexes)`,
+          );
+          await client.query(`insert into "${target}".${table} select * from "${source}".${table}`);
+        }
+        const qualified = new RegExp(` ON (?:"${source}"|${source})\\.`);
+        for (const { indexdef } of indexes) await client.query(indexdef.replace(qualified, ` ON "${target}".`));
+        await client.query(`delete from "${target}".projection_leases`);
+        await client.query('commit');
+      } catch (error) {
+        await client.query('rollback').catch(() => undefined);
+        throw error;
+      }
+    } finally {
+      client.off('error', cut);
+      client.release();
+    }
   }
 
   async close(): Promise<void> {
