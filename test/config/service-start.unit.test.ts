@@ -39,10 +39,20 @@ describe('how the service is started', () => {
   });
 });
 
-describe('a backend the service cannot run on yet', () => {
-  it('given POSTGRES_URL, when the event store is opened, then it refuses naming POSTGRES_URL rather than run on DATA_DIR', () => {
-    const config = loadConfig({ POSTGRES_URL: 'postgres://postgres@127.0.0.1:5432/test', DATA_DIR: os.tmpdir() });
+describe('the backend POSTGRES_URL selects', () => {
+  it('given POSTGRES_URL, when the event store is opened, then it is the PostgreSQL log, and nothing is written to DATA_DIR', async () => {
+    const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-pg-select-'));
+    // An address nobody listens on: the log connects lazily, so opening it names its kind at once.
+    const config = loadConfig({ POSTGRES_URL: 'postgres://postgres@127.0.0.1:9/none', DATA_DIR: dataDir });
 
-    expect(() => openEventStore(config)).toThrow(/POSTGRES_URL/);
+    const log = openEventStore(config);
+
+    try {
+      expect(fs.readdirSync(dataDir)).toEqual([]);
+      await expect(log.identity?.()).rejects.toThrow();
+    } finally {
+      await log.close();
+      fs.rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
