@@ -40,6 +40,12 @@ const postgresStore = <Store>(path: string, name: string) =>
 
 /** One read model: its projection, and its store on each kind of read database. */
 type ReadModel<Store> = {
+  /**
+   * The version of the read model's code: raised whenever a change makes what it folds differ from
+   * what a generation built before holds. A projector that starts on a generation built at another
+   * version builds a new generation beside it and switches to it (ReadSide.outdated).
+   */
+  readonly version?: number;
   readonly projection: (store: Store) => ReadModelProjection;
   readonly sqlite: (db: SqliteReadDb) => Store;
   /** Declares its indexes as it opens. */
@@ -154,6 +160,11 @@ export type OpenReadModels = {
   /** Each read model's projection, by the read model's name (a projection may name itself otherwise). */
   readonly projectionOf: Readonly<Record<ReadModelName, ReadModelProjection>>;
 };
+
+/** The version each read model's code declares (1 where it declares none). */
+export function declaredVersion(name: ReadModelName): number {
+  return (READ_MODELS[name] as ReadModel<unknown>).version ?? 1;
+}
 
 /** Every read model's store, opened on the read database, and the projections that feed them. */
 export async function openReadModels(readDb: ReadDb): Promise<OpenReadModels> {

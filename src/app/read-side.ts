@@ -9,7 +9,14 @@ import { DirectoryReader } from '../directory/directory-reader';
 import type { RunnerOptions } from '../projections/read-model-runner';
 import { ReadModels } from '../projections/read-models';
 import { verifyEventLog } from '../projections/event-log-identity';
-import { openReadModels, READ_MODEL_NAMES, type ReadModelName, type ReadModelStores } from './read-model-list';
+import {
+  declaredVersion,
+  openReadModels,
+  READ_MODEL_NAMES,
+  type OpenReadModels,
+  type ReadModelName,
+  type ReadModelStores,
+} from './read-model-list';
 
 /** One generation of the read models, open in this process. */
 export type Generation = {
@@ -18,6 +25,8 @@ export type Generation = {
   readonly stores: ReadModelStores;
   readonly readModels: ReadModels;
   readonly directory: DirectoryReader;
+  /** The read models this generation holds at another version than their code declares. */
+  readonly outdated: readonly ReadModelName[];
 };
 
 /**
@@ -169,6 +178,10 @@ export class ReadSide {
       } finally {
         await builder.stop();
       }
+      for (const name of some ?? READ_MODEL_NAMES) {
+        const { store, name: projection } = opened.projectionOf[name];
+        await store.setReadModelVersion?.(projection, declaredVersion(name));
+      }
       options.phase?.('switching');
       // Events appended from here on are caught up by the runners of the new generation.
       finishBulkLoad(readDb);
@@ -216,7 +229,8 @@ export class ReadSide {
 
   private async start(number: number): Promise<Generation> {
     const readDb = await this.deps.generations.open(number);
-    const { stores, projections } = await openReadModels(readDb);
+    const opened = await openReadModels(readDb);
+    const { stores, projections } = opened;
     if (!this.deps.acceptAnotherLog) {
       // Every role checks, followers too: none may serve positions counted in another log.
       try {
@@ -226,9 +240,38 @@ export class ReadSide {
         throw error;
       }
     }
-    const readModels = new ReadModels(this.deps.events, projections, this.deps.logger, this.deps.runners(readDb));
+    const runners = this.deps.runners(readDb);
+    let outdated: ReadModelName[];
+    try {
+      outdated = await this.versionsOf(opened, runners.role !== 'follow');
+    } catch (error) {
+      await closeReadDb(readDb);
+      throw error;
+    }
+    const readModels = new ReadModels(this.deps.events, projections, this.deps.logger, runners);
     await readModels.start();
-    return { number, readDb, stores, readModels, directory: new DirectoryReader(stores.directory) };
+    return { number, readDb, stores, readModels, directory: new DirectoryReader(stores.directory), outdated };
+  }
+
+  /**
+   * The read models whose stored version differs from their code's. A read model with nothing in
+   * it yet takes its code's version (a projecting process records it); one that holds a checkpoint
+   * but no version was built before versions were recorded: version 1.
+   */
+  private async versionsOf(opened: OpenReadModels, records: boolean): Promise<ReadModelName[]> {
+    const outdated: ReadModelName[] = [];
+    for (const name of READ_MODEL_NAMES) {
+      const { store, name: projection } = opened.projectionOf[name];
+      if (!store.readModelVersion) continue;
+      const declared = declaredVersion(name);
+      const stored = await store.readModelVersion(projection);
+      if (stored === undefined && (await store.checkpoint(projection)) === undefined) {
+        if (records) await store.setReadModelVersion?.(projection, declared);
+        continue;
+      }
+      if ((stored ?? 1) !== declared) outdated.push(name);
+    }
+    return outdated;
   }
 
   private watch(): void {

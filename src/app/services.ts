@@ -92,6 +92,25 @@ export async function openFileStore(config: Config): Promise<FileStore> {
     : new DiskFileStore(path.join(config.DATA_DIR, 'files'));
 }
 
+/**
+ * A projector started by a deployment whose read-model code changed (a new `version` in
+ * READ_MODELS) builds the changed ones into a new generation beside the served one, blue/green,
+ * and every process switches once it is built: no deployment needs a hand-run rebuild. Only the
+ * changed read models where the generations can copy the others (SQLite, PostgreSQL), every one
+ * otherwise. Another projector doing the same holds the rebuild lock: this one leaves it to it.
+ */
+function rebuildOutdated(readSide: ReadSide, jobs: RebuildJobs, logger: Logger): void {
+  const outdated = readSide.current.outdated;
+  if (outdated.length === 0) return;
+  const names = readSide.rebuildsSomeAlone ? outdated : undefined;
+  jobs.start(names).then(
+    (job) =>
+      logger.info({ jobId: job.jobId, readModels: job.readModels }, 'read models at another version: rebuilding'),
+    (error: unknown) =>
+      logger.info({ err: error, outdated }, 'read models at another version: left to the rebuild running'),
+  );
+}
+
 /** The composition root: opens every adapter, then catches the read models up before anything is served. */
 export async function createServices(
   config: Config,
@@ -128,6 +147,7 @@ export async function createServices(
   }
   const fileStore = await openFileStore(config);
   const rebuildJobs = new RebuildJobs(readSide, { switchHere: true, logger, clock });
+  if (config.ROLE !== 'api') rebuildOutdated(readSide, rebuildJobs, logger);
   const services: Services = {
     config,
     logger,

@@ -47,6 +47,13 @@ export interface ProjectionStore {
   reset(projection: string): Promise<void>;
   /** Records which event log the checkpoint belongs to (after a reset, before the first commit). */
   setCheckpointLog(projection: string, log: string): Promise<void>;
+  /**
+   * The version of the read model's code that built what the store holds (see READ_MODELS'
+   * `version`): undefined until one is recorded. A reset forgets it. Every adapter of the service
+   * keeps it; a store without it is never rebuilt for a version.
+   */
+  readModelVersion?(projection: string): Promise<number | undefined>;
+  setReadModelVersion?(projection: string, version: number): Promise<void>;
   digest(): Promise<ReadModelDigest>;
 }
 

@@ -20,7 +20,7 @@ import { LeaseLostError } from '../../projections/projection-lease';
 import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
 import { canonicalDigest } from '../../projections/canonical-digest';
 
-type CheckpointDoc = { _id: string; position?: string; log?: string };
+type CheckpointDoc = { _id: string; position?: string; log?: string; version?: number };
 type LeaseDoc = { _id: string; holder: string; token: number; expiresAt: number };
 
 /**
@@ -336,6 +336,19 @@ export class MongoReadDb {
     return doc?.log;
   }
 
+  async readModelVersion(projection: string): Promise<number | undefined> {
+    const doc = await this.db
+      .collection<CheckpointDoc>('projection_checkpoints')
+      .findOne({ _id: projection }, this.checkpointReadOptions());
+    return doc?.version;
+  }
+
+  async setReadModelVersion(projection: string, version: number): Promise<void> {
+    await this.db
+      .collection<CheckpointDoc>('projection_checkpoints')
+      .updateOne({ _id: projection }, { $set: { version } }, { upsert: true, ...this.checkpointWriteOptions() });
+  }
+
   async setCheckpointLog(projection: string, log: string): Promise<void> {
     await this.db
       .collection<CheckpointDoc>('projection_checkpoints')
@@ -467,6 +480,8 @@ export function mongoProjectionStore(read: MongoReadDb, collections: readonly st
     checkpointSource: read,
     checkpointLog: (projection) => read.checkpointLog(projection),
     setCheckpointLog: (projection, log) => read.setCheckpointLog(projection, log),
+    readModelVersion: (projection) => read.readModelVersion(projection),
+    setReadModelVersion: (projection, version) => read.setReadModelVersion(projection, version),
     reset: async (projection) => {
       for (const name of collections) await recreate(read.db.collection(name));
       await read.clearCheckpoint(projection);

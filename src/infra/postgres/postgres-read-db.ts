@@ -51,7 +51,8 @@ export class PostgresReadDb {
       create table if not exists projection_checkpoints (
         projection text primary key,
         position bigint,
-        log text
+        log text,
+        version integer
       );
       create table if not exists projection_leases (
         projection text primary key,
@@ -241,6 +242,22 @@ export class PostgresReadDb {
     );
   }
 
+  async readModelVersion(projection: string): Promise<number | undefined> {
+    const { rows } = await this.query<{ version: number | null }>(
+      'select version from projection_checkpoints where projection = $1',
+      [projection],
+    );
+    return rows[0]?.version ?? undefined;
+  }
+
+  async setReadModelVersion(projection: string, version: number): Promise<void> {
+    await this.query(
+      `insert into projection_checkpoints (projection, version) values ($1, $2)
+       on conflict (projection) do update set version = excluded.version`,
+      [projection, version],
+    );
+  }
+
   async writeCheckpoint(projection: string, position: bigint): Promise<void> {
     await this.query(
       `insert into projection_checkpoints (projection, position) values ($1, $2)
@@ -398,6 +415,8 @@ export function postgresProjectionStore(read: PostgresReadDb, tables: readonly s
     checkpointSource: read.checkpointSource,
     checkpointLog: (projection) => read.checkpointLog(projection),
     setCheckpointLog: (projection, log) => read.setCheckpointLog(projection, log),
+    readModelVersion: (projection) => read.readModelVersion(projection),
+    setReadModelVersion: (projection, version) => read.setReadModelVersion(projection, version),
     reset: (projection) =>
       read.transaction(async () => {
         if (tables.length > 0) await read.query(`truncate ${tables.join(', ')}`);

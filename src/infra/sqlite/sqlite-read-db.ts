@@ -43,6 +43,8 @@ export class SqliteReadDb {
       name: string;
     }[];
     if (!columns.some((c) => c.name === 'log')) db.exec('alter table projection_checkpoints add column log text');
+    if (!columns.some((c) => c.name === 'version'))
+      db.exec('alter table projection_checkpoints add column version integer');
     db.exec(`create table if not exists projection_leases (
       projection text primary key,
       holder text not null,
@@ -64,6 +66,12 @@ export class SqliteReadDb {
         `insert into projection_checkpoints (projection, position, log) values (?, '', ?) on conflict (projection) do update set log = excluded.log`,
       ),
       clear: db.prepare('delete from projection_checkpoints where projection = ?'),
+      version: db.prepare<[string], { version: number | null }>(
+        'select version from projection_checkpoints where projection = ?',
+      ),
+      setVersion: db.prepare(
+        `insert into projection_checkpoints (projection, position, version) values (?, '', ?) on conflict (projection) do update set version = excluded.version`,
+      ),
       lease: db.prepare<[string], { holder: string; token: number | bigint; expires_at: number }>(
         'select holder, token, expires_at from projection_leases where projection = ?',
       ),
@@ -241,6 +249,14 @@ export class SqliteReadDb {
     this.statements.setLog.run(projection, log);
   }
 
+  readModelVersion(projection: string): number | undefined {
+    return this.statements.version.get(projection)?.version ?? undefined;
+  }
+
+  setReadModelVersion(projection: string, version: number): void {
+    this.statements.setVersion.run(projection, version);
+  }
+
   /** Inside a write transaction: the lease must still be this holder's; it is renewed. */
   fence(fence: Fence): void {
     const row = this.statements.lease.get(fence.projection);
@@ -314,6 +330,8 @@ export function sqliteProjectionStore(
     checkpointSource: read.checkpointSource,
     checkpointLog: async (projection) => read.checkpointLog(projection),
     setCheckpointLog: async (projection, log) => read.setCheckpointLog(projection, log),
+    readModelVersion: async (projection) => read.readModelVersion(projection),
+    setReadModelVersion: async (projection, version) => read.setReadModelVersion(projection, version),
     reset: (projection) =>
       read.transaction(async () => {
         for (const table of tables) read.db.exec(`delete from ${table}`);
