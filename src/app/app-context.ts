@@ -7,6 +7,7 @@ import type { LogIntegrity } from '../ports/log-integrity';
 import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Secrets } from '../config/dev-secrets';
+import type { PersonalDataKeys } from '../ports/personal-data-keys';
 import type { FileStore } from '../ports/file-store';
 import type { DirectoryReader } from '../directory/directory-reader';
 import type { ReadDb } from '../infra/read-db';
@@ -48,6 +49,8 @@ export type AppContext = {
   readonly metrics: Metrics;
   /** The uploaded files' bytes. */
   readonly fileStore: FileStore;
+  /** The keys the personal fields of events are sealed under; the audit opens them with these. */
+  readonly personalDataKeys: PersonalDataKeys;
   /** API keys' one-way secret hash. */
   readonly hasher: SecretHasher;
   /** Whether a resource may point at an upload (the files feature decides). */

@@ -4,6 +4,7 @@ import { API_KEY_EVENT_SCHEMAS } from '../api-keys/api-key-event-schemas';
 import { directoryEventSchema } from '../directory/directory-events';
 import { FILE_EVENT_SCHEMAS } from '../files/file-event-schemas';
 import { RESOURCE_EVENT_SCHEMAS } from '../resources/resource-event-schemas';
+import { PERSONAL_DATA_EVENT_SCHEMAS } from '../audit/personal-data-events';
 import { resourceSharedV1ToV2 } from '../resources/resource-shared-upcasters';
 
 /**
@@ -26,6 +27,7 @@ export const EVENT_CATALOG: EventCatalog = new Map(
     ResourceShared: current(RESOURCE_EVENT_SCHEMAS.ResourceShared, resourceSharedV1ToV2),
     ...Object.fromEntries(Object.entries(API_KEY_EVENT_SCHEMAS).map(([type, schema]) => [type, current(schema)])),
     ...Object.fromEntries(Object.entries(FILE_EVENT_SCHEMAS).map(([type, schema]) => [type, current(schema)])),
+    PersonalDataErased: current(PERSONAL_DATA_EVENT_SCHEMAS.PersonalDataErased),
     IdAllocated: current(z.strictObject({ id: z.number().int().positive() })),
     AuditRead: current(z.strictObject({ route: z.string().min(1), params: z.record(z.string(), z.unknown()) })),
   }),

@@ -11,6 +11,11 @@ import type { RedisCache } from '../infra/redis/redis-cache';
 import { resolveSecrets } from '../config/dev-secrets';
 import type { EsdbEventStore } from '../infra/eventstoredb/esdb-event-store';
 import type { PostgresEventStore } from '../infra/postgres/postgres-event-store';
+import type { PostgresPersonalDataKeys } from '../infra/postgres/postgres-personal-data-keys';
+import type { MongoPersonalDataKeys } from '../infra/mongo/mongo-personal-data-keys';
+import { SqlitePersonalDataKeys } from '../infra/sqlite/sqlite-personal-data-keys';
+import { sealingPersonalData } from '../infra/personal-data-sealing';
+import type { PersonalDataKeys } from '../ports/personal-data-keys';
 import { meteredEventStore } from '../infra/metered-event-store';
 import type { EventStore } from '../ports/event-store';
 import { SqliteEventStore } from '../infra/sqlite/sqlite-event-store';
@@ -62,6 +67,15 @@ const postgresFilesAdapter = () =>
       PostgresFileStore: { connect(url: string, options: { schema: string }): Promise<FileStore> };
     }
   ).PostgresFileStore;
+const postgresKeysAdapter = () =>
+  (
+    require('../infra/postgres/postgres-personal-data-keys') as {
+      PostgresPersonalDataKeys: typeof PostgresPersonalDataKeys;
+    }
+  ).PostgresPersonalDataKeys;
+const mongoKeysAdapter = () =>
+  (require('../infra/mongo/mongo-personal-data-keys') as { MongoPersonalDataKeys: typeof MongoPersonalDataKeys })
+    .MongoPersonalDataKeys;
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Production adapters where their URL is set, the embedded ones otherwise (docs/api.md "Shape"). */
@@ -74,6 +88,16 @@ export function openEventStore(config: Config): EventStore & IdempotencyKeys {
       ? esdbAdapter().connect(config.EVENTSTORE_URL)
       : SqliteEventStore.open(file);
   return versionedEventStore(log, EVENT_CATALOG);
+}
+
+/**
+ * The keys personal data is sealed under (src/ports/personal-data-keys.ts): beside the log on
+ * PostgreSQL, in the read models' MongoDB with EventStoreDB, a file of DATA_DIR otherwise.
+ */
+export async function openPersonalDataKeys(config: Config): Promise<PersonalDataKeys> {
+  if (config.POSTGRES_URL) return postgresKeysAdapter().connect(config.POSTGRES_URL, config.POSTGRES_SCHEMA);
+  if (config.MONGODB_URL) return mongoKeysAdapter().connect(config.MONGODB_URL, config.MONGO_QUERY_TIMEOUT_MS);
+  return SqlitePersonalDataKeys.open(path.join(config.DATA_DIR, 'personal-data-keys.sqlite'));
 }
 
 /** Redis behind the outage policy of ResilientCache, or the in-process cache. */
@@ -120,7 +144,15 @@ export async function createServices(
   const secrets = resolveSecrets(config);
   const metrics = new Metrics();
   const log = openEventStore(config);
-  const eventStore = meteredEventStore(log, metrics);
+  let personalDataKeys: PersonalDataKeys;
+  try {
+    personalDataKeys = await openPersonalDataKeys(config);
+  } catch (error) {
+    await log.close();
+    throw error;
+  }
+  // Appends seal the personal fields they carry; reads see them sealed (the audit opens them).
+  const eventStore = meteredEventStore(sealingPersonalData(log, personalDataKeys), metrics);
   const cache = openCache(config, logger);
   const lifecycle = { draining: false };
   const holder = `${os.hostname()}:${process.pid}:${randomBytes(4).toString('hex')}`;
@@ -142,7 +174,7 @@ export async function createServices(
     });
   } catch (error) {
     // A refusal to start (EventLogMismatchError, an unreachable read store) leaves nothing open.
-    await Promise.allSettled([log.close(), cache.close()]);
+    await Promise.allSettled([log.close(), cache.close(), personalDataKeys.close()]);
     throw error;
   }
   const fileStore = await openFileStore(config);
@@ -189,6 +221,7 @@ export async function createServices(
     clock,
     metrics,
     fileStore,
+    personalDataKeys,
     hasher: argon2Hasher,
     assertUsableUpload: (...args) => assertUsableUpload(...args),
     settle: (...args) => settle(...args),
@@ -201,7 +234,7 @@ export async function createServices(
       // A rebuild running writes into a generation of its own and then the pointer: it ends first.
       await rebuildJobs.settled();
       await readSide.close();
-      await Promise.allSettled([eventStore.close(), cache.close(), fileStore.close()]);
+      await Promise.allSettled([eventStore.close(), cache.close(), fileStore.close(), personalDataKeys.close()]);
     },
   };
   // The write path's parts that read the services themselves.

@@ -1,4 +1,6 @@
 import { accessJson, auditEventJson, historyStepJson } from './audit-json';
+import { openPersonalData } from './personal-data';
+import type { PersonalDataKeys } from '../ports/personal-data-keys';
 import { readAuditPage, readResourceHistory, reviewAccessAt } from './audit-queries';
 import { recordAuditRead } from './record-audit-read';
 import { stampOf } from '../commands/request-info';
@@ -31,6 +33,8 @@ export type AuditRouteDeps = IntegrityRouteDeps & {
   readonly eventCatalog: EventCatalog;
   readonly directory: DirectoryReader;
   readonly clock: () => Date;
+  /** Opens the personal fields events carry sealed (src/audit/personal-data.ts). */
+  readonly personalDataKeys: PersonalDataKeys;
 };
 
 /** Records the auditor's read in their `audit-{userId}` stream. */
@@ -71,7 +75,7 @@ export const AUDIT_ROUTES = routeGroup<AuditRouteDeps>(
           await recordRead(ctx, request, 'GET /api/audit/events', { ...query });
           const page = await readAuditPage(ctx.eventStore, filter, after, query.limit ?? DEFAULT_LIMIT);
           return {
-            items: page.items.map(auditEventJson(ctx.eventCatalog)),
+            items: (await openPersonalData(page.items, ctx.personalDataKeys)).map(auditEventJson(ctx.eventCatalog)),
             next: page.lastSeen === undefined ? null : encodeCursor(page.lastSeen),
             hasMore: page.hasMore,
           };

@@ -21,7 +21,9 @@ import { ReadSide } from '../app/read-side';
 import { Presets, SingleBar } from 'cli-progress';
 import { SqliteReadDb } from '../infra/sqlite/sqlite-read-db';
 import { ReadModels } from '../projections/read-models';
-import { openEventStore, openFileStore } from '../app/services';
+import { openEventStore, openFileStore, openPersonalDataKeys } from '../app/services';
+import { openingPersonalData } from '../infra/personal-data-sealing';
+import { ERASE_PERSON_HELP, erasePersonCommand } from './erase-person-command';
 import { openReadModels, READ_MODEL_NAMES, type ReadModelName } from '../app/read-model-list';
 import { RebuildJobs } from '../app/rebuild-jobs';
 import { DomainError } from '../domain/errors';
@@ -48,6 +50,7 @@ commands:
                          model alone), then switch every running service to it (blue/green: they keep
                          answering meanwhile); exits 1 when the rebuild failed or another one runs
   sweep-uploads          delete uploads no resource references after UPLOAD_ORPHAN_HOURS
+  erase-person <userId>  destroy a person's key: their personal fields in events read as erased
   backup <DEST>          copy the event log (online, consistent) and the uploads into DEST, with a manifest
   restore <SRC>          verify the backup SRC and restore it into an empty DATA_DIR
   verify <SRC>           check a backup: integrity, events, last position, hash chain, read-model digest
@@ -57,6 +60,7 @@ every command takes --help
 
 /** `<command> --help`: the command's own usage line(s). */
 const COMMAND_HELP: Record<string, string> = {
+  'erase-person': ERASE_PERSON_HELP,
   'dev-token':
     'usage: npm run cli -- dev-token --user <id> [--impersonator <id>] [--ttl ' +
     '<seconds>]\n  mint a bearer token for a user (not in production)\n',
@@ -71,7 +75,8 @@ const COMMAND_HELP: Record<string, string> = {
     'generation, then switch every running service to it\n  (at a CPU priority 10 ' +
     "below the caller's, so the services keep their latency)\n" +
     `  --read-model: rebuild one read model alone (${READ_MODEL_NAMES.join(', ')}), the others carried over\n` +
-    '  (embedded and PostgreSQL read models); prints progress on stderr, a JSON line at the end; exits 1 if it failed\n',
+    '  (embedded and PostgreSQL read models); prints progress on stderr, a JSON line at the end;\n' +
+    '  exits 1 if it failed\n',
   'sweep-uploads':
     'usage: npm run cli -- sweep-uploads\n  delete uploads no resource references after UPLOAD_ORPHAN_HOURS\n',
   ...BACKUP_HELP,
@@ -97,7 +102,10 @@ async function main(argv: string[]): Promise<number> {
     case 'seed':
       return importDirectory(demoDirectoryFile(), config);
     case 'audit':
-      return auditCommand(rest, () => openEventStore(config));
+      // An export like the API's answers: personal fields opened, or erased with their key.
+      return auditCommand(rest, () => openingPersonalData(openEventStore(config), () => openPersonalDataKeys(config)));
+    case 'erase-person':
+      return erasePerson(rest, config);
     case 'digest':
       return digest(config);
     case 'rebuild':
@@ -117,6 +125,10 @@ async function main(argv: string[]): Promise<number> {
 }
 
 type Config = ReturnType<typeof loadConfig>;
+
+function erasePerson(args: string[], config: Config): Promise<number> {
+  return erasePersonCommand(args, { events: () => openEventStore(config), keys: () => openPersonalDataKeys(config) });
+}
 
 function demoDirectoryFile(): string {
   const file = packageFile(path.join('demo', 'directory.json'));

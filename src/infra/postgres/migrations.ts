@@ -94,7 +94,7 @@ export const MIGRATIONS: readonly Migration[] = [
 export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 
 /** Two keys of pg_advisory_xact_lock: this constant for the log's migrations, and the schema's hash. */
-const MIGRATION_LOCK_CLASS = 0x70_72_73_6c; // 'prsl'
+export const MIGRATION_LOCK_CLASS = 0x70_72_73_6c; // 'prsl'
 
 /**
  * Applies the migrations this schema lacks, in one transaction under an advisory lock keyed by the

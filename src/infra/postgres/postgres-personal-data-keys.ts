@@ -1,0 +1,69 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { PersonalDataKeys } from '../../ports/personal-data-keys';
+import { MIGRATION_LOCK_CLASS, SCHEMA_NAME } from './migrations';
+
+
+/**
+ * Personal-data keys on PostgreSQL: a table beside the log, in its schema. A destroyed key's row is
+ * deleted; PostgreSQL reclaims the dead row on its next vacuum (docs/operations.md says how long
+ * it may linger in the files and in base backups).
+ */
+export class PostgresPersonalDataKeys implements PersonalDataKeys {
+  private constructor(private readonly pool: pg.Pool) {}
+
+  static async connect(connectionString: string, schema: string): Promise<PostgresPersonalDataKeys> {
+    if (!SCHEMA_NAME.test(schema)) throw new Error(`not a schema name this store takes: ${JSON.stringify(schema)}`);
+    const pool = new pg.Pool({ connectionString, max: 2, options: `-c search_path=${schema}`, keepAlive: true });
+    pool.on('error', () => undefined);
+    const client = await pool.connect();
+    try {
+      await client.query('begin');
+      // The log's own lock: its migrations create the same schema, and two creators would collide.
+      await client.query('select pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK_CLASS, schema]);
+      const { rowCount } = await client.query('select 1 from pg_namespace where nspname = $1', [schema]);
+      if (rowCount === 0) await client.query(`create schema "${schema}"`);
+      await client.query(`create table if not exists "${schema}".personal_data_keys (
+        user_id bigint primary key,
+        key bytea not null,
+        created_at timestamptz not null default now()
+      )`);
+      await client.query('commit');
+    } catch (error) {
+      await client.query('rollback').catch(() => undefined);
+      client.release();
+      await pool.end();
+      throw error;
+    }
+    client.release();
+    return new PostgresPersonalDataKeys(pool);
+  }
+
+  async keyFor(userId: number): Promise<Buffer> {
+    const { rows } = await this.pool.query<{ key: Buffer }>(
+      `with made as (
+         insert into personal_data_keys (user_id, key) values ($1, $2) on conflict (user_id) do nothing returning key
+       )
+       select key from made union all select key from personal_data_keys where user_id = $1 limit 1`,
+      [userId, randomBytes(32)],
+    );
+    return rows[0]!.key;
+  }
+
+  async keysOf(userIds: readonly number[]): Promise<ReadonlyMap<number, Buffer>> {
+    const { rows } = await this.pool.query<{ user_id: string; key: Buffer }>(
+      'select user_id, key from personal_data_keys where user_id = any($1::bigint[])',
+      [userIds],
+    );
+    return new Map(rows.map((row) => [Number(row.user_id), row.key]));
+  }
+
+  async destroy(userId: number): Promise<boolean> {
+    const { rowCount } = await this.pool.query('delete from personal_data_keys where user_id = $1', [userId]);
+    return (rowCount ?? 0) > 0;
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
