@@ -5,6 +5,7 @@ import { directoryEventSchema } from '../directory/directory-events';
 import { FILE_EVENT_SCHEMAS } from '../files/file-event-schemas';
 import { RESOURCE_EVENT_SCHEMAS } from '../resources/resource-event-schemas';
 import { resourceSharedV1ToV2 } from '../resources/resource-shared-upcasters';
+import { PARKED_DECISION_EVENT_SCHEMAS } from './parked-event-decisions';
 
 /**
  * Every event type the log stores, with the schema of its current version and the upcasters that
@@ -27,6 +28,9 @@ export const EVENT_CATALOG: EventCatalog = new Map(
     ...Object.fromEntries(Object.entries(API_KEY_EVENT_SCHEMAS).map(([type, schema]) => [type, current(schema)])),
     ...Object.fromEntries(Object.entries(FILE_EVENT_SCHEMAS).map(([type, schema]) => [type, current(schema)])),
     IdAllocated: current(z.strictObject({ id: z.number().int().positive() })),
+    ...Object.fromEntries(
+      Object.entries(PARKED_DECISION_EVENT_SCHEMAS).map(([type, schema]) => [type, current(schema)]),
+    ),
     AuditRead: current(z.strictObject({ route: z.string().min(1), params: z.record(z.string(), z.unknown()) })),
   }),
 );
