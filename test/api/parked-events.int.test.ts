@@ -34,7 +34,7 @@ describe('parked events', () => {
   const addUser = async (userId: number, name: string) => {
     const answer = await server.directory([{ type: 'UserUpserted', data: { userId, name, status: 'active' } }]);
     expect(answer.status).toBe(200);
-    return BigInt(answer.body.position as string);
+    return BigInt((answer.body as { position: string }).position);
   };
   const parked = async () =>
     (await server.get<Parked[]>('/internal/read-models/directory/parked', { headers: operator })).body;
