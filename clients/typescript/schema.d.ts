@@ -465,6 +465,63 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/internal/read-models/{name}/parked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The events a read model parked: its projection failed on each and went on with the next */
+        get: operations["listParkedEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/read-models/{name}/parked/{position}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Fold a parked event again now: applied, it is no longer parked; failing, it stays with the new error
+         * @description The decision is appended to the log first (stream `operator-decisions`, shown by `GET /api/audit/events`), with the operator credential and, when the request names one in the `X-Operator` header (1 to 100 printable characters, recorded as given), the person. Where the read model already holds something newer than the event, its position guards leave that as it is: rebuilding the read model folds the event in its place.
+         */
+        post: operations["retryParkedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/internal/read-models/{name}/parked/{position}/skip": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Give a parked event up: it is no longer parked and stays unapplied
+         * @description The decision is appended to the log first (stream `operator-decisions`, shown by `GET /api/audit/events`), with the operator credential and, when the request names one in the `X-Operator` header (1 to 100 printable characters, recorded as given), the person.
+         */
+        post: operations["skipParkedEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/problems/{type}": {
         parameters: {
             query?: never;
@@ -520,6 +577,7 @@ export interface components {
          *         "readStore": "ok",
          *         "cache": "ok",
          *         "projections": "ok",
+         *         "parkedEvents": "ok",
          *         "process": "ok"
          *       }
          *     }
@@ -538,6 +596,7 @@ export interface components {
              *       "readStore": "ok",
              *       "cache": "ok",
              *       "projections": "ok",
+             *       "parkedEvents": "ok",
              *       "process": "ok"
              *     }
              */
@@ -565,6 +624,11 @@ export interface components {
                  * @example ok
                  */
                 projections: string;
+                /**
+                 * @description "ok", or which read models deciding who sees what (resources, directory) have parked events: `GET /internal/read-models/{name}/parked`
+                 * @example ok
+                 */
+                parkedEvents: string;
                 /**
                  * @description "draining": a SIGTERM came; in-flight requests end, new ones belong elsewhere
                  * @example ok
@@ -2737,6 +2801,163 @@ export interface components {
              */
             error: string | null;
         };
+        /**
+         * @description The parked events, in log order
+         * @example [
+         *       {
+         *         "readModel": "resources",
+         *         "position": "1234",
+         *         "streamId": "resource-42",
+         *         "type": "ResourceUpdated",
+         *         "error": "Cannot read properties of undefined (reading 'level')",
+         *         "failures": 5,
+         *         "firstFailedAt": "2026-11-28T10:00:00.000Z",
+         *         "lastFailedAt": "2026-11-28T10:07:30.000Z"
+         *       }
+         *     ]
+         */
+        ParkedEventList: components["schemas"]["ParkedEvent"][];
+        /**
+         * @example {
+         *       "readModel": "resources",
+         *       "position": "1234",
+         *       "streamId": "resource-42",
+         *       "type": "ResourceUpdated",
+         *       "error": "Cannot read properties of undefined (reading 'level')",
+         *       "failures": 5,
+         *       "firstFailedAt": "2026-11-28T10:00:00.000Z",
+         *       "lastFailedAt": "2026-11-28T10:07:30.000Z"
+         *     }
+         */
+        ParkedEvent: {
+            /**
+             * @description The read model
+             * @example resources
+             * @enum {string}
+             */
+            readModel: "directory" | "resources" | "applications" | "apiKeys" | "files";
+            /**
+             * @description The parked event's position in the log, as a decimal string
+             * @example 1234
+             */
+            position: string;
+            /**
+             * @description The stream the event belongs to
+             * @example resource-42
+             */
+            streamId: string;
+            /**
+             * @description The event type
+             * @example ResourceUpdated
+             */
+            type: string;
+            /**
+             * @description The message of the last failure (1,000 characters at most)
+             * @example Cannot read properties of undefined (reading 'level')
+             */
+            error: string;
+            /**
+             * @description How many times the projection failed on it
+             * @example 5
+             */
+            failures: number;
+            /**
+             * Format: date-time
+             * @description The first failure
+             * @example 2026-11-28T10:00:00.000Z
+             */
+            firstFailedAt: string;
+            /**
+             * Format: date-time
+             * @description The last failure
+             * @example 2026-11-28T10:07:30.000Z
+             */
+            lastFailedAt: string;
+        };
+        /**
+         * @example {
+         *       "readModel": "resources",
+         *       "position": "1234",
+         *       "outcome": "applied"
+         *     }
+         */
+        ParkedEventDecision: {
+            /**
+             * @description The read model
+             * @example resources
+             * @enum {string}
+             */
+            readModel: "directory" | "resources" | "applications" | "apiKeys" | "files";
+            /**
+             * @description The parked event's position in the log, as a decimal string
+             * @example 1234
+             */
+            position: string;
+            /**
+             * @description `applied`: the retry folded it and it is no longer parked; `failed`: it failed again and stays parked (`parked` says with which error); `skipped`: no longer parked, never applied
+             * @example applied
+             * @enum {string}
+             */
+            outcome: "applied" | "failed" | "skipped";
+            /**
+             * @description With `failed`: the event as it stays parked, with the new error
+             * @example {
+             *       "readModel": "resources",
+             *       "position": "1234",
+             *       "streamId": "resource-42",
+             *       "type": "ResourceUpdated",
+             *       "error": "Cannot read properties of undefined (reading 'level')",
+             *       "failures": 5,
+             *       "firstFailedAt": "2026-11-28T10:00:00.000Z",
+             *       "lastFailedAt": "2026-11-28T10:07:30.000Z"
+             *     }
+             */
+            parked?: {
+                /**
+                 * @description The read model
+                 * @example resources
+                 * @enum {string}
+                 */
+                readModel: "directory" | "resources" | "applications" | "apiKeys" | "files";
+                /**
+                 * @description The parked event's position in the log, as a decimal string
+                 * @example 1234
+                 */
+                position: string;
+                /**
+                 * @description The stream the event belongs to
+                 * @example resource-42
+                 */
+                streamId: string;
+                /**
+                 * @description The event type
+                 * @example ResourceUpdated
+                 */
+                type: string;
+                /**
+                 * @description The message of the last failure (1,000 characters at most)
+                 * @example Cannot read properties of undefined (reading 'level')
+                 */
+                error: string;
+                /**
+                 * @description How many times the projection failed on it
+                 * @example 5
+                 */
+                failures: number;
+                /**
+                 * Format: date-time
+                 * @description The first failure
+                 * @example 2026-11-28T10:00:00.000Z
+                 */
+                firstFailedAt: string;
+                /**
+                 * Format: date-time
+                 * @description The last failure
+                 * @example 2026-11-28T10:07:30.000Z
+                 */
+                lastFailedAt: string;
+            };
+        };
     };
     responses: {
         /** @description Invalid request (`/problems/validation`, `/problems/malformed-json`); `errors[].field` names each bad field or header, such as an `Api-Version` this service does not serve */
@@ -4842,6 +5063,114 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    listParkedEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                /** @description The read model */
+                name: "directory" | "resources" | "applications" | "apiKeys" | "files";
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The parked events, in log order */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParkedEventList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    retryParkedEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                /** @description The read model */
+                name: "directory" | "resources" | "applications" | "apiKeys" | "files";
+                /** @description The parked event's position in the log, as a decimal string */
+                position: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description What the retry came to */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParkedEventDecision"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    skipParkedEvent: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                /** @description The read model */
+                name: "directory" | "resources" | "applications" | "apiKeys" | "files";
+                /** @description The parked event's position in the log, as a decimal string */
+                position: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Skipped */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ParkedEventDecision"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

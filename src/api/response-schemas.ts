@@ -248,7 +248,7 @@ export const healthStartedSchema = component(
 const probe = z.enum(['ok', 'unreachable']);
 const readyExample = {
   status: 'ready',
-  checks: { eventStore: 'ok', readStore: 'ok', cache: 'ok', projections: 'ok', process: 'ok' },
+  checks: { eventStore: 'ok', readStore: 'ok', cache: 'ok', projections: 'ok', parkedEvents: 'ok', process: 'ok' },
 } as const;
 export const healthReadySchema = component(
   'HealthReady',
@@ -266,6 +266,12 @@ export const healthReadySchema = component(
           example: 'ok',
         }),
         projections: z.string().meta({ description: '"ok", or why the projections stopped', example: 'ok' }),
+        parkedEvents: z.string().meta({
+          description:
+            '"ok", or which read models deciding who sees what (resources, directory) have parked events: ' +
+            '`GET /internal/read-models/{name}/parked`',
+          example: 'ok',
+        }),
         process: z.enum(['ok', 'draining']).meta({
           description: '"draining": a SIGTERM came; in-flight requests end, new ones belong elsewhere',
           example: 'ok',

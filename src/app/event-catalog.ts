@@ -6,6 +6,7 @@ import { FILE_EVENT_SCHEMAS } from '../files/file-event-schemas';
 import { RESOURCE_EVENT_SCHEMAS } from '../resources/resource-event-schemas';
 import { PERSONAL_DATA_EVENT_SCHEMAS } from '../audit/personal-data-events';
 import { resourceSharedV1ToV2 } from '../resources/resource-shared-upcasters';
+import { PARKED_DECISION_EVENT_SCHEMAS } from './parked-event-decisions';
 
 /**
  * Every event type the log stores, with the schema of its current version and the upcasters that
@@ -29,6 +30,9 @@ export const EVENT_CATALOG: EventCatalog = new Map(
     ...Object.fromEntries(Object.entries(FILE_EVENT_SCHEMAS).map(([type, schema]) => [type, current(schema)])),
     PersonalDataErased: current(PERSONAL_DATA_EVENT_SCHEMAS.PersonalDataErased),
     IdAllocated: current(z.strictObject({ id: z.number().int().positive() })),
+    ...Object.fromEntries(
+      Object.entries(PARKED_DECISION_EVENT_SCHEMAS).map(([type, schema]) => [type, current(schema)]),
+    ),
     AuditRead: current(z.strictObject({ route: z.string().min(1), params: z.record(z.string(), z.unknown()) })),
   }),
 );

@@ -1,5 +1,6 @@
 import { pingReadDb } from '../infra/read-db';
 import type { AppContext } from './app-context';
+import { VISIBILITY_READ_MODELS } from './read-model-list';
 import { routeGroup } from '../api/route-declaration';
 import { healthLiveSchema, healthReadySchema, healthStartedSchema } from '../api/response-schemas';
 
@@ -42,12 +43,24 @@ export const HEALTH_ROUTES = routeGroup<AppContext>({ tag: 'health', access: 'pu
             return 'unreachable' as const;
           }
         };
+        const parkedCheck = async () => {
+          try {
+            const parked = await ctx.readSide.parked();
+            const named = VISIBILITY_READ_MODELS.filter((name) => parked[name].length > 0);
+            return named.length === 0
+              ? 'ok'
+              : `parked events in ${named.map((name) => `${name} (${parked[name].length})`).join(', ')}`;
+          } catch {
+            return 'unreachable';
+          }
+        };
         const checks = {
           eventStore: await probe(() => ctx.eventStore.ping()),
           readStore: await probe(() => pingReadDb(ctx.readDb)),
           // 'degraded': Redis is down and this process serves on its own cache and rate limits.
           cache: ctx.cache.health ? await ctx.cache.health() : await probe(() => ctx.cache.ping()),
           projections: ctx.readModels.problem ?? 'ok',
+          parkedEvents: await parkedCheck(),
           process: ctx.lifecycle.draining ? ('draining' as const) : ('ok' as const),
         };
         const ready = Object.values(checks).every((v) => v === 'ok' || v === 'degraded');

@@ -148,6 +148,12 @@ export type ReadModelName = keyof typeof READ_MODELS;
 
 /** The read models' names, in the order their projections start: what an operator names one by. */
 export const READ_MODEL_NAMES = Object.keys(READ_MODELS) as [ReadModelName, ...ReadModelName[]];
+/**
+ * The read models that decide who sees what: an event one of them parked (a privacy change, a
+ * membership) leaves someone seeing what they should not, or not what they should, so readiness
+ * fails until an operator retries or skips it.
+ */
+export const VISIBILITY_READ_MODELS: readonly ReadModelName[] = ['resources', 'directory'];
 type StoreOf<M> = M extends ReadModel<infer Store> ? Store : never;
 
 /** One store per read model, as one value. */

@@ -6,7 +6,9 @@ import { closeReadDb, finishBulkLoad } from '../infra/read-db';
 import type { ReadGenerations, RebuildLock } from '../infra/read-generations';
 import { conflict } from '../domain/errors';
 import { DirectoryReader } from '../directory/directory-reader';
-import type { RunnerOptions } from '../projections/read-model-runner';
+import type { ReadModelRunner, RunnerOptions } from '../projections/read-model-runner';
+import type { ParkedEvent } from '../projections/read-model-projection';
+import { isTransientStoreError } from '../projections/transient-error';
 import { ReadModels } from '../projections/read-models';
 import { verifyEventLog } from '../projections/event-log-identity';
 import {
@@ -24,6 +26,8 @@ export type Generation = {
   readonly readDb: ReadDb;
   readonly stores: ReadModelStores;
   readonly readModels: ReadModels;
+  /** Each read model's runner, by the read model's name. */
+  readonly runners: Readonly<Record<ReadModelName, ReadModelRunner>>;
   readonly directory: DirectoryReader;
   /** The read models this generation holds at another version than their code declares. */
   readonly outdated: readonly ReadModelName[];
@@ -106,6 +110,24 @@ export class ReadSide {
   }
 
   /**
+   * The events each read model of the generation served has parked (PROJECTION_PARK_AFTER), in
+   * log order, named by the read model; every read model is listed, with none or some.
+   */
+  async parked(): Promise<Record<ReadModelName, ParkedEvent[]>> {
+    const { runners } = this.generation;
+    const lists = await Promise.all(READ_MODEL_NAMES.map((name) => this.parkedOf(runners[name], name)));
+    return Object.fromEntries(READ_MODEL_NAMES.map((name, i) => [name, lists[i]])) as Record<
+      ReadModelName,
+      ParkedEvent[]
+    >;
+  }
+
+  private async parkedOf(runner: ReadModelRunner, name: ReadModelName): Promise<ParkedEvent[]> {
+    const parked = await runner.projection.store.parked(runner.name);
+    return parked.map((event) => ({ ...event, readModel: name }));
+  }
+
+  /**
    * Builds generation n+1 from the whole log beside the current one, then switches every process
    * to it. `switchHere`: this process serves the new generation at once (a server); the CLI does not.
    */
@@ -159,6 +181,9 @@ export class ReadSide {
     // The builder is the only writer of a generation nobody reads yet: no lease.
     const builder = new ReadModels(this.deps.events, projections, this.deps.logger, {
       role: 'project',
+      // The new generation parks what it cannot fold, as the served one does, instead of failing the rebuild.
+      parkAfter: this.deps.config.PROJECTION_PARK_AFTER,
+      isTransient: isTransientStoreError,
       onCatchUp: (projection, position, events) => {
         reached.set(projection, { position, events: (reached.get(projection)?.events ?? 0) + events });
         const slowest = [...reached.values()].reduce((a, b) => (b.position < a.position ? b : a));
@@ -230,7 +255,7 @@ export class ReadSide {
   private async start(number: number): Promise<Generation> {
     const readDb = await this.deps.generations.open(number);
     const opened = await openReadModels(readDb);
-    const { stores, projections } = opened;
+    const { stores, projections, projectionOf } = opened;
     if (!this.deps.acceptAnotherLog) {
       // Every role checks, followers too: none may serve positions counted in another log.
       try {
@@ -240,17 +265,28 @@ export class ReadSide {
         throw error;
       }
     }
-    const runners = this.deps.runners(readDb);
+    const runnerOptions = this.deps.runners(readDb);
     let outdated: ReadModelName[];
     try {
-      outdated = await this.versionsOf(opened, runners.role !== 'follow');
+      outdated = await this.versionsOf(opened, runnerOptions.role !== 'follow');
     } catch (error) {
       await closeReadDb(readDb);
       throw error;
     }
-    const readModels = new ReadModels(this.deps.events, projections, this.deps.logger, runners);
+    const readModels = new ReadModels(this.deps.events, projections, this.deps.logger, runnerOptions);
     await readModels.start();
-    return { number, readDb, stores, readModels, directory: new DirectoryReader(stores.directory), outdated };
+    const runners = Object.fromEntries(
+      READ_MODEL_NAMES.map((name) => [name, readModels.runners.find((r) => r.projection === projectionOf[name])]),
+    ) as Record<ReadModelName, ReadModelRunner>;
+    return {
+      number,
+      readDb,
+      stores,
+      readModels,
+      runners,
+      directory: new DirectoryReader(stores.directory),
+      outdated,
+    };
   }
 
   /**

@@ -18,6 +18,7 @@ import { RESOURCE_ROUTES } from '../resources/resource-routes';
 import type { AppContext } from './app-context';
 import { HEALTH_ROUTES } from './health-routes';
 import { OPERATOR_ROUTES } from './operator-routes';
+import { PARKED_EVENT_ROUTES } from './parked-event-routes';
 
 /**
  * One group of routes: its declarations, and how it is served. `everywhere`: also by a projector
@@ -55,6 +56,7 @@ export const ROUTE_GROUPS: readonly RouteGroupEntry[] = [
   group(API_KEY_ROUTES, apiKeyRouteDeps),
   group(DIRECTORY_ROUTES, context),
   group(OPERATOR_ROUTES, context, true),
+  group(PARKED_EVENT_ROUTES, context, true),
   group(PROBLEM_ROUTES, () => undefined, true),
 ];
 

@@ -170,6 +170,7 @@ export async function createServices(
         // The lease's TTL and renewal follow the store (leaseTimingOf): 15 s across machines on MongoDB.
         lease: { store: leaseStoreOf(readDb), holder, ...leaseTimingOf(readDb), now: () => Date.now() },
         followPollMs: followPollMsOf(readDb, config.EVENTSTORE_URL !== undefined),
+        parkAfter: config.PROJECTION_PARK_AFTER,
       }),
     });
   } catch (error) {

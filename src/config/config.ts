@@ -128,6 +128,11 @@ export const configSchema = z.object({
   UPLOAD_ORPHAN_HOURS: positiveInt(24),
   /** How long a command waits for its events to reach the read models before answering 503. */
   PROJECTION_WAIT_MS: positiveInt(5000),
+  /**
+   * After this many failures of one event (not the store's passing trouble) a projection parks it
+   * and goes on with the next events; an operator retries or skips it (/internal/read-models/{name}/parked).
+   */
+  PROJECTION_PARK_AFTER: z.coerce.number().int().min(1).max(1000).default(5),
   /** The server-side bound (maxTimeMS) of every MongoDB read; past it the read fails and a request answers 503. */
   MONGO_QUERY_TIMEOUT_MS: positiveInt(DEFAULT_MONGO_QUERY_TIMEOUT_MS),
   /** all: serve the API and run the projections (under their leases); api: serve only; projector: project only. */

@@ -9,6 +9,7 @@ export class Metrics {
   readonly projectionLag: Gauge<'projection'>;
   readonly projectionLeading: Gauge<'projection'>;
   readonly projectionStopped: Gauge<'projection'>;
+  readonly projectionParked: Gauge<'projection'>;
   readonly writeVisible: Histogram;
   readonly apiKeyVerifications: Counter<'outcome'>;
 
@@ -55,6 +56,10 @@ export class Metrics {
       'read_model_projection_failed',
       '1 while this process stands down from a projection that failed (a bug: alert on ' +
         'it); it retries on a long backoff',
+    );
+    this.projectionParked = this.projectionGauge(
+      'projection_parked_events',
+      'Events each projection parked after failing on them (PROJECTION_PARK_AFTER): an operator retries or skips them',
     );
   }
 

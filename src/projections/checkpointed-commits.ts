@@ -2,7 +2,7 @@ import type { RecordedEvent } from '../ports/event-store';
 import type { Logger } from '../observability/logger';
 import { ProjectionFailedError } from './projection-failed-error';
 import { type Fence, LeaseLostError } from './projection-lease';
-import type { ReadModelProjection } from './read-model-projection';
+import { PARKED_ERROR_MAX, type ParkedEvent, type ReadModelProjection } from './read-model-projection';
 import type { ReadPosition } from './read-position';
 
 /**
@@ -34,7 +34,24 @@ export type CommittingRunner = {
   readonly isTransient?: (error: unknown) => boolean;
   readonly leaseLost: () => Promise<void>;
   readonly budget?: BatchBudget;
+  /**
+   * After how many failures of one event (not the store's passing trouble) the event is parked
+   * and the projection goes on with the next; never parked when absent (it stops on it).
+   */
+  readonly parkAfter?: number;
+  /**
+   * Whether the runner tries a failed batch again later by itself (a lease's stand-down and its
+   * backoff). When it does not (a rebuild's builder), a failure is tried again at once, until parked.
+   */
+  readonly retriesLater?: boolean;
+  readonly now?: () => Date;
 };
+
+/** How an event fared so far: its failures in a row, counted by this process. */
+type Failing = { failures: number; readonly firstFailedAt: string; lastFailedAt: string; error: string };
+
+const messageOf = (error: unknown): string =>
+  (error instanceof Error ? error.message : String(error)).slice(0, PARKED_ERROR_MAX);
 
 /**
  * Folding batches of events into the read model, each committed with its checkpoint and the
@@ -44,6 +61,10 @@ export class CheckpointedCommits {
   /** A position reached through ignored events only, not yet written as the checkpoint. */
   private unwritten: bigint | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** Events that failed and are not committed yet, by position (forgotten once the checkpoint passes them). */
+  private readonly failing = new Map<bigint, Failing>();
+  /** Events to park as the next attempt of their batch reaches them. */
+  private readonly parking = new Map<bigint, ParkedEvent>();
 
   constructor(
     private readonly projection: ReadModelProjection,
@@ -82,6 +103,7 @@ export class CheckpointedCommits {
     const store = this.projection.store;
     const budget = this.runner.budget ?? DEFAULT_BATCH_BUDGET;
     let current: RecordedEvent | undefined;
+    let failed: RecordedEvent | undefined;
     let taken = 0;
     try {
       await store.commit(
@@ -91,6 +113,7 @@ export class CheckpointedCommits {
           // From the start on every attempt: the store may run this again after a transient error.
           const started = Date.now();
           taken = 0;
+          failed = undefined;
           for (const event of batch) {
             const spent =
               Date.now() - started > budget.maxMs || (store.batchOperations?.() ?? 0) >= budget.maxOperations;
@@ -99,7 +122,17 @@ export class CheckpointedCommits {
             // An event the projection ignores costs no call: most of a shared batch is ignored by most projections.
             if (handles && !handles(event)) continue;
             current = event;
-            await this.projection.apply(event);
+            const parked = this.parking.get(event.position);
+            if (parked) {
+              await store.park(parked);
+              continue;
+            }
+            try {
+              await this.projection.apply(event);
+            } catch (error) {
+              failed = event;
+              throw error;
+            }
           }
           return undefined;
         },
@@ -111,10 +144,47 @@ export class CheckpointedCommits {
         { err: error, projection: this.name, position: String(current?.position) },
         'projection failed',
       );
+      // Committed again at once, the event parked or (when nobody retries later) tried again.
+      if (failed && this.failedOn(failed, error)) return 0;
       throw new ProjectionFailedError(this.name, error);
     }
-    this.position.advanceTo((batch[taken - 1] as RecordedEvent).position);
+    const reached = (batch[taken - 1] as RecordedEvent).position;
+    this.position.advanceTo(reached);
+    for (const position of this.failing.keys()) if (position <= reached) this.failing.delete(position);
+    for (const position of this.parking.keys()) if (position <= reached) this.parking.delete(position);
     return taken;
+  }
+
+  /**
+   * Counts a failure of `event`; true when its batch is to be committed again at once: the event
+   * failed as often as allowed and is parked there, or nobody would try it again later.
+   */
+  private failedOn(event: RecordedEvent, error: unknown): boolean {
+    const parkAfter = this.runner.parkAfter;
+    if (parkAfter === undefined) return false;
+    const now = (this.runner.now?.() ?? new Date()).toISOString();
+    const seen = this.failing.get(event.position);
+    const failing: Failing = seen ?? { failures: 0, firstFailedAt: now, lastFailedAt: now, error: '' };
+    failing.failures += 1;
+    failing.lastFailedAt = now;
+    failing.error = messageOf(error);
+    this.failing.set(event.position, failing);
+    if (failing.failures < parkAfter) return !this.runner.retriesLater;
+    this.logger.error(
+      { projection: this.name, position: String(event.position), type: event.type, failures: failing.failures },
+      'projection parked an event it cannot fold; an operator retries or skips it',
+    );
+    this.parking.set(event.position, {
+      readModel: this.name,
+      streamId: event.streamId,
+      position: event.position,
+      type: event.type,
+      error: failing.error,
+      failures: failing.failures,
+      firstFailedAt: failing.firstFailedAt,
+      lastFailedAt: failing.lastFailedAt,
+    });
+    return true;
   }
 
   /**

@@ -14,6 +14,27 @@ export interface CheckpointSource {
 }
 
 /**
+ * An event a projection gave up on: it failed on it, not for the store's passing trouble, as many
+ * times as the runner allows (PROJECTION_PARK_AFTER). The checkpoint moved past it in the same
+ * transaction as this record was written; an operator retries or skips it.
+ */
+export type ParkedEvent = {
+  readonly readModel: string;
+  readonly streamId: string;
+  readonly position: bigint;
+  readonly type: string;
+  /** The message of the last failure (bounded: PARKED_ERROR_MAX). */
+  readonly error: string;
+  readonly failures: number;
+  /** ISO 8601. */
+  readonly firstFailedAt: string;
+  readonly lastFailedAt: string;
+};
+
+/** A failure's message is kept this long at most: an error may quote a whole document. */
+export const PARKED_ERROR_MAX = 1000;
+
+/**
  * What every read-model store offers the projection runner, whatever its adapter. The checkpoint
  * is the global position of the last event the projection folded in.
  */
@@ -55,6 +76,16 @@ export interface ProjectionStore {
   readModelVersion?(projection: string): Promise<number | undefined>;
   setReadModelVersion?(projection: string, version: number): Promise<void>;
   digest(): Promise<ReadModelDigest>;
+  /**
+   * Records a parked event, replacing an earlier record of the same one (a retry that failed
+   * again). Inside `commit`'s work it joins the batch, so the record and the checkpoint moving
+   * past the event commit together; outside, it is written alone.
+   */
+  park(event: ParkedEvent): Promise<void>;
+  /** The events `projection` parked, in log order. */
+  parked(projection: string): Promise<readonly ParkedEvent[]>;
+  /** Forgets a parked event (retried or skipped); false when none was parked there. Joins a batch as `park`. */
+  unpark(projection: string, position: bigint): Promise<boolean>;
 }
 
 /**

@@ -6,7 +6,7 @@ import { type BatchBudget, CheckpointedCommits } from './checkpointed-commits';
 import { adoptEventLog } from './event-log-identity';
 import { ProjectionFailedError } from './projection-failed-error';
 import { LeaseLostError } from './projection-lease';
-import type { ReadModelProjection } from './read-model-projection';
+import { PARKED_ERROR_MAX, type ParkedEvent, type ReadModelProjection } from './read-model-projection';
 import { ReadPosition } from './read-position';
 import { ResubscribeBackoff } from './resubscribe-backoff';
 import { SharedCheckpointFollower } from './shared-checkpoint-follower';
@@ -35,7 +35,20 @@ export type RunnerOptions = {
   readonly followPollMs?: number;
   /** How much one committed batch may do before the rest goes to the next (DEFAULT_BATCH_BUDGET). */
   readonly batchBudget?: BatchBudget;
+  /**
+   * After how many failures of one event (not the store's passing trouble) the runner parks it in
+   * its store and goes on with the next events (PROJECTION_PARK_AFTER); never when absent: the
+   * projection stops on it. Under a lease each failure but the last waits out `failureBackoff`;
+   * without one, the failures follow each other at once.
+   */
+  readonly parkAfter?: number;
 };
+
+/** What an operator's retry of a parked event came to. */
+export type ParkedRetry =
+  | { readonly outcome: 'applied' }
+  | { readonly outcome: 'failed'; readonly parked: ParkedEvent }
+  | { readonly outcome: 'unknown' };
 
 const FAILURE_FIRST_RETRY_MS = 30_000;
 const FAILURE_MAX_RETRY_MS = 15 * 60_000;
@@ -101,6 +114,8 @@ export class ReadModelRunner {
       isTransient: options.isTransient,
       leaseLost: () => this.demote(),
       budget: options.batchBudget,
+      parkAfter: options.parkAfter,
+      retriesLater: options.lease !== undefined,
     });
   }
 
@@ -211,6 +226,45 @@ export class ReadModelRunner {
     if (this.failure !== undefined) return `projection ${this.name}: event subscription dropped`;
     if (this.subscription === undefined) return `projection ${this.name} not running`;
     return undefined;
+  }
+
+  /**
+   * An operator's retry of the event parked at `position`: folded now, from the log, in one
+   * transaction with its removal from the parked list; the checkpoint stays where it is (read and
+   * written back in that transaction, so it never moves back). A failure keeps it parked with the
+   * new error; the store's passing trouble is thrown (a 503). `unknown`: nothing parked there.
+   * An event the read model already holds something newer of is left alone by the position guards
+   * of its writes: folding it there would need the events after it again (a rebuild).
+   */
+  async retryParked(position: bigint, now: Date): Promise<ParkedRetry> {
+    const store = this.projection.store;
+    const entry = (await store.parked(this.name)).find((parked) => parked.position === position);
+    if (!entry) return { outcome: 'unknown' };
+    try {
+      const event = (await this.events.readStream(entry.streamId)).find((e) => e.position === position);
+      if (!event) throw new Error(`event ${position} of stream ${entry.streamId} is not in the log`);
+      await store.commit(
+        this.name,
+        position,
+        async () => {
+          await this.projection.apply(event);
+          await store.unpark(this.name, position);
+          return (await store.checkpoint(this.name)) ?? position;
+        },
+        this.leading ? this.lease?.fence() : undefined,
+      );
+      return { outcome: 'applied' };
+    } catch (error) {
+      if (error instanceof LeaseLostError || this.options.isTransient?.(error)) throw error;
+      const parked: ParkedEvent = {
+        ...entry,
+        error: (error instanceof Error ? error.message : String(error)).slice(0, PARKED_ERROR_MAX),
+        failures: entry.failures + 1,
+        lastFailedAt: now.toISOString(),
+      };
+      await store.park(parked);
+      return { outcome: 'failed', parked };
+    }
   }
 
   /** Resolves once every event up to `position` is in the read model; 503 after `timeoutMs`. */

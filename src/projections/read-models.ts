@@ -101,6 +101,11 @@ export class ReadModels {
       metrics.projectionLeading.set({ projection: runner.name }, runner.isLeading ? 1 : 0);
       metrics.projectionStopped.set({ projection: runner.name }, runner.stopped ? 1 : 0);
     }
+    for (const runner of this.runners) {
+      // A store that does not answer leaves the last figure: the scrape still gets the others.
+      const parked = await runner.projection.store.parked(runner.name).catch(() => undefined);
+      if (parked) metrics.projectionParked.set({ projection: runner.name }, parked.length);
+    }
   }
 
   async digest(): Promise<{ digest: string; counts: Record<string, number> }> {

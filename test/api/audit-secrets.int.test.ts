@@ -8,6 +8,9 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { EVENT_CATALOG } from '../../src/app/event-catalog';
+import { OPERATOR_DECISIONS_STREAM, parkedEventDecision } from '../../src/app/parked-event-decisions';
+import { systemActor } from '../../src/domain/event';
+import { personalDataStreamId } from '../../src/audit/personal-data-events';
 import { loadConfig } from '../../src/config/config';
 import { openEventStore } from '../../src/app/services';
 import { auditCommand } from '../../src/cli/audit-command';
@@ -49,6 +52,30 @@ describe.each([
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-audit-secrets-'));
     await loadGoldenLog(dataDir, golden);
     server = await startTestServer({ DATA_DIR: dataDir });
+    // Operator decisions on parked events came after the golden logs were written: appended as
+    // the operator routes append them.
+    const decision = {
+      readModel: 'directory',
+      position: '1',
+      streamId: 'directory',
+      eventType: 'UserUpserted',
+      operator: { credential: 'directoryToken' as const, name: 'Grace Hopper' },
+    };
+    const metadata = { actor: systemActor, correlationId: 'audit-secrets', at: new Date().toISOString() };
+    await server.services.eventStore.appendToStream(
+      OPERATOR_DECISIONS_STREAM,
+      [
+        parkedEventDecision('ParkedEventRetried', decision, metadata),
+        parkedEventDecision('ParkedEventSkipped', decision, metadata),
+      ],
+      'any',
+    );
+    // Erasures too, as resources-cli erase-person records them.
+    await server.services.eventStore.appendToStream(
+      personalDataStreamId(demo.users.team),
+      [{ type: 'PersonalDataErased', data: { userId: demo.users.team, keyDestroyed: true }, metadata }],
+      'any',
+    );
     auditor = { token: await server.sessionToken(demo.users.auditor) };
   });
   afterAll(async () => {

@@ -179,6 +179,7 @@ describe('foundation over HTTP', () => {
         readStore: 'ok',
         cache: 'ok',
         projections: 'ok',
+        parkedEvents: 'ok',
         process: 'ok',
       });
     });

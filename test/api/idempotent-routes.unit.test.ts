@@ -3,11 +3,12 @@ import { openApiDocument } from '../../src/app/route-groups';
 /**
  * Every POST that changes state takes an Idempotency-Key (issue 26; docs/api.md "Retries: Idempotency-Key"), and the
  * document says so on each: a POST added without it fails here. The POSTs that only read (a query
- * with a JSON body) and the operators' rebuild (README: a repeat builds the same read models) are
- * named, so the rest stays checked.
+ * with a JSON body), the operators' rebuild (README: a repeat builds the same read models) and their
+ * decisions on a parked event (a repeated retry folds it again or finds it gone, a repeated skip finds
+ * it gone: 404) are named, so the rest stays checked.
  */
 const READS = ['getResourceList', 'listApplications'];
-const WITHOUT_KEY = ['rebuildReadModels'];
+const WITHOUT_KEY = ['rebuildReadModels', 'retryParkedEvent', 'skipParkedEvent'];
 
 type Operation = { operationId: string; parameters?: { in: string; name: string }[]; responses: object };
 const doc = openApiDocument() as unknown as { paths: Record<string, Record<string, Operation>> };

@@ -225,6 +225,9 @@ class MingoApiKeyStore implements ApiKeyStore {
       this.keys = [];
       this.checkpointPosition = undefined;
     },
+    park: async () => undefined,
+    parked: async () => [],
+    unpark: async () => false,
     digest: async () => ({ digest: JSON.stringify(this.keys), counts: { api_keys: this.keys.length } }),
   };
 

@@ -77,6 +77,9 @@ function checkpointsOnly(): ProjectionStore {
     reset: async (projection) => {
       checkpoints.delete(projection);
     },
+    park: async () => undefined,
+    parked: async () => [],
+    unpark: async () => false,
     digest: async () => ({ digest: '', counts: {} }),
   };
 }

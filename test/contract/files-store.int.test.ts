@@ -157,6 +157,9 @@ describe('files read model contract (MongoDB builders, evaluated by mingo)', () 
       checkpointLog: async () => undefined,
       setCheckpointLog: async () => undefined,
       reset: async () => undefined,
+      park: async () => undefined,
+      parked: async () => [],
+      unpark: async () => false,
       digest: async () => ({ digest: '', counts: {} }),
     };
     const store: FilesStore = {

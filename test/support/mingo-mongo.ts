@@ -584,13 +584,15 @@ class MingoCollection {
     });
   }
 
-  async deleteOne(filter: Document, options?: Options): Promise<void> {
-    await this.write(filter, options, (place) => {
+  /** As the driver's, the count of what it deleted (0 or 1). */
+  async deleteOne(filter: Document, options?: Options): Promise<{ deletedCount: number }> {
+    return this.write(filter, options, (place) => {
       const docs = this.writable(place);
       const [found] = this.matching(docs, filter);
-      if (!found) return;
+      if (!found) return { deletedCount: 0 };
       docs.splice(docs.indexOf(found), 1);
       this.wrote(place, found._id);
+      return { deletedCount: 1 };
     });
   }
 

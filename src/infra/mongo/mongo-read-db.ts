@@ -17,10 +17,22 @@ import {
 } from '../../config/mongo-client-options';
 import type { Fence, Lease, LeaseStore } from '../../projections/projection-lease';
 import { LeaseLostError } from '../../projections/projection-lease';
-import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
+import type { ParkedEvent, ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
 import { canonicalDigest } from '../../projections/canonical-digest';
 
 type CheckpointDoc = { _id: string; position?: string; log?: string; version?: number };
+type ParkedDoc = {
+  _id: string;
+  projection: string;
+  position: string;
+  streamId: string;
+  type: string;
+  error: string;
+  failures: number;
+  firstFailedAt: string;
+  lastFailedAt: string;
+};
+const parkedId = (projection: string, position: bigint) => `${projection}:${position}`;
 type LeaseDoc = { _id: string; holder: string; token: number; expiresAt: number };
 
 /**
@@ -418,6 +430,46 @@ export class MongoReadDb {
     await this.db
       .collection<CheckpointDoc>('projection_checkpoints')
       .deleteOne({ _id: projection }, this.checkpointWriteOptions());
+    await this.db.collection<ParkedDoc>('parked_events').deleteMany({ projection }, this.checkpointWriteOptions());
+  }
+
+  /** In a batch, part of its transaction; alone, acknowledged by a majority as checkpoints are. */
+  private parkedWriteOptions(): { session?: ClientSession; writeConcern?: WriteConcernSettings } {
+    return this.inBatch ? this.sessionOption() : this.checkpointWriteOptions();
+  }
+
+  async park(event: ParkedEvent): Promise<void> {
+    const { readModel, position, ...rest } = event;
+    const doc: ParkedDoc = {
+      _id: parkedId(readModel, position),
+      projection: readModel,
+      position: `${position}`,
+      ...rest,
+    };
+    await this.db
+      .collection<ParkedDoc>('parked_events')
+      .replaceOne({ _id: doc._id }, doc, { upsert: true, ...this.parkedWriteOptions() });
+  }
+
+  async parked(projection: string): Promise<ParkedEvent[]> {
+    const docs = await this.db
+      .collection<ParkedDoc>('parked_events')
+      .find({ projection }, this.checkpointReadOptions())
+      .toArray();
+    return docs
+      .map(({ _id, projection: readModel, position, ...rest }): ParkedEvent => ({
+        ...rest,
+        readModel,
+        position: BigInt(position),
+      }))
+      .sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
+  }
+
+  async unpark(projection: string, position: bigint): Promise<boolean> {
+    const result = await this.db
+      .collection<ParkedDoc>('parked_events')
+      .deleteOne({ _id: parkedId(projection, position) }, this.parkedWriteOptions());
+    return result.deletedCount > 0;
   }
 
   /** Readiness: bounded by the query bound whatever the connection does (server selection included). */
@@ -482,6 +534,9 @@ export function mongoProjectionStore(read: MongoReadDb, collections: readonly st
     setCheckpointLog: (projection, log) => read.setCheckpointLog(projection, log),
     readModelVersion: (projection) => read.readModelVersion(projection),
     setReadModelVersion: (projection, version) => read.setReadModelVersion(projection, version),
+    park: (event) => read.park(event),
+    parked: (projection) => read.parked(projection),
+    unpark: (projection, position) => read.unpark(projection, position),
     reset: async (projection) => {
       for (const name of collections) await recreate(read.db.collection(name));
       await read.clearCheckpoint(projection);

@@ -3,7 +3,6 @@ import pg from 'pg';
 import type { PersonalDataKeys } from '../../ports/personal-data-keys';
 import { MIGRATION_LOCK_CLASS, SCHEMA_NAME } from './migrations';
 
-
 /**
  * Personal-data keys on PostgreSQL: a table beside the log, in its schema. A destroyed key's row is
  * deleted; PostgreSQL reclaims the dead row on its next vacuum (docs/operations.md says how long

@@ -2,7 +2,12 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pg from 'pg';
 import type { Fence, Lease, LeaseStore } from '../../projections/projection-lease';
 import { LeaseLostError } from '../../projections/projection-lease';
-import type { CheckpointSource, ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
+import type {
+  CheckpointSource,
+  ParkedEvent,
+  ProjectionStore,
+  ReadModelDigest,
+} from '../../projections/read-model-projection';
 import { canonicalDigest } from '../../projections/canonical-digest';
 import { SCHEMA_NAME } from './migrations';
 
@@ -53,6 +58,17 @@ export class PostgresReadDb {
         position bigint,
         log text,
         version integer
+      );
+      create table if not exists parked_events (
+        projection text not null,
+        position bigint not null,
+        stream_id text not null,
+        type text not null,
+        error text not null,
+        failures integer not null,
+        first_failed_at text not null,
+        last_failed_at text not null,
+        primary key (projection, position)
       );
       create table if not exists projection_leases (
         projection text primary key,
@@ -258,16 +274,72 @@ export class PostgresReadDb {
     );
   }
 
+  /**
+   * Never moves a checkpoint back: an operator's retry of a parked event writes back the
+   * checkpoint it read, which a batch of the leader may have passed meanwhile (read committed).
+   */
   async writeCheckpoint(projection: string, position: bigint): Promise<void> {
     await this.query(
-      `insert into projection_checkpoints (projection, position) values ($1, $2)
-       on conflict (projection) do update set position = excluded.position`,
+      `insert into projection_checkpoints as c (projection, position) values ($1, $2)
+       on conflict (projection) do update set position = greatest(c.position, excluded.position)`,
       [projection, position.toString()],
     );
   }
 
   async clearCheckpoint(projection: string): Promise<void> {
     await this.query('delete from projection_checkpoints where projection = $1', [projection]);
+    await this.query('delete from parked_events where projection = $1', [projection]);
+  }
+
+  async park(event: ParkedEvent): Promise<void> {
+    await this.query(
+      `insert into parked_events
+       (projection, position, stream_id, type, error, failures, first_failed_at, last_failed_at)
+       values ($1, $2, $3, $4, $5, $6, $7, $8)
+       on conflict (projection, position) do update set stream_id = excluded.stream_id, type = excluded.type,
+         error = excluded.error, failures = excluded.failures, first_failed_at = excluded.first_failed_at,
+         last_failed_at = excluded.last_failed_at`,
+      [
+        event.readModel,
+        event.position.toString(),
+        event.streamId,
+        event.type,
+        event.error,
+        event.failures,
+        event.firstFailedAt,
+        event.lastFailedAt,
+      ],
+    );
+  }
+
+  async parked(projection: string): Promise<ParkedEvent[]> {
+    const { rows } = await this.query<{
+      position: string;
+      stream_id: string;
+      type: string;
+      error: string;
+      failures: number;
+      first_failed_at: string;
+      last_failed_at: string;
+    }>('select * from parked_events where projection = $1 order by position', [projection]);
+    return rows.map((row) => ({
+      readModel: projection,
+      streamId: row.stream_id,
+      position: BigInt(row.position),
+      type: row.type,
+      error: row.error,
+      failures: row.failures,
+      firstFailedAt: row.first_failed_at,
+      lastFailedAt: row.last_failed_at,
+    }));
+  }
+
+  async unpark(projection: string, position: bigint): Promise<boolean> {
+    const { rowCount } = await this.query('delete from parked_events where projection = $1 and position = $2', [
+      projection,
+      position.toString(),
+    ]);
+    return (rowCount ?? 0) > 0;
   }
 
   /**
@@ -417,6 +489,9 @@ export function postgresProjectionStore(read: PostgresReadDb, tables: readonly s
     setCheckpointLog: (projection, log) => read.setCheckpointLog(projection, log),
     readModelVersion: (projection) => read.readModelVersion(projection),
     setReadModelVersion: (projection, version) => read.setReadModelVersion(projection, version),
+    park: (event) => read.park(event),
+    parked: (projection) => read.parked(projection),
+    unpark: (projection, position) => read.unpark(projection, position),
     reset: (projection) =>
       read.transaction(async () => {
         if (tables.length > 0) await read.query(`truncate ${tables.join(', ')}`);

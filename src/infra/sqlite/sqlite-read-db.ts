@@ -3,7 +3,12 @@ import Database from 'better-sqlite3';
 import { makePrivateDir, makePrivateFile, makeSqliteFilesPrivate } from '../../config/private-files';
 import type { Fence, Lease, LeaseStore } from '../../projections/projection-lease';
 import { LeaseLostError } from '../../projections/projection-lease';
-import type { CheckpointSource, ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
+import type {
+  CheckpointSource,
+  ParkedEvent,
+  ProjectionStore,
+  ReadModelDigest,
+} from '../../projections/read-model-projection';
 import { canonicalDigest } from '../../projections/canonical-digest';
 import { ReadSnapshotMemo } from '../../projections/read-snapshot-memo';
 import { VersionedAnswerMemo } from '../../projections/answer-memo';
@@ -45,6 +50,17 @@ export class SqliteReadDb {
     if (!columns.some((c) => c.name === 'log')) db.exec('alter table projection_checkpoints add column log text');
     if (!columns.some((c) => c.name === 'version'))
       db.exec('alter table projection_checkpoints add column version integer');
+    db.exec(`create table if not exists parked_events (
+      projection text not null,
+      position text not null,
+      stream_id text not null,
+      type text not null,
+      error text not null,
+      failures integer not null,
+      first_failed_at text not null,
+      last_failed_at text not null,
+      primary key (projection, position)
+    ) strict`);
     db.exec(`create table if not exists projection_leases (
       projection text primary key,
       holder text not null,
@@ -72,6 +88,14 @@ export class SqliteReadDb {
       setVersion: db.prepare(
         `insert into projection_checkpoints (projection, position, version) values (?, '', ?) on conflict (projection) do update set version = excluded.version`,
       ),
+      park: db.prepare(
+        `insert or replace into parked_events
+         (projection, position, stream_id, type, error, failures, first_failed_at, last_failed_at)
+         values (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+      parked: db.prepare<[string], ParkedRow>('select * from parked_events where projection = ?'),
+      unpark: db.prepare('delete from parked_events where projection = ? and position = ?'),
+      unparkAll: db.prepare('delete from parked_events where projection = ?'),
       lease: db.prepare<[string], { holder: string; token: number | bigint; expires_at: number }>(
         'select holder, token, expires_at from projection_leases where projection = ?',
       ),
@@ -287,6 +311,41 @@ export class SqliteReadDb {
 
   clearCheckpoint(projection: string): void {
     this.statements.clear.run(projection);
+    this.statements.unparkAll.run(projection);
+  }
+
+  park(event: ParkedEvent): void {
+    this.statements.park.run(
+      event.readModel,
+      event.position.toString(),
+      event.streamId,
+      event.type,
+      event.error,
+      event.failures,
+      event.firstFailedAt,
+      event.lastFailedAt,
+    );
+  }
+
+  parked(projection: string): ParkedEvent[] {
+    this.noticeOtherWriters();
+    return this.statements.parked
+      .all(projection)
+      .map((row): ParkedEvent => ({
+        readModel: row.projection,
+        streamId: row.stream_id,
+        position: BigInt(row.position),
+        type: row.type,
+        error: row.error,
+        failures: row.failures,
+        firstFailedAt: row.first_failed_at,
+        lastFailedAt: row.last_failed_at,
+      }))
+      .sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
+  }
+
+  unpark(projection: string, position: bigint): boolean {
+    return this.statements.unpark.run(projection, position.toString()).changes > 0;
   }
 
   close(): void {
@@ -294,6 +353,17 @@ export class SqliteReadDb {
     if (this.db.open) this.db.close();
   }
 }
+
+type ParkedRow = {
+  projection: string;
+  position: string;
+  stream_id: string;
+  type: string;
+  error: string;
+  failures: number;
+  first_failed_at: string;
+  last_failed_at: string;
+};
 
 /** What a store that gathers a batch's writes in memory does at the end of the batch. */
 export type BatchHooks = {
@@ -338,6 +408,9 @@ export function sqliteProjectionStore(
         read.clearCheckpoint(projection);
         read.feed.touch(EVERY_SCOPE);
       }),
+    park: async (event) => read.park(event),
+    parked: async (projection) => read.parked(projection),
+    unpark: async (projection, position) => read.unpark(projection, position),
     digest: async (): Promise<ReadModelDigest> =>
       canonicalDigest(
         tables.map((table) => ({
