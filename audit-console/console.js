@@ -65,13 +65,15 @@ function explain(error) {
   if (!(error instanceof ApiError)) return say(`The request failed: ${error.message}`);
   if (error.status === 403) {
     return say(
-      'Refused (403 forbidden): this credential is not an auditor\'s. The audit API is for users with the ' +
+      "Refused (403 forbidden): this credential is not an auditor's. The audit API is for users with the " +
         'platform role auditor.',
     );
   }
   if (error.status === 401) return say('Not signed in (401): the service refused this credential.');
   const fields = (error.problem?.errors ?? []).map((e) => `${e.field}: ${e.message}`).join('; ');
-  say(`${error.problem?.title ?? `HTTP ${error.status}`} (${error.status})${fields ? ` — ${fields}` : `: ${error.message}`}`);
+  say(
+    `${error.problem?.title ?? `HTTP ${error.status}`} (${error.status})${fields ? ` — ${fields}` : `: ${error.message}`}`,
+  );
 }
 
 /** An ISO time for `at`: empty is now (left to the service), a time without offset is local time. */

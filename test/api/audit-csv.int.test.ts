@@ -5,40 +5,9 @@
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
+import { csvObjects, parseCsv } from '../support/csv-records';
 
-/** RFC 4180 records, as a spreadsheet reads them. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let field = '';
-  let record: string[] = [];
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i] as string;
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') {
-      record.push(field);
-      field = '';
-    } else if (c === '\r' && text[i + 1] === '\n') {
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = '';
-      i++;
-    } else field += c;
-  }
-  return records;
-}
-
-const asObjects = (records: string[][]) => {
-  const [header, ...rows] = records;
-  return rows.map((row) => Object.fromEntries(header!.map((name, i) => [name, row[i]])));
-};
+const asObjects = csvObjects;
 
 describe('audit lists as CSV', () => {
   let server: TestServer;

@@ -1,25 +1,5 @@
 import { csvField, csvText } from '../../src/audit/csv-encoding';
-
-/** Splits RFC 4180 text back into records, as a spreadsheet would. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let field = '';
-  let record: string[] = [];
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text[i];
-    if (quoted) {
-      if (c === '"' && text[i + 1] === '"') ((field += '"'), i++);
-      else if (c === '"') quoted = false;
-      else field += c;
-    } else if (c === '"') quoted = true;
-    else if (c === ',') (record.push(field), (field = ''));
-    else if (c === '\r' && text[i + 1] === '\n')
-      (record.push(field), records.push(record), (record = []), (field = ''), i++);
-    else field += c;
-  }
-  return records;
-}
+import { parseCsv } from '../support/csv-records';
 
 describe('CSV encoding (RFC 4180)', () => {
   it('given plain values, then they are written as they are, every record ended by CRLF', () => {
