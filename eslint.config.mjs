@@ -69,6 +69,18 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', process: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  // The audit console's page script (audit-console/): a classic browser script, no build step.
+  {
+    files: ['audit-console/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(
+        ['document', 'fetch', 'sessionStorage', 'URL', 'URLSearchParams', 'Blob', 'FormData', 'setTimeout'].map(
+          (name) => [name, 'readonly'],
+        ),
+      ),
+    },
+  },
   // Tests read HTTP bodies as a client does: untyped JSON, checked by assertions.
   { files: ['test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },
   // A test's name and its sample texts are strings that run on.

@@ -302,6 +302,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit/users/{id}/access": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every resource a person could see at a moment, by view, and why
+         * @description Every resource and the directory replayed to `at`, judged for this user by the rules the service applies now, with the reasons the per-resource review gives: for `at` = now each view holds what GetResourceList serves them there. A user the directory never knew is a 404; one not yet known at `at` answers `account: notKnown` and no views.
+         */
+        get: operations["getUserAccess"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit/integrity": {
         parameters: {
             query?: never;
@@ -2452,6 +2472,173 @@ export interface components {
         };
         /**
          * @example {
+         *       "userId": 4,
+         *       "name": "Dan",
+         *       "account": "active",
+         *       "at": "2025-03-02T12:00:00.000Z",
+         *       "views": [
+         *         {
+         *           "viewKey": "c:1",
+         *           "projectId": 10,
+         *           "projectName": "Solar kiosk",
+         *           "communityId": 1,
+         *           "communityName": "Green Valley Makers",
+         *           "resources": [
+         *             {
+         *               "resourceId": 1,
+         *               "name": "Pitch deck",
+         *               "governedBy": "own",
+         *               "effectivePrivacyLevel": 2,
+         *               "reasons": [
+         *                 {
+         *                   "kind": "member",
+         *                   "level": 2,
+         *                   "communityId": 1,
+         *                   "description": "level 2: approved member of community 1"
+         *                 }
+         *               ]
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        PersonAccess: {
+            /**
+             * @description The person
+             * @example 4
+             */
+            userId: number;
+            /**
+             * @description Their name at that moment; null when not yet known
+             * @example Dan
+             */
+            name: string | null;
+            /**
+             * @description Their account at that moment; only an active account sees anything; `notKnown`: not yet in the directory
+             * @example active
+             * @enum {string}
+             */
+            account: "active" | "inactive" | "banned" | "notKnown";
+            /**
+             * @description The moment reviewed
+             * @example 2025-03-02T12:00:00.000Z
+             */
+            at: string;
+            /**
+             * @description Each view they could see something from, by project then community (project-wide first)
+             * @example [
+             *       {
+             *         "viewKey": "c:1",
+             *         "projectId": 10,
+             *         "projectName": "Solar kiosk",
+             *         "communityId": 1,
+             *         "communityName": "Green Valley Makers",
+             *         "resources": [
+             *           {
+             *             "resourceId": 1,
+             *             "name": "Pitch deck",
+             *             "governedBy": "own",
+             *             "effectivePrivacyLevel": 2,
+             *             "reasons": [
+             *               {
+             *                 "kind": "member",
+             *                 "level": 2,
+             *                 "communityId": 1,
+             *                 "description": "level 2: approved member of community 1"
+             *               }
+             *             ]
+             *           }
+             *         ]
+             *       }
+             *     ]
+             */
+            views: components["schemas"]["PersonView"][];
+        };
+        PersonView: {
+            /**
+             * @description `p:<projectId>` (project-wide) or `c:<communityId>`
+             * @example c:1
+             */
+            viewKey: string;
+            /**
+             * @description The project, as GetResourceList is asked
+             * @example 10
+             */
+            projectId: number;
+            /**
+             * @description Its name
+             * @example Solar kiosk
+             */
+            projectName: string | null;
+            /**
+             * @description The community it is seen from; null for the project-wide view
+             * @example 1
+             */
+            communityId: number | null;
+            /**
+             * @description Its name
+             * @example Green Valley Makers
+             */
+            communityName: string | null;
+            /**
+             * @description What they could see there, by resource id
+             * @example [
+             *       {
+             *         "resourceId": 1,
+             *         "name": "Pitch deck",
+             *         "governedBy": "own",
+             *         "effectivePrivacyLevel": 2,
+             *         "reasons": [
+             *           {
+             *             "kind": "member",
+             *             "level": 2,
+             *             "communityId": 1,
+             *             "description": "level 2: approved member of community 1"
+             *           }
+             *         ]
+             *       }
+             *     ]
+             */
+            resources: components["schemas"]["SeenResource"][];
+        };
+        SeenResource: {
+            /**
+             * @description The resource
+             * @example 1
+             */
+            resourceId: number;
+            /**
+             * @description Its name at that moment
+             * @example Pitch deck
+             */
+            name: string;
+            /**
+             * @description The resource's own level, or a share's, decides here
+             * @example own
+             * @enum {string}
+             */
+            governedBy: "own" | "share";
+            /**
+             * @description The level that applies in the view
+             * @example 2
+             */
+            effectivePrivacyLevel: number;
+            /**
+             * @description Every reason they could see it (as the per-resource review gives them)
+             * @example [
+             *       {
+             *         "kind": "member",
+             *         "level": 2,
+             *         "communityId": 1,
+             *         "description": "level 2: approved member of community 1"
+             *       }
+             *     ]
+             */
+            reasons: components["schemas"]["AccessReason"][];
+        };
+        /**
+         * @example {
          *       "kept": true,
          *       "position": "42",
          *       "hash": "9b2e4c6f1a3d5b7e9c0f2a4d6b8e0c1f3a5d7b9e1c3f5a7d9b0e2c4f6a8d0b1e"
@@ -4102,6 +4289,8 @@ export interface operations {
     listAuditEvents: {
         parameters: {
             query?: {
+                /** @description The answer: `json` (default) or `csv` (RFC 4180, a header row; text/csv) */
+                format?: "json" | "csv";
                 /** @description Only this stream, e.g. `resource-12`, `directory`, `audit-3` */
                 stream?: string;
                 /** @description Only events whose actor is this user */
@@ -4133,7 +4322,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description One page of events */
+            /** @description One page of events (with `format=csv`: its rows, the cursor in headers) */
             200: {
                 headers: {
                     "Api-Version": components["headers"]["Api-Version"];
@@ -4142,10 +4331,15 @@ export interface operations {
                     "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
                     "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
                     RateLimit: components["headers"]["RateLimit"];
+                    /** @description With `format=csv`: the `next` cursor of the page, absent for an empty log */
+                    "Audit-Next"?: string;
+                    /** @description With `format=csv`: `true` when more matching events may follow right now */
+                    "Audit-Has-More"?: string;
                     [name: string]: unknown;
                 };
                 content: {
                     "application/json": components["schemas"]["AuditEventPage"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4158,7 +4352,10 @@ export interface operations {
     };
     getResourceHistory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The answer: `json` (default) or `csv` (RFC 4180, a header row; text/csv) */
+                format?: "json" | "csv";
+            };
             header?: {
                 /**
                  * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
@@ -4174,7 +4371,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The steps, oldest first (one step per command) */
+            /** @description The steps, oldest first (one step per command; in CSV one row per change) */
             200: {
                 headers: {
                     "Api-Version": components["headers"]["Api-Version"];
@@ -4187,6 +4384,7 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResourceHistory"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -4203,6 +4401,8 @@ export interface operations {
             query?: {
                 /** @description The moment to review; default now */
                 at?: string;
+                /** @description The answer: `json` (default) or `csv` (RFC 4180, a header row; text/csv) */
+                format?: "json" | "csv";
             };
             header?: {
                 /**
@@ -4219,7 +4419,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Per view, the users who could see it and their reasons */
+            /** @description Per view, the users who could see it and their reasons (in CSV one row per view and user) */
             200: {
                 headers: {
                     "Api-Version": components["headers"]["Api-Version"];
@@ -4232,6 +4432,55 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ResourceAccess"];
+                    "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequestsWithRateLimit"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getUserAccess: {
+        parameters: {
+            query?: {
+                /** @description The moment to review; default now */
+                at?: string;
+                /** @description The answer: `json` (default) or `csv` (RFC 4180, a header row; text/csv) */
+                format?: "json" | "csv";
+            };
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path: {
+                /** @description User id */
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Per view, the resources the user could see and their reasons (in CSV one row per view and resource) */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
+                    "RateLimit-Limit": components["headers"]["RateLimit-Limit"];
+                    "RateLimit-Remaining": components["headers"]["RateLimit-Remaining"];
+                    "RateLimit-Reset": components["headers"]["RateLimit-Reset"];
+                    "RateLimit-Policy": components["headers"]["RateLimit-Policy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PersonAccess"];
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -177,7 +177,7 @@ function problemResponseRef(
 function answerResponse(answer: AnswerDoc, rateLimited: boolean, idempotent: boolean): ResponseConfig {
   const content =
     'json' in answer
-      ? { 'application/json': { schema: answer.json } }
+      ? { 'application/json': { schema: answer.json }, ...answer.alsoContent }
       : 'problem' in answer
         ? problemContent
         : answer.content;

@@ -40,6 +40,8 @@ export type AnswerDoc =
       readonly json: z.ZodType;
       /** Headers the answer carries besides the common ones, by name: what each says. */
       readonly headers?: Readonly<Record<string, string>>;
+      /** Other media types the same answer may be asked in (e.g. text/csv with `format=csv`). */
+      readonly alsoContent?: ZodRequestBody['content'];
     }
   | { readonly description: string; readonly problem: true }
   | { readonly description: string; readonly content?: ZodRequestBody['content'] };

@@ -11,6 +11,7 @@ import { httpSemantics } from '../api/middleware/http-semantics';
 import { inSequence } from '../api/middleware/in-sequence';
 import { mountedAt } from '../api/middleware/mounted-at';
 import { docsPage } from '../api/routes/docs-page';
+import { auditConsole } from '../audit/audit-console';
 import { ApiKeyVerifier } from '../api-keys/api-key-authenticator';
 import { BoundedVerifier } from '../api-keys/bounded-verifier';
 import { ROUTE_DOCS, routesOf } from './route-groups';
@@ -52,6 +53,7 @@ export function buildApp(ctx: AppContext, app: express.Express = express()): exp
     ),
   );
   if (servesApi) app.use('/docs', docsPage());
+  if (servesApi) app.use('/audit', auditConsole());
   app.use(routes.router);
 
   app.use(routeNotFound);

@@ -1,6 +1,8 @@
 import { principal } from '../resources/access/principals';
 import type { View } from '../resources/access/views';
 import { administersView, principalsFor } from '../resources/access/views';
+import type { Viewer } from '../directory/viewer';
+import type { AccountStatus } from '../domain/auth/caller';
 import type { DirectoryState } from '../directory/directory-state';
 import { communityOf, projectOf, viewerOf } from '../directory/directory-state';
 import type { PrivacyLevel } from '../resources/access/privacy-policy';
@@ -62,15 +64,36 @@ export function reviewAccess(resourceState: ResourceState, directory: DirectoryS
     }
   }
   const resource = resourceState.resource;
-  const project = projectOf(directory, resource.scope.projectId);
-  const resourceViews = viewsOf(resource, project?.communityIds ?? []);
   // Inactive and banned accounts are refused on every endpoint: they see nothing.
   const viewers = [...directory.users.values()]
     .filter((u) => u.status === 'active')
     .sort((a, b) => a.userId - b.userId)
     .map((u) => ({ user: u, viewer: viewerOf(directory, u.userId) }));
 
-  const views = resourceViews.map((rv): ViewAccess => {
+  const views = judgedViews(resource, directory).map((judged): ViewAccess => {
+    const users = [];
+    for (const { user, viewer } of viewers) {
+      const reasons = reasonsToSee(viewer, judged);
+      if (reasons) users.push({ userId: user.userId, name: user.name, reasons });
+    }
+    return { ...judged.base, users };
+  });
+  return { status: 'active', views };
+}
+
+/** One view of a resource, with what judging a viewer in it needs. */
+type JudgedView = {
+  readonly base: Omit<ViewAccess, 'users'>;
+  readonly projectId: number;
+  readonly resourceView: ResourceView;
+  /** Null where no list is served (an unknown project or community answers 404): no one sees it there. */
+  readonly view: View | null;
+  readonly reasonOf: ReadonlyMap<string, AccessReason>;
+};
+
+function judgedViews(resource: Resource, directory: DirectoryState): JudgedView[] {
+  const project = projectOf(directory, resource.scope.projectId);
+  return viewsOf(resource, project?.communityIds ?? []).map((rv) => {
     const community = rv.communityId === null ? null : communityOf(directory, rv.communityId);
     const base = {
       viewKey: rv.viewKey,
@@ -80,26 +103,111 @@ export function reviewAccess(resourceState: ResourceState, directory: DirectoryS
       effectivePrivacyLevel: rv.effectivePrivacyLevel,
       circleIds: rv.circles.map((c) => c.circleId),
     };
-    // A list from an unknown project or community answers 404: no one sees anything there.
-    if (!project || (rv.communityId !== null && !community)) return { ...base, users: [] };
-    const view: View = community ? { kind: 'community', project, community } : { kind: 'project', project };
-    const reasonOf = reasonsByPrincipal(resource, rv);
-    const users = [];
-    for (const { user, viewer } of viewers) {
-      const principals = new Set(principalsFor(viewer, view));
-      const admin = administersView(viewer, view);
-      if (!canSee(principals, admin, rv)) continue;
-      const reasons: AccessReason[] =
-        admin && community ? [{ kind: 'administersView', communityId: community.communityId }] : [];
-      for (const p of rv.audience) {
-        const reason = principals.has(p) ? reasonOf.get(p) : undefined;
-        if (reason) reasons.push(reason);
-      }
-      users.push({ userId: user.userId, name: user.name, reasons });
-    }
-    return { ...base, users };
+    const view: View | null =
+      !project || (rv.communityId !== null && !community)
+        ? null
+        : community
+          ? { kind: 'community', project, community }
+          : { kind: 'project', project };
+    return {
+      base,
+      projectId: resource.scope.projectId,
+      resourceView: rv,
+      view,
+      reasonOf: reasonsByPrincipal(resource, rv),
+    };
   });
-  return { status: 'active', views };
+}
+
+/** Every reason the viewer sees the resource in this view, or null when they do not. */
+function reasonsToSee(viewer: Viewer, judged: JudgedView): AccessReason[] | null {
+  const { view, resourceView: rv } = judged;
+  if (!view) return null;
+  const principals = new Set(principalsFor(viewer, view));
+  const admin = administersView(viewer, view);
+  if (!canSee(principals, admin, rv)) return null;
+  const reasons: AccessReason[] =
+    admin && view.kind === 'community' ? [{ kind: 'administersView', communityId: view.community.communityId }] : [];
+  for (const p of rv.audience) {
+    const reason = principals.has(p) ? judged.reasonOf.get(p) : undefined;
+    if (reason) reasons.push(reason);
+  }
+  return reasons;
+}
+
+/** One resource a person could see in one view, and why. */
+export type SeenResource = {
+  readonly resourceId: number;
+  readonly name: string;
+  readonly governedBy: 'own' | 'share';
+  readonly effectivePrivacyLevel: PrivacyLevel;
+  readonly reasons: readonly AccessReason[];
+};
+
+/** A view a person looks from, as GetResourceList is asked: a project, alone or from one community. */
+export type PersonView = {
+  readonly viewKey: string;
+  readonly projectId: number;
+  readonly projectName: string | null;
+  /** null: the project-wide view. */
+  readonly communityId: number | null;
+  readonly communityName: string | null;
+  readonly resources: readonly SeenResource[];
+};
+
+export type PersonAccess =
+  | { readonly account: 'notKnown'; readonly name: null; readonly views: readonly [] }
+  | { readonly account: AccountStatus; readonly name: string; readonly views: readonly PersonView[] };
+
+/**
+ * "What could this person see then?": every resource as it stood, judged for one viewer with the
+ * same functions as the per-resource review, grouped by the view GetResourceList is asked for.
+ */
+export function reviewPersonAccess(
+  userId: number,
+  resources: Iterable<ResourceState>,
+  directory: DirectoryState,
+): PersonAccess {
+  const user = directory.users.get(userId);
+  if (!user) return { account: 'notKnown', name: null, views: [] };
+  // Inactive and banned accounts are refused on every endpoint: they see nothing.
+  if (user.status !== 'active') return { account: user.status, name: user.name, views: [] };
+  const viewer = viewerOf(directory, userId);
+  const byView = new Map<string, { view: Omit<PersonView, 'resources'>; resources: SeenResource[] }>();
+  for (const state of resources) {
+    if (state.status !== 'active') continue;
+    const resource = state.resource;
+    for (const judged of judgedViews(resource, directory)) {
+      const reasons = reasonsToSee(viewer, judged);
+      if (!reasons || !judged.view) continue;
+      const key = `${judged.projectId} ${judged.base.viewKey}`;
+      let entry = byView.get(key);
+      if (!entry) {
+        entry = {
+          view: {
+            viewKey: judged.base.viewKey,
+            projectId: judged.projectId,
+            projectName: judged.view.project.name ?? null,
+            communityId: judged.base.communityId,
+            communityName: judged.base.communityName,
+          },
+          resources: [],
+        };
+        byView.set(key, entry);
+      }
+      entry.resources.push({
+        resourceId: resource.resourceId,
+        name: resource.name,
+        governedBy: judged.base.governedBy,
+        effectivePrivacyLevel: judged.base.effectivePrivacyLevel,
+        reasons,
+      });
+    }
+  }
+  const views = [...byView.values()]
+    .map(({ view, resources: seen }) => ({ ...view, resources: seen.sort((a, b) => a.resourceId - b.resourceId) }))
+    .sort((a, b) => a.projectId - b.projectId || (a.communityId ?? 0) - (b.communityId ?? 0));
+  return { account: 'active', name: user.name, views };
 }
 
 /** What each principal of a view's audience stands for, spelled with the same builders. */

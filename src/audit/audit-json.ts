@@ -1,4 +1,4 @@
-import type { AccessReview } from './access-review';
+import type { AccessReview, PersonAccess } from './access-review';
 import { describeReason } from './access-review';
 import type { HistoryStep } from './resource-history';
 import { describeChange } from './resource-history';
@@ -48,6 +48,20 @@ export const accessJson = (resourceId: number, at: Date, review: AccessReview) =
     users: view.users.map((user) => ({
       ...user,
       reasons: user.reasons.map((reason) => ({ ...reason, description: describeReason(reason) })),
+    })),
+  })),
+});
+
+export const personAccessJson = (userId: number, at: Date, access: PersonAccess) => ({
+  userId,
+  name: access.name,
+  account: access.account,
+  at: at.toISOString(),
+  views: access.views.map((view) => ({
+    ...view,
+    resources: view.resources.map((seen) => ({
+      ...seen,
+      reasons: seen.reasons.map((reason) => ({ ...reason, description: describeReason(reason) })),
     })),
   })),
 });

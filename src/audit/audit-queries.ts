@@ -1,13 +1,16 @@
-import type { AccessReview } from './access-review';
-import { reviewAccess } from './access-review';
+import type { AccessReview, PersonAccess } from './access-review';
+import { reviewAccess, reviewPersonAccess } from './access-review';
 import type { AuditFilter } from './audit-log';
 import { matchesFilter } from './audit-log';
 import type { HistoryStep } from './resource-history';
 import { resourceHistory } from './resource-history';
 import { DIRECTORY_STREAM } from '../directory/directory-events';
 import { foldDirectory } from '../directory/directory-state';
-import { resourceStreamId } from '../resources/resource-events';
+import { RESOURCE_EVENT_TYPES, resourceStreamId } from '../resources/resource-events';
+import { evolve, initialState } from '../resources/resource-evolve';
 import { foldResource } from '../resources/resource-evolve';
+import type { ResourceState } from '../resources/resource';
+import { isResourceEvent } from '../resources/resource-events';
 import type { EventStore, RecordedEvent } from '../ports/event-store';
 
 /**
@@ -95,4 +98,29 @@ export async function reviewAccessAt(store: EventStore, resourceId: number, at: 
   if (resourceEvents.length === 0) return null;
   const until = upTo(at.getTime());
   return reviewAccess(foldResource(resourceEvents.filter(until)), foldDirectory(directoryEvents.filter(until)));
+}
+
+const RESOURCE_TYPES: ReadonlySet<string> = new Set(RESOURCE_EVENT_TYPES);
+
+/**
+ * What one person could see at `at`: every resource stream folded up to that moment (one pass
+ * over the log's resource events, filtered by the store where it can) and the directory as it
+ * stood then. Null when the directory never knew the user (a mistyped id, not "nothing").
+ */
+export async function reviewPersonAccessAt(store: EventStore, userId: number, at: Date): Promise<PersonAccess | null> {
+  const until = upTo(at.getTime());
+  const directoryEvents = await store.readStream(DIRECTORY_STREAM);
+  if (!foldDirectory(directoryEvents).users.has(userId)) return null;
+  const states = new Map<string, ResourceState>();
+  let after: bigint | undefined;
+  for (;;) {
+    const batch = await store.readAll(after, BATCH, RESOURCE_TYPES);
+    for (const e of batch) {
+      after = e.position;
+      if (!until(e) || !isResourceEvent(e)) continue;
+      states.set(e.streamId, evolve(states.get(e.streamId) ?? initialState, e));
+    }
+    if (batch.length < BATCH) break;
+  }
+  return reviewPersonAccess(userId, states.values(), foldDirectory(directoryEvents.filter(until)));
 }

@@ -27,7 +27,14 @@ function strictQuery<S extends z.ZodRawShape>(shape: S) {
   });
 }
 
+/** `json` (the default) or `csv` (RFC 4180, a header row, one row per line a person reads). */
+const format = z
+  .enum(['json', 'csv'])
+  .optional()
+  .meta({ description: 'The answer: `json` (default) or `csv` (RFC 4180, a header row; text/csv)', example: 'csv' });
+
 export const auditEventsQuery = strictQuery({
+  format,
   stream: z
     .string()
     .min(1)
@@ -70,11 +77,26 @@ export const auditEventsQuery = strictQuery({
 
 export const auditResourcePathParams = z.object({ id: positiveId.meta({ description: 'Resource id', example: 1 }) });
 
-export const auditHistoryQuery = strictQuery({});
+export const auditHistoryQuery = strictQuery({ format });
 
 export const auditAccessQuery = strictQuery({
   at: isoTime.optional().meta({ description: 'The moment to review; default now', example: '2025-03-02T12:00:00Z' }),
+  format,
 });
+
+export const auditUserPathParams = z.object({ id: positiveId.meta({ description: 'User id', example: 4 }) });
+
+/** The CSV alternative of a list's JSON answer, for the OpenAPI document. */
+export const csvContent = {
+  'text/csv': {
+    schema: z.string().meta({
+      description:
+        'RFC 4180 with a header row, CRLF line ends, UTF-8; sent as an attachment (Content-Disposition) ' +
+        'when `format=csv`',
+      example: 'position,at,streamId\r\n41,2025-03-01T10:05:00.000Z,resource-1\r\n',
+    }),
+  },
+};
 
 // ---------------------------------------------------------------------------------------------
 // Responses
@@ -423,4 +445,94 @@ export const resourceAccessSchema = component(
       .meta({ description: 'Each view the resource could be seen from', example: accessExample.views }),
   },
   { example: accessExample },
+);
+
+const personAccessExample = {
+  userId: 4,
+  name: 'Dan',
+  account: 'active' as const,
+  at: '2025-03-02T12:00:00.000Z',
+  views: [
+    {
+      viewKey: 'c:1',
+      projectId: 10,
+      projectName: 'Solar kiosk',
+      communityId: 1,
+      communityName: 'Green Valley Makers',
+      resources: [
+        {
+          resourceId: 1,
+          name: 'Pitch deck',
+          governedBy: 'own' as const,
+          effectivePrivacyLevel: 2,
+          reasons: [
+            {
+              kind: 'member' as const,
+              level: 2,
+              communityId: 1,
+              description: 'level 2: approved member of community 1',
+            },
+          ],
+        },
+      ],
+    },
+  ],
+};
+
+export const personAccessSchema = component(
+  'PersonAccess',
+  {
+    userId: integer.meta({ description: 'The person', example: 4 }),
+    name: z
+      .string()
+      .nullable()
+      .meta({ description: 'Their name at that moment; null when not yet known', example: 'Dan' }),
+    account: z.enum(['active', 'inactive', 'banned', 'notKnown']).meta({
+      description:
+        'Their account at that moment; only an active account sees anything; `notKnown`: not yet in the directory',
+      example: 'active',
+    }),
+    at: z.string().meta({ description: 'The moment reviewed', example: personAccessExample.at }),
+    views: z
+      .array(
+        component('PersonView', {
+          viewKey: z
+            .string()
+            .meta({ description: '`p:<projectId>` (project-wide) or `c:<communityId>`', example: 'c:1' }),
+          projectId: integer.meta({ description: 'The project, as GetResourceList is asked', example: 10 }),
+          projectName: z.string().nullable().meta({ description: 'Its name', example: 'Solar kiosk' }),
+          communityId: integer
+            .nullable()
+            .meta({ description: 'The community it is seen from; null for the project-wide view', example: 1 }),
+          communityName: z.string().nullable().meta({ description: 'Its name', example: 'Green Valley Makers' }),
+          resources: z
+            .array(
+              component('SeenResource', {
+                resourceId: integer.meta({ description: 'The resource', example: 1 }),
+                name: z.string().meta({ description: 'Its name at that moment', example: 'Pitch deck' }),
+                governedBy: z
+                  .enum(['own', 'share'])
+                  .meta({ description: "The resource's own level, or a share's, decides here", example: 'own' }),
+                effectivePrivacyLevel: privacyLevelSchema.meta({
+                  description: 'The level that applies in the view',
+                  example: 2,
+                }),
+                reasons: z.array(accessReasonSchema).meta({
+                  description: 'Every reason they could see it (as the per-resource review gives them)',
+                  example: personAccessExample.views[0]?.resources[0]?.reasons,
+                }),
+              }),
+            )
+            .meta({
+              description: 'What they could see there, by resource id',
+              example: personAccessExample.views[0]?.resources,
+            }),
+        }),
+      )
+      .meta({
+        description: 'Each view they could see something from, by project then community (project-wide first)',
+        example: personAccessExample.views,
+      }),
+  },
+  { example: personAccessExample },
 );

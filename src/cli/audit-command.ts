@@ -2,10 +2,21 @@ import { EVENT_CATALOG } from '../app/event-catalog';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import type { z } from 'zod';
-import { auditAccessQuery, auditEventsQuery, auditResourcePathParams } from '../audit/audit-schemas';
+import {
+  auditAccessQuery,
+  auditEventsQuery,
+  auditResourcePathParams,
+  auditUserPathParams,
+} from '../audit/audit-schemas';
 import { zodFieldErrors } from '../api/validation';
-import { accessJson, auditEventJson, historyStepJson } from '../audit/audit-json';
-import { AUDIT_PAGE_MAX, readAuditPage, readResourceHistory, reviewAccessAt } from '../audit/audit-queries';
+import { accessJson, auditEventJson, historyStepJson, personAccessJson } from '../audit/audit-json';
+import {
+  AUDIT_PAGE_MAX,
+  readAuditPage,
+  readResourceHistory,
+  reviewAccessAt,
+  reviewPersonAccessAt,
+} from '../audit/audit-queries';
 import { recordAuditRead } from '../audit/record-audit-read';
 import type { AuditFilter } from '../audit/audit-log';
 import { decodeCursor } from '../audit/audit-log';
@@ -18,11 +29,11 @@ import { formatTable } from './table';
 import { AUDIT_VERIFY_USAGE, auditVerify } from './audit-verify-command';
 
 /**
- * `audit events|history|access`: the audit API's three reads for an operator on the machine,
+ * `audit events|history|access|access-of`: the audit API's reads for an operator on the machine,
  * with the same filters and the same JSON records (one per line), or a table. Reads are recorded
  * like an auditor's, as the platform (`audit-0`).
  */
-export const AUDIT_USAGE = `usage: npm run cli -- audit <events|history|access|verify> [options]
+export const AUDIT_USAGE = `usage: npm run cli -- audit <events|history|access|access-of|verify> [options]
 
   audit events [--stream <id>] [--user <id>] [--credential session|apiKey|system] [--api-key <id>]
                [--type <EventType>] [--from <ISO time>] [--to <ISO time>] [--after <cursor>]
@@ -33,6 +44,8 @@ export const AUDIT_USAGE = `usage: npm run cli -- audit <events|history|access|v
       every change of one resource, one step per command: who, when, credential, what changed
   audit access <resourceId> [--at <ISO time>] [--format jsonl|table]
       who could see the resource at that moment (default now), through which view and why
+  audit access-of <userId> [--at <ISO time>] [--format jsonl|table]
+      every resource the person could see at that moment (default now), by view, and why
 ${AUDIT_VERIFY_USAGE}
   audit --stream|--user|--type ... (no subcommand) is audit events.
 `;
@@ -64,6 +77,8 @@ export async function auditCommand(
         return await withStore(open, (store) => history(subArgs, store, out));
       case 'access':
         return await withStore(open, (store) => access(subArgs, store, out));
+      case 'access-of':
+        return await withStore(open, (store) => accessOf(subArgs, store, out));
       case 'verify':
         return await withStore(open, (store) => auditVerify(subArgs, store, out));
       default:
@@ -313,5 +328,41 @@ async function access(args: string[], store: EventStore, out: Out): Promise<numb
     ]),
   );
   out.write(formatTable(['view', 'level', 'user', 'why'], rows));
+  return 0;
+}
+
+async function accessOf(args: string[], store: EventStore, out: Out): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    allowPositionals: true,
+    options: { at: { type: 'string' }, format: FORMAT, help: HELP },
+  });
+  const format = formatOf(values.format);
+  const [userId, ...extra] = positionals;
+  if (userId === undefined || extra.length > 0) throw new UsageError('give one user id');
+  const id = parseFlags(auditUserPathParams, { id: userId }, { id: 'userId' }).id;
+  const query = parseFlags(auditAccessQuery, defined({ at: values.at }), {});
+  const at = query.at === undefined ? new Date() : new Date(query.at);
+  await record(store, 'cli audit access-of', { id, at: at.toISOString() });
+  const access = await reviewPersonAccessAt(store, id, at);
+  if (!access) {
+    process.stderr.write(`user ${id} is not in the directory\n`);
+    return 1;
+  }
+  const json = personAccessJson(id, at, access);
+  if (format === 'jsonl') {
+    out.write(`${JSON.stringify(json)}\n`);
+    return 0;
+  }
+  out.write(`user ${id} ${json.name ?? ''} at ${json.at}: ${json.account}\n`);
+  const rows = json.views.flatMap((v) =>
+    v.resources.map((r) => [
+      `project ${v.projectId}${v.communityId === null ? '' : ` from ${v.communityName ?? ''}`} (${v.viewKey})`,
+      `${r.resourceId} ${r.name}`,
+      `${r.governedBy} ${r.effectivePrivacyLevel}`,
+      r.reasons.map((reason) => reason.description).join('; '),
+    ]),
+  );
+  out.write(formatTable(['view', 'resource', 'level', 'why'], rows));
   return 0;
 }

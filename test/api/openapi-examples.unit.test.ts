@@ -121,7 +121,10 @@ describe('the OpenAPI examples', () => {
       const example = exampleOf(media, `${status} ${mediaType}`);
       expect(documentSchemaErrors(media.schema, example)).toEqual([]);
       const answer = route?.answers[Number(status)];
-      if (answer && 'json' in answer) expect(zodErrors(answer.json, example)).toEqual([]);
+      // The route's zod schema is its JSON answer's; another media type (a CSV text) is checked above.
+      if (answer && 'json' in answer && mediaType === 'application/json') {
+        expect(zodErrors(answer.json, example)).toEqual([]);
+      }
     }
   });
 

@@ -1,5 +1,5 @@
 /**
- * `resources-cli audit events|history|access` as an operator runs it: a separate process on the
+ * `resources-cli audit events|history|access|access-of` as an operator runs it: a separate process on the
  * DATA_DIR of a running service, printing the same records the audit API answers.
  */
 import { execFile } from 'node:child_process';
@@ -84,6 +84,22 @@ describe('CLI audit', () => {
     expect(lines(json.stdout)).toEqual([api.body]);
     expect(table.stdout).toContain('Harbour Founders (c:2)');
     expect(table.stdout).toContain('administrator of community 2');
+  });
+
+  it('given the same moment, then `audit access-of` prints what the API answers for that person; the table names views and reasons', async () => {
+    const at = new Date().toISOString();
+    const api = await server.get(`/api/audit/users/${demo.users.admin2}/access?at=${encodeURIComponent(at)}`, auditor);
+
+    const json = await cli('audit', 'access-of', String(demo.users.admin2), '--at', at);
+    const table = await cli('audit', 'access-of', String(demo.users.admin2), '--at', at, '--format', 'table');
+    const unknown = await cli('audit', 'access-of', '999999');
+
+    expect(json.code).toBe(0);
+    expect(lines(json.stdout)).toEqual([api.body]);
+    expect(table.stdout).toContain(`${resourceId} Minutes`);
+    expect(table.stdout).toContain('administrator of community 2');
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain('user 999999 is not in the directory');
   });
 
   it('given a history, then `audit history` prints one step per command, as JSON lines or a table', async () => {
