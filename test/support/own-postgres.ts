@@ -79,17 +79,24 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
 
 /**
  * Makes and starts a cluster. `listen`: the addresses it listens on (127.0.0.1 by default);
- * `trustNetwork`: a CIDR whose hosts connect without a password too (the namespaces of a test).
+ * `trustNetwork`: a CIDR whose hosts connect without a password too (the namespaces of a test);
+ * `netns`: the network namespace the server runs in.
  */
 export async function ownPostgres(
-  options: { listen?: string[]; trustNetwork?: string; settings?: Record<string, string> } = {},
+  options: { listen?: string[]; trustNetwork?: string; netns?: string; settings?: Record<string, string> } = {},
 ): Promise<OwnPostgres> {
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'own-pg-'));
   const asRoot = process.getuid?.() === 0;
   const user = asRoot ? serverUser() : undefined;
   if (user) execFileSync('chown', [user, root]);
-  const exec = (tool: string, args: string[]) =>
-    user ? run('runuser', ['-u', user, '--', path.join(bin, tool), ...args]) : run(path.join(bin, tool), args);
+  const command = (tool: string, args: string[]) =>
+    user ? ['runuser', '-u', user, '--', path.join(bin, tool), ...args] : [path.join(bin, tool), ...args];
+  const exec = (tool: string, args: string[]) => {
+    const [file, ...rest] = options.netns
+      ? ['ip', 'netns', 'exec', options.netns, ...command(tool, args)]
+      : command(tool, args);
+    return run(file!, rest);
+  };
   const data = path.join(root, 'data');
   const logFile = path.join(root, 'server.log');
   const listen = options.listen ?? ['127.0.0.1'];

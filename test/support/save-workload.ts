@@ -57,7 +57,7 @@ export function startWorkload(options: {
 
   const ask = async (kind: Observation['kind'], path: string, body: unknown, extra: Record<string, string> = {}) => {
     const targets = options.targets();
-    const target = targets[turn++ % targets.length];
+    const target = targets[turn++ % targets.length] ?? '';
     const startedAt = Date.now();
     try {
       const res = await fetch(`${target}${path}`, {
