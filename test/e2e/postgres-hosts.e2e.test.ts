@@ -86,10 +86,25 @@ describeHosts('the service on PostgreSQL across hosts, with one host cut off at 
       body: JSON.stringify({ ...saveBody('Seen until made private'), id: resource.id, privacyLevel: 3 }),
     });
     expect(madePrivate.status).toBe(200);
+    const saveWhileCut = (async () => {
+      const startedAt = Date.now();
+      try {
+        const res = await fetch(`${api1!.url}/api/Resource/SaveProjectResource`, {
+          method: 'POST',
+          headers: { ...team, 'idempotency-key': `cut-off-${cutAt}` },
+          body: JSON.stringify(saveBody('Saved while cut off')),
+          signal: AbortSignal.timeout(ANSWER_BOUND_MS + 10_000),
+        });
+        return { status: res.status, retryAfter: res.headers.get('retry-after'), ms: Date.now() - startedAt };
+      } catch (error) {
+        return { status: 0, retryAfter: null, ms: Date.now() - startedAt, error: String(error) };
+      }
+    })();
     const whileCut: Awaited<ReturnType<typeof list>>[] = [];
 
     while (Date.now() - cutAt < 8000) whileCut.push(await list(api1!.url, outsider));
     const readyWhileCut = (await fetch(`${api1!.url}/health/ready`)).status;
+    const savedWhileCut = await saveWhileCut;
     network.link(a1!, true);
     const restoredAt = Date.now();
     let afterwards = await list(api1!.url, outsider);
@@ -99,12 +114,14 @@ describeHosts('the service on PostgreSQL across hosts, with one host cut off at 
     // then: while cut, 503 with Retry-After within the bound, never the resource; afterwards not listed
     process.stderr.write(
       `\nAPI host cut off: ${whileCut.length} answers while cut (${[...new Set(whileCut.map((a) => a.status))].join(',')}), ` +
-        `slowest ${Math.max(...whileCut.map((a) => a.ms))} ms; serves again ${servesAgainMs} ms after the link returned\n`,
+        `slowest ${Math.max(...whileCut.map((a) => a.ms))} ms; a save ${savedWhileCut.status} in ${savedWhileCut.ms} ms; serves again ${servesAgainMs} ms after the link returned\n`,
     );
     expect(whileCut.filter((a) => a.ids.includes(resource.id))).toEqual([]);
     expect(whileCut.filter((a) => a.status !== 503 || a.retryAfter === null)).toEqual([]);
     expect(Math.max(...whileCut.map((a) => a.ms))).toBeLessThan(ANSWER_BOUND_MS);
     expect(readyWhileCut).toBe(503);
+    expect(savedWhileCut).toMatchObject({ status: 503, retryAfter: '1' });
+    expect(savedWhileCut.ms).toBeLessThan(ANSWER_BOUND_MS);
     expect(afterwards.status).toBe(200);
     expect(afterwards.ids).not.toContain(resource.id);
 
