@@ -78,7 +78,6 @@ describeWithOwnPostgres('the service on PostgreSQL, with its server killed and r
   });
 });
 
-
 type Digest = { generation: number; checkpoint: string | null; digest: string; counts: Record<string, number> };
 const digestOf = async (url: string): Promise<Digest> => {
   const res = await fetch(`${url}/internal/read-models/digest`, { headers: operatorHeaders });
@@ -90,8 +89,10 @@ const rebuiltDigestOf = async (url: string): Promise<Digest> => {
   const started = await fetch(`${url}/internal/read-models/rebuild`, { method: 'POST', headers: operatorHeaders });
   expect(started.status).toBe(202);
   const { jobId } = (await started.json()) as { jobId: string };
-  for (const deadline = Date.now() + 30_000; ; ) {
-    const job = (await (await fetch(`${url}/internal/read-models/rebuild/${jobId}`, { headers: operatorHeaders })).json()) as {
+  for (const deadline = Date.now() + 30_000; ;) {
+    const job = (await (
+      await fetch(`${url}/internal/read-models/rebuild/${jobId}`, { headers: operatorHeaders })
+    ).json()) as {
       outcome: string | null;
       error: string | null;
     };

@@ -128,22 +128,29 @@ describeHosts('the service on PostgreSQL across hosts, with one host cut off at 
     // given: a second projector standing by, the first leading, clients saving through both API hosts
     const projector2 = await on(p2, 'projector');
     const holders = async () =>
-      (await cluster!.query<{ holder: string }>('select holder from resources_read.projection_leases where expires_at > now()')).map(
-        (r) => r.holder,
-      );
+      (
+        await cluster!.query<{ holder: string }>(
+          'select holder from resources_read.projection_leases where expires_at > now()',
+        )
+      ).map((r) => r.holder);
     const held = (pid: number | undefined) => async () => {
       const now = await holders();
       return now.length > 0 && now.every((h) => h.includes(`:${pid}:`));
     };
     while (!(await held(projector1!.child.pid)())) await sleep(200);
-    const workload = startWorkload({ targets: () => [api1!.url, api2!.url], headers: team, boundMs: ANSWER_BOUND_MS + 5000 });
+    const workload = startWorkload({
+      targets: () => [api1!.url, api2!.url],
+      headers: team,
+      boundMs: ANSWER_BOUND_MS + 5000,
+    });
     while (workload.answered.size < 30) await sleep(50);
 
     // when: the leading projector's host is cut off
     network.link(p1!, false);
     const projectorCutAt = Date.now();
     while (!(await held(projector2.child.pid)())) {
-      if (Date.now() - projectorCutAt > 40_000) throw new Error(`the leases stayed with ${(await holders()).join(', ')}`);
+      if (Date.now() - projectorCutAt > 40_000)
+        throw new Error(`the leases stayed with ${(await holders()).join(', ')}`);
       await sleep(200);
     }
     const takeoverMs = Date.now() - projectorCutAt;
