@@ -3,6 +3,7 @@ import express from 'express';
 import { buildApp } from './app/app';
 import { httpServerFor } from './app/http-server';
 import { ConfigError, loadConfig } from './config/config';
+import { withApplicationName } from './config/postgres-application-name';
 import { createLogger } from './observability/logger';
 import { installProcessGuards } from './app/process-guards';
 import { createServices, type Services } from './app/services';
@@ -19,6 +20,8 @@ async function main(): Promise<void> {
     }
     throw error;
   }
+  if (config.POSTGRES_URL)
+    config = { ...config, POSTGRES_URL: withApplicationName(config.POSTGRES_URL, `prs-${config.ROLE}-${process.pid}`) };
   const logger = createLogger(config.LOG_LEVEL);
   installProcessGuards(logger);
   // Listening starts at once, so that liveness passes during a long catch-up: until the services

@@ -25,17 +25,34 @@ function freePort(): Promise<number> {
 
 export type Running = { child: ChildProcess; url: string };
 
-export async function startService(env: Record<string, string>, options: { ready?: boolean } = {}): Promise<Running> {
+/**
+ * `netns`: the network namespace to run in (`ip netns exec` replaces itself with node, so the
+ * child is still the server), listening on `host`, where the test reaches it.
+ */
+export async function startService(
+  env: Record<string, string>,
+  options: { ready?: boolean; netns?: string; host?: string } = {},
+): Promise<Running> {
   const port = await freePort();
+  const node = [process.execPath, '--import', 'tsx', 'src/main.ts'];
+  const [file, ...args] = options.netns ? ['ip', 'netns', 'exec', options.netns, ...node] : node;
   // One process (no wrapper), so that a signal reaches the server itself.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(file!, args, {
     cwd: root,
-    env: { ...process.env, ...backendEnv(env), ...env, PORT: String(port), LOG_LEVEL: 'warn', NODE_ENV: 'development' },
+    env: {
+      ...process.env,
+      ...backendEnv(env),
+      ...env,
+      ...(options.host ? { HOST: options.host } : {}),
+      PORT: String(port),
+      LOG_LEVEL: 'warn',
+      NODE_ENV: 'development',
+    },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const url = `http://127.0.0.1:${port}`;
+  const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {

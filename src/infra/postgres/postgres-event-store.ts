@@ -27,6 +27,7 @@ import { migrate, SCHEMA_NAME } from './migrations';
 import { commitBatch } from './postgres-group-commit';
 import type { AppendOutcome, StoredAppend } from '../stored-append';
 import { idempotencyRecordOf, type IdempotencyRow } from '../idempotency-row';
+import { isGivenUp } from './client-bound';
 
 /*
  * Global order. The port's `position` must grow in the order readers see events, and a reader
@@ -74,6 +75,13 @@ const SWEEP_EVERY_MS = 60_000;
 const SWEEP_BATCH = 1000;
 /** Readiness asks often and must answer quickly when the server does not. */
 const PING_DEADLINE_MS = 2000;
+/**
+ * A request's statement, or a group commit's, whose answer has not come by then is given up on the
+ * client (client-bound.ts): the log has no server-side bound of its own, and across a cut network
+ * the answer never comes. Past the writer's idle-in-transaction bound, so a commit that waited
+ * behind a stalled one still has its time.
+ */
+const STATEMENT_CLIENT_BOUND_MS = 10_000;
 const VERIFY_BATCH = 1000;
 /** A group commit takes at most this many appends, and this many characters of JSON (past its first append). */
 const MAX_BATCH_APPENDS = 256;
@@ -153,6 +161,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
       // a cut network) would stop every process's appends. The server ends such a session, which
       // rolls its commit back, instead.
       idle_in_transaction_session_timeout: WRITER_IDLE_IN_TRANSACTION_MS,
+      query_timeout: STATEMENT_CLIENT_BOUND_MS,
     });
     this.writer.on('error', () => undefined);
     this.channel = `event_log_${schema}`;
@@ -200,24 +209,31 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     // pool listens to only while the connection is idle: unheard, it would end the process.
     const cut = () => undefined;
     client.on('error', cut);
+    let givenUp: Error | undefined;
     try {
       return await work(client);
+    } catch (error) {
+      if (isGivenUp(error)) givenUp = error as Error;
+      throw error;
     } finally {
       client.off('error', cut);
-      // A connection left inside a transaction (its rollback failed) is dropped, not handed on.
+      // A connection left inside a transaction (its rollback failed) or inside a statement given
+      // up is dropped, not handed on.
       const status = client.getTransactionStatus();
-      client.release(status === 'I' || status === null ? undefined : new Error(`left in transaction (${status})`));
+      client.release(
+        givenUp ?? (status === 'I' || status === null ? undefined : new Error(`left in transaction (${status})`)),
+      );
     }
   }
 
   private async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     await this.ready;
-    return this.pool.query<R>(text, values);
+    return this.pool.query<R>(bounded({ text, values }));
   }
 
   private async rows(text: string, values: unknown[]): Promise<EventRow[]> {
     await this.ready;
-    const result = await this.pool.query<EventRow>({ text, values, rowMode: 'array' });
+    const result = await this.pool.query<EventRow>(bounded({ text, values, rowMode: 'array' }));
     return result.rows;
   }
 
@@ -521,7 +537,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
       timer = setTimeout(() => reject(new Error('PostgreSQL did not answer in time')), PING_DEADLINE_MS);
     });
     try {
-      await Promise.race([this.pool.query('select 1'), deadline]);
+      await Promise.race([this.pool.query(bounded({ text: 'select 1' })), deadline]);
     } finally {
       clearTimeout(timer);
     }
@@ -539,4 +555,12 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     await this.ready.catch(() => undefined);
     await Promise.all([this.pool.end(), this.writer.end()]);
   }
+}
+
+/**
+ * A statement with the client's bound (node-postgres takes a statement's own query_timeout; its
+ * types do not say so).
+ */
+function bounded<T extends pg.QueryConfig | pg.QueryArrayConfig>(statement: T): T {
+  return { ...statement, query_timeout: STATEMENT_CLIENT_BOUND_MS };
 }

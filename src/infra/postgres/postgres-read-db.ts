@@ -10,6 +10,7 @@ import type {
 } from '../../projections/read-model-projection';
 import { canonicalDigest } from '../../projections/canonical-digest';
 import { SCHEMA_NAME } from './migrations';
+import { CLIENT_BOUND_MARGIN_MS, isGivenUp } from './client-bound';
 
 /** Two keys of pg_advisory_xact_lock: this constant for a read schema's tables, and the schema's hash. */
 const READ_SCHEMA_LOCK_CLASS = 0x70_72_72_64; // 'prrd'
@@ -90,6 +91,7 @@ export class PostgresReadDb {
       options: `-c search_path=${options.schema}`,
       // A query past its bound fails (57014, transient: a 503) instead of holding the request.
       statement_timeout: options.queryTimeoutMs,
+      query_timeout: options.queryTimeoutMs + CLIENT_BOUND_MARGIN_MS,
       // A batch stalled inside its transaction (a pause, a cut network) holds its lease row: the
       // server ends it instead, which rolls the batch back.
       idle_in_transaction_session_timeout: Math.max(options.queryTimeoutMs, 5000),
@@ -124,6 +126,7 @@ export class PostgresReadDb {
     const client = await this.pool.connect();
     const cut = () => undefined;
     client.on('error', cut);
+    let failed: Error | undefined;
     try {
       await client.query('begin');
       try {
@@ -134,12 +137,12 @@ export class PostgresReadDb {
         await client.query(ddl);
         await client.query('commit');
       } catch (error) {
-        await client.query('rollback').catch(() => undefined);
+        failed = await rolledBack(client, error);
         throw error;
       }
     } finally {
       client.off('error', cut);
-      client.release();
+      client.release(failed);
     }
   }
 
@@ -187,9 +190,7 @@ export class PostgresReadDb {
         await client.query('commit');
         return result;
       } catch (error) {
-        await client.query('rollback').catch((rollbackError: unknown) => {
-          broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-        });
+        broken = await rolledBack(client, error);
         throw error;
       }
     } finally {
@@ -390,13 +391,23 @@ export class PostgresReadDb {
   /** Every row of `table`, in primary-key order (an operator's scan, bounded on its own). */
   async scan(table: string): Promise<Record<string, unknown>[]> {
     const client = await this.pool.connect();
+    let failed: Error | undefined;
     try {
       await client.query(`set statement_timeout = ${SCAN_TIMEOUT_MS}`);
-      const { rows } = await client.query<Record<string, unknown>>(`select * from ${table} order by 1, 2`);
+      // node-postgres takes a statement's own query_timeout; its types do not say so.
+      const scanStatement = {
+        text: `select * from ${table} order by 1, 2`,
+        query_timeout: SCAN_TIMEOUT_MS + CLIENT_BOUND_MARGIN_MS,
+      } as pg.QueryConfig;
+      const { rows } = await client.query<Record<string, unknown>>(scanStatement);
       return rows;
+    } catch (error) {
+      failed = error instanceof Error ? error : new Error(String(error));
+      throw error;
     } finally {
-      await client.query('reset statement_timeout').catch(() => undefined);
-      client.release();
+      // A connection that failed is dropped: it may still be inside the scan, or keep its bound.
+      if (!failed) await client.query('reset statement_timeout').catch((error: Error) => (failed = error));
+      client.release(failed);
     }
   }
 
@@ -426,6 +437,7 @@ export class PostgresReadDb {
     const client = await this.pool.connect();
     const cut = () => undefined;
     client.on('error', cut);
+    let failed: Error | undefined;
     try {
       await client.query('begin isolation level repeatable read');
       try {
@@ -450,12 +462,12 @@ export class PostgresReadDb {
         await client.query(`delete from "${target}".projection_leases`);
         await client.query('commit');
       } catch (error) {
-        await client.query('rollback').catch(() => undefined);
+        failed = await rolledBack(client, error);
         throw error;
       }
     } finally {
       client.off('error', cut);
-      client.release();
+      client.release(failed);
     }
   }
 
@@ -500,4 +512,18 @@ export function postgresProjectionStore(read: PostgresReadDb, tables: readonly s
     digest: async (): Promise<ReadModelDigest> =>
       canonicalDigest(await Promise.all(tables.map(async (name) => ({ name, rows: await read.scan(name) })))),
   };
+}
+
+/**
+ * Rolls back the transaction `error` ended: what the connection must be released with, an error
+ * (dropped, not handed on) when it was given up inside a statement or its rollback failed.
+ */
+async function rolledBack(client: pg.PoolClient, error: unknown): Promise<Error | undefined> {
+  if (isGivenUp(error)) return error as Error;
+  try {
+    await client.query('rollback');
+    return undefined;
+  } catch (rollbackError) {
+    return rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
+  }
 }
