@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../ports/event-store';
+import { tracedApply } from './traced-apply';
 import type { Logger } from '../observability/logger';
 import { ProjectionFailedError } from './projection-failed-error';
 import { type Fence, LeaseLostError } from './projection-lease';
@@ -99,7 +100,7 @@ export class CheckpointedCommits {
             // An event the projection ignores costs no call: most of a shared batch is ignored by most projections.
             if (handles && !handles(event)) continue;
             current = event;
-            await this.projection.apply(event);
+            await tracedApply(this.name, event, () => this.projection.apply(event));
           }
           return undefined;
         },
