@@ -971,6 +971,11 @@ export interface components {
              * @example 0f8e2d1c-3b4a-4c5d-8e6f-7a8b9c0d1e2f
              */
             jobId?: string;
+            /**
+             * @description The request's W3C trace id, when it has a trace: the caller sent `traceparent`, or the service exports traces. It finds the spans and the log lines of the request.
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            traceId?: string;
         };
         FieldError: {
             /**
@@ -1693,6 +1698,11 @@ export interface components {
              * @example 203.0.113.7
              */
             clientAddress?: string;
+            /**
+             * @description The W3C trace context of the request that appended it, when it had one (the caller's `traceparent`, or the service traces): ids only, no secret
+             * @example 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01
+             */
+            traceparent?: string;
         };
         /**
          * @description Who acted, with which credential
@@ -2645,7 +2655,7 @@ export interface components {
          */
         RebuildReadModelsRequest: {
             /**
-             * @description One read model to rebuild alone, the others carried over as they are (embedded read models only); every one when absent
+             * @description One read model to rebuild alone, the others carried over as they are (embedded and PostgreSQL read models); every one when absent
              * @example resources
              * @enum {string}
              */
