@@ -77,14 +77,12 @@ export function startRequestSpan(name: string, attributes: Attributes, parent: T
 }
 
 /**
- * Runs `next` with the request's span active. The request's own events (its body arriving) are
- * bound to it too: they fire in the socket's async context, and a body parser's callback would
- * otherwise lose the span.
+ * Runs `next` with the request's span active. What a route does runs in it again
+ * (src/api/route-declaration.ts, `withSpan`): the request's body arrives in the socket's async
+ * context, and binding the request's events to the span instead would wrap every listener.
  */
-export function bindToSpan(span: Span, emitter: NodeJS.EventEmitter, next: () => void): void {
-  const active = trace.setSpan(contexts.active(), span);
-  contexts.bind(active, emitter);
-  contexts.with(active, next);
+export function bindToSpan(span: Span, next: () => void): void {
+  contexts.with(trace.setSpan(contexts.active(), span), next);
 }
 
 /** Runs `work` with `span` active, so the spans it starts are its children. */

@@ -34,7 +34,7 @@ export const requestTrace: RequestHandler = (req, res, next) => {
     if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
   });
-  bindToSpan(span, req, next);
+  bindToSpan(span, next);
 };
 
 function answer(res: Parameters<RequestHandler>[1], context: TraceContext): void {
