@@ -81,7 +81,7 @@ export function startRequestSpan(name: string, attributes: Attributes, parent: T
  * (src/api/route-declaration.ts, `withSpan`): the request's body arrives in the socket's async
  * context, and binding the request's events to the span instead would wrap every listener.
  */
-export function bindToSpan(span: Span, next: () => void): void {
+export function activeDuring(span: Span, next: () => void): void {
   contexts.with(trace.setSpan(contexts.active(), span), next);
 }
 

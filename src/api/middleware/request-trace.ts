@@ -1,7 +1,7 @@
 import type { RequestHandler } from 'express';
 import { SpanStatusCode } from '@opentelemetry/api';
 import { formatTraceparent, freshSpanId, parseTraceparent, type TraceContext } from '../../observability/traceparent';
-import { bindToSpan, spanContextOf, startRequestSpan, tracingOn } from '../../observability/tracing';
+import { activeDuring, spanContextOf, startRequestSpan, tracingOn } from '../../observability/tracing';
 
 /**
  * The request's place in a trace (docs/operations.md "Traces"): a `traceparent` the caller sends is
@@ -34,7 +34,7 @@ export const requestTrace: RequestHandler = (req, res, next) => {
     if (res.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     span.end();
   });
-  bindToSpan(span, next);
+  activeDuring(span, next);
 };
 
 function answer(res: Parameters<RequestHandler>[1], context: TraceContext): void {
