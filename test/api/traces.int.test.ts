@@ -168,6 +168,9 @@ describe('traces with tracing on (spans collected in memory)', () => {
     const stream = `resource-${(res.body as { id: number }).id}`;
     const append = exporter.getFinishedSpans().find((s) => s.name === 'append' && s.attributes.stream === stream);
     expect(append?.attributes['idempotency.claimed']).toBe(true);
+    const claim = exporter.getFinishedSpans().find((s) => s.name === 'idempotency claim');
+    expect(claim?.attributes).toMatchObject({ 'idempotency.claimed': true, 'idempotency.taken_over': false });
+    expect(claim?.spanContext().traceId).toBe(append?.spanContext().traceId);
   });
 
   it('given no traceparent, when a request is refused, then it starts a trace of its own, answered, in its problem and its log line', async () => {
