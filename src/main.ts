@@ -5,6 +5,15 @@ import { httpServerFor } from './app/http-server';
 import { ConfigError, loadConfig } from './config/config';
 import { withApplicationName } from './config/postgres-application-name';
 import { createLogger } from './observability/logger';
+import { tracingAsked } from './observability/tracing';
+import type * as TracingSdk from './infra/otel/tracing-sdk';
+
+/**
+ * The OpenTelemetry SDK is loaded only when the standard variables ask for traces: about 100 ms of
+ * start-up that the default never needs.
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const tracingSdk = () => require('./infra/otel/tracing-sdk') as typeof TracingSdk;
 import { installProcessGuards } from './app/process-guards';
 import { createServices, type Services } from './app/services';
 import { startingAnswers } from './app/starting';
@@ -24,6 +33,8 @@ async function main(): Promise<void> {
     config = { ...config, POSTGRES_URL: withApplicationName(config.POSTGRES_URL, `prs-${config.ROLE}-${process.pid}`) };
   const logger = createLogger(config.LOG_LEVEL);
   installProcessGuards(logger);
+  // Loaded only when asked for: a service that does not trace never loads the SDK.
+  const stopTracing = tracingAsked(process.env) ? tracingSdk().startTracing(process.env) : async () => undefined;
   // Listening starts at once, so that liveness passes during a long catch-up: until the services
   // are built, src/app/starting.ts answers (the startup probe 503, everything else 503 Retry-After).
   const app = express();
@@ -55,7 +66,11 @@ async function main(): Promise<void> {
     const grace = config.SHUTDOWN_GRACE_SECONDS;
     logger.info({ signal, graceSeconds: grace }, 'draining: readiness 503, in-flight requests run to their end');
     built.services?.drain();
-    const exit = () => void (built.services?.close() ?? Promise.resolve()).finally(() => process.exit(0));
+    const exit = () =>
+      void (built.services?.close() ?? Promise.resolve())
+        .then(stopTracing)
+        .catch(() => undefined)
+        .finally(() => process.exit(0));
     // No new connections; idle keep-alive ones are closed now, busy ones once their answer is sent.
     server.close(exit);
     server.closeIdleConnections();

@@ -1055,6 +1055,11 @@ export interface components {
              * @example 0f8e2d1c-3b4a-4c5d-8e6f-7a8b9c0d1e2f
              */
             jobId?: string;
+            /**
+             * @description The request's W3C trace id, when it has a trace: the caller sent `traceparent`, or the service exports traces. It finds the spans and the log lines of the request.
+             * @example 4bf92f3577b34da6a3ce929d0e0e4736
+             */
+            traceId?: string;
         };
         FieldError: {
             /**
@@ -1777,6 +1782,11 @@ export interface components {
              * @example 203.0.113.7
              */
             clientAddress?: string;
+            /**
+             * @description The W3C trace context of the request that appended it, when it had one (the caller's `traceparent`, or the service traces): ids only, no secret
+             * @example 00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01
+             */
+            traceparent?: string;
         };
         /**
          * @description Who acted, with which credential

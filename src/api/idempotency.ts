@@ -1,3 +1,4 @@
+import { inSpan } from '../observability/tracing';
 import { createHash, randomUUID } from 'node:crypto';
 import os from 'node:os';
 import type { Request, Response } from 'express';
@@ -159,14 +160,20 @@ export async function serveIdempotently(serving: IdempotentServing): Promise<voi
     if (record?.answer) return replay(res, record.answer);
     if (record && holderMayBeRunning(record, at)) throw inProgress();
     const claim: IdempotencyClaim = { ...ref, owner: `${host}/${process.pid}/${randomUUID()}` };
-    if (
-      !(await keys.claimIdempotencyKey(
-        claim,
-        { fingerprint, now: at, expiresAt: at + IDEMPOTENCY_TTL_MS },
-        record?.owner,
-      ))
-    )
-      continue;
+    const claimed = await inSpan(
+      'idempotency claim',
+      { 'idempotency.taken_over': record !== undefined },
+      async (span) => {
+        const won = await keys.claimIdempotencyKey(
+          claim,
+          { fingerprint, now: at, expiresAt: at + IDEMPOTENCY_TTL_MS },
+          record?.owner,
+        );
+        span?.setAttribute('idempotency.claimed', won);
+        return won;
+      },
+    );
+    if (!claimed) continue;
     return attempt(serving, claim, record?.write);
   }
   throw inProgress();

@@ -129,5 +129,11 @@ export function sendProblem(
   res
     .status(PROBLEM_TYPES[key].status)
     .type('application/problem+json')
-    .send(JSON.stringify(problemBody(key, detail, errors, extensions)));
+    .send(JSON.stringify(withTrace(problemBody(key, detail, errors, extensions), res)));
+}
+
+/** The request's trace, for finding the problem's spans (docs/operations.md "Traces"). */
+function withTrace(problem: Problem, res: Response): Problem {
+  const traceId = res.locals.traceId as string | undefined;
+  return traceId === undefined ? problem : { ...problem, traceId };
 }

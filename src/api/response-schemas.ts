@@ -94,6 +94,16 @@ export const problemSchema = component(
           '`GET /internal/read-models/rebuild/{jobId}`',
         example: '0f8e2d1c-3b4a-4c5d-8e6f-7a8b9c0d1e2f',
       }),
+    traceId: z
+      .string()
+      .regex(/^[0-9a-f]{32}$/)
+      .optional()
+      .meta({
+        description:
+          "The request's W3C trace id, when it has a trace: the caller sent `traceparent`, or the " +
+          'service exports traces. It finds the spans and the log lines of the request.',
+        example: '4bf92f3577b34da6a3ce929d0e0e4736',
+      }),
   },
   {
     example: {

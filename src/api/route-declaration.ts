@@ -12,6 +12,8 @@ import { JsonText } from '../contract/json-text';
 import type { RouteTarget } from './exact-path-routes';
 import type { IdempotencyKeys, RecordedWrite } from '../ports/idempotency-keys';
 import { idempotencyKeyOf, serveIdempotently } from './idempotency';
+import type { Span } from '@opentelemetry/api';
+import { withSpan } from '../observability/tracing';
 
 /**
  * One route, declared once where its router is: what the OpenAPI document says about it
@@ -283,7 +285,9 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
         }
         return result.answer();
       };
-      const answer = async (input: RouteInput<R>) => finish(input, await handler(input));
+      // In the request's span, whatever async turns the request took to get here.
+      const answer = (input: RouteInput<R>) =>
+        withSpan(input.res.locals.span as Span | undefined, async () => finish(input, await handler(input)));
       const resume =
         resumeWrite &&
         (async (write: RecordedWrite, input: RouteInput<R>) => finish(input, await resumeWrite(write, input)));

@@ -4,6 +4,7 @@ import { authenticate } from '../api/middleware/authenticate';
 import { errorHandler, routeNotFound } from '../api/middleware/error-handler';
 import { requireInternalToken } from '../api/middleware/internal-token';
 import { requestLog } from '../api/middleware/request-log';
+import { requestTrace } from '../api/middleware/request-trace';
 import { readSnapshot } from './read-snapshot';
 import { securityHeaders } from '../api/middleware/security-headers';
 import { acceptApiVersion, answerApiVersion } from '../api/middleware/api-version';
@@ -39,6 +40,7 @@ export function buildApp(ctx: AppContext, app: express.Express = express()): exp
   // (the router's walk only for the rest).
   app.use(
     inSequence(
+      requestTrace,
       requestLog(ctx.logger, ctx.metrics),
       securityHeaders,
       answerApiVersion,

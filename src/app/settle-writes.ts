@@ -3,6 +3,7 @@ import { stampOf } from '../commands/request-info';
 import type { WriteReaction } from '../commands/write-reaction';
 import { systemActor } from '../domain/event';
 import type { Metrics } from '../observability/metrics';
+import { inSpan } from '../observability/tracing';
 import type { ReadModels } from '../projections/read-models';
 
 type SettleDeps = {
@@ -21,7 +22,9 @@ type SettleDeps = {
 export function settleWrites(deps: SettleDeps, reactions: readonly WriteReaction[]): Settle {
   return async (write, request, correlationId) => {
     const started = performance.now();
-    await deps.readModels.waitFor(write.position, deps.config.PROJECTION_WAIT_MS);
+    await inSpan('read models show the write', { position: Number(write.position) }, () =>
+      deps.readModels.waitFor(write.position, deps.config.PROJECTION_WAIT_MS),
+    );
     deps.metrics.writeVisible.observe((performance.now() - started) / 1000);
     if (reactions.length === 0) return;
     const now = deps.clock().toISOString();

@@ -159,6 +159,15 @@ export const auditEventSchema = component('AuditEvent', {
           "The client's address (as TRUST_PROXY lets the service know it), on events an HTTP request appended",
         example: '203.0.113.7',
       }),
+      traceparent: z
+        .string()
+        .optional()
+        .meta({
+          description:
+            "The W3C trace context of the request that appended it, when it had one (the caller's `traceparent`, " +
+            'or the service traces): ids only, no secret',
+          example: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+        }),
     },
     { description: 'Who appended it, when, under which request', example: sharedEvent.metadata },
   ),

@@ -5,6 +5,8 @@ import { WrongExpectedRevisionError } from '../ports/event-store';
 import type { Backoff } from './contention';
 import { contentionExhausted, jitteredBackoff } from './contention';
 import { claimedAppend } from './idempotent-attempt';
+import type { Span } from '@opentelemetry/api';
+import { inSpan } from '../observability/tracing';
 
 export type EventData = { readonly type: string; readonly data: unknown };
 
@@ -35,6 +37,20 @@ export async function handleCommand<State, Command, Event extends EventData>(
   stamp: EventMetadata,
   backoff: Backoff = jitteredBackoff,
 ): Promise<CommandOutcome<State, Event>> {
+  return inSpan('command', { stream: streamId }, (span) =>
+    runCommand(store, streamId, decider, commandFor, stamp, backoff, span),
+  );
+}
+
+async function runCommand<State, Command, Event extends EventData>(
+  store: EventStore,
+  streamId: string,
+  decider: Decider<State, Command, Event>,
+  commandFor: (state: State) => Command | Promise<Command>,
+  stamp: EventMetadata,
+  backoff: Backoff,
+  span: Span | undefined,
+): Promise<CommandOutcome<State, Event>> {
   for (let attempt = 1; ; attempt++) {
     const history = await store.readStream(streamId);
     // The stream holds what this decider's events were appended as: its own events.
@@ -42,17 +58,32 @@ export async function handleCommand<State, Command, Event extends EventData>(
       (current, event) => decider.evolve(current, event as unknown as Event),
       decider.initialState(),
     );
-    const events = decider.decide(await commandFor(state), state);
+    const command = await commandFor(state);
+    const events = decider.decide(command, state);
     const after = events.reduce(decider.evolve, state);
+    if (span) {
+      const type = (command as { type?: unknown }).type;
+      if (typeof type === 'string') span.updateName(`command ${type}`);
+      span.setAttributes({ attempt, events: events.length, 'stream.revision': history.length });
+    }
     if (events.length === 0) return { position: undefined, write: undefined, events, state: after };
     const last = history.at(-1);
     try {
       const appended = events.map((e) => ({ type: e.type, data: e.data, metadata: stamp }));
       const expected = last ? last.revision : 'no_stream';
       const claimed = claimedAppend();
-      const result = await (claimed
-        ? store.appendToStream(streamId, appended, expected, claimed)
-        : store.appendToStream(streamId, appended, expected));
+      const result = await inSpan(
+        'append',
+        { stream: streamId, events: events.length, 'idempotency.claimed': claimed !== undefined },
+        async (appendSpan) => {
+          const done = await (claimed
+            ? store.appendToStream(streamId, appended, expected, claimed)
+            : store.appendToStream(streamId, appended, expected));
+          appendSpan?.setAttribute('position', Number(done.position));
+          return done;
+        },
+      );
+      span?.setAttribute('position', Number(result.position));
       const firstRevision = result.nextExpectedRevision - BigInt(events.length) + 1n;
       return {
         position: result.position,

@@ -20,6 +20,11 @@ export type EventMetadata = {
    * what an HTTP request appended; absent on what operator tools and the service itself append.
    */
   readonly clientAddress?: string;
+  /**
+   * The W3C trace context of the request that appended it, when it had one: a projector, in this
+   * process or another, continues that trace when it folds the event. Not a secret: ids only.
+   */
+  readonly traceparent?: string;
 };
 
 export type Event<Type extends string = string, Data = unknown> = {

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../ports/event-store';
+import { tracedApply } from './traced-apply';
 import type { Logger } from '../observability/logger';
 import { ProjectionFailedError } from './projection-failed-error';
 import { type Fence, LeaseLostError } from './projection-lease';
@@ -128,7 +129,7 @@ export class CheckpointedCommits {
               continue;
             }
             try {
-              await this.projection.apply(event);
+              await tracedApply(this.name, event, () => this.projection.apply(event));
             } catch (error) {
               failed = event;
               throw error;

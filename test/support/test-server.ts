@@ -6,7 +6,7 @@ import { buildApp } from '../../src/app/app';
 import { httpServerFor } from '../../src/app/http-server';
 import { loadConfig } from '../../src/config/config';
 import { mintSessionToken } from '../../src/infra/auth/session-verifier';
-import { createLogger } from '../../src/observability/logger';
+import { createLogger, type Logger } from '../../src/observability/logger';
 import type { Services } from '../../src/app/services';
 import { createServices } from '../../src/app/services';
 import { documentRefuses } from './documented-request';
@@ -34,10 +34,13 @@ export type TestServer = {
   close(): Promise<void>;
 };
 
-/** `clock`: the service's clock, for tests of time (expiry, lockouts) that must never sleep. */
+/**
+ * `clock`: the service's clock, for tests of time (expiry, lockouts) that must never sleep;
+ * `logger`: where the service logs, for tests of its log lines.
+ */
 export async function startTestServer(
   env: Record<string, string> = {},
-  options: { clock?: () => Date } = {},
+  options: { clock?: () => Date; logger?: Logger } = {},
 ): Promise<TestServer> {
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'prs-test-'));
   const config = loadConfig({
@@ -48,7 +51,7 @@ export async function startTestServer(
     ...env,
     DATA_DIR: dataDir,
   });
-  const services = await createServices(config, createLogger(config.LOG_LEVEL), options.clock);
+  const services = await createServices(config, options.logger ?? createLogger(config.LOG_LEVEL), options.clock);
   const app = buildApp(services);
   const server: Server = await new Promise((resolve) => {
     const s = httpServerFor(app).listen(0, '127.0.0.1', () => resolve(s));

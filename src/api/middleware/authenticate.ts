@@ -83,5 +83,6 @@ export function requestInfoOf(res: Response): RequestInfo {
     caller: callerOf(res),
     correlationId: res.locals.correlationId as string,
     clientAddress: clientAddressOf(res.req),
+    traceparent: res.locals.traceparent as string | undefined,
   };
 }

@@ -6,6 +6,7 @@ import { isTransientStoreError } from '../../projections/transient-error';
 import { IdempotencyKeyProblem } from '../idempotency';
 import { UnsupportedMediaType } from '../route-declaration';
 import { problemForKind, sendProblem } from '../problem';
+import { requestLogFields } from './request-log';
 
 /** The one place errors become responses. No stack trace ever leaves the process. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
@@ -40,11 +41,11 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (http.status === 400 && http.expose) return sendProblem(res, 'validation', 'the request could not be read');
     // A store down or too slow (no server, a query past its maxTimeMS) is passing trouble, not a bug.
     if (isTransientStoreError(error)) {
-      logger.warn({ err: error }, 'a store is unavailable');
+      logger.warn({ err: error, ...requestLogFields(res) }, 'a store is unavailable');
       res.setHeader('Retry-After', '1');
       return sendProblem(res, 'unavailable', 'a store is unavailable or too slow; try again shortly');
     }
-    logger.error({ err: error }, 'unhandled error');
+    logger.error({ err: error, ...requestLogFields(res) }, 'unhandled error');
     sendProblem(res, 'internal', 'an unexpected error occurred');
   };
 }

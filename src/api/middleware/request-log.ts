@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { Logger } from '../../observability/logger';
 import type { Metrics } from '../../observability/metrics';
 
@@ -19,10 +19,20 @@ export function requestLog(logger: Logger, metrics: Metrics): RequestHandler {
     res.setHeader('X-Correlation-Id', correlationId);
     res.on('finish', () => {
       const ms = Number(process.hrtime.bigint() - started) / 1e6;
-      logger.info({ method: req.method, path: req.path, status: res.statusCode, ms, correlationId }, 'request');
+      logger.info(
+        { method: req.method, path: req.path, status: res.statusCode, ms, ...requestLogFields(res) },
+        'request',
+      );
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
       metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, ms / 1000);
     });
     next();
   };
+}
+
+/** What every log line about a request carries: its correlation id and, when it has one, its trace. */
+export function requestLogFields(res: Response): { correlationId: string; traceId?: string } {
+  const traceId = res.locals.traceId as string | undefined;
+  const correlationId = res.locals.correlationId as string;
+  return traceId === undefined ? { correlationId } : { correlationId, traceId };
 }
