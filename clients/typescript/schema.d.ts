@@ -625,7 +625,8 @@ export interface components {
              *           "communityProjectId": 1000,
              *           "paragraphId": null
              *         }
-             *       ]
+             *       ],
+             *       "nextCursor": null
              *     }
              */
             resources: {
@@ -635,7 +636,7 @@ export interface components {
                  */
                 count: number;
                 /**
-                 * @description This page of them (`skip`, `take`), in the order asked for
+                 * @description This page of them (`skip` or `cursor`, `take`), in the order asked for
                  * @example [
                  *       {
                  *         "id": 1,
@@ -671,6 +672,11 @@ export interface components {
                  *     ]
                  */
                 list: components["schemas"]["ResourceRecord"][];
+                /**
+                 * @description Send it as `cursor` (with the same other fields) for the page after this one; null: the list ends here
+                 * @example null
+                 */
+                nextCursor: string | null;
             };
         };
         ResourceRecord: {
@@ -1314,6 +1320,7 @@ export interface components {
          *           ]
          *         }
          *       ],
+         *       "nextCursor": null,
          *       "filters": null
          *     }
          */
@@ -1351,6 +1358,11 @@ export interface components {
              *     ]
              */
             list: components["schemas"]["ApplicationItem"][];
+            /**
+             * @description Send it as `cursor` (with the same other fields) for the page after this one; null: the list ends here
+             * @example null
+             */
+            nextCursor: string | null;
             /**
              * @description The request filters applied: none, so always null
              * @example null
@@ -2645,7 +2657,7 @@ export interface components {
          */
         RebuildReadModelsRequest: {
             /**
-             * @description One read model to rebuild alone, the others carried over as they are (embedded read models only); every one when absent
+             * @description One read model to rebuild alone, the others carried over as they are (embedded and PostgreSQL read models); every one when absent
              * @example resources
              * @enum {string}
              */
@@ -3092,6 +3104,8 @@ export interface operations {
                      * @example 10
                      */
                     pageSize?: number;
+                    /** @description The `nextCursor` of the page before, sent with the same other fields: the page starts after its last item, however the list changed meanwhile; not with `skip` > 0; absent: the page starts at `skip` */
+                    cursor?: string;
                 };
             };
         };
@@ -3810,6 +3824,8 @@ export interface operations {
                      * @example 10
                      */
                     pageSize?: number;
+                    /** @description The `nextCursor` of the page before, sent with the same other fields: the page starts after its last item, however the list changed meanwhile; not with `skip` > 0; absent: the page starts at `skip` */
+                    cursor?: string;
                 };
             };
         };
