@@ -41,7 +41,7 @@ function pageOf<T>(result: { data?: T; error?: unknown; response: Response }): T
   throw new ResourcesApiError(result.response.status, result.error as Schemas['Problem'] | undefined);
 }
 
-/** Every resource of GetResourceList with these filters (`take`: the page size; `skip` and `cursor` are the pager's). */
+/** Every resource GetResourceList lists with these filters (`take`: the page size; the pager sends `cursor`). */
 export function eachResource(
   api: Client<paths>,
   body: Omit<ResourceListBody, 'skip' | 'cursor'>,
