@@ -18,6 +18,8 @@ const project = {
   },
   transformIgnorePatterns: [`/node_modules/(?!(${esmOnly.join('|')})/)`],
   setupFiles: ['<rootDir>/test/support/jest.setup.ts'],
+  // The packaged client imports its own files as NodeNext wants them, by their emitted names.
+  moduleNameMapper: { '^\\./(client-[a-z]+)\\.js$': '<rootDir>/clients/typescript/$1.ts' },
 };
 
 /** @type {import('jest').Config} */

@@ -709,7 +709,8 @@ export interface components {
              *           "communityProjectId": 1000,
              *           "paragraphId": null
              *         }
-             *       ]
+             *       ],
+             *       "nextCursor": null
              *     }
              */
             resources: {
@@ -719,7 +720,7 @@ export interface components {
                  */
                 count: number;
                 /**
-                 * @description This page of them (`skip`, `take`), in the order asked for
+                 * @description This page of them (`skip` or `cursor`, `take`), in the order asked for
                  * @example [
                  *       {
                  *         "id": 1,
@@ -755,6 +756,11 @@ export interface components {
                  *     ]
                  */
                 list: components["schemas"]["ResourceRecord"][];
+                /**
+                 * @description Send it as `cursor` (with the same other fields) for the page after this one; null: the list ends here
+                 * @example null
+                 */
+                nextCursor: string | null;
             };
         };
         ResourceRecord: {
@@ -1403,6 +1409,7 @@ export interface components {
          *           ]
          *         }
          *       ],
+         *       "nextCursor": null,
          *       "filters": null
          *     }
          */
@@ -1440,6 +1447,11 @@ export interface components {
              *     ]
              */
             list: components["schemas"]["ApplicationItem"][];
+            /**
+             * @description Send it as `cursor` (with the same other fields) for the page after this one; null: the list ends here
+             * @example null
+             */
+            nextCursor: string | null;
             /**
              * @description The request filters applied: none, so always null
              * @example null
@@ -3510,6 +3522,8 @@ export interface operations {
                      * @example 10
                      */
                     pageSize?: number;
+                    /** @description The `nextCursor` of the page before, sent with the same other fields: the page starts after its last item, however the list changed meanwhile; not with `skip` > 0; absent: the page starts at `skip` */
+                    cursor?: string;
                 };
             };
         };
@@ -4228,6 +4242,8 @@ export interface operations {
                      * @example 10
                      */
                     pageSize?: number;
+                    /** @description The `nextCursor` of the page before, sent with the same other fields: the page starts after its last item, however the list changed meanwhile; not with `skip` > 0; absent: the page starts at `skip` */
+                    cursor?: string;
                 };
             };
         };

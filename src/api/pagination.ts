@@ -1,9 +1,11 @@
 import { z } from 'zod';
 import type { PageRequest } from '../projections/paging';
+import { MAX_CURSOR_LENGTH } from './page-cursor';
 
 /**
  * The one pagination convention (docs/api.md "Paginated endpoints", docs/api.md): `take` and `skip`
- * in the JSON body, `pageSize` accepted as an alias of `take`. The answer, `{count, list}`, and
+ * in the JSON body, `pageSize` accepted as an alias of `take`, or `cursor`, the `nextCursor` of the
+ * page before (src/api/page-cursor.ts), in place of `skip`. The answer, `{count, list}`, and
  * the query behind it are src/projections/paging.ts.
  */
 export const DEFAULT_TAKE = 50;
@@ -22,20 +24,38 @@ export const paginationShape = {
     description: 'An alias of `take`; when both are sent they must be equal; absent: `take` decides',
     example: 10,
   }),
+  cursor: z
+    .string()
+    .min(1)
+    .max(MAX_CURSOR_LENGTH)
+    .optional()
+    .meta({
+      description:
+        'The `nextCursor` of the page before, sent with the same other fields: the page starts after its last ' +
+        'item, however the list changed meanwhile; not with `skip` > 0; absent: the page starts at `skip`',
+    }),
 };
 
-type PaginationFields = { skip?: number; take?: number; pageSize?: number };
+/** `nextCursor` of an answer: where the next page starts, null when this page ends the list. */
+export const nextCursorSchema = z.string().nullable().meta({
+  description: 'Send it as `cursor` (with the same other fields) for the page after this one; null: the list ends here',
+  example: null,
+});
+
+type PaginationFields = { skip?: number; take?: number; pageSize?: number; cursor?: string | undefined };
 
 /** A request schema with the pagination fields, resolved to `{skip, take}`. */
 export function paginated<Shape extends z.ZodRawShape>(shape: Shape, { strict = false }: { strict?: boolean } = {}) {
   const fields = { ...shape, ...paginationShape };
-  return (strict ? z.strictObject(fields) : z.object(fields)).refine(
-    (body) => agreeingAliases(body as PaginationFields),
-    {
+  return (strict ? z.strictObject(fields) : z.object(fields))
+    .refine((body) => agreeingAliases(body as PaginationFields), {
       message: 'take and pageSize are aliases; when both are sent they must be equal',
       path: ['pageSize'],
-    },
-  );
+    })
+    .refine((body) => (body as PaginationFields).cursor === undefined || ((body as PaginationFields).skip ?? 0) === 0, {
+      message: 'a cursor says where the page starts: send it without skip (or with skip 0)',
+      path: ['cursor'],
+    });
 }
 
 function agreeingAliases(b: PaginationFields): boolean {

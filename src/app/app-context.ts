@@ -8,6 +8,7 @@ import type { Logger } from '../observability/logger';
 import type { Metrics } from '../observability/metrics';
 import type { Secrets } from '../config/dev-secrets';
 import type { PersonalDataKeys } from '../ports/personal-data-keys';
+import type { PageCursors } from '../api/page-cursor';
 import type { FileStore } from '../ports/file-store';
 import type { DirectoryReader } from '../directory/directory-reader';
 import type { ReadDb } from '../infra/read-db';
@@ -26,6 +27,8 @@ export type AppContext = {
   readonly config: Config;
   readonly logger: Logger;
   readonly secrets: Secrets;
+  /** The lists' cursors, signed with a key derived from the directory token (src/api/page-cursor.ts). */
+  readonly cursors: PageCursors;
   readonly eventStore: EventStore;
   /** Every event type the log stores: its schema (and which of its fields are secret), its upcasters. */
   readonly eventCatalog: EventCatalog;

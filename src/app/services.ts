@@ -9,6 +9,7 @@ import type { Cache, RateLimiter } from '../ports/cache';
 import { MemoryCache } from '../infra/memory/memory-cache';
 import type { RedisCache } from '../infra/redis/redis-cache';
 import { resolveSecrets } from '../config/dev-secrets';
+import { pageCursors } from '../api/page-cursor';
 import type { EsdbEventStore } from '../infra/eventstoredb/esdb-event-store';
 import type { PostgresEventStore } from '../infra/postgres/postgres-event-store';
 import type { PostgresPersonalDataKeys } from '../infra/postgres/postgres-personal-data-keys';
@@ -185,6 +186,7 @@ export async function createServices(
     config,
     logger,
     secrets,
+    cursors: pageCursors(secrets.directoryToken),
     eventStore,
     eventCatalog: EVENT_CATALOG,
     // Kept in the event store itself: a request's write and its key are recorded in one append.

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { component, count, integer, isoTimestamp } from '../contract/primitives';
+import { nextCursorSchema } from '../api/pagination';
 
 /**
  * docs/api.md's paginated example answer ("Lists and pagination"), stated once: built by
@@ -88,13 +89,22 @@ export const applicationListSchema = component(
     applicationDefinitionFilters: applicationDefinitionFiltersSchema,
     count: count.meta({ description: 'How many applications the definition has, whatever the page', example: 3 }),
     list: z.array(applicationItemSchema).meta({ description: 'The page, in `orderBy` order', example: [solarKiosk] }),
+    nextCursor: nextCursorSchema,
     /** `filters` (object or null by the contract): this endpoint applies no request filters, so it answers null. */
     filters: z
       .record(z.string(), z.unknown())
       .nullable()
       .meta({ description: 'The request filters applied: none, so always null', example: null }),
   },
-  { example: { applicationDefinitionFilters: filtersExample, count: 3, list: [solarKiosk], filters: null } },
+  {
+    example: {
+      applicationDefinitionFilters: filtersExample,
+      count: 3,
+      list: [solarKiosk],
+      nextCursor: null,
+      filters: null,
+    },
+  },
 );
 
 export type ApplicationListAnswer = z.output<typeof applicationListSchema>;

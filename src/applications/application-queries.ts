@@ -1,9 +1,10 @@
 import type { ApplicationDefinitionFilters, ApplicationItem, ApplicationListAnswer } from './application-list';
 import type { PageRequest, PageResponse } from '../projections/paging';
-import type { DocumentStore } from '../projections/document-store';
+import { indexOf, orderKeyOf, type DocumentStore, type Scalar } from '../projections/document-store';
 import type { ProjectionStore } from '../projections/read-model-projection';
 import {
   APPLICATIONS,
+  APPLICATIONS_READ_MODEL,
   DEFINITIONS,
   type ApplicationDefinitionRecord,
   type ApplicationRecord,
@@ -20,10 +21,12 @@ export type ApplicationOrder = 0 | 1;
 export type ApplicationStore = {
   readonly projectionStore: ProjectionStore;
   definition(applicationDefinitionId: number): Promise<ApplicationDefinitionRecord | null>;
+  /** `after`: keyset paging, the page starts after the application with this sort key (applicationSortKey). */
   page(
     applicationDefinitionId: number,
     orderBy: ApplicationOrder,
     page: PageRequest,
+    after?: readonly Scalar[] | null,
   ): Promise<PageResponse<ApplicationRecord>>;
   /** Distinct non-null values of each filter field among a definition's applications, ascending. */
   filterValues(applicationDefinitionId: number): Promise<Record<ApplicationFilterField, string[]>>;
@@ -31,15 +34,20 @@ export type ApplicationStore = {
 
 const INDEX_OF_ORDER = { 0: 'by_definition', 1: 'by_recent' } as const;
 
+/** An application's place in `orderBy`: (submittedAt, id) submitted last first, the id alone by id. */
+export const applicationSortKey = (orderBy: ApplicationOrder, record: ApplicationRecord): Scalar[] =>
+  orderKeyOf(indexOf(APPLICATIONS_READ_MODEL.collections, APPLICATIONS, INDEX_OF_ORDER[orderBy]), record);
+
 export function applicationStore(documents: DocumentStore): ApplicationStore {
   return {
     projectionStore: documents.projectionStore,
     definition: async (id) => (await documents.get(DEFINITIONS, id)) as ApplicationDefinitionRecord | null,
-    page: async (applicationDefinitionId, orderBy, page) =>
+    page: async (applicationDefinitionId, orderBy, page, after) =>
       (await documents.page(APPLICATIONS, {
         index: INDEX_OF_ORDER[orderBy],
         equal: [applicationDefinitionId],
         page,
+        after,
       })) as unknown as PageResponse<ApplicationRecord>,
     filterValues: async (applicationDefinitionId) => {
       const values = await Promise.all(
@@ -90,12 +98,23 @@ export async function applicationDefinition(
 export async function listApplications(
   store: ApplicationStore,
   definition: ApplicationDefinitionFacts,
-  query: { orderBy: ApplicationOrder; page: PageRequest },
+  query: { orderBy: ApplicationOrder; page: PageRequest; after: readonly Scalar[] | null },
+  cursorAfter: (key: readonly Scalar[]) => string,
 ): Promise<ApplicationListAnswer> {
+  const { take } = query.page;
   const [page, values] = await Promise.all([
-    store.page(definition.applicationDefinitionId, query.orderBy, query.page),
+    // One more than asked: whether another page follows, so the last page says so (nextCursor null).
+    store.page(
+      definition.applicationDefinitionId,
+      query.orderBy,
+      { skip: query.page.skip, take: take === 0 ? 0 : take + 1 },
+      query.after,
+    ),
     store.filterValues(definition.applicationDefinitionId),
   ]);
+  const more = page.list.length > take;
+  const list = more ? page.list.slice(0, take) : page.list;
+  const last = list.at(-1);
   const keys = Object.keys(FILTER_FIELDS) as (keyof ApplicationDefinitionFilters)[];
   const applicationDefinitionFilters = Object.fromEntries(
     keys.map((key) => [key, values[FILTER_FIELDS[key]]]),
@@ -103,7 +122,8 @@ export async function listApplications(
   return {
     applicationDefinitionFilters,
     count: page.count,
-    list: page.list.map((record) => toItem(record, definition)),
+    list: list.map((record) => toItem(record, definition)),
+    nextCursor: more && last ? cursorAfter(applicationSortKey(query.orderBy, last)) : null,
     filters: null,
   };
 }

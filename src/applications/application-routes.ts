@@ -1,7 +1,8 @@
 import { z } from 'zod';
 import { applicationListSchema } from './application-list';
 import { canListApplications } from './application-access';
-import { forbidden, notFound } from '../domain/errors';
+import { forbidden, notFound, validationError } from '../domain/errors';
+import type { PageCursors } from '../api/page-cursor';
 import { applicationDefinition, listApplications } from './application-queries';
 import type { DirectoryReader } from '../directory/directory-reader';
 import type { ApplicationStore } from './application-queries';
@@ -12,7 +13,18 @@ import { routeGroup } from '../api/route-declaration';
 export type ApplicationRouteDeps = {
   readonly directory: DirectoryReader;
   readonly stores: { readonly applications: ApplicationStore };
+  readonly cursors: PageCursors;
 };
+
+/** A cursor's key as this list's order has it: [submittedAt, id] submitted last first, [id] by id. */
+function applicationCursorKey(key: (string | number)[], orderBy: 0 | 1): (string | number)[] {
+  const fits =
+    orderBy === 1
+      ? key.length === 2 && typeof key[0] === 'string' && typeof key[1] === 'number'
+      : key.length === 1 && typeof key[0] === 'number';
+  if (!fits) throw validationError('cursor', 'cursor does not fit this list; start again without one');
+  return key;
+}
 
 /** A path id: decimal digits naming a positive safe integer (`0`, `-1`, `1.5`, `1e3`, `abc` are 400). */
 const pathId = z
@@ -71,10 +83,20 @@ export const APPLICATION_ROUTES = routeGroup<ApplicationRouteDeps>(
               'only the administrators of the community owning this application definition may list its applications',
             );
           }
-          return listApplications(ctx.stores.applications, definition, {
-            orderBy: body.orderBy ?? 0,
-            page: pageRequestOf(body),
-          });
+          const orderBy = body.orderBy ?? 0;
+          const identity = {
+            list: 'Applications',
+            applicationDefinitionId: definition.applicationDefinitionId,
+            orderBy,
+          };
+          const after =
+            body.cursor === undefined ? null : applicationCursorKey(ctx.cursors.open(body.cursor, identity), orderBy);
+          return listApplications(
+            ctx.stores.applications,
+            definition,
+            { orderBy, page: pageRequestOf(body), after },
+            (key) => ctx.cursors.seal(identity, key),
+          );
         },
     }),
   ],

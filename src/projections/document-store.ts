@@ -46,6 +46,12 @@ export type IndexQuery = {
   readonly index: string;
   readonly equal: readonly Scalar[];
   readonly page: PageRequest;
+  /**
+   * Keyset paging: only the documents after one whose `order` fields hold these values (whether
+   * or not it is still stored), then `page` as usual. The count stays the whole list's. An index
+   * paged so ends its order with a field no two documents share.
+   */
+  readonly after?: readonly Scalar[] | null;
 };
 
 /** The one port every read model of this kind is stored through, whatever the database. */
@@ -65,6 +71,26 @@ export interface DocumentStore {
 /** Code-unit order, as MongoDB compares strings (binary) and SQLite's default collation does. */
 export function compareCodeUnits(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** A document's values of an index's `order` fields: where a keyset page after it starts. */
+export function orderKeyOf(index: IndexDeclaration, document: Document): Scalar[] {
+  return index.order.map(([field]) => document[field] as Scalar);
+}
+
+/**
+ * "After `key` in the index's order" as alternatives, one per order field: the fields before it
+ * equal, that one beyond the key in its direction. Every adapter writes these in its own terms.
+ */
+export function keysetAlternatives(
+  index: IndexDeclaration,
+  key: readonly Scalar[],
+): { readonly equal: readonly (readonly [string, Scalar])[]; readonly beyond: readonly [string, 1 | -1, Scalar] }[] {
+  if (key.length !== index.order.length) throw new Error('a keyset page needs one value per order field');
+  return index.order.map(([field, direction], i) => ({
+    equal: index.order.slice(0, i).map(([f], j) => [f, key[j] as Scalar] as const),
+    beyond: [field, direction, key[i] as Scalar] as const,
+  }));
 }
 
 /** The index `name` of a collection, or a programming error naming what is missing. */

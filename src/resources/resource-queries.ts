@@ -11,7 +11,7 @@ import type { PageRequest } from '../projections/paging';
 import { JsonText } from '../contract/json-text';
 import type { DirectoryReader } from '../directory/directory-reader';
 import { viewRecords } from './resource-projection';
-import type { ResourceViewRecord, ResourceViews } from './resource-view-store';
+import type { ResourceViewRecord, ResourceViews, ViewPageKey } from './resource-view-store';
 
 export type ResourceListQuery = {
   projectId: number;
@@ -21,10 +21,11 @@ export type ResourceListQuery = {
   tags: readonly string[];
   orderBy: 0 | 1;
   page: PageRequest;
+  /** Keyset paging: the page starts after this resource's place (a cursor's), skip being 0. */
+  after: ViewPageKey | null;
 };
 
 const COMMA = Buffer.from(',');
-const TAIL = Buffer.from(']}}');
 
 /** Maps view documents to records, resolving every community name they mention in one query. */
 export async function toRecords(
@@ -132,6 +133,7 @@ export async function listResources(
   directory: DirectoryReader,
   viewer: Viewer,
   query: ResourceListQuery,
+  cursorAfter: (key: ViewPageKey) => string,
 ): Promise<JsonText<ResourceListAnswer>> {
   const project = await directory.project(query.projectId);
   if (!project) throw notFound(`project ${query.projectId} not found`);
@@ -153,8 +155,14 @@ export async function listResources(
     tags: query.tags.map((t) => t.toLowerCase()),
     orderBy: query.orderBy,
     skip: query.page.skip,
-    take: query.page.take,
+    // One more than asked: whether another page follows, so the last page says so (nextCursor null).
+    take: query.page.take === 0 ? 0 : query.page.take + 1,
+    after: query.after,
   });
+  const more = page.list.length > query.page.take;
+  const list = more ? page.list.slice(0, query.page.take) : page.list;
+  const last = list.at(-1);
+  const nextCursor = more && last ? cursorAfter({ resourceId: last.resourceId, postDate: last.postDate }) : null;
   // Adding "inside a community" needs the project to be in it (SaveProjectResource answers 400
   // otherwise): from a community the project is not in, only the team may add (project resources).
   const addingCommunityId =
@@ -164,7 +172,7 @@ export async function listResources(
     canEditPrivacy: canEditPrivacyOnProject(viewer, project.projectId, query.communityId),
     paragraphId: query.paragraphId,
   } satisfies Omit<ResourceListAnswer, 'resources'>;
-  const records = await recordTextsOf(directory, viewer, page.list);
+  const records = await recordTextsOf(directory, viewer, list);
   // The answer's text, its fields in the order the answer object would have written them, made
   // as one buffer from the records' bytes.
   const head = Buffer.from(`${JSON.stringify(flags).slice(0, -1)},"resources":{"count":${page.count},"list":[`, 'utf8');
@@ -173,7 +181,7 @@ export async function listResources(
     if (parts.length > 1) parts.push(COMMA);
     parts.push(record);
   }
-  parts.push(TAIL);
+  parts.push(Buffer.from(`],"nextCursor":${JSON.stringify(nextCursor)}}}`, 'utf8'));
   return new JsonText(Buffer.concat(parts));
 }
 

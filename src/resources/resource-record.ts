@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { component, count, integer, isoTimestamp } from '../contract/primitives';
+import { nextCursorSchema } from '../api/pagination';
 import { LEVEL_NAMES } from './access/privacy-policy';
 import { privacyLevelSchema } from './privacy-level-schema';
 import { RECORD_FIELDS } from './resource-fields';
@@ -104,12 +105,16 @@ export const resourceListSchema = component('ResourceList', {
     .object({
       count: count.meta({ description: 'How many resources the caller sees in this view, over all pages', example: 1 }),
       list: z.array(resourceRecordSchema).meta({
-        description: 'This page of them (`skip`, `take`), in the order asked for',
+        description: 'This page of them (`skip` or `cursor`, `take`), in the order asked for',
         example: [resourceExample],
       }),
+      nextCursor: nextCursorSchema,
     })
     .strict()
-    .meta({ description: 'The page: `{count, list}`', example: { count: 1, list: [resourceExample] } }),
+    .meta({
+      description: 'The page: `{count, list}`',
+      example: { count: 1, list: [resourceExample], nextCursor: null },
+    }),
 });
 
 export type ResourceListAnswer = z.output<typeof resourceListSchema>;

@@ -12,6 +12,8 @@ import type { ResourceViews } from './resource-view-store';
 import { pageRequestOf } from '../api/pagination';
 import type { Settle } from '../api/route-declaration';
 import { routeGroup, written } from '../api/route-declaration';
+import type { PageCursors } from '../api/page-cursor';
+import { resourceListCursors } from './resource-list-cursor';
 import { removeProjectResourceSchema } from '../api/response-schemas';
 import {
   READ_ONLY_RECORD_FIELDS,
@@ -27,6 +29,7 @@ export type ResourceRouteDeps = SaveResourceDeps & {
   readonly answers: AnswerMemo;
   readonly idempotencyKeys: IdempotencyKeys;
   readonly settle: Settle;
+  readonly cursors: PageCursors;
 };
 
 /** GetResourceList, SaveProjectResource and RemoveProjectResource (docs/api.md, and the OpenAPI document). */
@@ -53,16 +56,24 @@ export const RESOURCE_ROUTES = routeGroup<ResourceRouteDeps>(
       handle:
         (ctx) =>
         async ({ body, caller }) => {
-          const viewer = await ctx.directory.viewer(caller.userId);
-          return listResources(ctx.stores.resources, ctx.directory, viewer, {
+          const filters = {
             projectId: body.projectId,
             communityId: body.communityId ? body.communityId : null,
             paragraphId: body.paragraphId ? body.paragraphId : null,
             concept: body.concept ? body.concept : null,
             tags: body.tags ?? [],
             orderBy: body.orderBy ?? 0,
-            page: pageRequestOf(body),
-          });
+          };
+          const cursors = resourceListCursors(ctx.cursors, filters);
+          const after = body.cursor === undefined ? null : cursors.open(body.cursor);
+          const viewer = await ctx.directory.viewer(caller.userId);
+          return listResources(
+            ctx.stores.resources,
+            ctx.directory,
+            viewer,
+            { ...filters, page: pageRequestOf(body), after },
+            cursors.seal,
+          );
         },
     }),
     resources.post('/api/Resource/SaveProjectResource', 'saveProjectResource', {

@@ -53,7 +53,22 @@ export type ViewPageQuery = {
   readonly orderBy: 0 | 1;
   readonly skip: number;
   readonly take: number;
+  /**
+   * Keyset paging: only the rows after this one in `orderBy` (whether or not it is still stored),
+   * then `skip` and `take` as usual. orderBy 0 reads only the id.
+   */
+  readonly after?: ViewPageKey | null;
 };
+
+/** A row's place in the list orders: (postDate, id) for orderBy 1, the id alone for orderBy 0. */
+export type ViewPageKey = { readonly resourceId: number; readonly postDate: string };
+
+/** Whether a row comes after `key` in `orderBy`: the one rule every adapter's keyset page follows. */
+export function isAfter(orderBy: 0 | 1, key: ViewPageKey, row: ViewPageKey): boolean {
+  if (orderBy === 0 || row.postDate === key.postDate)
+    return orderBy === 0 ? row.resourceId > key.resourceId : row.resourceId < key.resourceId;
+  return row.postDate < key.postDate;
+}
 
 export type ViewPage = { readonly count: number; readonly list: readonly ResourceViewRecord[] };
 

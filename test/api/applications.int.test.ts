@@ -110,6 +110,7 @@ describe('POST /api/ApplicationDefinition/{id}/Applications', () => {
         },
         count: 0,
         list: [],
+        nextCursor: null,
         filters: null,
       });
     });

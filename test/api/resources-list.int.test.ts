@@ -372,7 +372,7 @@ describe('POST /api/Project/GetResourceList', () => {
     it('given take 0, then no items and count 55', async () => {
       const res = await page({ take: 0 });
       expect(res.status).toBe(200);
-      expect(res.body.resources).toEqual({ count: 55, list: [] });
+      expect(res.body.resources).toEqual({ count: 55, list: [], nextCursor: null });
     });
 
     it('given take 1000 (the maximum), then everything', async () => {

@@ -13,10 +13,14 @@ import {
   type Document,
   type DocumentReadModel,
   type DocumentStore,
+  indexOf,
+  orderKeyOf,
+  type Scalar,
 } from '../../src/projections/document-store';
 import type { RecordedEvent } from '../../src/ports/event-store';
 import { mingoReadDb } from '../support/mingo-mongo';
 import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
+import { seeded, walkFaults, walkWhileChanging } from '../support/keyset-walk';
 
 const NOTES = 'notes';
 const COLLECTIONS: readonly CollectionDeclaration[] = [
@@ -123,6 +127,68 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
         list: [],
       });
     });
+
+    it('given documents, when paged after a key, then the documents past it in the index order, the count still the whole list', async () => {
+      const notes = [
+        note(1, { at: '2025-01-03T00:00:00.000Z' }),
+        note(2, { at: '2025-01-02T00:00:00.000Z' }),
+        note(3, { at: '2025-01-02T00:00:00.000Z' }),
+        note(5, { at: '2025-01-01T00:00:00.000Z' }),
+        note(6, { board: 2 }),
+      ];
+      for (const [i, n] of notes.entries()) await store.save(NOTES, n.id as number, n, BigInt(i + 1));
+      const after = async (index: string, key: readonly Scalar[], take = 10) => {
+        const page = await store.page(NOTES, { index, equal: [1], page: { skip: 0, take }, after: key });
+        return { count: page.count, ids: page.list.map((n) => n.id) };
+      };
+
+      expect(await after('by_id', [2])).toEqual({ count: 4, ids: [3, 5] });
+      // A key whose document is gone still places the page: 4 was never stored.
+      expect(await after('by_id', [4])).toEqual({ count: 4, ids: [5] });
+      expect(await after('by_recent', ['2025-01-02T00:00:00.000Z', 3])).toEqual({ count: 4, ids: [2, 5] });
+      expect(await after('by_recent', ['2025-01-03T00:00:00.000Z', 1], 1)).toEqual({ count: 4, ids: [3] });
+      expect(await after('by_recent', ['2025-01-01T00:00:00.000Z', 5])).toEqual({ count: 4, ids: [] });
+    });
+
+    it.each(['by_id', 'by_recent'])(
+      'given a list changing between pages, when walked %s after each page last key, then every document that stayed is seen exactly once',
+      async (indexName) => {
+        const index = indexOf(COLLECTIONS, NOTES, indexName);
+        const random = seeded(indexName.length);
+        const at = () => `2025-01-0${1 + Math.floor(random() * 5)}T00:00:00.000Z`;
+        const live = new Set<number>();
+        const used = new Set<number>();
+        let position = 0n;
+        // Ids anywhere in the range, so that new ones land before and after the walk's place in either order.
+        const insert = async () => {
+          let id = 0;
+          while (id === 0 || used.has(id)) id = 1 + Math.floor(random() * 1000);
+          used.add(id);
+          live.add(id);
+          await store.save(NOTES, id, note(id, { at: at() }), ++position);
+        };
+        for (let i = 0; i < 40; i++) await insert();
+        const stayed = new Set(live);
+        const walk = await walkWhileChanging({
+          page: (after: readonly Scalar[] | null) =>
+            store.page(NOTES, { index: indexName, equal: [1], page: { skip: 0, take: 4 }, after }),
+          idOf: (n) => n.id as number,
+          keyOf: (n) => orderKeyOf(index, n),
+          live: () => live.size,
+          change: async () => {
+            await insert();
+            await insert();
+            const gone = [...live][Math.floor(random() * live.size)] as number;
+            live.delete(gone);
+            stayed.delete(gone);
+            await store.save(NOTES, gone, null, ++position);
+          },
+        });
+
+        expect(walkFaults(walk, stayed)).toEqual({ missedOrRepeated: [], repeated: [] });
+        expect(walk.counts.every((c) => c.answered === c.live)).toBe(true);
+      },
+    );
 
     it('given documents, when distinct values are asked, then strings only, array elements unwound, in code-unit order', async () => {
       await store.save(NOTES, 1, note(1, { tags: ['b', 'ä'], colour: 'red' }), 1n);

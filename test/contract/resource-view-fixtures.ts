@@ -5,7 +5,7 @@
 import type { Resource } from '../../src/resources/resource';
 import { viewRecords } from '../../src/resources/resource-projection';
 import type { Audience, ResourceViewRecord, ViewPage, ViewPageQuery } from '../../src/resources/resource-view-store';
-import { admits } from '../../src/resources/resource-view-store';
+import { admits, isAfter } from '../../src/resources/resource-view-store';
 import { D, O, OTHER_PROJECT, P } from '../domain/resource-fixtures';
 
 /** The projects and communities of the resource rules' small world. */
@@ -156,7 +156,9 @@ export function naivePage(views: readonly ResourceViewRecord[], q: ViewPageQuery
           ? -1
           : b.resourceId - a.resourceId,
   );
-  return { count: sorted.length, list: q.take === 0 ? [] : sorted.slice(q.skip, q.skip + q.take) };
+  const after = q.after;
+  const rest = after ? sorted.filter((v) => isAfter(q.orderBy, after, v)) : sorted;
+  return { count: sorted.length, list: q.take === 0 ? [] : rest.slice(q.skip, q.skip + q.take) };
 }
 
 /** A spread of page queries over one view: both orders, pages, filters, and callers from few to all. */

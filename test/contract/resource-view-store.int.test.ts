@@ -8,7 +8,7 @@ import { MongoResourceViewStore } from '../../src/infra/mongo/mongo-resource-vie
 import { PostgresResourceViewStore } from '../../src/infra/postgres/postgres-resource-view-store';
 import { SqliteResourceViewStore } from '../../src/infra/sqlite/sqlite-resource-view-store';
 import { resourceProjection } from '../../src/resources/resource-projection';
-import type { Audience, ResourceViewStore } from '../../src/resources/resource-view-store';
+import type { Audience, ResourceViewStore, ViewPageKey } from '../../src/resources/resource-view-store';
 import {
   CIRCLE,
   D,
@@ -32,6 +32,7 @@ import {
   updatedData,
 } from './resource-view-fixtures';
 import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
+import { seeded, walkFaults, walkWhileChanging } from '../support/keyset-walk';
 
 const metadata = {
   actor: { userId: 1, credential: 'session' as const },
@@ -278,6 +279,78 @@ export function describeResourceViewStoreContract(
         await store.replaceViews(6, model.put(resource(6), [O, D]));
         await expectPages(queries);
       });
+
+      it('given ties and gaps, when paged after a key, then the rows past it in each order, the count still the whole list', async () => {
+        for (const [i, id] of [3, 1, 4, 2, 5].entries())
+          await put(resource(id, { postDate: id === 5 ? day(0) : day(1) }), BigInt(i + 1));
+        const after = async (orderBy: 0 | 1, key: ViewPageKey, over: Parameters<typeof query>[0] = {}) => {
+          const page = await store.page(query({ orderBy, after: key, ...over }));
+          return { count: page.count, ids: page.list.map((v) => v.resourceId) };
+        };
+
+        expect(await after(1, { postDate: day(1), resourceId: 3 })).toEqual({ count: 5, ids: [2, 1, 5] });
+        expect(await after(0, { postDate: '', resourceId: 2 })).toEqual({ count: 5, ids: [3, 4, 5] });
+        // The row the key names is gone (or never was): the page still starts where it stood.
+        expect(await after(0, { postDate: '', resourceId: 0 }, { take: 2 })).toEqual({ count: 5, ids: [1, 2] });
+        expect(await after(1, { postDate: day(2), resourceId: 9 }, { take: 1 })).toEqual({ count: 5, ids: [4] });
+        expect(await after(1, { postDate: day(0), resourceId: 5 })).toEqual({ count: 5, ids: [] });
+        expect(await after(1, { postDate: day(1), resourceId: 3 }, { concept: 'resource' })).toEqual({
+          count: 5,
+          ids: [2, 1, 5],
+        });
+      });
+
+      const walks = [
+        { orderBy: 0 as const, audience: everything, concept: null },
+        { orderBy: 1 as const, audience: everything, concept: null },
+        { orderBy: 1 as const, audience: principals('public'), concept: null },
+        { orderBy: 0 as const, audience: principals('public'), concept: 'resource' },
+        { orderBy: 1 as const, audience: everything, concept: 'resource' },
+      ];
+      it.each(walks)(
+        'given a view changing between pages, when walked after each page last key (orderBy $orderBy, concept $concept), then every resource that stayed is seen exactly once',
+        async ({ orderBy, audience, concept }) => {
+          const random = seeded(orderBy * 10 + (concept ? 1 : 0) + (audience.kind === 'everything' ? 0 : 5));
+          const visible = new Set<number>();
+          const used = new Set<number>();
+          let position = 0n;
+          // Ids and post dates anywhere in their ranges: new resources land before and after the walk's place.
+          const insert = async () => {
+            let id = 0;
+            while (id === 0 || used.has(id)) id = 1 + Math.floor(random() * 1000);
+            used.add(id);
+            const hidden = random() < 0.25;
+            if (!hidden) visible.add(id);
+            await put(
+              resource(id, {
+                postDate: day(Math.floor(random() * 6)),
+                owner: { privacyLevel: hidden ? 3 : 1, circles: [] },
+              }),
+              ++position,
+            );
+          };
+          for (let i = 0; i < 40; i++) await insert();
+          const stayed = new Set(audience.kind === 'everything' ? used : visible);
+          const walk = await walkWhileChanging({
+            page: (after: ViewPageKey | null) => store.page(query({ orderBy, audience, concept, take: 4, after })),
+            idOf: (v) => v.resourceId,
+            keyOf: (v) => ({ resourceId: v.resourceId, postDate: v.postDate }),
+            live: () => (audience.kind === 'everything' ? model.views.size : visible.size),
+            change: async () => {
+              await insert();
+              await insert();
+              const ids = [...model.views.keys()];
+              const gone = ids[Math.floor(random() * ids.length)] as number;
+              visible.delete(gone);
+              stayed.delete(gone);
+              await remove(gone, ++position);
+            },
+          });
+
+          expect(walkFaults(walk, stayed)).toEqual({ missedOrRepeated: [], repeated: [] });
+          expect(walk.counts.filter((c) => c.answered !== c.live)).toEqual([]);
+        },
+      );
 
       describe('a view of 2,000 resources', () => {
         it('given callers admitted to few, most or all of its rows, when they page with every filter, then each answer equals a brute-force filter and sort', async () => {

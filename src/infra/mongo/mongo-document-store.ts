@@ -3,6 +3,7 @@ import { canonicalDigest } from '../../projections/canonical-digest';
 import {
   compareCodeUnits,
   indexOf,
+  keysetAlternatives,
   type CollectionDeclaration,
   type Document,
   type DocumentId,
@@ -77,14 +78,22 @@ export class MongoDocumentStore implements DocumentStore {
     return (await this.load(collection, id))?.document ?? null;
   }
 
-  async page(collection: string, { index: name, equal, page }: IndexQuery): Promise<PageResponse<Document>> {
+  async page(collection: string, { index: name, equal, page, after }: IndexQuery): Promise<PageResponse<Document>> {
     const index = indexOf(this.collections, collection, name);
     const filter = { doc: { $ne: null }, ...Object.fromEntries(index.equal.map((f, i) => [at(f), equal[i]])) };
     const count = await this.collection(collection).countDocuments(filter, this.read.readOptions());
     // take 0 must not reach the server: limit(0) there means "no limit".
     if (page.take === 0 || count === 0) return { count, list: [] };
+    const afterKey = after
+      ? {
+          $or: keysetAlternatives(index, after).map(({ equal: same, beyond: [f, direction, value] }) => ({
+            ...Object.fromEntries(same.map(([g, v]) => [at(g), v])),
+            [at(f)]: { [direction === 1 ? '$gt' : '$lt']: value },
+          })),
+        }
+      : {};
     const docs = await this.collection(collection)
-      .find(filter, { projection: { _id: 0, doc: 1 }, ...this.read.readOptions() })
+      .find({ ...filter, ...afterKey }, { projection: { _id: 0, doc: 1 }, ...this.read.readOptions() })
       .sort(Object.fromEntries(index.order.map(([f, direction]) => [at(f), direction])))
       .skip(page.skip)
       .limit(page.take)

@@ -1,6 +1,6 @@
 import type { Document, IndexDescription } from 'mongodb';
 import type { Resource } from '../../resources/resource';
-import type { ProjectLink, ResourceViewRecord, ViewPageQuery } from '../../resources/resource-view-store';
+import type { ProjectLink, ResourceViewRecord, ViewPageKey, ViewPageQuery } from '../../resources/resource-view-store';
 import { admittedKeys as admittedAmong } from '../../resources/resource-view-store';
 import { guardedUpsert, type GuardedUpsert, type SortOrder } from './mongo-guarded-write';
 import { RESOURCE_VIEW_COUNTS } from './mongo-resource-view-counts';
@@ -84,7 +84,16 @@ export function pageFilter(q: ViewPageQuery, keys: readonly string[]): Document 
   if (q.paragraphId !== null) filter.paragraph = q.paragraphId;
   if (q.concept !== null) filter.search = { $regex: escapeRegex(q.concept) };
   if (q.tags.length > 0) filter.tagsLower = { $in: [...q.tags] };
+  if (q.after) Object.assign(filter, afterFilter(q.orderBy, q.after));
   return filter;
+}
+
+/** The rows after `key` in the page's order (isAfter in resource-view-store.ts). */
+export function afterFilter(orderBy: ViewPageQuery['orderBy'], key: ViewPageKey): Document {
+  if (orderBy === 0) return { resourceId: { $gt: key.resourceId } };
+  return {
+    $or: [{ postDate: { $lt: key.postDate } }, { postDate: key.postDate, resourceId: { $lt: key.resourceId } }],
+  };
 }
 
 export function pageSort(orderBy: ViewPageQuery['orderBy']): SortOrder {

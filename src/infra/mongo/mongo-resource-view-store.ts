@@ -116,15 +116,15 @@ export class MongoResourceViewStore implements ResourceViewStore {
       counts.map((c) => c.audienceKey),
     );
     if (q.audience.kind !== 'everything' && keys.length === 0) return { count: 0, list: [] };
-    const filter = pageFilter(q, keys);
     const searching = q.concept !== null || q.tags.length > 0;
+    // The count is the whole list's, wherever a keyset page starts.
     const count = searching
-      ? await this.views.countDocuments(filter, this.read.readOptions())
+      ? await this.views.countDocuments(pageFilter({ ...q, after: null }, keys), this.read.readOptions())
       : countOf(q, counts, keys);
     // take 0 must not reach the server: limit(0) there means "no limit".
     if (q.take === 0 || count === 0) return { count, list: [] };
     const docs = await this.views
-      .find(filter, { projection: VIEW_PROJECTION, ...this.read.readOptions() })
+      .find(pageFilter(q, keys), { projection: VIEW_PROJECTION, ...this.read.readOptions() })
       .sort(pageSort(q.orderBy))
       .skip(q.skip)
       .limit(q.take)

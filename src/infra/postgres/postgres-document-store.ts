@@ -2,6 +2,7 @@ import { canonicalDigest } from '../../projections/canonical-digest';
 import {
   compareCodeUnits,
   indexOf,
+  keysetAlternatives,
   type CollectionDeclaration,
   type Document,
   type DocumentId,
@@ -101,7 +102,7 @@ export class PostgresDocumentStore implements DocumentStore {
     return (await this.load(collection, id))?.document ?? null;
   }
 
-  async page(collection: string, { index: name, equal, page }: IndexQuery): Promise<PageResponse<Document>> {
+  async page(collection: string, { index: name, equal, page, after }: IndexQuery): Promise<PageResponse<Document>> {
     const index = indexOf(this.collections, collection, name);
     const table = documentTable(collection);
     const where = ['doc is not null', ...index.equal.map((f, i) => `${field(f)} = $${i + 1}::jsonb`)].join(' and ');
@@ -113,9 +114,27 @@ export class PostgresDocumentStore implements DocumentStore {
     const count = Number(counted[0]?.n ?? 0);
     if (page.take === 0 || count === 0) return { count, list: [] };
     const order = index.order.flatMap(([f, direction]) => orderKeys(f, direction)).join(', ');
+    const bound: unknown[] = [...values];
+    const bind = (value: unknown): string => {
+      bound.push(value);
+      return `$${bound.length}`;
+    };
+    // Strings compare by code point as the order keys sort them; numbers as jsonb numbers.
+    const beyond = (f: string, direction: 1 | -1, value: Scalar): string =>
+      typeof value === 'string'
+        ? `(${field(f)} #>> '{}') collate "C" ${direction === 1 ? '>' : '<'} ${bind(value)}`
+        : `${field(f)} ${direction === 1 ? '>' : '<'} ${bind(JSON.stringify(value))}::jsonb`;
+    const afterKey = after
+      ? ` and (${keysetAlternatives(index, after)
+          .map(
+            ({ equal: same, beyond: [f, direction, value] }) =>
+              `(${[...same.map(([g, v]) => `${field(g)} = ${bind(JSON.stringify(v))}::jsonb`), beyond(f, direction, value)].join(' and ')})`,
+          )
+          .join(' or ')})`
+      : '';
     const { rows } = await this.read.query<{ doc: Document }>(
-      `select doc from ${table} where ${where} order by ${order} limit $${values.length + 1} offset $${values.length + 2}`,
-      [...values, page.take, page.skip],
+      `select doc from ${table} where ${where}${afterKey} order by ${order} limit ${bind(page.take)} offset ${bind(page.skip)}`,
+      bound,
     );
     return { count, list: rows.map((row) => row.doc) };
   }

@@ -133,7 +133,14 @@ function pageStatements(q: ViewPageQuery, keys: readonly string[]): { page: Stat
   const filter = where.join(' and ');
   const searching = q.concept !== null || q.tags.length > 0;
   const count = searching ? { text: `select count(*) as n from ${VIEWS} where ${filter}`, values: [...values] } : null;
-  const page = `select doc from ${VIEWS} where ${filter} order by ${PAGE_ORDER[q.orderBy]}
+  // The count is the whole list's; only the page starts after the key (isAfter in resource-view-store.ts).
+  if (q.after)
+    where.push(
+      q.orderBy === 0
+        ? `resource_id > ${bind(q.after.resourceId)}`
+        : `(post_date, resource_id) < (${bind(q.after.postDate)}, ${bind(q.after.resourceId)})`,
+    );
+  const page = `select doc from ${VIEWS} where ${where.join(' and ')} order by ${PAGE_ORDER[q.orderBy]}
     limit ${bind(q.take)} offset ${bind(q.skip)}`;
   return { page: { text: page, values }, count };
 }

@@ -3,6 +3,7 @@ import { canonicalDigest } from '../../projections/canonical-digest';
 import {
   compareCodeUnits,
   indexOf,
+  keysetAlternatives,
   type CollectionDeclaration,
   type Document,
   type DocumentId,
@@ -87,7 +88,7 @@ export class SqliteDocumentStore implements DocumentStore {
     return (await this.load(collection, id))?.document ?? null;
   }
 
-  async page(collection: string, { index: name, equal, page }: IndexQuery): Promise<PageResponse<Document>> {
+  async page(collection: string, { index: name, equal, page, after }: IndexQuery): Promise<PageResponse<Document>> {
     const index = indexOf(this.collections, collection, name);
     const table = documentTable(collection);
     const where = ['doc is not null', ...index.equal.map((f) => `${field(f)} = ?`)].join(' and ');
@@ -95,8 +96,16 @@ export class SqliteDocumentStore implements DocumentStore {
       .n;
     if (page.take === 0 || count === 0) return { count, list: [] };
     const order = index.order.map(([f, direction]) => `${field(f)}${direction === -1 ? ' desc' : ''}`).join(', ');
-    const rows = this.statement(`select doc from ${table} where ${where} order by ${order} limit ? offset ?`).all(
+    const keyset = after ? keysetAlternatives(index, after) : [];
+    const beyond = keyset.map(({ equal: same, beyond: [f, direction] }) =>
+      [...same.map(([g]) => `${field(g)} = ?`), `${field(f)} ${direction === 1 ? '>' : '<'} ?`].join(' and '),
+    );
+    const afterKey = keyset.length === 0 ? '' : ` and (${beyond.map((b) => `(${b})`).join(' or ')})`;
+    const rows = this.statement(
+      `select doc from ${table} where ${where}${afterKey} order by ${order} limit ? offset ?`,
+    ).all(
       ...equal,
+      ...keyset.flatMap(({ equal: same, beyond: [, , value] }) => [...same.map(([, v]) => v), value]),
       page.take,
       page.skip,
     ) as { doc: string }[];

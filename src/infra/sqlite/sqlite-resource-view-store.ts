@@ -179,7 +179,8 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   async page(q: ViewPageQuery): Promise<ViewPage> {
     if (searching(q)) return this.searchPage(q);
     const ids = this.index.admittedIds(q.viewKey, q.projectId, q.audience, q.orderBy, q.paragraphId);
-    const list = this.index.docs(q.viewKey, q.projectId, ids.slice(q.skip, q.skip + q.take), (id) => {
+    const from = q.skip + (q.after ? this.index.startAfter(q.viewKey, q.projectId, q.orderBy, ids, q.after) : 0);
+    const list = this.index.docs(q.viewKey, q.projectId, ids.slice(from, from + q.take), (id) => {
       const doc = this.s.doc.get(id, q.viewKey);
       // Kept on the view index's entry: the parsed-records map would hold it (and its text) twice.
       return doc === undefined ? null : (JSON.parse(doc) as ResourceViewRecord);
@@ -244,15 +245,24 @@ export class SqliteResourceViewStore implements ResourceViewStore {
       tags: JSON.stringify(q.tags),
       skip: q.skip,
       take: q.take,
+      after_id: q.after?.resourceId ?? 0,
+      after_date: q.after?.postDate ?? '',
     };
   }
 
   /** A search's page and count statements, prepared once per shape of query. */
   private statement(kind: 'page' | 'count', q: ViewPageQuery): Database.Statement {
     const everything = q.audience.kind === 'everything';
-    const signature = [kind, q.orderBy, everything, q.paragraphId !== null, q.concept !== null, q.tags.length > 0].join(
-      '|',
-    );
+    const after = kind === 'page' && q.after != null;
+    const signature = [
+      kind,
+      q.orderBy,
+      everything,
+      q.paragraphId !== null,
+      q.concept !== null,
+      q.tags.length > 0,
+      after,
+    ].join('|');
     let statement = this.pageStatements.get(signature);
     if (!statement) {
       const index = q.orderBy === 0 ? 'res_views_in_view' : 'res_views_by_recent';
@@ -266,6 +276,12 @@ export class SqliteResourceViewStore implements ResourceViewStore {
       if (q.tags.length > 0)
         where.push(
           '(select 1 from json_each(tags) where value in (select value from json_each(@tags)) limit 1) is not null',
+        );
+      if (after)
+        where.push(
+          q.orderBy === 0
+            ? 'resource_id > @after_id'
+            : '(post_date < @after_date or (post_date = @after_date and resource_id < @after_id))',
         );
       const order = q.orderBy === 0 ? 'resource_id' : 'post_date desc, resource_id desc';
       const sql =
