@@ -1,4 +1,3 @@
-import { EVENT_CATALOG } from '../app/event-catalog';
 import { parseArgs } from 'node:util';
 import { SingleBar } from 'cli-progress';
 import type { z } from 'zod';
@@ -9,29 +8,20 @@ import {
   auditUserPathParams,
 } from '../audit/audit-schemas';
 import { zodFieldErrors } from '../api/validation';
-import { accessJson, auditEventJson, historyStepJson, personAccessJson } from '../audit/audit-json';
-import {
-  AUDIT_PAGE_MAX,
-  readAuditPage,
-  readResourceHistory,
-  reviewAccessAt,
-  reviewPersonAccessAt,
-} from '../audit/audit-queries';
-import { recordAuditRead } from '../audit/record-audit-read';
-import type { AuditFilter } from '../audit/audit-log';
+import { AUDIT_PAGE_MAX } from '../audit/audit-queries';
 import { decodeCursor } from '../audit/audit-log';
-import { DIRECTORY_STREAM } from '../directory/directory-events';
-import { foldDirectory } from '../directory/directory-state';
 import { DomainError } from '../domain/errors';
-import { systemActor } from '../domain/event';
 import type { EventStore } from '../ports/event-store';
+import { ApiRefusal, apiSource, storeSource, type AuditSource } from './audit-sources';
 import { formatTable } from './table';
 import { AUDIT_VERIFY_USAGE, auditVerify } from './audit-verify-command';
 
 /**
- * `audit events|history|access|access-of`: the audit API's reads for an operator on the machine,
- * with the same filters and the same JSON records (one per line), or a table. Reads are recorded
- * like an auditor's, as the platform (`audit-0`).
+ * `audit events|history|access|access-of`: the audit API's reads, with the same filters and the same
+ * JSON records (one per line), or a table. From the stores (an operator on the machine: reads
+ * recorded as the platform, `audit-0`), or with `--api <url>` through the HTTP API as the auditor
+ * whose credential RESOURCES_TOKEN or RESOURCES_API_KEY holds (reads recorded under that auditor;
+ * no store credentials needed).
  */
 export const AUDIT_USAGE = `usage: npm run cli -- audit <events|history|access|access-of|verify> [options]
 
@@ -48,6 +38,10 @@ export const AUDIT_USAGE = `usage: npm run cli -- audit <events|history|access|a
       every resource the person could see at that moment (default now), by view, and why
 ${AUDIT_VERIFY_USAGE}
   audit --stream|--user|--type ... (no subcommand) is audit events.
+
+  --api <url> (or RESOURCES_API_URL): read through the service's HTTP API instead of the stores, as
+      the auditor whose bearer token is in RESOURCES_TOKEN (or API key in RESOURCES_API_KEY); the
+      API records every read under that auditor. verify reads the stores and has no --api.
 `;
 
 const FORMAT = { type: 'string', default: 'jsonl' } as const;
@@ -62,29 +56,37 @@ export async function auditCommand(
   open: () => EventStore,
   out: Out = process.stdout,
 ): Promise<number> {
-  const [first, ...rest] = args;
+  const { api, rest: withoutApi } = takeApi(args);
+  const [first, ...rest] = withoutApi;
   const sub = first === undefined || first.startsWith('-') ? 'events' : first;
-  const subArgs = first === undefined || first.startsWith('-') ? [...args] : rest;
+  const subArgs = first === undefined || first.startsWith('-') ? [...withoutApi] : rest;
   if (sub === 'help' || subArgs.includes('--help') || subArgs.includes('-h')) {
     out.write(AUDIT_USAGE);
     return 0;
   }
   try {
+    const apiUrl = api ?? (process.env.RESOURCES_API_URL || undefined);
+    const source = (): AuditSource => (apiUrl ? apiSourceOf(apiUrl) : storeSource(open()));
     switch (sub) {
       case 'events':
-        return await withStore(open, (store) => events(subArgs, store, out));
+        return await withSource(source, (s) => events(subArgs, s, out));
       case 'history':
-        return await withStore(open, (store) => history(subArgs, store, out));
+        return await withSource(source, (s) => history(subArgs, s, out));
       case 'access':
-        return await withStore(open, (store) => access(subArgs, store, out));
+        return await withSource(source, (s) => access(subArgs, s, out));
       case 'access-of':
-        return await withStore(open, (store) => accessOf(subArgs, store, out));
+        return await withSource(source, (s) => accessOf(subArgs, s, out));
       case 'verify':
+        if (apiUrl) throw new UsageError('verify reads the stores themselves: run it without --api');
         return await withStore(open, (store) => auditVerify(subArgs, store, out));
       default:
         throw new UsageError(`unknown audit command ${sub}`);
     }
   } catch (error) {
+    if (error instanceof ApiRefusal) {
+      process.stderr.write(`${error.message}\n`);
+      return 1;
+    }
     if (error instanceof UsageError || error instanceof DomainError || isParseArgsError(error)) {
       const fields =
         error instanceof DomainError && error.errors.length > 0
@@ -101,6 +103,38 @@ const isParseArgsError = (error: unknown): error is Error => {
   const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
   return typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS');
 };
+
+/** `--api <url>` or `--api=<url>`, wherever it stands, taken out of the subcommand's arguments. */
+function takeApi(args: readonly string[]): { api: string | undefined; rest: string[] } {
+  const rest: string[] = [];
+  let api: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--api') {
+      api = args[++i];
+      if (api === undefined) throw new UsageError('--api needs the service URL');
+    } else if (arg.startsWith('--api=')) api = arg.slice('--api='.length);
+    else rest.push(arg);
+  }
+  return { api, rest };
+}
+
+function apiSourceOf(url: string): AuditSource {
+  if (!/^https?:\/\/[^\s]+$/.test(url)) throw new UsageError('--api must be the service URL, http(s)://host[:port]');
+  const token = process.env.RESOURCES_TOKEN || undefined;
+  const apiKey = process.env.RESOURCES_API_KEY || undefined;
+  if (!token && !apiKey) throw new UsageError('--api reads as an auditor: set RESOURCES_TOKEN or RESOURCES_API_KEY');
+  return apiSource(url, { token, apiKey });
+}
+
+async function withSource(open: () => AuditSource, run: (source: AuditSource) => Promise<number>): Promise<number> {
+  const source = open();
+  try {
+    return await run(source);
+  } finally {
+    await source.close();
+  }
+}
 
 async function withStore(open: () => EventStore, run: (store: EventStore) => Promise<number>): Promise<number> {
   const store = open();
@@ -128,18 +162,10 @@ function formatOf(value: string | undefined): 'jsonl' | 'table' {
   throw new UsageError(`--format must be jsonl or table, not ${String(value)}`);
 }
 
-const record = (store: EventStore, route: string, params: Record<string, unknown>) =>
-  recordAuditRead(
-    store,
-    { actor: systemActor, correlationId: `cli-audit-${Date.now()}`, at: new Date().toISOString() },
-    route,
-    params,
-  );
-
 const defined = (o: Record<string, unknown>) =>
   Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
 
-async function events(args: string[], store: EventStore, out: Out): Promise<number> {
+async function events(args: string[], source: AuditSource, out: Out): Promise<number> {
   const { values } = parseArgs({
     args,
     options: {
@@ -177,37 +203,29 @@ async function events(args: string[], store: EventStore, out: Out): Promise<numb
     if (!/^[1-9][0-9]{0,9}$/.test(values.limit)) throw new UsageError('--limit must be a positive integer');
     remaining = Number(values.limit);
   }
-  const filter: AuditFilter = {
-    ...defined({
-      stream: query.stream,
-      userId: query.userId,
-      credential: query.credential,
-      apiKeyId: query.apiKeyId,
-      type: query.type,
-    }),
-    ...(query.from !== undefined ? { from: Date.parse(query.from) } : {}),
-    ...(query.to !== undefined ? { to: Date.parse(query.to) } : {}),
-  };
-  await record(store, 'cli audit events', { ...query });
+  const { after: start, format: _format, ...filter } = query;
+  await source.record('cli audit events', { ...query });
 
   const progress = new TimeProgress(values['no-progress'] !== true && process.stderr.isTTY === true, filter);
   const rows: string[][] = [];
-  let after = query.after === undefined ? undefined : decodeCursor(query.after, '--after');
+  // Checked here whatever the source: a malformed --after is a usage error, not an API refusal.
+  if (start !== undefined) decodeCursor(start, '--after');
+  let after = start;
   try {
     for (;;) {
-      const page = await readAuditPage(store, filter, after, Math.min(AUDIT_PAGE_MAX, remaining));
+      const page = await source.eventsPage(filter, after, Math.min(AUDIT_PAGE_MAX, remaining));
       for (const e of page.items) {
-        if (format === 'jsonl') out.write(`${JSON.stringify(auditEventJson(EVENT_CATALOG)(e))}\n`);
+        if (format === 'jsonl') out.write(`${JSON.stringify(e)}\n`);
         else {
           const a = e.metadata.actor;
           const who = `${a.userId} ${a.credential}${a.apiKeyId ? ` key ${a.apiKeyId}` : ''}${a.impersonatorId ? ` for ${a.impersonatorId}` : ''}`;
-          rows.push([e.position.toString(), e.metadata.at, e.streamId, e.type, who, e.metadata.correlationId]);
+          rows.push([e.position, e.metadata.at, e.streamId, e.type, who, e.metadata.correlationId]);
         }
       }
       remaining -= page.items.length;
       progress.update(page.items.at(-1)?.metadata.at, page.items.length, page.hasMore && remaining > 0);
-      if (!page.hasMore || remaining <= 0) break;
-      after = page.lastSeen;
+      if (!page.hasMore || remaining <= 0 || page.next === undefined) break;
+      after = page.next;
     }
   } finally {
     progress.stop();
@@ -229,10 +247,10 @@ class TimeProgress {
 
   constructor(
     private readonly enabled: boolean,
-    filter: AuditFilter,
+    filter: { readonly from?: string; readonly to?: string },
   ) {
-    this.start = filter.from;
-    this.end = filter.to ?? Date.now();
+    this.start = filter.from === undefined ? undefined : Date.parse(filter.from);
+    this.end = filter.to === undefined ? Date.now() : Date.parse(filter.to);
   }
 
   update(lastAt: string | undefined, items: number, more: boolean): void {
@@ -266,19 +284,16 @@ function resourceIdOf(positionals: string[]): number {
   return parseFlags(auditResourcePathParams, { id }, { id: 'resourceId' }).id;
 }
 
-async function history(args: string[], store: EventStore, out: Out): Promise<number> {
+async function history(args: string[], source: AuditSource, out: Out): Promise<number> {
   const { values, positionals } = parseArgs({ args, allowPositionals: true, options: { format: FORMAT, help: HELP } });
   const format = formatOf(values.format);
   const id = resourceIdOf(positionals);
-  await record(store, 'cli audit history', { id });
-  const steps = await readResourceHistory(store, id);
-  if (!steps) {
+  await source.record('cli audit history', { id });
+  const json = await source.history(id);
+  if (!json) {
     process.stderr.write(`resource ${id} has no history\n`);
     return 1;
   }
-  const directory = foldDirectory(await store.readStream(DIRECTORY_STREAM));
-  const names = new Map([...directory.users.values()].map((u) => [u.userId, u.name] as const));
-  const json = steps.map((step) => historyStepJson(step, names));
   if (format === 'jsonl') {
     for (const step of json) out.write(`${JSON.stringify(step)}\n`);
     return 0;
@@ -297,7 +312,7 @@ async function history(args: string[], store: EventStore, out: Out): Promise<num
 const credentialOf = (a: { credential: string; apiKeyId?: number; impersonatorId?: number }) =>
   `${a.credential}${a.apiKeyId ? ` ${a.apiKeyId}` : ''}${a.impersonatorId ? ` (impersonated by ${a.impersonatorId})` : ''}`;
 
-async function access(args: string[], store: EventStore, out: Out): Promise<number> {
+async function access(args: string[], source: AuditSource, out: Out): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -307,13 +322,12 @@ async function access(args: string[], store: EventStore, out: Out): Promise<numb
   const id = resourceIdOf(positionals);
   const query = parseFlags(auditAccessQuery, defined({ at: values.at }), {});
   const at = query.at === undefined ? new Date() : new Date(query.at);
-  await record(store, 'cli audit access', { id, at: at.toISOString() });
-  const review = await reviewAccessAt(store, id, at);
-  if (!review) {
+  await source.record('cli audit access', { id, at: at.toISOString() });
+  const json = await source.access(id, at);
+  if (!json) {
     process.stderr.write(`resource ${id} has no history\n`);
     return 1;
   }
-  const json = accessJson(id, at, review);
   if (format === 'jsonl') {
     out.write(`${JSON.stringify(json)}\n`);
     return 0;
@@ -331,7 +345,7 @@ async function access(args: string[], store: EventStore, out: Out): Promise<numb
   return 0;
 }
 
-async function accessOf(args: string[], store: EventStore, out: Out): Promise<number> {
+async function accessOf(args: string[], source: AuditSource, out: Out): Promise<number> {
   const { values, positionals } = parseArgs({
     args,
     allowPositionals: true,
@@ -343,13 +357,12 @@ async function accessOf(args: string[], store: EventStore, out: Out): Promise<nu
   const id = parseFlags(auditUserPathParams, { id: userId }, { id: 'userId' }).id;
   const query = parseFlags(auditAccessQuery, defined({ at: values.at }), {});
   const at = query.at === undefined ? new Date() : new Date(query.at);
-  await record(store, 'cli audit access-of', { id, at: at.toISOString() });
-  const access = await reviewPersonAccessAt(store, id, at);
-  if (!access) {
+  await source.record('cli audit access-of', { id, at: at.toISOString() });
+  const json = await source.accessOf(id, at);
+  if (!json) {
     process.stderr.write(`user ${id} is not in the directory\n`);
     return 1;
   }
-  const json = personAccessJson(id, at, access);
   if (format === 'jsonl') {
     out.write(`${JSON.stringify(json)}\n`);
     return 0;

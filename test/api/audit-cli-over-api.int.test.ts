@@ -1,0 +1,109 @@
+/**
+ * The CLI's audit reads through the HTTP API, as a person: `resources-cli audit --api <url>` with
+ * the auditor's token (RESOURCES_TOKEN) or API key (RESOURCES_API_KEY) in the environment answers
+ * what the API answers, every read recorded under that auditor, not the platform (`audit-0`), and
+ * needs no store credentials; a credential without the auditor role is refused as the API refuses it.
+ */
+import { demo, demoDirectory } from '../support/demo-directory';
+import { cli } from '../support/service-process';
+import { startTestServer, type TestServer } from '../support/test-server';
+
+type AuditItem = { position: string; streamId: string; type: string; data: Record<string, unknown> };
+
+describe('resources-cli audit --api', () => {
+  jest.setTimeout(90_000);
+  let server: TestServer;
+  let resourceId: number;
+  // No DATA_DIR, no store URL: the CLI is given the service's address and a person's credential only.
+  const asPerson = (credential: Record<string, string>) => ({
+    DATA_DIR: '/nonexistent/no-stores-here',
+    RESOURCES_API_URL: '',
+    ...credential,
+  });
+  const jsonLines = (text: string) =>
+    text
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as unknown);
+  const readsOf = async (userId: number) =>
+    (
+      await server.get<{ items: AuditItem[] }>(`/api/audit/events?stream=audit-${userId}&limit=1000`, {
+        token: await server.token(demo.users.auditor),
+      })
+    ).body.items.map((e) => e.data.route);
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    await server.directory(demoDirectory.events);
+    const saved = await server.post(
+      '/api/Resource/SaveProjectResource',
+      {
+        id: 0,
+        name: 'plan',
+        resourceUrl: 'https://example.org/plan.pdf',
+        privacyLevel: 2,
+        communityProjectId: demo.communityProjects.solarIn1,
+      },
+      { token: await server.token(demo.users.team) },
+    );
+    resourceId = saved.body.id as number;
+  });
+  afterAll(() => server.close());
+
+  it("given an auditor's token, when the CLI lists a resource's events over the API, then it prints the API's records and the read is recorded under the auditor", async () => {
+    // given
+    const env = asPerson({ RESOURCES_TOKEN: await server.token(demo.users.auditor) });
+    const before = await readsOf(demo.users.auditor);
+    // when
+    const printed = jsonLines(
+      await cli(env, 'audit', 'events', '--api', server.url, '--stream', `resource-${resourceId}`),
+    ) as AuditItem[];
+    // then
+    const answered = (
+      await server.get<{ items: AuditItem[] }>(`/api/audit/events?stream=resource-${resourceId}`, {
+        token: await server.token(demo.users.auditor),
+      })
+    ).body.items;
+    expect(printed.length).toBeGreaterThan(0);
+    expect(printed).toEqual(answered);
+    const after = await readsOf(demo.users.auditor);
+    expect(after.length).toBeGreaterThan(before.length);
+    expect(after).toContain('GET /api/audit/events');
+  });
+
+  it('given an auditor, when the CLI asks over the API for a history, an access review and a person’s access, then each answers as the API does', async () => {
+    const env = asPerson({ RESOURCES_TOKEN: await server.token(demo.users.auditor) });
+    const auditor = { token: await server.token(demo.users.auditor) };
+
+    const history = jsonLines(await cli(env, 'audit', 'history', String(resourceId), '--api', server.url));
+    const at = new Date().toISOString();
+    const access = jsonLines(await cli(env, 'audit', 'access', String(resourceId), '--at', at, '--api', server.url));
+    const person = jsonLines(
+      await cli(env, 'audit', 'access-of', String(demo.users.team), '--at', at, '--api', server.url),
+    );
+
+    expect(history).toEqual((await server.get(`/api/audit/resources/${resourceId}/history`, auditor)).body.steps);
+    expect(access).toEqual([(await server.get(`/api/audit/resources/${resourceId}/access?at=${at}`, auditor)).body]);
+    expect(person).toEqual([(await server.get(`/api/audit/users/${demo.users.team}/access?at=${at}`, auditor)).body]);
+  });
+
+  it('given a token without the auditor role, then the CLI is refused as the API refuses it, exit code 1, nothing printed', async () => {
+    const env = asPerson({ RESOURCES_TOKEN: await server.token(demo.users.team) });
+
+    const refused = cli(env, 'audit', 'events', '--api', server.url);
+
+    await expect(refused).rejects.toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('403') });
+  });
+
+  it('given --api and no credential in the environment, then it is a usage error naming the variables, exit code 2', async () => {
+    const refused = cli(
+      asPerson({ RESOURCES_TOKEN: '', RESOURCES_API_KEY: '' }),
+      'audit',
+      'events',
+      '--api',
+      server.url,
+    );
+
+    await expect(refused).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('RESOURCES_TOKEN') });
+  });
+});
