@@ -5,7 +5,7 @@ import { errorHandler, routeNotFound } from '../api/middleware/error-handler';
 import { requireInternalToken } from '../api/middleware/internal-token';
 import { requestLog } from '../api/middleware/request-log';
 import { requestTrace } from '../api/middleware/request-trace';
-import { readSnapshot } from './read-snapshot';
+import { noticeOtherWriters } from './notice-other-writers';
 import { securityHeaders } from '../api/middleware/security-headers';
 import { acceptApiVersion, answerApiVersion } from '../api/middleware/api-version';
 import { httpSemantics } from '../api/middleware/http-semantics';
@@ -27,7 +27,7 @@ export function buildApp(ctx: AppContext, app: express.Express = express()): exp
   // address every per-address budget and the audit metadata use, follows it.
   app.set('trust proxy', ctx.config.TRUST_PROXY);
   // What reads the read models (/api, /internal) reads them as of the request's start.
-  const snapshot = readSnapshot(() => ctx.readDb);
+  const snapshot = noticeOtherWriters(() => ctx.readDb);
   // Bodies are parsed only once the caller is known: an anonymous request costs the same
   // whatever it sends (issue 11).
   const jsonBody = express.json({ limit: JSON_BODY_LIMIT, strict: false });

@@ -126,7 +126,7 @@ describe('SQLite directory: the memberships document', () => {
     expect(await reader.memberships(1)).toEqual(userOne);
     // when
     await apply(writer, [{ type: 'CircleMemberRemoved', data: { circleId: 601, userId: 1 } }], 100n);
-    readDb.noticeOtherWriters(); // what every request does as it starts (read-snapshot.ts)
+    readDb.noticeOtherWriters(); // what every request does as it starts (src/app/notice-other-writers.ts)
     // then
     expect(await reader.memberships(1)).toEqual({ ...userOne, circleIds: [] });
   });
