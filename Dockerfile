@@ -16,6 +16,7 @@ COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY demo ./demo
+COPY console ./console
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000

@@ -11,6 +11,7 @@ import { httpSemantics } from '../api/middleware/http-semantics';
 import { inSequence } from '../api/middleware/in-sequence';
 import { mountedAt } from '../api/middleware/mounted-at';
 import { docsPage } from '../api/routes/docs-page';
+import { consolePage } from '../api/routes/console-page';
 import { ApiKeyVerifier } from '../api-keys/api-key-authenticator';
 import { BoundedVerifier } from '../api-keys/bounded-verifier';
 import { ROUTE_DOCS, routesOf } from './route-groups';
@@ -52,6 +53,8 @@ export function buildApp(ctx: AppContext, app: express.Express = express()): exp
     ),
   );
   if (servesApi) app.use('/docs', docsPage());
+  // Every role: the operator routes the console reads are served by every process.
+  app.use('/console', consolePage());
   app.use(routes.router);
 
   app.use(routeNotFound);

@@ -96,6 +96,13 @@ export class ReadSide {
     return this.generation;
   }
 
+  /** The generation a rebuild of this process is building, and its runners, while one runs. */
+  get rebuilding(): { readonly number: number; readonly readModels: ReadModels } | undefined {
+    return this.building;
+  }
+
+  private building: { readonly number: number; readonly readModels: ReadModels } | undefined;
+
   /**
    * Builds generation n+1 from the whole log beside the current one, then switches every process
    * to it. `switchHere`: this process serves the new generation at once (a server); the CLI does not.
@@ -162,6 +169,7 @@ export class ReadSide {
         });
       },
     });
+    this.building = { number: next, readModels: builder };
     try {
       options.phase?.('replaying');
       try {
@@ -177,6 +185,7 @@ export class ReadSide {
       await this.deps.generations.switchTo(next);
       options.switched?.();
     } finally {
+      this.building = undefined;
       await closeReadDb(readDb);
     }
     this.deps.logger.info(

@@ -34,6 +34,8 @@ export type CommittingRunner = {
   readonly isTransient?: (error: unknown) => boolean;
   readonly leaseLost: () => Promise<void>;
   readonly budget?: BatchBudget;
+  /** Told how many events each committed part folded (the runner's rate of work). */
+  readonly folded?: (events: number) => void;
 };
 
 /**
@@ -83,6 +85,7 @@ export class CheckpointedCommits {
     const budget = this.runner.budget ?? DEFAULT_BATCH_BUDGET;
     let current: RecordedEvent | undefined;
     let taken = 0;
+    let applied = 0;
     try {
       await store.commit(
         this.name,
@@ -91,6 +94,7 @@ export class CheckpointedCommits {
           // From the start on every attempt: the store may run this again after a transient error.
           const started = Date.now();
           taken = 0;
+          applied = 0;
           for (const event of batch) {
             const spent =
               Date.now() - started > budget.maxMs || (store.batchOperations?.() ?? 0) >= budget.maxOperations;
@@ -100,6 +104,7 @@ export class CheckpointedCommits {
             if (handles && !handles(event)) continue;
             current = event;
             await this.projection.apply(event);
+            applied += 1;
           }
           return undefined;
         },
@@ -111,9 +116,10 @@ export class CheckpointedCommits {
         { err: error, projection: this.name, position: String(current?.position) },
         'projection failed',
       );
-      throw new ProjectionFailedError(this.name, error);
+      throw new ProjectionFailedError(this.name, error, current?.position);
     }
     this.position.advanceTo((batch[taken - 1] as RecordedEvent).position);
+    this.runner.folded?.(applied);
     return taken;
   }
 
