@@ -16,7 +16,8 @@ const SHARED = ['api', 'commands', 'projections', 'ports', 'domain', 'contract',
 
 /** What each folder of src may not import: what sits above it. */
 function layerRules() {
-  const above = (folders) => folders.map((folder) => ({ group: [`**/${folder}/*`, `**/${folder}`], message: `${folder} sits above` }));
+  const above = (folders) =>
+    folders.map((folder) => ({ group: [`**/${folder}/*`, `**/${folder}`], message: `${folder} sits above` }));
   const forbid = (files, folders) => ({
     files,
     rules: { 'no-restricted-imports': ['error', { patterns: above(folders) }] },
@@ -28,7 +29,10 @@ function layerRules() {
         ['app', 'infra', 'cli', ...FEATURES.filter((f) => f !== feature && !FEATURE_DEPENDENCIES[feature].includes(f))],
       ),
     ),
-    forbid(SHARED.map((folder) => `src/${folder}/**`), [...FEATURES, 'app', 'infra', 'cli']),
+    forbid(
+      SHARED.map((folder) => `src/${folder}/**`),
+      [...FEATURES, 'app', 'infra', 'cli'],
+    ),
     forbid(['src/infra/**'], ['app', 'cli']),
   ];
 }
@@ -68,6 +72,19 @@ export default tseslint.config(
     files: ['**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', process: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  // The projections console's page script (console/): plain browser JavaScript, no build step.
+  {
+    files: ['console/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: Object.fromEntries(
+        ['window', 'document', 'sessionStorage', 'fetch', 'URL', 'setTimeout', 'clearTimeout'].map((g) => [
+          g,
+          'readonly',
+        ]),
+      ),
+    },
   },
   // Tests read HTTP bodies as a client does: untyped JSON, checked by assertions.
   { files: ['test/**'], rules: { '@typescript-eslint/no-explicit-any': 'off' } },

@@ -64,7 +64,8 @@ export const readModelStatusSchema = component(
       })
       .meta({ description: "How far `position` is behind the log's head", example: rowExample.lag }),
     eventsPerSecond: z.number().min(0).meta({
-      description: 'Events this process folded into the read model per second over the last minute (0 where it follows)',
+      description:
+        'Events this process folded into the read model per second over the last minute (0 where it follows)',
       example: rowExample.eventsPerSecond,
     }),
     lastError: z
@@ -107,10 +108,14 @@ export const readModelsStatusSchema = component(
     head: position
       .nullable()
       .meta({ description: "The log's newest position; null when the log is empty or did not answer", example: '42' }),
-    readModels: z.array(readModelStatusSchema).readonly().meta({
-      description: 'One row per read model of the served generation, then one per read model a running rebuild builds',
-      example: [rowExample],
-    }),
+    readModels: z
+      .array(readModelStatusSchema)
+      .readonly()
+      .meta({
+        description:
+          'One row per read model of the served generation, then one per read model a running rebuild builds',
+        example: [rowExample],
+      }),
     rebuild: z
       .strictObject({
         jobId: z.string().meta({ description: 'The job', example: rebuildExample.jobId }),
@@ -135,7 +140,8 @@ export const readModelsStatusSchema = component(
       })
       .nullable()
       .meta({
-        description: "The rebuild job running in this process; null when none runs here (another process's is not seen)",
+        description:
+          "The rebuild job running in this process; null when none runs here (another process's is not seen)",
         example: rebuildExample,
       }),
   },

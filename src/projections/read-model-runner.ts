@@ -329,10 +329,8 @@ export class ReadModelRunner {
           return;
         }
         this.failure = error;
-        this.noteError(
-          error instanceof ProjectionFailedError ? 'the projection failed on an event' : 'the event subscription dropped',
-          error,
-        );
+        const failed = error instanceof ProjectionFailedError;
+        this.noteError(failed ? 'the projection failed on an event' : 'the event subscription dropped', error);
         if (error instanceof ProjectionFailedError) {
           this.logger.error(
             { err: error.reason, projection: error.projection },

@@ -68,10 +68,9 @@ describe('/console in a headless browser', () => {
       // Then every read model has its row
       await page.waitForSelector('#read-models tbody tr[data-read-model]', { timeout: 30_000 });
       expect(await page.locator('#sign-in').isVisible()).toBe(false);
-    const rows = page.locator('#read-models tbody tr[data-read-model]');
-      expect((await rows.evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset.readModel))).sort()).toEqual(
-        names,
-      );
+      const rows = page.locator('#read-models tbody tr[data-read-model]');
+      const shown = await Promise.all((await rows.all()).map((tr) => tr.getAttribute('data-read-model')));
+      expect(shown.sort()).toEqual(names);
       const position = page.locator('tr[data-read-model="resources"] td[data-col="position"]');
       const before = await position.innerText();
 
@@ -82,11 +81,10 @@ describe('/console in a headless browser', () => {
         { token: team },
       );
       expect(saved.status).toBe(200);
-      await page.waitForFunction(
-        (was) => document.querySelector('tr[data-read-model="resources"] td[data-col="position"]')?.textContent !== was,
-        before,
-        { timeout: 30_000 },
-      );
+      for (const deadline = Date.now() + 30_000; (await position.innerText()) === before;) {
+        if (Date.now() > deadline) throw new Error(`the position stayed ${before}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
 
       // When the operator rebuilds the resources read model, then the job is followed to done
       await page.click('button[data-rebuild="resources"]');
