@@ -6,6 +6,7 @@
 import { demo, demoDirectory } from '../support/demo-directory';
 import { operator, waitForJob } from '../support/rebuild-job';
 import { startTestServer, type TestServer } from '../support/test-server';
+import { embeddedOnly } from '../support/backend';
 
 type Row = {
   name: string;
@@ -148,47 +149,50 @@ describe('GET /internal/read-models', () => {
     );
   });
 
-  it('given a rebuild replaying, when an operator asks, then the rebuild is named with its job and the generation it builds has a row per read model, rebuilding; once done, the new generation is served', async () => {
-    // given: the rebuild's replay held at its first read of the log
-    const events = server.services.eventStore;
-    const readAll = events.readAll.bind(events);
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
-    let replaying!: () => void;
-    const replayStarted = new Promise<void>((resolve) => (replaying = resolve));
-    jest.spyOn(events, 'readAll').mockImplementation(async (...args) => {
-      // The shared catch-up of a rebuild reads the log in batches of 2,000.
-      if (args[1] === 2000) {
-        replaying();
-        await released;
-      }
-      return readAll(...args);
-    });
-    const served = (await status()).generation;
-    const projections = names();
-    const started = await server.post<{ jobId: string }>('/internal/read-models/rebuild', {}, operator(server));
-    expect(started.status).toBe(202);
-    await replayStarted;
-    // when
-    const during = await until((b) => b.rebuild?.phase === 'replaying', 'replaying').finally(release);
-    // then
-    expect(during.rebuild).toEqual({
-      jobId: started.body.jobId,
-      phase: 'replaying',
-      readModels: ['directory', 'resources', 'applications', 'apiKeys', 'files'],
-      generation: served + 1,
-      progress: { position: expect.any(String), head: expect.any(String), eventsApplied: expect.any(Number) },
-    });
-    const building = during.readModels.filter((r) => r.generation === served + 1);
-    expect(building.map((r) => r.name).sort()).toEqual(projections);
-    for (const r of building) expect(r).toMatchObject({ state: 'rebuilding', lag: { events: Number(during.head) } });
-    expect(during.readModels.filter((r) => r.generation === served)).toHaveLength(projections.length);
-    // and once it is done
-    expect((await waitForJob(server, started.body.jobId)).job.outcome).toBe('succeeded');
-    const after = await until((b) => b.rebuild === null, 'the rebuild gone');
-    expect(after.generation).toBe(served + 1);
-    expect(after.readModels.map((r) => r.generation)).toEqual(projections.map(() => served + 1));
-  });
+  embeddedOnly("the replay is held at the embedded log's shared catch-up read, a batch of 2,000")(
+    'given a rebuild replaying, when an operator asks, then the rebuild is named with its job and the generation it builds has a row per read model, rebuilding; once done, the new generation is served',
+    async () => {
+      // given: the rebuild's replay held at its first read of the log
+      const events = server.services.eventStore;
+      const readAll = events.readAll.bind(events);
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let replaying!: () => void;
+      const replayStarted = new Promise<void>((resolve) => (replaying = resolve));
+      jest.spyOn(events, 'readAll').mockImplementation(async (...args) => {
+        // The shared catch-up of a rebuild reads the log in batches of 2,000.
+        if (args[1] === 2000) {
+          replaying();
+          await released;
+        }
+        return readAll(...args);
+      });
+      const served = (await status()).generation;
+      const projections = names();
+      const started = await server.post<{ jobId: string }>('/internal/read-models/rebuild', {}, operator(server));
+      expect(started.status).toBe(202);
+      await replayStarted;
+      // when
+      const during = await until((b) => b.rebuild?.phase === 'replaying', 'replaying').finally(release);
+      // then
+      expect(during.rebuild).toEqual({
+        jobId: started.body.jobId,
+        phase: 'replaying',
+        readModels: ['directory', 'resources', 'applications', 'apiKeys', 'files'],
+        generation: served + 1,
+        progress: { position: expect.any(String), head: expect.any(String), eventsApplied: expect.any(Number) },
+      });
+      const building = during.readModels.filter((r) => r.generation === served + 1);
+      expect(building.map((r) => r.name).sort()).toEqual(projections);
+      for (const r of building) expect(r).toMatchObject({ state: 'rebuilding', lag: { events: Number(during.head) } });
+      expect(during.readModels.filter((r) => r.generation === served)).toHaveLength(projections.length);
+      // and once it is done
+      expect((await waitForJob(server, started.body.jobId)).job.outcome).toBe('succeeded');
+      const after = await until((b) => b.rebuild === null, 'the rebuild gone');
+      expect(after.generation).toBe(served + 1);
+      expect(after.readModels.map((r) => r.generation)).toEqual(projections.map(() => served + 1));
+    },
+  );
 });
 
 describe('GET /internal/read-models when a projection fails', () => {
