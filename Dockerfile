@@ -17,6 +17,7 @@ COPY --from=build /app/dist ./dist
 COPY package.json ./
 COPY demo ./demo
 COPY audit-console ./audit-console
+COPY console ./console
 RUN mkdir -p /data && chown node:node /data
 USER node
 EXPOSE 3000

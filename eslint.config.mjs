@@ -16,7 +16,8 @@ const SHARED = ['api', 'commands', 'projections', 'ports', 'domain', 'contract',
 
 /** What each folder of src may not import: what sits above it. */
 function layerRules() {
-  const above = (folders) => folders.map((folder) => ({ group: [`**/${folder}/*`, `**/${folder}`], message: `${folder} sits above` }));
+  const above = (folders) =>
+    folders.map((folder) => ({ group: [`**/${folder}/*`, `**/${folder}`], message: `${folder} sits above` }));
   const forbid = (files, folders) => ({
     files,
     rules: { 'no-restricted-imports': ['error', { patterns: above(folders) }] },
@@ -28,7 +29,10 @@ function layerRules() {
         ['app', 'infra', 'cli', ...FEATURES.filter((f) => f !== feature && !FEATURE_DEPENDENCIES[feature].includes(f))],
       ),
     ),
-    forbid(SHARED.map((folder) => `src/${folder}/**`), [...FEATURES, 'app', 'infra', 'cli']),
+    forbid(
+      SHARED.map((folder) => `src/${folder}/**`),
+      [...FEATURES, 'app', 'infra', 'cli'],
+    ),
     forbid(['src/infra/**'], ['app', 'cli']),
   ];
 }
@@ -69,15 +73,24 @@ export default tseslint.config(
     languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', process: 'readonly' } },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
-  // The audit console's page script (audit-console/): a classic browser script, no build step.
+  // The consoles' page scripts (audit-console/, console/): classic browser scripts, no build step.
   {
-    files: ['audit-console/**/*.js'],
+    files: ['audit-console/**/*.js', 'console/**/*.js'],
     languageOptions: {
       sourceType: 'script',
       globals: Object.fromEntries(
-        ['document', 'fetch', 'sessionStorage', 'URL', 'URLSearchParams', 'Blob', 'FormData', 'setTimeout'].map(
-          (name) => [name, 'readonly'],
-        ),
+        [
+          'window',
+          'document',
+          'fetch',
+          'sessionStorage',
+          'URL',
+          'URLSearchParams',
+          'Blob',
+          'FormData',
+          'setTimeout',
+          'clearTimeout',
+        ].map((name) => [name, 'readonly']),
       ),
     },
   },

@@ -411,6 +411,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/internal/read-models": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Every read model as this process keeps it: state, positions, lag, rate, last error; a running rebuild
+         * @description What the projections console (`/console`) polls. Computed from the runners of this process, the log's head and the stored checkpoints; an answer is reused for up to a second, however many ask.
+         */
+        get: operations["getReadModels"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/internal/read-models/digest": {
         parameters: {
             query?: never;
@@ -2857,6 +2877,249 @@ export interface components {
         };
         /**
          * @example {
+         *       "at": "2026-01-02T03:04:05.000Z",
+         *       "generation": 1,
+         *       "head": "42",
+         *       "readModels": [
+         *         {
+         *           "name": "resources",
+         *           "generation": 1,
+         *           "state": "leading",
+         *           "position": "42",
+         *           "leaderPosition": "42",
+         *           "lag": {
+         *             "events": 0,
+         *             "seconds": 0
+         *           },
+         *           "eventsPerSecond": 0.5,
+         *           "lastError": null,
+         *           "problem": null,
+         *           "parked": []
+         *         }
+         *       ],
+         *       "rebuild": {
+         *         "jobId": "0f8e2d1c-3b4a-4c5d-8e6f-7a8b9c0d1e2f",
+         *         "phase": "replaying",
+         *         "readModels": [
+         *           "resources"
+         *         ],
+         *         "generation": 2,
+         *         "progress": {
+         *           "position": "30",
+         *           "head": "42",
+         *           "eventsApplied": 28
+         *         }
+         *       }
+         *     }
+         */
+        ReadModelsStatus: {
+            /**
+             * Format: date-time
+             * @description When this answer was computed (answers are reused for up to a second)
+             * @example 2026-01-02T03:04:05.000Z
+             */
+            at: string;
+            /**
+             * @description The read-model generation served
+             * @example 1
+             */
+            generation: number;
+            /**
+             * @description The log's newest position; null when the log is empty or did not answer
+             * @example 42
+             */
+            head: string | null;
+            /**
+             * @description One row per read model of the served generation, then one per read model a running rebuild builds
+             * @example [
+             *       {
+             *         "name": "resources",
+             *         "generation": 1,
+             *         "state": "leading",
+             *         "position": "42",
+             *         "leaderPosition": "42",
+             *         "lag": {
+             *           "events": 0,
+             *           "seconds": 0
+             *         },
+             *         "eventsPerSecond": 0.5,
+             *         "lastError": null,
+             *         "problem": null,
+             *         "parked": []
+             *       }
+             *     ]
+             */
+            readModels: components["schemas"]["ReadModelStatus"][];
+            /**
+             * @description The rebuild job running in this process; null when none runs here (another process's is not seen)
+             * @example {
+             *       "jobId": "0f8e2d1c-3b4a-4c5d-8e6f-7a8b9c0d1e2f",
+             *       "phase": "replaying",
+             *       "readModels": [
+             *         "resources"
+             *       ],
+             *       "generation": 2,
+             *       "progress": {
+             *         "position": "30",
+             *         "head": "42",
+             *         "eventsApplied": 28
+             *       }
+             *     }
+             */
+            rebuild: {
+                /**
+                 * @description The job
+                 * @example 0f8e2d1c-3b4a-4c5d-8e6f-7a8b9c0d1e2f
+                 */
+                jobId: string;
+                /**
+                 * @description Where the job is (see RebuildJob)
+                 * @example replaying
+                 * @enum {string}
+                 */
+                phase: "queued" | "replaying" | "switching" | "done" | "failed";
+                /**
+                 * @description The read models it rebuilds
+                 * @example [
+                 *       "resources"
+                 *     ]
+                 */
+                readModels: string[];
+                /**
+                 * @description The generation it builds; null until it is opened
+                 * @example 2
+                 */
+                generation: number | null;
+                /**
+                 * @description How far the replay got
+                 * @example {
+                 *       "position": "30",
+                 *       "head": "42",
+                 *       "eventsApplied": 28
+                 *     }
+                 */
+                progress: {
+                    /**
+                     * @description What every rebuilt read model has folded
+                     * @example 30
+                     */
+                    position: string;
+                    /**
+                     * @description The log's head when the replay began
+                     * @example 42
+                     */
+                    head: string;
+                    /**
+                     * @description Events folded so far
+                     * @example 28
+                     */
+                    eventsApplied: number;
+                };
+            } | null;
+        };
+        /**
+         * @example {
+         *       "name": "resources",
+         *       "generation": 1,
+         *       "state": "leading",
+         *       "position": "42",
+         *       "leaderPosition": "42",
+         *       "lag": {
+         *         "events": 0,
+         *         "seconds": 0
+         *       },
+         *       "eventsPerSecond": 0.5,
+         *       "lastError": null,
+         *       "problem": null,
+         *       "parked": []
+         *     }
+         */
+        ReadModelStatus: {
+            /**
+             * @description The read model
+             * @example resources
+             */
+            name: string;
+            /**
+             * @description The generation this row is of: the one served, or the one a running rebuild builds
+             * @example 1
+             */
+            generation: number;
+            /**
+             * @description `leading`: this process folds the events into the read model; `following`: another process does and this one reads its checkpoint; `stopped`: this process does not keep it up to date (its projection failed, or it is not running); `rebuilding`: the generation a rebuild of this process builds
+             * @example leading
+             * @enum {string}
+             */
+            state: "leading" | "following" | "stopped" | "rebuilding";
+            /**
+             * @description The log position this process knows the read model to hold; null before the first event
+             * @example 42
+             */
+            position: string | null;
+            /**
+             * @description The checkpoint stored with the read model, as the leading process wrote it; null before the first event, or when the store did not answer in time
+             * @example 42
+             */
+            leaderPosition: string | null;
+            /**
+             * @description How far `position` is behind the log's head
+             * @example {
+             *       "events": 0,
+             *       "seconds": 0
+             *     }
+             */
+            lag: {
+                /**
+                 * @description How many events of the log lie past `position` (the log's head minus `position`)
+                 * @example 0
+                 */
+                events: number;
+                /**
+                 * @description The age of the oldest event not yet folded here (when it was appended); 0 when none is
+                 * @example 0
+                 */
+                seconds: number;
+            };
+            /**
+             * @description Events this process folded into the read model per second over the last minute (0 where it follows)
+             * @example 0.5
+             */
+            eventsPerSecond: number;
+            /**
+             * @description The last error this process met keeping the read model, kept after it recovered; null if none
+             * @example null
+             */
+            lastError: {
+                /**
+                 * @description What failed and the error's class; the service's log has the whole error
+                 * @example the projection failed on an event (TypeError)
+                 */
+                message: string;
+                /**
+                 * @description The event it failed on; otherwise the position the read model stood at
+                 * @example 43
+                 */
+                position: string | null;
+                /**
+                 * Format: date-time
+                 * @description When
+                 * @example 2026-01-02T03:04:05.000Z
+                 */
+                at: string;
+            } | null;
+            /**
+             * @description Why the read model is not kept up to date here now (as readiness says); null when it is
+             * @example null
+             */
+            problem: string | null;
+            /**
+             * @description Events set aside instead of stopping the projection: none are parked yet, the list is always empty
+             * @example []
+             */
+            parked: unknown[];
+        };
+        /**
+         * @example {
          *       "generation": 1,
          *       "checkpoint": "42",
          *       "digest": "3f1c9a7be02d4c58a1e6f0b9d2c7e4a5b8f1d3c6e9a2b5c8d1e4f7a0b3c6d9e2",
@@ -5203,6 +5466,37 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
             422: components["responses"]["IdempotencyKeyReused"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Unavailable"];
+        };
+    };
+    getReadModels: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
+                 * @example 2026-11-28
+                 */
+                "Api-Version"?: components["parameters"]["ApiVersion"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The read models and the rebuild running here */
+            200: {
+                headers: {
+                    "Api-Version": components["headers"]["Api-Version"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ReadModelsStatus"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthenticated"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Unavailable"];
         };

@@ -13,6 +13,7 @@ import { inSequence } from '../api/middleware/in-sequence';
 import { mountedAt } from '../api/middleware/mounted-at';
 import { docsPage } from '../api/routes/docs-page';
 import { auditConsole } from '../audit/audit-console';
+import { consolePage } from '../api/routes/console-page';
 import { ApiKeyVerifier } from '../api-keys/api-key-authenticator';
 import { BoundedVerifier } from '../api-keys/bounded-verifier';
 import { ROUTE_DOCS, routesOf } from './route-groups';
@@ -56,6 +57,8 @@ export function buildApp(ctx: AppContext, app: express.Express = express()): exp
   );
   if (servesApi) app.use('/docs', docsPage());
   if (servesApi) app.use('/audit', auditConsole());
+  // Every role: the operator routes the console reads are served by every process.
+  app.use('/console', consolePage());
   app.use(routes.router);
 
   app.use(routeNotFound);

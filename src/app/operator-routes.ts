@@ -4,6 +4,8 @@ import { routeGroup } from '../api/route-declaration';
 import { readModelDigestSchema, rebuildJobSchema, rebuildJobStartedSchema } from '../api/response-schemas';
 import { notFound } from '../domain/errors';
 import { READ_MODEL_NAMES } from './read-model-list';
+import { readModelsStatusSchema } from './read-model-status-schema';
+import { ReadModelStatusReader } from './read-model-status';
 
 const rebuildBody = z
   .strictObject({
@@ -37,6 +39,23 @@ const describe = async (ctx: AppContext) => ({
 
 /** Operator endpoints: metrics, and inspecting and rebuilding the read models (as jobs: rebuild-jobs.ts). */
 export const OPERATOR_ROUTES = routeGroup<AppContext>({ tag: 'internal', access: 'internal' }, (operator) => [
+  operator.get('/internal/read-models', 'getReadModels', {
+    summary: 'Every read model as this process keeps it: state, positions, lag, rate, last error; a running rebuild',
+    description:
+      'What the projections console (`/console`) polls. Computed from the runners of this process, the ' +
+      "log's head and the stored checkpoints; an answer is reused for up to a second, however many ask.",
+    answers: { 200: { description: 'The read models and the rebuild running here', json: readModelsStatusSchema } },
+    errors: [401],
+    handle: (ctx) => {
+      const reader = new ReadModelStatusReader({
+        readSide: ctx.readSide,
+        rebuildJobs: ctx.rebuildJobs,
+        events: ctx.eventStore,
+        clock: ctx.clock,
+      });
+      return () => reader.read();
+    },
+  }),
   operator.get('/internal/read-models/digest', 'getReadModelDigest', {
     summary: 'Fingerprint of the live read models (compare with `resources-cli digest`)',
     answers: { 200: { description: 'Checkpoint, digest and document counts', json: readModelDigestSchema } },

@@ -109,6 +109,13 @@ export class ReadSide {
     return this.generation;
   }
 
+  /** The generation a rebuild of this process is building, and its runners, while one runs. */
+  get rebuilding(): { readonly number: number; readonly readModels: ReadModels } | undefined {
+    return this.building;
+  }
+
+  private building: { readonly number: number; readonly readModels: ReadModels } | undefined;
+
   /**
    * The events each read model of the generation served has parked (PROJECTION_PARK_AFTER), in
    * log order, named by the read model; every read model is listed, with none or some.
@@ -196,6 +203,7 @@ export class ReadSide {
         });
       },
     });
+    this.building = { number: next, readModels: builder };
     try {
       options.phase?.('replaying');
       try {
@@ -215,6 +223,7 @@ export class ReadSide {
       await this.deps.generations.switchTo(next);
       options.switched?.();
     } finally {
+      this.building = undefined;
       await closeReadDb(readDb);
     }
     this.deps.logger.info(

@@ -106,6 +106,11 @@ export class RebuildJobs {
     return this.jobs.get(jobId);
   }
 
+  /** The job running in this process, if one runs. */
+  get current(): RebuildJob | undefined {
+    return this.running && this.jobs.get(this.running.jobId);
+  }
+
   /** Resolves once no job runs (closing waits for the running one to end). */
   async settled(): Promise<void> {
     await this.running?.ended;

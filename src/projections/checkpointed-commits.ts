@@ -46,6 +46,8 @@ export type CommittingRunner = {
    */
   readonly retriesLater?: boolean;
   readonly now?: () => Date;
+  /** Told how many events each committed part folded (the runner's rate of work). */
+  readonly folded?: (events: number) => void;
 };
 
 /** How an event fared so far: its failures in a row, counted by this process. */
@@ -106,6 +108,7 @@ export class CheckpointedCommits {
     let current: RecordedEvent | undefined;
     let failed: RecordedEvent | undefined;
     let taken = 0;
+    let applied = 0;
     try {
       await store.commit(
         this.name,
@@ -115,6 +118,7 @@ export class CheckpointedCommits {
           const started = Date.now();
           taken = 0;
           failed = undefined;
+          applied = 0;
           for (const event of batch) {
             const spent =
               Date.now() - started > budget.maxMs || (store.batchOperations?.() ?? 0) >= budget.maxOperations;
@@ -130,6 +134,7 @@ export class CheckpointedCommits {
             }
             try {
               await tracedApply(this.name, event, () => this.projection.apply(event));
+              applied += 1;
             } catch (error) {
               failed = event;
               throw error;
@@ -147,12 +152,13 @@ export class CheckpointedCommits {
       );
       // Committed again at once, the event parked or (when nobody retries later) tried again.
       if (failed && this.failedOn(failed, error)) return 0;
-      throw new ProjectionFailedError(this.name, error);
+      throw new ProjectionFailedError(this.name, error, current?.position);
     }
     const reached = (batch[taken - 1] as RecordedEvent).position;
     this.position.advanceTo(reached);
     for (const position of this.failing.keys()) if (position <= reached) this.failing.delete(position);
     for (const position of this.parking.keys()) if (position <= reached) this.parking.delete(position);
+    this.runner.folded?.(applied);
     return taken;
   }
 

@@ -11,6 +11,8 @@ import { ReadPosition } from './read-position';
 import { ResubscribeBackoff } from './resubscribe-backoff';
 import { SharedCheckpointFollower } from './shared-checkpoint-follower';
 import { FollowerPolls } from './follower-polls';
+import { EventRate } from './event-rate';
+import { describeRunnerError, type RunnerError } from './runner-error';
 
 const CATCH_UP_BATCH = 1000;
 
@@ -42,6 +44,8 @@ export type RunnerOptions = {
    * without one, the failures follow each other at once.
    */
   readonly parkAfter?: number;
+  /** The clock of the runner's last error and of its rate of work (ms since the epoch). */
+  readonly now?: () => number;
 };
 
 /** What an operator's retry of a parked event came to. */
@@ -79,6 +83,9 @@ export class ReadModelRunner {
   private leading = false;
   /** The newest event this runner has been handed, committed or not: its lag is measured against it. */
   private seen: bigint | undefined;
+  private readonly rate: EventRate;
+  private lastFailure: RunnerError | undefined;
+  private readonly now: () => number;
 
   constructor(
     private readonly events: EventStore,
@@ -89,6 +96,8 @@ export class ReadModelRunner {
     polls: FollowerPolls = new FollowerPolls(events),
   ) {
     this.lease = options.lease && new LeaseHolder(options.lease, projection.name, logger);
+    this.now = options.now ?? Date.now;
+    this.rate = new EventRate(this.now);
     this.failedStandDown = new ResubscribeBackoff(
       options.failureBackoff?.firstMs ?? FAILURE_FIRST_RETRY_MS,
       options.failureBackoff?.maxMs ?? FAILURE_MAX_RETRY_MS,
@@ -103,6 +112,7 @@ export class ReadModelRunner {
         },
         readFailed: (error) => {
           this.failure = error;
+          this.noteError('the shared read model cannot be read', error);
         },
         waitingPollMs: options.followPollMs,
       },
@@ -116,6 +126,7 @@ export class ReadModelRunner {
       budget: options.batchBudget,
       parkAfter: options.parkAfter,
       retriesLater: options.lease !== undefined,
+      folded: (events) => this.rate.add(events),
     });
   }
 
@@ -146,6 +157,24 @@ export class ReadModelRunner {
       if (await this.lease.tryAcquire()) return this.lead().catch((error: unknown) => this.leadFailed(error));
     }
     await this.follow();
+  }
+
+  /** Whether the runner was started and not stopped (leading or following). */
+  get isRunning(): boolean {
+    return this.running;
+  }
+
+  /**
+   * The last error this runner met, kept after it recovered (with its time, an operator tells an
+   * old blip from a current fault; `problem` says whether it still holds).
+   */
+  get lastError(): RunnerError | undefined {
+    return this.lastFailure;
+  }
+
+  /** Events this process folded into the read model per second over the last minute (0 while it follows). */
+  get eventsPerSecond(): number {
+    return this.rate.perSecond();
   }
 
   /** True while this process stands down after its projection failed (a bug): the alert. */
@@ -354,6 +383,8 @@ export class ReadModelRunner {
           return;
         }
         this.failure = error;
+        const failed = error instanceof ProjectionFailedError;
+        this.noteError(failed ? 'the projection failed on an event' : 'the event subscription dropped', error);
         if (error instanceof ProjectionFailedError) {
           this.logger.error(
             { err: error.reason, projection: error.projection },
@@ -403,6 +434,10 @@ export class ReadModelRunner {
   private async leadFailed(error: unknown): Promise<void> {
     if (error instanceof LeaseLostError) return this.demote();
     this.failure = error;
+    this.noteError(
+      error instanceof ProjectionFailedError ? 'the projection failed on an event' : 'could not lead the projection',
+      error,
+    );
     this.logger.error({ err: error, projection: this.name }, 'could not lead the projection');
     await this.standDown(error);
   }
@@ -439,6 +474,14 @@ export class ReadModelRunner {
     await this.subscription?.close();
     this.subscription = undefined;
     await this.follow();
+  }
+
+  private noteError(what: string, error: unknown): void {
+    this.lastFailure = {
+      message: describeRunnerError(what, error),
+      position: (error instanceof ProjectionFailedError ? error.position : undefined) ?? this.position.value,
+      at: new Date(this.now()),
+    };
   }
 
   // --- following ----------------------------------------------------------------------------
