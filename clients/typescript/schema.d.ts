@@ -3112,11 +3112,65 @@ export interface components {
              * @example null
              */
             problem: string | null;
+            /** @description The events this read model set aside instead of stopping on them (PROJECTION_PARK_AFTER), in log order */
+            parked: components["schemas"]["ParkedEvent"][];
+        };
+        /**
+         * @example {
+         *       "readModel": "resources",
+         *       "position": "1234",
+         *       "streamId": "resource-42",
+         *       "type": "ResourceUpdated",
+         *       "error": "Cannot read properties of undefined (reading 'level')",
+         *       "failures": 5,
+         *       "firstFailedAt": "2026-11-28T10:00:00.000Z",
+         *       "lastFailedAt": "2026-11-28T10:07:30.000Z"
+         *     }
+         */
+        ParkedEvent: {
             /**
-             * @description Events set aside instead of stopping the projection: none are parked yet, the list is always empty
-             * @example []
+             * @description The read model
+             * @example resources
+             * @enum {string}
              */
-            parked: unknown[];
+            readModel: "directory" | "resources" | "applications" | "apiKeys" | "files";
+            /**
+             * @description The parked event's position in the log, as a decimal string
+             * @example 1234
+             */
+            position: string;
+            /**
+             * @description The stream the event belongs to
+             * @example resource-42
+             */
+            streamId: string;
+            /**
+             * @description The event type
+             * @example ResourceUpdated
+             */
+            type: string;
+            /**
+             * @description The message of the last failure (1,000 characters at most)
+             * @example Cannot read properties of undefined (reading 'level')
+             */
+            error: string;
+            /**
+             * @description How many times the projection failed on it
+             * @example 5
+             */
+            failures: number;
+            /**
+             * Format: date-time
+             * @description The first failure
+             * @example 2026-11-28T10:00:00.000Z
+             */
+            firstFailedAt: string;
+            /**
+             * Format: date-time
+             * @description The last failure
+             * @example 2026-11-28T10:07:30.000Z
+             */
+            lastFailedAt: string;
         };
         /**
          * @example {
@@ -3289,63 +3343,6 @@ export interface components {
          *     ]
          */
         ParkedEventList: components["schemas"]["ParkedEvent"][];
-        /**
-         * @example {
-         *       "readModel": "resources",
-         *       "position": "1234",
-         *       "streamId": "resource-42",
-         *       "type": "ResourceUpdated",
-         *       "error": "Cannot read properties of undefined (reading 'level')",
-         *       "failures": 5,
-         *       "firstFailedAt": "2026-11-28T10:00:00.000Z",
-         *       "lastFailedAt": "2026-11-28T10:07:30.000Z"
-         *     }
-         */
-        ParkedEvent: {
-            /**
-             * @description The read model
-             * @example resources
-             * @enum {string}
-             */
-            readModel: "directory" | "resources" | "applications" | "apiKeys" | "files";
-            /**
-             * @description The parked event's position in the log, as a decimal string
-             * @example 1234
-             */
-            position: string;
-            /**
-             * @description The stream the event belongs to
-             * @example resource-42
-             */
-            streamId: string;
-            /**
-             * @description The event type
-             * @example ResourceUpdated
-             */
-            type: string;
-            /**
-             * @description The message of the last failure (1,000 characters at most)
-             * @example Cannot read properties of undefined (reading 'level')
-             */
-            error: string;
-            /**
-             * @description How many times the projection failed on it
-             * @example 5
-             */
-            failures: number;
-            /**
-             * Format: date-time
-             * @description The first failure
-             * @example 2026-11-28T10:00:00.000Z
-             */
-            firstFailedAt: string;
-            /**
-             * Format: date-time
-             * @description The last failure
-             * @example 2026-11-28T10:07:30.000Z
-             */
-            lastFailedAt: string;
-        };
         /**
          * @example {
          *       "readModel": "resources",

@@ -12,13 +12,10 @@ import {
   parkedEventParams,
   parkedListSchema,
   parkedParams,
+  parkedEventJson,
 } from './parked-event-schemas';
 
-const answerOf = (event: ParkedEvent, readModel: ReadModelName) => ({
-  ...event,
-  readModel,
-  position: event.position.toString(),
-});
+const answerOf = parkedEventJson;
 
 const operatorOf = (header: string | undefined): string | null => {
   if (header === undefined) return null;

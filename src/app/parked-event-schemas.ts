@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { component, count, isoTimestamp } from '../contract/primitives';
-import { READ_MODEL_NAMES } from './read-model-list';
+import { READ_MODEL_NAMES, type ReadModelName } from './read-model-list';
+import type { ParkedEvent } from '../projections/read-model-projection';
 
 const readModel = z.enum(READ_MODEL_NAMES).meta({ description: 'The read model', example: 'resources' });
 const position = z
@@ -72,3 +73,10 @@ export const parkedDecisionSchema = component(
   },
   { example: { readModel: 'resources', position: '1234', outcome: 'applied' } },
 );
+
+/** A parked event as the operator routes and the console answer it: its position a decimal string. */
+export const parkedEventJson = (event: ParkedEvent, readModel: ReadModelName) => ({
+  ...event,
+  readModel,
+  position: event.position.toString(),
+});

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parkedEventSchema } from './parked-event-schemas';
 import { component, count, isoTimestamp } from '../contract/primitives';
 
 /** GET /internal/read-models: what the projections console shows. */
@@ -89,9 +90,9 @@ export const readModelStatusSchema = component(
       description: 'Why the read model is not kept up to date here now (as readiness says); null when it is',
       example: null,
     }),
-    parked: z.array(z.unknown()).readonly().meta({
-      description: 'Events set aside instead of stopping the projection: none are parked yet, the list is always empty',
-      example: [],
+    parked: z.array(parkedEventSchema).readonly().meta({
+      description:
+        'The events this read model set aside instead of stopping on them (PROJECTION_PARK_AFTER), in log order',
     }),
   },
   { example: rowExample },

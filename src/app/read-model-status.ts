@@ -4,6 +4,8 @@ import type { ReadModelRunner } from '../projections/read-model-runner';
 import type { ReadSide } from './read-side';
 import type { RebuildJobs } from './rebuild-jobs';
 import type { ReadModelStatus, ReadModelsStatus } from './read-model-status-schema';
+import { READ_MODEL_NAMES } from './read-model-list';
+import { parkedEventJson } from './parked-event-schemas';
 
 /** An answer serves every console asking within this long: polls of many consoles cost one computation. */
 const REUSE_MS = 1000;
@@ -11,7 +13,7 @@ const REUSE_MS = 1000;
 const QUERY_BOUND_MS = 2000;
 
 type Deps = {
-  readonly readSide: Pick<ReadSide, 'current' | 'rebuilding'>;
+  readonly readSide: Pick<ReadSide, 'current' | 'rebuilding' | 'parked'>;
   readonly rebuildJobs: Pick<RebuildJobs, 'current'>;
   readonly events: Pick<EventStore, 'headPosition' | 'readAll'>;
   readonly clock: () => Date;
@@ -50,12 +52,22 @@ export class ReadModelStatusReader {
     const job = rebuildJobs.current;
     const head = await bounded(events.headPosition());
     const stored = await bounded(storedCheckpoints(served.readModels.runners.map((r) => r.projection)));
+    const parked = await bounded(readSide.parked());
+    const parkedOf = new Map(
+      READ_MODEL_NAMES.map((name) => [
+        served.runners[name].name,
+        (parked?.[name] ?? []).map((event) => parkedEventJson(event, name)),
+      ]),
+    );
     const now = clock();
     const rows: Omit<ReadModelStatus, 'lag'>[] = [];
     const positions: (bigint | undefined)[] = [];
     for (const runner of served.readModels.runners) {
       positions.push(runner.checkpoint);
-      rows.push(rowOf(runner, served.number, stateOf(runner), stored?.get(runner.name)));
+      rows.push({
+        ...rowOf(runner, served.number, stateOf(runner), stored?.get(runner.name)),
+        parked: parkedOf.get(runner.name) ?? [],
+      });
     }
     // The builder writes its generation alone: what it holds is what is stored.
     for (const runner of building?.readModels.runners ?? []) {
@@ -107,6 +119,7 @@ function rowOf(
     eventsPerSecond: Math.round(runner.eventsPerSecond * 100) / 100,
     lastError: error ? { message: error.message, position: text(error.position), at: error.at.toISOString() } : null,
     problem: state === 'rebuilding' ? null : (runner.problem ?? null),
+    // A generation being built answers none: its parked events are listed once it is served.
     parked: [],
   };
 }

@@ -78,6 +78,14 @@ describe('parked events', () => {
     expect(ready.body.checks.parkedEvents).toBe('parked events in directory (1)');
     const metrics = await server.get('/internal/metrics', { headers: operator });
     expect(metrics.text).toMatch(/^projection_parked_events\{projection="directory"\} 1$/m);
+    // and the console's answer lists it on the directory's row, none on the others
+    const status = await server.get<{ readModels: { name: string; parked: { position: string }[] }[] }>(
+      '/internal/read-models',
+      { headers: operator },
+    );
+    expect(
+      Object.fromEntries(status.body.readModels.map((row) => [row.name, row.parked.map((p) => p.position)])),
+    ).toMatchObject({ directory: [position.toString()], resources: [] });
     expect(metrics.text).toMatch(/^projection_parked_events\{projection="resources"\} 0$/m);
 
     // when: retried while it still fails
