@@ -74,8 +74,9 @@ describe('API key scopes and quotas', () => {
         const readOnly = await newKey({ readOnly: true });
         const full = await newKey();
 
-        const refused = await server.request(method, path, {}, { apiKey: readOnly.key });
-        const allowed = await server.request(method, path, {}, { apiKey: full.key });
+        const body = method === 'GET' ? undefined : {};
+        const refused = await server.request(method, path, body, { apiKey: readOnly.key });
+        const allowed = await server.request(method, path, body, { apiKey: full.key });
 
         expect(refused.status).toBe(403);
         expect(refused.body).toMatchObject({ type: '/problems/forbidden', detail: 'this API key is read-only' });
