@@ -231,7 +231,8 @@ function requestOf(route: RouteDoc): RouteConfig['request'] {
 /**
  * Registers one route with its answers, its problems, and the 400 (an unknown Api-Version) and
  * the 500 every route can answer; a route that takes an Idempotency-Key also answers 409 and 422. /api
- * routes that accept API keys also answer 429 (and 403 where they write: a read-only key), and every answer of theirs carries the rate-limit
+ * routes that accept API keys also answer 429 (and 403 where they write:
+ * a read-only key), and every answer of theirs carries the rate-limit
  * headers. Every route behind a credential reads a store (the caller is looked up in the
  * directory at least), so each can answer 503 while a store is down or too slow.
  */

@@ -256,7 +256,8 @@ function groupOf<D>(shared: RouteGroupShared<D>): RouteGroup<D> {
 
 /**
  * The one way a route becomes a document entry and a handler. The credential's own limits (its
- * own login, a read-only key on a route that `writes`) and `authorize` run before the request is read; then params, query and body are parsed in that order, each a 400 naming the bad fields;
+ * own login, a read-only key on a route that `writes`) and `authorize` run before the request is
+ * read; then params, query and body are parsed in that order, each a 400 naming the bad fields;
  * then `handle(deps)` answers.
  */
 function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<number, AnswerDoc>>(

@@ -140,7 +140,8 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   }
 
   async keyCreated(key: NewApiKeyRecord, position: bigint): Promise<void> {
-    if (this.statements.created.run({ ...key, readOnly: key.readOnly ? 1 : 0, position }).changes > 0) this.readDb.feed.touch(readScope.apiKeys);
+    const row = { ...key, readOnly: key.readOnly ? 1 : 0, position };
+    if (this.statements.created.run(row).changes > 0) this.readDb.feed.touch(readScope.apiKeys);
   }
 
   async keyRevoked(id: number, position: bigint): Promise<void> {
@@ -157,7 +158,8 @@ export class SqliteApiKeyStore implements ApiKeyStore {
  * with what such a key means (not read-only, the service's quota), so it needs no rebuild.
  */
 function addScopeColumns(db: Database.Database): void {
-  const columns = new Set((db.prepare('pragma table_info(api_keys)').all() as { name: string }[]).map((c) => c.name));
+  const info = db.prepare('pragma table_info(api_keys)').all() as { name: string }[];
+  const columns = new Set(info.map((c) => c.name));
   if (!columns.has('read_only')) db.exec('alter table api_keys add column read_only integer not null default 0');
   if (!columns.has('rate_per_hour')) db.exec('alter table api_keys add column rate_per_hour integer');
 }
