@@ -2710,7 +2710,9 @@ export interface components {
          *       "keyId": "svc_live_GPH3UedXZy3cNgLS",
          *       "name": "ci",
          *       "createdAt": "2025-03-01T10:00:00.000Z",
-         *       "expiresAt": "2025-03-31T10:00:00.000Z"
+         *       "expiresAt": "2025-03-31T10:00:00.000Z",
+         *       "readOnly": true,
+         *       "ratePerHour": 100
          *     }
          */
         IssuedApiKey: {
@@ -2745,6 +2747,16 @@ export interface components {
              */
             expiresAt: string;
             /**
+             * @description Refused every route that changes state (a rotation keeps it)
+             * @example true
+             */
+            readOnly: boolean;
+            /**
+             * @description Its hourly quota, never above the service's RATE_LIMIT_PER_HOUR (a rotation keeps it)
+             * @example 100
+             */
+            ratePerHour: number;
+            /**
              * @description Rotation only: until when the secret this rotation replaced keeps working (now, with `graceHours` 0)
              * @example 2025-03-02T10:00:00.000Z
              */
@@ -2758,7 +2770,9 @@ export interface components {
         /**
          * @example {
          *       "name": "ci",
-         *       "expiresInDays": 30
+         *       "expiresInDays": 30,
+         *       "readOnly": true,
+         *       "ratePerHour": 100
          *     }
          */
         CreateApiKeyRequest: {
@@ -2773,6 +2787,17 @@ export interface components {
              * @example 30
              */
             expiresInDays: number;
+            /**
+             * @description A read-only key is refused (403) every route that changes state; default false
+             * @default false
+             * @example true
+             */
+            readOnly: boolean;
+            /**
+             * @description The key's own hourly quota, 1 to the service's RATE_LIMIT_PER_HOUR (above it: 400); default that limit
+             * @example 100
+             */
+            ratePerHour?: number;
         };
         /**
          * @description The caller's keys, newest first
@@ -2785,6 +2810,12 @@ export interface components {
          *         "expiresAt": "2025-03-31T10:00:00.000Z",
          *         "lastUsedAt": "2025-03-01T12:04:00.000Z",
          *         "isExpired": false,
+         *         "readOnly": true,
+         *         "ratePerHour": 100,
+         *         "usage": {
+         *           "lastHour": 12,
+         *           "lastDay": 240
+         *         },
          *         "previousValidUntil": "2025-03-02T10:00:00.000Z"
          *       }
          *     ]
@@ -2799,6 +2830,12 @@ export interface components {
          *       "expiresAt": "2025-03-31T10:00:00.000Z",
          *       "lastUsedAt": "2025-03-01T12:04:00.000Z",
          *       "isExpired": false,
+         *       "readOnly": true,
+         *       "ratePerHour": 100,
+         *       "usage": {
+         *         "lastHour": 12,
+         *         "lastDay": 240
+         *       },
          *       "previousValidUntil": "2025-03-02T10:00:00.000Z"
          *     }
          */
@@ -2838,6 +2875,35 @@ export interface components {
              * @example false
              */
             isExpired: boolean;
+            /**
+             * @description Refused every route that changes state (a rotation keeps it)
+             * @example true
+             */
+            readOnly: boolean;
+            /**
+             * @description Its hourly quota, never above the service's RATE_LIMIT_PER_HOUR (a rotation keeps it)
+             * @example 100
+             */
+            ratePerHour: number;
+            /**
+             * @description Requests made with the key, counted in hourly buckets (the oldest hour of each window in proportion to the part it covers); shared by every process on Redis, each process's own without it
+             * @example {
+             *       "lastHour": 12,
+             *       "lastDay": 240
+             *     }
+             */
+            usage: {
+                /**
+                 * @description Requests admitted in the last hour
+                 * @example 12
+                 */
+                lastHour: number;
+                /**
+                 * @description Requests admitted in the last 24 hours
+                 * @example 240
+                 */
+                lastDay: number;
+            };
             /**
              * @description While the secret a rotation replaced still works: until when. Absent when there is no such secret (never rotated, or its grace is over)
              * @example 2025-03-02T10:00:00.000Z

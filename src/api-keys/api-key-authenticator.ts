@@ -2,7 +2,6 @@ import { hash, timingSafeEqual } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { parseApiKey } from './api-key-format';
 import { DomainError } from '../domain/errors';
-import type { Actor } from '../domain/event';
 import type { RateLimitDecision, RateLimitPolicy } from '../domain/rate-limit';
 import {
   API_KEY_FAILURES_PER_ADDRESS,
@@ -14,7 +13,9 @@ import type { SecretHasher } from '../ports/secret-hasher';
 import type { Cache, RateLimiter } from '../ports/cache';
 import type { Logger } from '../observability/logger';
 import type { ApiKeyRecord, ApiKeyStore } from './api-key-store';
-import type { ApiKeyAuthenticator } from '../api/middleware/authenticate';
+import type { ApiKeyAuthenticator, ApiKeyIdentity } from '../api/middleware/authenticate';
+import { quotaOf } from './api-key-decide';
+import { countUse } from './api-key-usage';
 import { clientAddressOf } from '../api/middleware/client-address';
 import { budgetAddressOf } from './budget-address';
 
@@ -103,14 +104,15 @@ const failureBudgets = (id: number, address: string): readonly [string, RateLimi
  *     another's. Concurrent requests with the same key wait on one run (single flight), whose
  *     match goes to the shared cache for every process; the runs of the process are bounded
  *     (BoundedVerifier: past the bound and its wait, 503 with Retry-After);
- *  5. the key's hourly quota (shared in Redis), with the RateLimit headers on every answer.
+ *  5. the key's own hourly quota (its `ratePerHour` within RATE_LIMIT_PER_HOUR, shared in Redis),
+ *     with the RateLimit headers on every answer; an admitted request is counted in the key's usage.
  */
 /** A key seen verified: its keyId (so it is not parsed again), its id and the argon2 hash that matched. */
 type Verified = { readonly keyId: string; readonly id: number; readonly hash: string };
 
 export class ApiKeyVerifier implements ApiKeyAuthenticator {
-  private readonly quota: RateLimitPolicy;
-  private readonly quotaPolicyHeader: string;
+  /** The quota policies of the keys' rates, each with its header, built once per rate. */
+  private readonly quotas = new Map<number, { readonly policy: RateLimitPolicy; readonly header: string }>();
   private readonly lastRecorded = new Map<number, number>();
   /**
    * Verifications running in this process, by the key's digest and the hashes tried: whoever asks meanwhile
@@ -130,12 +132,20 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
       readonly logger: Logger;
       readonly limitPerHour: number;
     },
-  ) {
-    this.quota = apiKeyRatePolicy(deps.limitPerHour);
-    this.quotaPolicyHeader = policyHeader(this.quota);
+  ) {}
+
+  private quotaOf(record: ApiKeyRecord): { readonly policy: RateLimitPolicy; readonly header: string } {
+    const limit = quotaOf(record.ratePerHour, this.deps.limitPerHour);
+    let quota = this.quotas.get(limit);
+    if (!quota) {
+      const policy = apiKeyRatePolicy(limit);
+      quota = { policy, header: policyHeader(policy) };
+      this.quotas.set(limit, quota);
+    }
+    return quota;
   }
 
-  async authenticate(key: string, req: Request, res: Response): Promise<Omit<Actor, 'impersonatorId'>> {
+  async authenticate(key: string, req: Request, res: Response): Promise<ApiKeyIdentity> {
     const presented = key.trim();
     const digest = digestOf(presented);
     // Seen verified: the very same string passed its checksum then, so it is not parsed again.
@@ -162,17 +172,18 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
     if (ended === 'revoked') throw unauthenticated('the API key has been revoked');
     if (ended === 'expired') throw unauthenticated('the API key has expired');
 
-    const decision = await this.deps.cache.consume(`apikey:${record.id}`, this.quota, nowMs);
-    setRateLimitHeaders(res, this.quota, decision, this.quotaPolicyHeader);
+    const quota = this.quotaOf(record);
+    const decision = await this.deps.cache.consume(`apikey:${record.id}`, quota.policy, nowMs);
+    setRateLimitHeaders(res, quota.policy, decision, quota.header);
     if (!decision.allowed) {
       res.setHeader('Retry-After', String(decision.retryAfterSeconds ?? decision.resetSeconds));
       throw new DomainError(
         'rate_limited',
-        `the API key's rate limit of ${this.quota.limit} requests an hour is exceeded`,
+        `the API key's rate limit of ${quota.policy.limit} requests an hour is exceeded`,
       );
     }
     this.recordUse(record.id, now);
-    return { userId: record.userId, credential: 'apiKey', apiKeyId: record.id };
+    return { actor: { userId: record.userId, credential: 'apiKey', apiKeyId: record.id }, readOnly: record.readOnly };
   }
 
   /** A key this process has not seen verified with the row's hashes: the shared cache, else argon2 (steps 3 and 4). */
@@ -312,11 +323,15 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
   }
 
   /**
-   * lastUsedAt, at most once a minute per key: a process-local gate, then a shared one in the
-   * cache so several processes do not all write. Never awaited by the request; a failure is logged.
+   * The request in the key's usage counts, and lastUsedAt at most once a minute per key: a
+   * process-local gate, then a shared one in the cache so several processes do not all write.
+   * Never awaited by the request; a failure is logged.
    */
   private recordUse(id: number, now: Date): void {
     const nowMs = now.getTime();
+    countUse(this.deps.cache, id, nowMs).catch((error: unknown) =>
+      this.deps.logger.warn({ err: error, apiKeyId: id }, 'could not count an API key use'),
+    );
     const last = this.lastRecorded.get(id);
     if (last !== undefined && nowMs - last < LAST_USED_EVERY_MS) return;
     this.lastRecorded.set(id, nowMs);

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { ApiKeyCommand, ApiKeyDecisionContext, ApiKeysState } from './api-key-decide';
-import { apiKeyDecider, assertMayCreateApiKey } from './api-key-decide';
+import { apiKeyDecider, assertMayCreateApiKey, quotaOf } from './api-key-decide';
 import { apiKeyStreamId } from './api-key-events';
 import { assertOwnLogin } from '../domain/auth/caller';
 import { formatApiKey, newKeyId, newSecret } from './api-key-format';
@@ -18,6 +18,8 @@ export type ApiKeyCommandDeps = {
   readonly clock: () => Date;
   readonly hasher: SecretHasher;
   readonly cap: number;
+  /** RATE_LIMIT_PER_HOUR: the default and the ceiling of a key's own quota. */
+  readonly ratePerHourLimit: number;
 };
 
 /** What creation and rotation answer: the only place the plaintext key ever appears. */
@@ -28,6 +30,9 @@ export type IssuedApiKey = {
   readonly name: string;
   readonly createdAt: string;
   readonly expiresAt: string;
+  readonly readOnly: boolean;
+  /** The key's hourly quota (a rotation keeps it). */
+  readonly ratePerHour: number;
   /** Rotation: until when the secret it replaced keeps working. */
   readonly previousValidUntil?: string;
   /**
@@ -46,7 +51,7 @@ function run(
   now: string,
   commandFor: (state: ApiKeysState, context: ApiKeyDecisionContext) => ApiKeyCommand | Promise<ApiKeyCommand>,
 ) {
-  const context: ApiKeyDecisionContext = { now, cap: deps.cap };
+  const context: ApiKeyDecisionContext = { now, cap: deps.cap, ratePerHourLimit: deps.ratePerHourLimit };
   return handleCommand(
     deps.eventStore,
     apiKeyStreamId(request.caller.userId),
@@ -59,7 +64,12 @@ function run(
 export async function createApiKey(
   deps: ApiKeyCommandDeps,
   request: RequestInfo,
-  body: { readonly name: string; readonly expiresInDays: number },
+  body: {
+    readonly name: string;
+    readonly expiresInDays: number;
+    readonly readOnly: boolean;
+    readonly ratePerHour: number | undefined;
+  },
 ): Promise<ApiKeyCommandResult<IssuedApiKey>> {
   const { caller } = request;
   assertOwnLogin(caller);
@@ -71,13 +81,34 @@ export async function createApiKey(
   const id = await nextId(deps.eventStore, 'apikey', stampOf(request, now));
   const { position, events } = await run(deps, request, now, (_state, context) => ({
     type: 'CreateApiKey',
-    data: { userId: caller.userId, id, keyId, name: body.name, secretHash, expiresInDays: body.expiresInDays },
+    data: {
+      userId: caller.userId,
+      id,
+      keyId,
+      name: body.name,
+      secretHash,
+      expiresInDays: body.expiresInDays,
+      readOnly: body.readOnly,
+      ratePerHour: body.ratePerHour,
+    },
     facts: context,
   }));
   const [event] = events;
   if (event?.type !== 'ApiKeyCreated') throw new Error('CreateApiKey must record ApiKeyCreated');
-  const { name, createdAt, expiresAt } = event.data;
-  return { position, answer: { id, key: formatApiKey(keyId, secret), keyId, name, createdAt, expiresAt } };
+  const { name, createdAt, expiresAt, readOnly, ratePerHour } = event.data;
+  return {
+    position,
+    answer: {
+      id,
+      key: formatApiKey(keyId, secret),
+      keyId,
+      name,
+      createdAt,
+      expiresAt,
+      readOnly,
+      ratePerHour: quotaOf(ratePerHour, deps.ratePerHourLimit),
+    },
+  };
 }
 
 export async function revokeApiKey(
@@ -96,7 +127,7 @@ export async function revokeApiKey(
   return { position, answer: null };
 }
 
-/** A new secret for the same key (same id, keyId, name, expiry and quota); the old one keeps its grace. */
+/** A new secret for the same key (same id, keyId, name, expiry, scope and quota); the old one keeps its grace. */
 export async function rotateApiKey(
   deps: ApiKeyCommandDeps,
   request: RequestInfo,
@@ -129,6 +160,8 @@ export async function rotateApiKey(
       name: key.name,
       createdAt: key.createdAt,
       expiresAt: key.expiresAt,
+      readOnly: key.readOnly,
+      ratePerHour: quotaOf(key.ratePerHour, deps.ratePerHourLimit),
       ...grace,
     },
   };
@@ -162,7 +195,7 @@ async function graceOfRotations(
  * which was never stored. `id` undefined: the key the event at `position` created.
  */
 export async function issuedKeyOfWrite(
-  deps: Pick<ApiKeyCommandDeps, 'eventStore'>,
+  deps: Pick<ApiKeyCommandDeps, 'eventStore' | 'ratePerHourLimit'>,
   userId: number,
   write: { readonly position: bigint },
   id?: number,
@@ -180,5 +213,13 @@ export async function issuedKeyOfWrite(
   );
   const key = keyId === undefined ? undefined : state.keys.get(keyId);
   if (keyId === undefined || !key) throw new Error(`no API key written at ${write.position}`);
-  return { id: keyId, keyId: key.keyId, name: key.name, createdAt: key.createdAt, expiresAt: key.expiresAt };
+  return {
+    id: keyId,
+    keyId: key.keyId,
+    name: key.name,
+    createdAt: key.createdAt,
+    expiresAt: key.expiresAt,
+    readOnly: key.readOnly,
+    ratePerHour: quotaOf(key.ratePerHour, deps.ratePerHourLimit),
+  };
 }

@@ -27,7 +27,11 @@ export const initialApiKeysState: ApiKeysState = { userId: null, keys: new Map()
  */
 export type CreateApiKey = Command<
   'CreateApiKey',
-  Pick<ApiKeyCreated['data'], 'userId' | 'id' | 'keyId' | 'name' | 'secretHash'> & { readonly expiresInDays: number },
+  Pick<ApiKeyCreated['data'], 'userId' | 'id' | 'keyId' | 'name' | 'secretHash' | 'readOnly'> & {
+    readonly expiresInDays: number;
+    /** Undefined: the service's limit. */
+    readonly ratePerHour: number | undefined;
+  },
   ApiKeyDecisionContext
 >;
 export type RevokeApiKey = Command<
@@ -48,7 +52,16 @@ export type ApiKeyDecisionContext = {
   readonly now: string;
   /** The most keys neither revoked nor expired a user may hold (API_KEY_CAP). */
   readonly cap: number;
+  /** The service's hourly quota of a key (RATE_LIMIT_PER_HOUR): no key gets more. */
+  readonly ratePerHourLimit: number;
 };
+
+/**
+ * The hourly quota a key gets: its own, within the service's limit as it is now (a limit lowered
+ * after a key was created lowers that key too); a key from before quotas has the service's.
+ */
+export const quotaOf = (ratePerHour: number | null, ratePerHourLimit: number): number =>
+  Math.min(ratePerHour ?? ratePerHourLimit, ratePerHourLimit);
 
 export const isExpired = (key: Pick<KeyState, 'expiresAt'>, now: string): boolean =>
   Date.parse(key.expiresAt) <= Date.parse(now);
@@ -77,12 +90,18 @@ export function decide(command: ApiKeyCommand, state: ApiKeysState): ApiKeyEvent
   }
 }
 
-function create({ data, facts: { now, cap } }: CreateApiKey, state: ApiKeysState): ApiKeyEventData[] {
+function create({ data, facts: { now, cap, ratePerHourLimit } }: CreateApiKey, state: ApiKeysState): ApiKeyEventData[] {
   assertStreamOwner(state, data.userId);
   if (state.keys.has(data.id)) throw conflict(`API key ${data.id} already exists`);
   if (!Number.isInteger(data.expiresInDays) || data.expiresInDays < 1) {
     throw new DomainError('validation', 'expiresInDays must be a positive integer', [
       { field: 'expiresInDays', message: 'must be an integer from 1 to 180' },
+    ]);
+  }
+  const ratePerHour = data.ratePerHour ?? ratePerHourLimit;
+  if (!Number.isInteger(ratePerHour) || ratePerHour < 1 || ratePerHour > ratePerHourLimit) {
+    throw new DomainError('validation', `ratePerHour must be an integer from 1 to ${ratePerHourLimit}`, [
+      { field: 'ratePerHour', message: `must be an integer from 1 to ${ratePerHourLimit}, the service's limit` },
     ]);
   }
   const active = [...state.keys.values()].filter((key) => isActive(key, now)).length;
@@ -99,6 +118,8 @@ function create({ data, facts: { now, cap } }: CreateApiKey, state: ApiKeysState
         secretHash: data.secretHash,
         createdAt: now,
         expiresAt: new Date(Date.parse(now) + days * DAY_MS).toISOString(),
+        readOnly: data.readOnly,
+        ratePerHour,
       },
     },
   ];

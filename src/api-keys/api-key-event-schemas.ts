@@ -18,6 +18,8 @@ export const API_KEY_EVENT_SCHEMAS = {
     secretHash: secret(z.string().min(1)),
     createdAt: time,
     expiresAt: time,
+    readOnly: z.boolean(),
+    ratePerHour: z.number().int().positive().nullable(),
   }),
   ApiKeyRevoked: z.strictObject({ userId: id, id, revokedAt: time }),
   ApiKeyRotated: z.strictObject({

@@ -17,6 +17,13 @@ export type ApiKeyCreated = Event<
     readonly secretHash: string;
     readonly createdAt: string;
     readonly expiresAt: string;
+    /** A read-only key is refused every route that writes (docs/api.md "Scopes and quotas"). */
+    readonly readOnly: boolean;
+    /**
+     * Its own hourly quota, never above the service's RATE_LIMIT_PER_HOUR; null for a key created
+     * before keys had one: the service's limit.
+     */
+    readonly ratePerHour: number | null;
   }
 >;
 

@@ -15,8 +15,11 @@ export function apiKeyProjection(store: ApiKeyStore): ReadModelProjection {
     async fold(event: ApiKeyEventData, recorded: RecordedEvent): Promise<void> {
       switch (event.type) {
         case 'ApiKeyCreated': {
-          const { id, keyId, userId, name, secretHash, createdAt, expiresAt } = event.data;
-          await store.keyCreated({ id, keyId, userId, name, secretHash, createdAt, expiresAt }, recorded.position);
+          const { id, keyId, userId, name, secretHash, createdAt, expiresAt, readOnly, ratePerHour } = event.data;
+          await store.keyCreated(
+            { id, keyId, userId, name, secretHash, createdAt, expiresAt, readOnly, ratePerHour },
+            recorded.position,
+          );
           return;
         }
         case 'ApiKeyRevoked':

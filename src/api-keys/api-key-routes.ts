@@ -5,6 +5,9 @@ import type { DirectoryFacts } from '../directory/directory-facts';
 import type { EventStore } from '../ports/event-store';
 import type { IdempotencyKeys } from '../ports/idempotency-keys';
 import type { SecretHasher } from '../ports/secret-hasher';
+import type { Cache } from '../ports/cache';
+import { quotaOf } from './api-key-decide';
+import { usageOf } from './api-key-usage';
 import type { Settle } from '../api/route-declaration';
 import { routeGroup, written } from '../api/route-declaration';
 import {
@@ -25,7 +28,9 @@ export type ApiKeyContext = {
   readonly stores: { readonly apiKeys: ApiKeyStore };
   readonly clock: () => Date;
   readonly hasher: SecretHasher;
-  readonly config: { readonly API_KEY_CAP: number };
+  readonly config: { readonly API_KEY_CAP: number; readonly RATE_LIMIT_PER_HOUR: number };
+  /** Where the keys' usage is counted (src/api-keys/api-key-usage.ts). */
+  readonly cache: Pick<Cache, 'counts'>;
   readonly idempotencyKeys: IdempotencyKeys;
   readonly settle: Settle;
 };
@@ -43,6 +48,7 @@ export function apiKeyRouteDeps(ctx: ApiKeyContext): ApiKeyRouteDeps {
     clock: ctx.clock,
     hasher: ctx.hasher,
     cap: ctx.config.API_KEY_CAP,
+    ratePerHourLimit: ctx.config.RATE_LIMIT_PER_HOUR,
   };
   return { ctx, commands };
 }
@@ -56,10 +62,11 @@ export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>(
   { tag: 'apikeys', access: 'ownLogin', settle: ({ ctx }) => ctx.settle },
   (apiKeys) => [
     apiKeys.post('/api/apikey', 'createApiKey', {
+      writes: true,
       summary: 'Create an API key; the plaintext key is in this answer only',
       request: { body: createApiKeyBody },
       answers: { 200: { description: 'The new key, with its plaintext `key`', json: issuedApiKeySchema } },
-      // 409: the cap of active keys is reached.
+      // 409: the cap of active keys is reached. 400 also for a ratePerHour above RATE_LIMIT_PER_HOUR.
       errors: [400, 401, 403, 409, 413, 415, 422],
       idempotent: {
         store: ({ ctx }) => ctx,
@@ -79,6 +86,8 @@ export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>(
           const result = await createApiKey(commands, request, {
             name: body.name,
             expiresInDays: body.expiresInDays ?? DEFAULT_LIFETIME_DAYS,
+            readOnly: body.readOnly ?? false,
+            ratePerHour: body.ratePerHour,
           });
           return written(result.position, () => {
             res.setHeader('Cache-Control', 'no-store');
@@ -95,6 +104,11 @@ export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>(
         async ({ caller }) => {
           const nowMs = ctx.clock().getTime();
           const keys = await ctx.stores.apiKeys.listForUser(caller.userId);
+          const usage = await usageOf(
+            ctx.cache,
+            keys.map((k) => k.id),
+            nowMs,
+          );
           return keys.map((k) => ({
             id: k.id,
             keyId: k.keyId,
@@ -103,12 +117,16 @@ export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>(
             expiresAt: k.expiresAt,
             lastUsedAt: k.lastUsedAt,
             isExpired: Date.parse(k.expiresAt) <= nowMs,
+            readOnly: k.readOnly,
+            ratePerHour: quotaOf(k.ratePerHour, ctx.config.RATE_LIMIT_PER_HOUR),
+            usage: usage.get(k.id) ?? { lastHour: 0, lastDay: 0 },
             // The secret a rotation replaced, while it still works (docs/api.md "API keys, in detail").
             ...(k.graceUntil !== null && Date.parse(k.graceUntil) > nowMs ? { previousValidUntil: k.graceUntil } : {}),
           }));
         },
     }),
     apiKeys.delete('/api/apikey/{id}', 'revokeApiKey', {
+      writes: true,
       summary: 'Revoke a key at once and permanently, on every process',
       request: { params: apiKeyPathParams },
       answers: { 204: { description: 'Revoked; no body' } },
@@ -121,6 +139,7 @@ export const API_KEY_ROUTES = routeGroup<ApiKeyRouteDeps>(
         },
     }),
     apiKeys.post('/api/apikey/{id}/rotate', 'rotateApiKey', {
+      writes: true,
       summary: 'A new secret for the same key; the previous one keeps working for `graceHours` (default 24)',
       request: { params: apiKeyPathParams, body: rotateApiKeyBody, bodyOptional: true },
       answers: {

@@ -1,7 +1,15 @@
 import { z } from 'zod';
-import { component, integer } from '../contract/primitives';
+import { component, count, integer } from '../contract/primitives';
 
 const timestamp = z.string().meta({ description: 'ISO 8601 UTC timestamp' });
+
+const readOnlyField = z
+  .boolean()
+  .meta({ description: 'Refused every route that changes state (a rotation keeps it)', example: true });
+const ratePerHourField = integer.meta({
+  description: "Its hourly quota, never above the service's RATE_LIMIT_PER_HOUR (a rotation keeps it)",
+  example: 100,
+});
 
 /** POST /api/apikey (docs/api.md): the name is trimmed, then 1–100 characters; a lifetime of 1–180 whole days. */
 export const createApiKeyBody = z
@@ -17,8 +25,18 @@ export const createApiKeyBody = z
       .max(180)
       .optional()
       .meta({ description: 'Lifetime in days, 1 to 180; default 90', default: 90, example: 30 }),
+    readOnly: z.boolean().optional().meta({
+      description: 'A read-only key is refused (403) every route that changes state; default false',
+      default: false,
+      example: true,
+    }),
+    ratePerHour: integer.min(1).optional().meta({
+      description:
+        "The key's own hourly quota, 1 to the service's RATE_LIMIT_PER_HOUR (above it: 400); default that limit",
+      example: 100,
+    }),
   })
-  .meta({ id: 'CreateApiKeyRequest', example: { name: 'ci', expiresInDays: 30 } });
+  .meta({ id: 'CreateApiKeyRequest', example: { name: 'ci', expiresInDays: 30, readOnly: true, ratePerHour: 100 } });
 
 /** POST /api/apikey/{id}/rotate: how long the previous secret keeps working. */
 export const rotateApiKeyBody = z
@@ -65,6 +83,8 @@ export const issuedApiKeySchema = component(
       description: 'When the key stops working (a rotation keeps it)',
       example: '2025-03-31T10:00:00.000Z',
     }),
+    readOnly: readOnlyField,
+    ratePerHour: ratePerHourField,
     previousValidUntil: timestamp.optional().meta({
       description:
         'Rotation only: until when the secret this rotation replaced keeps working (now, with `graceHours` 0)',
@@ -86,6 +106,8 @@ export const issuedApiKeySchema = component(
       name: 'ci',
       createdAt: '2025-03-01T10:00:00.000Z',
       expiresAt: '2025-03-31T10:00:00.000Z',
+      readOnly: true,
+      ratePerHour: 100,
     },
   },
 );
@@ -98,6 +120,9 @@ const listedKeyExample = {
   expiresAt: '2025-03-31T10:00:00.000Z',
   lastUsedAt: '2025-03-01T12:04:00.000Z',
   isExpired: false,
+  readOnly: true,
+  ratePerHour: 100,
+  usage: { lastHour: 12, lastDay: 240 },
   previousValidUntil: '2025-03-02T10:00:00.000Z',
 };
 
@@ -116,6 +141,19 @@ export const apiKeyListItemSchema = component(
     isExpired: z
       .boolean()
       .meta({ description: 'Whether `expiresAt` has passed: the key no longer works', example: false }),
+    readOnly: readOnlyField,
+    ratePerHour: ratePerHourField,
+    usage: z
+      .strictObject({
+        lastHour: count.meta({ description: 'Requests admitted in the last hour', example: 12 }),
+        lastDay: count.meta({ description: 'Requests admitted in the last 24 hours', example: 240 }),
+      })
+      .meta({
+        description:
+          'Requests made with the key, counted in hourly buckets (the oldest hour of each window in ' +
+          "proportion to the part it covers); shared by every process on Redis, each process's own without it",
+        example: { lastHour: 12, lastDay: 240 },
+      }),
     previousValidUntil: timestamp.optional().meta({
       description:
         'While the secret a rotation replaced still works: until when. Absent when there is no such secret ' +

@@ -21,6 +21,10 @@ export type ApiKeyRecord = {
   readonly expiresAt: string;
   readonly revoked: boolean;
   readonly lastUsedAt: string | null;
+  /** Refused every route that writes. */
+  readonly readOnly: boolean;
+  /** Its own hourly quota; null for a key created before quotas (the service's limit). */
+  readonly ratePerHour: number | null;
 };
 
 export type NewApiKeyRecord = Omit<ApiKeyRecord, 'graceSecretHash' | 'graceUntil' | 'revoked' | 'lastUsedAt'>;

@@ -231,7 +231,8 @@ function requestOf(route: RouteDoc): RouteConfig['request'] {
 /**
  * Registers one route with its answers, its problems, and the 400 (an unknown Api-Version) and
  * the 500 every route can answer; a route that takes an Idempotency-Key also answers 409 and 422. /api
- * routes that accept API keys also answer 429, and every answer of theirs carries the rate-limit
+ * routes that accept API keys also answer 429 (and 403 where they write:
+ * a read-only key), and every answer of theirs carries the rate-limit
  * headers. Every route behind a credential reads a store (the caller is looked up in the
  * directory at least), so each can answer 503 while a store is down or too slow.
  */
@@ -247,6 +248,8 @@ export function registerRoute(registry: OpenAPIRegistry, route: RouteDoc): void 
     400,
     // An Idempotency-Key can meet its first request still running (409) or another request (422).
     ...(route.idempotent ? [409 as const, 422 as const] : []),
+    // A read-only API key is refused a route that writes.
+    ...(rateLimited && route.writes ? [403 as const] : []),
     ...(rateLimited ? [429 as const] : []),
     ...(storeBacked ? [503 as const] : []),
     500,

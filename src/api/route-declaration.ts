@@ -2,7 +2,7 @@ import type { Request, RequestHandler, Response } from 'express';
 import type { ZodRequestBody } from '@asteasolutions/zod-to-openapi';
 import type { z } from 'zod';
 import type { Caller } from '../domain/auth/caller';
-import { assertOwnLogin } from '../domain/auth/caller';
+import { assertMayWrite, assertOwnLogin } from '../domain/auth/caller';
 import { callerOf, requestInfoOf } from './middleware/authenticate';
 import type { RequestInfo } from '../commands/request-info';
 import type { Write } from '../ports/event-store';
@@ -80,6 +80,8 @@ export type RouteDoc = {
   readonly errors: readonly ErrorStatus[];
   /** Accepts an Idempotency-Key (src/api/idempotency.ts): documented with the header and its 409 and 422. */
   readonly idempotent?: boolean;
+  /** Changes state: a read-only API key is refused it (assertMayWrite), whatever its method. */
+  readonly writes?: boolean;
 };
 
 type Parsed<S> = S extends z.ZodType ? z.output<S> : undefined;
@@ -155,7 +157,7 @@ export type Authorize = (caller: Caller) => void;
 /** What a route says besides its identity (method, path, operationId) and what its group gives it. */
 export type RouteDeclaration<D, R extends RequestSchemas | undefined, A extends Record<number, AnswerDoc>> = Pick<
   RouteDoc,
-  'summary' | 'description' | 'errors'
+  'summary' | 'description' | 'errors' | 'writes'
 > & {
   /** The group's unless said here. */
   readonly access?: Access;
@@ -257,8 +259,9 @@ function groupOf<D>(shared: RouteGroupShared<D>): RouteGroup<D> {
 }
 
 /**
- * The one way a route becomes a document entry and a handler. `authorize` runs before the request
- * is read; then params, query and body are parsed in that order, each a 400 naming the bad fields;
+ * The one way a route becomes a document entry and a handler. The credential's own limits (its
+ * own login, a read-only key on a route that `writes`) and `authorize` run before the request is
+ * read; then params, query and body are parsed in that order, each a 400 naming the bad fields;
  * then `handle(deps)` answers.
  */
 function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<number, AnswerDoc>>(
@@ -293,6 +296,7 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
         (async (write: RecordedWrite, input: RouteInput<R>) => finish(input, await resumeWrite(write, input)));
       router[doc.method](expressPath, ...before, async (req, res) => {
         if (doc.access === 'ownLogin') assertOwnLogin(callerOf(res));
+        if (doc.writes && (doc.access === 'api' || doc.access === 'ownLogin')) assertMayWrite(callerOf(res));
         if (authorize) authorize(callerOf(res));
         if (request.body && hasBody(req) && !req.is('application/json')) {
           throw new UnsupportedMediaType('the body must be application/json');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import type { EventCatalog, EventDefinition, Upcaster } from '../domain/event-upcasting';
 import { API_KEY_EVENT_SCHEMAS } from '../api-keys/api-key-event-schemas';
+import { apiKeyCreatedV1ToV2 } from '../api-keys/api-key-created-upcasters';
 import { directoryEventSchema } from '../directory/directory-events';
 import { FILE_EVENT_SCHEMAS } from '../files/file-event-schemas';
 import { RESOURCE_EVENT_SCHEMAS } from '../resources/resource-event-schemas';
@@ -27,6 +28,7 @@ export const EVENT_CATALOG: EventCatalog = new Map(
     ...Object.fromEntries(Object.entries(RESOURCE_EVENT_SCHEMAS).map(([type, schema]) => [type, current(schema)])),
     ResourceShared: current(RESOURCE_EVENT_SCHEMAS.ResourceShared, resourceSharedV1ToV2),
     ...Object.fromEntries(Object.entries(API_KEY_EVENT_SCHEMAS).map(([type, schema]) => [type, current(schema)])),
+    ApiKeyCreated: current(API_KEY_EVENT_SCHEMAS.ApiKeyCreated, apiKeyCreatedV1ToV2),
     ...Object.fromEntries(Object.entries(FILE_EVENT_SCHEMAS).map(([type, schema]) => [type, current(schema)])),
     PersonalDataErased: current(PERSONAL_DATA_EVENT_SCHEMAS.PersonalDataErased),
     IdAllocated: current(z.strictObject({ id: z.number().int().positive() })),

@@ -63,6 +63,7 @@ export const OPERATOR_ROUTES = routeGroup<AppContext>({ tag: 'internal', access:
     handle: (ctx) => () => describe(ctx),
   }),
   operator.post('/internal/read-models/rebuild', 'rebuildReadModels', {
+    writes: true,
     summary: 'Start a job projecting the event log again into a new generation of the read models',
     description:
       'Answers at once with the job, which runs in the background of this process; ' +

@@ -26,6 +26,7 @@ export const DIRECTORY_ROUTES = routeGroup<DirectoryRouteDeps>(
   { tag: 'internal', access: 'internal', settle: (ctx) => ctx.settle },
   (directory) => [
     directory.post('/internal/directory/events', 'ingestDirectoryEvents', {
+      writes: true,
       summary: 'Directory feed: people, communities, projects and circles, one atomic batch',
       request: { body: directoryBatchSchema },
       answers: { 200: { description: 'Appended and projected', json: directoryFeedAnswerSchema } },

@@ -95,6 +95,7 @@ export const FILE_ROUTES = routeGroup<FileRouteDeps>(
   { tag: 'files', access: 'api', settle: (ctx) => ctx.settle },
   (files) => [
     files.post('/api/File/Upload', 'uploadFile', {
+      writes: true,
       summary: 'Store a file (multipart, one `file` part, optional `folder`) and answer its path; creates no resource',
       description: `Accepted extensions: ${ACCEPTED_EXTENSIONS.map((e) => `.${e}`).join(', ')}. The declared content type must fit the extension (\`application/octet-stream\` always fits) and the leading bytes must not contradict it. Ceiling: UPLOAD_MAX_MB (3) MiB, UPLOAD_BIG_MAX_MB (100) MiB with \`isBigFile=true\`; 1 MB = 1024 × 1024 bytes.`,
       request: {

@@ -15,6 +15,14 @@ export interface Cache {
   set(key: string, value: string, ttlSeconds: number): Promise<void>;
   /** Removes the value; removing an absent key is not an error. */
   del(key: string): Promise<void>;
+  /**
+   * Adds one to the counter `key` (absent: 0) and keeps it `ttlSeconds` from now; answers the new
+   * count. Atomic across every process sharing the store. Counters share the cache's namespace:
+   * `get` reads one as its decimal text.
+   */
+  increment(key: string, ttlSeconds: number): Promise<number>;
+  /** The counters `keys`, in their order; 0 for an absent or expired one. */
+  counts(keys: readonly string[]): Promise<number[]>;
   /** Resolves when the backing store answers; rejects otherwise. */
   ping(): Promise<void>;
   /** Adapters that keep serving from a fallback while their store is down say so here. */

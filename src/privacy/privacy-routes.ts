@@ -50,6 +50,7 @@ export const PRIVACY_ROUTES = routeGroup<PrivacyRouteDeps>(
         },
     }),
     privacy.post('/api/Privacy/SaveResourcePrivacy', 'saveResourcePrivacy', {
+      writes: true,
       summary: 'Change the own level, granted circles and shares in one atomic call',
       request: { body: saveResourcePrivacyBody },
       answers: { 200: { description: 'Applied; empty body (read the privacy back to see the result)' } },
@@ -62,6 +63,7 @@ export const PRIVACY_ROUTES = routeGroup<PrivacyRouteDeps>(
           done(res, (await changeResourcePrivacy(ctx, request, body)).write),
     }),
     privacy.post('/api/Privacy/UnshareResourceFromCommunity', 'unshareResourceFromCommunity', {
+      writes: true,
       summary: 'Withdraw one share',
       request: { body: unshareResourceBody },
       answers: { 200: { description: 'Withdrawn (or there was no such share); empty body' } },

@@ -77,6 +77,7 @@ export const RESOURCE_ROUTES = routeGroup<ResourceRouteDeps>(
         },
     }),
     resources.post('/api/Resource/SaveProjectResource', 'saveProjectResource', {
+      writes: true,
       summary: 'Create (`id` 0) or update a resource; answers once the read models caught up',
       request: { body: saveProjectResourceBody, ignoredBodyFields: READ_ONLY_RECORD_FIELDS },
       answers: { 200: { description: 'The saved resource', json: savedResourceSchema } },
@@ -105,6 +106,7 @@ export const RESOURCE_ROUTES = routeGroup<ResourceRouteDeps>(
         },
     }),
     resources.get('/api/Resource/RemoveProjectResource', 'removeProjectResource', {
+      writes: true,
       summary: 'Delete a resource permanently, with its circle grants and shares',
       request: { query: removeProjectResourceQuery },
       answers: { 200: { description: 'Deleted: `{"statusCode": 200}`', json: removeProjectResourceSchema } },

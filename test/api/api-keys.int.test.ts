@@ -60,6 +60,8 @@ describe('API keys', () => {
         name: 'nightly export',
         createdAt: clock.now().toISOString(),
         expiresAt: new Date(clock.now().getTime() + 30 * DAY_MS).toISOString(),
+        readOnly: false,
+        ratePerHour: 1000,
       });
       expect(res.body.key.startsWith(`${res.body.keyId}.`)).toBe(true);
       const listed = await server.get('/api/apikey', { token: await session(demo.users.admin1) });
@@ -348,6 +350,9 @@ describe('API keys', () => {
         'keyId',
         'lastUsedAt',
         'name',
+        'ratePerHour',
+        'readOnly',
+        'usage',
       ]);
       expect(item).toMatchObject({ keyId: second.keyId, name: 'second', isExpired: false });
       expect(res.text).not.toContain(second.key.split('.')[1]);

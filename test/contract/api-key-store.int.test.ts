@@ -41,6 +41,8 @@ const created = (id: number, userId: number, minute: number): ApiKeyEventData =>
     secretHash: `h${id}`,
     createdAt: T(minute),
     expiresAt: T(minute + 600),
+    readOnly: false,
+    ratePerHour: null,
   },
 });
 const revoked = (id: number, userId: number): ApiKeyEventData => ({
@@ -94,6 +96,8 @@ function describeApiKeyStoreContract(name: string, open: () => Promise<Harness>)
         expiresAt: T(600),
         revoked: false,
         lastUsedAt: null,
+        readOnly: false,
+        ratePerHour: null,
       } satisfies ApiKeyRecord);
       await expect(store.byKeyId('svc_live_404')).resolves.toBeNull();
     });

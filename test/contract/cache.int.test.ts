@@ -74,6 +74,16 @@ export function describeCacheContract(name: string, factory: () => Promise<Harne
       return last?.retryAfterSeconds;
     }
 
+    it('given counters, when incremented from every peer, then each counts them all and an absent one reads 0', async () => {
+      const [a, b] = [key(), key()];
+      await harness.subject.increment(a, 60);
+      for (const peer of harness.peers) await peer.increment(a, 60);
+
+      await expect(cache.increment(a, 60)).resolves.toBe(harness.peers.length + 2);
+      await expect(cache.counts([a, b])).resolves.toEqual([harness.peers.length + 2, 0]);
+      await expect(cache.counts([])).resolves.toEqual([]);
+    });
+
     it('answers ping', async () => {
       await expect(cache.ping()).resolves.toBeUndefined();
     });

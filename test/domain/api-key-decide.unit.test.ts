@@ -9,7 +9,7 @@ import { DeciderSpecification } from '../support/decider-specification';
 
 const USER = 3;
 const NOW = '2025-03-01T12:00:00.000Z';
-const context: ApiKeyDecisionContext = { now: NOW, cap: 3 };
+const context: ApiKeyDecisionContext = { now: NOW, cap: 3, ratePerHourLimit: 1000 };
 const at = (iso: string, days: number) => new Date(Date.parse(iso) + days * 86_400_000).toISOString();
 
 const createCommand = (id: number, extra: Partial<CreateApiKey['data']> = {}): CreateApiKey => ({
@@ -21,6 +21,8 @@ const createCommand = (id: number, extra: Partial<CreateApiKey['data']> = {}): C
     name: `key ${id}`,
     secretHash: `hash-${id}`,
     expiresInDays: 90,
+    readOnly: false,
+    ratePerHour: undefined,
     ...extra,
   },
   facts: context,
@@ -35,6 +37,8 @@ const created = (id: number, createdAt = NOW, days = 90): ApiKeyEventData => ({
     secretHash: `hash-${id}`,
     createdAt,
     expiresAt: at(createdAt, days),
+    readOnly: false,
+    ratePerHour: 1000,
   },
 });
 const revoked = (id: number): ApiKeyEventData => ({
@@ -66,10 +70,30 @@ describe('API-key decider', () => {
               secretHash: 'hash-1',
               createdAt: NOW,
               expiresAt: at(NOW, 30),
+              readOnly: false,
+              ratePerHour: 1000,
             },
           },
         ]);
     });
+
+    it('given a scope and a quota, when a key is created, then ApiKeyCreated records both', () => {
+      given()
+        .when(createCommand(1, { readOnly: true, ratePerHour: 3 }))
+        .then(({ events }) => expect(events[0]?.data).toMatchObject({ readOnly: true, ratePerHour: 3 }));
+    });
+
+    it.each([0, 1001, 2.5])(
+      'given a ratePerHour of %p, outside 1 to the service limit, when a key is created, then it is refused naming ratePerHour',
+      (ratePerHour) => {
+        given()
+          .when(createCommand(1, { ratePerHour }))
+          .thenThrows(
+            DomainError,
+            (error) => error.kind === 'validation' && error.errors.some((f) => f.field === 'ratePerHour'),
+          );
+      },
+    );
 
     it('given the cap of active keys, when one more is created, then it is refused as a conflict', () => {
       given([created(1), created(2), created(3)])

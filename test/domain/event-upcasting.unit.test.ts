@@ -53,6 +53,25 @@ describe('event versions and upcasting', () => {
     expect(storedVersionOf(metadata)).toBe(version);
   });
 
+  it('given an ApiKeyCreated of version 1, when it is upcast, then it reads as a full key with the service limit (null)', () => {
+    const createdV1 = {
+      userId: 3,
+      id: 1,
+      keyId: 'svc_live_1',
+      name: 'ci',
+      secretHash: 'h',
+      createdAt: '2025-01-01T00:00:00.000Z',
+      expiresAt: '2025-04-01T00:00:00.000Z',
+    };
+
+    const current = upcastData('ApiKeyCreated', createdV1, 1);
+
+    expect(current).toEqual({ ...createdV1, readOnly: false, ratePerHour: null });
+    expect(EVENT_CATALOG.get('ApiKeyCreated')?.schema.safeParse(current).success).toBe(true);
+    expect(EVENT_CATALOG.get('ApiKeyCreated')?.schema.safeParse(createdV1).success).toBe(false);
+    expect(currentVersionOf('ApiKeyCreated')).toBe(2);
+  });
+
   it('given the catalog, then ResourceShared is at version 2 and the types never changed are at 1', () => {
     expect(currentVersionOf('ResourceShared')).toBe(2);
     expect(currentVersionOf('ResourceCreated')).toBe(1);

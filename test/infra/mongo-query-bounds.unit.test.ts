@@ -43,6 +43,8 @@ describe('every query path of the MongoDB read models is bounded', () => {
       secretHash: 'h',
       createdAt: '2025-01-01T00:00:00.000Z',
       expiresAt: '2026-01-01T00:00:00.000Z',
+      readOnly: false,
+      ratePerHour: null,
     };
     await store.keyCreated(key, 1n);
 

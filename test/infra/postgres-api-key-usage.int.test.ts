@@ -16,6 +16,8 @@ const key: NewApiKeyRecord = {
   secretHash: 'h',
   createdAt: '2026-01-01T00:00:00.000Z',
   expiresAt: '2026-04-01T00:00:00.000Z',
+  readOnly: false,
+  ratePerHour: null,
 };
 const USED_AT = '2026-01-02T03:04:00.000Z';
 

@@ -7,9 +7,12 @@ import { DomainError } from '../../domain/errors';
 import type { TokenVerifier } from '../../ports/token-verifier';
 import { clientAddressOf } from './client-address';
 
+/** Who a verified API key acts as, and whether it may only read. */
+export type ApiKeyIdentity = { readonly actor: Omit<Actor, 'impersonatorId'>; readonly readOnly: boolean };
+
 /** Verifies an `X-API-Key` header; supplied by the API key feature. */
 export interface ApiKeyAuthenticator {
-  authenticate(key: string, req: Request, res: Response): Promise<Omit<Actor, 'impersonatorId'>>;
+  authenticate(key: string, req: Request, res: Response): Promise<ApiKeyIdentity>;
 }
 
 /** Who a user is, as the directory knows them: what a credential's user id is checked against. */
@@ -31,9 +34,10 @@ export function authenticate(deps: {
       throw unauthenticated('send either X-API-Key or Authorization: Bearer, not both');
     }
     let actor: Actor;
+    let readOnly = false;
     if (apiKey !== undefined) {
       if (!deps.apiKeys) throw unauthenticated('API key authentication is not enabled on this server');
-      actor = await deps.apiKeys.authenticate(apiKey, req, res);
+      ({ actor, readOnly } = await deps.apiKeys.authenticate(apiKey, req, res));
     } else {
       if (authorization === undefined) throw unauthenticated('authentication required');
       const match = /^Bearer +(\S+)$/i.exec(authorization);
@@ -65,6 +69,7 @@ export function authenticate(deps: {
       status: user.status,
       platformRoles: user.platformRoles,
       actor,
+      ...(readOnly ? { readOnly } : {}),
     };
     res.locals.caller = caller;
     next();

@@ -10,6 +10,8 @@ export type Caller = {
   readonly status: AccountStatus;
   readonly platformRoles: readonly string[];
   readonly actor: Actor;
+  /** The credential may only read: a read-only API key. */
+  readonly readOnly?: boolean;
 };
 
 /** Inactive or banned accounts get 403 on every endpoint, whatever the credential. */
@@ -30,4 +32,12 @@ export function assertOwnLogin(caller: Caller): void {
   if (impersonatorId !== undefined) {
     throw new DomainError('forbidden', 'this endpoint needs your own bearer session, not an impersonation');
   }
+}
+
+/**
+ * A read-only API key is refused every route that writes (docs/api.md "Scopes and quotas"); the
+ * route declaration asks this of every route it marks `writes`, before the request is read.
+ */
+export function assertMayWrite(caller: Caller): void {
+  if (caller.readOnly === true) throw new DomainError('forbidden', 'this API key is read-only');
 }

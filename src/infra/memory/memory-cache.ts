@@ -43,6 +43,21 @@ export class MemoryCache implements Cache, RateLimiter {
     this.entries.delete(key);
   }
 
+  // No await between read and write: the event loop makes each increment atomic.
+  async increment(key: string, ttlSeconds: number): Promise<number> {
+    const count = (await this.counts([key]))[0]! + 1;
+    await this.set(key, String(count), ttlSeconds);
+    return count;
+  }
+
+  async counts(keys: readonly string[]): Promise<number[]> {
+    const nowMs = Date.now();
+    return keys.map((key) => {
+      const entry = this.entries.get(key);
+      return entry === undefined || entry.expiresAtMs <= nowMs ? 0 : Number(entry.value) || 0;
+    });
+  }
+
   // No await between read and write: the event loop makes each consume atomic.
   async consume(key: string, policy: RateLimitPolicy, nowMs: number): Promise<RateLimitDecision> {
     const stored = this.limits.get(key);

@@ -17,6 +17,9 @@ export type ApiKeyDoc = {
   expiresAt: string;
   revoked: boolean;
   position: number;
+  /** Absent on a key projected before keys had a scope and a quota: not read-only, the service's quota. */
+  readOnly?: boolean;
+  ratePerHour?: number | null;
 };
 
 /**
@@ -61,6 +64,8 @@ export const apiKeyQueries = {
         expiresAt: key.expiresAt,
         revoked: false,
         position: Number(position),
+        readOnly: key.readOnly,
+        ratePerHour: key.ratePerHour,
       },
     },
     upsert: true,
@@ -101,6 +106,8 @@ export const toApiKeyRecord = (doc: ApiKeyDoc, lastUsedAt: string | null): ApiKe
   expiresAt: doc.expiresAt,
   revoked: doc.revoked,
   lastUsedAt,
+  readOnly: doc.readOnly ?? false,
+  ratePerHour: doc.ratePerHour ?? null,
 });
 
 /** The `apikeys` read model on MongoDB. Indexes are declared on open; every method waits for them. */

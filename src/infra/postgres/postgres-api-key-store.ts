@@ -14,6 +14,8 @@ type Row = {
   expires_at: string;
   revoked: boolean;
   last_used_at: string | null;
+  read_only: boolean;
+  rate_per_hour: number | null;
 };
 
 const toRecord = (row: Row): ApiKeyRecord => ({
@@ -28,6 +30,8 @@ const toRecord = (row: Row): ApiKeyRecord => ({
   expiresAt: row.expires_at,
   revoked: row.revoked,
   lastUsedAt: row.last_used_at,
+  readOnly: row.read_only,
+  ratePerHour: row.rate_per_hour,
 });
 
 /**
@@ -47,6 +51,8 @@ const KEYS_DDL = `create table if not exists api_keys (
     revoked boolean not null default false,
     position bigint not null
   );
+  alter table api_keys add column if not exists read_only boolean not null default false;
+  alter table api_keys add column if not exists rate_per_hour integer;
   create index if not exists api_keys_by_user on api_keys (user_id, revoked, created_at desc, id desc)`;
 
 /**
@@ -56,7 +62,7 @@ const KEYS_DDL = `create table if not exists api_keys (
 function statements(kept: string) {
   const usage = `"${kept}".api_key_usage`;
   const select = `select k.id, k.key_id, k.user_id, k.name, k.secret_hash, k.grace_secret_hash, k.grace_until,
-      k.created_at, k.expires_at, k.revoked, u.last_used_at
+      k.created_at, k.expires_at, k.revoked, u.last_used_at, k.read_only, k.rate_per_hour
     from api_keys k left join ${usage} u on u.id = k.id`;
   return {
     usageDdl: `create table if not exists ${usage} (id bigint primary key, last_used_at text collate "C" not null)`,
@@ -66,8 +72,9 @@ function statements(kept: string) {
     recordUse: `insert into ${usage} as u (id, last_used_at) values ($1, $2)
       on conflict (id) do update set last_used_at = excluded.last_used_at where excluded.last_used_at > u.last_used_at`,
     /** Creation is a key's first event: inserted once, a replay finds the row and changes nothing. */
-    created: `insert into api_keys (id, key_id, user_id, name, secret_hash, created_at, expires_at, position)
-      values ($1, $2, $3, $4, $5, $6, $7, $8)
+    created: `insert into api_keys (id, key_id, user_id, name, secret_hash, created_at, expires_at, position,
+        read_only, rate_per_hour)
+      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
       on conflict (id) do nothing`,
     revoked: 'update api_keys set revoked = true, position = $2 where id = $1 and position < $2',
     rotated: `update api_keys set secret_hash = $3, grace_secret_hash = $4, grace_until = $5, position = $2
@@ -124,6 +131,8 @@ export class PostgresApiKeyStore implements ApiKeyStore {
       key.createdAt,
       key.expiresAt,
       position.toString(),
+      key.readOnly,
+      key.ratePerHour,
     ]);
   }
 

@@ -149,6 +149,25 @@ export class RedisCache implements Cache, RateLimiter {
     await this.redis.del(this.cacheKey(key));
   }
 
+  async increment(key: string, ttlSeconds: number): Promise<number> {
+    assertValidTtl(ttlSeconds);
+    const name = this.cacheKey(key);
+    const results = await this.redis
+      .multi()
+      .incr(name)
+      .pexpire(name, Math.max(1, Math.ceil(ttlSeconds * 1000)))
+      .exec();
+    const [error, count] = results?.[0] ?? [new Error('redis: the increment was discarded'), null];
+    if (error) throw error;
+    return Number(count);
+  }
+
+  async counts(keys: readonly string[]): Promise<number[]> {
+    if (keys.length === 0) return [];
+    const values = await this.redis.mget(keys.map((key) => this.cacheKey(key)));
+    return values.map((value) => (value === null ? 0 : Number(value) || 0));
+  }
+
   async consume(key: string, policy: RateLimitPolicy, nowMs: number): Promise<RateLimitDecision> {
     // Lua would not reject a bad policy; fail the same way as the embedded adapter.
     assertValidPolicy(policy);

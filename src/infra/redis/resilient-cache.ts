@@ -38,6 +38,14 @@ export class ResilientCache implements Cache, RateLimiter {
     return this.run((c) => c.del(key));
   }
 
+  increment(key: string, ttlSeconds: number): Promise<number> {
+    return this.run((c) => c.increment(key, ttlSeconds));
+  }
+
+  counts(keys: readonly string[]): Promise<number[]> {
+    return this.run((c) => c.counts(keys));
+  }
+
   consume(key: string, policy: RateLimitPolicy, nowMs: number): Promise<RateLimitDecision> {
     return this.run((c) => c.consume(key, policy, nowMs));
   }

@@ -17,6 +17,8 @@ type Row = {
   created_at: string;
   expires_at: string;
   revoked: number;
+  read_only: number;
+  rate_per_hour: number | null;
 };
 
 const toRecord = (row: Row, lastUsedAt: string | null): ApiKeyRecord => ({
@@ -31,10 +33,12 @@ const toRecord = (row: Row, lastUsedAt: string | null): ApiKeyRecord => ({
   expiresAt: row.expires_at,
   revoked: row.revoked === 1,
   lastUsedAt,
+  readOnly: row.read_only === 1,
+  ratePerHour: row.rate_per_hour,
 });
 
 const SELECT = `select k.id, k.key_id, k.user_id, k.name, k.secret_hash, k.grace_secret_hash, k.grace_until,
-  k.created_at, k.expires_at, k.revoked from api_keys k`;
+  k.created_at, k.expires_at, k.revoked, k.read_only, k.rate_per_hour from api_keys k`;
 
 const USAGE_TABLE = `create table if not exists api_key_usage (
   id integer primary key,
@@ -79,8 +83,11 @@ export class SqliteApiKeyStore implements ApiKeyStore {
       created_at text not null,
       expires_at text not null,
       revoked integer not null default 0,
-      position integer not null
+      position integer not null,
+      read_only integer not null default 0,
+      rate_per_hour integer
     ) strict`);
+    addScopeColumns(db);
     db.exec('create index if not exists api_keys_by_user on api_keys (user_id, revoked, created_at desc, id desc)');
     const kept = readDb.kept;
     kept.exec(USAGE_TABLE);
@@ -92,8 +99,9 @@ export class SqliteApiKeyStore implements ApiKeyStore {
       usagesOf: kept.prepare('select id, last_used_at from api_key_usage where id in (select value from json_each(?))'),
       recordUse: kept.prepare(RECORD_USE),
       created:
-        db.prepare(`insert into api_keys (id, key_id, user_id, name, secret_hash, created_at, expires_at, position)
-        values (@id, @keyId, @userId, @name, @secretHash, @createdAt, @expiresAt, @position)
+        db.prepare(`insert into api_keys (id, key_id, user_id, name, secret_hash, created_at, expires_at, position,
+          read_only, rate_per_hour)
+        values (@id, @keyId, @userId, @name, @secretHash, @createdAt, @expiresAt, @position, @readOnly, @ratePerHour)
         on conflict (id) do nothing`),
       revoked: db.prepare(
         'update api_keys set revoked = 1, position = @position where id = @id and position < @position',
@@ -132,7 +140,8 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   }
 
   async keyCreated(key: NewApiKeyRecord, position: bigint): Promise<void> {
-    if (this.statements.created.run({ ...key, position }).changes > 0) this.readDb.feed.touch(readScope.apiKeys);
+    const row = { ...key, readOnly: key.readOnly ? 1 : 0, position };
+    if (this.statements.created.run(row).changes > 0) this.readDb.feed.touch(readScope.apiKeys);
   }
 
   async keyRevoked(id: number, position: bigint): Promise<void> {
@@ -142,6 +151,17 @@ export class SqliteApiKeyStore implements ApiKeyStore {
   async keyRotated(id: number, secret: RotatedSecret, position: bigint): Promise<void> {
     if (this.statements.rotated.run({ id, position, ...secret }).changes > 0) this.readDb.feed.touch(readScope.apiKeys);
   }
+}
+
+/**
+ * A read model built before keys had a scope and a quota lacks their columns: added as it opens,
+ * with what such a key means (not read-only, the service's quota), so it needs no rebuild.
+ */
+function addScopeColumns(db: Database.Database): void {
+  const info = db.prepare('pragma table_info(api_keys)').all() as { name: string }[];
+  const columns = new Set(info.map((c) => c.name));
+  if (!columns.has('read_only')) db.exec('alter table api_keys add column read_only integer not null default 0');
+  if (!columns.has('rate_per_hour')) db.exec('alter table api_keys add column rate_per_hour integer');
 }
 
 /**
