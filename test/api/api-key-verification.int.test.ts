@@ -17,6 +17,7 @@ import { API_KEY_FAILURES_PER_KEY_AND_ADDRESS } from '../../src/domain/rate-limi
 import { demo } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
 import { manualClock, seeded } from '../support/seeded-server';
+import { openPersonalData } from '../../src/audit/personal-data';
 
 type Key = { id: number; key: string; keyId: string };
 type Answer = { status: number; headers: http.IncomingHttpHeaders; body: any };
@@ -248,7 +249,11 @@ describe('API key verification behind a trusted proxy (TRUST_PROXY=loopback)', (
     });
 
     expect(saved.status).toBe(200);
-    const events = await server.services.eventStore.readAll(before, 100);
+    // Stored sealed under the person's key; opened as the audit opens it.
+    const events = await openPersonalData(
+      await server.services.eventStore.readAll(before, 100),
+      server.services.personalDataKeys,
+    );
     expect(events.length).toBeGreaterThan(0);
     for (const event of events)
       expect(event.metadata).toMatchObject({ actor: { apiKeyId: key.id }, clientAddress: '198.51.100.20' });

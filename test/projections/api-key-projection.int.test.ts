@@ -39,6 +39,9 @@ describe('apikeys projection', () => {
           expiresAt: '2026-01-01T00:00:00.000Z',
           revoked: false,
           lastUsedAt: null,
+          // Created without a scope or a quota (an event from before they existed): the defaults.
+          readOnly: false,
+          ratePerHour: null,
         });
         expect((await store.listForUser(USER)).map((k) => k.id)).toEqual([2, 1]);
       }));
