@@ -2645,7 +2645,7 @@ export interface components {
          */
         RebuildReadModelsRequest: {
             /**
-             * @description One read model to rebuild alone, the others carried over as they are (embedded read models only); every one when absent
+             * @description One read model to rebuild alone, the others carried over as they are (embedded and PostgreSQL read models); every one when absent
              * @example resources
              * @enum {string}
              */

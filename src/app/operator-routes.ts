@@ -12,8 +12,8 @@ const rebuildBody = z
       .optional()
       .meta({
         description:
-          'One read model to rebuild alone, the others carried over as they are (embedded and PostgreSQL read models); ' +
-          'every one when absent',
+          'One read model to rebuild alone, the others carried over as they are ' +
+          '(embedded and PostgreSQL read models); every one when absent',
         example: 'resources',
       }),
   })
