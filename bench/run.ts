@@ -10,6 +10,10 @@
  *   BENCH_ONLY=lists,varied,saves,rebuild,soak (the groups to run; all by default)
  *   BENCH_SOAK_SECONDS=300 (0 leaves the soak out)   BENCH_KEEP=1 (keep the seeded data set)
  *   BENCH_DATA_DIR=<dir> (reuse a kept data set)   BENCH_JSON=<file> (record there instead; none: nowhere)
+ *
+ * With POSTGRES_URL set, every store of the service, of the seed and of the rebuilds is in that
+ * PostgreSQL database, in a fresh POSTGRES_SCHEMA (`bench_<hex>`, with its `_read*` and `_files`
+ * schemas) that is dropped at the end unless BENCH_KEEP; the run is recorded as `<scale> PostgreSQL`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -17,6 +21,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { mintSessionToken } from '../src/infra/auth/session-verifier';
 import { LATEST, plotBenchmarks, withRun, type BenchFile, type BenchRun } from '../scripts/plot-benchmarks';
 import { CALLERS, MANY_CALLERS, SCALES, VIEWS, communityOf, seed, teamOf, type Scale } from './scale-data';
@@ -42,6 +47,26 @@ const ROUNDS = 3;
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 50);
 const QUIET_REBUILDS = 3;
 const ROOT = path.join(__dirname, '..');
+/** Where the stores are: PostgreSQL when POSTGRES_URL is set, the embedded default otherwise. */
+const POSTGRES_URL = process.env.POSTGRES_URL || undefined;
+const BACKEND = POSTGRES_URL
+  ? 'PostgreSQL (event log, read models and files; local server)'
+  : 'embedded default (SQLite event store and read models)';
+
+/** Drops a bench schema and every schema named after it (`<schema>_read`, `<schema>_read_g1`, `<schema>_files`). */
+async function dropBenchSchemas(url: string, base: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ nspname: string }>(
+      "select nspname from pg_namespace where nspname = $1 or nspname like $1 || '\\_%'",
+      [base],
+    );
+    for (const { nspname } of rows) await client.query(`drop schema if exists "${nspname}" cascade`);
+  } finally {
+    await client.end();
+  }
+}
 
 type Measured = { rps: number; p50: number; p99: number; errors: number };
 /** `noop`: the no-op measured in the slices between this scenario's, where it was (read scenarios). */
@@ -173,22 +198,30 @@ async function main(): Promise<void> {
   const reused = process.env.BENCH_DATA_DIR;
   const dataDir = reused ?? fs.mkdtempSync(path.join(os.tmpdir(), 'prs-bench-'));
   const secretsFile = path.join(dataDir, 'bench-secrets.json');
-  const secrets: { AUTH_JWT_SECRET: string; DIRECTORY_SYNC_TOKEN: string } = reused
-    ? (JSON.parse(fs.readFileSync(secretsFile, 'utf8')) as { AUTH_JWT_SECRET: string; DIRECTORY_SYNC_TOKEN: string })
+  type Kept = { AUTH_JWT_SECRET: string; DIRECTORY_SYNC_TOKEN: string; POSTGRES_SCHEMA?: string };
+  const kept: Kept = reused
+    ? (JSON.parse(fs.readFileSync(secretsFile, 'utf8')) as Kept)
     : {
         AUTH_JWT_SECRET: randomBytes(32).toString('base64url'),
         DIRECTORY_SYNC_TOKEN: randomBytes(32).toString('base64url'),
+        ...(POSTGRES_URL ? { POSTGRES_SCHEMA: `bench_${randomBytes(6).toString('hex')}` } : {}),
       };
+  if (POSTGRES_URL && !kept.POSTGRES_SCHEMA) throw new Error(`${dataDir} was kept by a run on the embedded default`);
+  if (!POSTGRES_URL && kept.POSTGRES_SCHEMA)
+    throw new Error(`${dataDir} was kept by a run on PostgreSQL: set POSTGRES_URL`);
+  const secrets = { AUTH_JWT_SECRET: kept.AUTH_JWT_SECRET, DIRECTORY_SYNC_TOKEN: kept.DIRECTORY_SYNC_TOKEN };
+  const backend: Record<string, string> =
+    POSTGRES_URL && kept.POSTGRES_SCHEMA ? { POSTGRES_URL, POSTGRES_SCHEMA: kept.POSTGRES_SCHEMA } : {};
   // The API-key scenario sends far more than the default 1,000 requests an hour.
-  const env = { NODE_ENV: 'test', DATA_DIR: dataDir, RATE_LIMIT_PER_HOUR: '1000000000', ...secrets };
+  const env = { NODE_ENV: 'test', DATA_DIR: dataDir, RATE_LIMIT_PER_HOUR: '1000000000', ...secrets, ...backend };
 
   let resources = 0;
   let seedSeconds = 0;
   if (!reused) {
-    fs.writeFileSync(secretsFile, JSON.stringify(secrets));
-    log(`seeding ${SCALE_NAME} through the commands into ${dataDir} ...`);
+    fs.writeFileSync(secretsFile, JSON.stringify(kept));
+    log(`seeding ${SCALE_NAME} through the commands into ${backend.POSTGRES_SCHEMA ?? dataDir} ...`);
     const seedStarted = performance.now();
-    resources = await seed(dataDir, scale, secrets.AUTH_JWT_SECRET, secrets.DIRECTORY_SYNC_TOKEN, log);
+    resources = await seed(dataDir, scale, secrets.AUTH_JWT_SECRET, secrets.DIRECTORY_SYNC_TOKEN, log, backend);
     seedSeconds = (performance.now() - seedStarted) / 1000;
     log(`  ${resources} resources in ${seedSeconds.toFixed(1)} s`);
   }
@@ -462,7 +495,7 @@ async function main(): Promise<void> {
   const lines = [
     `### ${SCALE_NAME}: ${reused ? 'a kept data set' : `${resources.toLocaleString('en')} resources`}, ${scale.users.toLocaleString('en')} users, ${scale.projects} projects, ${scale.communities} communities`,
     '',
-    `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, embedded default (SQLite event store and read models), ${SECONDS} s per scenario (read scenarios in ${ROUNDS} slices, each after a slice of the bare Express no-op, their ceiling), ${CONNECTIONS} connections unless stated.`,
+    `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, ${BACKEND}, ${SECONDS} s per scenario (read scenarios in ${ROUNDS} slices, each after a slice of the bare Express no-op, their ceiling), ${CONNECTIONS} connections unless stated.`,
     '',
     '| scenario | req/s | ceiling req/s, between its slices | share of the ceiling | p50 ms | p99 ms | ceiling p99 ms | p99 / ceiling p99 | errors |',
     '|---|---|---|---|---|---|---|---|---|',
@@ -486,11 +519,11 @@ async function main(): Promise<void> {
   ];
   process.stdout.write(`${lines.join('\n')}\n`);
   record({
-    scale: SCALE_NAME,
+    scale: POSTGRES_URL ? `${SCALE_NAME} PostgreSQL` : SCALE_NAME,
     measured: new Date().toISOString().slice(0, 10),
-    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, embedded default (SQLite event store and read models)`,
+    machine: `${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, node ${process.version}, ${BACKEND}`,
     command: `${Object.entries(process.env)
-      .filter(([name]) => name.startsWith('BENCH_'))
+      .filter(([name]) => name.startsWith('BENCH_') || name === 'POSTGRES_URL')
       .map(([name, value]) => `${name}=${value} `)
       .join('')}npm run bench`,
     scenarios: results.map(({ noop: ceiling, scenario, ...r }) => ({
@@ -506,8 +539,12 @@ async function main(): Promise<void> {
       .filter((cells) => cells.length === 2)
       .map(([measure, value]) => ({ measure: (measure ?? '').slice(2), value: (value ?? '').slice(0, -2) })),
   });
-  if (process.env.BENCH_KEEP || reused) log(`kept ${dataDir}`);
-  else fs.rmSync(dataDir, { recursive: true, force: true });
+  if (process.env.BENCH_KEEP || reused)
+    log(`kept ${dataDir}${backend.POSTGRES_SCHEMA ? ` and ${backend.POSTGRES_SCHEMA}` : ''}`);
+  else {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+    if (POSTGRES_URL && backend.POSTGRES_SCHEMA) await dropBenchSchemas(POSTGRES_URL, backend.POSTGRES_SCHEMA);
+  }
 }
 
 /** This run in place of the previous one of its scale in BENCH_JSON (docs/benchmarks/latest.json); the charts again. */

@@ -1,6 +1,7 @@
 /**
  * The benchmark's data set, created through the service's own commands (directory feed, then
- * SaveProjectResource as the project's team) into a DATA_DIR, before the service is started.
+ * SaveProjectResource as the project's team) into a DATA_DIR (or a PostgreSQL schema), before the service
+ * is started.
  *
  * Shape (scale 1): 100 communities, 500 projects, 5,000 users, 20,000 resources; project 1 holds a
  * fifth of them (4,000; 40,000 at 200k) in community 1's view, as one busy project on a platform
@@ -144,6 +145,8 @@ export async function seed(
   jwtSecret: string,
   directoryToken: string,
   log: (line: string) => void,
+  /** POSTGRES_URL and POSTGRES_SCHEMA, when the data set goes to PostgreSQL. */
+  backend: Record<string, string> = {},
 ): Promise<number> {
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -151,6 +154,7 @@ export async function seed(
     DATA_DIR: dataDir,
     AUTH_JWT_SECRET: jwtSecret,
     DIRECTORY_SYNC_TOKEN: directoryToken,
+    ...backend,
   });
   const services = await createServices(config, createLogger('silent'));
   try {

@@ -94,8 +94,8 @@ function barChart(chart: Chart, series: readonly string[]): string {
   const legend = series
     .map(
       (s, i) =>
-        `<rect x="${left + i * 90}" y="30" width="10" height="10" fill="${SERIES_COLOURS[i % SERIES_COLOURS.length]}"/>` +
-        `<text x="${left + 14 + i * 90}" y="39" font-size="11">${escape(s)}</text>`,
+        `<rect x="${left + i * 130}" y="30" width="10" height="10" fill="${SERIES_COLOURS[i % SERIES_COLOURS.length]}"/>` +
+        `<text x="${left + 14 + i * 130}" y="39" font-size="11">${escape(s)}</text>`,
     )
     .join('');
   return [

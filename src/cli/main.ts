@@ -15,11 +15,10 @@ import { mintSessionToken } from '../infra/auth/session-verifier';
 import { NoDevSecretsError, serverSigningSecret } from '../config/dev-secrets';
 import { createLogger } from '../observability/logger';
 import { packageFile } from '../config/package-file';
-import { closeReadDb, type ReadDb } from '../infra/read-db';
+import { openScratchReadDb } from '../infra/read-db';
 import { readGenerations } from '../infra/read-generations';
 import { ReadSide } from '../app/read-side';
 import { Presets, SingleBar } from 'cli-progress';
-import { SqliteReadDb } from '../infra/sqlite/sqlite-read-db';
 import { ReadModels } from '../projections/read-models';
 import { openEventStore, openFileStore, openPersonalDataKeys } from '../app/services';
 import { openingPersonalData } from '../infra/personal-data-sealing';
@@ -69,7 +68,9 @@ const COMMAND_HELP: Record<string, string> = {
     '{"events": [...]} (all or nothing)\n',
   seed: 'usage: npm run cli -- seed\n  import the demo directory (demo/directory.json)\n',
   audit: AUDIT_USAGE,
-  digest: 'usage: npm run cli -- digest\n  project the whole log afresh in memory and print the read-model digest\n',
+  digest:
+    'usage: npm run cli -- digest\n  project the whole log afresh (in memory, or in a scratch schema on PostgreSQL)\n' +
+    '  and print the read-model digest\n',
   rebuild:
     'usage: npm run cli -- rebuild [--read-model <name>]\n  project the whole log into a new read-model ' +
     'generation, then switch every running service to it\n  (at a CPU priority 10 ' +
@@ -209,18 +210,18 @@ async function importDirectory(file: string | undefined, config: Config): Promis
   return 0;
 }
 
-/** A fresh projection of the whole log, in memory: compare with GET /internal/read-models/digest. */
+/** A fresh projection of the whole log, on scratch read models: compare with GET /internal/read-models/digest. */
 async function digest(config: Config): Promise<number> {
   const store = openEventStore(config);
-  const readDb: ReadDb = { kind: 'sqlite', sqlite: SqliteReadDb.open(':memory:') };
-  const readModels = new ReadModels(store, (await openReadModels(readDb)).projections, createLogger('error'));
+  const scratch = await openScratchReadDb(config);
+  const readModels = new ReadModels(store, (await openReadModels(scratch.readDb)).projections, createLogger('error'));
   try {
     await readModels.start();
     const result = await readModels.digest();
     process.stdout.write(`${JSON.stringify({ checkpoint: readModels.checkpoint?.toString() ?? null, ...result })}\n`);
   } finally {
     await readModels.stop();
-    await Promise.allSettled([store.close(), closeReadDb(readDb)]);
+    await Promise.allSettled([store.close(), scratch.dispose()]);
   }
   return 0;
 }

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Config } from '../config/config';
 import type { LeaseStore } from '../projections/projection-lease';
@@ -25,6 +26,34 @@ export const postgresReadSchema = (base: string, generation: number): string =>
 export function postgresReadDb(): typeof PostgresReadDb {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   return (require('./postgres/postgres-read-db') as { PostgresReadDb: typeof PostgresReadDb }).PostgresReadDb;
+}
+
+/**
+ * Read models to project the whole log into afresh (`resources-cli digest`), dropped by `dispose`:
+ * in memory, or on PostgreSQL a schema of their own beside the served ones, since a row's digest
+ * is the adapter's own (PostgreSQL's booleans, its view counters) and must be compared with the
+ * same adapter's.
+ */
+export async function openScratchReadDb(config: Config): Promise<{ readDb: ReadDb; dispose: () => Promise<void> }> {
+  if (!config.POSTGRES_URL) {
+    const readDb: ReadDb = { kind: 'sqlite', sqlite: SqliteReadDb.open(':memory:') };
+    return { readDb, dispose: () => closeReadDb(readDb) };
+  }
+  const schema = `${config.POSTGRES_SCHEMA}_scratch_${randomBytes(4).toString('hex')}`;
+  const postgres = await postgresReadDb().connect(config.POSTGRES_URL, {
+    schema,
+    queryTimeoutMs: config.POSTGRES_STATEMENT_TIMEOUT_MS,
+  });
+  return {
+    readDb: { kind: 'postgres', postgres },
+    dispose: async () => {
+      try {
+        await postgres.query(`drop schema if exists "${schema}" cascade`);
+      } finally {
+        await postgres.close();
+      }
+    },
+  };
 }
 
 /**
