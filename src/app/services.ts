@@ -65,7 +65,7 @@ const postgresLogAdapter = () =>
 const postgresFilesAdapter = () =>
   (
     require('../infra/postgres/postgres-file-store') as {
-      PostgresFileStore: { connect(url: string, options: { schema: string }): Promise<FileStore> };
+      PostgresFileStore: { connect(url: string, options: { schema: string; poolSize?: number }): Promise<FileStore> };
     }
   ).PostgresFileStore;
 const postgresKeysAdapter = () =>
@@ -84,7 +84,10 @@ export function openEventStore(config: Config): EventStore & IdempotencyKeys {
   // Versions stamped on append, old events upcast on read: one place for every adapter (issue 27).
   const file = path.join(config.DATA_DIR, 'events.sqlite');
   const log = config.POSTGRES_URL
-    ? postgresLogAdapter().open(config.POSTGRES_URL, { schema: config.POSTGRES_SCHEMA })
+    ? postgresLogAdapter().open(config.POSTGRES_URL, {
+        schema: config.POSTGRES_SCHEMA,
+        poolSize: config.POSTGRES_POOL_SIZE,
+      })
     : config.EVENTSTORE_URL
       ? esdbAdapter().connect(config.EVENTSTORE_URL)
       : SqliteEventStore.open(file);
@@ -111,7 +114,10 @@ function openCache(config: Config, logger: Logger): Cache & RateLimiter {
 /** Uploaded files: in PostgreSQL or GridFS where their URL is set, DATA_DIR/files otherwise. */
 export async function openFileStore(config: Config): Promise<FileStore> {
   if (config.POSTGRES_URL)
-    return postgresFilesAdapter().connect(config.POSTGRES_URL, { schema: `${config.POSTGRES_SCHEMA}_files` });
+    return postgresFilesAdapter().connect(config.POSTGRES_URL, {
+      schema: `${config.POSTGRES_SCHEMA}_files`,
+      poolSize: config.POSTGRES_POOL_SIZE,
+    });
   return config.MONGODB_URL
     ? gridFsAdapter().connect(config.MONGODB_URL, undefined, config.MONGO_QUERY_TIMEOUT_MS)
     : new DiskFileStore(path.join(config.DATA_DIR, 'files'));

@@ -104,6 +104,11 @@ export const configSchema = z.object({
     .default('resources'),
   /** The server-side bound (statement_timeout) of every PostgreSQL read-model statement; past it: a 503. */
   POSTGRES_STATEMENT_TIMEOUT_MS: positiveInt(5000),
+  /**
+   * Connections each pool of a process may open on PostgreSQL (the log's, the read models', the
+   * files'); a process holds at most about 3 × this + 4, each rebuild one pool more while it runs.
+   */
+  POSTGRES_POOL_SIZE: positiveInt(10),
   REDIS_URL: optionalConnectionString(redisConnectionString),
   /** Prefix of every Redis key this service writes: processes sharing a budget share it. */
   REDIS_KEY_PREFIX: z.string().min(1).max(64).default('prs:'),

@@ -43,6 +43,7 @@ export async function openScratchReadDb(config: Config): Promise<{ readDb: ReadD
   const postgres = await postgresReadDb().connect(config.POSTGRES_URL, {
     schema,
     queryTimeoutMs: config.POSTGRES_STATEMENT_TIMEOUT_MS,
+    poolSize: config.POSTGRES_POOL_SIZE,
   });
   return {
     readDb: { kind: 'postgres', postgres },
@@ -69,6 +70,7 @@ export async function openReadDb(config: Config): Promise<ReadDb> {
       postgres: await postgresReadDb().connect(config.POSTGRES_URL, {
         schema: postgresReadSchema(config.POSTGRES_SCHEMA, 0),
         queryTimeoutMs: config.POSTGRES_STATEMENT_TIMEOUT_MS,
+        poolSize: config.POSTGRES_POOL_SIZE,
       }),
     };
   return config.MONGODB_URL

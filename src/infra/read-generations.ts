@@ -143,7 +143,12 @@ function processAlive(pid: number): boolean {
 
 export function readGenerations(config: Config): ReadGenerations {
   if (config.POSTGRES_URL)
-    return postgresGenerations(config.POSTGRES_URL, config.POSTGRES_SCHEMA, config.POSTGRES_STATEMENT_TIMEOUT_MS);
+    return postgresGenerations(
+      config.POSTGRES_URL,
+      config.POSTGRES_SCHEMA,
+      config.POSTGRES_STATEMENT_TIMEOUT_MS,
+      config.POSTGRES_POOL_SIZE,
+    );
   return config.MONGODB_URL
     ? mongoGenerations(config.MONGODB_URL, config.MONGO_QUERY_TIMEOUT_MS)
     : sqliteGenerations(config.DATA_DIR, config.READ_MEMO === 'on');
@@ -259,18 +264,23 @@ export function mongoGenerations(
  * key's lastUsedAt). The pointer is read every 500 ms by every process, through one pool opened on
  * first use and kept until `close`.
  */
-export function postgresGenerations(url: string, base: string, queryTimeoutMs: number): ReadGenerations {
-  const connect = (generation: number) =>
+export function postgresGenerations(
+  url: string,
+  base: string,
+  queryTimeoutMs: number,
+  poolSize?: number,
+): ReadGenerations {
+  const connect = (generation: number, size = poolSize) =>
     postgresReadDb().connect(url, {
       schema: postgresReadSchema(base, generation),
       keptSchema: postgresReadSchema(base, 0),
       queryTimeoutMs,
-      // Generation 0's pool only reads the pointer and the rebuild lock, beside its own read models.
-      poolSize: generation === 0 ? 4 : undefined,
+      poolSize: size,
     });
   let opened: Promise<PostgresReadDb> | undefined;
   const pointerReady = async (): Promise<PostgresReadDb> => {
-    const read = await connect(0);
+    // Only the pointer, the rebuild lock and dropping generations: two connections are plenty.
+    const read = await connect(0, 2);
     try {
       await read.ensure(
         'create table if not exists read_model_generation (one boolean primary key, generation integer not null)',

@@ -34,6 +34,8 @@ describeExternal('the roles as processes on PostgreSQL', postgres, () => {
     POSTGRES_SCHEMA: schema,
     DATA_DIR: dataDir,
     PROJECTION_WAIT_MS: '30000',
+    // Four processes beside the other suites on one server's 100 connections: small pools.
+    POSTGRES_POOL_SIZE: '4',
     ...secrets,
   };
   const running: Running[] = [];

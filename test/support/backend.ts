@@ -23,7 +23,8 @@ export function backendEnv(env: Record<string, string | undefined>): Record<stri
     const registry = process.env.TEST_POSTGRES_REGISTRY;
     if (registry) fs.appendFileSync(registry, `${schema}\n`);
   }
-  return { POSTGRES_URL: url, POSTGRES_SCHEMA: schema };
+  // Small pools: the suites run several servers at once against one server's 100 connections.
+  return { POSTGRES_URL: url, POSTGRES_SCHEMA: schema, POSTGRES_POOL_SIZE: '4' };
 }
 
 /**

@@ -29,7 +29,8 @@ export type FaultedService = {
 
 export function faultedService(postgresUrl: string, extraEnv: Record<string, string> = {}): FaultedService {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-faults-'));
-  const env = { DATA_DIR: dataDir, POSTGRES_URL: postgresUrl, ...faultSecrets, ...extraEnv };
+  // Small pools: several processes share the test cluster's 100 connections.
+  const env = { DATA_DIR: dataDir, POSTGRES_URL: postgresUrl, POSTGRES_POOL_SIZE: '4', ...faultSecrets, ...extraEnv };
   const processes: Running[] = [];
   return {
     env,

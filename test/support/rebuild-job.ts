@@ -63,6 +63,7 @@ export async function rebuildAndWait(
   const started = await server.post<{ jobId: string }>('/internal/read-models/rebuild', body, operator(server));
   if (started.status !== 202) throw new Error(`the rebuild was not started: ${started.status} ${started.text}`);
   const { job, phases } = await waitForJob(server, started.body.jobId);
-  const after = (await server.get<DigestBody>('/internal/read-models/digest', operator(server))).body;
-  return { started, job, phases, after };
+  const digest = await server.get<DigestBody>('/internal/read-models/digest', operator(server));
+  if (digest.status !== 200) throw new Error(`the digest after the rebuild: ${digest.status} ${digest.text}`);
+  return { started, job, phases, after: digest.body };
 }
