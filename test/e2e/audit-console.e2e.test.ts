@@ -6,19 +6,13 @@
  */
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
-import { chromium } from 'playwright-core';
-import { announceSkip } from '../support/external';
+import { chromiumRuns, inChromium, launchChromium } from '../support/chromium';
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-// Under CI the browser is installed by .ci/run: a missing one must fail, never skip.
-const runs = available || process.env.CI === 'true';
-if (!runs)
-  announceSkip('audit console in headless Chromium', `${CHROMIUM} is not installed (apt-get install chromium)`);
-const maybe = runs ? test : test.skip;
+const runs = chromiumRuns();
+const maybe = inChromium('audit console');
 
 describe('/audit in a headless browser', () => {
   jest.setTimeout(120_000);
@@ -52,19 +46,7 @@ describe('/audit in a headless browser', () => {
       { token: await server.sessionToken(demo.users.admin1) },
     );
     expect(shared.status).toBe(200);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
   });
 
   afterAll(async () => {

@@ -6,17 +6,11 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { chromium } from 'playwright-core';
-import { announceSkip } from '../support/external';
+import { inChromium, launchChromium } from '../support/chromium';
 import { demo, demoDirectory } from '../support/demo-directory';
 import { startTestServer, type TestServer } from '../support/test-server';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-// Under CI the browser is installed by .ci/run: a missing one must fail, never skip.
-const runs = available || process.env.CI === 'true';
-if (!runs) announceSkip('console page in headless Chromium', `${CHROMIUM} is not installed (apt-get install chromium)`);
-const maybe = runs ? test : test.skip;
+const maybe = inChromium('console page');
 const ARTIFACTS = path.join(__dirname, '..', '..', 'test-artifacts');
 
 describe('/console in a headless browser', () => {
@@ -39,19 +33,7 @@ describe('/console in a headless browser', () => {
       const names = server.services.readModels.runners.map((r) => r.name).sort();
 
       // When an operator opens /console and signs in
-      browser = await chromium.launch({
-        executablePath: CHROMIUM,
-        args: [
-          '--headless',
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
-      });
+      browser = await launchChromium();
       const page = await browser.newPage();
       const requested: string[] = [];
       page.on('request', (request) => requested.push(request.url()));

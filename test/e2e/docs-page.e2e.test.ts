@@ -7,17 +7,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { Browser } from 'playwright-core';
-import { chromium } from 'playwright-core';
-import { announceSkip } from '../support/external';
+import { inChromium, launchChromium } from '../support/chromium';
 import type { ServiceProcess } from '../support/service-process';
 import { startServiceProcess } from '../support/service-process';
 
-const CHROMIUM = '/usr/bin/chromium';
-const available = fs.existsSync(CHROMIUM);
-// Under CI the browser is installed by .ci/run: a missing one must fail, never skip.
-const runs = available || process.env.CI === 'true';
-if (!runs) announceSkip('docs page in headless Chromium', `${CHROMIUM} is not installed (apt-get install chromium)`);
-const maybe = runs ? test : test.skip;
+const maybe = inChromium('docs page');
 
 type Doc = { paths: Record<string, Record<string, { operationId: string; summary: string }>> };
 
@@ -39,19 +33,7 @@ describe('/docs in a headless browser', () => {
     expect(operations.length).toBeGreaterThan(0);
 
     // When a browser opens /docs
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage();
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
