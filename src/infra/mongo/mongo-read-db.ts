@@ -19,6 +19,7 @@ import type { Fence, Lease, LeaseStore } from '../../projections/projection-leas
 import { LeaseLostError } from '../../projections/projection-lease';
 import type { ParkedEvent, ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
 import { canonicalDigest } from '../../projections/canonical-digest';
+import { KeyedTurns } from '../keyed-turns';
 
 type CheckpointDoc = { _id: string; position?: string; log?: string; version?: number };
 type ParkedDoc = {
@@ -304,20 +305,10 @@ export class MongoReadDb {
    * would wait on that batch and, past its maxTimeMS, fail and demote the holder it was renewing.
    * Queued here, the renewal follows the batch (which renewed the lease itself) instead.
    */
-  private readonly leaseTurns = new Map<string, Promise<unknown>>();
+  private readonly leaseTurns = new KeyedTurns();
 
   inTurn<T>(projection: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.leaseTurns.get(projection) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const settled = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.leaseTurns.set(projection, settled);
-    void settled.then(() => {
-      if (this.leaseTurns.get(projection) === settled) this.leaseTurns.delete(projection);
-    });
-    return next;
+    return this.leaseTurns.inTurn(projection, work);
   }
 
   /** How many operations the batch being committed in this async context has sent so far (0 outside one). */

@@ -11,6 +11,8 @@ import type {
 import { canonicalDigest } from '../../projections/canonical-digest';
 import { SCHEMA_NAME } from './migrations';
 import { CLIENT_BOUND_MARGIN_MS, isGivenUp } from './client-bound';
+import { KeyedTurns } from '../keyed-turns';
+import { parkedEventOfRow, type ParkedEventRow } from '../parked-event-row';
 
 /** Two keys of pg_advisory_xact_lock: this constant for a read schema's tables, and the schema's hash. */
 const READ_SCHEMA_LOCK_CLASS = 0x70_72_72_64; // 'prrd'
@@ -205,20 +207,10 @@ export class PostgresReadDb {
    * the lease row from its fence to its commit, and a renewal sent meanwhile would wait on the
    * server for it (and, past the statement bound, fail and demote the holder it was renewing).
    */
-  private readonly leaseTurns = new Map<string, Promise<unknown>>();
+  private readonly leaseTurns = new KeyedTurns();
 
   inTurn<T>(projection: string, work: () => Promise<T>): Promise<T> {
-    const previous = this.leaseTurns.get(projection) ?? Promise.resolve();
-    const next = previous.then(work, work);
-    const settled = next.then(
-      () => undefined,
-      () => undefined,
-    );
-    this.leaseTurns.set(projection, settled);
-    void settled.then(() => {
-      if (this.leaseTurns.get(projection) === settled) this.leaseTurns.delete(projection);
-    });
-    return next;
+    return this.leaseTurns.inTurn(projection, work);
   }
 
   async checkpoint(projection: string): Promise<bigint | undefined> {
@@ -314,25 +306,11 @@ export class PostgresReadDb {
   }
 
   async parked(projection: string): Promise<ParkedEvent[]> {
-    const { rows } = await this.query<{
-      position: string;
-      stream_id: string;
-      type: string;
-      error: string;
-      failures: number;
-      first_failed_at: string;
-      last_failed_at: string;
-    }>('select * from parked_events where projection = $1 order by position', [projection]);
-    return rows.map((row) => ({
-      readModel: projection,
-      streamId: row.stream_id,
-      position: BigInt(row.position),
-      type: row.type,
-      error: row.error,
-      failures: row.failures,
-      firstFailedAt: row.first_failed_at,
-      lastFailedAt: row.last_failed_at,
-    }));
+    const { rows } = await this.query<ParkedEventRow>(
+      'select * from parked_events where projection = $1 order by position',
+      [projection],
+    );
+    return rows.map(parkedEventOfRow);
   }
 
   async unpark(projection: string, position: bigint): Promise<boolean> {

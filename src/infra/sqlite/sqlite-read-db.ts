@@ -13,6 +13,7 @@ import { canonicalDigest } from '../../projections/canonical-digest';
 import { ReadSnapshotMemo } from '../../projections/read-snapshot-memo';
 import { VersionedAnswerMemo } from '../../projections/answer-memo';
 import { EVERY_SCOPE, SqliteChangeFeed } from './sqlite-change-feed';
+import { parkedEventOfRow, type ParkedEventRow } from '../parked-event-row';
 
 /**
  * The embedded read models' database: one SQLite file under DATA_DIR (`:memory:` in tests),
@@ -93,7 +94,7 @@ export class SqliteReadDb {
          (projection, position, stream_id, type, error, failures, first_failed_at, last_failed_at)
          values (?, ?, ?, ?, ?, ?, ?, ?)`,
       ),
-      parked: db.prepare<[string], ParkedRow>('select * from parked_events where projection = ?'),
+      parked: db.prepare<[string], ParkedEventRow>('select * from parked_events where projection = ?'),
       unpark: db.prepare('delete from parked_events where projection = ? and position = ?'),
       unparkAll: db.prepare('delete from parked_events where projection = ?'),
       lease: db.prepare<[string], { holder: string; token: number | bigint; expires_at: number }>(
@@ -331,16 +332,7 @@ export class SqliteReadDb {
     this.noticeOtherWriters();
     return this.statements.parked
       .all(projection)
-      .map((row): ParkedEvent => ({
-        readModel: row.projection,
-        streamId: row.stream_id,
-        position: BigInt(row.position),
-        type: row.type,
-        error: row.error,
-        failures: row.failures,
-        firstFailedAt: row.first_failed_at,
-        lastFailedAt: row.last_failed_at,
-      }))
+      .map(parkedEventOfRow)
       .sort((a, b) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0));
   }
 
@@ -353,17 +345,6 @@ export class SqliteReadDb {
     if (this.db.open) this.db.close();
   }
 }
-
-type ParkedRow = {
-  projection: string;
-  position: string;
-  stream_id: string;
-  type: string;
-  error: string;
-  failures: number;
-  first_failed_at: string;
-  last_failed_at: string;
-};
 
 /** What a store that gathers a batch's writes in memory does at the end of the batch. */
 export type BatchHooks = {
