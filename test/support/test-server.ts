@@ -45,7 +45,8 @@ export async function startTestServer(
   const dataDir = env.DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'prs-test-'));
   const config = loadConfig({
     NODE_ENV: 'test',
-    LOG_LEVEL: 'silent',
+    // TEST_LOG_LEVEL=error shows what a test server logged, say the cause of an unexpected 500.
+    LOG_LEVEL: process.env.TEST_LOG_LEVEL ?? 'silent',
     PORT: '0',
     ...backendEnv({ ...env, DATA_DIR: dataDir }),
     ...env,
