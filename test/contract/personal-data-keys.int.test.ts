@@ -22,7 +22,10 @@ function personalDataKeysContract(open: () => Promise<OpenedStore<TwoHandles>>) 
   let second: PersonalDataKeys;
   let dispose: () => Promise<void>;
   beforeEach(async () => {
-    ({ store: { first, second }, dispose } = await open());
+    ({
+      store: { first, second },
+      dispose,
+    } = await open());
   });
   afterEach(() => dispose());
 
@@ -36,9 +39,7 @@ function personalDataKeysContract(open: () => Promise<OpenedStore<TwoHandles>>) 
 
   it('given many concurrent first calls for one person on both handles, all give one key', async () => {
     // An append seals several events of one caller at once, and two processes append side by side.
-    const keys = await Promise.all(
-      Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? first : second).keyFor(42)),
-    );
+    const keys = await Promise.all(Array.from({ length: 24 }, (_, i) => (i % 2 === 0 ? first : second).keyFor(42)));
     expect(new Set(keys.map((key) => key.toString('hex'))).size).toBe(1);
     expect((await second.keysOf([42])).get(42)).toEqual(keys[0]);
   });
@@ -46,7 +47,12 @@ function personalDataKeysContract(open: () => Promise<OpenedStore<TwoHandles>>) 
   it('keysOf gives only the keys that exist; destroy removes one for good and says whether it was there', async () => {
     const a = await first.keyFor(1);
     const b = await first.keyFor(2);
-    expect(await second.keysOf([1, 2, 3])).toEqual(new Map([[1, a], [2, b]]));
+    expect(await second.keysOf([1, 2, 3])).toEqual(
+      new Map([
+        [1, a],
+        [2, b],
+      ]),
+    );
     expect(await second.destroy(1)).toBe(true);
     expect(await second.destroy(1)).toBe(false);
     expect(await first.keysOf([1, 2])).toEqual(new Map([[2, b]]));
