@@ -28,6 +28,7 @@ const COLLECTIONS: readonly CollectionDeclaration[] = [
     name: NOTES,
     indexes: {
       by_id: { equal: ['board'], order: [['id', 1]] },
+      by_pinned: { equal: ['board', 'pinned'], order: [] },
       by_recent: {
         equal: ['board'],
         order: [
@@ -45,6 +46,7 @@ const note = (id: number, over: Partial<Document> = {}): Document => ({
   at: '2025-01-01T00:00:00.000Z',
   tags: [],
   colour: null,
+  pinned: false,
   ...over,
 });
 
@@ -126,6 +128,35 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
         count: 0,
         list: [],
       });
+    });
+
+    it('given documents, when found along a declared index, then only the equal ones (a boolean too), in its order, uncounted', async () => {
+      const notes = [
+        note(3, { at: '2025-01-02T00:00:00.000Z', pinned: true }),
+        note(1, { at: '2025-01-03T00:00:00.000Z' }),
+        note(2, { at: '2025-01-02T00:00:00.000Z' }),
+        note(4, { board: 2, pinned: true }),
+      ];
+      for (const [i, n] of notes.entries()) await store.save(NOTES, n.id as number, n, BigInt(i + 1));
+      await store.save(NOTES, 5, null, 9n);
+
+      expect((await store.find(NOTES, 'by_recent', [1])).map((n) => n.id)).toEqual([1, 3, 2]);
+      expect(await store.find(NOTES, 'by_pinned', [1, true])).toEqual([notes[0]]);
+      expect((await store.find(NOTES, 'by_pinned', [1, false])).map((n) => n.id).sort()).toEqual([1, 2]);
+      expect(await store.find(NOTES, 'by_id', [9])).toEqual([]);
+    });
+
+    it('given a collection whose version the store offers, when a write changes it, then the version moves; otherwise it stands', async () => {
+      const version = store.version;
+      if (!version) return; // Offered only where every process hears of every commit (SQLite).
+      await store.save(NOTES, 1, note(1), 5n);
+      const before = version(NOTES);
+      expect(before).not.toBeNull();
+
+      await store.save(NOTES, 1, note(1, { colour: 'red' }), 4n);
+      expect(version(NOTES)).toBe(before);
+      await store.save(NOTES, 1, note(1, { colour: 'red' }), 6n);
+      expect(version(NOTES)).not.toBe(before);
     });
 
     it('given documents, when paged after a key, then the documents past it in the index order, the count still the whole list', async () => {
