@@ -19,7 +19,7 @@ export function apiKeyStore(documents: DocumentStore, usage: ApiKeyUsageStore): 
    */
   const checks = new KeptByVersion<string, ApiKey | null>(1_000);
   const credential = async (keyId: string): Promise<ApiKey | null> => {
-    // Taken before the read: a write during it moves the version, and what was read is never served under the new one.
+    // Taken before the read: a write meanwhile moves it, so what was read is never served under the new one.
     const version = documents.version?.(API_KEYS) ?? null;
     if (version === null) return read(keyId);
     const remembered = checks.get(keyId, version);
@@ -36,7 +36,10 @@ export function apiKeyStore(documents: DocumentStore, usage: ApiKeyUsageStore): 
   return {
     projectionStore: documents.projectionStore,
     credential,
-    byKeyId: async (keyId) => (await withUses([await credential(keyId)].filter((k) => k !== null)))[0] ?? null,
+    byKeyId: async (keyId) => {
+      const key = await credential(keyId);
+      return key && ((await withUses([key]))[0] ?? null);
+    },
     listForUser: async (userId) =>
       withUses((await documents.find(API_KEYS, 'by_user', [userId, false])) as unknown as ApiKey[]),
     recordUse: (id, at) => usage.recordUse(id, at),
