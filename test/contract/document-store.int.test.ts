@@ -146,19 +146,6 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
       expect(await store.find(NOTES, 'by_id', [9])).toEqual([]);
     });
 
-    it('given a collection whose version the store offers, when a write changes it, then the version moves; otherwise it stands', async () => {
-      const version = store.version;
-      if (!version) return; // Offered only where every process hears of every commit (SQLite).
-      await store.save(NOTES, 1, note(1), 5n);
-      const before = version(NOTES);
-      expect(before).not.toBeNull();
-
-      await store.save(NOTES, 1, note(1, { colour: 'red' }), 4n);
-      expect(version(NOTES)).toBe(before);
-      await store.save(NOTES, 1, note(1, { colour: 'red' }), 6n);
-      expect(version(NOTES)).not.toBe(before);
-    });
-
     it('given documents, when paged after a key, then the documents past it in the index order, the count still the whole list', async () => {
       const notes = [
         note(1, { at: '2025-01-03T00:00:00.000Z' }),
@@ -293,5 +280,21 @@ describe('the document store on SQLite and on MongoDB', () => {
     expect(sqlite).toEqual(mongo);
     expect(sqlite?.counts).toEqual({ doc_notes: 3 });
     sqliteRead.close();
+  });
+});
+
+describe('the document store on SQLite, whose change feed every process reads', () => {
+  it('given a collection, when a write changes it, then its version moves; an older write leaves it standing', async () => {
+    const read = SqliteReadDb.open(':memory:');
+    const store = new SqliteDocumentStore(read, COLLECTIONS);
+    await store.save(NOTES, 1, note(1), 5n);
+    const before = store.version(NOTES);
+    expect(before).not.toBeNull();
+
+    await store.save(NOTES, 1, note(1, { colour: 'red' }), 4n);
+    expect(store.version(NOTES)).toBe(before);
+    await store.save(NOTES, 1, note(1, { colour: 'red' }), 6n);
+    expect(store.version(NOTES)).not.toBe(before);
+    read.close();
   });
 });
