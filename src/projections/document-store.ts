@@ -39,6 +39,11 @@ export type DocumentReadModel<E extends { readonly type: string; readonly data: 
   readonly collections: readonly CollectionDeclaration[];
   readonly documentsOf: (event: E) => readonly { readonly collection: string; readonly id: DocumentId }[];
   readonly evolve: (collection: string, document: Document | null, event: E) => Document | null;
+  /**
+   * The read scope (src/projections/read-scopes.ts) every write of the model changes, where
+   * answers remembered from it must be dropped when it does; the store's `version` follows it.
+   */
+  readonly scope?: string;
 };
 
 /** A page of one collection along one declared index, the leading `equal` fields given. */
@@ -62,10 +67,17 @@ export interface DocumentStore {
   /** Writes the document (null: a tombstone) unless the stored one is at `position` or later. */
   save(collection: string, id: DocumentId, document: Document | null, position: bigint): Promise<void>;
   get(collection: string, id: DocumentId): Promise<Document | null>;
+  /** The stored documents of `ids`, in one query: absent ones left out, in no particular order. */
+  getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]>;
   /** The documents matching the index's equal fields: how many, and one page in the index's order. */
   page(collection: string, query: IndexQuery): Promise<PageResponse<Document>>;
   /** The distinct string values of `field` (array elements unwound) among the matching documents, code-unit order. */
   distinct(collection: string, field: string, equal: Readonly<Record<string, Scalar>>): Promise<string[]>;
+  /**
+   * Moves whenever a write changes the model's scope, this process's or another's; null where
+   * nothing read may be kept (inside a write transaction). Absent where the database cannot tell.
+   */
+  version?(): string | null;
 }
 
 /** Code-unit order, as MongoDB compares strings (binary) and SQLite's default collation does. */

@@ -105,6 +105,20 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
       expect(await store.distinct(NOTES, 'colour', { board: 1 })).toEqual([]);
     });
 
+    it('given documents and a tombstone, when several ids are asked at once, then the stored ones, each once, numbers and strings apart', async () => {
+      await store.save(NOTES, 1, note(1), 1n);
+      await store.save(NOTES, 2, note(2), 2n);
+      await store.save(NOTES, 3, note(3), 3n);
+      await store.save(NOTES, 3, null, 4n);
+      await store.save(NOTES, 'x', note(9, { colour: 'x' }), 5n);
+
+      const ids = async (asked: (number | string)[]) =>
+        (await store.getMany(NOTES, asked)).map((n) => n.id as number).sort((a, b) => a - b);
+      expect(await ids([2, 404, 1, 2, 3])).toEqual([1, 2]);
+      expect(await ids(['x', '1'])).toEqual([9]);
+      expect(await store.getMany(NOTES, [])).toEqual([]);
+    });
+
     it('given documents, when paged along a declared index, then only the equal ones, in its order, with their count', async () => {
       const notes = [
         note(3, { at: '2025-01-02T00:00:00.000Z' }),

@@ -78,6 +78,20 @@ export class MongoDocumentStore implements DocumentStore {
     return (await this.load(collection, id))?.document ?? null;
   }
 
+  async getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]> {
+    if (ids.length === 0) return [];
+    const found = await this.collection(collection)
+      .find(
+        { _id: { $in: [...new Set(ids)] } as never, doc: { $ne: null } },
+        {
+          projection: { _id: 0, doc: 1 },
+          ...this.read.readOptions(),
+        },
+      )
+      .toArray();
+    return found.map((d) => d.doc as Document);
+  }
+
   async page(collection: string, { index: name, equal, page, after }: IndexQuery): Promise<PageResponse<Document>> {
     const index = indexOf(this.collections, collection, name);
     const filter = { doc: { $ne: null }, ...Object.fromEntries(index.equal.map((f, i) => [at(f), equal[i]])) };

@@ -102,6 +102,15 @@ export class PostgresDocumentStore implements DocumentStore {
     return (await this.load(collection, id))?.document ?? null;
   }
 
+  async getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.read.query<{ doc: Document }>(
+      `select doc from ${documentTable(collection)} where id = any($1::text[]) and doc is not null`,
+      [[...new Set(ids.map(key))]],
+    );
+    return rows.map((row) => row.doc);
+  }
+
   async page(collection: string, { index: name, equal, page, after }: IndexQuery): Promise<PageResponse<Document>> {
     const index = indexOf(this.collections, collection, name);
     const table = documentTable(collection);

@@ -50,10 +50,13 @@ export class SqliteDocumentStore implements DocumentStore {
   readonly projectionStore: ProjectionStore;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  readonly version?: () => string | null;
 
+  /** `scope`: the read scope each write that changes a document touches in the change feed. */
   constructor(
-    read: SqliteReadDb,
+    private readonly read: SqliteReadDb,
     private readonly collections: readonly CollectionDeclaration[],
+    private readonly scope?: string,
   ) {
     this.db = read.db;
     for (const collection of collections) {
@@ -63,6 +66,7 @@ export class SqliteDocumentStore implements DocumentStore {
     }
     const tables = collections.map((c) => documentTable(c.name));
     this.projectionStore = { ...sqliteProjectionStore(read, tables), digest: async () => this.digest(tables) };
+    if (scope !== undefined) this.version = () => read.feed.version(scope);
   }
 
   private statement(sql: string): Database.Statement {
@@ -81,14 +85,23 @@ export class SqliteDocumentStore implements DocumentStore {
 
   async save(collection: string, id: DocumentId, document: Document | null, position: bigint): Promise<void> {
     const table = documentTable(collection);
-    this.statement(
+    const { changes } = this.statement(
       `insert into ${table} (id, doc, position) values (?, ?, ?) on conflict (id) do update set ` +
         `doc = excluded.doc, position = excluded.position where excluded.position > ${table}.position`,
     ).run(id, document === null ? null : JSON.stringify(document), position);
+    if (changes > 0 && this.scope !== undefined) this.read.feed.touch(this.scope);
   }
 
   async get(collection: string, id: DocumentId): Promise<Document | null> {
     return (await this.load(collection, id))?.document ?? null;
+  }
+
+  async getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]> {
+    if (ids.length === 0) return [];
+    const rows = this.statement(
+      `select doc from ${documentTable(collection)} where id in (select value from json_each(?)) and doc is not null`,
+    ).all(JSON.stringify([...new Set(ids)])) as { doc: string }[];
+    return rows.map((row) => JSON.parse(row.doc) as Document);
   }
 
   async page(collection: string, { index: name, equal, page, after }: IndexQuery): Promise<PageResponse<Document>> {
