@@ -78,18 +78,23 @@ export class MongoDocumentStore implements DocumentStore {
     return (await this.load(collection, id))?.document ?? null;
   }
 
-  async getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]> {
+  async loadMany(
+    collection: string,
+    ids: readonly DocumentId[],
+  ): Promise<{ id: DocumentId; document: Document | null; position: bigint }[]> {
     if (ids.length === 0) return [];
     const found = await this.collection(collection)
-      .find(
-        { _id: { $in: [...new Set(ids)] } as never, doc: { $ne: null } },
-        {
-          projection: { _id: 0, doc: 1 },
-          ...this.read.readOptions(),
-        },
-      )
+      .find({ _id: { $in: [...new Set(ids)] } as never }, this.read.readOptions())
       .toArray();
-    return found.map((d) => d.doc as Document);
+    return found.map((d) => ({
+      id: d._id as unknown as DocumentId,
+      document: (d.doc as Document | null) ?? null,
+      position: positionOf(d.position),
+    }));
+  }
+
+  async getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]> {
+    return (await this.loadMany(collection, ids)).flatMap(({ document }) => (document === null ? [] : [document]));
   }
 
   async page(collection: string, { index: name, equal, page, after }: IndexQuery): Promise<PageResponse<Document>> {

@@ -102,13 +102,24 @@ export class PostgresDocumentStore implements DocumentStore {
     return (await this.load(collection, id))?.document ?? null;
   }
 
-  async getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]> {
+  async loadMany(
+    collection: string,
+    ids: readonly DocumentId[],
+  ): Promise<{ id: DocumentId; document: Document | null; position: bigint }[]> {
     if (ids.length === 0) return [];
-    const { rows } = await this.read.query<{ doc: Document }>(
-      `select doc from ${documentTable(collection)} where id = any($1::text[]) and doc is not null`,
+    const { rows } = await this.read.query<{ id: string; doc: Document | null; position: string }>(
+      `select id, doc, position from ${documentTable(collection)} where id = any($1::text[])`,
       [[...new Set(ids.map(key))]],
     );
-    return rows.map((row) => row.doc);
+    return rows.map((row) => ({
+      id: JSON.parse(row.id) as DocumentId,
+      document: row.doc,
+      position: BigInt(row.position),
+    }));
+  }
+
+  async getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]> {
+    return (await this.loadMany(collection, ids)).flatMap(({ document }) => (document === null ? [] : [document]));
   }
 
   async page(collection: string, { index: name, equal, page, after }: IndexQuery): Promise<PageResponse<Document>> {

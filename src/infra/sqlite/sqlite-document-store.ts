@@ -96,12 +96,23 @@ export class SqliteDocumentStore implements DocumentStore {
     return (await this.load(collection, id))?.document ?? null;
   }
 
-  async getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]> {
+  async loadMany(
+    collection: string,
+    ids: readonly DocumentId[],
+  ): Promise<{ id: DocumentId; document: Document | null; position: bigint }[]> {
     if (ids.length === 0) return [];
     const rows = this.statement(
-      `select doc from ${documentTable(collection)} where id in (select value from json_each(?)) and doc is not null`,
-    ).all(JSON.stringify([...new Set(ids)])) as { doc: string }[];
-    return rows.map((row) => JSON.parse(row.doc) as Document);
+      `select id, doc, position from ${documentTable(collection)} where id in (select value from json_each(?))`,
+    ).all(JSON.stringify([...new Set(ids)])) as { id: DocumentId; doc: string | null; position: number }[];
+    return rows.map((row) => ({
+      id: row.id,
+      document: row.doc === null ? null : (JSON.parse(row.doc) as Document),
+      position: BigInt(row.position),
+    }));
+  }
+
+  async getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]> {
+    return (await this.loadMany(collection, ids)).flatMap(({ document }) => (document === null ? [] : [document]));
   }
 
   async page(collection: string, { index: name, equal, page, after }: IndexQuery): Promise<PageResponse<Document>> {
