@@ -127,12 +127,9 @@ export class PostgresDocumentStore implements DocumentStore {
     const table = documentTable(collection);
     const where = ['doc is not null', ...index.equal.map((f, i) => `${field(f)} = $${i + 1}::jsonb`)].join(' and ');
     const values = equal.map((value) => JSON.stringify(value));
-    const { rows: counted } = await this.read.query<{ n: string }>(
-      `select count(*) as n from ${table} where ${where}`,
-      values,
-    );
-    const count = Number(counted[0]?.n ?? 0);
-    if (page.take === 0 || count === 0) return { count, list: [] };
+    const counting = this.read.query<{ n: string }>(`select count(*) as n from ${table} where ${where}`, values);
+    const countOf = ({ rows }: { rows: { n: string }[] }) => Number(rows[0]?.n ?? 0);
+    if (page.take === 0) return { count: countOf(await counting), list: [] };
     const order = index.order.flatMap(([f, direction]) => orderKeys(f, direction)).join(', ');
     const bound: unknown[] = [...values];
     const bind = (value: unknown): string => {
@@ -152,11 +149,15 @@ export class PostgresDocumentStore implements DocumentStore {
           )
           .join(' or ')})`
       : '';
-    const { rows } = await this.read.query<{ doc: Document }>(
-      `select doc from ${table} where ${where}${afterKey} order by ${order} limit ${bind(page.take)} offset ${bind(page.skip)}`,
-      bound,
-    );
-    return { count, list: rows.map((row) => row.doc) };
+    // Asked with the count, not after it: a page waits for one round trip, not two.
+    const [counted, { rows }] = await Promise.all([
+      counting,
+      this.read.query<{ doc: Document }>(
+        `select doc from ${table} where ${where}${afterKey} order by ${order} limit ${bind(page.take)} offset ${bind(page.skip)}`,
+        bound,
+      ),
+    ]);
+    return { count: countOf(counted), list: rows.map((row) => row.doc) };
   }
 
   /** As MongoDB's distinct: an array field's elements unwound, a scalar taken as it is; strings only. */
