@@ -5,11 +5,9 @@ import type { PostgresReadDb } from '../infra/postgres/postgres-read-db';
 import type { PostgresDocumentStore } from '../infra/postgres/postgres-document-store';
 import type { MongoApiKeyUsage } from '../infra/mongo/mongo-api-key-usage';
 import type { MongoDocumentStore } from '../infra/mongo/mongo-document-store';
-import type { MongoDirectoryStore } from '../infra/mongo/mongo-directory-store';
 import type { MongoResourceViewStore } from '../infra/mongo/mongo-resource-view-store';
 import { SqliteApiKeyUsage } from '../infra/sqlite/sqlite-api-key-usage';
 import { SqliteDocumentStore } from '../infra/sqlite/sqlite-document-store';
-import { SqliteDirectoryStore } from '../infra/sqlite/sqlite-directory-store';
 import { SqliteResourceViewStore } from '../infra/sqlite/sqlite-resource-view-store';
 import type { ReadModelProjection } from '../projections/read-model-projection';
 import type { ApiKeyUsageStore } from '../api-keys/api-key-store';
@@ -17,12 +15,12 @@ import { apiKeyStore } from '../api-keys/api-key-queries';
 import { applicationStore } from '../applications/application-queries';
 import { filesStore } from '../files/files-store';
 import type { ResourceViewStore } from '../resources/resource-view-store';
-import type { DirectoryStore } from '../directory/directory-store';
 import { API_KEYS_READ_MODEL } from '../api-keys/api-key-projection';
 import { APPLICATIONS_READ_MODEL } from '../applications/application-projection';
 import { FILES_READ_MODEL } from '../files/files-projection';
 import { documentProjection, type DocumentReadModel, type DocumentStore } from '../projections/document-store';
-import { directoryProjection } from '../directory/directory-projection';
+import { DIRECTORY_READ_MODEL } from '../directory/directory-projection';
+import { directoryStore } from '../directory/directory-store';
 import { resourceProjection } from '../resources/resource-projection';
 
 /**
@@ -91,7 +89,7 @@ function documentModel<Store extends object, Kept = undefined>(
       if (!documents) throw new Error(`the ${model.name} store was not opened by its read model`);
       return documentProjection(model, documents);
     },
-    sqlite: (db) => opened(new SqliteDocumentStore(db, model.collections), beside.sqlite(db)),
+    sqlite: (db) => opened(new SqliteDocumentStore(db, model.collections, model.scope), beside.sqlite(db)),
     mongo: async (db) =>
       opened(
         await adapter<typeof MongoDocumentStore>('../infra/mongo/mongo-document-store', 'MongoDocumentStore').open(
@@ -116,14 +114,7 @@ function documentModel<Store extends object, Kept = undefined>(
  * here: the composition root, the blue/green rebuild, the CLI and the test support read this list.
  */
 export const READ_MODELS = {
-  directory: readModel<DirectoryStore>({
-    projection: directoryProjection,
-    sqlite: (db) => new SqliteDirectoryStore(db),
-    mongo: (db) =>
-      adapter<typeof MongoDirectoryStore>('../infra/mongo/mongo-directory-store', 'MongoDirectoryStore').open(db),
-    postgres: (db) =>
-      postgresStore<DirectoryStore>('../infra/postgres/postgres-directory-store', 'PostgresDirectoryStore').open(db),
-  }),
+  directory: documentModel(DIRECTORY_READ_MODEL, directoryStore),
   resources: readModel<ResourceViewStore>({
     projection: resourceProjection,
     sqlite: (db) => new SqliteResourceViewStore(db),

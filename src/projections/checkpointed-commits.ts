@@ -119,6 +119,7 @@ export class CheckpointedCommits {
           taken = 0;
           failed = undefined;
           applied = 0;
+          await this.projection.readAhead?.(batch);
           for (const event of batch) {
             const spent =
               Date.now() - started > budget.maxMs || (store.batchOperations?.() ?? 0) >= budget.maxOperations;

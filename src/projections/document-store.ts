@@ -39,6 +39,11 @@ export type DocumentReadModel<E extends { readonly type: string; readonly data: 
   readonly collections: readonly CollectionDeclaration[];
   readonly documentsOf: (event: E) => readonly { readonly collection: string; readonly id: DocumentId }[];
   readonly evolve: (collection: string, document: Document | null, event: E) => Document | null;
+  /**
+   * The read scope (src/projections/read-scopes.ts) every write of the model changes, where
+   * answers remembered from it must be dropped when it does; the store's `version` follows it.
+   */
+  readonly scope?: string;
 };
 
 /** A page of one collection along one declared index, the leading `equal` fields given. */
@@ -62,6 +67,13 @@ export interface DocumentStore {
   /** Writes the document (null: a tombstone) unless the stored one is at `position` or later. */
   save(collection: string, id: DocumentId, document: Document | null, position: bigint): Promise<void>;
   get(collection: string, id: DocumentId): Promise<Document | null>;
+  /** `load` of many ids in one query: those stored (tombstones too), in no particular order. */
+  loadMany(
+    collection: string,
+    ids: readonly DocumentId[],
+  ): Promise<{ id: DocumentId; document: Document | null; position: bigint }[]>;
+  /** The stored documents of `ids`, in one query: absent ones left out, in no particular order. */
+  getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]>;
   /** The documents matching the index's equal fields: how many, and one page in the index's order. */
   page(collection: string, query: IndexQuery): Promise<PageResponse<Document>>;
   /**
@@ -78,6 +90,12 @@ export interface DocumentStore {
    * change feed); absent elsewhere, where every read goes to the database.
    */
   readonly version?: (collection: string) => string | null;
+  /**
+   * Moves whenever a write changes the read model's declared scope (DocumentReadModel.scope), this
+   * process's or another's; null where nothing read may be kept (inside a write transaction).
+   * Absent where the database cannot tell.
+   */
+  readonly scopeVersion?: () => string | null;
 }
 
 /** Code-unit order, as MongoDB compares strings (binary) and SQLite's default collation does. */
@@ -112,31 +130,63 @@ export function indexOf(collections: readonly CollectionDeclaration[], collectio
   return index;
 }
 
+type Stored = { readonly document: Document | null; readonly position: bigint };
+
+/** A document's key among a batch's: 1 and "1" are different documents. */
+const keyOf = (collection: string, id: DocumentId): string => `${collection}\u0000${JSON.stringify(id)}`;
+
 /**
  * The runner's side of a document read model: each event it handles loads the documents it
  * touches, skips those already at its position or later (so replaying any range changes nothing),
- * evolves the others and saves them with the event's position, inside the store's commit.
+ * evolves the others and saves them with the event's position, inside the store's commit. A
+ * batch's documents are read ahead, one query per collection, and kept as the batch evolves
+ * them, so folding an event costs its writes only.
  */
 export function documentProjection<E extends { readonly type: string; readonly data: unknown }>(
   model: DocumentReadModel<E>,
   store: DocumentStore,
 ): ReadModelProjection {
   const { handles, eventTypes } = selecting(model.canHandle);
+  const eventOf = (recorded: RecordedEvent) => ({ type: recorded.type, data: recorded.data }) as E;
+  /** `batch`: the batch's documents as they stand, where the batch read them ahead. */
+  const fold = async (recorded: RecordedEvent, batch?: Map<string, Stored | null>): Promise<void> => {
+    if (!handles(recorded)) return;
+    const event = eventOf(recorded);
+    for (const { collection, id } of model.documentsOf(event)) {
+      const key = keyOf(collection, id);
+      const stored = batch?.has(key) ? batch.get(key) : await store.load(collection, id);
+      if (stored && stored.position >= recorded.position) continue;
+      const next = model.evolve(collection, stored?.document ?? null, event);
+      if (next === null && !stored) continue;
+      await store.save(collection, id, next, recorded.position);
+      batch?.set(key, { document: next, position: recorded.position });
+    }
+  };
+  /** The last batch read ahead: its very events, and its documents as they stand. */
+  let ahead: { events: ReadonlySet<RecordedEvent>; documents: Map<string, Stored | null> } | undefined;
   return {
     name: model.name,
     store: store.projectionStore,
     handles,
     eventTypes,
-    async apply(recorded: RecordedEvent): Promise<void> {
-      if (!handles(recorded)) return;
-      const event = { type: recorded.type, data: recorded.data } as E;
-      for (const { collection, id } of model.documentsOf(event)) {
-        const stored = await store.load(collection, id);
-        if (stored && stored.position >= recorded.position) continue;
-        const next = model.evolve(collection, stored?.document ?? null, event);
-        if (next === null && !stored) continue;
-        await store.save(collection, id, next, recorded.position);
+    apply: (recorded) => fold(recorded, ahead?.events.has(recorded) ? ahead.documents : undefined),
+    async readAhead(events) {
+      ahead = undefined;
+      const wanted = new Map<string, Set<DocumentId>>();
+      for (const recorded of events) {
+        if (!handles(recorded)) continue;
+        for (const { collection, id } of model.documentsOf(eventOf(recorded))) {
+          const ids = wanted.get(collection) ?? new Set<DocumentId>();
+          wanted.set(collection, ids.add(id));
+        }
       }
+      const documents = new Map<string, Stored | null>();
+      for (const [collection, ids] of wanted) {
+        for (const id of ids) documents.set(keyOf(collection, id), null);
+        for (const { id, document, position } of await store.loadMany(collection, [...ids]))
+          documents.set(keyOf(collection, id), { document, position });
+      }
+      ahead = { events: new Set(events), documents };
     },
   };
 }

@@ -104,6 +104,12 @@ export interface ReadModelProjection {
   /** Every type `handles` accepts: a catch-up reads only these from the log (see `selecting`). */
   readonly eventTypes?: ReadonlySet<string>;
   apply(event: RecordedEvent): Promise<void>;
+  /**
+   * Reads ahead, inside one batch's commit, what applying these very events will read, in as few
+   * queries as the store allows; `apply` of them then reads none of it again. Any other event
+   * (another batch's, one read again from the log) is applied as usual.
+   */
+  readAhead?(events: readonly RecordedEvent[]): Promise<void>;
 }
 
 /**

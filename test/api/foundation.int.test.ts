@@ -201,7 +201,7 @@ describe('foundation over HTTP', () => {
       );
       expect(res.text).toMatch(/events_appended_total\{stream_type="directory"\} [1-9]/);
       expect(res.text).toMatch(/read_model_checkpoint_position\{projection="resources"\} [1-9]/);
-      expect(res.text).toMatch(/read_model_lag_events\{projection="directory"\} 0/);
+      expect(res.text).toMatch(/read_model_lag_events\{projection="directory-documents"\} 0/);
       expect(res.text).not.toContain(server.services.secrets.directoryToken);
     });
   });
@@ -260,7 +260,7 @@ describe('foundation over HTTP', () => {
       expect(job.outcome).toBe('succeeded');
       expect(after.digest).toBe(before.body.digest);
       expect(after.checkpoint).toBe(before.body.checkpoint);
-      expect(before.body.counts.dir_users).toBeGreaterThan(5);
+      expect(before.body.counts.doc_dir_users).toBeGreaterThan(5);
     });
   });
 });

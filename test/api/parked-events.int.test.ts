@@ -4,6 +4,7 @@
  * an operator lists it, retries it (still failing, then fixed) or skips another, each decision in
  * the audit log; readiness answers 503 while the directory has one parked.
  */
+import { DIRECTORY_READ_MODEL } from '../../src/directory/directory-projection';
 import type { RecordedEvent } from '../../src/ports/event-store';
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
@@ -77,7 +78,7 @@ describe('parked events', () => {
     expect(ready.status).toBe(503);
     expect(ready.body.checks.parkedEvents).toBe('parked events in directory (1)');
     const metrics = await server.get('/internal/metrics', { headers: operator });
-    expect(metrics.text).toMatch(/^projection_parked_events\{projection="directory"\} 1$/m);
+    expect(metrics.text).toMatch(/^projection_parked_events\{projection="directory-documents"\} 1$/m);
     // and the console's answer lists it on the directory's row, none on the others
     const status = await server.get<{ readModels: { name: string; parked: { position: string }[] }[] }>(
       '/internal/read-models',
@@ -85,7 +86,7 @@ describe('parked events', () => {
     );
     expect(
       Object.fromEntries(status.body.readModels.map((row) => [row.name, row.parked.map((p) => p.position)])),
-    ).toMatchObject({ directory: [position.toString()], resources: [] });
+    ).toMatchObject({ [DIRECTORY_READ_MODEL.name]: [position.toString()], resources: [] });
     expect(metrics.text).toMatch(/^projection_parked_events\{projection="resources"\} 0$/m);
 
     // when: retried while it still fails

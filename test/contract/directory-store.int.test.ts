@@ -1,19 +1,42 @@
 /**
- * The directory read model's contract, run against every adapter: SQLite always, the MongoDB
- * adapter on the in-process mingo stand-in always, and on a real MongoDB when one answers, and
- * the PostgreSQL adapter on the suites' server.
+ * The directory read model's contract, through its projection (events in, the service's questions
+ * out), run against every document-store adapter: SQLite always, the MongoDB adapter on the
+ * in-process mingo stand-in always and on a real MongoDB when one answers, and PostgreSQL on the
+ * suites' server. The events are folded by the runner's side of the document store
+ * (`documentProjection`), so the position guard under test is the generic one.
  */
 import type { DirectoryEvent } from '../../src/directory/directory-events';
-import { MongoDirectoryStore } from '../../src/infra/mongo/mongo-directory-store';
-import { PostgresDirectoryStore } from '../../src/infra/postgres/postgres-directory-store';
-import { SqliteDirectoryStore } from '../../src/infra/sqlite/sqlite-directory-store';
-import type { DirectoryChange } from '../../src/directory/directory-records';
-import { directoryChange } from '../../src/directory/directory-records';
-import type { DirectoryStore } from '../../src/directory/directory-store';
-import type { Memberships } from '../../src/directory/directory-records';
+import { DIRECTORY_STREAM } from '../../src/directory/directory-events';
+import { DIRECTORY_READ_MODEL } from '../../src/directory/directory-projection';
+import { directoryStore, type DirectoryStore, type Memberships } from '../../src/directory/directory-store';
+import { MongoDocumentStore } from '../../src/infra/mongo/mongo-document-store';
+import { PostgresDocumentStore } from '../../src/infra/postgres/postgres-document-store';
+import { SqliteDocumentStore } from '../../src/infra/sqlite/sqlite-document-store';
+import { documentProjection, type DocumentStore } from '../../src/projections/document-store';
 import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
 
-const change = (event: DirectoryEvent): DirectoryChange => directoryChange(event) as DirectoryChange;
+/** The read model's queries, and `write`: one event folded at `position`, as the runner folds it. */
+type DirectoryReadModel = DirectoryStore & {
+  readonly projectionName: string;
+  write(event: DirectoryEvent, position: bigint): Promise<void>;
+};
+
+function directoryReadModel(documents: DocumentStore): DirectoryReadModel {
+  const projection = documentProjection(DIRECTORY_READ_MODEL, documents);
+  return {
+    ...directoryStore(documents),
+    projectionName: projection.name,
+    write: (event, position) =>
+      projection.apply({
+        streamId: DIRECTORY_STREAM,
+        type: event.type,
+        data: event.data,
+        metadata: { actor: { userId: 1, credential: 'session' }, correlationId: 'contract', at: '' },
+        revision: 0n,
+        position,
+      }),
+  };
+}
 
 /** Communities 10 (public), 20, 30; projects 7 and 8; users 1 to 3; links, members, circles, paragraphs. */
 const world: DirectoryEvent[] = [
@@ -78,13 +101,16 @@ function normalised(m: Memberships): Memberships {
   };
 }
 
-export function describeDirectoryStoreContract(name: string, open: () => Promise<OpenedStore<DirectoryStore>>): void {
+export function describeDirectoryStoreContract(
+  name: string,
+  open: () => Promise<OpenedStore<DirectoryReadModel>>,
+): void {
   describe(`${name} honours the DirectoryStore contract`, () => {
-    let store: DirectoryStore;
+    let store: DirectoryReadModel;
     withFreshStore(open, (opened) => (store = opened));
 
     const applyAll = async (events: readonly DirectoryEvent[], first = 1n) => {
-      for (const [i, event] of events.entries()) await store.write(change(event), first + BigInt(i));
+      for (const [i, event] of events.entries()) await store.write(event, first + BigInt(i));
     };
 
     describe('given the directory of a small world', () => {
@@ -190,18 +216,20 @@ export function describeDirectoryStoreContract(name: string, open: () => Promise
 
     describe('writes guarded by position', () => {
       it('given a newer record, when an older or equal upsert arrives, then nothing changes', async () => {
-        await store.write(change({ type: 'UserUpserted', data: { userId: 1, name: 'New', status: 'active' } }), 5n);
-        await store.write(change({ type: 'UserUpserted', data: { userId: 1, name: 'Old', status: 'banned' } }), 4n);
-        await store.write(change({ type: 'UserUpserted', data: { userId: 1, name: 'Same', status: 'banned' } }), 5n);
+        await store.write({ type: 'UserUpserted', data: { userId: 1, name: 'New', status: 'active' } }, 5n);
+        await store.write({ type: 'UserUpserted', data: { userId: 1, name: 'Old', status: 'banned' } }, 4n);
+        await store.write({ type: 'UserUpserted', data: { userId: 1, name: 'Same', status: 'banned' } }, 5n);
 
         expect(await store.user(1)).toEqual({ userId: 1, name: 'New', status: 'active', platformRoles: [] });
       });
 
       it('given a removal, when an older upsert is replayed, then the record stays removed; a newer one brings it back', async () => {
-        const member = (role: 'member' | 'admin') =>
-          change({ type: 'CommunityMemberSet', data: { communityId: 10, userId: 1, role, status: 'approved' } });
+        const member = (role: 'member' | 'admin'): DirectoryEvent => ({
+          type: 'CommunityMemberSet',
+          data: { communityId: 10, userId: 1, role, status: 'approved' },
+        });
         await store.write(member('member'), 1n);
-        await store.write(change({ type: 'CommunityMemberRemoved', data: { communityId: 10, userId: 1 } }), 3n);
+        await store.write({ type: 'CommunityMemberRemoved', data: { communityId: 10, userId: 1 } }, 3n);
         await store.write(member('admin'), 2n);
         expect((await store.memberships(1)).communities).toEqual([]);
 
@@ -211,15 +239,14 @@ export function describeDirectoryStoreContract(name: string, open: () => Promise
         ]);
       });
 
-      it('given a removal of a record never stored, when an older upsert arrives, then it is not created', async () => {
-        await store.write(change({ type: 'CommunityProjectRemoved', data: { communityProjectId: 100 } }), 5n);
-        await store.write(
-          change({
-            type: 'CommunityProjectUpserted',
-            data: { communityProjectId: 100, communityId: 10, projectId: 7 },
-          }),
-          4n,
-        );
+      it('given a link upserted then removed, when the upsert is replayed, then it is not brought back', async () => {
+        const link: DirectoryEvent = {
+          type: 'CommunityProjectUpserted',
+          data: { communityProjectId: 100, communityId: 10, projectId: 7 },
+        };
+        await store.write(link, 4n);
+        await store.write({ type: 'CommunityProjectRemoved', data: { communityProjectId: 100 } }, 5n);
+        await store.write(link, 4n);
 
         expect(await store.communityProject(100)).toBeNull();
         expect(await store.communityProjectOf(7, 10)).toBeNull();
@@ -243,13 +270,13 @@ export function describeDirectoryStoreContract(name: string, open: () => Promise
 
     describe('the projection side', () => {
       it('given a committed batch, when the checkpoint is read, then it is the batch position; after reset, nothing remains', async () => {
-        expect(await store.projectionStore.checkpoint('directory')).toBeUndefined();
-        await store.projectionStore.commit('directory', 31n, async () => applyAll(world));
-        expect(await store.projectionStore.checkpoint('directory')).toBe(31n);
+        expect(await store.projectionStore.checkpoint(store.projectionName)).toBeUndefined();
+        await store.projectionStore.commit(store.projectionName, 31n, async () => applyAll(world));
+        expect(await store.projectionStore.checkpoint(store.projectionName)).toBe(31n);
 
-        await store.projectionStore.reset('directory');
+        await store.projectionStore.reset(store.projectionName);
 
-        expect(await store.projectionStore.checkpoint('directory')).toBeUndefined();
+        expect(await store.projectionStore.checkpoint(store.projectionName)).toBeUndefined();
         expect(await store.user(1)).toBeNull();
         expect(await store.memberships(1)).toEqual({ communities: [], projects: [], circleIds: [] });
         expect(Object.values((await store.projectionStore.digest()).counts).every((n) => n === 0)).toBe(true);
@@ -259,7 +286,17 @@ export function describeDirectoryStoreContract(name: string, open: () => Promise
 }
 
 describeOnEveryReadDb(describeDirectoryStoreContract, {
-  sqlite: ['SqliteDirectoryStore', (read) => new SqliteDirectoryStore(read)],
-  mongo: ['MongoDirectoryStore', (read) => MongoDirectoryStore.open(read)],
-  postgres: ['PostgresDirectoryStore', (read) => PostgresDirectoryStore.open(read)],
+  sqlite: [
+    'the directory on SqliteDocumentStore',
+    (read) =>
+      directoryReadModel(new SqliteDocumentStore(read, DIRECTORY_READ_MODEL.collections, DIRECTORY_READ_MODEL.scope)),
+  ],
+  mongo: [
+    'the directory on MongoDocumentStore',
+    async (read) => directoryReadModel(await MongoDocumentStore.open(read, DIRECTORY_READ_MODEL.collections)),
+  ],
+  postgres: [
+    'the directory on PostgresDocumentStore',
+    async (read) => directoryReadModel(await PostgresDocumentStore.open(read, DIRECTORY_READ_MODEL.collections)),
+  ],
 });

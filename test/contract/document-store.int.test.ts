@@ -107,6 +107,25 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
       expect(await store.distinct(NOTES, 'colour', { board: 1 })).toEqual([]);
     });
 
+    it('given documents and a tombstone, when several ids are asked at once, then the stored ones, each once, numbers and strings apart; loaded, the tombstone too', async () => {
+      await store.save(NOTES, 1, note(1), 1n);
+      await store.save(NOTES, 2, note(2), 2n);
+      await store.save(NOTES, 3, note(3), 3n);
+      await store.save(NOTES, 3, null, 4n);
+      await store.save(NOTES, 'x', note(9, { colour: 'x' }), 5n);
+
+      const ids = async (asked: (number | string)[]) =>
+        (await store.getMany(NOTES, asked)).map((n) => n.id as number).sort((a, b) => a - b);
+      expect(await ids([2, 404, 1, 2, 3])).toEqual([1, 2]);
+      expect(await ids(['x', '1'])).toEqual([9]);
+      expect(await store.getMany(NOTES, [])).toEqual([]);
+      const loaded = await store.loadMany(NOTES, [3, 1, 404]);
+      expect(loaded.sort((a, b) => Number(a.id) - Number(b.id))).toEqual([
+        { id: 1, document: note(1), position: 1n },
+        { id: 3, document: null, position: 4n },
+      ]);
+    });
+
     it('given documents, when paged along a declared index, then only the equal ones, in its order, with their count', async () => {
       const notes = [
         note(3, { at: '2025-01-02T00:00:00.000Z' }),
@@ -256,6 +275,36 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
       expect(await store.get(NOTES, 2)).toBeNull();
       expect(await store.projectionStore.digest()).toEqual(once);
       expect(await store.projectionStore.checkpoint('notes')).toBe(4n);
+    });
+
+    it('given a batch read ahead, when folded, then each document evolves from what the batch made of it, and a replay of it changes nothing', async () => {
+      const evolved: string[] = [];
+      const projection = documentProjection(notesModel(evolved), store);
+      await store.save(NOTES, 3, note(3), 9n);
+      const batch = [
+        recorded(10, 'NoteWritten', { id: 1, board: 1, text: 'a' }),
+        recorded(11, 'NoteWritten', { id: 1, board: 1, text: 'b' }),
+        recorded(12, 'NoteErased', { id: 1 }),
+        recorded(13, 'NoteWritten', { id: 1, board: 1, text: 'c' }),
+        recorded(5, 'NoteWritten', { id: 3, board: 1, text: 'older' }),
+      ];
+      const fold = async () =>
+        store.projectionStore.commit('notes', 13n, async () => {
+          await projection.readAhead?.(batch);
+          for (const event of batch) await projection.apply(event);
+        });
+
+      await fold();
+      const once = await store.projectionStore.digest();
+      await fold();
+
+      expect(evolved).toEqual(['NoteWritten 1', 'NoteWritten 1', 'NoteErased 1', 'NoteWritten 1']);
+      expect(await store.load(NOTES, 1)).toEqual({
+        document: { id: 1, board: 1, text: 'c', edits: 1 },
+        position: 13n,
+      });
+      expect(await store.get(NOTES, 3)).toEqual(note(3));
+      expect(await store.projectionStore.digest()).toEqual(once);
     });
 
     it('given documents and a checkpoint, when reset, then nothing remains', async () => {

@@ -173,7 +173,7 @@ describe('the service process on its embedded default', () => {
       }
     ).counts;
     const seededUsers = 11;
-    expect(counts.dir_users).toBeGreaterThanOrEqual(seededUsers + acknowledged.length);
-    expect(counts.dir_users).toBeLessThanOrEqual(seededUsers + (nextUserId - 2000));
+    expect(counts.doc_dir_users).toBeGreaterThanOrEqual(seededUsers + acknowledged.length);
+    expect(counts.doc_dir_users).toBeLessThanOrEqual(seededUsers + (nextUserId - 2000));
   });
 });

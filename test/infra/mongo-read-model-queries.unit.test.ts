@@ -3,17 +3,10 @@
  * mingo evaluates them over the same fixtures the SQLite adapter holds, and they must give the
  * SQLite adapter's answers. This checks the production queries where no MongoDB answers.
  */
-import { Query, update } from 'mingo';
+import { Query } from 'mingo';
 import type { Document } from 'mongodb';
 import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
 import { SqliteResourceViewStore } from '../../src/infra/sqlite/sqlite-resource-view-store';
-import {
-  RECORD_PROJECTION,
-  directoryWrite,
-  liveByIds,
-  lookupFilter,
-  lookupSort,
-} from '../../src/infra/mongo/mongo-directory-queries';
 import { olderThan, positionOf, storedPosition } from '../../src/infra/mongo/mongo-guarded-write';
 import {
   VIEW_PROJECTION,
@@ -116,26 +109,6 @@ describe('guarded writes', () => {
     expect(() => storedPosition(9_007_199_254_740_993n)).toThrow(RangeError);
   });
 
-  it('given a stored record, when a removal then a newer put are applied, then the tombstone keeps the record and the put revives it', () => {
-    const member = { communityId: 10, userId: 1, role: 'admin', status: 'approved' };
-    const put = directoryWrite({ table: 'communityMembers', op: 'put', record: member }, 1n);
-    const doc: Document = { _id: put.filter._id, ...put.update.$set };
-    expect(doc).toEqual({ _id: '10:1', ...member, removed: false, position: 1 });
-
-    const removal = directoryWrite(
-      { table: 'communityMembers', op: 'remove', record: { communityId: 10, userId: 1 } },
-      2n,
-    );
-    expect(new Query(removal.filter).test(doc)).toBe(true);
-    update(doc, { $set: removal.update.$set });
-    expect(doc).toEqual({ _id: '10:1', ...member, removed: true, position: 2 });
-    expect(removal.update.$setOnInsert).toEqual({ communityId: 10, userId: 1 });
-    expect(find([doc], lookupFilter('communityMembers', 1)).all()).toEqual([]);
-    expect(
-      new Query(directoryWrite({ table: 'communityMembers', op: 'put', record: member }, 1n).filter).test(doc),
-    ).toBe(false);
-  });
-
   it('given resource and link writes, when built, then a tombstone keeps its project and a link carries its removal', () => {
     expect(resourceWrite(1, null, 3n).update).toEqual({
       $set: { resource: null, position: 3 },
@@ -148,24 +121,5 @@ describe('guarded writes', () => {
       filter: olderThan(100, 4n),
       update: { $set: { communityId: 10, projectId: 7, removed: true, position: 4 } },
     });
-  });
-});
-
-describe('directory lookups', () => {
-  it('given live and removed records, when looked up by user and by ids, then the live ones in key order', () => {
-    const docs: Document[] = [
-      { _id: '20:1', communityId: 20, userId: 1, role: 'member', status: 'pending', removed: false, position: 1 },
-      { _id: '10:1', communityId: 10, userId: 1, role: 'admin', status: 'approved', removed: false, position: 2 },
-      { _id: '30:1', communityId: 30, userId: 1, role: 'member', status: 'approved', removed: true, position: 3 },
-      { _id: '10:2', communityId: 10, userId: 2, role: 'member', status: 'approved', removed: false, position: 4 },
-    ];
-
-    expect(
-      find(docs, lookupFilter('communityMembers', 1), RECORD_PROJECTION).sort(lookupSort('communityMembers')).all(),
-    ).toEqual([
-      { communityId: 10, userId: 1, role: 'admin', status: 'approved' },
-      { communityId: 20, userId: 1, role: 'member', status: 'pending' },
-    ]);
-    expect(find(docs, liveByIds([]) as Document).all()).toEqual([]);
   });
 });

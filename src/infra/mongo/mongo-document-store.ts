@@ -78,6 +78,25 @@ export class MongoDocumentStore implements DocumentStore {
     return (await this.load(collection, id))?.document ?? null;
   }
 
+  async loadMany(
+    collection: string,
+    ids: readonly DocumentId[],
+  ): Promise<{ id: DocumentId; document: Document | null; position: bigint }[]> {
+    if (ids.length === 0) return [];
+    const found = await this.collection(collection)
+      .find({ _id: { $in: [...new Set(ids)] } as never }, this.read.readOptions())
+      .toArray();
+    return found.map((d) => ({
+      id: d._id as unknown as DocumentId,
+      document: (d.doc as Document | null) ?? null,
+      position: positionOf(d.position),
+    }));
+  }
+
+  async getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]> {
+    return (await this.loadMany(collection, ids)).flatMap(({ document }) => (document === null ? [] : [document]));
+  }
+
   async page(collection: string, { index: name, equal, page, after }: IndexQuery): Promise<PageResponse<Document>> {
     const index = indexOf(this.collections, collection, name);
     const filter = { doc: { $ne: null }, ...Object.fromEntries(index.equal.map((f, i) => [at(f), equal[i]])) };

@@ -102,17 +102,34 @@ export class PostgresDocumentStore implements DocumentStore {
     return (await this.load(collection, id))?.document ?? null;
   }
 
+  async loadMany(
+    collection: string,
+    ids: readonly DocumentId[],
+  ): Promise<{ id: DocumentId; document: Document | null; position: bigint }[]> {
+    if (ids.length === 0) return [];
+    const { rows } = await this.read.query<{ id: string; doc: Document | null; position: string }>(
+      `select id, doc, position from ${documentTable(collection)} where id = any($1::text[])`,
+      [[...new Set(ids.map(key))]],
+    );
+    return rows.map((row) => ({
+      id: JSON.parse(row.id) as DocumentId,
+      document: row.doc,
+      position: BigInt(row.position),
+    }));
+  }
+
+  async getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]> {
+    return (await this.loadMany(collection, ids)).flatMap(({ document }) => (document === null ? [] : [document]));
+  }
+
   async page(collection: string, { index: name, equal, page, after }: IndexQuery): Promise<PageResponse<Document>> {
     const index = indexOf(this.collections, collection, name);
     const table = documentTable(collection);
     const where = ['doc is not null', ...index.equal.map((f, i) => `${field(f)} = $${i + 1}::jsonb`)].join(' and ');
     const values = equal.map((value) => JSON.stringify(value));
-    const { rows: counted } = await this.read.query<{ n: string }>(
-      `select count(*) as n from ${table} where ${where}`,
-      values,
-    );
-    const count = Number(counted[0]?.n ?? 0);
-    if (page.take === 0 || count === 0) return { count, list: [] };
+    const counting = this.read.query<{ n: string }>(`select count(*) as n from ${table} where ${where}`, values);
+    const countOf = ({ rows }: { rows: { n: string }[] }) => Number(rows[0]?.n ?? 0);
+    if (page.take === 0) return { count: countOf(await counting), list: [] };
     const order = index.order.flatMap(([f, direction]) => orderKeys(f, direction)).join(', ');
     const bound: unknown[] = [...values];
     const bind = (value: unknown): string => {
@@ -132,11 +149,15 @@ export class PostgresDocumentStore implements DocumentStore {
           )
           .join(' or ')})`
       : '';
-    const { rows } = await this.read.query<{ doc: Document }>(
-      `select doc from ${table} where ${where}${afterKey} order by ${order} limit ${bind(page.take)} offset ${bind(page.skip)}`,
-      bound,
-    );
-    return { count, list: rows.map((row) => row.doc) };
+    // Asked with the count, not after it: a page waits for one round trip, not two.
+    const [counted, { rows }] = await Promise.all([
+      counting,
+      this.read.query<{ doc: Document }>(
+        `select doc from ${table} where ${where}${afterKey} order by ${order} limit ${bind(page.take)} offset ${bind(page.skip)}`,
+        bound,
+      ),
+    ]);
+    return { count: countOf(counted), list: rows.map((row) => row.doc) };
   }
 
   async find(collection: string, name: string, equal: readonly Scalar[]): Promise<Document[]> {

@@ -56,10 +56,13 @@ export class SqliteDocumentStore implements DocumentStore {
   readonly version: (collection: string) => string | null;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
+  readonly scopeVersion?: () => string | null;
 
+  /** `scope`: the read scope each write that changes a document touches in the change feed. */
   constructor(
     private readonly read: SqliteReadDb,
     private readonly collections: readonly CollectionDeclaration[],
+    private readonly scope?: string,
   ) {
     this.db = read.db;
     this.version = (collection) => read.feed.version(readScope.documents(collection));
@@ -70,6 +73,7 @@ export class SqliteDocumentStore implements DocumentStore {
     }
     const tables = collections.map((c) => documentTable(c.name));
     this.projectionStore = { ...sqliteProjectionStore(read, tables), digest: async () => this.digest(tables) };
+    if (scope !== undefined) this.scopeVersion = () => read.feed.version(scope);
   }
 
   private statement(sql: string): Database.Statement {
@@ -92,11 +96,33 @@ export class SqliteDocumentStore implements DocumentStore {
       `insert into ${table} (id, doc, position) values (?, ?, ?) on conflict (id) do update set ` +
         `doc = excluded.doc, position = excluded.position where excluded.position > ${table}.position`,
     ).run(id, document === null ? null : JSON.stringify(document), position);
-    if (changes > 0) this.read.feed.touch(readScope.documents(collection));
+    if (changes > 0) {
+      this.read.feed.touch(readScope.documents(collection));
+      if (this.scope !== undefined) this.read.feed.touch(this.scope);
+    }
   }
 
   async get(collection: string, id: DocumentId): Promise<Document | null> {
     return (await this.load(collection, id))?.document ?? null;
+  }
+
+  async loadMany(
+    collection: string,
+    ids: readonly DocumentId[],
+  ): Promise<{ id: DocumentId; document: Document | null; position: bigint }[]> {
+    if (ids.length === 0) return [];
+    const rows = this.statement(
+      `select id, doc, position from ${documentTable(collection)} where id in (select value from json_each(?))`,
+    ).all(JSON.stringify([...new Set(ids)])) as { id: DocumentId; doc: string | null; position: number }[];
+    return rows.map((row) => ({
+      id: row.id,
+      document: row.doc === null ? null : (JSON.parse(row.doc) as Document),
+      position: BigInt(row.position),
+    }));
+  }
+
+  async getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]> {
+    return (await this.loadMany(collection, ids)).flatMap(({ document }) => (document === null ? [] : [document]));
   }
 
   async page(collection: string, { index: name, equal, page, after }: IndexQuery): Promise<PageResponse<Document>> {
