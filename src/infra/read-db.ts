@@ -106,9 +106,13 @@ export function answerMemoOf(readDb: ReadDb): AnswerMemo {
   return readDb.kind === 'sqlite' ? readDb.sqlite.answers : computedEachTime;
 }
 
-/** A generation built from the whole log is complete: its deferred indexes are built (SQLite). */
+/**
+ * A generation built from the whole log is complete: its deferred indexes are built (SQLite), its
+ * stores write through again (PostgreSQL).
+ */
 export function finishBulkLoad(readDb: ReadDb): void {
   if (readDb.kind === 'sqlite') readDb.sqlite.finishBulkLoad();
+  else if (readDb.kind === 'postgres') readDb.postgres.finishBulkLoad();
 }
 
 export async function closeReadDb(readDb: ReadDb): Promise<void> {

@@ -14,7 +14,7 @@ import type {
   UserRecord,
 } from '../../directory/directory-store';
 import type { ProjectionStore } from '../../projections/read-model-projection';
-import { postgresProjectionStore, type PostgresReadDb } from './postgres-read-db';
+import { postgresProjectionStore, type HeldWrites, type PostgresReadDb } from './postgres-read-db';
 
 /** Every name below is derived from DIRECTORY_TABLES; checked anyway, since it is spliced into SQL. */
 function identifier(name: string): string {
@@ -58,24 +58,39 @@ function tableDdl(table: DirectoryTable): string[] {
   return ddl;
 }
 
-type Statements = { readonly put: string; readonly remove: string; readonly get: string; readonly many: string };
+type Statements = {
+  readonly put: string;
+  readonly remove: string;
+  /** `put` and `remove` of many rows at once: each parameter an array, one element a row. */
+  readonly puts: string;
+  readonly removes: string;
+  readonly get: string;
+  readonly many: string;
+};
 
 /** Parameters in the order `write` passes them: the columns, then record, position. */
 function statementsOf(table: DirectoryTable): Statements {
   const name = tableName(table);
   const cols = DIRECTORY_TABLES[table].columns.map(snake);
   const keys = keyColumns(table);
-  const guarded = (removed: boolean, set: string) =>
-    `insert into ${name} as t (${cols.join(', ')}, record, position, removed)
-     values (${cols.map((_, i) => `$${i + 1}`).join(', ')}, $${cols.length + 1}::json, $${cols.length + 2}, ${removed})
+  const row = cols.map((_, i) => `$${i + 1}`);
+  const [record, position] = [`$${cols.length + 1}`, `$${cols.length + 2}`];
+  const guarded = (removed: boolean, many: boolean, set: string) => {
+    const source = many
+      ? `select *, ${removed} from unnest(${row.map((p) => `${p}::bigint[]`).join(', ')}, ${record}::json[], ${position}::bigint[])`
+      : `values (${row.join(', ')}, ${record}::json, ${position}, ${removed})`;
+    return `insert into ${name} as t (${cols.join(', ')}, record, position, removed)
+     ${source}
      on conflict (${keys.join(', ')}) do update set ${set} where excluded.position > t.position`;
+  };
+  const putSet = `${cols.map((c) => `${c} = excluded.${c}`).join(', ')}, record = excluded.record, position = excluded.position, removed = false`;
+  const removeSet = 'position = excluded.position, removed = true';
   const [first] = keys;
   return {
-    put: guarded(
-      false,
-      `${cols.map((c) => `${c} = excluded.${c}`).join(', ')}, record = excluded.record, position = excluded.position, removed = false`,
-    ),
-    remove: guarded(true, 'position = excluded.position, removed = true'),
+    put: guarded(false, false, putSet),
+    remove: guarded(true, false, removeSet),
+    puts: guarded(false, true, putSet),
+    removes: guarded(true, true, removeSet),
     get: `select record from ${name} where ${keys.map((c, i) => `${c} = $${i + 1}`).join(' and ')} and not removed`,
     // Only single-key tables are asked for several records at once.
     many: `select record from ${name} where ${first} = any($1::bigint[]) and not removed`,
@@ -126,6 +141,20 @@ type MembershipsRow = {
  */
 export class PostgresDirectoryStore implements DirectoryStore {
   readonly projectionStore: ProjectionStore;
+  /**
+   * While a new generation is bulk-loaded: a batch's writes not sent yet, by table and operation,
+   * each row's parameters by its key; sent as the batch commits, a few statements of many rows
+   * instead of one round trip per event. A row whose key is already waiting sends what waits
+   * first, so the writes reach the table in the order the events made them. Nothing reads the
+   * directory inside a batch, so holding them changes no answer.
+   */
+  private readonly pending = new Map<DirectoryTable, Record<DirectoryChange['op'], Map<string, unknown[]>>>();
+  private readonly held: HeldWrites = {
+    flush: async () => {
+      for (const table of this.pending.keys()) await this.send(table);
+    },
+    discard: () => this.pending.clear(),
+  };
 
   private constructor(private readonly read: PostgresReadDb) {
     this.projectionStore = postgresProjectionStore(read, TABLES.map(tableName));
@@ -211,9 +240,36 @@ export class PostgresDirectoryStore implements DirectoryStore {
   }
 
   async write(change: DirectoryChange, position: bigint): Promise<void> {
-    const columns = DIRECTORY_TABLES[change.table].columns.map((column) => columnValue(change.record, column));
+    const spec = DIRECTORY_TABLES[change.table];
+    const columns = spec.columns.map((column) => columnValue(change.record, column));
     const record = JSON.stringify(change.op === 'put' ? change.record : {});
-    await this.read.query(STATEMENTS[change.table][change.op], [...columns, record, position.toString()]);
+    const values = [...columns, record, position.toString()];
+    if (!this.read.bulkLoading || !this.read.holdWrites(this.held)) {
+      await this.read.query(STATEMENTS[change.table][change.op], values);
+      return;
+    }
+    const key = JSON.stringify(spec.key.map((column) => columnValue(change.record, column)));
+    let waiting = this.pending.get(change.table);
+    if (waiting && (waiting.put.has(key) || waiting.remove.has(key))) await this.send(change.table);
+    waiting = this.pending.get(change.table) ?? { put: new Map(), remove: new Map() };
+    this.pending.set(change.table, waiting);
+    waiting[change.op].set(key, values);
+  }
+
+  /** Sends a table's waiting writes, on the batch's connection: no two of them share a key. */
+  private async send(table: DirectoryTable): Promise<void> {
+    const waiting = this.pending.get(table);
+    this.pending.delete(table);
+    if (!waiting) return;
+    for (const op of ['put', 'remove'] as const) {
+      const rows = [...waiting[op].values()];
+      if (rows.length === 1) await this.read.query(STATEMENTS[table][op], rows[0]);
+      else if (rows.length > 1)
+        await this.read.query(
+          STATEMENTS[table][op === 'put' ? 'puts' : 'removes'],
+          (rows[0] as unknown[]).map((_, i) => rows.map((row) => row[i])),
+        );
+    }
   }
 }
 

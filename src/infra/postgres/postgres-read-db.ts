@@ -32,7 +32,25 @@ export type PostgresReadDbOptions = {
   /** The server-side bound of every statement (a stuck query fails, transiently, instead of hanging). */
   readonly queryTimeoutMs: number;
   readonly poolSize?: number;
+  /**
+   * A generation about to be built from the whole log, read by nobody until the pointer names it:
+   * its stores may hold their writes in the process and send them once per batch (`holdWrites`),
+   * and its commits do not wait for the disk (`synchronous_commit = off`). A crash loses at most
+   * the last commits of a generation that is built again from the log anyway; the switch to it is
+   * a commit on generation 0's connection, durable, and the WAL is flushed in order, so once the
+   * switch is on disk so is every commit of the generation before it, its last checkpoints with it.
+   */
+  readonly bulkLoad?: boolean;
 };
+
+/**
+ * A store's writes held in the process during a bulk load: `flush` sends them into the batch's
+ * transaction as it commits; `discard` forgets them when the transaction rolls back.
+ */
+export type HeldWrites = { flush(): Promise<void>; discard(): void };
+
+/** The batch being committed in an async context: its connection, its statements, the writes held for it. */
+type Batch = { readonly client: pg.PoolClient; statements: number; readonly held: Set<HeldWrites> };
 
 /** A statement: text with $n placeholders, and its values. */
 export type Statement = { readonly text: string; readonly values?: readonly unknown[] };
@@ -47,14 +65,17 @@ export type Statement = { readonly text: string; readonly values?: readonly unkn
  */
 export class PostgresReadDb {
   /** The connection of the batch being committed in this async context. */
-  private readonly batch = new AsyncLocalStorage<{ client: pg.PoolClient; statements: number }>();
+  private readonly batch = new AsyncLocalStorage<Batch>();
   private readonly ready: Promise<void>;
+  private bulk: boolean;
 
   private constructor(
     private readonly pool: pg.Pool,
     readonly schema: string,
     readonly keptSchema: string,
+    bulkLoad: boolean,
   ) {
+    this.bulk = bulkLoad;
     this.ready = this.ensure(`
       create table if not exists projection_checkpoints (
         projection text primary key,
@@ -90,7 +111,7 @@ export class PostgresReadDb {
     const pool = new pg.Pool({
       connectionString,
       max: options.poolSize ?? 10,
-      options: `-c search_path=${options.schema}`,
+      options: `-c search_path=${options.schema}${options.bulkLoad ? ' -c synchronous_commit=off' : ''}`,
       // A query past its bound fails (57014, transient: a 503) instead of holding the request.
       statement_timeout: options.queryTimeoutMs,
       query_timeout: options.queryTimeoutMs + CLIENT_BOUND_MARGIN_MS,
@@ -103,7 +124,7 @@ export class PostgresReadDb {
     // An idle connection that fails (the server restarted) is dropped by the pool; the next query
     // fails or gets a new one. Without a listener the pool's 'error' would end the process.
     pool.on('error', () => undefined);
-    const read = new PostgresReadDb(pool, options.schema, keptSchema);
+    const read = new PostgresReadDb(pool, options.schema, keptSchema, options.bulkLoad ?? false);
     try {
       if (keptSchema !== options.schema)
         await read.ensure(
@@ -148,6 +169,27 @@ export class PostgresReadDb {
     }
   }
 
+  /** True while a new generation is built from the whole log (see PostgresReadDbOptions.bulkLoad). */
+  get bulkLoading(): boolean {
+    return this.bulk;
+  }
+
+  /** The generation is built: its stores write through again, each write in its own statement. */
+  finishBulkLoad(): void {
+    this.bulk = false;
+  }
+
+  /**
+   * Inside a batch: `writes` are sent as the batch commits, in its transaction, and forgotten if
+   * it rolls back. Outside one there is nothing to join: false, and the caller writes at once.
+   */
+  holdWrites(writes: HeldWrites): boolean {
+    const batch = this.batch.getStore();
+    if (!batch) return false;
+    batch.held.add(writes);
+    return true;
+  }
+
   /** True in the async context of a batch being committed. */
   get inBatch(): boolean {
     return this.batch.getStore() !== undefined;
@@ -185,13 +227,19 @@ export class PostgresReadDb {
     const cut = () => undefined;
     client.on('error', cut);
     let broken: Error | undefined;
+    const held = new Set<HeldWrites>();
     try {
       await client.query('begin');
       try {
-        const result = await this.batch.run({ client, statements: 0 }, work);
+        const result = await this.batch.run({ client, statements: 0, held }, async () => {
+          const done = await work();
+          for (const writes of held) await writes.flush();
+          return done;
+        });
         await client.query('commit');
         return result;
       } catch (error) {
+        for (const writes of held) writes.discard();
         broken = await rolledBack(client, error);
         throw error;
       }
