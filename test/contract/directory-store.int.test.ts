@@ -11,7 +11,10 @@ import type { DirectoryChange } from '../../src/directory/directory-records';
 import { directoryChange } from '../../src/directory/directory-records';
 import type { DirectoryStore } from '../../src/directory/directory-store';
 import type { Memberships } from '../../src/directory/directory-records';
+import { PostgresReadDb } from '../../src/infra/postgres/postgres-read-db';
 import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
+import { describeExternal, externalTarget } from '../support/external';
+import { dropSchema, freshSchema } from '../support/postgres';
 
 const change = (event: DirectoryEvent): DirectoryChange => directoryChange(event) as DirectoryChange;
 
@@ -262,4 +265,70 @@ describeOnEveryReadDb(describeDirectoryStoreContract, {
   sqlite: ['SqliteDirectoryStore', (read) => new SqliteDirectoryStore(read)],
   mongo: ['MongoDirectoryStore', (read) => MongoDirectoryStore.open(read)],
   postgres: ['PostgresDirectoryStore', (read) => PostgresDirectoryStore.open(read)],
+});
+
+/**
+ * A generation built from the whole log sends a batch's directory writes as the batch commits, a
+ * few statements of many rows: the same rows as one statement per event, whatever keys repeat in
+ * the batch, and nothing of a batch that fails.
+ */
+const postgres = externalTarget('postgres');
+describeExternal('the PostgreSQL directory store, bulk-loading', postgres, () => {
+  const url = postgres.kind === 'url' ? postgres.url : '';
+  // Keys written again and again within one batch: a removal of a record put in the same batch,
+  // a put after a removal, a removal of a record never put.
+  const history: DirectoryEvent[] = [
+    ...world,
+    { type: 'CommunityProjectUpserted', data: { communityProjectId: 104, communityId: 30, projectId: 8 } },
+    { type: 'UserUpserted', data: { userId: 1, name: 'Ada L.', status: 'active' } },
+    { type: 'CommunityMemberSet', data: { communityId: 30, userId: 1, role: 'admin', status: 'pending' } },
+    { type: 'ProjectMemberRemoved', data: { projectId: 7, userId: 1 } },
+    { type: 'ProjectMemberSet', data: { projectId: 7, userId: 1, role: 'mentor' } },
+    { type: 'ProjectMemberRemoved', data: { projectId: 7, userId: 1 } },
+    { type: 'CircleMemberRemoved', data: { circleId: 999, userId: 5 } },
+    { type: 'CircleMemberRemoved', data: { circleId: 999, userId: 5 } },
+  ];
+  const opened: { read: PostgresReadDb; schema: string }[] = [];
+  const open = async (bulkLoad: boolean) => {
+    const schema = freshSchema('dirbulk');
+    const read = await PostgresReadDb.connect(url, { schema, queryTimeoutMs: 10_000, bulkLoad });
+    opened.push({ read, schema });
+    const store = await PostgresDirectoryStore.open(read);
+    await store.projectionStore.reset('directory');
+    return store;
+  };
+  const writeAll = (store: DirectoryStore, events: readonly DirectoryEvent[]) =>
+    store.projectionStore.commit('directory', BigInt(events.length), async () => {
+      for (const [i, event] of events.entries()) await store.write(change(event), BigInt(i + 1));
+    });
+  afterEach(async () => {
+    for (const { read, schema } of opened.splice(0)) {
+      await read.close();
+      await dropSchema(url, schema);
+    }
+  });
+
+  it('given a history written in one batch, when digested, then it equals the history written one statement an event', async () => {
+    const [through, bulk] = [await open(false), await open(true)];
+
+    await writeAll(through, history);
+    await writeAll(bulk, history);
+
+    expect(await bulk.projectionStore.digest()).toEqual(await through.projectionStore.digest());
+    expect(normalised(await bulk.memberships(1))).toEqual(normalised(await through.memberships(1)));
+  });
+
+  it('given a batch that fails half-way, when it is committed again, then nothing of the failed attempt remains', async () => {
+    const [through, bulk] = [await open(false), await open(true)];
+    const failing = bulk.projectionStore.commit('directory', 5n, async () => {
+      for (const [i, event] of history.slice(0, 5).entries()) await bulk.write(change(event), BigInt(i + 1));
+      throw new Error('the projection failed');
+    });
+    await expect(failing).rejects.toThrow('the projection failed');
+
+    await writeAll(through, history);
+    await writeAll(bulk, history);
+
+    expect(await bulk.projectionStore.digest()).toEqual(await through.projectionStore.digest());
+  });
 });
