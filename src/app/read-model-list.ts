@@ -6,24 +6,22 @@ import type { PostgresDocumentStore } from '../infra/postgres/postgres-document-
 import type { MongoApiKeyStore } from '../infra/mongo/mongo-api-key-store';
 import type { MongoDocumentStore } from '../infra/mongo/mongo-document-store';
 import type { MongoDirectoryStore } from '../infra/mongo/mongo-directory-store';
-import type { MongoFilesStore } from '../infra/mongo/mongo-files-store';
 import type { MongoResourceViewStore } from '../infra/mongo/mongo-resource-view-store';
 import { SqliteApiKeyStore } from '../infra/sqlite/sqlite-api-key-store';
 import { SqliteDocumentStore } from '../infra/sqlite/sqlite-document-store';
 import { SqliteDirectoryStore } from '../infra/sqlite/sqlite-directory-store';
-import { SqliteFilesStore } from '../infra/sqlite/sqlite-files-store';
 import { SqliteResourceViewStore } from '../infra/sqlite/sqlite-resource-view-store';
 import type { ReadModelProjection } from '../projections/read-model-projection';
-import type { FilesStore } from '../files/files-store';
 import type { ApiKeyStore } from '../api-keys/api-key-store';
 import { applicationStore } from '../applications/application-queries';
+import { filesStore } from '../files/files-store';
 import type { ResourceViewStore } from '../resources/resource-view-store';
 import type { DirectoryStore } from '../directory/directory-store';
 import { apiKeyProjection } from '../api-keys/api-key-projection';
 import { APPLICATIONS_READ_MODEL } from '../applications/application-projection';
+import { FILES_READ_MODEL } from '../files/files-projection';
 import { documentProjection, type DocumentReadModel, type DocumentStore } from '../projections/document-store';
 import { directoryProjection } from '../directory/directory-projection';
-import { filesProjection } from '../files/files-projection';
 import { resourceProjection } from '../resources/resource-projection';
 
 /**
@@ -130,18 +128,7 @@ export const READ_MODELS = {
     postgres: (db) =>
       postgresStore<ApiKeyStore>('../infra/postgres/postgres-api-key-store', 'PostgresApiKeyStore').open(db),
   }),
-  files: readModel<FilesStore>({
-    projection: filesProjection,
-    sqlite: (db) => new SqliteFilesStore(db),
-    mongo: async (db) => {
-      const Store = adapter<typeof MongoFilesStore>('../infra/mongo/mongo-files-store', 'MongoFilesStore');
-      const store = new Store(db);
-      await store.ensureIndexes();
-      return store;
-    },
-    postgres: (db) =>
-      postgresStore<FilesStore>('../infra/postgres/postgres-files-store', 'PostgresFilesStore').open(db),
-  }),
+  files: documentModel(FILES_READ_MODEL, filesStore),
 };
 
 export type ReadModelName = keyof typeof READ_MODELS;

@@ -8,7 +8,8 @@ import type { Resource } from '../resources/resource';
 import { loadResource } from '../resources/resource-command-runner';
 import type { UploadCheck } from '../resources/project-resource-commands';
 import type { EventStore } from '../ports/event-store';
-import type { FilesStore, StoredFile } from './files-store';
+import type { StoredFile } from './files-projection';
+import type { FilesStore } from './files-store';
 import { parseUploadPath } from './upload-policy';
 
 /** What the access rules on uploads read: the log (the resources), the files read model, the directory. */

@@ -7,6 +7,7 @@ import { demo, demoDirectory } from '../support/demo-directory';
 import { operator, waitForJob } from '../support/rebuild-job';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { embeddedOnly } from '../support/backend';
+import { FILES_READ_MODEL } from '../../src/files/files-projection';
 
 type Row = {
   name: string;
@@ -244,7 +245,7 @@ describe('GET /internal/read-models when a projection fails', () => {
     expect(Math.abs(Date.parse(r.lastError?.at ?? '') - Date.now())).toBeLessThan(30_000);
     expect(r.problem).toBe('projection resources failed');
     expect(JSON.stringify(stopped)).not.toContain('secret detail');
-    expect((stopped.readModels.find((x) => x.name === 'files') as Row).state).toBe('leading');
+    expect((stopped.readModels.find((x) => x.name === FILES_READ_MODEL.name) as Row).state).toBe('leading');
     await write.catch(() => undefined);
   });
 });

@@ -40,6 +40,7 @@ const COLLECTIONS: readonly CollectionDeclaration[] = [
           ['id', -1],
         ],
       },
+      by_pinned: { equal: ['pinned'], order: [['id', 1]] },
     },
   },
 ];
@@ -194,6 +195,22 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
         expect(walk.counts.every((c) => c.answered === c.live)).toBe(true);
       },
     );
+
+    it('given documents, when paged or asked for values by a boolean field, then only those holding that value', async () => {
+      await store.save(NOTES, 1, note(1, { pinned: true, colour: 'red' }), 1n);
+      await store.save(NOTES, 2, note(2, { pinned: false, colour: 'blue' }), 2n);
+      await store.save(NOTES, 3, note(3, { pinned: false }), 3n);
+      await store.save(NOTES, 4, note(4, { colour: 'green' }), 4n);
+      const ids = async (pinned: boolean, after: readonly Scalar[] | null = null) =>
+        (await store.page(NOTES, { index: 'by_pinned', equal: [pinned], page: { skip: 0, take: 10 }, after })).list.map(
+          (n) => n.id,
+        );
+
+      expect(await ids(false)).toEqual([2, 3]);
+      expect(await ids(false, [2])).toEqual([3]);
+      expect(await ids(true)).toEqual([1]);
+      expect(await store.distinct(NOTES, 'colour', { pinned: false })).toEqual(['blue']);
+    });
 
     it('given documents, when distinct values are asked, then strings only, array elements unwound, in code-unit order', async () => {
       await store.save(NOTES, 1, note(1, { tags: ['b', 'ä'], colour: 'red' }), 1n);

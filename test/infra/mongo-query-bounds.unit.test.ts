@@ -3,14 +3,13 @@
  * MONGO_QUERY_TIMEOUT_MS through `MongoReadDb.readOptions()`), so that a slow or stuck query fails
  * instead of holding a request, a projection or readiness; and the client bounds the rest. Run on
  * the mingo stand-in, which records the options of every query it answers. The contract suites of
- * the directory, application and resource-view stores check the same on the stand-in after each
- * test (`describeOnEveryReadDb`); here are the stores those suites run elsewhere, the read db's own
+ * the directory, application, files and resource-view stores check the same on the stand-in after
+ * each test (`describeOnEveryReadDb`); here are the stores those suites run elsewhere, the read db's own
  * reads, and a slow query against a real server.
  */
 import { MongoClient } from 'mongodb';
 import { mongoClientOptions, MONGO_WRITE_TIMEOUT_MS } from '../../src/config/mongo-client-options';
 import { MongoApiKeyStore } from '../../src/infra/mongo/mongo-api-key-store';
-import { MongoFilesStore } from '../../src/infra/mongo/mongo-files-store';
 import { MongoReadDb, mongoProjectionStore } from '../../src/infra/mongo/mongo-read-db';
 import { isTransientStoreError } from '../../src/projections/transient-error';
 import { mingoReadDb, mingoReads, unboundedReads } from '../support/mingo-mongo';
@@ -55,30 +54,6 @@ describe('every query path of the MongoDB read models is bounded', () => {
       expect.arrayContaining(['api_keys.find', 'api_key_usage.find']),
     );
     expect(mingoReads(read).length).toBeGreaterThanOrEqual(4);
-    expect(unboundedReads(read)).toEqual([]);
-    expect(boundedOtherwise(read)).toEqual([]);
-  });
-
-  it('given the files store, when each query runs (file, references, unreferenced uploads and their counts), then each carries maxTimeMS', async () => {
-    const read = mingoReadDb({ queryTimeoutMs: TIMEOUT });
-    const store = new MongoFilesStore(read);
-    const upload = (path: string) => ({
-      path,
-      name: 'a.pdf',
-      size: 1,
-      contentType: 'application/pdf',
-      uploadedBy: 1,
-      uploadedAt: '2025-01-01T00:00:00.000Z',
-    });
-    await store.recordUpload(upload('u/1/a.pdf'), 1n);
-    await store.recordUpload(upload('u/1/b.pdf'), 2n);
-    await store.setReference(10, 'u/1/a.pdf', 3n);
-
-    expect(await store.file('u/1/a.pdf')).toMatchObject({ path: 'u/1/a.pdf' });
-    expect(await store.referencingResources('u/1/a.pdf')).toEqual([10]);
-    expect(await store.unreferencedUploads('2025-02-01T00:00:00.000Z', 10)).toEqual(['u/1/b.pdf']);
-
-    expect(new Set(mingoReads(read).map((r) => r.operation))).toEqual(new Set(['find', 'countDocuments']));
     expect(unboundedReads(read)).toEqual([]);
     expect(boundedOtherwise(read)).toEqual([]);
   });

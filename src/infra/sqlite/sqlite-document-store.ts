@@ -21,6 +21,9 @@ function field(name: string): string {
   return `json_extract(doc, '$.${name}')`;
 }
 
+/** A value asked for, as SQLite binds it: `json_extract` reads JSON true and false as 1 and 0. */
+const bindable = (value: Scalar): string | number => (typeof value === 'boolean' ? Number(value) : value);
+
 export const documentTable = (collection: string): string => `doc_${collection}`;
 
 /** The collection's table and one expression index per declared index. */
@@ -92,8 +95,9 @@ export class SqliteDocumentStore implements DocumentStore {
     const index = indexOf(this.collections, collection, name);
     const table = documentTable(collection);
     const where = ['doc is not null', ...index.equal.map((f) => `${field(f)} = ?`)].join(' and ');
-    const count = (this.statement(`select count(*) as n from ${table} where ${where}`).get(...equal) as { n: number })
-      .n;
+    const count = (
+      this.statement(`select count(*) as n from ${table} where ${where}`).get(...equal.map(bindable)) as { n: number }
+    ).n;
     if (page.take === 0 || count === 0) return { count, list: [] };
     const order = index.order.map(([f, direction]) => `${field(f)}${direction === -1 ? ' desc' : ''}`).join(', ');
     const keyset = after ? keysetAlternatives(index, after) : [];
@@ -104,8 +108,8 @@ export class SqliteDocumentStore implements DocumentStore {
     const rows = this.statement(
       `select doc from ${table} where ${where}${afterKey} order by ${order} limit ? offset ?`,
     ).all(
-      ...equal,
-      ...keyset.flatMap(({ equal: same, beyond: [, , value] }) => [...same.map(([, v]) => v), value]),
+      ...equal.map(bindable),
+      ...keyset.flatMap(({ equal: same, beyond: [, , value] }) => [...same.map(([, v]) => v), value]).map(bindable),
       page.take,
       page.skip,
     ) as { doc: string }[];
@@ -119,7 +123,7 @@ export class SqliteDocumentStore implements DocumentStore {
     for (const f of fields) field(f);
     const rows = this.statement(
       `select distinct j.value as v from ${documentTable(collection)} t, json_each(t.doc, '$.${name}') j where ${where.join(' and ')}`,
-    ).all(...fields.map((f) => equal[f])) as { v: string }[];
+    ).all(...fields.map((f) => bindable(equal[f] as Scalar))) as { v: string }[];
     return rows.map((row) => row.v).sort(compareCodeUnits);
   }
 
