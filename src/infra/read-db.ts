@@ -107,12 +107,12 @@ export function answerMemoOf(readDb: ReadDb): AnswerMemo {
 }
 
 /**
- * A generation built from the whole log is complete: its deferred indexes are built (SQLite), its
- * stores write through again (PostgreSQL).
+ * A generation built from the whole log is complete: its deferred indexes are built (SQLite,
+ * PostgreSQL), its stores write through again (PostgreSQL).
  */
-export function finishBulkLoad(readDb: ReadDb): void {
+export async function finishBulkLoad(readDb: ReadDb): Promise<void> {
   if (readDb.kind === 'sqlite') readDb.sqlite.finishBulkLoad();
-  else if (readDb.kind === 'postgres') readDb.postgres.finishBulkLoad();
+  else if (readDb.kind === 'postgres') await readDb.postgres.finishBulkLoad();
 }
 
 export async function closeReadDb(readDb: ReadDb): Promise<void> {

