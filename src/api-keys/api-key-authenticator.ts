@@ -12,7 +12,7 @@ import { VerifierBusy } from './bounded-verifier';
 import type { SecretHasher } from '../ports/secret-hasher';
 import type { Cache, RateLimiter } from '../ports/cache';
 import type { Logger } from '../observability/logger';
-import type { ApiKeyRecord, ApiKeyStore } from './api-key-store';
+import type { ApiKey, ApiKeyStore } from './api-key-store';
 import type { ApiKeyAuthenticator, ApiKeyIdentity } from '../api/middleware/authenticate';
 import { quotaOf } from './api-key-decide';
 import { countUse } from './api-key-usage';
@@ -134,7 +134,7 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
     },
   ) {}
 
-  private quotaOf(record: ApiKeyRecord): { readonly policy: RateLimitPolicy; readonly header: string } {
+  private quotaOf(record: ApiKey): { readonly policy: RateLimitPolicy; readonly header: string } {
     const limit = quotaOf(record.ratePerHour, this.deps.limitPerHour);
     let quota = this.quotas.get(limit);
     if (!quota) {
@@ -151,7 +151,7 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
     // Seen verified: the very same string passed its checksum then, so it is not parsed again.
     const known = this.verifiedHere.get(digest);
     const keyId = known?.keyId ?? parsedOrRefused(presented).keyId;
-    const record = await this.deps.store.byKeyId(keyId);
+    const record = await this.deps.store.credential(keyId);
     // One reason for every key whose secret was not proved, so that a keyId alone (it is public: it
     // is in logs, screenshots, the key list) tells nothing about the key's state.
     if (!record) throw unauthenticated(NOT_VALID);
@@ -190,7 +190,7 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
   private async verified(
     presented: string,
     digest: string,
-    record: ApiKeyRecord,
+    record: ApiKey,
     inGrace: boolean,
     nowMs: number,
     req: Request,
@@ -244,7 +244,7 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
   private async reservedRun(
     secret: string,
     digest: string,
-    record: ApiKeyRecord,
+    record: ApiKey,
     inGrace: boolean,
     nowMs: number,
     address: string,
@@ -265,7 +265,7 @@ export class ApiKeyVerifier implements ApiKeyAuthenticator {
   private async verifyOnce(
     secret: string,
     digest: string,
-    record: ApiKeyRecord,
+    record: ApiKey,
     inGrace: boolean,
     nowMs: number,
   ): Promise<string | null> {

@@ -3,21 +3,22 @@ import type { MongoReadDb } from '../infra/mongo/mongo-read-db';
 import type { SqliteReadDb } from '../infra/sqlite/sqlite-read-db';
 import type { PostgresReadDb } from '../infra/postgres/postgres-read-db';
 import type { PostgresDocumentStore } from '../infra/postgres/postgres-document-store';
-import type { MongoApiKeyStore } from '../infra/mongo/mongo-api-key-store';
+import type { MongoApiKeyUsage } from '../infra/mongo/mongo-api-key-usage';
 import type { MongoDocumentStore } from '../infra/mongo/mongo-document-store';
 import type { MongoDirectoryStore } from '../infra/mongo/mongo-directory-store';
 import type { MongoResourceViewStore } from '../infra/mongo/mongo-resource-view-store';
-import { SqliteApiKeyStore } from '../infra/sqlite/sqlite-api-key-store';
+import { SqliteApiKeyUsage } from '../infra/sqlite/sqlite-api-key-usage';
 import { SqliteDocumentStore } from '../infra/sqlite/sqlite-document-store';
 import { SqliteDirectoryStore } from '../infra/sqlite/sqlite-directory-store';
 import { SqliteResourceViewStore } from '../infra/sqlite/sqlite-resource-view-store';
 import type { ReadModelProjection } from '../projections/read-model-projection';
-import type { ApiKeyStore } from '../api-keys/api-key-store';
+import type { ApiKeyUsageStore } from '../api-keys/api-key-store';
+import { apiKeyStore } from '../api-keys/api-key-queries';
 import { applicationStore } from '../applications/application-queries';
 import { filesStore } from '../files/files-store';
 import type { ResourceViewStore } from '../resources/resource-view-store';
 import type { DirectoryStore } from '../directory/directory-store';
-import { apiKeyProjection } from '../api-keys/api-key-projection';
+import { API_KEYS_READ_MODEL } from '../api-keys/api-key-projection';
 import { APPLICATIONS_READ_MODEL } from '../applications/application-projection';
 import { FILES_READ_MODEL } from '../files/files-projection';
 import { documentProjection, type DocumentReadModel, type DocumentStore } from '../projections/document-store';
@@ -54,18 +55,33 @@ type ReadModel<Store> = {
 
 const readModel = <Store>(model: ReadModel<Store>): ReadModel<Store> => model;
 
+/** What a read model keeps beside its documents, opened on each kind of read database. */
+type Beside<Kept> = {
+  readonly sqlite: (db: SqliteReadDb) => Kept;
+  readonly mongo: (db: MongoReadDb) => Promise<Kept> | Kept;
+  readonly postgres: (db: PostgresReadDb) => Promise<Kept>;
+};
+
+const nothingBeside: Beside<undefined> = {
+  sqlite: () => undefined,
+  mongo: () => undefined,
+  postgres: async () => undefined,
+};
+
 /**
  * A read model declared as a pure fold (src/projections/document-store.ts): one generic adapter
- * per database stores it, `queries` reads it. The projection is the runner's, on the same store.
+ * per database stores it, `queries` reads it, with what it keeps `beside` the documents (records
+ * no event carries), if anything. The projection is the runner's, on the same store.
  */
-function documentModel<Store extends object>(
+function documentModel<Store extends object, Kept = undefined>(
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- each model folds its own event union
   model: DocumentReadModel<any>,
-  queries: (documents: DocumentStore) => Store,
+  queries: (documents: DocumentStore, kept: Kept) => Store,
+  beside: Beside<Kept> = nothingBeside as Beside<Kept>,
 ): ReadModel<Store> {
   const documentsOf = new WeakMap<object, DocumentStore>();
-  const opened = (documents: DocumentStore): Store => {
-    const store = queries(documents);
+  const opened = (documents: DocumentStore, kept: Kept): Store => {
+    const store = queries(documents, kept);
     documentsOf.set(store, documents);
     return store;
   };
@@ -75,13 +91,14 @@ function documentModel<Store extends object>(
       if (!documents) throw new Error(`the ${model.name} store was not opened by its read model`);
       return documentProjection(model, documents);
     },
-    sqlite: (db) => opened(new SqliteDocumentStore(db, model.collections)),
+    sqlite: (db) => opened(new SqliteDocumentStore(db, model.collections), beside.sqlite(db)),
     mongo: async (db) =>
       opened(
         await adapter<typeof MongoDocumentStore>('../infra/mongo/mongo-document-store', 'MongoDocumentStore').open(
           db,
           model.collections,
         ),
+        await beside.mongo(db),
       ),
     postgres: async (db) =>
       opened(
@@ -89,6 +106,7 @@ function documentModel<Store extends object>(
           '../infra/postgres/postgres-document-store',
           'PostgresDocumentStore',
         ).open(db, model.collections),
+        await beside.postgres(db),
       ),
   };
 }
@@ -120,13 +138,11 @@ export const READ_MODELS = {
       ).open(db),
   }),
   applications: documentModel(APPLICATIONS_READ_MODEL, applicationStore),
-  apiKeys: readModel<ApiKeyStore>({
-    projection: apiKeyProjection,
-    sqlite: (db) => new SqliteApiKeyStore(db),
-    mongo: async (db) =>
-      new (adapter<typeof MongoApiKeyStore>('../infra/mongo/mongo-api-key-store', 'MongoApiKeyStore'))(db),
+  apiKeys: documentModel(API_KEYS_READ_MODEL, apiKeyStore, {
+    sqlite: (db): ApiKeyUsageStore => new SqliteApiKeyUsage(db),
+    mongo: (db) => new (adapter<typeof MongoApiKeyUsage>('../infra/mongo/mongo-api-key-usage', 'MongoApiKeyUsage'))(db),
     postgres: (db) =>
-      postgresStore<ApiKeyStore>('../infra/postgres/postgres-api-key-store', 'PostgresApiKeyStore').open(db),
+      postgresStore<ApiKeyUsageStore>('../infra/postgres/postgres-api-key-usage', 'PostgresApiKeyUsage').open(db),
   }),
   files: documentModel(FILES_READ_MODEL, filesStore),
 };

@@ -64,8 +64,20 @@ export interface DocumentStore {
   get(collection: string, id: DocumentId): Promise<Document | null>;
   /** The documents matching the index's equal fields: how many, and one page in the index's order. */
   page(collection: string, query: IndexQuery): Promise<PageResponse<Document>>;
+  /**
+   * Every document matching the index's equal fields, in its order, uncounted: one read, for a
+   * lookup by a field no two documents share or a list known to be short.
+   */
+  find(collection: string, index: string, equal: readonly Scalar[]): Promise<Document[]>;
   /** The distinct string values of `field` (array elements unwound) among the matching documents, code-unit order. */
   distinct(collection: string, field: string, equal: Readonly<Record<string, Scalar>>): Promise<string[]>;
+  /**
+   * A token that moves with every write to `collection`, this process's or another's, so an answer
+   * read from it may be remembered while the token stands; null while nothing may be (inside a
+   * write transaction). Only where every process hears of every commit (the embedded database's
+   * change feed); absent elsewhere, where every read goes to the database.
+   */
+  readonly version?: (collection: string) => string | null;
 }
 
 /** Code-unit order, as MongoDB compares strings (binary) and SQLite's default collation does. */

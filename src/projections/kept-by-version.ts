@@ -3,7 +3,8 @@ import { LRUCache } from 'lru-cache';
 /**
  * Values by key, each kept with the version of what it was read from and served only while that
  * version stands (a change moves the version: nothing older is served again). Least recently used
- * first out past `max` (lru-cache). Shared by the read-snapshot memo and the directory's kept facts.
+ * first out past `max` (lru-cache). Shared by the read-snapshot memo, the directory's kept facts and the API
+ * keys' checks.
  */
 export class KeptByVersion<K extends number | string, T> {
   private readonly kept: LRUCache<K, { readonly version: string; readonly value: T }>;

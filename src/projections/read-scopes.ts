@@ -7,8 +7,8 @@
 export const readScope = {
   /** People, communities, projects, circles: every caller's principals and every name. */
   directory: 'directory',
-  /** Every API key's row (a key is checked against its row at each request). */
-  apiKeys: 'apikeys',
+  /** Every document of one collection of a document read model (each request checks its API key's). */
+  documents: (collection: string): string => `doc:${collection}`,
   /** One resource's state and the list of its views. */
   resource: (resourceId: number): string => `resource:${resourceId}`,
   /** One view of one project's resources (`p:7`, or `c:12` for community 12), and which resources it holds. */

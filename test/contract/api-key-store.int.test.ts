@@ -1,24 +1,15 @@
 /**
- * The `apikeys` read-model store contract, run through its projection: on SQLite (`:memory:`)
- * always; on the suites' PostgreSQL server; on MongoDB when one is reachable; and, since none is
- * here, on the MongoDB adapter's own pure filters and updates evaluated by mingo (test-only
- * oracle) over the same fixtures.
+ * The `apikeys` read-model contract, run through its projection (the runner's side of the
+ * document store) on every read database: SQLite (`:memory:`), the suites' PostgreSQL server, the
+ * MongoDB adapter on the in-process mingo stand-in, and a real MongoDB when one answers.
  */
-import { Query, updateOne } from 'mingo';
 import type { ApiKeyEventData } from '../../src/api-keys/api-key-events';
 import type { EventMetadata } from '../../src/domain/event';
 import type { RecordedEvent } from '../../src/ports/event-store';
-import type { ApiKeyDoc, ApiKeyUsageDoc, MongoWrite } from '../../src/infra/mongo/mongo-api-key-store';
-import { MongoApiKeyStore, apiKeyQueries, toApiKeyRecord } from '../../src/infra/mongo/mongo-api-key-store';
-import { PostgresApiKeyStore } from '../../src/infra/postgres/postgres-api-key-store';
-import { SqliteApiKeyStore } from '../../src/infra/sqlite/sqlite-api-key-store';
-import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
-import { apiKeyProjection } from '../../src/api-keys/api-key-projection';
 import type { ApiKeyRecord, ApiKeyStore } from '../../src/api-keys/api-key-store';
-import type { ProjectionStore, ReadModelProjection } from '../../src/projections/read-model-projection';
-import { describeOnPostgres, describeOnRealMongo } from '../support/read-db-adapters';
-
-type Harness = { store: ApiKeyStore; dispose(): Promise<void> };
+import type { ReadModelProjection } from '../../src/projections/read-model-projection';
+import { READ_MODELS } from '../../src/app/read-model-list';
+import { describeOnEveryReadDb, type OpenedStore } from '../support/read-db-adapters';
 
 const metadata: EventMetadata = {
   actor: { userId: 3, credential: 'session' },
@@ -61,9 +52,9 @@ const rotated = (id: number, userId: number, hash: string, previous: string): Ap
   },
 });
 
-function describeApiKeyStoreContract(name: string, open: () => Promise<Harness>): void {
+function describeApiKeyStoreContract(name: string, open: () => Promise<OpenedStore<ApiKeyStore>>): void {
   describe(`apikeys store contract: ${name}`, () => {
-    let harness: Harness;
+    let harness: OpenedStore<ApiKeyStore>;
     let store: ApiKeyStore;
     let projection: ReadModelProjection;
     const fold = async (...events: RecordedEvent[]) => {
@@ -77,7 +68,7 @@ function describeApiKeyStoreContract(name: string, open: () => Promise<Harness>)
     beforeEach(async () => {
       harness = await open();
       store = harness.store;
-      projection = apiKeyProjection(store);
+      projection = READ_MODELS.apiKeys.projection(store);
     });
     afterEach(() => harness.dispose());
 
@@ -100,6 +91,19 @@ function describeApiKeyStoreContract(name: string, open: () => Promise<Harness>)
         ratePerHour: null,
       } satisfies ApiKeyRecord);
       await expect(store.byKeyId('svc_live_404')).resolves.toBeNull();
+      const { lastUsedAt: _lastUsedAt, ...key } = (await store.byKeyId('svc_live_1')) as ApiKeyRecord;
+      await expect(store.credential('svc_live_1')).resolves.toEqual(key);
+      await expect(store.credential('svc_live_404')).resolves.toBeNull();
+    });
+
+    it('given a key checked, when it is revoked or rotated, then the next check sees it', async () => {
+      await fold(recorded(created(1, 3, 0)));
+      await expect(store.credential('svc_live_1')).resolves.toMatchObject({ secretHash: 'h1', revoked: false });
+
+      await fold(recorded(rotated(1, 3, 'h1b', 'h1')));
+      await expect(store.credential('svc_live_1')).resolves.toMatchObject({ secretHash: 'h1b', graceSecretHash: 'h1' });
+      await fold(recorded(revoked(1, 3)));
+      await expect(store.credential('svc_live_1')).resolves.toMatchObject({ revoked: true });
     });
 
     it("given keys of two users, when listing one user's keys, then newest first, revoked ones left out", async () => {
@@ -183,88 +187,9 @@ function describeApiKeyStoreContract(name: string, open: () => Promise<Harness>)
   });
 }
 
-describeApiKeyStoreContract('SQLite', async () => {
-  const readDb = SqliteReadDb.open(':memory:');
-  return { store: new SqliteApiKeyStore(readDb), dispose: async () => readDb.close() };
+const { apiKeys } = READ_MODELS;
+describeOnEveryReadDb(describeApiKeyStoreContract, {
+  sqlite: ['SQLite', apiKeys.sqlite],
+  mongo: ['MongoDB', apiKeys.mongo],
+  postgres: ['PostgreSQL', apiKeys.postgres],
 });
-
-describeOnPostgres(describeApiKeyStoreContract, 'PostgresApiKeyStore', (read) => PostgresApiKeyStore.open(read));
-
-describeOnRealMongo(
-  'apikeys store contract',
-  describeApiKeyStoreContract,
-  'MongoDB',
-  (read) => new MongoApiKeyStore(read),
-);
-
-/** Applies one of the adapter's writes as MongoDB's updateOne would (upsert included). */
-function applyWrite<T extends { _id: number }>(docs: T[], { filter, update, upsert }: MongoWrite<T>): void {
-  const { $setOnInsert, ...modifier } = update as Record<string, Record<string, unknown>>;
-  const matched = new Query(filter as Record<string, unknown>).find<T>(docs).all().length > 0;
-  if (matched) {
-    if (Object.keys(modifier).length > 0) updateOne(docs, filter as never, modifier as never);
-    return;
-  }
-  if (!upsert) return;
-  const fromFilter = Object.fromEntries(Object.entries(filter).filter(([, v]) => typeof v !== 'object' || v === null));
-  const doc = { ...fromFilter, ...$setOnInsert } as T;
-  docs.push(doc);
-  if (Object.keys(modifier).length > 0) updateOne(docs, { _id: doc._id } as never, modifier as never);
-}
-
-/** The MongoDB adapter's pure filters and updates, evaluated by mingo over in-memory documents. */
-class MingoApiKeyStore implements ApiKeyStore {
-  keys: ApiKeyDoc[] = [];
-  usage: ApiKeyUsageDoc[] = [];
-  private checkpointPosition: bigint | undefined;
-  readonly projectionStore: ProjectionStore = {
-    commit: async (_projection, position, work) => {
-      await work();
-      this.checkpointPosition = position;
-    },
-    checkpoint: async () => this.checkpointPosition,
-    checkpointLog: async () => undefined,
-    setCheckpointLog: async () => undefined,
-    reset: async () => {
-      this.keys = [];
-      this.checkpointPosition = undefined;
-    },
-    park: async () => undefined,
-    parked: async () => [],
-    unpark: async () => false,
-    digest: async () => ({ digest: JSON.stringify(this.keys), counts: { api_keys: this.keys.length } }),
-  };
-
-  private lastUsed(id: number): string | null {
-    return this.usage.find((u) => u._id === id)?.lastUsedAt ?? null;
-  }
-  async byKeyId(keyId: string): Promise<ApiKeyRecord | null> {
-    const [doc] = new Query(apiKeyQueries.byKeyId(keyId) as Record<string, unknown>).find<ApiKeyDoc>(this.keys).all();
-    return doc ? toApiKeyRecord(structuredClone(doc), this.lastUsed(doc._id)) : null;
-  }
-  async listForUser(userId: number): Promise<ApiKeyRecord[]> {
-    const { filter, sort } = apiKeyQueries.listForUser(userId);
-    const docs = new Query(filter as Record<string, unknown>).find<ApiKeyDoc>(this.keys).sort(sort).all();
-    const usage = new Query(apiKeyQueries.usageOf(docs.map((d) => d._id)) as Record<string, unknown>)
-      .find<ApiKeyUsageDoc>(this.usage)
-      .all();
-    return docs.map((d) => toApiKeyRecord(structuredClone(d), usage.find((u) => u._id === d._id)?.lastUsedAt ?? null));
-  }
-  async recordUse(id: number, at: string): Promise<void> {
-    applyWrite(this.usage, apiKeyQueries.recordUse(id, at));
-  }
-  async keyCreated(key: Parameters<ApiKeyStore['keyCreated']>[0], position: bigint): Promise<void> {
-    applyWrite(this.keys, apiKeyQueries.created(key, position));
-  }
-  async keyRevoked(id: number, position: bigint): Promise<void> {
-    applyWrite(this.keys, apiKeyQueries.revoked(id, position));
-  }
-  async keyRotated(id: number, secret: Parameters<ApiKeyStore['keyRotated']>[1], position: bigint): Promise<void> {
-    applyWrite(this.keys, apiKeyQueries.rotated(id, secret, position));
-  }
-}
-
-describeApiKeyStoreContract('MongoDB filters and updates, evaluated by mingo', async () => ({
-  store: new MingoApiKeyStore(),
-  dispose: async () => undefined,
-}));

@@ -33,6 +33,7 @@ const COLLECTIONS: readonly CollectionDeclaration[] = [
     name: NOTES,
     indexes: {
       by_id: { equal: ['board'], order: [['id', 1]] },
+      by_pinned: { equal: ['board', 'pinned'], order: [] },
       by_recent: {
         equal: ['board'],
         order: [
@@ -40,7 +41,7 @@ const COLLECTIONS: readonly CollectionDeclaration[] = [
           ['id', -1],
         ],
       },
-      by_pinned: { equal: ['pinned'], order: [['id', 1]] },
+      pinned_by_id: { equal: ['pinned'], order: [['id', 1]] },
     },
   },
 ];
@@ -51,6 +52,7 @@ const note = (id: number, over: Partial<Document> = {}): Document => ({
   at: '2025-01-01T00:00:00.000Z',
   tags: [],
   colour: null,
+  pinned: false,
   ...over,
 });
 
@@ -134,6 +136,22 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
       });
     });
 
+    it('given documents, when found along a declared index, then only the equal ones (a boolean too), in its order, uncounted', async () => {
+      const notes = [
+        note(3, { at: '2025-01-02T00:00:00.000Z', pinned: true }),
+        note(1, { at: '2025-01-03T00:00:00.000Z' }),
+        note(2, { at: '2025-01-02T00:00:00.000Z' }),
+        note(4, { board: 2, pinned: true }),
+      ];
+      for (const [i, n] of notes.entries()) await store.save(NOTES, n.id as number, n, BigInt(i + 1));
+      await store.save(NOTES, 5, null, 9n);
+
+      expect((await store.find(NOTES, 'by_recent', [1])).map((n) => n.id)).toEqual([1, 3, 2]);
+      expect(await store.find(NOTES, 'by_pinned', [1, true])).toEqual([notes[0]]);
+      expect((await store.find(NOTES, 'by_pinned', [1, false])).map((n) => n.id).sort()).toEqual([1, 2]);
+      expect(await store.find(NOTES, 'by_id', [9])).toEqual([]);
+    });
+
     it('given documents, when paged after a key, then the documents past it in the index order, the count still the whole list', async () => {
       const notes = [
         note(1, { at: '2025-01-03T00:00:00.000Z' }),
@@ -200,15 +218,15 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
       await store.save(NOTES, 1, note(1, { pinned: true, colour: 'red' }), 1n);
       await store.save(NOTES, 2, note(2, { pinned: false, colour: 'blue' }), 2n);
       await store.save(NOTES, 3, note(3, { pinned: false }), 3n);
-      await store.save(NOTES, 4, note(4, { colour: 'green' }), 4n);
+      await store.save(NOTES, 4, note(4, { colour: 'green', pinned: true }), 4n);
       const ids = async (pinned: boolean, after: readonly Scalar[] | null = null) =>
-        (await store.page(NOTES, { index: 'by_pinned', equal: [pinned], page: { skip: 0, take: 10 }, after })).list.map(
-          (n) => n.id,
-        );
+        (
+          await store.page(NOTES, { index: 'pinned_by_id', equal: [pinned], page: { skip: 0, take: 10 }, after })
+        ).list.map((n) => n.id);
 
       expect(await ids(false)).toEqual([2, 3]);
       expect(await ids(false, [2])).toEqual([3]);
-      expect(await ids(true)).toEqual([1]);
+      expect(await ids(true)).toEqual([1, 4]);
       expect(await store.distinct(NOTES, 'colour', { pinned: false })).toEqual(['blue']);
     });
 
@@ -297,5 +315,21 @@ describe('the document store on SQLite and on MongoDB', () => {
     expect(sqlite).toEqual(mongo);
     expect(sqlite?.counts).toEqual({ doc_notes: 3 });
     sqliteRead.close();
+  });
+});
+
+describe('the document store on SQLite, whose change feed every process reads', () => {
+  it('given a collection, when a write changes it, then its version moves; an older write leaves it standing', async () => {
+    const read = SqliteReadDb.open(':memory:');
+    const store = new SqliteDocumentStore(read, COLLECTIONS);
+    await store.save(NOTES, 1, note(1), 5n);
+    const before = store.version(NOTES);
+    expect(before).not.toBeNull();
+
+    await store.save(NOTES, 1, note(1, { colour: 'red' }), 4n);
+    expect(store.version(NOTES)).toBe(before);
+    await store.save(NOTES, 1, note(1, { colour: 'red' }), 6n);
+    expect(store.version(NOTES)).not.toBe(before);
+    read.close();
   });
 });

@@ -5,25 +5,14 @@
  * On the mingo stand-in, one server holding the generations' databases, opened through the
  * generations as the service opens them, and on a real MongoDB.
  */
-import type { NewApiKeyRecord } from '../../src/api-keys/api-key-store';
-import { MongoApiKeyStore } from '../../src/infra/mongo/mongo-api-key-store';
+import { READ_MODELS } from '../../src/app/read-model-list';
 import { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
 import { mongoGenerations } from '../../src/infra/read-generations';
 import { mingoReadDb } from '../support/mingo-mongo';
 import { describeMongo } from '../support/mongo-target';
+import { rebuilt, usedKey as key } from '../support/api-key-fixtures';
 
-const USER = 7;
-const key: NewApiKeyRecord = {
-  id: 1,
-  keyId: 'svc_live_1',
-  userId: USER,
-  name: 'ci',
-  secretHash: 'h',
-  createdAt: '2026-01-01T00:00:00.000Z',
-  expiresAt: '2026-04-01T00:00:00.000Z',
-  readOnly: false,
-  ratePerHour: null,
-};
+const USER = key.userId;
 const USED_AT = '2026-01-02T03:04:00.000Z';
 
 /** The service's generations over one stand-in server whose base database is `reads`. */
@@ -35,16 +24,9 @@ function generationsOnOneServer() {
   const storeOf = async (generation: number) => {
     const opened = await generations.open(generation);
     if (opened.kind !== 'mongo') throw new Error('given: a MongoDB generation');
-    return new MongoApiKeyStore(opened.mongo);
+    return READ_MODELS.apiKeys.mongo(opened.mongo);
   };
   return { base, generations, storeOf };
-}
-
-/** A rebuild's builder: the read model reset and the key's creation projected again from the log. */
-async function rebuilt(store: MongoApiKeyStore): Promise<MongoApiKeyStore> {
-  await store.projectionStore.reset('apikeys');
-  await store.keyCreated(key, 1n);
-  return store;
 }
 
 describe("a key's lastUsedAt across blue/green rebuilds on MongoDB (mingo stand-in)", () => {
@@ -101,10 +83,10 @@ describeMongo("a key's lastUsedAt across generations", (mongo) => {
     const g0 = await MongoReadDb.connect(url, base);
     const g1 = await MongoReadDb.connect(url, `${base}_g1`, undefined, base);
     try {
-      const first = await rebuilt(new MongoApiKeyStore(g0));
+      const first = await rebuilt(await READ_MODELS.apiKeys.mongo(g0));
       await first.recordUse(key.id, USED_AT);
 
-      const second = await rebuilt(new MongoApiKeyStore(g1));
+      const second = await rebuilt(await READ_MODELS.apiKeys.mongo(g1));
 
       expect((await second.listForUser(USER)).map((k) => k.lastUsedAt)).toEqual([USED_AT]);
     } finally {

@@ -9,11 +9,12 @@
  */
 import { MongoClient } from 'mongodb';
 import { mongoClientOptions, MONGO_WRITE_TIMEOUT_MS } from '../../src/config/mongo-client-options';
-import { MongoApiKeyStore } from '../../src/infra/mongo/mongo-api-key-store';
+import { READ_MODELS } from '../../src/app/read-model-list';
 import { MongoReadDb, mongoProjectionStore } from '../../src/infra/mongo/mongo-read-db';
 import { isTransientStoreError } from '../../src/projections/transient-error';
 import { mingoReadDb, mingoReads, unboundedReads } from '../support/mingo-mongo';
 import { describeMongo } from '../support/mongo-target';
+import { keyCreated } from '../support/api-key-fixtures';
 
 const TIMEOUT = 1234;
 /** The queries bounded by something else than the configured query bound. */
@@ -33,8 +34,8 @@ describe('read options', () => {
 describe('every query path of the MongoDB read models is bounded', () => {
   it('given the API keys store, when each query runs (keys and their usage), then each carries maxTimeMS', async () => {
     const read = mingoReadDb({ queryTimeoutMs: TIMEOUT });
-    const store = new MongoApiKeyStore(read);
-    const key = {
+    const store = await READ_MODELS.apiKeys.mongo(read);
+    await keyCreated(store, {
       id: 1,
       keyId: 'k1',
       userId: 7,
@@ -44,14 +45,13 @@ describe('every query path of the MongoDB read models is bounded', () => {
       expiresAt: '2026-01-01T00:00:00.000Z',
       readOnly: false,
       ratePerHour: null,
-    };
-    await store.keyCreated(key, 1n);
+    });
 
     expect(await store.byKeyId('k1')).toMatchObject({ keyId: 'k1' });
     expect(await store.listForUser(7)).toHaveLength(1);
 
     expect(mingoReads(read).map((r) => `${r.collection}.${r.operation}`)).toEqual(
-      expect.arrayContaining(['api_keys.find', 'api_key_usage.find']),
+      expect.arrayContaining(['doc_api_keys.find', 'api_key_usage.find']),
     );
     expect(mingoReads(read).length).toBeGreaterThanOrEqual(4);
     expect(unboundedReads(read)).toEqual([]);

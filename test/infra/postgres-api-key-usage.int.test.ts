@@ -2,23 +2,12 @@
  * A key's lastUsedAt on PostgreSQL lives in the kept schema (the records kept across
  * generations), not in a generation's own schema, which a blue/green rebuild replaces.
  */
-import type { NewApiKeyRecord } from '../../src/api-keys/api-key-store';
-import { PostgresApiKeyStore } from '../../src/infra/postgres/postgres-api-key-store';
+import { READ_MODELS } from '../../src/app/read-model-list';
 import { PostgresReadDb } from '../../src/infra/postgres/postgres-read-db';
 import { describeExternal, externalTarget } from '../support/external';
 import { dropSchema, freshSchema } from '../support/postgres';
+import { keyCreated, rebuilt, usedKey as key } from '../support/api-key-fixtures';
 
-const key: NewApiKeyRecord = {
-  id: 1,
-  keyId: 'svc_live_1',
-  userId: 7,
-  name: 'ci',
-  secretHash: 'h',
-  createdAt: '2026-01-01T00:00:00.000Z',
-  expiresAt: '2026-04-01T00:00:00.000Z',
-  readOnly: false,
-  ratePerHour: null,
-};
 const USED_AT = '2026-01-02T03:04:00.000Z';
 
 const target = externalTarget('postgres');
@@ -31,7 +20,7 @@ describeExternal("a key's lastUsedAt across generations on PostgreSQL", target, 
   const open = async (schema: string) => {
     const read = await PostgresReadDb.connect(url, { schema, keptSchema: kept, queryTimeoutMs: 10_000 });
     opened.push(read);
-    return PostgresApiKeyStore.open(read);
+    return READ_MODELS.apiKeys.postgres(read);
   };
   afterAll(async () => {
     for (const read of opened) await read.close();
@@ -41,15 +30,14 @@ describeExternal("a key's lastUsedAt across generations on PostgreSQL", target, 
   it('given a use recorded in one generation, when it is reset and another generation is built and the first dropped, then both list the key with it', async () => {
     const [g0, g1] = generations as [string, string];
     const first = await open(g0);
-    await first.keyCreated(key, 1n);
+    await keyCreated(first);
     await first.recordUse(key.id, USED_AT);
-    await first.projectionStore.reset('apikeys');
-    await first.keyCreated(key, 1n);
+    await rebuilt(first);
     expect(await first.byKeyId(key.keyId)).toMatchObject({ lastUsedAt: USED_AT });
     await dropSchema(url, g0);
 
     const second = await open(g1);
-    await second.keyCreated(key, 1n);
+    await keyCreated(second);
 
     expect((await second.listForUser(7)).map((k) => k.lastUsedAt)).toEqual([USED_AT]);
     expect(await second.byKeyId(key.keyId)).toMatchObject({ lastUsedAt: USED_AT });

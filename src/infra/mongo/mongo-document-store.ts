@@ -101,6 +101,17 @@ export class MongoDocumentStore implements DocumentStore {
     return { count, list: docs.map((d) => d.doc as Document) };
   }
 
+  async find(collection: string, name: string, equal: readonly Scalar[]): Promise<Document[]> {
+    const index = indexOf(this.collections, collection, name);
+    const filter = { doc: { $ne: null }, ...Object.fromEntries(index.equal.map((f, i) => [at(f), equal[i]])) };
+    const found = this.collection(collection).find(filter, {
+      projection: { _id: 0, doc: 1 },
+      ...this.read.readOptions(),
+    });
+    if (index.order.length > 0) found.sort(Object.fromEntries(index.order.map(([f, direction]) => [at(f), direction])));
+    return (await found.toArray()).map((d) => d.doc as Document);
+  }
+
   async distinct(collection: string, field: string, equal: Readonly<Record<string, Scalar>>): Promise<string[]> {
     const filter = { doc: { $ne: null }, ...Object.fromEntries(Object.entries(equal).map(([f, v]) => [at(f), v])) };
     const values: unknown[] = await this.collection(collection).distinct(at(field), filter, this.read.readOptions());

@@ -216,6 +216,17 @@ export class PostgresDocumentStore implements DocumentStore {
     return { count, list: rows.map((row) => row.doc) };
   }
 
+  async find(collection: string, name: string, equal: readonly Scalar[]): Promise<Document[]> {
+    const index = indexOf(this.collections, collection, name);
+    const where = ['doc is not null', ...index.equal.map((f, i) => `${field(f)} = $${i + 1}::jsonb`)].join(' and ');
+    const order = index.order.flatMap(([f, direction]) => orderKeys(f, direction)).join(', ');
+    const { rows } = await this.read.query<{ doc: Document }>(
+      `select doc from ${documentTable(collection)} where ${where}${order === '' ? '' : ` order by ${order}`}`,
+      equal.map((value) => JSON.stringify(value)),
+    );
+    return rows.map((row) => row.doc);
+  }
+
   /** As MongoDB's distinct: an array field's elements unwound, a scalar taken as it is; strings only. */
   async distinct(collection: string, name: string, equal: Readonly<Record<string, Scalar>>): Promise<string[]> {
     const fields = Object.keys(equal);

@@ -8,11 +8,13 @@ import {
   type Document,
   type DocumentId,
   type DocumentStore,
+  type IndexDeclaration,
   type IndexQuery,
   type Scalar,
 } from '../../projections/document-store';
 import type { PageResponse } from '../../projections/paging';
 import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
+import { readScope } from '../../projections/read-scopes';
 import { sqliteProjectionStore, type SqliteReadDb } from './sqlite-read-db';
 
 /** A field name is spliced into SQL (a JSON path, an index expression): only plain identifiers. */
@@ -41,6 +43,9 @@ function schemaOf({ name, indexes }: CollectionDeclaration): { table: string; in
   };
 }
 
+const orderBy = (index: IndexDeclaration): string =>
+  index.order.map(([f, direction]) => `${field(f)}${direction === -1 ? ' desc' : ''}`).join(', ');
+
 /**
  * Every document read model on the embedded database: a table per collection holding the id, the
  * JSON document and the position of the event that wrote it, with an expression index per declared
@@ -48,14 +53,16 @@ function schemaOf({ name, indexes }: CollectionDeclaration): { table: string; in
  */
 export class SqliteDocumentStore implements DocumentStore {
   readonly projectionStore: ProjectionStore;
+  readonly version: (collection: string) => string | null;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
 
   constructor(
-    read: SqliteReadDb,
+    private readonly read: SqliteReadDb,
     private readonly collections: readonly CollectionDeclaration[],
   ) {
     this.db = read.db;
+    this.version = (collection) => read.feed.version(readScope.documents(collection));
     for (const collection of collections) {
       const { table, indexes } = schemaOf(collection);
       this.db.exec(table);
@@ -81,10 +88,11 @@ export class SqliteDocumentStore implements DocumentStore {
 
   async save(collection: string, id: DocumentId, document: Document | null, position: bigint): Promise<void> {
     const table = documentTable(collection);
-    this.statement(
+    const { changes } = this.statement(
       `insert into ${table} (id, doc, position) values (?, ?, ?) on conflict (id) do update set ` +
         `doc = excluded.doc, position = excluded.position where excluded.position > ${table}.position`,
     ).run(id, document === null ? null : JSON.stringify(document), position);
+    if (changes > 0) this.read.feed.touch(readScope.documents(collection));
   }
 
   async get(collection: string, id: DocumentId): Promise<Document | null> {
@@ -99,7 +107,7 @@ export class SqliteDocumentStore implements DocumentStore {
       this.statement(`select count(*) as n from ${table} where ${where}`).get(...equal.map(bindable)) as { n: number }
     ).n;
     if (page.take === 0 || count === 0) return { count, list: [] };
-    const order = index.order.map(([f, direction]) => `${field(f)}${direction === -1 ? ' desc' : ''}`).join(', ');
+    const order = orderBy(index);
     const keyset = after ? keysetAlternatives(index, after) : [];
     const beyond = keyset.map(({ equal: same, beyond: [f, direction] }) =>
       [...same.map(([g]) => `${field(g)} = ?`), `${field(f)} ${direction === 1 ? '>' : '<'} ?`].join(' and '),
@@ -114,6 +122,16 @@ export class SqliteDocumentStore implements DocumentStore {
       page.skip,
     ) as { doc: string }[];
     return { count, list: rows.map((row) => JSON.parse(row.doc) as Document) };
+  }
+
+  async find(collection: string, name: string, equal: readonly Scalar[]): Promise<Document[]> {
+    const index = indexOf(this.collections, collection, name);
+    const where = ['doc is not null', ...index.equal.map((f) => `${field(f)} = ?`)].join(' and ');
+    const order = index.order.length === 0 ? '' : ` order by ${orderBy(index)}`;
+    const rows = this.statement(`select doc from ${documentTable(collection)} where ${where}${order}`).all(
+      ...equal.map(bindable),
+    ) as { doc: string }[];
+    return rows.map((row) => JSON.parse(row.doc) as Document);
   }
 
   async distinct(collection: string, name: string, equal: Readonly<Record<string, Scalar>>): Promise<string[]> {
