@@ -217,7 +217,7 @@ export class ReadSide {
       }
       options.phase?.('switching');
       // Events appended from here on are caught up by the runners of the new generation.
-      finishBulkLoad(readDb);
+      await finishBulkLoad(readDb);
       // A lock lost meanwhile (this process stalled past its TTL) may be another rebuild's now.
       if (!lock.held) throw conflict('the rebuild lost its lock to another rebuild: not switched');
       await this.deps.generations.switchTo(next);

@@ -106,9 +106,13 @@ export function answerMemoOf(readDb: ReadDb): AnswerMemo {
   return readDb.kind === 'sqlite' ? readDb.sqlite.answers : computedEachTime;
 }
 
-/** A generation built from the whole log is complete: its deferred indexes are built (SQLite). */
-export function finishBulkLoad(readDb: ReadDb): void {
+/**
+ * A generation built from the whole log is complete: its deferred indexes are built (SQLite,
+ * PostgreSQL), its stores write through again (PostgreSQL).
+ */
+export async function finishBulkLoad(readDb: ReadDb): Promise<void> {
   if (readDb.kind === 'sqlite') readDb.sqlite.finishBulkLoad();
+  else if (readDb.kind === 'postgres') await readDb.postgres.finishBulkLoad();
 }
 
 export async function closeReadDb(readDb: ReadDb): Promise<void> {

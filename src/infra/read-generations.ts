@@ -19,7 +19,10 @@ import { SqliteReadDb } from './sqlite/sqlite-read-db';
  */
 export interface ReadGenerations {
   current(): Promise<number>;
-  /** `bulkLoad`: a generation about to be built from the whole log (see SqliteReadDb.open). */
+  /**
+   * `bulkLoad`: a generation about to be built from the whole log (see SqliteReadDb.open and
+   * PostgresReadDbOptions.bulkLoad).
+   */
   open(generation: number, options?: { bulkLoad?: boolean }): Promise<ReadDb>;
   /** Makes `generation` the current one, atomically for every process. */
   switchTo(generation: number): Promise<void>;
@@ -270,12 +273,13 @@ export function postgresGenerations(
   queryTimeoutMs: number,
   poolSize?: number,
 ): ReadGenerations {
-  const connect = (generation: number, size = poolSize) =>
+  const connect = (generation: number, size = poolSize, bulkLoad = false) =>
     postgresReadDb().connect(url, {
       schema: postgresReadSchema(base, generation),
       keptSchema: postgresReadSchema(base, 0),
       queryTimeoutMs,
       poolSize: size,
+      bulkLoad,
     });
   let opened: Promise<PostgresReadDb> | undefined;
   const pointerReady = async (): Promise<PostgresReadDb> => {
@@ -306,7 +310,10 @@ export function postgresGenerations(
       const { rows } = await read.query<{ generation: number }>(`select generation from ${pointer(read)}`);
       return rows[0]?.generation ?? 0;
     },
-    open: async (generation) => ({ kind: 'postgres', postgres: await connect(generation) }),
+    open: async (generation, options) => ({
+      kind: 'postgres',
+      postgres: await connect(generation, poolSize, options?.bulkLoad === true && generation !== 0),
+    }),
     switchTo: async (generation) => {
       const read = await base0();
       await read.query(

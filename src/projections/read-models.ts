@@ -39,18 +39,33 @@ export class ReadModels {
       ? undefined
       : starts.reduce((a, b) => (b !== undefined && a !== undefined && b < a ? b : a));
     const types = eventTypesOf(this.runners.map((runner) => runner.projection));
+    let reading = this.readBatch(from, types);
     for (;;) {
-      const { events: batch, scannedTo } = await this.readBatch(from, types);
+      const { events: batch, scannedTo } = await reading;
+      // A plain read of the log (no scan moving checkpoints as it goes) is made while the read
+      // models fold the batch before it: on a remote log the two round trips' waits overlap.
+      const full = batch.length >= SHARED_CATCH_UP_BATCH;
+      if (full && !this.scans(types)) {
+        reading = this.readBatch(batch.at(-1)?.position, types);
+        // Awaited after the fold; a fold that fails first leaves it unread, not unhandled.
+        reading.catch(() => undefined);
+      }
       for (const runner of this.runners) {
         await runner.catchUp(batch);
         // A rebuild runs beside the requests of a serving process: they go between commits.
         await yieldToRequests();
       }
       if (scannedTo !== undefined) for (const runner of this.runners) runner.skippedTo(scannedTo);
-      if (batch.length < SHARED_CATCH_UP_BATCH) break;
+      if (!full) break;
       from = batch.at(-1)?.position;
+      if (this.scans(types)) reading = this.readBatch(from, types);
     }
     for (const runner of this.runners) runner.followLive();
+  }
+
+  /** Whether the catch-up scans the log by type (readBatch), moving every checkpoint as it goes. */
+  private scans(types: ReadonlySet<string> | undefined): boolean {
+    return types !== undefined && this.events.scanAll !== undefined;
   }
 
   /**

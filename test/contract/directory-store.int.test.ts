@@ -13,7 +13,10 @@ import { MongoDocumentStore } from '../../src/infra/mongo/mongo-document-store';
 import { PostgresDocumentStore } from '../../src/infra/postgres/postgres-document-store';
 import { SqliteDocumentStore } from '../../src/infra/sqlite/sqlite-document-store';
 import { documentProjection, type DocumentStore } from '../../src/projections/document-store';
+import { PostgresReadDb } from '../../src/infra/postgres/postgres-read-db';
 import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
+import { describeExternal, externalTarget } from '../support/external';
+import { dropSchema, freshSchema } from '../support/postgres';
 
 /** The read model's queries, and `write`: one event folded at `position`, as the runner folds it. */
 type DirectoryReadModel = DirectoryStore & {
@@ -299,4 +302,70 @@ describeOnEveryReadDb(describeDirectoryStoreContract, {
     'the directory on PostgresDocumentStore',
     async (read) => directoryReadModel(await PostgresDocumentStore.open(read, DIRECTORY_READ_MODEL.collections)),
   ],
+});
+
+/**
+ * A generation built from the whole log sends a batch's document writes as the batch commits, a
+ * few statements of many rows: the same documents as one statement per event, whatever keys repeat
+ * in the batch, and nothing of a batch that fails.
+ */
+const postgres = externalTarget('postgres');
+describeExternal('the PostgreSQL directory store, bulk-loading', postgres, () => {
+  const url = postgres.kind === 'url' ? postgres.url : '';
+  // Keys written again and again within one batch: a removal of a record put in the same batch,
+  // a put after a removal, a removal of a record never put.
+  const history: DirectoryEvent[] = [
+    ...world,
+    { type: 'CommunityProjectUpserted', data: { communityProjectId: 104, communityId: 30, projectId: 8 } },
+    { type: 'UserUpserted', data: { userId: 1, name: 'Ada L.', status: 'active' } },
+    { type: 'CommunityMemberSet', data: { communityId: 30, userId: 1, role: 'admin', status: 'pending' } },
+    { type: 'ProjectMemberRemoved', data: { projectId: 7, userId: 1 } },
+    { type: 'ProjectMemberSet', data: { projectId: 7, userId: 1, role: 'mentor' } },
+    { type: 'ProjectMemberRemoved', data: { projectId: 7, userId: 1 } },
+    { type: 'CircleMemberRemoved', data: { circleId: 999, userId: 5 } },
+    { type: 'CircleMemberRemoved', data: { circleId: 999, userId: 5 } },
+  ];
+  const opened: { read: PostgresReadDb; schema: string }[] = [];
+  const open = async (bulkLoad: boolean) => {
+    const schema = freshSchema('dirbulk');
+    const read = await PostgresReadDb.connect(url, { schema, queryTimeoutMs: 10_000, bulkLoad });
+    opened.push({ read, schema });
+    const store = directoryReadModel(await PostgresDocumentStore.open(read, DIRECTORY_READ_MODEL.collections));
+    await store.projectionStore.reset(store.projectionName);
+    return store;
+  };
+  const writeAll = (store: DirectoryReadModel, events: readonly DirectoryEvent[]) =>
+    store.projectionStore.commit(store.projectionName, BigInt(events.length), async () => {
+      for (const [i, event] of events.entries()) await store.write(event, BigInt(i + 1));
+    });
+  afterEach(async () => {
+    for (const { read, schema } of opened.splice(0)) {
+      await read.close();
+      await dropSchema(url, schema);
+    }
+  });
+
+  it('given a history written in one batch, when digested, then it equals the history written one statement an event', async () => {
+    const [through, bulk] = [await open(false), await open(true)];
+
+    await writeAll(through, history);
+    await writeAll(bulk, history);
+
+    expect(await bulk.projectionStore.digest()).toEqual(await through.projectionStore.digest());
+    expect(normalised(await bulk.memberships(1))).toEqual(normalised(await through.memberships(1)));
+  });
+
+  it('given a batch that fails half-way, when it is committed again, then nothing of the failed attempt remains', async () => {
+    const [through, bulk] = [await open(false), await open(true)];
+    const failing = bulk.projectionStore.commit(bulk.projectionName, 5n, async () => {
+      for (const [i, event] of history.slice(0, 5).entries()) await bulk.write(event, BigInt(i + 1));
+      throw new Error('the projection failed');
+    });
+    await expect(failing).rejects.toThrow('the projection failed');
+
+    await writeAll(through, history);
+    await writeAll(bulk, history);
+
+    expect(await bulk.projectionStore.digest()).toEqual(await through.projectionStore.digest());
+  });
 });

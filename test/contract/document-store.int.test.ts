@@ -19,7 +19,12 @@ import {
 } from '../../src/projections/document-store';
 import type { RecordedEvent } from '../../src/ports/event-store';
 import { mingoReadDb } from '../support/mingo-mongo';
-import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
+import {
+  describeOnEveryReadDb,
+  describeOnPostgres,
+  type OpenedStore,
+  withFreshStore,
+} from '../support/read-db-adapters';
 import { seeded, walkFaults, walkWhileChanging } from '../support/keyset-walk';
 
 const NOTES = 'notes';
@@ -327,6 +332,19 @@ describeOnEveryReadDb(describeDocumentStoreContract, {
   mongo: ['MongoDocumentStore', (read) => MongoDocumentStore.open(read, COLLECTIONS)],
   postgres: ['PostgresDocumentStore', (read) => PostgresDocumentStore.open(read, COLLECTIONS)],
 });
+
+// A generation built from the whole log: the documents are held in the process from the reset on,
+// a batch's saves sent as it commits; it answers as above.
+describeOnPostgres(
+  describeDocumentStoreContract,
+  'PostgresDocumentStore',
+  async (read) => {
+    const store = await PostgresDocumentStore.open(read, COLLECTIONS);
+    await store.projectionStore.reset('notes');
+    return store;
+  },
+  { bulkLoad: true },
+);
 
 describe('the document store on SQLite and on MongoDB', () => {
   it('given the same writes, when digested, then both answer the same digest', async () => {

@@ -31,7 +31,12 @@ import {
   resource,
   updatedData,
 } from './resource-view-fixtures';
-import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
+import {
+  describeOnEveryReadDb,
+  describeOnPostgres,
+  type OpenedStore,
+  withFreshStore,
+} from '../support/read-db-adapters';
 import { seeded, walkFaults, walkWhileChanging } from '../support/keyset-walk';
 
 const metadata = {
@@ -459,3 +464,16 @@ describeOnEveryReadDb(describeResourceViewStoreContract, {
   mongo: ['MongoResourceViewStore', (read) => MongoResourceViewStore.open(read)],
   postgres: ['PostgresResourceViewStore', (read) => PostgresResourceViewStore.open(read)],
 });
+
+// A generation built from the whole log: the store holds its rows in the process from its reset
+// on, and sends a batch's writes as the batch commits (ResourceMirror); it answers as above.
+describeOnPostgres(
+  describeResourceViewStoreContract,
+  'PostgresResourceViewStore',
+  async (read) => {
+    const store = await PostgresResourceViewStore.open(read);
+    await store.projectionStore.reset('resources');
+    return store;
+  },
+  { bulkLoad: true },
+);

@@ -84,19 +84,21 @@ export function describeOnRealMongo<Store>(
 
 /**
  * Runs a contract against the PostgreSQL server of the suites (never skipped in CI: see
- * test/support/global-setup.ts), each store on a fresh schema dropped after.
+ * test/support/global-setup.ts), each store on a fresh schema dropped after. `bulkLoad`: on a read
+ * database loading a new generation (PostgresReadDbOptions.bulkLoad), where `open` resets the store.
  */
 export function describeOnPostgres<Store>(
   contract: StoreContract<Store>,
   name: string,
   open: (read: PostgresReadDb) => Promise<Store> | Store,
+  options: { readonly bulkLoad?: boolean } = {},
 ): void {
   const target = externalTarget('postgres');
-  describeExternal(`${name} on PostgreSQL`, target, () => {
+  describeExternal(`${name} on PostgreSQL${options.bulkLoad ? ', bulk-loading' : ''}`, target, () => {
     contract(name, async () => {
       const url = target.kind === 'url' ? target.url : '';
       const schema = freshSchema('read');
-      const read = await PostgresReadDb.connect(url, { schema, queryTimeoutMs: 10_000 });
+      const read = await PostgresReadDb.connect(url, { schema, queryTimeoutMs: 10_000, bulkLoad: options.bulkLoad });
       return {
         store: await open(read),
         dispose: async () => {

@@ -13,7 +13,7 @@ import {
 } from '../../projections/document-store';
 import type { PageResponse } from '../../projections/paging';
 import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
-import { postgresProjectionStore, type PostgresReadDb } from './postgres-read-db';
+import { postgresProjectionStore, type HeldWrites, type PostgresReadDb } from './postgres-read-db';
 
 /** A field name is spliced into SQL (a JSON path, an index expression): only plain identifiers. */
 function field(name: string): string {
@@ -48,6 +48,12 @@ function indexDdl(table: string, name: string, index: IndexDeclaration): string 
   return `create index if not exists ${table}_${name} on ${table} (${columns.join(', ')})`;
 }
 
+/** A stored document as the mirror holds it: its JSON text (parsed afresh on each load, as a row is), its position. */
+type Held = { readonly text: string | null; readonly position: bigint };
+
+/** How many documents a mirror holds at most: past it, it is written out and dropped. */
+const MIRROR_MAX_DOCUMENTS = 250_000;
+
 /**
  * Every document read model on PostgreSQL: a table per collection holding the id, the document as
  * jsonb and the position of the event that wrote it, with an expression index per declared index,
@@ -55,13 +61,65 @@ function indexDdl(table: string, name: string, index: IndexDeclaration): string 
  */
 export class PostgresDocumentStore implements DocumentStore {
   readonly projectionStore: ProjectionStore;
+  /**
+   * While a new generation is bulk-loaded: every document of the read model, by collection and
+   * key, read here instead of the database, the saves of a batch written as it commits, one
+   * statement per collection (PostgresReadDb.holdWrites). It holds every row from the reset that
+   * starts the load, the builder being the only writer of a generation nobody reads.
+   */
+  private mirror: { readonly documents: Map<string, Map<string, Held>>; size: number } | undefined;
+  private readonly dirty = new Map<string, Set<string>>();
+  private readonly held: HeldWrites = {
+    flush: () => this.flush(),
+    // The mirror holds what the transaction rolled back: the database is read again from here.
+    discard: () => {
+      this.mirror = undefined;
+      this.dirty.clear();
+    },
+  };
 
   private constructor(
     private readonly read: PostgresReadDb,
     private readonly collections: readonly CollectionDeclaration[],
   ) {
     const tables = collections.map((c) => documentTable(c.name));
-    this.projectionStore = { ...postgresProjectionStore(read, tables), digest: () => this.digest(tables) };
+    const store = postgresProjectionStore(read, tables);
+    this.projectionStore = {
+      ...store,
+      digest: () => this.digest(tables),
+      reset: async (projection) => {
+        this.mirror = undefined;
+        await store.reset(projection);
+        if (read.bulkLoading) this.mirror = { documents: new Map(), size: 0 };
+      },
+    };
+  }
+
+  /** The mirror's collection, inside a batch of a bulk load; undefined elsewhere (the committed rows are read). */
+  private mirrored(collection: string): Map<string, Held> | undefined {
+    if (this.mirror && !this.read.bulkLoading) this.mirror = undefined;
+    if (!this.mirror || !this.read.holdWrites(this.held)) return undefined;
+    let documents = this.mirror.documents.get(collection);
+    if (!documents) this.mirror.documents.set(collection, (documents = new Map()));
+    return documents;
+  }
+
+  private async flush(): Promise<void> {
+    const mirror = this.mirror;
+    if (!mirror) return;
+    for (const [collection, keys] of this.dirty) {
+      const documents = mirror.documents.get(collection);
+      const rows = [...keys].map((id) => [id, documents?.get(id) as Held] as const);
+      await this.read.query(
+        `insert into ${documentTable(collection)} as t (id, doc, position)
+         select id, doc::jsonb, position from unnest($1::text[], $2::text[], $3::bigint[]) as u (id, doc, position)
+         on conflict (id) do update set doc = excluded.doc, position = excluded.position
+         where excluded.position > t.position`,
+        [rows.map(([id]) => id), rows.map(([, row]) => row.text), rows.map(([, row]) => row.position.toString())],
+      );
+    }
+    this.dirty.clear();
+    if (mirror.size >= MIRROR_MAX_DOCUMENTS) this.mirror = undefined;
   }
 
   static async open(
@@ -80,6 +138,12 @@ export class PostgresDocumentStore implements DocumentStore {
   }
 
   async load(collection: string, id: DocumentId): Promise<{ document: Document | null; position: bigint } | null> {
+    const documents = this.mirrored(collection);
+    if (documents) {
+      const held = documents.get(key(id));
+      if (!held) return null;
+      return { document: held.text === null ? null : (JSON.parse(held.text) as Document), position: held.position };
+    }
     const { rows } = await this.read.query<{ doc: Document | null; position: string }>(
       `select doc, position from ${documentTable(collection)} where id = $1`,
       [key(id)],
@@ -89,6 +153,19 @@ export class PostgresDocumentStore implements DocumentStore {
   }
 
   async save(collection: string, id: DocumentId, document: Document | null, position: bigint): Promise<void> {
+    // Outside a batch, in a transaction of its own, so that the mirror's write is sent as it commits.
+    if (this.mirror && !this.read.inBatch)
+      return this.read.transaction(() => this.save(collection, id, document, position));
+    const documents = this.mirrored(collection);
+    if (documents && this.mirror) {
+      const stored = documents.get(key(id));
+      if (stored && stored.position >= position) return;
+      if (!stored) this.mirror.size += 1;
+      documents.set(key(id), { text: document === null ? null : JSON.stringify(document), position });
+      const dirty = this.dirty.get(collection) ?? new Set<string>();
+      this.dirty.set(collection, dirty.add(key(id)));
+      return;
+    }
     const table = documentTable(collection);
     await this.read.query(
       `insert into ${table} as t (id, doc, position) values ($1, $2::jsonb, $3)

@@ -32,7 +32,25 @@ export type PostgresReadDbOptions = {
   /** The server-side bound of every statement (a stuck query fails, transiently, instead of hanging). */
   readonly queryTimeoutMs: number;
   readonly poolSize?: number;
+  /**
+   * A generation about to be built from the whole log, read by nobody until the pointer names it:
+   * its stores may hold their writes in the process and send them once per batch (`holdWrites`),
+   * and its commits do not wait for the disk (`synchronous_commit = off`). A crash loses at most
+   * the last commits of a generation that is built again from the log anyway; the switch to it is
+   * a commit on generation 0's connection, durable, and the WAL is flushed in order, so once the
+   * switch is on disk so is every commit of the generation before it, its last checkpoints with it.
+   */
+  readonly bulkLoad?: boolean;
 };
+
+/**
+ * A store's writes held in the process during a bulk load: `flush` sends them into the batch's
+ * transaction as it commits; `discard` forgets them when the transaction rolls back.
+ */
+export type HeldWrites = { flush(): Promise<void>; discard(): void };
+
+/** The batch being committed in an async context: its connection, its statements, the writes held for it. */
+type Batch = { readonly client: pg.PoolClient; statements: number; readonly held: Set<HeldWrites> };
 
 /** A statement: text with $n placeholders, and its values. */
 export type Statement = { readonly text: string; readonly values?: readonly unknown[] };
@@ -47,14 +65,19 @@ export type Statement = { readonly text: string; readonly values?: readonly unkn
  */
 export class PostgresReadDb {
   /** The connection of the batch being committed in this async context. */
-  private readonly batch = new AsyncLocalStorage<{ client: pg.PoolClient; statements: number }>();
+  private readonly batch = new AsyncLocalStorage<Batch>();
   private readonly ready: Promise<void>;
+  private bulk: boolean;
+  /** Secondary indexes held back while a new generation is bulk-loaded, built by `finishBulkLoad`. */
+  private readonly deferredIndexes: string[] = [];
 
   private constructor(
     private readonly pool: pg.Pool,
     readonly schema: string,
     readonly keptSchema: string,
+    bulkLoad: boolean,
   ) {
+    this.bulk = bulkLoad;
     this.ready = this.ensure(`
       create table if not exists projection_checkpoints (
         projection text primary key,
@@ -90,7 +113,7 @@ export class PostgresReadDb {
     const pool = new pg.Pool({
       connectionString,
       max: options.poolSize ?? 10,
-      options: `-c search_path=${options.schema}`,
+      options: `-c search_path=${options.schema}${options.bulkLoad ? ' -c synchronous_commit=off' : ''}`,
       // A query past its bound fails (57014, transient: a 503) instead of holding the request.
       statement_timeout: options.queryTimeoutMs,
       query_timeout: options.queryTimeoutMs + CLIENT_BOUND_MARGIN_MS,
@@ -103,7 +126,7 @@ export class PostgresReadDb {
     // An idle connection that fails (the server restarted) is dropped by the pool; the next query
     // fails or gets a new one. Without a listener the pool's 'error' would end the process.
     pool.on('error', () => undefined);
-    const read = new PostgresReadDb(pool, options.schema, keptSchema);
+    const read = new PostgresReadDb(pool, options.schema, keptSchema, options.bulkLoad ?? false);
     try {
       if (keptSchema !== options.schema)
         await read.ensure(
@@ -125,19 +148,33 @@ export class PostgresReadDb {
    * whose shape changes is built again into a new generation.
    */
   async ensure(ddl: string, schema: string = this.schema): Promise<void> {
+    if (this.bulk && schema === this.schema) {
+      // Each built once from the loaded rows (a sort) instead of kept in step with every insert:
+      // about 40% less work for the resources' views. Their lookups while loading need none of
+      // them (the stores read what they hold in the process, or by primary key); unique ones stay.
+      const statements = ddl.split(';').filter((statement) => statement.trim() !== '');
+      const deferred = statements.filter((statement) => /^\s*create\s+index\s/i.test(statement));
+      this.deferredIndexes.push(...deferred);
+      ddl = statements.filter((statement) => !deferred.includes(statement)).join(';');
+      if (ddl === '') return;
+    }
     const client = await this.pool.connect();
     const cut = () => undefined;
     client.on('error', cut);
     let failed: Error | undefined;
     try {
-      await client.query('begin');
       try {
-        await client.query('select pg_advisory_xact_lock($1, hashtext($2))', [READ_SCHEMA_LOCK_CLASS, schema]);
-        const { rowCount } = await client.query('select 1 from pg_namespace where nspname = $1', [schema]);
-        if (rowCount === 0) await client.query(`create schema "${schema}"`);
-        await client.query(`set local search_path to "${schema}"`);
-        await client.query(ddl);
-        await client.query('commit');
+        // One round trip (a rebuild opens a dozen of these): the schema's name is one SCHEMA_NAME
+        // admits, spelled in the text. Created only when missing, so that a role without CREATE
+        // on the database opens schemas that exist.
+        await client.query(`begin;
+          select pg_advisory_xact_lock(${READ_SCHEMA_LOCK_CLASS}, hashtext('${schema}'));
+          do $$ begin
+            if not exists (select from pg_namespace where nspname = '${schema}') then create schema "${schema}"; end if;
+          end $$;
+          set local search_path to "${schema}";
+          ${ddl};
+          commit`);
       } catch (error) {
         failed = await rolledBack(client, error);
         throw error;
@@ -146,6 +183,32 @@ export class PostgresReadDb {
       client.off('error', cut);
       client.release(failed);
     }
+  }
+
+  /** True while a new generation is built from the whole log (see PostgresReadDbOptions.bulkLoad). */
+  get bulkLoading(): boolean {
+    return this.bulk;
+  }
+
+  /**
+   * The generation is built: its deferred indexes are built, and its stores write through again,
+   * each write in its own statement.
+   */
+  async finishBulkLoad(): Promise<void> {
+    this.bulk = false;
+    const indexes = this.deferredIndexes.splice(0);
+    if (indexes.length > 0) await this.ensure(indexes.join(';\n'));
+  }
+
+  /**
+   * Inside a batch: `writes` are sent as the batch commits, in its transaction, and forgotten if
+   * it rolls back. Outside one there is nothing to join: false, and the caller writes at once.
+   */
+  holdWrites(writes: HeldWrites): boolean {
+    const batch = this.batch.getStore();
+    if (!batch) return false;
+    batch.held.add(writes);
+    return true;
   }
 
   /** True in the async context of a batch being committed. */
@@ -185,13 +248,19 @@ export class PostgresReadDb {
     const cut = () => undefined;
     client.on('error', cut);
     let broken: Error | undefined;
+    const held = new Set<HeldWrites>();
     try {
       await client.query('begin');
       try {
-        const result = await this.batch.run({ client, statements: 0 }, work);
+        const result = await this.batch.run({ client, statements: 0, held }, async () => {
+          const done = await work();
+          for (const writes of held) await writes.flush();
+          return done;
+        });
         await client.query('commit');
         return result;
       } catch (error) {
+        for (const writes of held) writes.discard();
         broken = await rolledBack(client, error);
         throw error;
       }
@@ -484,12 +553,24 @@ export function postgresProjectionStore(read: PostgresReadDb, tables: readonly s
     unpark: (projection, position) => read.unpark(projection, position),
     reset: (projection) =>
       read.transaction(async () => {
-        if (tables.length > 0) await read.query(`truncate ${tables.join(', ')}`);
+        // Loading a new generation, whose builder is its only writer: only the tables holding
+        // rows, since a truncate gives each table new files even when empty, as a new one's are.
+        const holding = read.bulkLoading ? await tablesHoldingRows(read, tables) : tables;
+        if (holding.length > 0) await read.query(`truncate ${holding.join(', ')}`);
         await read.clearCheckpoint(projection);
       }),
     digest: async (): Promise<ReadModelDigest> =>
       canonicalDigest(await Promise.all(tables.map(async (name) => ({ name, rows: await read.scan(name) })))),
   };
+}
+
+/** Which of `tables` hold a row, in one statement. */
+async function tablesHoldingRows(read: PostgresReadDb, tables: readonly string[]): Promise<string[]> {
+  if (tables.length === 0) return [];
+  const { rows } = await read.query<Record<string, boolean>>(
+    `select ${tables.map((table, i) => `exists (select from ${table}) as t${i}`).join(', ')}`,
+  );
+  return tables.filter((_, i) => rows[0]?.[`t${i}`] === true);
 }
 
 /**

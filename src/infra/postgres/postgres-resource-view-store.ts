@@ -10,7 +10,8 @@ import {
   type ViewPageQuery,
 } from '../../resources/resource-view-store';
 import { countChanges, countOf, type CountedView, type ViewCount } from '../resource-view-counts';
-import { postgresProjectionStore, type PostgresReadDb, type Statement } from './postgres-read-db';
+import { postgresProjectionStore, type HeldWrites, type PostgresReadDb, type Statement } from './postgres-read-db';
+import { ResourceMirror } from './postgres-resource-mirror';
 
 const RESOURCES = 'res_resources';
 const PROJECT_LINKS = 'res_project_links';
@@ -164,9 +165,47 @@ const countedView = (row: CountedRow): CountedView => ({
  */
 export class PostgresResourceViewStore implements ResourceViewStore {
   readonly projectionStore: ProjectionStore;
+  /** While a new generation is bulk-loaded: the read model held in the process (see ResourceMirror). */
+  private mirror: ResourceMirror | undefined;
+  private readonly held: HeldWrites = {
+    flush: async () => {
+      const mirror = this.mirror;
+      if (!mirror) return;
+      await mirror.flush(this.read);
+      if (mirror.full) this.mirror = undefined;
+    },
+    // The mirror holds what the transaction rolled back: the database is read again from here.
+    discard: () => (this.mirror = undefined),
+  };
 
   private constructor(private readonly read: PostgresReadDb) {
-    this.projectionStore = postgresProjectionStore(read, TABLES);
+    const store = postgresProjectionStore(read, TABLES);
+    this.projectionStore = {
+      ...store,
+      reset: async (projection) => {
+        this.mirror = undefined;
+        await store.reset(projection);
+        // Emptied, in a generation only its builder writes: the mirror starts from nothing.
+        if (read.bulkLoading)
+          this.mirror = new ResourceMirror({
+            resources: RESOURCES,
+            projectLinks: PROJECT_LINKS,
+            views: VIEWS,
+            viewCounts: VIEW_COUNTS,
+            viewColumns: VIEW_COLUMNS,
+            viewRow,
+          });
+      },
+    };
+  }
+
+  /**
+   * The mirror, inside a batch of a bulk load, its writes then held for the batch's commit;
+   * undefined otherwise: a read outside a batch, or after the load, reads the committed rows.
+   */
+  private mirrored(): ResourceMirror | undefined {
+    if (this.mirror && !this.read.bulkLoading) this.mirror = undefined;
+    return this.mirror && this.read.holdWrites(this.held) ? this.mirror : undefined;
   }
 
   static async open(read: PostgresReadDb): Promise<PostgresResourceViewStore> {
@@ -224,6 +263,8 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   }
 
   async stored(resourceId: number): Promise<StoredResource | null> {
+    const mirror = this.mirrored();
+    if (mirror) return mirror.stored(resourceId);
     const { rows } = await this.read.query<{ resource: string | null; position: string }>(
       `select resource, position from ${RESOURCES} where resource_id = $1`,
       [resourceId],
@@ -248,6 +289,8 @@ export class PostgresResourceViewStore implements ResourceViewStore {
     views: readonly ResourceViewRecord[],
   ): Promise<void> {
     await this.read.transaction(async () => {
+      const mirror = this.mirrored();
+      if (mirror) return mirror.putResource(resourceId, resource, position, views);
       const { rows } = await this.read.query<{ position: string }>(
         `select position from ${RESOURCES} where resource_id = $1`,
         [resourceId],
@@ -276,6 +319,8 @@ export class PostgresResourceViewStore implements ResourceViewStore {
     // One row per view key, the last as on the other adapters: a statement may not upsert a row twice.
     const written = [...new Map(views.map((view) => [view.viewKey, view])).values()];
     await this.read.transaction(async () => {
+      const mirror = this.mirrored();
+      if (mirror) return mirror.replaceViews(resourceId, views);
       const { rows: before } = await this.read.query<CountedRow>(
         `select view_key, project_id, audience_key, paragraph from ${VIEWS} where resource_id = $1`,
         [resourceId],
@@ -331,6 +376,8 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   }
 
   async resourcesOfProject(projectId: number): Promise<Resource[]> {
+    const mirror = this.mirrored();
+    if (mirror) return mirror.resourcesOfProject(projectId);
     const { rows } = await this.read.query<{ resource: string }>(
       `select resource from ${RESOURCES} where project_id = $1 and resource is not null order by resource_id`,
       [projectId],
@@ -341,6 +388,8 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   async projectLink(
     communityProjectId: number,
   ): Promise<(ProjectLink & { position: bigint; removed: boolean }) | null> {
+    const mirror = this.mirrored();
+    if (mirror) return mirror.projectLink(communityProjectId);
     const { rows } = await this.read.query<{
       community_id: string;
       project_id: string;
@@ -361,6 +410,19 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   }
 
   async writeProjectLink(link: ProjectLink, removed: boolean, position: bigint): Promise<void> {
+    if (this.mirror) {
+      // In a transaction of its own outside a batch, so that the mirror's write is sent as it commits.
+      await this.read.transaction(async () => {
+        const mirror = this.mirrored();
+        if (mirror) mirror.writeProjectLink(link, removed, position);
+        else await this.writeProjectLinkRow(link, removed, position);
+      });
+      return;
+    }
+    await this.writeProjectLinkRow(link, removed, position);
+  }
+
+  private async writeProjectLinkRow(link: ProjectLink, removed: boolean, position: bigint): Promise<void> {
     await this.read.query(
       `insert into ${PROJECT_LINKS} as l (community_project_id, community_id, project_id, position, removed)
        values ($1, $2, $3, $4, $5)
@@ -373,6 +435,8 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   }
 
   async projectCommunities(projectId: number): Promise<number[]> {
+    const mirror = this.mirrored();
+    if (mirror) return mirror.projectCommunities(projectId);
     const { rows } = await this.read.query<{ community_id: string }>(
       `select distinct community_id from ${PROJECT_LINKS} where project_id = $1 and not removed order by community_id`,
       [projectId],

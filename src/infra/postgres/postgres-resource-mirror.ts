@@ -1,0 +1,242 @@
+import type { Resource } from '../../resources/resource';
+import type { ProjectLink, ResourceViewRecord, StoredResource } from '../../resources/resource-view-store';
+import { countChanges, type CountedView } from '../resource-view-counts';
+import type { PostgresReadDb } from './postgres-read-db';
+
+/**
+ * How many resources and views a mirror holds at most: past it, it is written out and dropped,
+ * and the store reads the database again (a few hundred bytes each, the resources' JSON aside).
+ */
+const MIRROR_MAX_ROWS = 250_000;
+/** Rows per multi-row insert of views: each takes VIEW_COLUMNS parameters of the 65,535 a statement binds. */
+const VIEW_ROWS_PER_STATEMENT = 1000;
+
+type ResourceRow = { readonly projectId: number; readonly position: bigint; readonly text: string | null };
+type LinkRow = ProjectLink & { readonly position: bigint; readonly removed: boolean };
+type CountRow = CountedView & { readonly n: number };
+
+/** The table names and a view's row, as PostgresResourceViewStore writes them. */
+export type MirrorTables = {
+  readonly resources: string;
+  readonly projectLinks: string;
+  readonly views: string;
+  readonly viewCounts: string;
+  readonly viewColumns: number;
+  readonly viewRow: (resourceId: number, view: ResourceViewRecord) => unknown[];
+};
+
+const add = <K, V>(index: Map<K, Set<V>>, key: K, value: V) => {
+  let set = index.get(key);
+  if (!set) index.set(key, (set = new Set()));
+  set.add(value);
+};
+
+/**
+ * The resources read model of a generation being bulk-loaded, held in the process: its projection
+ * reads what it wrote from here instead of the database, and what a batch changed is written in a
+ * few multi-row statements as the batch commits (PostgresReadDb.holdWrites), where writing through
+ * took seven round trips an event. It holds every row of the read model, so a key it does not
+ * hold is in no table: true from the reset that starts the load, as long as the builder is the
+ * only writer of a generation nobody reads. It makes the same rows the statements of
+ * PostgresResourceViewStore would have, counters included (the digest compares them).
+ */
+export class ResourceMirror {
+  private readonly resources = new Map<number, ResourceRow>();
+  private readonly resourcesByProject = new Map<number, Set<number>>();
+  private readonly links = new Map<number, LinkRow>();
+  private readonly linksByProject = new Map<number, Set<number>>();
+  /** Each resource's views, as their counters count them. */
+  private readonly views = new Map<number, Map<string, CountedView>>();
+  private viewCount = 0;
+  private readonly counts = new Map<string, CountRow>();
+
+  private readonly dirtyResources = new Set<number>();
+  private readonly dirtyLinks = new Set<number>();
+  /** Views written since the last flush, by resource and view key; a key absent from `views` is deleted. */
+  private readonly dirtyViews = new Map<number, Map<string, unknown[] | null>>();
+  private readonly dirtyCounts = new Set<string>();
+
+  constructor(private readonly tables: MirrorTables) {}
+
+  /** Past its size: written out by the flush under way, then dropped by its store. */
+  get full(): boolean {
+    return this.resources.size + this.viewCount >= MIRROR_MAX_ROWS;
+  }
+
+  stored(resourceId: number): StoredResource | null {
+    const row = this.resources.get(resourceId);
+    if (!row) return null;
+    return { resource: row.text === null ? null : (JSON.parse(row.text) as Resource), position: row.position };
+  }
+
+  putResource(resourceId: number, resource: Resource | null, position: bigint, views: readonly ResourceViewRecord[]) {
+    const current = this.resources.get(resourceId);
+    if (current && current.position > position) return;
+    this.replaceViews(resourceId, views);
+    if (current && current.position >= position) return;
+    // A tombstone keeps the project id the live resource had.
+    const projectId = resource ? resource.scope.projectId : (current?.projectId ?? 0);
+    if (current && current.projectId !== projectId) this.resourcesByProject.get(current.projectId)?.delete(resourceId);
+    add(this.resourcesByProject, projectId, resourceId);
+    this.resources.set(resourceId, { projectId, position, text: resource ? JSON.stringify(resource) : null });
+    this.dirtyResources.add(resourceId);
+  }
+
+  replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): void {
+    const written = [...new Map(views.map((view) => [view.viewKey, view])).values()];
+    const before = this.views.get(resourceId) ?? new Map<string, CountedView>();
+    const after = new Map<string, CountedView>();
+    const dirty = this.dirtyViews.get(resourceId) ?? new Map<string, unknown[] | null>();
+    this.dirtyViews.set(resourceId, dirty);
+    for (const key of before.keys()) dirty.set(key, null);
+    for (const view of written) {
+      after.set(view.viewKey, {
+        viewKey: view.viewKey,
+        projectId: view.projectId,
+        audienceKey: view.audienceKey,
+        paragraph: view.paragraphId ?? 0,
+      });
+      dirty.set(view.viewKey, this.tables.viewRow(resourceId, view));
+    }
+    this.viewCount += after.size - before.size;
+    if (after.size > 0) this.views.set(resourceId, after);
+    else this.views.delete(resourceId);
+    for (const [id, change] of countChanges([...before.values()], [...after.values()])) {
+      const n = (this.counts.get(id)?.n ?? 0) + change.by;
+      // A counter down to no views is removed, as the statements remove it.
+      if (n > 0) this.counts.set(id, { ...(this.counts.get(id) ?? change.view), n });
+      else this.counts.delete(id);
+      this.dirtyCounts.add(id);
+    }
+  }
+
+  resourcesOfProject(projectId: number): Resource[] {
+    const ids = [...(this.resourcesByProject.get(projectId) ?? [])].sort((a, b) => a - b);
+    return ids.flatMap((id) => {
+      const text = this.resources.get(id)?.text;
+      return text ? [JSON.parse(text) as Resource] : [];
+    });
+  }
+
+  projectLink(communityProjectId: number): LinkRow | null {
+    return this.links.get(communityProjectId) ?? null;
+  }
+
+  writeProjectLink(link: ProjectLink, removed: boolean, position: bigint): void {
+    const current = this.links.get(link.communityProjectId);
+    if (current && current.position >= position) return;
+    if (current && current.projectId !== link.projectId)
+      this.linksByProject.get(current.projectId)?.delete(link.communityProjectId);
+    add(this.linksByProject, link.projectId, link.communityProjectId);
+    this.links.set(link.communityProjectId, {
+      communityProjectId: link.communityProjectId,
+      communityId: link.communityId,
+      projectId: link.projectId,
+      position,
+      removed,
+    });
+    this.dirtyLinks.add(link.communityProjectId);
+  }
+
+  projectCommunities(projectId: number): number[] {
+    const communities = new Set<number>();
+    for (const id of this.linksByProject.get(projectId) ?? []) {
+      const link = this.links.get(id);
+      if (link && !link.removed) communities.add(link.communityId);
+    }
+    return [...communities].sort((a, b) => a - b);
+  }
+
+  /** Writes what changed since the last flush, on the batch's connection (`read.query` inside it). */
+  async flush(read: PostgresReadDb): Promise<void> {
+    const { resources, projectLinks, views, viewCounts, viewColumns } = this.tables;
+    if (this.dirtyResources.size > 0) {
+      const rows = [...this.dirtyResources].map((id) => [id, this.resources.get(id) as ResourceRow] as const);
+      await read.query(
+        `insert into ${resources} as r (resource_id, project_id, position, resource)
+         select * from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[])
+         on conflict (resource_id) do update set
+           project_id = excluded.project_id, position = excluded.position, resource = excluded.resource`,
+        [
+          rows.map(([id]) => id),
+          rows.map(([, row]) => row.projectId),
+          rows.map(([, row]) => row.position.toString()),
+          rows.map(([, row]) => row.text),
+        ],
+      );
+      this.dirtyResources.clear();
+    }
+    if (this.dirtyLinks.size > 0) {
+      const rows = [...this.dirtyLinks].map((id) => this.links.get(id) as LinkRow);
+      await read.query(
+        `insert into ${projectLinks} (community_project_id, community_id, project_id, position, removed)
+         select * from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::boolean[])
+         on conflict (community_project_id) do update set
+           community_id = excluded.community_id, project_id = excluded.project_id,
+           position = excluded.position, removed = excluded.removed`,
+        [
+          rows.map((l) => l.communityProjectId),
+          rows.map((l) => l.communityId),
+          rows.map((l) => l.projectId),
+          rows.map((l) => l.position.toString()),
+          rows.map((l) => l.removed),
+        ],
+      );
+      this.dirtyLinks.clear();
+    }
+    if (this.dirtyViews.size > 0) {
+      const upserts: unknown[][] = [];
+      const deleted: [number, string][] = [];
+      for (const [resourceId, keys] of this.dirtyViews)
+        for (const [key, row] of keys) {
+          if (row) upserts.push(row);
+          else deleted.push([resourceId, key]);
+        }
+      if (deleted.length > 0)
+        await read.query(
+          `delete from ${views} where (resource_id, view_key) in
+             (select * from unnest($1::bigint[], $2::text[]))`,
+          [deleted.map(([id]) => id), deleted.map(([, key]) => key)],
+        );
+      for (let from = 0; from < upserts.length; from += VIEW_ROWS_PER_STATEMENT) {
+        const chunk = upserts.slice(from, from + VIEW_ROWS_PER_STATEMENT);
+        const tuples = chunk.map(
+          (_, i) => `(${Array.from({ length: viewColumns }, (__, c) => `$${i * viewColumns + c + 1}`).join(', ')})`,
+        );
+        await read.query(
+          `insert into ${views}
+             (resource_id, view_key, project_id, paragraph, post_date, audience_key, search, tags, doc)
+           values ${tuples.join(', ')}
+           on conflict (resource_id, view_key) do update set
+             project_id = excluded.project_id, paragraph = excluded.paragraph, post_date = excluded.post_date,
+             audience_key = excluded.audience_key, search = excluded.search, tags = excluded.tags, doc = excluded.doc`,
+          chunk.flat(),
+        );
+      }
+      this.dirtyViews.clear();
+    }
+    if (this.dirtyCounts.size > 0) {
+      const kept = [...this.dirtyCounts].flatMap((id) => {
+        const row = this.counts.get(id);
+        return row ? [[id, row] as const] : [];
+      });
+      const gone = [...this.dirtyCounts].filter((id) => !this.counts.has(id));
+      if (kept.length > 0)
+        await read.query(
+          `insert into ${viewCounts} (id, view_key, project_id, audience_key, paragraph, n)
+           select * from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[])
+           on conflict (id) do update set n = excluded.n`,
+          [
+            kept.map(([id]) => id),
+            kept.map(([, c]) => c.viewKey),
+            kept.map(([, c]) => c.projectId),
+            kept.map(([, c]) => c.audienceKey),
+            kept.map(([, c]) => c.paragraph),
+            kept.map(([, c]) => c.n),
+          ],
+        );
+      if (gone.length > 0) await read.query(`delete from ${viewCounts} where id = any($1::text[])`, [gone]);
+      this.dirtyCounts.clear();
+    }
+  }
+}
