@@ -148,6 +148,7 @@ export function readGenerations(config: Config): ReadGenerations {
       config.POSTGRES_SCHEMA,
       config.POSTGRES_STATEMENT_TIMEOUT_MS,
       config.POSTGRES_POOL_SIZE,
+      config.READ_MEMO === 'on',
     );
   return config.MONGODB_URL
     ? mongoGenerations(config.MONGODB_URL, config.MONGO_QUERY_TIMEOUT_MS)
@@ -269,6 +270,7 @@ export function postgresGenerations(
   base: string,
   queryTimeoutMs: number,
   poolSize?: number,
+  memo = true,
 ): ReadGenerations {
   const connect = (generation: number, size = poolSize) =>
     postgresReadDb().connect(url, {
@@ -276,6 +278,7 @@ export function postgresGenerations(
       keptSchema: postgresReadSchema(base, 0),
       queryTimeoutMs,
       poolSize: size,
+      memo,
     });
   let opened: Promise<PostgresReadDb> | undefined;
   const pointerReady = async (): Promise<PostgresReadDb> => {

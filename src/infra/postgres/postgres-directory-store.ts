@@ -14,6 +14,7 @@ import type {
   UserRecord,
 } from '../../directory/directory-store';
 import type { ProjectionStore } from '../../projections/read-model-projection';
+import { readScope } from '../../projections/read-scopes';
 import { postgresProjectionStore, type PostgresReadDb } from './postgres-read-db';
 
 /** Every name below is derived from DIRECTORY_TABLES; checked anyway, since it is spliced into SQL. */
@@ -121,8 +122,8 @@ type MembershipsRow = {
 /**
  * The directory read model on PostgreSQL: the same tables and answers as SqliteDirectoryStore,
  * each from a primary-key or partial-index lookup. Removals keep a tombstone, so an older upsert
- * replayed cannot resurrect a record. No `version()`: no change feed tells this process of
- * another's writes, so nothing derived from the directory may be kept.
+ * replayed cannot resurrect a record. Every write that changes a record says so in the change feed
+ * (PostgresChangeFeed), which moves `version()` in every process serving these read models.
  */
 export class PostgresDirectoryStore implements DirectoryStore {
   readonly projectionStore: ProjectionStore;
@@ -210,10 +211,22 @@ export class PostgresDirectoryStore implements DirectoryStore {
     );
   }
 
+  version(): string | null {
+    return this.read.version(readScope.directory);
+  }
+
   async write(change: DirectoryChange, position: bigint): Promise<void> {
     const columns = DIRECTORY_TABLES[change.table].columns.map((column) => columnValue(change.record, column));
     const record = JSON.stringify(change.op === 'put' ? change.record : {});
-    await this.read.query(STATEMENTS[change.table][change.op], [...columns, record, position.toString()]);
+    // The batch's transaction, or one of its own: the change and its feed row commit together.
+    await this.read.transaction(async () => {
+      const { rowCount } = await this.read.query(STATEMENTS[change.table][change.op], [
+        ...columns,
+        record,
+        position.toString(),
+      ]);
+      if ((rowCount ?? 0) > 0) this.read.touch(readScope.directory);
+    });
   }
 }
 

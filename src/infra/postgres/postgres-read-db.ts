@@ -9,6 +9,9 @@ import type {
   ReadModelDigest,
 } from '../../projections/read-model-projection';
 import { canonicalDigest } from '../../projections/canonical-digest';
+import { VersionedAnswerMemo } from '../../projections/answer-memo';
+import { EVERY_SCOPE } from '../scope-versions';
+import { CHANGE_FEED_DDL, PostgresChangeFeed } from './postgres-change-feed';
 import { SCHEMA_NAME } from './migrations';
 import { CLIENT_BOUND_MARGIN_MS, isGivenUp } from './client-bound';
 import { KeyedTurns } from '../keyed-turns';
@@ -32,7 +35,12 @@ export type PostgresReadDbOptions = {
   /** The server-side bound of every statement (a stuck query fails, transiently, instead of hanging). */
   readonly queryTimeoutMs: number;
   readonly poolSize?: number;
+  /** False (READ_MEMO=off): no whole answer is remembered (the directory's facts still are). */
+  readonly memo?: boolean;
 };
+
+/** The transaction being committed in one async context: its connection, its statements, the scopes it changed. */
+type Batch = { readonly client: pg.PoolClient; statements: number; readonly touched: Set<string> };
 
 /** A statement: text with $n placeholders, and its values. */
 export type Statement = { readonly text: string; readonly values?: readonly unknown[] };
@@ -47,15 +55,24 @@ export type Statement = { readonly text: string; readonly values?: readonly unkn
  */
 export class PostgresReadDb {
   /** The connection of the batch being committed in this async context. */
-  private readonly batch = new AsyncLocalStorage<{ client: pg.PoolClient; statements: number }>();
+  private readonly batch = new AsyncLocalStorage<Batch>();
   private readonly ready: Promise<void>;
+  /** What each commit changed, by scope: remembered answers are kept per scope (see PostgresChangeFeed). */
+  readonly feed: PostgresChangeFeed;
+  /** The JSON text of whole API answers, remembered until their scopes change (see AnswerMemo). */
+  readonly answers: VersionedAnswerMemo;
 
   private constructor(
     private readonly pool: pg.Pool,
     readonly schema: string,
     readonly keptSchema: string,
+    remember: boolean,
   ) {
+    this.feed = new PostgresChangeFeed(schema, (text, values) => this.query(text, values));
+    // A memo given no version keeps nothing: with READ_MEMO=off every list is answered cold.
+    this.answers = new VersionedAnswerMemo(remember ? (scope) => this.version(scope) : () => null);
     this.ready = this.ensure(`
+      ${CHANGE_FEED_DDL};
       create table if not exists projection_checkpoints (
         projection text primary key,
         position bigint,
@@ -103,7 +120,7 @@ export class PostgresReadDb {
     // An idle connection that fails (the server restarted) is dropped by the pool; the next query
     // fails or gets a new one. Without a listener the pool's 'error' would end the process.
     pool.on('error', () => undefined);
-    const read = new PostgresReadDb(pool, options.schema, keptSchema);
+    const read = new PostgresReadDb(pool, options.schema, keptSchema, options.memo ?? true);
     try {
       if (keptSchema !== options.schema)
         await read.ensure(
@@ -167,6 +184,24 @@ export class PostgresReadDb {
     return this.pool.query<R>(text, values as unknown[]);
   }
 
+  /**
+   * Inside a transaction: its writes changed `scope` (EVERY_SCOPE: everything). Said in the
+   * change feed in the same transaction, and applied here once it commits.
+   */
+  touch(scope: string): void {
+    const batch = this.batch.getStore();
+    if (!batch) throw new Error(`a change to ${scope} outside a transaction would reach no other process`);
+    batch.touched.add(scope);
+  }
+
+  /**
+   * Moves whenever `scope` changes, as of this process's last look at the feed (each request
+   * looks as it starts: see `startReading`); null inside a transaction, whose rows are not settled.
+   */
+  version(scope: string): string | null {
+    return this.inBatch ? null : this.feed.version(scope);
+  }
+
   /** How many statements the batch being committed in this async context has sent (0 outside one). */
   batchOperations(): number {
     return this.batch.getStore()?.statements ?? 0;
@@ -185,11 +220,14 @@ export class PostgresReadDb {
     const cut = () => undefined;
     client.on('error', cut);
     let broken: Error | undefined;
+    const batch: Batch = { client, statements: 0, touched: new Set() };
     try {
       await client.query('begin');
       try {
-        const result = await this.batch.run({ client, statements: 0 }, work);
+        const result = await this.batch.run(batch, work);
+        await this.feed.record(client, batch.touched);
         await client.query('commit');
+        this.feed.committed(batch.touched);
         return result;
       } catch (error) {
         broken = await rolledBack(client, error);
@@ -229,6 +267,9 @@ export class PostgresReadDb {
         'select projection, position from projection_checkpoints where projection = any($1::text[])',
         [[...projections]],
       );
+      // A write waited for here is followed by reads of what it changed: the feed is looked at
+      // after the checkpoints, so what they show committed is applied before the wait ends.
+      if (!this.inBatch) await this.feed.sync();
       return new Map(
         rows.flatMap((row) => (row.position === null ? [] : [[row.projection, BigInt(row.position)] as const])),
       );
@@ -486,6 +527,7 @@ export function postgresProjectionStore(read: PostgresReadDb, tables: readonly s
       read.transaction(async () => {
         if (tables.length > 0) await read.query(`truncate ${tables.join(', ')}`);
         await read.clearCheckpoint(projection);
+        read.touch(EVERY_SCOPE);
       }),
     digest: async (): Promise<ReadModelDigest> =>
       canonicalDigest(await Promise.all(tables.map(async (name) => ({ name, rows: await read.scan(name) })))),
