@@ -115,9 +115,13 @@ export function answerMemoOf(readDb: ReadDb): AnswerMemo {
   return readDb.kind === 'postgres' ? readDb.postgres.answers : computedEachTime;
 }
 
-/** A generation built from the whole log is complete: its deferred indexes are built (SQLite). */
+/**
+ * A generation built from the whole log is complete: its deferred indexes are built (SQLite), its
+ * commits go into the change feed again (PostgreSQL).
+ */
 export function finishBulkLoad(readDb: ReadDb): void {
   if (readDb.kind === 'sqlite') readDb.sqlite.finishBulkLoad();
+  else if (readDb.kind === 'postgres') readDb.postgres.finishBulkLoad();
 }
 
 export async function closeReadDb(readDb: ReadDb): Promise<void> {

@@ -272,13 +272,14 @@ export function postgresGenerations(
   poolSize?: number,
   memo = true,
 ): ReadGenerations {
-  const connect = (generation: number, size = poolSize) =>
+  const connect = (generation: number, size = poolSize, bulkLoad = false) =>
     postgresReadDb().connect(url, {
       schema: postgresReadSchema(base, generation),
       keptSchema: postgresReadSchema(base, 0),
       queryTimeoutMs,
       poolSize: size,
       memo,
+      bulkLoad,
     });
   let opened: Promise<PostgresReadDb> | undefined;
   const pointerReady = async (): Promise<PostgresReadDb> => {
@@ -309,7 +310,10 @@ export function postgresGenerations(
       const { rows } = await read.query<{ generation: number }>(`select generation from ${pointer(read)}`);
       return rows[0]?.generation ?? 0;
     },
-    open: async (generation) => ({ kind: 'postgres', postgres: await connect(generation) }),
+    open: async (generation, options) => ({
+      kind: 'postgres',
+      postgres: await connect(generation, poolSize, options?.bulkLoad),
+    }),
     switchTo: async (generation) => {
       const read = await base0();
       await read.query(

@@ -144,7 +144,7 @@ describeExternal('the PostgreSQL change feed', target, () => {
     // when: one commit naming more scopes than a look reads at once, none of them 'a'
     const writer = writers[1] as PostgresReadDb;
     await writer.transaction(async () => {
-      for (let i = 0; i < 5_001; i++) writer.touch(`other:${i}`);
+      for (let i = 0; i < 10_001; i++) writer.touch(`other:${i}`);
     });
     await request('a');
     // then

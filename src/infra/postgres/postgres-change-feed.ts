@@ -7,7 +7,8 @@ const FEED_LOCK_CLASS = 0x70_72_66_64; // 'prfd'
 const CATCH_UP_ROWS = 5_000;
 /** The feed keeps about this many rows; a reader that fell further behind forgets everything. */
 const KEPT_ROWS = 50_000;
-const PRUNE_EVERY_COMMITS = 1_000;
+/** Rows are pruned as the numbers cross each multiple of this, by whichever commit crosses it. */
+const PRUNE_EVERY_ROWS = 10_000;
 
 /** The feed's table, in the generation's schema beside the read models it speaks of. */
 export const CHANGE_FEED_DDL = `create table if not exists read_changes (
@@ -40,7 +41,6 @@ export class PostgresChangeFeed {
   /** The look being made, and the one queued behind it for whoever asked after it began. */
   private running: Promise<void> | null = null;
   private queued: Promise<void> | null = null;
-  private commits = 0;
 
   constructor(
     private readonly schema: string,
@@ -60,14 +60,19 @@ export class PostgresChangeFeed {
     if (scopes.size === 0) return;
     await client.query('select pg_advisory_xact_lock($1, hashtext($2))', [FEED_LOCK_CLASS, this.schema]);
     // A statement of its own after the lock: its snapshot holds every commit that released it.
-    await client.query(
-      `insert into read_changes (seq, scope)
-       select last.seq + t.n, t.scope
-       from (select coalesce(max(seq), 0) as seq from read_changes) last, unnest($1::text[]) with ordinality as t(scope, n)`,
+    const { rows } = await client.query<{ last: string }>(
+      `with written as (
+         insert into read_changes (seq, scope)
+         select last.seq + t.n, t.scope
+         from (select coalesce(max(seq), 0) as seq from read_changes) last,
+           unnest($1::text[]) with ordinality as t(scope, n)
+         returning seq
+       ) select max(seq) as last from written`,
       [[...scopes]],
     );
-    if (++this.commits % PRUNE_EVERY_COMMITS === 0)
-      await client.query('delete from read_changes where seq <= (select max(seq) from read_changes) - $1', [KEPT_ROWS]);
+    const last = Number(rows[0]?.last);
+    if (Math.floor(last / PRUNE_EVERY_ROWS) !== Math.floor((last - scopes.size) / PRUNE_EVERY_ROWS))
+      await client.query('delete from read_changes where seq <= $1', [last - KEPT_ROWS]);
   }
 
   /** The transaction committed: what it changed counts here at once (others read it from the feed). */

@@ -37,6 +37,11 @@ export type PostgresReadDbOptions = {
   readonly poolSize?: number;
   /** False (READ_MEMO=off): no whole answer is remembered (the directory's facts still are). */
   readonly memo?: boolean;
+  /**
+   * A generation being built from the whole log, read by nobody until `finishBulkLoad`: its
+   * commits need no change feed (every process that serves it later starts from the feed's end).
+   */
+  readonly bulkLoad?: boolean;
 };
 
 /** The transaction being committed in one async context: its connection, its statements, the scopes it changed. */
@@ -67,6 +72,7 @@ export class PostgresReadDb {
     readonly schema: string,
     readonly keptSchema: string,
     remember: boolean,
+    private bulkLoading: boolean,
   ) {
     this.feed = new PostgresChangeFeed(schema, (text, values) => this.query(text, values));
     // A memo given no version keeps nothing: with READ_MEMO=off every list is answered cold.
@@ -120,7 +126,7 @@ export class PostgresReadDb {
     // An idle connection that fails (the server restarted) is dropped by the pool; the next query
     // fails or gets a new one. Without a listener the pool's 'error' would end the process.
     pool.on('error', () => undefined);
-    const read = new PostgresReadDb(pool, options.schema, keptSchema, options.memo ?? true);
+    const read = new PostgresReadDb(pool, options.schema, keptSchema, options.memo ?? true, options.bulkLoad ?? false);
     try {
       if (keptSchema !== options.schema)
         await read.ensure(
@@ -191,7 +197,12 @@ export class PostgresReadDb {
   touch(scope: string): void {
     const batch = this.batch.getStore();
     if (!batch) throw new Error(`a change to ${scope} outside a transaction would reach no other process`);
-    batch.touched.add(scope);
+    if (!this.bulkLoading) batch.touched.add(scope);
+  }
+
+  /** The bulk load is over (see PostgresReadDbOptions.bulkLoad): commits say what they changed again. */
+  finishBulkLoad(): void {
+    this.bulkLoading = false;
   }
 
   /**
