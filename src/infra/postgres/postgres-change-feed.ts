@@ -32,7 +32,7 @@ type Query = (text: string, values?: readonly unknown[]) => Promise<pg.QueryResu
  *
  * A process applies its own commits when they commit, and everyone's when it looks (`sync`): each
  * request looks once as it starts, so an answer remembered is never served past a change
- * committed before the request (docs/architecture.md "Remembered answers").
+ * committed before the request (docs/operations.md "Read models, roles and rebuilds").
  */
 export class PostgresChangeFeed {
   private readonly versions = new ScopeVersions();
