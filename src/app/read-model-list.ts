@@ -103,7 +103,7 @@ function documentModel<Store extends object, Kept = undefined>(
         await adapter<typeof PostgresDocumentStore>(
           '../infra/postgres/postgres-document-store',
           'PostgresDocumentStore',
-        ).open(db, model.collections),
+        ).open(db, model.collections, model.scope),
         await beside.postgres(db),
       ),
   };

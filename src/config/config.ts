@@ -145,8 +145,9 @@ export const configSchema = z.object({
   /** After SIGTERM: how long in-flight requests may run to their end before the process exits anyway. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   /**
-   * off: the embedded read models remember no rows and no answers between requests, so every
-   * request is answered cold (the bench's cold rows; a check that nothing depends on the memos).
+   * off: the embedded read models remember no rows and no answers between requests, nor the
+   * PostgreSQL ones whole answers, so every request is answered cold (the bench's cold rows; a
+   * check that nothing depends on the memos).
    */
   READ_MEMO: z.enum(['on', 'off']).default('on'),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

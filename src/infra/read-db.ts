@@ -71,6 +71,7 @@ export async function openReadDb(config: Config): Promise<ReadDb> {
         schema: postgresReadSchema(config.POSTGRES_SCHEMA, 0),
         queryTimeoutMs: config.POSTGRES_STATEMENT_TIMEOUT_MS,
         poolSize: config.POSTGRES_POOL_SIZE,
+        memo: config.READ_MEMO === 'on',
       }),
     };
   return config.MONGODB_URL
@@ -93,22 +94,31 @@ export async function pingReadDb(readDb: ReadDb): Promise<void> {
   else await readDb.mongo.ping();
 }
 
-/** A request starts: the read models answer it as of now (see SqliteReadDb.noticeOtherWriters). */
-export function startReading(readDb: ReadDb): void {
+/**
+ * A request starts: the read models answer it as of now. SQLite looks whether another process
+ * committed (SqliteReadDb.noticeOtherWriters); PostgreSQL reads the change feed past what this
+ * process applied, one query, and the request fails if it cannot (nothing remembered is served
+ * unless the look succeeded). MongoDB remembers nothing.
+ */
+export function startReading(readDb: ReadDb): Promise<void> | undefined {
   if (readDb.kind === 'sqlite') readDb.sqlite.noticeOtherWriters();
+  else if (readDb.kind === 'postgres') return readDb.postgres.feed.sync();
+  return undefined;
 }
 
 /**
- * Where whole answers are remembered: the SQLite database's memo; with MongoDB or PostgreSQL,
- * nowhere (other machines write the read models, and nothing here would learn of it).
+ * Where whole answers are remembered: the SQLite or PostgreSQL database's memo; with MongoDB,
+ * nowhere (other machines write the read models, and no change feed tells this process of it).
  */
 export function answerMemoOf(readDb: ReadDb): AnswerMemo {
-  return readDb.kind === 'sqlite' ? readDb.sqlite.answers : computedEachTime;
+  if (readDb.kind === 'sqlite') return readDb.sqlite.answers;
+  return readDb.kind === 'postgres' ? readDb.postgres.answers : computedEachTime;
 }
 
 /**
  * A generation built from the whole log is complete: its deferred indexes are built (SQLite,
- * PostgreSQL), its stores write through again (PostgreSQL).
+ * PostgreSQL), its stores write through again and its commits go into
+ * the change feed again (PostgreSQL).
  */
 export async function finishBulkLoad(readDb: ReadDb): Promise<void> {
   if (readDb.kind === 'sqlite') readDb.sqlite.finishBulkLoad();

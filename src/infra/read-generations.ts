@@ -151,6 +151,7 @@ export function readGenerations(config: Config): ReadGenerations {
       config.POSTGRES_SCHEMA,
       config.POSTGRES_STATEMENT_TIMEOUT_MS,
       config.POSTGRES_POOL_SIZE,
+      config.READ_MEMO === 'on',
     );
   return config.MONGODB_URL
     ? mongoGenerations(config.MONGODB_URL, config.MONGO_QUERY_TIMEOUT_MS)
@@ -272,6 +273,7 @@ export function postgresGenerations(
   base: string,
   queryTimeoutMs: number,
   poolSize?: number,
+  memo = true,
 ): ReadGenerations {
   const connect = (generation: number, size = poolSize, bulkLoad = false) =>
     postgresReadDb().connect(url, {
@@ -279,6 +281,7 @@ export function postgresGenerations(
       keptSchema: postgresReadSchema(base, 0),
       queryTimeoutMs,
       poolSize: size,
+      memo,
       bulkLoad,
     });
   let opened: Promise<PostgresReadDb> | undefined;

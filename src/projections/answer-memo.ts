@@ -36,7 +36,8 @@ const MAX_CHARS = 1_000_000;
 const ASKED_ONCE_WINDOW = 512;
 
 /**
- * Keyed on the versions of the scopes an answer depends on (SqliteChangeFeed), which move with
+ * Keyed on the versions of the scopes an answer depends on (the read database's change feed:
+ * SqliteChangeFeed, PostgresChangeFeed), which move with
  * every commit that changes them, this process's or another's: a text is never served past a
  * change. A text is kept from the second time its key is asked, if that is soon after the first
  * (ASKED_ONCE_WINDOW): under varied traffic (many callers, many pages) most keys are asked

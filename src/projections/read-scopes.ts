@@ -1,8 +1,8 @@
 /**
  * The parts of the read models that remembered answers depend on, by name. A store says which
  * scope each of its writes changes; a remembered answer names the scopes it was read from, and
- * stands until one of them changes (the embedded adapter's SqliteChangeFeed carries the names
- * between processes).
+ * stands until one of them changes (the SQLite and PostgreSQL adapters' change feeds carry the
+ * names between processes).
  */
 export const readScope = {
   /** People, communities, projects, circles: every caller's principals and every name. */

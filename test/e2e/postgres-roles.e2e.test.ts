@@ -117,6 +117,9 @@ describeExternal('the roles as processes on PostgreSQL', postgres, () => {
     const shared = await save(api2, 'community notes', 2);
     expect(shared).toBeDefined();
     expect(await listed(api1, DAN)).toContain(shared);
+    // asked twice on api2, which writes nothing meanwhile: its answer is remembered there
+    expect(await listed(api2, DAN)).toContain(shared);
+    expect(await listed(api2, DAN)).toContain(shared);
     expect(await privacyOf(api1, DAN, shared!)).toBe(200);
     const narrowed = await fetch(`${api1.url}/api/Privacy/SaveResourcePrivacy`, {
       method: 'POST',

@@ -78,10 +78,16 @@ export class PostgresDocumentStore implements DocumentStore {
     },
   };
 
+  /** Follows the read model's scope in the change feed, where it declares one (DocumentReadModel.scope). */
+  readonly scopeVersion?: () => string | null;
+
+  /** `scope`: the read scope each write that changes a document touches in the change feed. */
   private constructor(
     private readonly read: PostgresReadDb,
     private readonly collections: readonly CollectionDeclaration[],
+    private readonly scope?: string,
   ) {
+    if (scope !== undefined) this.scopeVersion = () => read.version(scope);
     const tables = collections.map((c) => documentTable(c.name));
     const store = postgresProjectionStore(read, tables);
     this.projectionStore = {
@@ -125,6 +131,7 @@ export class PostgresDocumentStore implements DocumentStore {
   static async open(
     read: PostgresReadDb,
     collections: readonly CollectionDeclaration[],
+    scope?: string,
   ): Promise<PostgresDocumentStore> {
     const ddl = collections.flatMap((collection) => {
       const table = documentTable(collection.name);
@@ -134,7 +141,7 @@ export class PostgresDocumentStore implements DocumentStore {
       ];
     });
     if (ddl.length > 0) await read.ensure(ddl.join(';\n'));
-    return new PostgresDocumentStore(read, collections);
+    return new PostgresDocumentStore(read, collections, scope);
   }
 
   async load(collection: string, id: DocumentId): Promise<{ document: Document | null; position: bigint } | null> {
@@ -167,12 +174,14 @@ export class PostgresDocumentStore implements DocumentStore {
       return;
     }
     const table = documentTable(collection);
-    await this.read.query(
+    const { rowCount } = await this.read.query(
       `insert into ${table} as t (id, doc, position) values ($1, $2::jsonb, $3)
        on conflict (id) do update set doc = excluded.doc, position = excluded.position
        where excluded.position > t.position`,
       [key(id), document === null ? null : JSON.stringify(document), position.toString()],
     );
+    // Every process's answers that read this scope are forgotten once the write commits.
+    if (this.scope !== undefined && (rowCount ?? 0) > 0) this.read.touch(this.scope);
   }
 
   async get(collection: string, id: DocumentId): Promise<Document | null> {

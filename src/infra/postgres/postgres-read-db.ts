@@ -9,6 +9,9 @@ import type {
   ReadModelDigest,
 } from '../../projections/read-model-projection';
 import { canonicalDigest } from '../../projections/canonical-digest';
+import { VersionedAnswerMemo } from '../../projections/answer-memo';
+import { EVERY_SCOPE } from '../scope-versions';
+import { CHANGE_FEED_DDL, PostgresChangeFeed } from './postgres-change-feed';
 import { SCHEMA_NAME } from './migrations';
 import { CLIENT_BOUND_MARGIN_MS, isGivenUp } from './client-bound';
 import { KeyedTurns } from '../keyed-turns';
@@ -32,10 +35,13 @@ export type PostgresReadDbOptions = {
   /** The server-side bound of every statement (a stuck query fails, transiently, instead of hanging). */
   readonly queryTimeoutMs: number;
   readonly poolSize?: number;
+  /** False (READ_MEMO=off): no whole answer is remembered (the directory's facts still are). */
+  readonly memo?: boolean;
   /**
    * A generation about to be built from the whole log, read by nobody until the pointer names it:
    * its stores may hold their writes in the process and send them once per batch (`holdWrites`),
-   * and its commits do not wait for the disk (`synchronous_commit = off`). A crash loses at most
+   * its commits write no change feed (every process that serves it later starts from the feed's
+   * end), and they do not wait for the disk (`synchronous_commit = off`). A crash loses at most
    * the last commits of a generation that is built again from the log anyway; the switch to it is
    * a commit on generation 0's connection, durable, and the WAL is flushed in order, so once the
    * switch is on disk so is every commit of the generation before it, its last checkpoints with it.
@@ -49,8 +55,16 @@ export type PostgresReadDbOptions = {
  */
 export type HeldWrites = { flush(): Promise<void>; discard(): void };
 
-/** The batch being committed in an async context: its connection, its statements, the writes held for it. */
-type Batch = { readonly client: pg.PoolClient; statements: number; readonly held: Set<HeldWrites> };
+/**
+ * The transaction being committed in one async context: its connection, its statements, the
+ * writes held for it, the scopes it changed.
+ */
+type Batch = {
+  readonly client: pg.PoolClient;
+  statements: number;
+  readonly held: Set<HeldWrites>;
+  readonly touched: Set<string>;
+};
 
 /** A statement: text with $n placeholders, and its values. */
 export type Statement = { readonly text: string; readonly values?: readonly unknown[] };
@@ -70,15 +84,24 @@ export class PostgresReadDb {
   private bulk: boolean;
   /** Secondary indexes held back while a new generation is bulk-loaded, built by `finishBulkLoad`. */
   private readonly deferredIndexes: string[] = [];
+  /** What each commit changed, by scope: remembered answers are kept per scope (see PostgresChangeFeed). */
+  readonly feed: PostgresChangeFeed;
+  /** The JSON text of whole API answers, remembered until their scopes change (see AnswerMemo). */
+  readonly answers: VersionedAnswerMemo;
 
   private constructor(
     private readonly pool: pg.Pool,
     readonly schema: string,
     readonly keptSchema: string,
+    remember: boolean,
     bulkLoad: boolean,
   ) {
     this.bulk = bulkLoad;
+    this.feed = new PostgresChangeFeed(schema, (text, values) => this.query(text, values));
+    // A memo given no version keeps nothing: with READ_MEMO=off every list is answered cold.
+    this.answers = new VersionedAnswerMemo(remember ? (scope) => this.version(scope) : () => null);
     this.ready = this.ensure(`
+      ${CHANGE_FEED_DDL};
       create table if not exists projection_checkpoints (
         projection text primary key,
         position bigint,
@@ -126,7 +149,7 @@ export class PostgresReadDb {
     // An idle connection that fails (the server restarted) is dropped by the pool; the next query
     // fails or gets a new one. Without a listener the pool's 'error' would end the process.
     pool.on('error', () => undefined);
-    const read = new PostgresReadDb(pool, options.schema, keptSchema, options.bulkLoad ?? false);
+    const read = new PostgresReadDb(pool, options.schema, keptSchema, options.memo ?? true, options.bulkLoad ?? false);
     try {
       if (keptSchema !== options.schema)
         await read.ensure(
@@ -191,8 +214,8 @@ export class PostgresReadDb {
   }
 
   /**
-   * The generation is built: its deferred indexes are built, and its stores write through again,
-   * each write in its own statement.
+   * The generation is built: its deferred indexes are built, its stores write through again, each
+   * write in its own statement, and its commits say what they changed in the change feed again.
    */
   async finishBulkLoad(): Promise<void> {
     this.bulk = false;
@@ -230,6 +253,24 @@ export class PostgresReadDb {
     return this.pool.query<R>(text, values as unknown[]);
   }
 
+  /**
+   * Inside a transaction: its writes changed `scope` (EVERY_SCOPE: everything). Said in the
+   * change feed in the same transaction, and applied here once it commits.
+   */
+  touch(scope: string): void {
+    const batch = this.batch.getStore();
+    if (!batch) throw new Error(`a change to ${scope} outside a transaction would reach no other process`);
+    if (!this.bulkLoading) batch.touched.add(scope);
+  }
+
+  /**
+   * Moves whenever `scope` changes, as of this process's last look at the feed (each request
+   * looks as it starts: see `startReading`); null inside a transaction, whose rows are not settled.
+   */
+  version(scope: string): string | null {
+    return this.inBatch ? null : this.feed.version(scope);
+  }
+
   /** How many statements the batch being committed in this async context has sent (0 outside one). */
   batchOperations(): number {
     return this.batch.getStore()?.statements ?? 0;
@@ -249,15 +290,19 @@ export class PostgresReadDb {
     client.on('error', cut);
     let broken: Error | undefined;
     const held = new Set<HeldWrites>();
+    const batch: Batch = { client, statements: 0, held, touched: new Set() };
     try {
       await client.query('begin');
       try {
-        const result = await this.batch.run({ client, statements: 0, held }, async () => {
+        const result = await this.batch.run(batch, async () => {
           const done = await work();
+          // The held writes first: the feed says what the transaction changed, theirs included.
           for (const writes of held) await writes.flush();
           return done;
         });
+        await this.feed.record(client, batch.touched);
         await client.query('commit');
+        this.feed.committed(batch.touched);
         return result;
       } catch (error) {
         for (const writes of held) writes.discard();
@@ -298,6 +343,9 @@ export class PostgresReadDb {
         'select projection, position from projection_checkpoints where projection = any($1::text[])',
         [[...projections]],
       );
+      // A write waited for here is followed by reads of what it changed: the feed is looked at
+      // after the checkpoints, so what they show committed is applied before the wait ends.
+      if (!this.inBatch) await this.feed.sync();
       return new Map(
         rows.flatMap((row) => (row.position === null ? [] : [[row.projection, BigInt(row.position)] as const])),
       );
@@ -558,6 +606,7 @@ export function postgresProjectionStore(read: PostgresReadDb, tables: readonly s
         const holding = read.bulkLoading ? await tablesHoldingRows(read, tables) : tables;
         if (holding.length > 0) await read.query(`truncate ${holding.join(', ')}`);
         await read.clearCheckpoint(projection);
+        read.touch(EVERY_SCOPE);
       }),
     digest: async (): Promise<ReadModelDigest> =>
       canonicalDigest(await Promise.all(tables.map(async (name) => ({ name, rows: await read.scan(name) })))),

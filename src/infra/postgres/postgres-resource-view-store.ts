@@ -9,6 +9,7 @@ import {
   type ViewPage,
   type ViewPageQuery,
 } from '../../resources/resource-view-store';
+import { readScope } from '../../projections/read-scopes';
 import { countChanges, countOf, type CountedView, type ViewCount } from '../resource-view-counts';
 import { postgresProjectionStore, type HeldWrites, type PostgresReadDb, type Statement } from './postgres-read-db';
 import { ResourceMirror } from './postgres-resource-mirror';
@@ -157,8 +158,9 @@ const countedView = (row: CountedRow): CountedView => ({
 
 /**
  * The resources read model on PostgreSQL, answering as MongoResourceViewStore does and keeping
- * what it keeps: no cache in the process (several processes on several machines share the
- * database), and counters per view and audience set, so that a list that is not a search reads
+ * what it keeps: no rows cached in the process (several processes on several machines share the
+ * database; every write names the views and the resource it changed in the change feed, on which
+ * whole answers are remembered), and counters per view and audience set, so that a list that is not a search reads
  * its count from a handful of counter rows and its page along one index. Only a free-text or tag
  * search counts its matches. Writes run in the batch's transaction (in one of their own outside a
  * batch), so a reader never sees views and counters apart.
@@ -325,6 +327,10 @@ export class PostgresResourceViewStore implements ResourceViewStore {
         `select view_key, project_id, audience_key, paragraph from ${VIEWS} where resource_id = $1`,
         [resourceId],
       );
+      // The views it leaves and the views it enters: a list of either may change.
+      for (const view of [...before.map(countedView), ...written])
+        this.read.touch(readScope.view(view.viewKey, view.projectId));
+      this.read.touch(readScope.resource(resourceId));
       if (written.length > 0) {
         const tuples = written.map(
           (_, i) => `(${Array.from({ length: VIEW_COLUMNS }, (__, c) => `$${i * VIEW_COLUMNS + c + 1}`).join(', ')})`,

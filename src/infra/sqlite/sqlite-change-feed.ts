@@ -1,7 +1,5 @@
 import type Database from 'better-sqlite3';
-
-/** Every scope changed at once (a read model reset, or a reader too far behind the feed). */
-export const EVERY_SCOPE = '*';
+import { EVERY_SCOPE, ScopeVersions } from '../scope-versions';
 
 /** Past this many items of one scope in one commit, the commit says the whole scope changed. */
 const ITEMS_PER_SCOPE = 1_000;
@@ -10,11 +8,6 @@ const CATCH_UP_ROWS = 5_000;
 /** The feed keeps about this many rows; a reader that fell further behind forgets everything. */
 const KEPT_ROWS = 50_000;
 const PRUNE_EVERY_COMMITS = 1_000;
-/**
- * Scopes whose version is held at most: every resource saved is one. Past this, every version
- * moves at once (the epoch), which forgets what is remembered once, but keeps memory bounded.
- */
-const MAX_VERSIONS = 100_000;
 
 const schema = `
   create table if not exists read_changes (
@@ -39,18 +32,12 @@ type Row = { seq: number; scope: string; item: number | null };
 export class SqliteChangeFeed {
   /** Scopes the open transaction changed; null items: the whole scope. */
   private readonly touched = new Map<string, Set<number> | null>();
-  /** Each changed scope's version, as `version` answers it (a string built once per change, not per ask). */
-  private readonly versions = new Map<string, string>();
-  private epoch = 0;
-  /** The version of every scope that has not changed since the last epoch. */
-  private unchanged = '0.0';
+  private readonly versions = new ScopeVersions();
   /** The last feed row applied here. */
   private seen: number;
   /** The last row the open transaction wrote: `seen` once it commits. */
   private recorded = 0;
   private commits = 0;
-  /** Changes applied here: each one's number is the version of the scope it changed. */
-  private changes = 0;
   private readonly listeners: ((change: ScopeChange) => void)[] = [];
   private readonly s;
 
@@ -148,22 +135,11 @@ export class SqliteChangeFeed {
   /** Moves whenever `scope` changes; null inside a write transaction, whose rows are not settled yet. */
   version(scope: string): string | null {
     if (this.db.inTransaction) return null;
-    return this.versions.get(scope) ?? this.unchanged;
+    return this.versions.version(scope);
   }
 
   private apply(change: ScopeChange): void {
-    if (change.scope === EVERY_SCOPE) {
-      this.epoch += 1;
-      this.unchanged = `${this.epoch}.0`;
-      this.versions.clear();
-    } else if (this.versions.size >= MAX_VERSIONS) {
-      this.epoch += 1;
-      this.unchanged = `${this.epoch}.0`;
-      this.versions.clear();
-    } else {
-      this.changes += 1;
-      this.versions.set(change.scope, `${this.epoch}.${this.changes}`);
-    }
+    this.versions.changed(change.scope);
     for (const listener of this.listeners) listener(change);
   }
 }

@@ -12,7 +12,8 @@ import type {
 import { canonicalDigest } from '../../projections/canonical-digest';
 import { ReadSnapshotMemo } from '../../projections/read-snapshot-memo';
 import { VersionedAnswerMemo } from '../../projections/answer-memo';
-import { EVERY_SCOPE, SqliteChangeFeed } from './sqlite-change-feed';
+import { SqliteChangeFeed } from './sqlite-change-feed';
+import { EVERY_SCOPE } from '../scope-versions';
 import { parkedEventOfRow, type ParkedEventRow } from '../parked-event-row';
 
 /**

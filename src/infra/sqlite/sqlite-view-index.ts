@@ -3,7 +3,7 @@ import type { Audience, ResourceViewRecord, ViewPageKey } from '../../resources/
 import { admittedKeys, isAfter } from '../../resources/resource-view-store';
 import { readScope, viewOfScope } from '../../projections/read-scopes';
 import type { ScopeChange } from './sqlite-change-feed';
-import { EVERY_SCOPE } from './sqlite-change-feed';
+import { EVERY_SCOPE } from '../scope-versions';
 
 /**
  * What a list needs of a view row to place it, and, once a page has shown it, its document: a
