@@ -1,5 +1,7 @@
-// One jest config for every test level; the level is chosen by file name
-// (*.unit.test.ts, *.int.test.ts, *.e2e.test.ts) through --testPathPatterns.
+// One jest config for every test level; the level is chosen by file name through --testPathPatterns:
+// *.unit.test.ts (no I/O), *.int.test.ts (a port against real stores), *.http.test.ts (the service
+// over HTTP, in process), *.e2e.test.ts (the service and the CLI as processes). Tests live in the
+// folder named as their feature's in src (test/resources, test/privacy, ...).
 //
 // jest runs tests in its own CommonJS module system, which cannot load ESM-only
 // packages. jose (JWT) is ESM-only, so it — and only it — is transformed to CJS
@@ -39,10 +41,10 @@ module.exports = {
     {
       ...project,
       displayName: 'postgres',
-      testMatch: ['<rootDir>/test/api/**/*.int.test.ts'],
+      testMatch: ['<rootDir>/test/**/*.http.test.ts'],
       // Suites about the embedded store's own files: the golden logs are SQLite logs of earlier
       // versions; the log's identity is tested by moving and recreating its file.
-      testPathIgnorePatterns: ['/node_modules/', 'audit-secrets\\.int', 'event-log-identity\\.int'],
+      testPathIgnorePatterns: ['/node_modules/', 'audit-secrets\\.http', 'event-log-identity\\.http'],
       setupFiles: [...project.setupFiles, '<rootDir>/test/support/on-postgres.setup.ts'],
       setupFilesAfterEnv: ['<rootDir>/test/support/on-postgres.after-env.ts'],
     },

@@ -1,9 +1,10 @@
 // Mutation testing of the pure domain (src/domain and each feature's decider, events and rules):
 // `npm run test:mutation`. See docs/testing.md.
 //
-// Only the unit tests that cover the domain run against each mutant (test/domain and the upload
-// policy's unit test), through jest with the repository's own transform, without the global setup
-// that looks for Redis, MongoDB and Docker: the domain needs none of them.
+// Only the unit tests that cover the domain run against each mutant (the unit tests of test/domain
+// and of the feature folders, the upload policy's among them), through jest with the repository's
+// own transform, without the global setup that looks for Redis, MongoDB and Docker: the domain
+// needs none of them.
 //
 // Incremental: the result of every mutant is kept in reports/stryker-incremental.json (not
 // committed: 3 MB, rewritten by every run). A re-run in the same working tree tests again only the
@@ -32,7 +33,9 @@ const mutate =
     : group === 'domain'
       ? domainFiles.filter((p) => p !== UPLOAD_POLICY)
       : domainFiles;
-const testMatch = group === 'upload' ? [UPLOAD_TESTS] : ['<rootDir>/test/domain/**/*.unit.test.ts', UPLOAD_TESTS];
+const FEATURES = 'domain,resources,privacy,audit,api-keys,directory,files,applications';
+const DOMAIN_TESTS = `<rootDir>/test/{${FEATURES}}/**/*.unit.test.ts`;
+const testMatch = group === 'upload' ? [UPLOAD_TESTS] : [DOMAIN_TESTS];
 const suffix = group === '' ? '' : `-${group}`;
 
 const { globalSetup: _globalSetup, ...jestConfig } = baseJestConfig;

@@ -2,7 +2,7 @@
  * The fingerprint of the API's answers: the sha256 of the canonical JSON of every operation's
  * responses (status, headers, media types, schemas) with the components they reach, wordings
  * left out. CHANGELOG.md's newest entry records it (`<!-- api-fingerprint: <hex> -->`) and
- * test/api/changelog.int.test.ts fails when the served document no longer matches it, so an
+ * test/api/changelog.http.test.ts fails when the served document no longer matches it, so an
  * answer cannot change without an entry saying so. `npm run changelog:fingerprint` prints it.
  */
 import { createHash } from 'node:crypto';

@@ -158,7 +158,7 @@ function problemResponse(status: ErrorStatus | 500, rateLimited: boolean) {
 /**
  * A reference to the problem answer of `status`, registered on first use (a raw component refers
  * to the Problem schema by name: the download routes' problem answers put it in the document, and
- * test/api/openapi.int.test.ts checks that every `$ref` resolves); an API-key route's
+ * test/api/openapi.http.test.ts checks that every `$ref` resolves); an API-key route's
  * variant also carries the rate-limit headers.
  */
 function problemResponseRef(

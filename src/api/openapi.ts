@@ -10,7 +10,7 @@ import type { RouteDoc } from './route-declaration';
  * The OpenAPI 3.1 document of every route the app serves, built from the routes' own declarations
  * (src/api/route-declaration.ts) in the order of the route-group list (src/app/route-groups.ts):
  * the same zod schemas validate the requests and describe the responses. Served at
- * GET /openapi.json; test/api/openapi.int.test.ts fails when a served route is missing here.
+ * GET /openapi.json; test/api/openapi.http.test.ts fails when a served route is missing here.
  */
 
 function buildRegistry(routes: readonly RouteDoc[]): OpenAPIRegistry {

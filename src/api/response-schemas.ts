@@ -5,7 +5,7 @@ import { component, count, integer, isoTimestamp } from '../contract/primitives'
  * The RESPONSE bodies of the API's own answers (the user, problems, the feed, operators, health).
  * The records the queries build (resources, privacy, applications) are stated in src/contract.
  * Both are the source of the OpenAPI document and of the contract test
- * (test/api/openapi.int.test.ts). Records are strict: an extra or a missing field fails.
+ * (test/api/openapi.http.test.ts). Records are strict: an extra or a missing field fails.
  *
  * `component(id, shape)` (src/contract/primitives.ts) makes a record strict and names it as an
  * OpenAPI component, referenced wherever it is used.

@@ -12,7 +12,7 @@ import { MongoResourceViewStore } from '../../src/infra/mongo/mongo-resource-vie
 import { LeaseLostError } from '../../src/projections/projection-lease';
 import type { ReadModelProjection } from '../../src/projections/read-model-projection';
 import { resourceProjection } from '../../src/resources/resource-projection';
-import { D, O, P, createdData } from './resource-view-fixtures';
+import { D, O, P, createdData } from '../resources/resource-view-fixtures';
 
 export type OpenedReadDb = { read: MongoReadDb; dispose: () => Promise<void> };
 

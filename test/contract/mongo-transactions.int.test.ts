@@ -9,7 +9,7 @@ import { MongoResourceViewStore } from '../../src/infra/mongo/mongo-resource-vie
 import { announceSkip, mongoTransactionsSkipReason } from '../support/external';
 import { describeMongo } from '../support/mongo-target';
 import { describeMongoBatchContract } from './mongo-batch-contract';
-import { resource } from './resource-view-fixtures';
+import { resource } from '../resources/resource-view-fixtures';
 
 describeMongo('read-model batches', (mongo) => {
   const connect = async () => {

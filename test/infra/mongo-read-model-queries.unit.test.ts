@@ -28,7 +28,7 @@ import {
   projectView,
   query,
   resource,
-} from '../contract/resource-view-fixtures';
+} from '../resources/resource-view-fixtures';
 
 const find = (docs: Document[], filter: Document, projection?: Document) =>
   new Query(filter).find<Document>(docs, projection);

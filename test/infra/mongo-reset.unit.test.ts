@@ -7,7 +7,7 @@
 import { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
 import { MongoResourceViewStore } from '../../src/infra/mongo/mongo-resource-view-store';
 import { RESOURCE_COLLECTIONS } from '../../src/infra/mongo/mongo-resource-view-queries';
-import { O, ViewModel, query, resource } from '../contract/resource-view-fixtures';
+import { O, ViewModel, query, resource } from '../resources/resource-view-fixtures';
 import { mingoReadDb } from '../support/mingo-mongo';
 import { describeMongo } from '../support/mongo-target';
 

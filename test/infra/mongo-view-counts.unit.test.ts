@@ -8,7 +8,16 @@
 import { MongoResourceViewStore } from '../../src/infra/mongo/mongo-resource-view-store';
 import { READ_MODEL_UPGRADES, RESOURCE_VIEW_COUNTS } from '../../src/infra/mongo/mongo-resource-view-counts';
 import type { MongoReadDb } from '../../src/infra/mongo/mongo-read-db';
-import { O, D, PARAGRAPH, ViewModel, naivePage, principals, query, resource } from '../contract/resource-view-fixtures';
+import {
+  O,
+  D,
+  PARAGRAPH,
+  ViewModel,
+  naivePage,
+  principals,
+  query,
+  resource,
+} from '../resources/resource-view-fixtures';
 import { mingoReadDb, mingoReads } from '../support/mingo-mongo';
 
 class CrashMidway extends Error {}

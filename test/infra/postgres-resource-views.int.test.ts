@@ -5,7 +5,16 @@
  */
 import { PostgresReadDb } from '../../src/infra/postgres/postgres-read-db';
 import { PostgresResourceViewStore } from '../../src/infra/postgres/postgres-resource-view-store';
-import { D, O, PARAGRAPH, ViewModel, naivePage, principals, query, resource } from '../contract/resource-view-fixtures';
+import {
+  D,
+  O,
+  PARAGRAPH,
+  ViewModel,
+  naivePage,
+  principals,
+  query,
+  resource,
+} from '../resources/resource-view-fixtures';
 import { describeExternal, externalTarget } from '../support/external';
 import { dropSchema, freshSchema } from '../support/postgres';
 

@@ -4,7 +4,7 @@
  */
 import { fileStreamId } from '../../src/files/file-events';
 import { resourceStreamId } from '../../src/resources/resource-events';
-import { NOW, created } from '../domain/resource-fixtures';
+import { NOW, created } from '../resources/resource-fixtures';
 import { ProjectionSpecification, onStream } from '../support/projection-specification';
 
 const given = ProjectionSpecification.for('files');

@@ -5,7 +5,7 @@
 import { DIRECTORY_STREAM } from '../../src/directory/directory-events';
 import { resourceStreamId } from '../../src/resources/resource-events';
 import type { ResourceViewStore } from '../../src/resources/resource-view-store';
-import { CP_ID, D, NOW, O, OWNER, P, RID, created, granted, projectScope, shared } from '../domain/resource-fixtures';
+import { CP_ID, D, NOW, O, OWNER, P, RID, created, granted, projectScope, shared } from './resource-fixtures';
 import { ProjectionSpecification, onStream } from '../support/projection-specification';
 
 const given = ProjectionSpecification.for('resources');

@@ -1,6 +1,15 @@
-import { canListApplications } from '../../../src/applications/application-access';
-import type { Viewer } from '../../../src/directory/viewer';
-import { D, O, approvedMember, outsider, owningAdmin, sharedIntoAdmin, team, viewer } from '../resource-fixtures';
+import { canListApplications } from '../../src/applications/application-access';
+import type { Viewer } from '../../src/directory/viewer';
+import {
+  D,
+  O,
+  approvedMember,
+  outsider,
+  owningAdmin,
+  sharedIntoAdmin,
+  team,
+  viewer,
+} from '../resources/resource-fixtures';
 
 /** Who may list the applications of a definition owned by community O. */
 describe('canListApplications', () => {

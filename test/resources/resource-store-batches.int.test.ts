@@ -11,7 +11,7 @@ import path from 'node:path';
 import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
 import { SqliteResourceViewStore } from '../../src/infra/sqlite/sqlite-resource-view-store';
 import { viewRecords } from '../../src/resources/resource-projection';
-import { D, O, P, everything, projectView, resource } from '../contract/resource-view-fixtures';
+import { D, O, P, everything, projectView, resource } from './resource-view-fixtures';
 
 const put = (store: SqliteResourceViewStore, resourceId: number, position: bigint) =>
   store.putResource(resourceId, resource(resourceId), position, viewRecords(resource(resourceId), []));

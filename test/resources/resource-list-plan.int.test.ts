@@ -14,7 +14,7 @@ import { SqliteReadDb } from '../../src/infra/sqlite/sqlite-read-db';
 import { SqliteResourceViewStore } from '../../src/infra/sqlite/sqlite-resource-view-store';
 import { viewRecords } from '../../src/resources/resource-projection';
 import type { Audience, ViewPageQuery } from '../../src/resources/resource-view-store';
-import { resource as fixtureResource } from '../contract/resource-view-fixtures';
+import { resource as fixtureResource } from './resource-view-fixtures';
 
 const COMMUNITY = 1;
 const PROJECT = 10;

@@ -50,7 +50,7 @@ describe('a self-contained repository', () => {
     const citation = /\b(SPEC|DESIGN)\b/;
     const code = trackedFiles().filter((f) => /^(src|test|bench|scripts|clients)\/.*\.(ts|cjs|mjs|js)$/.test(f));
     const cited = code
-      .filter((f) => f !== 'test/api/self-contained.int.test.ts')
+      .filter((f) => f !== 'test/api/self-contained.http.test.ts')
       .flatMap((f) =>
         fs
           .readFileSync(path.join(root, f), 'utf8')

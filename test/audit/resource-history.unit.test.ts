@@ -16,7 +16,7 @@ import {
   revoked,
   share,
   shared,
-} from './resource-fixtures';
+} from '../resources/resource-fixtures';
 
 /** A stream: each command is a list of events made by one actor under one correlation id. */
 function stream(...commands: { actor: Actor; events: ResourceEventData[] }[]): StreamEvent[] {

@@ -2,7 +2,20 @@ import type { AccessReason, ViewAccess } from '../../src/audit/access-review';
 import { describeReason, reviewAccess } from '../../src/audit/access-review';
 import { foldDirectory } from '../../src/directory/directory-state';
 import { foldResource } from '../../src/resources/resource-evolve';
-import { D, E, N, O, O_CIRCLE, P, created, deleted, granted, OWNER, projectScope, shared } from './resource-fixtures';
+import {
+  D,
+  E,
+  N,
+  O,
+  O_CIRCLE,
+  P,
+  created,
+  deleted,
+  granted,
+  OWNER,
+  projectScope,
+  shared,
+} from '../resources/resource-fixtures';
 
 /**
  * "Who could read this resource then?" on a small directory: project P (private, team circle 71,

@@ -10,7 +10,7 @@ import { PostgresReadDb } from '../../src/infra/postgres/postgres-read-db';
 import { PostgresResourceViewStore } from '../../src/infra/postgres/postgres-resource-view-store';
 import { viewRecords } from '../../src/resources/resource-projection';
 import type { Audience, ViewPageQuery } from '../../src/resources/resource-view-store';
-import { resource as fixtureResource } from '../contract/resource-view-fixtures';
+import { resource as fixtureResource } from './resource-view-fixtures';
 import { describeExternal, externalTarget } from '../support/external';
 import { dropSchema, freshSchema } from '../support/postgres';
 

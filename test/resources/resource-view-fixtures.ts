@@ -6,7 +6,7 @@ import type { Resource } from '../../src/resources/resource';
 import { viewRecords } from '../../src/resources/resource-projection';
 import type { Audience, ResourceViewRecord, ViewPage, ViewPageQuery } from '../../src/resources/resource-view-store';
 import { admits, isAfter } from '../../src/resources/resource-view-store';
-import { D, O, OTHER_PROJECT, P } from '../domain/resource-fixtures';
+import { D, O, OTHER_PROJECT, P } from './resource-fixtures';
 
 /** The projects and communities of the resource rules' small world. */
 export { D, O, OTHER_PROJECT, P };

@@ -1,10 +1,10 @@
-import type { ResourceInView } from '../../../src/resources/access/resource-read-access';
-import { canReadResourceIn, viewCommunityIds } from '../../../src/resources/access/resource-read-access';
-import type { Viewer } from '../../../src/directory/viewer';
-import type { View } from '../../../src/resources/access/views';
-import type { Resource } from '../../../src/resources/resource';
-import { foldResource } from '../../../src/resources/resource-evolve';
-import { viewsOf } from '../../../src/resources/access/resource-views';
+import type { ResourceInView } from '../../src/resources/access/resource-read-access';
+import { canReadResourceIn, viewCommunityIds } from '../../src/resources/access/resource-read-access';
+import type { Viewer } from '../../src/directory/viewer';
+import type { View } from '../../src/resources/access/views';
+import type { Resource } from '../../src/resources/resource';
+import { foldResource } from '../../src/resources/resource-evolve';
+import { viewsOf } from '../../src/resources/access/resource-views';
 import {
   D,
   E,
@@ -21,7 +21,7 @@ import {
   sharedIntoAdmin,
   team,
   viewer,
-} from '../resource-fixtures';
+} from './resource-fixtures';
 
 /**
  * Who may read a resource at all (GetResourcePrivacy's 404 rule): a community-project resource of
