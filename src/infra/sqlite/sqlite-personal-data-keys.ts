@@ -35,8 +35,7 @@ export class SqlitePersonalDataKeys implements PersonalDataKeys {
   async keyFor(userId: number): Promise<Buffer> {
     // Read first: every append but a person's first finds the key, and a read takes no write lock.
     const existing = this.db.prepare('select key from personal_data_keys where user_id = ?').get(userId) as
-      | { key: Buffer }
-      | undefined;
+      { key: Buffer } | undefined;
     if (existing) return existing.key;
     // Made once, by whichever process comes first: the others read the same key back.
     this.db
