@@ -67,6 +67,10 @@ describeExternal('API key verification on two processes sharing Redis', external
     ({ a, b } = await startTwoProcessesOnRedis(prefix, { RATE_LIMIT_PER_HOUR: '1000' }));
   });
   afterAll(() => stopTwoProcessesOnRedis(prefix, a, b));
+  // The bursts below are a thousand requests each: correctness under contention, not speed (the
+  // bench measures that). On PostgreSQL every request also reads the change feed and the key's
+  // document, which on a loaded 2-core machine takes longer than jest's default 30 s.
+  jest.setTimeout(120_000);
 
   it('given 50 wrong secrets sent at once from one address to both processes, then together they run no more argon2 than the budget holds', async () => {
     // Each process reserves a unit of the shared budget (atomically, in Redis) before it hashes.
