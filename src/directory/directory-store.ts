@@ -1,5 +1,5 @@
 import type { CircleFacts, CommunityFacts, ProjectFacts } from './viewer';
-import type { DocumentStore } from '../projections/document-store';
+import { getMany, type DocumentStore } from '../projections/document-store';
 import type { ProjectionStore } from '../projections/read-model-projection';
 import {
   CIRCLES,
@@ -93,7 +93,7 @@ const LINKS_PAGE = 100;
 /** The directory read model's queries, read through the document store. */
 export function directoryStore(documents: DocumentStore): DirectoryStore {
   const byId = async <R, F>(collection: string, ids: readonly number[], entry: (record: R) => readonly [number, F]) =>
-    new Map(((await documents.getMany(collection, ids)) as R[]).map(entry));
+    new Map(((await getMany(documents, collection, ids)) as R[]).map(entry));
   const links = (projectId: number, skip: number, take: number) =>
     documents.page(COMMUNITY_PROJECTS, { index: LINKS_OF_PROJECT, equal: [projectId], page: { skip, take } });
   /** A project's live links, in id order. */
@@ -130,7 +130,8 @@ export function directoryStore(documents: DocumentStore): DirectoryStore {
     memberships: async (userId) => {
       const document = (await documents.get(MEMBERSHIPS, userId)) as MembershipsDocument | null;
       if (!document) return { communities: [], projects: [], circleIds: [] };
-      const projects = (await documents.getMany(
+      const projects = (await getMany(
+        documents,
         PROJECTS,
         document.projects.map((p) => p.projectId),
       )) as ProjectFacts[];

@@ -72,8 +72,6 @@ export interface DocumentStore {
     collection: string,
     ids: readonly DocumentId[],
   ): Promise<{ id: DocumentId; document: Document | null; position: bigint }[]>;
-  /** The stored documents of `ids`, in one query: absent ones left out, in no particular order. */
-  getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]>;
   /** The documents matching the index's equal fields: how many, and one page in the index's order. */
   page(collection: string, query: IndexQuery): Promise<PageResponse<Document>>;
   /**
@@ -96,6 +94,15 @@ export interface DocumentStore {
    * Absent where the database cannot tell.
    */
   readonly scopeVersion?: () => string | null;
+}
+
+/** The stored documents of `ids`, in one query (`loadMany`): absent ones and tombstones left out, in no order. */
+export async function getMany(
+  store: DocumentStore,
+  collection: string,
+  ids: readonly DocumentId[],
+): Promise<Document[]> {
+  return (await store.loadMany(collection, ids)).flatMap(({ document }) => (document === null ? [] : [document]));
 }
 
 /** Code-unit order, as MongoDB compares strings (binary) and SQLite's default collation does. */

@@ -93,10 +93,6 @@ export class MongoDocumentStore implements DocumentStore {
     }));
   }
 
-  async getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]> {
-    return (await this.loadMany(collection, ids)).flatMap(({ document }) => (document === null ? [] : [document]));
-  }
-
   async page(collection: string, { index: name, equal, page, after }: IndexQuery): Promise<PageResponse<Document>> {
     const index = indexOf(this.collections, collection, name);
     const filter = { doc: { $ne: null }, ...Object.fromEntries(index.equal.map((f, i) => [at(f), equal[i]])) };

@@ -204,10 +204,6 @@ export class PostgresDocumentStore implements DocumentStore {
     }));
   }
 
-  async getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]> {
-    return (await this.loadMany(collection, ids)).flatMap(({ document }) => (document === null ? [] : [document]));
-  }
-
   async page(collection: string, { index: name, equal, page, after }: IndexQuery): Promise<PageResponse<Document>> {
     const index = indexOf(this.collections, collection, name);
     const table = documentTable(collection);

@@ -39,23 +39,25 @@ export class PostgresPersonalDataKeys implements PersonalDataKeys {
   }
 
   async keyFor(userId: number): Promise<Buffer> {
-    // Select first: the key exists on every append but a person's first. The insert and the second
-    // select are separate statements because a statement's snapshot would not see a row a concurrent
+    // Read first: the key exists on every append but a person's first. The insert and the second
+    // read are separate statements because a statement's snapshot would not see a row a concurrent
     // append committed while this insert waited on its conflict.
-    const existing = await this.pool.query<{ key: Buffer }>('select key from personal_data_keys where user_id = $1', [
-      userId,
-    ]);
-    if (existing.rows[0]) return existing.rows[0].key;
+    const existing = await this.stored(userId);
+    if (existing) return existing;
     const made = await this.pool.query<{ key: Buffer }>(
       'insert into personal_data_keys (user_id, key) values ($1, $2) on conflict (user_id) do nothing returning key',
       [userId, randomBytes(32)],
     );
-    if (made.rows[0]) return made.rows[0].key;
-    const raced = await this.pool.query<{ key: Buffer }>('select key from personal_data_keys where user_id = $1', [
+    const key = made.rows[0]?.key ?? (await this.stored(userId));
+    if (!key) throw new Error(`personal-data key of user ${userId} neither made nor found`);
+    return key;
+  }
+
+  private async stored(userId: number): Promise<Buffer | undefined> {
+    const { rows } = await this.pool.query<{ key: Buffer }>('select key from personal_data_keys where user_id = $1', [
       userId,
     ]);
-    if (!raced.rows[0]) throw new Error(`personal-data key of user ${userId} neither made nor found`);
-    return raced.rows[0].key;
+    return rows[0]?.key;
   }
 
   async keysOf(userIds: readonly number[]): Promise<ReadonlyMap<number, Buffer>> {

@@ -121,10 +121,6 @@ export class SqliteDocumentStore implements DocumentStore {
     }));
   }
 
-  async getMany(collection: string, ids: readonly DocumentId[]): Promise<Document[]> {
-    return (await this.loadMany(collection, ids)).flatMap(({ document }) => (document === null ? [] : [document]));
-  }
-
   async page(collection: string, { index: name, equal, page, after }: IndexQuery): Promise<PageResponse<Document>> {
     const index = indexOf(this.collections, collection, name);
     const table = documentTable(collection);
