@@ -6,7 +6,7 @@
  * command timeout these calls never resolve and the test fails on jest's own timeout.
  */
 import { randomUUID } from 'node:crypto';
-import { RedisCache } from '../../src/infra/redis/redis-cache';
+import { REDIS_COMMAND_TIMEOUT_MS, RedisCache } from '../../src/infra/redis/redis-cache';
 import { ResilientCache } from '../../src/infra/redis/resilient-cache';
 import { createLogger } from '../../src/observability/logger';
 import { blackholeProxy } from '../support/blackhole-proxy';
@@ -64,5 +64,23 @@ describeExternal('Redis that stops answering (a black-holing proxy in front of R
     // then: once a probe gets through (waited for, not timed), the value kept in Redis is read again
     while ((await cache.health()) !== 'ok') await new Promise((resolve) => setImmediate(resolve));
     expect(await cache.get('k')).toBe('shared');
+  });
+
+  it('given this process busy for longer than the command timeout while the reply waits in its socket, then the reply is used and no outage is declared', async () => {
+    // given: a Redis that answers, reached directly
+    const url = redis.kind === 'url' ? redis.url : 'redis://127.0.0.1:6379';
+    const cache = new ResilientCache(RedisCache.connect(url, `prs-test-${randomUUID()}:`), createLogger('silent'), 20);
+    cleanups.push(() => cache.close());
+    await cache.set('k', 'shared', 60);
+    // when: a read and a count are sent, and the event loop is held (a burst of requests being
+    // parsed, a long synchronous task) past the timeout before it reads the replies
+    const read = cache.get('k');
+    const decision = cache.consume('key-2', policy, Date.now());
+    const until = performance.now() + REDIS_COMMAND_TIMEOUT_MS * 1.5;
+    while (performance.now() < until);
+    // then: the shared store's answers, and the shared store still in use
+    expect(await read).toBe('shared');
+    expect(await decision).toMatchObject({ allowed: true, remaining: 4 });
+    expect(cache.degraded).toBe(false);
   });
 });

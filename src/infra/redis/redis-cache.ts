@@ -96,6 +96,45 @@ type WithConsume = Redis & {
 
 /** How long one Redis command may take: they take well under a millisecond on a healthy server. */
 export const REDIS_COMMAND_TIMEOUT_MS = 1000;
+/**
+ * ioredis's own bound on a command, far past ours: it fails what a dead connection still queues,
+ * which `withinDeadline` has already answered (its timer cannot tell a slow server from this
+ * process's own stall, so it must not be the one that decides).
+ */
+const REDIS_QUEUE_TIMEOUT_MS = 10 * REDIS_COMMAND_TIMEOUT_MS;
+
+/**
+ * `command`'s answer, or an error once REDIS_COMMAND_TIMEOUT_MS have passed and the process has
+ * read its sockets since. A timer that fires after the event loop was held (a burst of requests
+ * being parsed on a loaded machine) first lets the loop read what arrived meanwhile (setImmediate
+ * runs after the poll phase), so a reply that was there is used. Taking this process's stall for
+ * Redis's would switch it to per-process rate limits: a burst split between two processes once
+ * admitted 1,042 requests under a limit of 1,000.
+ */
+function withinDeadline<T>(command: Promise<T>): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    let settled = false;
+    const timer = setTimeout(
+      () =>
+        setImmediate(() => {
+          if (settled) return;
+          settled = true;
+          reject(new Error(`redis: no answer within ${REDIS_COMMAND_TIMEOUT_MS} ms`));
+        }),
+      REDIS_COMMAND_TIMEOUT_MS,
+    );
+    const settle = (then: () => void) => {
+      clearTimeout(timer);
+      if (settled) return;
+      settled = true;
+      then();
+    };
+    command.then(
+      (value) => settle(() => resolve(value)),
+      (error: unknown) => settle(() => reject(error)),
+    );
+  });
+}
 /** The idle time before TCP keepalive starts probing the connection (the OS default is two hours). */
 const REDIS_KEEPALIVE_MS = 10_000;
 
@@ -124,8 +163,8 @@ export class RedisCache implements Cache, RateLimiter {
       disconnectTimeout: 200,
       // A Redis that stops answering without closing the connection (a frozen host, a dropped
       // route) would hold every API-key request and readiness: each command gives up after this
-      // long, and TCP keepalive probes the idle connection so the kernel notices it is gone.
-      commandTimeout: REDIS_COMMAND_TIMEOUT_MS,
+      // long (withinDeadline), and TCP keepalive probes the idle connection so the kernel notices it is gone.
+      commandTimeout: REDIS_QUEUE_TIMEOUT_MS,
       keepAlive: REDIS_KEEPALIVE_MS,
     });
     // Without a listener ioredis prints every connection error itself; the failing command's
@@ -137,26 +176,28 @@ export class RedisCache implements Cache, RateLimiter {
   }
 
   async get(key: string): Promise<string | null> {
-    return this.redis.get(this.cacheKey(key));
+    return withinDeadline(this.redis.get(this.cacheKey(key)));
   }
 
   async set(key: string, value: string, ttlSeconds: number): Promise<void> {
     assertValidTtl(ttlSeconds);
-    await this.redis.set(this.cacheKey(key), value, 'PX', Math.max(1, Math.ceil(ttlSeconds * 1000)));
+    await withinDeadline(this.redis.set(this.cacheKey(key), value, 'PX', Math.max(1, Math.ceil(ttlSeconds * 1000))));
   }
 
   async del(key: string): Promise<void> {
-    await this.redis.del(this.cacheKey(key));
+    await withinDeadline(this.redis.del(this.cacheKey(key)));
   }
 
   async increment(key: string, ttlSeconds: number): Promise<number> {
     assertValidTtl(ttlSeconds);
     const name = this.cacheKey(key);
-    const results = await this.redis
-      .multi()
-      .incr(name)
-      .pexpire(name, Math.max(1, Math.ceil(ttlSeconds * 1000)))
-      .exec();
+    const results = await withinDeadline(
+      this.redis
+        .multi()
+        .incr(name)
+        .pexpire(name, Math.max(1, Math.ceil(ttlSeconds * 1000)))
+        .exec(),
+    );
     const [error, count] = results?.[0] ?? [new Error('redis: the increment was discarded'), null];
     if (error) throw error;
     return Number(count);
@@ -164,7 +205,7 @@ export class RedisCache implements Cache, RateLimiter {
 
   async counts(keys: readonly string[]): Promise<number[]> {
     if (keys.length === 0) return [];
-    const values = await this.redis.mget(keys.map((key) => this.cacheKey(key)));
+    const values = await withinDeadline(this.redis.mget(keys.map((key) => this.cacheKey(key))));
     return values.map((value) => (value === null ? 0 : Number(value) || 0));
   }
 
@@ -172,14 +213,16 @@ export class RedisCache implements Cache, RateLimiter {
     // Lua would not reject a bad policy; fail the same way as the embedded adapter.
     assertValidPolicy(policy);
     assertValidNow(nowMs);
-    const [allowed, limit, remaining, resetSeconds, retryAfter] = await this.redis.prsRateLimitConsume(
-      `${this.keyPrefix}rl:${key}`,
-      nowMs,
-      policy.limit,
-      policy.windowSeconds,
-      policy.baseLockoutSeconds,
-      policy.maxLockoutSeconds,
-      policy.violationMemorySeconds,
+    const [allowed, limit, remaining, resetSeconds, retryAfter] = await withinDeadline(
+      this.redis.prsRateLimitConsume(
+        `${this.keyPrefix}rl:${key}`,
+        nowMs,
+        policy.limit,
+        policy.windowSeconds,
+        policy.baseLockoutSeconds,
+        policy.maxLockoutSeconds,
+        policy.violationMemorySeconds,
+      ),
     );
     const decision = { allowed: allowed === 1, limit, remaining, resetSeconds };
     return retryAfter < 0 ? decision : { ...decision, retryAfterSeconds: retryAfter };
@@ -188,11 +231,11 @@ export class RedisCache implements Cache, RateLimiter {
   async release(key: string, policy: RateLimitPolicy, nowMs: number): Promise<void> {
     assertValidPolicy(policy);
     assertValidNow(nowMs);
-    await this.redis.prsRateLimitRelease(`${this.keyPrefix}rl:${key}`, nowMs, policy.windowSeconds);
+    await withinDeadline(this.redis.prsRateLimitRelease(`${this.keyPrefix}rl:${key}`, nowMs, policy.windowSeconds));
   }
 
   async ping(): Promise<void> {
-    await this.redis.ping();
+    await withinDeadline(this.redis.ping());
   }
 
   async close(): Promise<void> {
