@@ -319,6 +319,9 @@ describeExternal('file store contract (PostgreSQL)', postgres, () => {
       const first = await new Promise<Buffer>((resolve) => stream.once('data', resolve));
       expect(first.length).toBeGreaterThan(0);
       stream.pause();
+      // A paused stream still reads ahead: it may fail before the read below starts, which then
+      // meets its stored error. Heard here, that failure is not an unhandled 'error' event.
+      stream.on('error', () => undefined);
       expect(await opened.store.delete(P)).toBe(true);
       await expect(buffer(stream)).rejects.toThrow('the file changed while it was read');
     });
