@@ -3,6 +3,7 @@ import type { EventStore, RecordedEvent, ScannedEvents, Subscription } from '../
 import type { Logger } from '../observability/logger';
 import { LeaseHolder, type LeaseOptions } from './lease-holder';
 import { type BatchBudget, CheckpointedCommits } from './checkpointed-commits';
+import { LiveBatches } from './live-batches';
 import { adoptEventLog } from './event-log-identity';
 import { ProjectionFailedError } from './projection-failed-error';
 import { LeaseLostError } from './projection-lease';
@@ -368,37 +369,57 @@ export class ReadModelRunner {
   private subscribe(): void {
     if (!this.running || !this.leading) return;
     if (!(this.failure instanceof ProjectionFailedError)) this.failure = undefined;
-    this.subscription = this.events.subscribeToAll(
+    const live = new LiveBatches(
+      async (events) => {
+        await this.commits.commit(events.filter((event) => !this.position.reached(event.position)));
+        this.backoff.succeeded();
+      },
+      (error) => {
+        void subscription.close();
+        if (this.subscription === following) this.dropped(error);
+      },
+      CATCH_UP_BATCH,
+    );
+    const subscription = this.events.subscribeToAll(
       this.position.value,
       async (event) => {
         if (this.seen === undefined || event.position > this.seen) this.seen = event.position;
         if (this.position.reached(event.position)) return;
-        await this.commits.commit([event]);
-        this.backoff.succeeded();
+        await live.add(event);
       },
       (error) => {
-        this.subscription = undefined;
-        if (error instanceof LeaseLostError) {
-          void this.demote();
-          return;
-        }
-        this.failure = error;
-        const failed = error instanceof ProjectionFailedError;
-        this.noteError(failed ? 'the projection failed on an event' : 'the event subscription dropped', error);
-        if (error instanceof ProjectionFailedError) {
-          this.logger.error(
-            { err: error.reason, projection: error.projection },
-            'projection failed; read model stopped',
-          );
-          if (this.lease) void this.standDown(error);
-          return;
-        }
-        const delay = this.backoff.schedule(() => this.subscribe());
-        this.logger.warn(
-          { err: error, delayMs: delay, projection: this.name },
-          'event subscription dropped; resubscribing',
-        );
+        live.stop();
+        if (this.subscription === following) this.dropped(error);
       },
+    );
+    const following: Subscription = {
+      close: async () => {
+        live.stop();
+        await subscription.close();
+      },
+    };
+    this.subscription = following;
+  }
+
+  /** The live subscription ended on `error`: see `subscribe`. */
+  private dropped(error: unknown): void {
+    this.subscription = undefined;
+    if (error instanceof LeaseLostError) {
+      void this.demote();
+      return;
+    }
+    this.failure = error;
+    const failed = error instanceof ProjectionFailedError;
+    this.noteError(failed ? 'the projection failed on an event' : 'the event subscription dropped', error);
+    if (error instanceof ProjectionFailedError) {
+      this.logger.error({ err: error.reason, projection: error.projection }, 'projection failed; read model stopped');
+      if (this.lease) void this.standDown(error);
+      return;
+    }
+    const delay = this.backoff.schedule(() => this.subscribe());
+    this.logger.warn(
+      { err: error, delayMs: delay, projection: this.name },
+      'event subscription dropped; resubscribing',
     );
   }
 

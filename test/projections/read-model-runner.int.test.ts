@@ -313,6 +313,34 @@ describe('read-model runner', () => {
     expect(projection.seen()).toEqual(['A', 'B']);
   });
 
+  it('given 300 events appended at once while the runner follows live, then they are committed in a few transactions, not one each', async () => {
+    // given: a read model whose store counts its transactions
+    const events = openEvents();
+    const projection = recordingProjection(SqliteReadDb.open(':memory:'));
+    let commits = 0;
+    const store = projection.store;
+    const counting = {
+      ...projection,
+      store: {
+        ...store,
+        commit: (...args: Parameters<typeof store.commit>) => ((commits += 1), store.commit(...args)),
+      },
+    };
+    const runner = track(new ReadModelRunner(events, counting, createLogger('silent')), events);
+    await runner.start();
+    const before = commits;
+    // when
+    const { position } = await events.appendToStream(
+      's-bulk',
+      Array.from({ length: 300 }, () => ({ type: 'Bulk', data: {}, metadata })),
+      'any',
+    );
+    await runner.waitFor(position, 5000);
+    // then: all of them folded, in order, by a handful of commits
+    expect(projection.seen()).toEqual(Array(300).fill('Bulk'));
+    expect(commits - before).toBeLessThanOrEqual(5);
+  });
+
   it('given a transient store error on a live event, then the runner retries from its checkpoint instead of stopping', async () => {
     // given: the store refuses the first commit as busy (another process held the write lock too long)
     const events = openEvents();
