@@ -30,7 +30,7 @@ export function buildApp(ctx: AppContext, app: express.Express = express()): exp
   // What reads the read models (/api, /internal) reads them as of the request's start.
   const snapshot = noticeOtherWriters(() => ctx.readDb);
   // Bodies are parsed only once the caller is known: an anonymous request costs the same
-  // whatever it sends (issue 11).
+  // whatever it sends.
   const jsonBody = express.json({ limit: JSON_BODY_LIMIT, strict: false });
   // A projector process answers health, metrics and operator calls only: the API is served elsewhere.
   const servesApi = ctx.config.ROLE !== 'projector';

@@ -13,7 +13,7 @@ import { PARKED_DECISION_EVENT_SCHEMAS } from './parked-event-decisions';
  * Every event type the log stores, with the schema of its current version and the upcasters that
  * lift each older version one step (docs/architecture.md "How to change an event"). The current
  * version of a type is its number of upcasters plus one; an event stored without a version (all
- * before issue 27) is version 1.
+ * written before events carried a schema version) is version 1.
  */
 
 const current = (schema: z.ZodType, ...upcasters: Upcaster[]): EventDefinition => ({ schema, upcasters });

@@ -81,7 +81,7 @@ const mongoKeysAdapter = () =>
 
 /** Production adapters where their URL is set, the embedded ones otherwise (docs/api.md "Shape"). */
 export function openEventStore(config: Config): EventStore & IdempotencyKeys {
-  // Versions stamped on append, old events upcast on read: one place for every adapter (issue 27).
+  // Versions stamped on append, old events upcast on read: one place for every adapter.
   const file = path.join(config.DATA_DIR, 'events.sqlite');
   const log = config.POSTGRES_URL
     ? postgresLogAdapter().open(config.POSTGRES_URL, {

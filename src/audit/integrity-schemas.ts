@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { component } from '../contract/primitives';
 
-/** GET /api/audit/integrity (issue 27): the head of the log's hash chain. */
+/** GET /api/audit/integrity: the head of the log's hash chain. */
 export const integrityQuery = z.looseObject({}).superRefine((value, ctx) => {
   for (const key of Object.keys(value)) {
     ctx.addIssue({ code: 'custom', path: [key], message: 'unknown query parameter' });

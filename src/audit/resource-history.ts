@@ -214,7 +214,7 @@ export function describeChange(change: Change): string {
 type StepEvent = { readonly type: string; readonly data: unknown };
 
 /**
- * A step's new shares with the reason their ResourceShared recorded (version 2, issue 27), when
+ * A step's new shares with the reason their ResourceShared recorded (version 2), when
  * the sharer gave one; a share without a reason reads as before.
  */
 export function withShareReasons(changes: Change[], stepEvents: readonly StepEvent[]): Change[] {

@@ -13,7 +13,7 @@ import type { LogFacts } from './sqlite-log-copy';
 import { copyLog, isEmptyDir, logFacts } from './sqlite-log-copy';
 
 /**
- * `backup DEST`, `restore SRC`, `verify SRC` (issue 27; docs/operations.md "Backup and restore"): the embedded
+ * `backup DEST`, `restore SRC`, `verify SRC` (docs/operations.md "Backup and restore"): the embedded
  * event log copied online through SQLite, with a manifest of what the copy holds. The read models
  * are not copied: they are a function of the log, rebuilt from it by the first start after a
  * restore (and checked here by projecting the copy: its digest is in the manifest). What the

@@ -5,7 +5,7 @@ import { chainHead, verifyChain } from '../infra/sqlite/sqlite-hash-chain';
 import { makePrivateFile, makeSqliteFilesPrivate } from '../config/private-files';
 
 /**
- * Copies of the embedded event log for backup and restore (issue 27): always through SQLite
+ * Copies of the embedded event log for backup and restore: always through SQLite
  * (`VACUUM INTO`), never by copying the file. VACUUM INTO reads the log inside one read
  * transaction: in WAL mode that is a consistent snapshot taken while the service keeps appending
  * (readers never block the writer, nor the writer them); the copy is compact and complete in itself
@@ -45,7 +45,7 @@ export function logFacts(file: string): LogFacts {
       )
       .get();
     const identity = db.prepare<[], { value: string }>(`select value from meta where key = 'log_id'`).get();
-    // A log no process of issue 27 or later has opened has no hash column: nothing to check.
+    // A log no process that hashes events has opened has no hash column: nothing to check.
     const hashed = db
       .prepare<[], { name: string }>('pragma table_info(events)')
       .all()

@@ -1,5 +1,5 @@
 /**
- * Whether a configured secret is fit for production (issue 11): a value copied from an example
+ * Whether a configured secret is fit for production: a value copied from an example
  * file, or one a person typed, can be guessed, and anyone who guesses AUTH_JWT_SECRET signs a
  * session for any user. Outside production the same values are allowed so tests stay readable.
  */

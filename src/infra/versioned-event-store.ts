@@ -7,7 +7,7 @@ import type { LogIntegrity } from '../ports/log-integrity';
 import { hasLogIntegrity } from '../ports/log-integrity';
 
 /**
- * The one place where event versions are handled, at the port's boundary (issue 27): every
+ * The one place where event versions are handled, at the port's boundary: every
  * appended event is stamped with its type's current version (metadata `schemaVersion`), and every
  * event read (readStream, readLastEvent, readAll, subscribeToAll) is lifted to the current version
  * by the catalog's upcasters, its `schemaVersion` taken off. Above this, decide, evolve, the

@@ -1,5 +1,5 @@
 /**
- * A tamper-evident log (issue 27, docs/architecture.md "A tamper-evident log"): each event
+ * A tamper-evident log (docs/architecture.md "A tamper-evident log"): each event
  * carries a hash over its content and the previous event's hash, in log order. An edited,
  * removed or inserted event breaks the chain from there on; verification names the first event
  * whose hash does not match.

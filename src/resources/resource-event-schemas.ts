@@ -4,7 +4,7 @@ import { resourceFieldsSchema } from './resource-fields';
 import type { ResourceEventType } from './resource-events';
 
 /**
- * The current shape of each resource event's data, as stored (issue 27, docs/architecture.md
+ * The current shape of each resource event's data, as stored (docs/architecture.md
  * "How to change an event"). The TypeScript types stay in resource-events.ts; these check what a
  * log holds after upcasting (the golden-log test) and give each type its schema in the catalog.
  */

@@ -42,7 +42,7 @@ export type CircleGranted = Event<'CircleGranted', CircleChange>;
 export type CircleRevoked = Event<'CircleRevoked', CircleChange>;
 
 /**
- * A new share starts with no circles; grants follow as CircleGranted events. Version 2 (issue 27)
+ * A new share starts with no circles; grants follow as CircleGranted events. Version 2
  * records why it was shared: `reason`, null when none was given; shares of version 1 are read
  * with null (resource-shared-upcasters.ts). Optional in the type for events built in memory.
  */

@@ -1,5 +1,5 @@
 /**
- * API keys under concurrency and attack (issue 23), over real HTTP:
+ * API keys under concurrency and attack, over real HTTP:
  *  - concurrent first uses of one key wait on a single argon2 run, counted by the service's own
  *    metric (`api_key_verifications_total` on /internal/metrics);
  *  - wrong secrets spend budgets of the caller's own address only: the key's owner, elsewhere,

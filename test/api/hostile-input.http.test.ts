@@ -8,7 +8,7 @@ import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
 
 /**
- * Every route fed hostile input (issue 11): fast-check mutates a valid body field by field (the
+ * Every route fed hostile input: fast-check mutates a valid body field by field (the
  * fields come from the route's zod schema) with generated and classic hostile values, and raw
  * bodies and URLs carry what JSON.stringify cannot (bad UTF-8, bad percent-escapes, deep nesting).
  * For every answer: never 5xx; every 4xx is an RFC 9457 problem without a stack trace; and a

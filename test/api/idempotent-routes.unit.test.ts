@@ -1,7 +1,7 @@
 import { openApiDocument } from '../../src/app/route-groups';
 
 /**
- * Every POST that changes state takes an Idempotency-Key (issue 26; docs/api.md "Retries: Idempotency-Key"), and the
+ * Every POST that changes state takes an Idempotency-Key (docs/api.md "Retries: Idempotency-Key"), and the
  * document says so on each: a POST added without it fails here. The POSTs that only read (a query
  * with a JSON body), the operators' rebuild (README: a repeat builds the same read models) and their
  * decisions on a parked event (a repeated retry folds it again or finds it gone, a repeated skip finds

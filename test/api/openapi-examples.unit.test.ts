@@ -3,7 +3,7 @@ import { openApiDocument, ROUTE_DOCS } from '../../src/app/route-groups';
 import { documentSchemaErrors } from '../support/documented-request';
 
 /**
- * The OpenAPI document for people (issue 26): every operation's request (each parameter, the body) and
+ * The OpenAPI document for people: every operation's request (each parameter, the body) and
  * its success answer carry an example, and each example is valid: against the JSON schema the document
  * shows (with its `$ref`s), and, for what the route declaration parses or answers with zod, against
  * that zod schema too. The examples use the demo directory's ids (docs/api.md "Try it"). Every field of

@@ -3,7 +3,7 @@ import { WrongExpectedRevisionError } from '../../src/ports/event-store';
 import { demo } from '../support/demo-directory';
 import { serverForSuite } from '../support/suite-server';
 
-/** Issue 11 items 5, 6 and 8: work before authentication, malformed URLs, headers. */
+/** Work before authentication, malformed URLs, headers. */
 describe('request hardening', () => {
   const server = serverForSuite();
 

@@ -4,7 +4,7 @@ import { demo, demoDirectory } from '../support/demo-directory';
 import { serverForSuite } from '../support/suite-server';
 import { startTestServer } from '../support/test-server';
 
-/** Bearer tokens the service must refuse (docs/api.md "Credentials", issue 11 items 2 to 4). */
+/** Bearer tokens the service must refuse (docs/api.md "Credentials"). */
 const now = () => Math.floor(Date.now() / 1000);
 const day = 24 * 3600;
 

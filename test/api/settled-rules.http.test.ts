@@ -3,7 +3,7 @@ import { newResource, resourceApi, scope } from '../support/resource-api';
 import { serverForSuite } from '../support/suite-server';
 
 /**
- * The two rules docs/api.md settled in issue 11: a mentor's new resource is always Custom with the
+ * Two rules docs/api.md settles: a mentor's new resource is always Custom with the
  * team and mentors circles, even when the mentor administers the community; a creator keeps the
  * edit right (and the sight) while on the team or a mentor, whatever role they created it with.
  */

@@ -3,7 +3,7 @@ import { demo } from '../support/demo-directory';
 import { serverForSuite } from '../support/suite-server';
 
 /**
- * Issue 8: a store that is down or slow is the service's passing trouble, not a bug. A query past
+ * A store that is down or slow is the service's passing trouble, not a bug. A query past
  * its maxTimeMS (MongoDB code 50) or a server that cannot be selected answers 503
  * `/problems/unavailable` with Retry-After, like every other 503, instead of a 500; whether it
  * fails in a route or in authentication (which reads the directory).

@@ -1,5 +1,5 @@
 /**
- * The audit API read with an API key (issue 12, "What it must show"): an auditor, with an API key,
+ * The audit API read with an API key (docs/api.md "Audit"): an auditor, with an API key,
  * finds who shared resource N into community C, when, and with which credential; reads its history
  * and who could see it; and that read, made with the key, is itself recorded with the key.
  *

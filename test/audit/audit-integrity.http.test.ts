@@ -2,7 +2,7 @@ import { demo, demoDirectory } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
 
-/** GET /api/audit/integrity (issue 27): the hash chain's head, for auditors only. */
+/** GET /api/audit/integrity: the hash chain's head, for auditors only. */
 const { users } = demo;
 
 describe('GET /api/audit/integrity', () => {

@@ -1,5 +1,5 @@
 /**
- * Issue 25: a directory batch is one append, and an append may store at most MAX_APPEND_BYTES on
+ * A directory batch is one append, and an append may store at most MAX_APPEND_BYTES on
  * every event store (EventStoreDB refuses more than 1 MiB; the embedded store follows the same
  * limit). A batch under the body limit but over the append limit is a 413 naming `events`.
  */

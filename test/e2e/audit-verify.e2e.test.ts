@@ -1,5 +1,5 @@
 /**
- * `resources-cli audit verify` (issue 27) as an operator runs it, on the DATA_DIR of a service:
+ * `resources-cli audit verify` as an operator runs it, on the DATA_DIR of a service:
  * the chain holds and ends where GET /api/audit/integrity says; then one stored event's bytes are
  * changed in the SQLite file itself, and verify names exactly that event.
  */

@@ -1,5 +1,5 @@
 /**
- * `resources-cli backup|verify|restore` (issue 27) as an operator runs them, each a separate
+ * `resources-cli backup|verify|restore` as an operator runs them, each a separate
  * process: a backup taken while clients keep saving resources, verified, restored into an empty
  * DATA_DIR (refused into a live or non-empty one), and served: every write acknowledged before the
  * backup began is there, the restored log is the source's log up to the backup's last position,

@@ -4,7 +4,7 @@ import { startTestServer } from '../support/test-server';
 import { fileApi } from '../support/upload-client';
 
 /**
- * The leak property (issue 11): random directory states and random privacy changes; after every
+ * The leak property: random directory states and random privacy changes; after every
  * step, for every caller and every view, what GetResourceList and GetResourcePrivacy show, and which
  * uploaded files GET /api/File/Download serves, must be exactly what a naive reading of docs/api.md and
  * docs/api.md allows. The rules below are written from those documents, on purpose without importing

@@ -4,7 +4,7 @@ import { communityCircle, privacyApi } from '../support/privacy-api';
 import { serverForSuite } from '../support/suite-server';
 
 /**
- * GetResourcePrivacy for someone who can only read the resource (issue 11 item 9): the level,
+ * GetResourcePrivacy for someone who can only read the resource: the level,
  * never the granted circles, whose names can belong to a private community.
  *
  * Given a resource of project 10 owned by community 1 at Custom, granted to circle 300 (Reviewers,

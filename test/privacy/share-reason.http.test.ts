@@ -3,7 +3,7 @@ import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
 
 /**
- * A share records why it was made (ResourceShared version 2, issue 27): SaveResourcePrivacy's
+ * A share records why it was made (ResourceShared version 2): SaveResourcePrivacy's
  * `sharesToUpsert[].reason`, shown in the resource's audit history.
  */
 const { users, communities, communityProjects } = demo;

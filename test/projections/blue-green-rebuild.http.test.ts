@@ -1,5 +1,5 @@
 /**
- * Blue/green rebuild (issue 8): a rebuild projects the log into a new generation of the read
+ * Blue/green rebuild: a rebuild projects the log into a new generation of the read
  * models while the current one keeps answering, then switches. From the HTTP operator route, and
  * from the CLI while the service runs.
  */

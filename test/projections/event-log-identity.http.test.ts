@@ -1,5 +1,5 @@
 /**
- * Issue 25: read models are tied to the event log they were built from, by an id written into the
+ * Read models are tied to the event log they were built from, by an id written into the
  * log itself. A log reached under another path keeps its read models; a recreated, empty log under
  * the same path is refused (EventLogMismatchError) rather than served or reset in place, and the
  * CLI's rebuild builds a new generation from it.

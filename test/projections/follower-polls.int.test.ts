@@ -1,7 +1,7 @@
 /**
  * Followers of several read models on one MongoDB poll together: one query for all their
- * checkpoints and one read of the log per poll, not two round trips per read model (issue 25:
- * followers polled every 2 ms per projection while a write waited). On the mingo stand-in, with
+ * checkpoints and one read of the log per poll, not two round trips per read model (before
+ * this, followers polled every 2 ms per projection while a write waited). On the mingo stand-in, with
  * the embedded event log counting its reads.
  */
 import fs from 'node:fs';

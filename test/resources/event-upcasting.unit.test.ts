@@ -9,7 +9,7 @@ const upcastData = (type: string, data: unknown, version: number) => upcastIn(EV
 const currentVersionOf = (type: string) => currentVersionIn(EVENT_CATALOG, type);
 import { RESOURCE_EVENT_SCHEMAS } from '../../src/resources/resource-event-schemas';
 
-/** The catalog of event versions and its upcasters, pure (issue 27). */
+/** The catalog of event versions and its upcasters, pure. */
 describe('event versions and upcasting', () => {
   const sharedV1 = { resourceId: 7, communityId: 2, privacyLevel: 1 };
 

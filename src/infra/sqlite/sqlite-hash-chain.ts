@@ -3,7 +3,7 @@ import type { ChainHead, ChainReport } from '../../ports/log-integrity';
 import { ChainCheck, hashEventInto, type ChainRow } from '../log-hash';
 
 /**
- * The embedded log's hash chain (issue 27; docs/architecture.md "A tamper-evident log"). Each
+ * The embedded log's hash chain (docs/architecture.md "A tamper-evident log"). Each
  * event's `hash` (src/infra/log-hash.ts: SHA-256 over the previous hashed event's hash and the
  * event's stored bytes) is computed inside the group commit that appends it, so the chain follows
  * log order across processes (the write lock is held). A log made before hashes existed keeps its

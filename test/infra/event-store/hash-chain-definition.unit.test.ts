@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { eventHash, GENESIS } from '../../../src/infra/log-hash';
 
 /**
- * What the hash chain hashes (issue 27; docs/architecture.md "A tamper-evident log"), pinned:
+ * What the hash chain hashes (docs/architecture.md "A tamper-evident log"), pinned:
  * SHA-256 over the UTF-8 bytes of
  * `${previous hex}\n${JSON.stringify([streamId, revision, type])}\n${data}\n${metadata}`.
  * Logs already written carry these hashes, so a faster eventHash must hash the very same bytes:

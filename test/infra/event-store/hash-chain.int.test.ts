@@ -9,7 +9,7 @@ import { eventHash } from '../../../src/infra/log-hash';
 import { ChainCursor } from '../../../src/infra/sqlite/sqlite-hash-chain';
 
 /**
- * The embedded log's hash chain (issue 27), through the port: appends chain in log order, also
+ * The embedded log's hash chain, through the port: appends chain in log order, also
  * inside a group commit where one append is refused; a log made before hashes keeps working and
  * is chained from its first new event; verification names the first event that does not match.
  */
@@ -96,7 +96,7 @@ describe('hash chain of the SQLite event store', () => {
   });
 
   it('given a log made before events were hashed, when the service appends to it, then old events stay unchained and the chain starts at the first new one', async () => {
-    // given: the events table as it was before issue 27, with two events
+    // given: the events table as it was before events were hashed, with two events
     const file = tempFile();
     const legacy = new Database(file);
     legacy.exec(`create table events (position integer primary key autoincrement, stream_id text not null, revision integer not null,

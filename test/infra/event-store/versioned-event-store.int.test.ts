@@ -8,7 +8,7 @@ import { SqliteEventStore } from '../../../src/infra/sqlite/sqlite-event-store';
 import { versionedEventStore } from '../../../src/infra/versioned-event-store';
 
 /**
- * Versions at the port's boundary (issue 27), on the embedded store: what is appended is stamped
+ * Versions at the port's boundary, on the embedded store: what is appended is stamped
  * with its type's version; what is read, by every read of the port, is upcast to the current one.
  */
 const metadata: EventMetadata = {
