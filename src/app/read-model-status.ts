@@ -4,7 +4,7 @@ import type { ReadModelRunner } from '../projections/read-model-runner';
 import type { ReadSide } from './read-side';
 import type { RebuildJobs } from './rebuild-jobs';
 import type { ReadModelStatus, ReadModelsStatus } from './read-model-status-schema';
-import { READ_MODEL_NAMES } from './read-model-list';
+import { READ_MODEL_NAMES, type ReadModelName } from './read-model-list';
 import { parkedEventJson } from './parked-event-schemas';
 
 /** An answer serves every console asking within this long: polls of many consoles cost one computation. */
@@ -53,26 +53,27 @@ export class ReadModelStatusReader {
     const head = await bounded(events.headPosition());
     const stored = await bounded(storedCheckpoints(served.readModels.runners.map((r) => r.projection)));
     const parked = await bounded(readSide.parked());
-    const parkedOf = new Map(
-      READ_MODEL_NAMES.map((name) => [
-        served.runners[name].name,
-        (parked?.[name] ?? []).map((event) => parkedEventJson(event, name)),
-      ]),
-    );
     const now = clock();
     const rows: Omit<ReadModelStatus, 'lag'>[] = [];
     const positions: (bigint | undefined)[] = [];
-    for (const runner of served.readModels.runners) {
+    // Each row is named as the rebuild and parked-event routes name the read model, so an
+    // operator (and the console) can act on a row by its name; the runner's own name is its
+    // checkpoint's, which those routes do not take.
+    for (const name of READ_MODEL_NAMES) {
+      const runner = served.runners[name];
       positions.push(runner.checkpoint);
       rows.push({
-        ...rowOf(runner, served.number, stateOf(runner), stored?.get(runner.name)),
-        parked: parkedOf.get(runner.name) ?? [],
+        ...rowOf(name, runner, served.number, stateOf(runner), stored?.get(runner.name)),
+        parked: (parked?.[name] ?? []).map((event) => parkedEventJson(event, name)),
       });
     }
     // The builder writes its generation alone: what it holds is what is stored.
+    const nameOf = new Map(READ_MODEL_NAMES.map((name) => [served.runners[name].name, name]));
     for (const runner of building?.readModels.runners ?? []) {
+      const name = nameOf.get(runner.name);
+      if (name === undefined) continue;
       positions.push(runner.checkpoint);
-      rows.push(rowOf(runner, building?.number ?? 0, 'rebuilding', runner.checkpoint));
+      rows.push(rowOf(name, runner, building?.number ?? 0, 'rebuilding', runner.checkpoint));
     }
     const ages = await oldestUnfoldedAges(events, positions, head, now);
     return {
@@ -103,6 +104,7 @@ function stateOf(runner: ReadModelRunner): ReadModelStatus['state'] {
 }
 
 function rowOf(
+  name: ReadModelName,
   runner: ReadModelRunner,
   generation: number,
   state: ReadModelStatus['state'],
@@ -110,7 +112,7 @@ function rowOf(
 ): Omit<ReadModelStatus, 'lag'> {
   const error = runner.lastError;
   return {
-    name: runner.name,
+    name,
     generation,
     state,
     position: text(runner.checkpoint),
