@@ -15,13 +15,16 @@
   const summary = document.getElementById('summary');
   const message = document.getElementById('message');
   const job = document.getElementById('job');
+  const parkedRows = document.querySelector('#parked-events tbody');
+  const noParked = document.getElementById('no-parked');
+  const operatorInput = document.getElementById('operator-name');
   let pollTimer;
   let followedJob;
 
   const token = () => sessionStorage.getItem(TOKEN_KEY);
 
-  async function call(method, path, body) {
-    const headers = { 'X-Directory-Token': token() || '' };
+  async function call(method, path, body, extraHeaders) {
+    const headers = { ...extraHeaders, 'X-Directory-Token': token() || '' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const response = await fetch(api(path), {
       method,
@@ -95,6 +98,65 @@
       fresh.appendChild(tr);
     }
     rows.replaceChildren(fresh);
+    renderParked(status.readModels);
+  }
+
+  // Every parked event on one list, each with the two decisions an operator can take on it: the
+  // count on a read model's row says that something waits, this list says what and lets it end.
+  function renderParked(readModels) {
+    const fresh = document.createDocumentFragment();
+    let count = 0;
+    for (const model of readModels) {
+      for (const event of model.parked) {
+        count += 1;
+        const tr = document.createElement('tr');
+        tr.dataset.parked = model.name + '@' + event.position;
+        tr.dataset.readModel = model.name;
+        tr.dataset.position = event.position;
+        cell(tr, model.name).dataset.col = 'readModel';
+        cell(tr, event.streamId).dataset.col = 'stream';
+        cell(tr, event.position, 'number').dataset.col = 'position';
+        cell(tr, event.type).dataset.col = 'type';
+        cell(tr, event.error, 'error').dataset.col = 'error';
+        cell(tr, String(event.failures), 'number').dataset.col = 'failures';
+        const actions = cell(tr, '');
+        for (const decision of ['retry', 'skip']) {
+          const button = document.createElement('button');
+          button.type = 'button';
+          button.textContent = decision === 'retry' ? 'Retry' : 'Skip';
+          button.dataset[decision] = model.name + '@' + event.position;
+          button.addEventListener('click', () => decide(model.name, event.position, decision, tr));
+          actions.appendChild(button);
+        }
+        fresh.appendChild(tr);
+      }
+    }
+    parkedRows.replaceChildren(fresh);
+    noParked.hidden = count > 0;
+  }
+
+  async function decide(readModel, position, decision, tr) {
+    message.textContent = '';
+    for (const button of tr.querySelectorAll('button')) button.disabled = true;
+    // The decision is recorded with the operator credential; a name given here is recorded beside it.
+    const operator = operatorInput.value.trim();
+    const headers = operator === '' ? {} : { 'X-Operator': operator };
+    const path =
+      'read-models/' + encodeURIComponent(readModel) + '/parked/' + encodeURIComponent(position) + '/' + decision;
+    try {
+      const answer = await call('POST', path, undefined, headers);
+      if (answer.status !== 200) {
+        message.textContent =
+          (answer.body && answer.body.detail) || 'The ' + decision + ' was refused: ' + answer.status;
+      } else if (answer.body.outcome === 'failed') {
+        message.textContent =
+          'The event at ' + position + ' failed again in ' + readModel + ': ' + answer.body.parked.error;
+      }
+    } catch (error) {
+      if (error.message === 'unauthenticated') return;
+      message.textContent = 'The ' + decision + ' was not sent: ' + error.message;
+    }
+    poll();
   }
 
   async function poll() {

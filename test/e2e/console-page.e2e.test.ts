@@ -1,12 +1,14 @@
 /**
  * An operator opens /console in a real browser (Debian's chromium, driven by playwright-core),
  * signs in with the operator token, sees every read model, sees a write move its position, and
- * rebuilds one read model from the page, following the job until it is done.
+ * rebuilds one read model from the page, following the job until it is done; and sees each event a
+ * projection parked, and ends it from the page with Skip, or with Retry once its fault is gone.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { READ_MODEL_NAMES } from '../../src/app/read-model-list';
+import type { RecordedEvent } from '../../src/ports/event-store';
 import { inChromium, launchChromium } from '../support/chromium';
 import { demo, demoDirectory } from '../support/demo-directory';
 import { startTestServer, type TestServer } from '../support/test-server';
@@ -17,12 +19,109 @@ const ARTIFACTS = path.join(__dirname, '..', '..', 'test-artifacts');
 describe('/console in a headless browser', () => {
   jest.setTimeout(120_000);
   let server: TestServer | undefined;
+  let parkingServer: TestServer | undefined;
   let browser: Browser | undefined;
 
   afterAll(async () => {
     await browser?.close();
     await server?.close();
+    await parkingServer?.close();
   });
+
+  /** A page of `on`'s console, signed in with its operator token. */
+  const signedIn = async (on: TestServer): Promise<Page> => {
+    browser ??= await launchChromium();
+    const page = await browser.newPage();
+    await page.goto(`${on.url}/console`);
+    await page.fill('#token', on.services.secrets.directoryToken);
+    await page.click('#sign-in button[type=submit]');
+    await page.waitForSelector('#read-models tbody tr[data-read-model]', { timeout: 30_000 });
+    return page;
+  };
+
+  maybe(
+    'lists each parked event with its read model, stream, position, type, error and failures; Skip ends one, Retry ends another once its fault is gone',
+    async () => {
+      // Given a service whose directory projection parks an event at its first failure, and
+      // throws on the users named in `poisoned`, as a bug in its fold would
+      parkingServer = await startTestServer({ PROJECTION_PARK_AFTER: '1' });
+      const on = parkingServer;
+      expect((await on.directory(demoDirectory.events)).status).toBe(200);
+      const poisoned = new Set(['Skipped Pill', 'Retried Pill']);
+      const projection = on.services.readSide.current.runners.directory.projection;
+      const apply = projection.apply.bind(projection);
+      projection.apply = async (event: RecordedEvent) => {
+        const { name } = event.data as { name?: unknown };
+        if (typeof name === 'string' && poisoned.has(name)) throw new Error(`the directory cannot fold ${name}`);
+        await apply(event);
+      };
+      const addUser = async (userId: number, name: string) => {
+        const answer = await on.directory([{ type: 'UserUpserted', data: { userId, name, status: 'active' } }]);
+        expect(answer.status).toBe(200);
+        return (answer.body as { position: string }).position;
+      };
+      const page = await signedIn(on);
+      expect(await page.locator('#no-parked').isVisible()).toBe(true);
+
+      // When the projection fails on two events
+      const skipped = await addUser(911, 'Skipped Pill');
+      const retried = await addUser(912, 'Retried Pill');
+
+      // Then the page lists both, with what an operator needs to judge them
+      const row = (position: string) => page.locator(`tr[data-parked="directory@${position}"]`);
+      await row(retried).waitFor({ timeout: 30_000 });
+      const shown = async (position: string) =>
+        Object.fromEntries(
+          await Promise.all(
+            ['readModel', 'stream', 'position', 'type', 'error', 'failures'].map(
+              async (col) => [col, await row(position).locator(`td[data-col="${col}"]`).innerText()] as const,
+            ),
+          ),
+        );
+      expect(await shown(skipped)).toEqual({
+        readModel: 'directory',
+        stream: 'directory',
+        position: skipped,
+        type: 'UserUpserted',
+        error: 'the directory cannot fold Skipped Pill',
+        failures: '1',
+      });
+      expect(await shown(retried)).toMatchObject({
+        position: retried,
+        error: 'the directory cannot fold Retried Pill',
+      });
+      expect(await page.locator('#parked-events tbody tr').count()).toBe(2);
+      expect(await page.locator('#no-parked').isVisible()).toBe(false);
+
+      // When the operator skips the first, then it leaves the list and the other stays
+      await page.fill('#operator-name', 'Ada');
+      await page.click(`button[data-skip="directory@${skipped}"]`);
+      await row(skipped).waitFor({ state: 'detached', timeout: 30_000 });
+      expect(await row(retried).count()).toBe(1);
+
+      // When the fault is removed and the operator retries the second, then it leaves the list too
+      poisoned.delete('Retried Pill');
+      await page.click(`button[data-retry="directory@${retried}"]`);
+      await row(retried).waitFor({ state: 'detached', timeout: 30_000 });
+      await page.locator('#no-parked').waitFor({ state: 'visible', timeout: 30_000 });
+
+      // And the service agrees: nothing parked, both decisions recorded with the name given on the page
+      const operator = { 'x-directory-token': on.services.secrets.directoryToken };
+      expect((await on.get('/internal/read-models/directory/parked', { headers: operator })).body).toEqual([]);
+      const decisions = await on.get('/api/audit/events?stream=operator-decisions', {
+        token: await on.sessionToken(demo.users.auditor),
+      });
+      expect(
+        (decisions.body.items as { type: string; data: { position: string; operator: { name: string | null } } }[]).map(
+          (e) => [e.type, e.data.position, e.data.operator.name],
+        ),
+      ).toEqual([
+        ['ParkedEventSkipped', skipped, 'Ada'],
+        ['ParkedEventRetried', retried, 'Ada'],
+      ]);
+      expect(await page.locator('#message').innerText()).toBe('');
+    },
+  );
 
   maybe(
     'signs in with the operator token, lists every read model, shows a write and follows a rebuild to done',
@@ -34,7 +133,7 @@ describe('/console in a headless browser', () => {
       const names = [...READ_MODEL_NAMES].sort();
 
       // When an operator opens /console and signs in
-      browser = await launchChromium();
+      browser ??= await launchChromium();
       const page = await browser.newPage();
       const requested: string[] = [];
       page.on('request', (request) => requested.push(request.url()));
