@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { conflict, DomainError, validationError } from '../domain/errors';
 import type { Logger } from '../observability/logger';
+import type { RebuildMetrics } from '../observability/metrics';
 import type { RebuildLock } from '../infra/read-generations';
 import { READ_MODEL_NAMES, type ReadModelName } from './read-model-list';
 import type { RebuildOptions, RebuildPhase, RebuildProgress } from './read-side';
@@ -33,6 +34,11 @@ type Options = {
   /** A server serves the new generation at once; the CLI leaves that to the services. */
   readonly switchHere: boolean;
   readonly logger: Logger;
+  /**
+   * Where a service counts its jobs (read_model_rebuilds_total, read_model_rebuild_running). The
+   * CLI passes none: its process serves no metrics, and says how its one job ended in its exit code.
+   */
+  readonly metrics?: RebuildMetrics;
   readonly clock?: () => Date;
   /** Told every change of a job (the CLI prints its progress). */
   readonly observe?: (job: RebuildJob, progress: RebuildProgress | undefined) => void;
@@ -97,6 +103,7 @@ export class RebuildJobs {
       error: null,
     };
     this.put(job);
+    this.options.metrics?.rebuildRunning.set(1);
     this.running = { jobId, ended: this.run(job, names, lock) };
     return job;
   }
@@ -127,7 +134,7 @@ export class RebuildJobs {
 
   private async run(job: RebuildJob, names: readonly ReadModelName[], lock: RebuildLock): Promise<void> {
     const { jobId } = job;
-    let ended: Pick<RebuildJob, 'phase' | 'outcome' | 'error'>;
+    let ended: Pick<RebuildJob, 'phase' | 'error'> & { readonly outcome: 'succeeded' | 'failed' };
     try {
       await this.side.rebuild({
         switchHere: this.options.switchHere,
@@ -156,6 +163,9 @@ export class RebuildJobs {
     // job says it ended: an operator who then asks for the next rebuild is not refused.
     await lock.release().catch(() => undefined);
     this.running = undefined;
+    // Counted before the job says it ended: whoever sees it ended finds it counted.
+    this.options.metrics?.rebuildRunning.set(0);
+    this.options.metrics?.rebuilds.inc({ outcome: ended.outcome });
     this.update(jobId, { ...ended, finishedAt: this.clock().toISOString() });
   }
 

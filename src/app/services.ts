@@ -186,7 +186,12 @@ export async function createServices(
     throw error;
   }
   const fileStore = await openFileStore(config);
-  const rebuildJobs = new RebuildJobs(readSide, { switchHere: true, logger, clock });
+  const rebuildJobs = new RebuildJobs(readSide, {
+    switchHere: true,
+    logger,
+    clock,
+    metrics: metrics.rebuildMetrics,
+  });
   if (config.ROLE !== 'api') rebuildOutdated(readSide, rebuildJobs, logger);
   const services: Services = {
     config,

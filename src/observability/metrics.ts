@@ -12,6 +12,8 @@ export class Metrics {
   readonly projectionParked: Gauge<'projection'>;
   readonly writeVisible: Histogram;
   readonly apiKeyVerifications: Counter<'outcome'>;
+  readonly rebuilds: Counter<'outcome'>;
+  readonly rebuildRunning: Gauge;
 
   constructor() {
     collectDefaultMetrics({ register: this.registry });
@@ -57,10 +59,31 @@ export class Metrics {
       '1 while this process stands down from a projection that failed (a bug: alert on ' +
         'it); it retries on a long backoff',
     );
+    // Counted where the job runs, whoever asked for it (the operator route, the console, the
+    // automatic rebuild of a read model at another version): a POST counted at the HTTP layer
+    // misses the automatic ones and says nothing of how a job ended.
+    this.rebuilds = new Counter({
+      name: 'read_model_rebuilds_total',
+      help: 'Rebuild jobs of the read models this process ran to their end, by outcome: succeeded, failed',
+      labelNames: ['outcome'],
+      registers: [this.registry],
+    });
+    // Both series exist from the start, so increase() over them sees a process's first job.
+    for (const outcome of ['succeeded', 'failed']) this.rebuilds.inc({ outcome }, 0);
+    this.rebuildRunning = new Gauge({
+      name: 'read_model_rebuild_running',
+      help: '1 while a rebuild job runs in this process, from the moment it holds the rebuild lock to its end',
+      registers: [this.registry],
+    });
     this.projectionParked = this.projectionGauge(
       'projection_parked_events',
       'Events each projection parked after failing on them (PROJECTION_PARK_AFTER): an operator retries or skips them',
     );
+  }
+
+  /** What a rebuild job reports, and nothing else of this registry: src/app/rebuild-jobs.ts. */
+  get rebuildMetrics(): RebuildMetrics {
+    return { rebuilds: this.rebuilds, rebuildRunning: this.rebuildRunning };
   }
 
   /** A gauge with one series per projection, on this process's registry. */
@@ -68,3 +91,9 @@ export class Metrics {
     return new Gauge({ name, help, labelNames: ['projection'], registers: [this.registry] });
   }
 }
+
+/** The two metrics of rebuild jobs. */
+export type RebuildMetrics = {
+  readonly rebuilds: Pick<Counter<'outcome'>, 'inc'>;
+  readonly rebuildRunning: Pick<Gauge, 'set'>;
+};

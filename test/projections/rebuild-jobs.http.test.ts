@@ -3,6 +3,7 @@
  * job runs in the background of the process and is followed at its own URL until it ends; one
  * read model can be rebuilt alone; a second rebuild while one runs is refused naming the first.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { RebuildOptions } from '../../src/app/read-side';
@@ -24,6 +25,17 @@ describe('rebuild jobs', () => {
   jest.setTimeout(60_000);
   let server: TestServer;
   let team: string;
+  const metricsToken = randomBytes(32).toString('base64url');
+  /** A sample of the metrics as Prometheus scrapes them, with the metrics credential; 0 when absent. */
+  const metric = async (series: string) => {
+    const scraped = await server.get('/internal/metrics', { headers: { authorization: `Bearer ${metricsToken}` } });
+    expect(scraped.status).toBe(200);
+    const line = scraped.text.split('\n').find((l) => l.startsWith(`${series} `));
+    return line === undefined ? 0 : Number(line.slice(series.length + 1));
+  };
+  const succeeded = 'read_model_rebuilds_total{outcome="succeeded"}';
+  const failed = 'read_model_rebuilds_total{outcome="failed"}';
+  const running = 'read_model_rebuild_running';
   const digest = async () => (await server.get<DigestBody>('/internal/read-models/digest', operator(server))).body;
   const start = (body?: unknown, options = operator(server)) =>
     server.post('/internal/read-models/rebuild', body, options);
@@ -64,7 +76,7 @@ describe('rebuild jobs', () => {
   };
 
   beforeAll(async () => {
-    server = await startTestServer();
+    server = await startTestServer({ METRICS_TOKEN: metricsToken });
     await server.directory(demoDirectory.events);
     team = await server.token(demo.users.team);
     for (let i = 0; i < 20; i++) await save(`resource ${i}`);
@@ -75,11 +87,15 @@ describe('rebuild jobs', () => {
   it('given read models served, when an operator asks for a rebuild, then 202 names the job, which goes through its phases to done with the read models equal to before', async () => {
     // given
     const before = await digest();
+    const succeededBefore = await metric(succeeded);
+    const failedBefore = await metric(failed);
+    expect(await metric(running)).toBe(0);
     const release = holdNextRebuild();
     // when
     const started = await start({});
-    // then: answered at once, the job queued behind the held rebuild
+    // then: answered at once, the job queued behind the held rebuild, and counted as running
     expect(started.status).toBe(202);
+    expect(await metric(running)).toBe(1);
     expect(started.body).toEqual({ jobId: expect.any(String) });
     expect(started.headers.get('location')).toBe(`/internal/read-models/rebuild/${started.body.jobId}`);
     const queued = await rebuildJob(server, started.body.jobId);
@@ -106,6 +122,10 @@ describe('rebuild jobs', () => {
     expect(after.generation).toBe(before.generation + 1);
     expect(after.digest).toBe(before.digest);
     expect(after.counts).toEqual(before.counts);
+    // and the metrics count it succeeded, once, and nothing running
+    expect(await metric(succeeded)).toBe(succeededBefore + 1);
+    expect(await metric(failed)).toBe(failedBefore);
+    expect(await metric(running)).toBe(0);
   });
 
   it('given a read model named, when it is rebuilt alone, then the job names it alone, the read models equal before and every one keeps projecting', async () => {
@@ -173,12 +193,17 @@ describe('rebuild jobs', () => {
   it('given a rebuild that fails, then its job ends failed with a reason and the generation served stays', async () => {
     // given
     const before = await digest();
+    const failedBefore = await metric(failed);
+    const succeededBefore = await metric(succeeded);
     jest.spyOn(server.services.readSide, 'rebuild').mockRejectedValueOnce(new Error('disk on fire'));
     // when
     const started = await start({});
     const { job } = await waitForJob(server, started.body.jobId);
-    // then: the reason is said without the internal error's words
+    // then: the reason is said without the internal error's words, and the metrics count it failed
     expect(job).toMatchObject({ phase: 'failed', outcome: 'failed' });
+    expect(await metric(failed)).toBe(failedBefore + 1);
+    expect(await metric(succeeded)).toBe(succeededBefore);
+    expect(await metric(running)).toBe(0);
     expect(job.error).toEqual(expect.stringContaining(started.body.jobId));
     expect(job.error).not.toContain('disk on fire');
     expect((await digest()).generation).toBe(before.generation);
