@@ -169,6 +169,20 @@ describe('the Grafana dashboard', () => {
     expect(statuses).toContain('histogram_quantile(0.5');
   });
 
+  it('given its panels, then one shows the parked events and one the rebuild jobs by outcome and running', () => {
+    // By panel: a metric read only in a variable's query shows nothing on the dashboard.
+    const panelsReading = (name: string) =>
+      panels.filter((p) => (p.targets ?? []).some(({ expr }) => metricNames(expr).includes(name))).map((p) => p.title);
+    const rebuilds = panels.filter((p) =>
+      (p.targets ?? []).some(({ expr }) => metricNames(expr).includes('read_model_rebuilds_total')),
+    );
+
+    expect(panelsReading('projection_parked_events')).not.toEqual([]);
+    expect(rebuilds).not.toEqual([]);
+    expect(rebuilds.flatMap((p) => (p.targets ?? []).map(({ expr }) => expr)).join('\n')).toContain('by (outcome)');
+    expect(panelsReading('read_model_rebuild_running')).not.toEqual([]);
+  });
+
   it('given the routes its queries name, then each is a route the service declares', () => {
     const bad = dashboardExprs
       .flatMap(({ expr }) => routeMatchers(expr))
@@ -217,13 +231,15 @@ describe('the Prometheus alert rules', () => {
     expect(new Set(names).size).toBe(names.length);
   });
 
-  it('given the rules asked for, then projection stopped, lagging, 5xx and readiness flapping are there', () => {
+  it('given the rules asked for, then projection stopped, lagging, parked events, a failed rebuild, 5xx and readiness flapping are there', () => {
     const byName = new Map(alerts.groups.flatMap((g) => g.rules.map((r) => [r.alert, r.expr] as const)));
 
     expect(byName.get('ResourcesProjectionStopped')).toContain('read_model_projection_failed');
     expect(byName.get('ResourcesProjectionLagging')).toContain('read_model_lag_events');
     expect(byName.get('ResourcesHighErrorRate')).toContain('status=~"5.."');
     expect(byName.get('ResourcesReadinessFlapping')).toContain('route="/health/ready"');
+    expect(byName.get('ResourcesProjectionParkedEvents')).toContain('projection_parked_events');
+    expect(byName.get('ResourcesRebuildFailed')).toContain('read_model_rebuilds_total{outcome="failed"}');
   });
 
   it('given their expressions, then every metric they read is one the service exports (or `up`)', async () => {
