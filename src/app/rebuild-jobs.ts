@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { conflict, DomainError, validationError } from '../domain/errors';
 import type { Logger } from '../observability/logger';
 import type { RebuildMetrics } from '../observability/metrics';
+import { outsideRequest } from '../observability/request-context';
 import type { RebuildLock } from '../infra/read-generations';
 import { READ_MODEL_NAMES, type ReadModelName } from './read-model-list';
 import type { RebuildOptions, RebuildPhase, RebuildProgress } from './read-side';
@@ -104,7 +105,9 @@ export class RebuildJobs {
     };
     this.put(job);
     this.options.metrics?.rebuildRunning.set(1);
-    this.running = { jobId, ended: this.run(job, names, lock) };
+    // The job outlives the request that asked for it, and the projections of the generation it
+    // switches to outlive the job: their lines carry the job's id, not that request's.
+    this.running = { jobId, ended: outsideRequest(() => this.run(job, names, lock)) };
     return job;
   }
 

@@ -1,15 +1,22 @@
 import pino from 'pino';
+import { requestLogContext } from './request-context';
 
 export type Logger = pino.Logger;
 
 /**
  * Structured JSON logs. Credentials never reach a log line: the request logger records no
- * headers, and these paths are redacted anyway in case a caller logs a request object.
+ * headers, and these paths are redacted anyway in case a caller logs a request object. A line
+ * written while a request is handled carries its `correlationId` and `traceId` (the mixin reads
+ * them from src/observability/request-context.ts, which the request log middleware enters), so
+ * an operator finds every line of one request, however deep the code that wrote it. `destination`:
+ * where the lines go (standard output when absent; a test reads them).
  */
-export function createLogger(level: string): Logger {
-  return pino({
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
+  const options: pino.LoggerOptions = {
     level,
     base: { service: 'project-resources' },
+    // A fresh object each line: pino assigns the line's own fields onto what the mixin returns.
+    mixin: () => ({ ...requestLogContext() }),
     redact: {
       paths: [
         'req.headers.authorization',
@@ -21,5 +28,6 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination === undefined ? pino(options) : pino(options, destination);
 }

@@ -2,12 +2,15 @@ import { randomUUID } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { Logger } from '../../observability/logger';
 import type { Metrics } from '../../observability/metrics';
+import { inRequest } from '../../observability/request-context';
 
 export const SAFE_CORRELATION_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
  * One log line per request (method, path, status, duration; never headers or bodies) and one
- * histogram sample labelled by the route template, so ids never become label values.
+ * histogram sample labelled by the route template, so ids never become label values. The rest of
+ * the request runs with its ids in the request context, so every line it logs carries them.
+ * After requestTrace, which gives the request its trace id.
  */
 export function requestLog(logger: Logger, metrics: Metrics): RequestHandler {
   return (req, res, next) => {
@@ -26,7 +29,7 @@ export function requestLog(logger: Logger, metrics: Metrics): RequestHandler {
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
       metrics.httpDuration.observe({ method: req.method, route, status: String(res.statusCode) }, ms / 1000);
     });
-    next();
+    inRequest(requestLogFields(res), next);
   };
 }
 
