@@ -4,7 +4,6 @@
  * an operator lists it, retries it (still failing, then fixed) or skips another, each decision in
  * the audit log; readiness answers 503 while the directory has one parked.
  */
-import { DIRECTORY_READ_MODEL } from '../../src/directory/directory-projection';
 import type { RecordedEvent } from '../../src/ports/event-store';
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
@@ -86,7 +85,7 @@ describe('parked events', () => {
     );
     expect(
       Object.fromEntries(status.body.readModels.map((row) => [row.name, row.parked.map((p) => p.position)])),
-    ).toMatchObject({ [DIRECTORY_READ_MODEL.name]: [position.toString()], resources: [] });
+    ).toMatchObject({ directory: [position.toString()], resources: [] });
     expect(metrics.text).toMatch(/^projection_parked_events\{projection="resources"\} 0$/m);
 
     // when: retried while it still fails
