@@ -254,7 +254,7 @@ export interface paths {
         };
         /**
          * The event log in order, with its metadata, filtered, one page per cursor
-         * @description Each page examines at most a bounded number of events: a selective filter may answer a short or empty page with `hasMore` true; continue with `after=next`. The read is recorded in the stream `audit-{userId}`.
+         * @description Each page examines at most a bounded number of events: a selective filter may answer a short or empty page with a `nextCursor`; continue with `cursor=nextCursor` until it is null. The older names stay: `after` for `cursor`, and `next` and `hasMore` in the answer. The read is recorded in the stream `audit-{userId}`.
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -1709,6 +1709,7 @@ export interface components {
          *           }
          *         }
          *       ],
+         *       "nextCursor": null,
          *       "next": "djE6NDE",
          *       "hasMore": false
          *     }
@@ -1742,12 +1743,17 @@ export interface components {
              */
             items: components["schemas"]["AuditEvent"][];
             /**
-             * @description Pass as `after` to continue (also once `hasMore` is false, to poll for newer events); null only for an empty log
+             * @description Pass as `cursor` for the next page while more matching events may follow right now; null once this page reaches the end of the log (as `nextCursor` of the other lists)
+             * @example null
+             */
+            nextCursor: string | null;
+            /**
+             * @description Older name, kept for existing clients: pass as `after` (or `cursor`) to continue, also once `hasMore` is false, to poll for newer events; null only for an empty log
              * @example djE6NDE
              */
             next: string | null;
             /**
-             * @description More matching events may follow right now
+             * @description Older name, kept for existing clients: more matching events may follow right now (`nextCursor` set)
              * @example false
              */
             hasMore: boolean;
@@ -4657,7 +4663,12 @@ export interface operations {
                 from?: string;
                 /** @description Only events at or before this time (metadata.at) */
                 to?: string;
-                /** @description The `next` cursor of the previous page; absent: from the start of the log */
+                /** @description The `nextCursor` of the previous page, as GetResourceList and the applications list take theirs; absent: from the start of the log */
+                cursor?: string;
+                /**
+                 * @deprecated
+                 * @description The older name of `cursor`, still accepted (the `next` of the previous page), never together with it; absent: from the start of the log, or where `cursor` says
+                 */
                 after?: string;
                 /** @description Page size, 1 to 1000; default 100 */
                 limit?: number;
