@@ -330,8 +330,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The head of the log's hash chain: position and hash of the newest hashed event
-         * @description Each event carries a SHA-256 over its stored bytes and the previous event's hash (docs/architecture.md "A tamper-evident log"). The read is recorded in the stream `audit-{userId}` before the head is taken.
+         * The head of the log's hash chain, and with `verify=true` whether the whole chain holds
+         * @description Each event carries a SHA-256 over its stored bytes and the previous event's hash (docs/architecture.md "A tamper-evident log"). The read is recorded in the stream `audit-{userId}` before the head is taken. With `verify=true` the service also recomputes the chain from every stored event, as `resources-cli audit verify` does, and answers `verification`: the events read, whether the chain is intact, and else the first event that does not match. One run at a time: requests that arrive while a run is under way in the process share its result (its `checkedAt` says when it began). `verification` is null where the log keeps no chain.
          */
         get: operations["getLogIntegrity"];
         put?: never;
@@ -2689,7 +2689,15 @@ export interface components {
          * @example {
          *       "kept": true,
          *       "position": "42",
-         *       "hash": "9b2e4c6f1a3d5b7e9c0f2a4d6b8e0c1f3a5d7b9e1c3f5a7d9b0e2c4f6a8d0b1e"
+         *       "hash": "9b2e4c6f1a3d5b7e9c0f2a4d6b8e0c1f3a5d7b9e1c3f5a7d9b0e2c4f6a8d0b1e",
+         *       "verification": {
+         *         "events": 42,
+         *         "unchained": 0,
+         *         "chainedFrom": "1",
+         *         "intact": true,
+         *         "firstMismatch": null,
+         *         "checkedAt": "2025-03-02T12:00:00.000Z"
+         *       }
          *     }
          */
         IntegrityHead: {
@@ -2708,6 +2716,76 @@ export interface components {
              * @example 9b2e4c6f1a3d5b7e9c0f2a4d6b8e0c1f3a5d7b9e1c3f5a7d9b0e2c4f6a8d0b1e
              */
             hash: string | null;
+            /**
+             * @description With `verify=true`: the result of recomputing the chain; null when the log keeps none (`kept` false). Absent without `verify=true`
+             * @example {
+             *       "events": 42,
+             *       "unchained": 0,
+             *       "chainedFrom": "1",
+             *       "intact": true,
+             *       "firstMismatch": null,
+             *       "checkedAt": "2025-03-02T12:00:00.000Z"
+             *     }
+             */
+            verification?: {
+                /**
+                 * @description Events read
+                 * @example 42
+                 */
+                events: number;
+                /**
+                 * @description Events before the chain began (written before the log kept hashes): not covered by it
+                 * @example 0
+                 */
+                unchained: number;
+                /**
+                 * @description Global position of the first hashed event, as a decimal string; null when none is
+                 * @example 1
+                 */
+                chainedFrom: string | null;
+                /**
+                 * @description Every hashed event matches its stored bytes and the hash before it (`firstMismatch` null)
+                 * @example true
+                 */
+                intact: boolean;
+                /**
+                 * @description The first event that does not match; null when the chain holds
+                 * @example null
+                 */
+                firstMismatch: {
+                    /**
+                     * @description Global position of the event, as a decimal string
+                     * @example 17
+                     */
+                    position: string;
+                    /**
+                     * @description Its stream
+                     * @example resource-1
+                     */
+                    streamId: string;
+                    /**
+                     * @description Its position inside its stream, as a decimal string
+                     * @example 0
+                     */
+                    revision: string;
+                    /**
+                     * @description Its type
+                     * @example ResourceCreated
+                     */
+                    type: string;
+                    /**
+                     * @description `hash`: its stored bytes or its link do not give its hash (edited, or an event before it removed); `missing`: it has no hash although the chain began before it
+                     * @example hash
+                     * @enum {string}
+                     */
+                    problem: "hash" | "missing";
+                } | null;
+                /**
+                 * @description When the run began (ISO 8601): it covers the log as it stood then. Requests that arrive while a run is under way share its result
+                 * @example 2025-03-02T12:00:00.000Z
+                 */
+                checkedAt: string;
+            } | null;
         };
         /**
          * @example {
@@ -4857,7 +4935,10 @@ export interface operations {
     };
     getLogIntegrity: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: also recompute the whole chain from the stored bytes and answer `verification`; default `false`, absent: the head alone */
+                verify?: "true" | "false";
+            };
             header?: {
                 /**
                  * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
@@ -4870,7 +4951,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The chain head */
+            /** @description The chain head, and the verification when asked */
             200: {
                 headers: {
                     "Api-Version": components["headers"]["Api-Version"];
