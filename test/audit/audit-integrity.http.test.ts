@@ -118,6 +118,21 @@ describe('GET /api/audit/integrity', () => {
     expect(recorded.data).toEqual({ route: 'GET /api/audit/integrity', params: { verify: true } });
   });
 
+  it('given a log that keeps no chain, when an auditor asks to verify it, then kept false and verification null', async () => {
+    // As on EventStoreDB, whose adapter has no chain: the service is given no LogIntegrity.
+    const services = server.services as { logIntegrity?: unknown };
+    const integrity = services.logIntegrity;
+    services.logIntegrity = undefined;
+    try {
+      const res = await server.get('/api/audit/integrity?verify=true', await as(users.auditor));
+
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ kept: false, position: null, hash: null, verification: null });
+    } finally {
+      services.logIntegrity = integrity;
+    }
+  });
+
   it('given verify=false or none, then the head alone, without a verification', async () => {
     const auditor = await as(users.auditor);
     for (const query of ['', '?verify=false']) {
