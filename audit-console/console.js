@@ -175,10 +175,10 @@ async function loadEvents(query) {
   const page = await getJson('/api/audit/events', query);
   eventsQuery = query;
   const next = $('#events-next');
-  next.disabled = !page.hasMore;
-  next.dataset.after = page.next ?? '';
+  next.disabled = page.nextCursor === null;
+  next.dataset.cursor = page.nextCursor ?? '';
   show($('#events-result'), {
-    caption: `${page.items.length} events${page.hasMore ? '; more follow (Next page)' : ''}`,
+    caption: `${page.items.length} events${page.nextCursor !== null ? '; more follow (Next page)' : ''}`,
     columns: ['position', 'at', 'stream', 'type', 'user', 'credential', 'correlation id', 'data'],
     rows: page.items.map((e) => [
       e.position,
@@ -279,6 +279,58 @@ async function loadIntegrity() {
   });
 }
 
+/** The chain recomputed by the service: intact, or the first event that does not match. */
+async function verifyIntegrity() {
+  const result = $('#verify-result');
+  result.replaceChildren();
+  const waiting = document.createElement('p');
+  waiting.className = 'caption';
+  waiting.textContent = 'Verifying the whole log…';
+  result.append(waiting);
+  const answer = await getJson('/api/audit/integrity', { verify: 'true' });
+  const v = answer.verification;
+  if (!v) {
+    waiting.textContent = 'This log keeps no hash chain (docs/architecture.md): there is nothing to verify.';
+    return;
+  }
+  const m = v.firstMismatch;
+  const problems = { hash: 'its bytes or its link do not give its hash', missing: 'it has no hash' };
+  show(result, {
+    caption: v.intact
+      ? `Intact: all ${v.events} events checked, the chain holds (checked at ${v.checkedAt}).`
+      : `NOT intact: event ${m.position} (${m.streamId} revision ${m.revision}, ${m.type}) does not match: ` +
+        `${problems[m.problem] ?? m.problem} (checked at ${v.checkedAt}).`,
+    columns: [
+      'intact',
+      'events',
+      'unchained',
+      'chained from',
+      'first mismatch',
+      'stream',
+      'revision',
+      'type',
+      'problem',
+      'checked at',
+    ],
+    rows: [
+      [
+        v.intact ? 'yes' : 'no',
+        v.events,
+        v.unchained,
+        v.chainedFrom,
+        m?.position,
+        m?.streamId,
+        m?.revision,
+        m?.type,
+        m?.problem,
+        v.checkedAt,
+      ],
+    ],
+    json: answer,
+    jsonName: 'audit-integrity-verification.json',
+  });
+}
+
 // --- Wiring ----------------------------------------------------------------------------------
 
 function onSubmit(selector, run) {
@@ -322,7 +374,7 @@ async function start() {
   $('#events-next').addEventListener('click', async () => {
     say('');
     try {
-      await loadEvents({ ...eventsQuery, after: $('#events-next').dataset.after });
+      await loadEvents({ ...eventsQuery, cursor: $('#events-next').dataset.cursor });
     } catch (error) {
       explain(error);
     }
@@ -331,6 +383,7 @@ async function start() {
   onSubmit('#access-form', loadAccess);
   onSubmit('#person-form', loadPerson);
   onSubmit('#integrity-form', loadIntegrity);
+  onSubmit('#verify-form', verifyIntegrity);
   if (credential()) await enter();
 }
 

@@ -5,6 +5,7 @@
  */
 import type { Client } from 'openapi-fetch';
 import type { components, paths } from './schema.js';
+import type { ResourcesClient } from './client.js';
 
 type Schemas = components['schemas'];
 type ResourceListBody = NonNullable<
@@ -12,6 +13,7 @@ type ResourceListBody = NonNullable<
 >['content']['application/json'];
 type ApplicationsPath = paths['/api/ApplicationDefinition/{applicationDefinitionId}/Applications']['post'];
 type ApplicationsBody = NonNullable<ApplicationsPath['requestBody']>['content']['application/json'];
+type AuditEventsQuery = NonNullable<paths['/api/audit/events']['get']['parameters']['query']>;
 
 /** An answer that is not a page: its status and problem document. */
 export class ResourcesApiError extends Error {
@@ -66,4 +68,19 @@ export function eachApplication(
       }),
     ),
   );
+}
+
+/**
+ * Every event of the audit log matching these filters, oldest first (`limit`: the page size). The
+ * walk ends where the log ends when it reaches it; events appended later are for the next walk.
+ */
+export function eachAuditEvent(
+  // The client that reads JSON only: the audit lists also answer CSV, which the pager never asks for.
+  api: ResourcesClient,
+  filters: Omit<AuditEventsQuery, 'cursor' | 'after' | 'format'> = {},
+): AsyncGenerator<Schemas['AuditEvent']> {
+  return everyItem(async (cursor) => {
+    const page = pageOf(await api.GET('/api/audit/events', { params: { query: { ...filters, cursor } } }));
+    return { list: page.items, nextCursor: page.nextCursor };
+  });
 }

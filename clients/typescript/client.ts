@@ -10,8 +10,8 @@
  * is sent with an `Idempotency-Key` (a new UUID per call, unless the call sets one). Each attempt
  * has a time limit, and what is safe to repeat is retried when it went unanswered
  * (client-retry.ts): the service answers a retry of a write that was stored with the stored
- * answer (`Idempotent-Replayed: true`) instead of writing it again. `eachResource` and
- * `eachApplication` walk a whole list by its cursors (client-pages.ts).
+ * answer (`Idempotent-Replayed: true`) instead of writing it again. `eachResource`,
+ * `eachApplication` and `eachAuditEvent` walk a whole list by its cursors (client-pages.ts).
  */
 import createClient from 'openapi-fetch';
 import type { Client } from 'openapi-fetch';
@@ -20,7 +20,7 @@ import { retryingFetch, type RetryOptions } from './client-retry.js';
 
 export type { components, operations, paths };
 export { retryingFetch, retryAfterMs, type RetryOptions } from './client-retry.js';
-export { eachApplication, eachResource, everyItem, ResourcesApiError } from './client-pages.js';
+export { eachApplication, eachAuditEvent, eachResource, everyItem, ResourcesApiError } from './client-pages.js';
 /**
  * The media types the client reads: every one the document names but text/csv, which the audit
  * lists answer only when asked with `format=csv` (a download, fetched as text): their `data` stays

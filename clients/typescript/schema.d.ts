@@ -254,7 +254,7 @@ export interface paths {
         };
         /**
          * The event log in order, with its metadata, filtered, one page per cursor
-         * @description Each page examines at most a bounded number of events: a selective filter may answer a short or empty page with `hasMore` true; continue with `after=next`. The read is recorded in the stream `audit-{userId}`.
+         * @description Each page examines at most a bounded number of events: a selective filter may answer a short or empty page with a `nextCursor`; continue with `cursor=nextCursor` until it is null. The older names stay: `after` for `cursor`, and `next` and `hasMore` in the answer. The read is recorded in the stream `audit-{userId}`.
          */
         get: operations["listAuditEvents"];
         put?: never;
@@ -330,8 +330,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * The head of the log's hash chain: position and hash of the newest hashed event
-         * @description Each event carries a SHA-256 over its stored bytes and the previous event's hash (docs/architecture.md "A tamper-evident log"). The read is recorded in the stream `audit-{userId}` before the head is taken.
+         * The head of the log's hash chain, and with `verify=true` whether the whole chain holds
+         * @description Each event carries a SHA-256 over its stored bytes and the previous event's hash (docs/architecture.md "A tamper-evident log"). The read is recorded in the stream `audit-{userId}` before the head is taken. With `verify=true` the service also recomputes the chain from every stored event, as `resources-cli audit verify` does, and answers `verification`: the events read, whether the chain is intact, and else the first event that does not match. One run at a time: requests that arrive while a run is under way in the process share its result (its `checkedAt` says when it began). `verification` is null where the log keeps no chain.
          */
         get: operations["getLogIntegrity"];
         put?: never;
@@ -1709,6 +1709,7 @@ export interface components {
          *           }
          *         }
          *       ],
+         *       "nextCursor": null,
          *       "next": "djE6NDE",
          *       "hasMore": false
          *     }
@@ -1742,12 +1743,17 @@ export interface components {
              */
             items: components["schemas"]["AuditEvent"][];
             /**
-             * @description Pass as `after` to continue (also once `hasMore` is false, to poll for newer events); null only for an empty log
+             * @description Pass as `cursor` for the next page while more matching events may follow right now; null once this page reaches the end of the log (as `nextCursor` of the other lists)
+             * @example null
+             */
+            nextCursor: string | null;
+            /**
+             * @description Older name, kept for existing clients: pass as `after` (or `cursor`) to continue, also once `hasMore` is false, to poll for newer events; null only for an empty log
              * @example djE6NDE
              */
             next: string | null;
             /**
-             * @description More matching events may follow right now
+             * @description Older name, kept for existing clients: more matching events may follow right now (`nextCursor` set)
              * @example false
              */
             hasMore: boolean;
@@ -2683,7 +2689,15 @@ export interface components {
          * @example {
          *       "kept": true,
          *       "position": "42",
-         *       "hash": "9b2e4c6f1a3d5b7e9c0f2a4d6b8e0c1f3a5d7b9e1c3f5a7d9b0e2c4f6a8d0b1e"
+         *       "hash": "9b2e4c6f1a3d5b7e9c0f2a4d6b8e0c1f3a5d7b9e1c3f5a7d9b0e2c4f6a8d0b1e",
+         *       "verification": {
+         *         "events": 42,
+         *         "unchained": 0,
+         *         "chainedFrom": "1",
+         *         "intact": true,
+         *         "firstMismatch": null,
+         *         "checkedAt": "2025-03-02T12:00:00.000Z"
+         *       }
          *     }
          */
         IntegrityHead: {
@@ -2702,6 +2716,76 @@ export interface components {
              * @example 9b2e4c6f1a3d5b7e9c0f2a4d6b8e0c1f3a5d7b9e1c3f5a7d9b0e2c4f6a8d0b1e
              */
             hash: string | null;
+            /**
+             * @description With `verify=true`: the result of recomputing the chain; null when the log keeps none (`kept` false). Absent without `verify=true`
+             * @example {
+             *       "events": 42,
+             *       "unchained": 0,
+             *       "chainedFrom": "1",
+             *       "intact": true,
+             *       "firstMismatch": null,
+             *       "checkedAt": "2025-03-02T12:00:00.000Z"
+             *     }
+             */
+            verification?: {
+                /**
+                 * @description Events read
+                 * @example 42
+                 */
+                events: number;
+                /**
+                 * @description Events before the chain began (written before the log kept hashes): not covered by it
+                 * @example 0
+                 */
+                unchained: number;
+                /**
+                 * @description Global position of the first hashed event, as a decimal string; null when none is
+                 * @example 1
+                 */
+                chainedFrom: string | null;
+                /**
+                 * @description Every hashed event matches its stored bytes and the hash before it (`firstMismatch` null)
+                 * @example true
+                 */
+                intact: boolean;
+                /**
+                 * @description The first event that does not match; null when the chain holds
+                 * @example null
+                 */
+                firstMismatch: {
+                    /**
+                     * @description Global position of the event, as a decimal string
+                     * @example 17
+                     */
+                    position: string;
+                    /**
+                     * @description Its stream
+                     * @example resource-1
+                     */
+                    streamId: string;
+                    /**
+                     * @description Its position inside its stream, as a decimal string
+                     * @example 0
+                     */
+                    revision: string;
+                    /**
+                     * @description Its type
+                     * @example ResourceCreated
+                     */
+                    type: string;
+                    /**
+                     * @description `hash`: its stored bytes or its link do not give its hash (edited, or an event before it removed); `missing`: it has no hash although the chain began before it
+                     * @example hash
+                     * @enum {string}
+                     */
+                    problem: "hash" | "missing";
+                } | null;
+                /**
+                 * @description When the run began (ISO 8601): it covers the log as it stood then. Requests that arrive while a run is under way share its result
+                 * @example 2025-03-02T12:00:00.000Z
+                 */
+                checkedAt: string;
+            } | null;
         };
         /**
          * @example {
@@ -4657,7 +4741,12 @@ export interface operations {
                 from?: string;
                 /** @description Only events at or before this time (metadata.at) */
                 to?: string;
-                /** @description The `next` cursor of the previous page; absent: from the start of the log */
+                /** @description The `nextCursor` of the previous page, as GetResourceList and the applications list take theirs; absent: from the start of the log */
+                cursor?: string;
+                /**
+                 * @deprecated
+                 * @description The older name of `cursor`, still accepted (the `next` of the previous page), never together with it; absent: from the start of the log, or where `cursor` says
+                 */
                 after?: string;
                 /** @description Page size, 1 to 1000; default 100 */
                 limit?: number;
@@ -4846,7 +4935,10 @@ export interface operations {
     };
     getLogIntegrity: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `true`: also recompute the whole chain from the stored bytes and answer `verification`; default `false`, absent: the head alone */
+                verify?: "true" | "false";
+            };
             header?: {
                 /**
                  * @description The API version the request was written for; without it, the current version (2026-11-28) serves it. Another value is a 400 (`/problems/validation`) naming the header.
@@ -4859,7 +4951,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The chain head */
+            /** @description The chain head, and the verification when asked */
             200: {
                 headers: {
                     "Api-Version": components["headers"]["Api-Version"];

@@ -74,7 +74,8 @@ export const AUDIT_ROUTES = routeGroup<AuditRouteDeps>(
       summary: 'The event log in order, with its metadata, filtered, one page per cursor',
       description:
         'Each page examines at most a bounded number of events: a selective filter may ' +
-        'answer a short or empty page with `hasMore` true; continue with `after=next`. ' +
+        'answer a short or empty page with a `nextCursor`; continue with `cursor=nextCursor` until it is null. ' +
+        'The older names stay: `after` for `cursor`, and `next` and `hasMore` in the answer. ' +
         'The read is recorded in the stream `audit-{userId}`.',
       request: { query: auditEventsQuery },
       answers: {
@@ -92,7 +93,12 @@ export const AUDIT_ROUTES = routeGroup<AuditRouteDeps>(
       handle:
         (ctx) =>
         async ({ query, request, res }) => {
-          const after = query.after === undefined ? undefined : decodeCursor(query.after);
+          const after =
+            query.cursor !== undefined
+              ? decodeCursor(query.cursor, 'cursor')
+              : query.after === undefined
+                ? undefined
+                : decodeCursor(query.after);
           const filter: AuditFilter = {
             ...(query.stream !== undefined ? { stream: query.stream } : {}),
             ...(query.userId !== undefined ? { userId: query.userId } : {}),
@@ -117,7 +123,7 @@ export const AUDIT_ROUTES = routeGroup<AuditRouteDeps>(
             });
             return;
           }
-          return { items, next, hasMore: page.hasMore };
+          return { items, nextCursor: page.hasMore ? next : null, next, hasMore: page.hasMore };
         },
     }),
     audit.get('/api/audit/resources/{id}/history', 'getResourceHistory', {

@@ -59,10 +59,29 @@ export const auditEventsQuery = strictQuery({
   to: isoTime
     .optional()
     .meta({ description: 'Only events at or before this time (metadata.at)', example: '2025-03-31T23:59:59Z' }),
-  after: z.string().min(1).max(200).optional().meta({
-    description: 'The `next` cursor of the previous page; absent: from the start of the log',
-    example: 'djE6NDE',
-  }),
+  cursor: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({
+      description:
+        'The `nextCursor` of the previous page, as GetResourceList and the applications list take theirs; ' +
+        'absent: from the start of the log',
+      example: 'djE6NDE',
+    }),
+  after: z
+    .string()
+    .min(1)
+    .max(200)
+    .optional()
+    .meta({
+      description:
+        'The older name of `cursor`, still accepted (the `next` of the previous page), never together with it; ' +
+        'absent: from the start of the log, or where `cursor` says',
+      param: { deprecated: true },
+      example: 'djE6NDE',
+    }),
   limit: z.coerce
     .number()
     .int()
@@ -70,10 +89,16 @@ export const auditEventsQuery = strictQuery({
     .max(AUDIT_PAGE_MAX)
     .optional()
     .meta({ description: `Page size, 1 to ${AUDIT_PAGE_MAX}; default 100`, default: 100, example: 50 }),
-}).refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), {
-  message: 'must not be before from',
-  path: ['to'],
-});
+})
+  .refine((q) => !q.from || !q.to || Date.parse(q.from) <= Date.parse(q.to), {
+    message: 'must not be before from',
+    path: ['to'],
+  })
+  // Two places to start from would make one of them silently ignored.
+  .refine((q) => q.cursor === undefined || q.after === undefined, {
+    message: 'give either cursor or its older name after, not both',
+    path: ['cursor'],
+  });
 
 export const auditResourcePathParams = z.object({ id: positiveId.meta({ description: 'Resource id', example: 1 }) });
 
@@ -177,18 +202,31 @@ export const auditEventPageSchema = component(
   'AuditEventPage',
   {
     items: z.array(auditEventSchema).meta({ description: 'The matching events, oldest first', example: [sharedEvent] }),
+    nextCursor: z
+      .string()
+      .nullable()
+      .meta({
+        description:
+          'Pass as `cursor` for the next page while more matching events may follow right now; null ' +
+          'once this page reaches the end of the log (as `nextCursor` of the other lists)',
+        example: null,
+      }),
     next: z
       .string()
       .nullable()
       .meta({
         description:
-          'Pass as `after` to continue (also once `hasMore` is false, to poll for newer ' +
-          'events); null only for an empty log',
+          'Older name, kept for existing clients: pass as `after` (or `cursor`) to continue, also once ' +
+          '`hasMore` is false, to poll for newer events; null only for an empty log',
         example: 'djE6NDE',
       }),
-    hasMore: z.boolean().meta({ description: 'More matching events may follow right now', example: false }),
+    hasMore: z.boolean().meta({
+      description:
+        'Older name, kept for existing clients: more matching events may follow right now (`nextCursor` set)',
+      example: false,
+    }),
   },
-  { example: { items: [sharedEvent], next: 'djE6NDE', hasMore: false } },
+  { example: { items: [sharedEvent], nextCursor: null, next: 'djE6NDE', hasMore: false } },
 );
 
 const block = z

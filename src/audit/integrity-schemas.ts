@@ -1,12 +1,93 @@
 import { z } from 'zod';
 import { component } from '../contract/primitives';
 
-/** GET /api/audit/integrity: the head of the log's hash chain. */
-export const integrityQuery = z.looseObject({}).superRefine((value, ctx) => {
+/**
+ * GET /api/audit/integrity: the head of the log's hash chain and, when asked, the result of
+ * recomputing it. The query is strict, as every audit query is: a misspelt `verify` must not
+ * silently answer the head alone.
+ */
+const integrityQueryShape = {
+  verify: z
+    .enum(['true', 'false'])
+    .optional()
+    .meta({
+      description:
+        '`true`: also recompute the whole chain from the stored bytes and answer `verification`; ' +
+        'default `false`, absent: the head alone',
+      default: 'false',
+      example: 'true',
+    }),
+};
+
+export const integrityQuery = z.looseObject(integrityQueryShape).superRefine((value, ctx) => {
   for (const key of Object.keys(value)) {
-    ctx.addIssue({ code: 'custom', path: [key], message: 'unknown query parameter' });
+    if (!(key in integrityQueryShape))
+      ctx.addIssue({ code: 'custom', path: [key], message: 'unknown query parameter' });
   }
 });
+
+const decimal = z.string().regex(/^[0-9]+$/);
+
+const verificationExample = {
+  events: 42,
+  unchained: 0,
+  chainedFrom: '1',
+  intact: true,
+  firstMismatch: null,
+  checkedAt: '2025-03-02T12:00:00.000Z',
+};
+
+const mismatchExample = {
+  position: '17',
+  streamId: 'resource-1',
+  revision: '0',
+  type: 'ResourceCreated',
+  problem: 'hash' as const,
+};
+
+export const integrityVerificationSchema = component(
+  'IntegrityVerification',
+  {
+    events: z.number().int().nonnegative().meta({ description: 'Events read', example: 42 }),
+    unchained: z.number().int().nonnegative().meta({
+      description: 'Events before the chain began (written before the log kept hashes): not covered by it',
+      example: 0,
+    }),
+    chainedFrom: decimal.nullable().meta({
+      description: 'Global position of the first hashed event, as a decimal string; null when none is',
+      example: '1',
+    }),
+    intact: z.boolean().meta({
+      description: 'Every hashed event matches its stored bytes and the hash before it (`firstMismatch` null)',
+      example: true,
+    }),
+    firstMismatch: component(
+      'ChainMismatch',
+      {
+        position: decimal.meta({ description: 'Global position of the event, as a decimal string', example: '17' }),
+        streamId: z.string().meta({ description: 'Its stream', example: 'resource-1' }),
+        revision: decimal.meta({ description: 'Its position inside its stream, as a decimal string', example: '0' }),
+        type: z.string().meta({ description: 'Its type', example: 'ResourceCreated' }),
+        problem: z.enum(['hash', 'missing']).meta({
+          description:
+            '`hash`: its stored bytes or its link do not give its hash (edited, or an event before it removed); ' +
+            '`missing`: it has no hash although the chain began before it',
+          example: 'hash',
+        }),
+      },
+      { description: 'The first event whose hash does not hold', example: mismatchExample },
+    )
+      .nullable()
+      .meta({ description: 'The first event that does not match; null when the chain holds', example: null }),
+    checkedAt: z.string().meta({
+      description:
+        'When the run began (ISO 8601): it covers the log as it stood then. Requests that arrive while a run is ' +
+        'under way share its result',
+      example: verificationExample.checkedAt,
+    }),
+  },
+  { description: 'The result of recomputing the whole chain', example: verificationExample },
+);
 
 const headExample = {
   kept: true,
@@ -40,6 +121,15 @@ export const integrityHeadSchema = component(
           'record it to check the log later',
         example: headExample.hash,
       }),
+    verification: integrityVerificationSchema
+      .nullable()
+      .optional()
+      .meta({
+        description:
+          'With `verify=true`: the result of recomputing the chain; null when the log keeps none (`kept` false). ' +
+          'Absent without `verify=true`',
+        example: verificationExample,
+      }),
   },
-  { example: headExample },
+  { example: { ...headExample, verification: verificationExample } },
 );

@@ -2,11 +2,12 @@
  * The typed client's retries, time limits and pager (clients/typescript): a POST whose answer is
  * lost is sent again with the same Idempotency-Key, and the service answers it from the stored
  * write; a read is sent again after a 503, when `Retry-After` says, or after an attempt ran out of
- * time; `eachResource` and `eachApplication` walk whole lists by their cursors.
+ * time; `eachResource`, `eachApplication` and `eachAuditEvent` walk whole lists by their cursors.
  */
 import {
   createResourcesClient,
   eachApplication,
+  eachAuditEvent,
   eachResource,
   ResourcesApiError,
   retryAfterMs,
@@ -194,6 +195,37 @@ describe('the typed client walking whole lists', () => {
 
     expect(ids).toEqual([700, 701, 702]);
     const refused = eachApplication(outsider, demo.applicationDefinition).next();
+    await expect(refused).rejects.toBeInstanceOf(ResourcesApiError);
+    await expect(refused).rejects.toMatchObject({ status: 403 });
+  });
+
+  it("given a resource's events over several pages, when an auditor walks them with for await, then every event once, as one large page lists them; refused, then the problem is thrown", async () => {
+    const team = createResourcesClient({ baseUrl: server.url, token: await server.sessionToken(demo.users.team) });
+    const auditor = createResourcesClient({
+      baseUrl: server.url,
+      token: await server.sessionToken(demo.users.auditor),
+    });
+    const saved = await team.POST('/api/Resource/SaveProjectResource', {
+      body: {
+        id: 0,
+        name: 'Audited walk',
+        resourceUrl: 'https://example.org/audited.pdf',
+        privacyLevel: 2,
+        communityProjectId: demo.communityProjects.solarIn1,
+      },
+    });
+    const id = saved.data!.id;
+    for (const privacyLevel of [3, 2, 3])
+      await team.POST('/api/Privacy/SaveResourcePrivacy', { body: { resourceId: id, owner: { privacyLevel } } });
+    const stream = `resource-${id}`;
+
+    const walked: string[] = [];
+    for await (const event of eachAuditEvent(auditor, { stream, limit: 1 })) walked.push(event.position);
+
+    const whole = await auditor.GET('/api/audit/events', { params: { query: { stream, limit: 1000 } } });
+    expect(walked).toEqual(whole.data?.items.map((e) => e.position));
+    expect(walked.length).toBeGreaterThan(3);
+    const refused = eachAuditEvent(team, { stream }).next();
     await expect(refused).rejects.toBeInstanceOf(ResourcesApiError);
     await expect(refused).rejects.toMatchObject({ status: 403 });
   });

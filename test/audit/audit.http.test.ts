@@ -138,6 +138,48 @@ describe('audit API', () => {
       expect([...positions].sort((a, b) => Number(BigInt(a) - BigInt(b)))).toEqual(positions);
     });
 
+    it('given cursor and nextCursor, when the auditor pages with them, then the pages are those after and next give, and the last nextCursor is null', async () => {
+      const auditor = await as(demo.users.auditor);
+      const stream = `resource-${resourceId}`;
+      const walk = async (follow: 'cursor' | 'after') => {
+        const pages: { positions: string[]; nextCursor: string | null; next: string | null; hasMore: boolean }[] = [];
+        let from: string | undefined;
+        for (let guard = 0; guard < 100; guard++) {
+          const page = await auditor.GET('/api/audit/events', {
+            params: { query: { stream, limit: 1, ...(from ? { [follow]: from } : {}) } },
+          });
+          expect(page.response.status).toBe(200);
+          const { items, nextCursor, next, hasMore } = page.data!;
+          pages.push({ positions: items.map((e) => e.position), nextCursor, next, hasMore });
+          from = (follow === 'cursor' ? nextCursor : hasMore ? next : null) ?? undefined;
+          if (from === undefined) break;
+        }
+        return pages;
+      };
+
+      const byCursor = await walk('cursor');
+      const byAfter = await walk('after');
+
+      expect(byCursor.length).toBeGreaterThan(2);
+      expect(byCursor).toEqual(byAfter);
+      expect(byCursor.slice(0, -1).every((p) => p.hasMore && p.nextCursor === p.next)).toBe(true);
+      expect(byCursor.at(-1)).toMatchObject({ hasMore: false, nextCursor: null });
+      expect(byCursor.at(-1)!.next).not.toBeNull();
+    });
+
+    it('given both cursor and after, then 400 naming cursor', async () => {
+      const auditor = await as(demo.users.auditor);
+      const first = await auditor.GET('/api/audit/events', { params: { query: { limit: 1 } } });
+      const cursor = first.data!.nextCursor!;
+
+      const res = await server.get(`/api/audit/events?${new URLSearchParams({ cursor, after: cursor })}`, {
+        token: await server.sessionToken(demo.users.auditor),
+      });
+
+      expect(res.status).toBe(400);
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['cursor']);
+    });
+
     it('given a time range and a credential, then only events inside it made with that credential are listed', async () => {
       const auditor = await as(demo.users.auditor);
       const { data } = await auditor.GET('/api/audit/events', {
@@ -156,6 +198,7 @@ describe('audit API', () => {
       ['from', { from: 'last march' }],
       ['to', { from: '2025-03-02T00:00:00Z', to: '2025-03-01T00:00:00Z' }],
       ['after', { after: 'not-a-cursor' }],
+      ['cursor', { cursor: 'not-a-cursor' }],
       ['user', { user: '3' }],
     ])('given a bad %s, then 400 naming it', async (field, query) => {
       const res = await server.get(`/api/audit/events?${new URLSearchParams(query)}`, {

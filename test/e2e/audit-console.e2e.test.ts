@@ -1,8 +1,8 @@
 /**
  * An auditor uses the audit console (/audit) in a real browser (Debian's chromium, driven by
  * playwright-core): signs in with their own token, finds who shared a resource into a community
- * and from when that community could see it, and downloads the history as CSV; a user who is
- * not an auditor is refused with the API's 403.
+ * and from when that community could see it, downloads the history as CSV and has the whole log
+ * verified; a user who is not an auditor is refused with the API's 403.
  */
 import fs from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
@@ -73,7 +73,7 @@ describe('/audit in a headless browser', () => {
       .evaluateAll((trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
 
   maybe(
-    'an auditor finds who shared the resource and from when the community saw it, then downloads the CSV',
+    'an auditor finds who shared the resource and from when the community saw it, downloads the CSV, pages the events and has the log verified',
     async () => {
       // Given an auditor signed in with their own token
       const { page, requested, token } = await signIn(demo.users.auditor);
@@ -121,6 +121,38 @@ describe('/audit in a headless browser', () => {
       expect(lines[0]).toMatch(/^resourceId,at,actorUserId,credential,/);
       expect(text).toContain(`"created ""Grant, ""final"""" (https://example.org/grant.pdf)`);
       expect(lines[2]).toContain(`${resourceId},${shareTime},${demo.users.admin1},session,`);
+
+      // When they page through the resource's events one at a time
+      await page.click('nav button[data-tab=events]');
+      await page.fill('#events-form input[name=stream]', `resource-${resourceId}`);
+      await page.fill('#events-form input[name=limit]', '1');
+      await page.click('#events-form button[type=submit]');
+      await page.waitForSelector('#events-result tbody tr');
+      const pages = [await rowsOf(page, '#events-result')];
+      while (await page.isEnabled('#events-next')) {
+        const shown = pages.at(-1)![0]![0]!;
+        await page.click('#events-next');
+        await page
+          .locator('#events-result tbody td')
+          .first()
+          .filter({ hasNotText: new RegExp(`^${shown}$`) })
+          .waitFor();
+        pages.push(await rowsOf(page, '#events-result'));
+      }
+      // Then each page holds the next event, the last one ends the walk
+      expect(pages.map((rows) => rows.map((r) => r[3]))).toEqual([['ResourceCreated'], ['ResourceShared']]);
+
+      // When they ask the service to verify the whole log
+      await page.click('nav button[data-tab=integrity]');
+      await page.click('#verify-form button[type=submit]');
+      await page.waitForSelector('#verify-result tbody tr');
+      // Then it is intact, every event counted, through the audit API
+      expect(await page.textContent('#verify-result .caption')).toMatch(/^Intact: all \d+ events checked/);
+      const [verification] = await rowsOf(page, '#verify-result');
+      expect(verification![0]).toBe('yes');
+      expect(Number(verification![1])).toBeGreaterThan(0);
+      expect(verification![4]).toBe('');
+      expect(requested.some((u) => u.startsWith(`${server!.url}/api/audit/integrity?verify=true`))).toBe(true);
 
       // And nothing left the service, and the credential never went into a URL
       expect(requested.filter((u) => !u.startsWith(server!.url) && !u.startsWith('blob:'))).toEqual([]);
