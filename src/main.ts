@@ -66,11 +66,24 @@ async function main(): Promise<void> {
     const grace = config.SHUTDOWN_GRACE_SECONDS;
     logger.info({ signal, graceSeconds: grace }, 'draining: readiness 503, in-flight requests run to their end');
     built.services?.drain();
-    const exit = () =>
+    const graceEnds = Date.now() + grace * 1000;
+    // The spans still queued are sent within what is left of the grace, not past it: a collector
+    // that takes the connection and never answers would hold the exit for the exporter's own
+    // timeout (30 s by default, OTEL_BSP_EXPORT_TIMEOUT), whatever the grace says.
+    const flushTracing = () =>
+      Promise.race([
+        stopTracing(),
+        new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, graceEnds - Date.now()))),
+      ]);
+    let exiting = false;
+    const exit = () => {
+      if (exiting) return;
+      exiting = true;
       void (built.services?.close() ?? Promise.resolve())
-        .then(stopTracing)
+        .then(flushTracing)
         .catch(() => undefined)
         .finally(() => process.exit(0));
+    };
     // No new connections; idle keep-alive ones are closed now, busy ones once their answer is sent.
     server.close(exit);
     server.closeIdleConnections();
