@@ -89,6 +89,8 @@ type Deps = {
 export class ReadSide {
   private generation!: Generation;
   private watchTimer: NodeJS.Timeout | undefined;
+  /** Set by close: a look at the generation already under way schedules no other. */
+  private closed = false;
   private switching: Promise<void> | undefined;
 
   private constructor(private readonly deps: Deps) {}
@@ -253,6 +255,7 @@ export class ReadSide {
   private readonly drops = new Set<NodeJS.Timeout>();
 
   async close(): Promise<void> {
+    this.closed = true;
     clearTimeout(this.watchTimer);
     for (const drop of this.drops) clearTimeout(drop);
     await this.switching;
@@ -320,10 +323,11 @@ export class ReadSide {
   }
 
   private watch(): void {
+    if (this.closed) return;
     this.watchTimer = setTimeout(async () => {
       try {
         const number = await this.deps.generations.current();
-        if (number !== this.generation.number) await this.switchTo(number);
+        if (number !== this.generation.number && !this.closed) await this.switchTo(number);
       } catch (error) {
         this.deps.logger.warn({ err: error }, 'could not read the read-model generation');
       }
