@@ -198,27 +198,6 @@ describe('GET /internal/read-models', () => {
       expect(after.readModels.map((r) => r.generation)).toEqual(projections.map(() => served + 1));
     },
   );
-  // Last: the rebuild below serves a new generation, which the tests above do not expect.
-  it('given the rows an operator reads, when each is acted on by its name, then the parked-event and rebuild routes take it', async () => {
-    // given
-    const rows = (await status()).readModels;
-    expect(rows.length).toBeGreaterThan(1);
-    // when: each row's parked events asked for by the row's name
-    const parked = await Promise.all(
-      rows.map((r) => server.get(`/internal/read-models/${r.name}/parked`, operator(server))),
-    );
-    // then
-    expect(parked.map((answer) => answer.status)).toEqual(rows.map(() => 200));
-    // and a read model other than resources rebuilt alone by its row's name
-    const other = rows.find((r) => r.name !== 'resources') as Row;
-    const started = await server.post<{ jobId: string }>(
-      '/internal/read-models/rebuild',
-      { readModel: other.name },
-      operator(server),
-    );
-    expect(started.status).toBe(202);
-    expect((await waitForJob(server, started.body.jobId)).job.outcome).toBe('succeeded');
-  });
 });
 
 describe('GET /internal/read-models when a projection fails', () => {
@@ -268,5 +247,36 @@ describe('GET /internal/read-models when a projection fails', () => {
     expect(JSON.stringify(stopped)).not.toContain('secret detail');
     expect((stopped.readModels.find((x) => x.name === 'files') as Row).state).toBe('leading');
     await write.catch(() => undefined);
+  });
+});
+
+// A server of its own: the rebuild below serves a new generation, which the tests above do not expect.
+describe('GET /internal/read-models names what the operator routes take', () => {
+  let server: TestServer;
+  beforeAll(async () => {
+    server = await startTestServer();
+    await server.directory(demoDirectory.events);
+  });
+  afterAll(() => server.close());
+
+  it('given the rows an operator reads, when each is acted on by its name, then the parked-event and rebuild routes take it', async () => {
+    // given
+    const rows = (await server.get<Status>('/internal/read-models', operator(server))).body.readModels;
+    expect(rows.length).toBeGreaterThan(1);
+    // when: each row's parked events asked for by the row's name
+    const parked = await Promise.all(
+      rows.map((r) => server.get(`/internal/read-models/${r.name}/parked`, operator(server))),
+    );
+    // then
+    expect(parked.map((answer) => answer.status)).toEqual(rows.map(() => 200));
+    // and a read model other than resources rebuilt alone by its row's name
+    const other = rows.find((r) => r.name !== 'resources') as Row;
+    const started = await server.post<{ jobId: string }>(
+      '/internal/read-models/rebuild',
+      { readModel: other.name },
+      operator(server),
+    );
+    expect(started.status).toBe(202);
+    expect((await waitForJob(server, started.body.jobId)).job.outcome).toBe('succeeded');
   });
 });
