@@ -62,6 +62,14 @@ describe('personal data erased by destroying its key', () => {
     // given
     const before = await digest();
     const env = { DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' };
+    const csvOf = async (path: string) => {
+      const res = await server.get(path, await asAuditor());
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toContain('text/csv');
+      return res.text;
+    };
+    const eventsCsv = `/api/audit/events?stream=resource-${resourceId}&limit=100&format=csv`;
+    expect(await csvOf(eventsCsv)).toContain('127.0.0.1');
     // when
     const erased = JSON.parse(await cli(env, 'erase-person', String(demo.users.team)));
     // then: erased in the API's answers
@@ -75,6 +83,10 @@ describe('personal data erased by destroying its key', () => {
       .map((line) => JSON.parse(line) as AuditItem);
     expect(exported.map((e) => e.metadata.clientAddress)).toEqual(exported.map(() => 'erased'));
     expect(exported.length).toBe(audited.length);
+    // and in the CSV table an auditor downloads (the history's table has no address column)
+    const events = await csvOf(eventsCsv);
+    expect(events).toContain('erased');
+    expect(events).not.toContain('127.0.0.1');
     // and the erasure is recorded, by the operator's tool
     const record = await auditOf(`personal-data-${demo.users.team}`);
     expect(record).toEqual([
