@@ -87,6 +87,53 @@ describe('resources-cli audit --api', () => {
     expect(person).toEqual([(await server.get(`/api/audit/users/${demo.users.team}/access?at=${at}`, auditor)).body]);
   });
 
+  it("given an auditor's API key, when the CLI lists events over the API, then it prints them and the read is recorded under the auditor; a key without the role is refused", async () => {
+    // given: a key of the auditor's, and one of a community admin without the role (creating a
+    // key takes administering a community: the auditor is made an admin of community 3)
+    const admin = await server.directory([
+      {
+        type: 'CommunityMemberSet',
+        data: { communityId: demo.communities.public3, userId: demo.users.auditor, role: 'admin', status: 'approved' },
+      },
+    ]);
+    expect(admin.status).toBe(200);
+    const keyOf = async (userId: number) => {
+      const created = await server.post<{ key: string }>(
+        '/api/apikey',
+        { name: 'cli' },
+        { token: await server.sessionToken(userId) },
+      );
+      expect(created.status).toBe(200);
+      return created.body.key;
+    };
+    const before = await readsOf(demo.users.auditor);
+    // when
+    const printed = jsonLines(
+      await cli(
+        asPerson({ RESOURCES_API_KEY: await keyOf(demo.users.auditor) }),
+        'audit',
+        'events',
+        '--api',
+        server.url,
+        '--stream',
+        `resource-${resourceId}`,
+      ),
+    ) as AuditItem[];
+    const refused = cli(
+      asPerson({ RESOURCES_API_KEY: await keyOf(demo.users.admin1) }),
+      'audit',
+      'events',
+      '--api',
+      server.url,
+    );
+    // then
+    expect(printed.map((e) => e.streamId)).toEqual(printed.map(() => `resource-${resourceId}`));
+    expect(printed.length).toBeGreaterThan(0);
+    const after = await readsOf(demo.users.auditor);
+    expect(after.length).toBeGreaterThan(before.length);
+    await expect(refused).rejects.toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('403') });
+  });
+
   it('given a token without the auditor role, then the CLI is refused as the API refuses it, exit code 1, nothing printed', async () => {
     const env = asPerson({ RESOURCES_TOKEN: await server.token(demo.users.team) });
 
