@@ -108,6 +108,23 @@ describe('/audit in a headless browser', () => {
       const atShare = await communityUsers(shareTime);
       expect(atShare.map((r) => r[4])).toContain(`Finn Larsen (${demo.users.admin2})`);
 
+      // And what that admin could see, person by person: the resource from the share on, with why
+      const seenBy = async (userId: number, at: string) => {
+        await page.click('nav button[data-tab=person]');
+        await page.fill('#person-form input[name=id]', String(userId));
+        await page.fill('#person-form input[name=at]', at);
+        await page.click('#person-form button[type=submit]');
+        await page.waitForSelector(`#person-result .caption:has-text("${new Date(at).toISOString()}")`);
+        return (await rowsOf(page, '#person-result')).filter((r) => r[3]?.endsWith(`(${resourceId})`));
+      };
+      expect(await seenBy(demo.users.admin2, createdAt)).toEqual([]);
+      const seenAtShare = await seenBy(demo.users.admin2, shareTime);
+      expect(seenAtShare.length).toBeGreaterThan(0);
+      for (const row of seenAtShare) expect(row[6]).not.toBe('');
+      expect(requested.some((u) => u.startsWith(`${server!.url}/api/audit/users/${demo.users.admin2}/access`))).toBe(
+        true,
+      );
+
       // When they download the history as CSV
       await page.click('nav button[data-tab=history]');
       const [download] = await Promise.all([
