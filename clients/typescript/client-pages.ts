@@ -5,7 +5,7 @@
  */
 import type { Client } from 'openapi-fetch';
 import type { components, paths } from './schema.js';
-import type { ResourcesClient } from './client.js';
+import type { ResourcesClient } from './client-types.js';
 
 type Schemas = components['schemas'];
 type ResourceListBody = NonNullable<

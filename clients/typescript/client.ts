@@ -14,26 +14,14 @@
  * `eachApplication` and `eachAuditEvent` walk a whole list by its cursors (client-pages.ts).
  */
 import createClient from 'openapi-fetch';
-import type { Client } from 'openapi-fetch';
 import type { components, operations, paths } from './schema.js';
 import { retryingFetch, type RetryOptions } from './client-retry.js';
 
 export type { components, operations, paths };
 export { retryingFetch, retryAfterMs, type RetryOptions } from './client-retry.js';
 export { eachApplication, eachAuditEvent, eachResource, everyItem, ResourcesApiError } from './client-pages.js';
-/**
- * The media types the client reads: every one the document names but text/csv, which the audit
- * lists answer only when asked with `format=csv` (a download, fetched as text): their `data` stays
- * the JSON answer's type.
- */
-type ClientMedia =
-  | 'application/json'
-  | 'application/problem+json'
-  | 'application/octet-stream'
-  | 'multipart/form-data'
-  | 'text/html'
-  | 'text/plain';
-export type ResourcesClient = Client<paths, ClientMedia>;
+import type { ClientMedia, ResourcesClient } from './client-types.js';
+export type { ResourcesClient } from './client-types.js';
 /**
  * The API version this client was generated for, sent on every request: a service that no longer
  * serves it answers 400 naming `Api-Version` rather than answers of another shape. Typed from the
