@@ -33,6 +33,9 @@ const format = z
   .optional()
   .meta({ description: 'The answer: `json` (default) or `csv` (RFC 4180, a header row; text/csv)', example: 'csv' });
 
+/** A position in the log as the events page hands it out (`nextCursor`, `next`); `cursor` and `after` take it. */
+const auditCursor = z.string().min(1).max(200);
+
 export const auditEventsQuery = strictQuery({
   format,
   stream: z
@@ -59,29 +62,19 @@ export const auditEventsQuery = strictQuery({
   to: isoTime
     .optional()
     .meta({ description: 'Only events at or before this time (metadata.at)', example: '2025-03-31T23:59:59Z' }),
-  cursor: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .meta({
-      description:
-        'The `nextCursor` of the previous page, as GetResourceList and the applications list take theirs; ' +
-        'absent: from the start of the log',
-      example: 'djE6NDE',
-    }),
-  after: z
-    .string()
-    .min(1)
-    .max(200)
-    .optional()
-    .meta({
-      description:
-        'The older name of `cursor`, still accepted (the `next` of the previous page), never together with it; ' +
-        'absent: from the start of the log, or where `cursor` says',
-      param: { deprecated: true },
-      example: 'djE6NDE',
-    }),
+  cursor: auditCursor.optional().meta({
+    description:
+      'The `nextCursor` of the previous page, as GetResourceList and the applications list take theirs; ' +
+      'absent: from the start of the log',
+    example: 'djE6NDE',
+  }),
+  after: auditCursor.optional().meta({
+    description:
+      'The older name of `cursor`, still accepted (the `next` of the previous page), never together with it; ' +
+      'absent: from the start of the log, or where `cursor` says',
+    param: { deprecated: true },
+    example: 'djE6NDE',
+  }),
   limit: z.coerce
     .number()
     .int()
