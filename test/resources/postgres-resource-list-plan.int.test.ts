@@ -18,6 +18,7 @@ const COMMUNITY = 1;
 const PROJECT = 10;
 const SIZE = 4000;
 const OTHER_VIEWS = 9;
+const OTHER_COUNTED_PROJECTS = 2000;
 
 function resource(id: number): Resource {
   const posted = new Date(Date.UTC(2026, 0, 1) + id * 1000).toISOString();
@@ -76,6 +77,14 @@ describeExternal('GetResourceList query plan on PostgreSQL', target, () => {
        select resource_id + k * $2, view_key, project_id + k, paragraph, post_date, audience_key, search, tags, doc
        from res_views, generate_series(1, $3::int) as k where project_id = $1`,
       [PROJECT, SIZE, OTHER_VIEWS],
+    );
+    // And the counters of many views besides, as a read model of many projects holds: a table of
+    // a few rows is read whole by any plan, which would say nothing of one at scale.
+    await read.query(
+      `insert into res_view_counts (id, view_key, project_id, audience_key, paragraph, n)
+       select id || '/' || k, view_key, project_id + k, audience_key, paragraph, n
+       from res_view_counts, generate_series(1, $2::int) as k where project_id = $1`,
+      [PROJECT, OTHER_COUNTED_PROJECTS],
     );
     await read.query('analyze');
   }, 120_000);

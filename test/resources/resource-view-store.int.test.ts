@@ -437,6 +437,49 @@ export function describeResourceViewStoreContract(
       });
     });
 
+    describe('folded in one batch', () => {
+      it('given a history folded in one committed batch, with replays and link changes in it, then the read model is the one folded event by event', async () => {
+        const projection = resourceProjection(store);
+        const link = (position: bigint, type: string, data: object): RecordedEvent => ({
+          ...recorded(position, type, data),
+          streamId: 'directory',
+        });
+        const history: RecordedEvent[] = [
+          created(1n, 1),
+          created(2n, 2),
+          updated(3n, 1, 'Renamed'),
+          link(4n, 'CommunityProjectUpserted', { communityProjectId: 100, communityId: O, projectId: P }),
+          updated(5n, 2, 'Second'),
+          created(1n, 1, 'Old'),
+          deleted(6n, 2),
+          link(7n, 'CommunityProjectUpserted', { communityProjectId: 101, communityId: D, projectId: P }),
+          created(8n, 3),
+          updated(9n, 3, 'Third'),
+          link(10n, 'CommunityProjectRemoved', { communityProjectId: 100 }),
+          updated(11n, 1, 'Again'),
+          deleted(6n, 2),
+        ];
+        const state = async () => ({
+          stored: await Promise.all([1, 2, 3].map((id) => store.stored(id))),
+          views: await Promise.all([1, 2, 3].map((id) => store.viewsOfResource(id))),
+          communities: await store.projectCommunities(P),
+          pages: await Promise.all([query({ ...communityView(D) }), query({ ...communityView(O) }), query()].map((q) => store.page(q))),
+          tables: (await store.projectionStore.digest()).counts,
+        });
+        for (const event of history) await projection.apply(event);
+        const oneByOne = await state();
+        await store.projectionStore.reset('resources');
+
+        await store.projectionStore.commit('resources', 11n, async () => {
+          for (const event of history) await projection.apply(event);
+        });
+
+        expect(await state()).toEqual(oneByOne);
+        expect(oneByOne.stored[1]).toEqual({ resource: null, position: 6n });
+        expect(oneByOne.pages[0]?.list.map((v) => v.resourceId)).toEqual([1, 3]);
+      });
+    });
+
     describe('the projection side', () => {
       it('given a committed batch, when the checkpoint is read, then it is the batch position; after reset, nothing remains', async () => {
         expect(await store.projectionStore.checkpoint('resources')).toBeUndefined();

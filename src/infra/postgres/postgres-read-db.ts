@@ -63,6 +63,8 @@ type Batch = {
   readonly client: pg.PoolClient;
   statements: number;
   readonly held: Set<HeldWrites>;
+  /** The held writes of `batchWrites`, by the store that asked: one each per transaction. */
+  readonly byOwner: Map<object, HeldWrites>;
   readonly touched: Set<string>;
 };
 
@@ -234,6 +236,23 @@ export class PostgresReadDb {
     return true;
   }
 
+  /**
+   * Inside a batch: the writes `owner` holds for it, made by `make` on its first call in this
+   * batch and sent as the batch commits (see `holdWrites`), so that each transaction has its own
+   * and a reader outside it never meets them. Undefined outside a batch.
+   */
+  batchWrites<W extends HeldWrites>(owner: object, make: () => W): W | undefined {
+    const batch = this.batch.getStore();
+    if (!batch) return undefined;
+    let writes = batch.byOwner.get(owner) as W | undefined;
+    if (!writes) {
+      writes = make();
+      batch.byOwner.set(owner, writes);
+      batch.held.add(writes);
+    }
+    return writes;
+  }
+
   /** True in the async context of a batch being committed. */
   get inBatch(): boolean {
     return this.batch.getStore() !== undefined;
@@ -290,7 +309,7 @@ export class PostgresReadDb {
     client.on('error', cut);
     let broken: Error | undefined;
     const held = new Set<HeldWrites>();
-    const batch: Batch = { client, statements: 0, held, touched: new Set() };
+    const batch: Batch = { client, statements: 0, held, byOwner: new Map(), touched: new Set() };
     try {
       await client.query('begin');
       try {

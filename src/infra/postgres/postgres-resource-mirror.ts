@@ -2,28 +2,16 @@ import type { Resource } from '../../resources/resource';
 import type { ProjectLink, ResourceViewRecord, StoredResource } from '../../resources/resource-view-store';
 import { countChanges, type CountedView } from '../resource-view-counts';
 import type { PostgresReadDb } from './postgres-read-db';
+import { writeResourceRows, writeViewRows, type ResourceRow, type ResourceTables } from './postgres-resource-rows';
 
 /**
  * How many resources and views a mirror holds at most: past it, it is written out and dropped,
  * and the store reads the database again (a few hundred bytes each, the resources' JSON aside).
  */
 const MIRROR_MAX_ROWS = 250_000;
-/** Rows per multi-row insert of views: each takes VIEW_COLUMNS parameters of the 65,535 a statement binds. */
-const VIEW_ROWS_PER_STATEMENT = 1000;
 
-type ResourceRow = { readonly projectId: number; readonly position: bigint; readonly text: string | null };
 type LinkRow = ProjectLink & { readonly position: bigint; readonly removed: boolean };
 type CountRow = CountedView & { readonly n: number };
-
-/** The table names and a view's row, as PostgresResourceViewStore writes them. */
-export type MirrorTables = {
-  readonly resources: string;
-  readonly projectLinks: string;
-  readonly views: string;
-  readonly viewCounts: string;
-  readonly viewColumns: number;
-  readonly viewRow: (resourceId: number, view: ResourceViewRecord) => unknown[];
-};
 
 const add = <K, V>(index: Map<K, Set<V>>, key: K, value: V) => {
   let set = index.get(key);
@@ -56,7 +44,7 @@ export class ResourceMirror {
   private readonly dirtyViews = new Map<number, Map<string, unknown[] | null>>();
   private readonly dirtyCounts = new Set<string>();
 
-  constructor(private readonly tables: MirrorTables) {}
+  constructor(private readonly tables: ResourceTables) {}
 
   /** Past its size: written out by the flush under way, then dropped by its store. */
   get full(): boolean {
@@ -149,20 +137,12 @@ export class ResourceMirror {
 
   /** Writes what changed since the last flush, on the batch's connection (`read.query` inside it). */
   async flush(read: PostgresReadDb): Promise<void> {
-    const { resources, projectLinks, views, viewCounts, viewColumns } = this.tables;
+    const { projectLinks, viewCounts } = this.tables;
     if (this.dirtyResources.size > 0) {
-      const rows = [...this.dirtyResources].map((id) => [id, this.resources.get(id) as ResourceRow] as const);
-      await read.query(
-        `insert into ${resources} as r (resource_id, project_id, position, resource)
-         select * from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[])
-         on conflict (resource_id) do update set
-           project_id = excluded.project_id, position = excluded.position, resource = excluded.resource`,
-        [
-          rows.map(([id]) => id),
-          rows.map(([, row]) => row.projectId),
-          rows.map(([, row]) => row.position.toString()),
-          rows.map(([, row]) => row.text),
-        ],
+      await writeResourceRows(
+        read,
+        this.tables,
+        [...this.dirtyResources].map((id) => [id, this.resources.get(id) as ResourceRow] as const),
       );
       this.dirtyResources.clear();
     }
@@ -192,27 +172,7 @@ export class ResourceMirror {
           if (row) upserts.push(row);
           else deleted.push([resourceId, key]);
         }
-      if (deleted.length > 0)
-        await read.query(
-          `delete from ${views} where (resource_id, view_key) in
-             (select * from unnest($1::bigint[], $2::text[]))`,
-          [deleted.map(([id]) => id), deleted.map(([, key]) => key)],
-        );
-      for (let from = 0; from < upserts.length; from += VIEW_ROWS_PER_STATEMENT) {
-        const chunk = upserts.slice(from, from + VIEW_ROWS_PER_STATEMENT);
-        const tuples = chunk.map(
-          (_, i) => `(${Array.from({ length: viewColumns }, (__, c) => `$${i * viewColumns + c + 1}`).join(', ')})`,
-        );
-        await read.query(
-          `insert into ${views}
-             (resource_id, view_key, project_id, paragraph, post_date, audience_key, search, tags, doc)
-           values ${tuples.join(', ')}
-           on conflict (resource_id, view_key) do update set
-             project_id = excluded.project_id, paragraph = excluded.paragraph, post_date = excluded.post_date,
-             audience_key = excluded.audience_key, search = excluded.search, tags = excluded.tags, doc = excluded.doc`,
-          chunk.flat(),
-        );
-      }
+      await writeViewRows(read, this.tables, upserts, deleted);
       this.dirtyViews.clear();
     }
     if (this.dirtyCounts.size > 0) {

@@ -9,10 +9,11 @@ import {
   type ViewPage,
   type ViewPageQuery,
 } from '../../resources/resource-view-store';
-import { readScope } from '../../projections/read-scopes';
-import { countChanges, countOf, type CountedView, type ViewCount } from '../resource-view-counts';
+import { countOf, type ViewCount } from '../resource-view-counts';
 import { postgresProjectionStore, type HeldWrites, type PostgresReadDb, type Statement } from './postgres-read-db';
+import { ResourceBatch } from './postgres-resource-batch';
 import { ResourceMirror } from './postgres-resource-mirror';
+import type { ResourceTables } from './postgres-resource-rows';
 
 const RESOURCES = 'res_resources';
 const PROJECT_LINKS = 'res_project_links';
@@ -110,6 +111,15 @@ function viewRow(resourceId: number, view: ResourceViewRecord): unknown[] {
   ];
 }
 
+const TABLE_NAMES: ResourceTables = {
+  resources: RESOURCES,
+  projectLinks: PROJECT_LINKS,
+  views: VIEWS,
+  viewCounts: VIEW_COUNTS,
+  viewColumns: VIEW_COLUMNS,
+  viewRow,
+};
+
 const countersStatement = (q: Pick<ViewPageQuery, 'viewKey' | 'projectId'>): Statement => ({
   text: `select audience_key, paragraph, n from ${VIEW_COUNTS} where view_key = $1 and project_id = $2`,
   values: [q.viewKey, q.projectId],
@@ -147,15 +157,6 @@ function pageStatements(q: ViewPageQuery, keys: readonly string[]): { page: Stat
   return { page: { text: page, values }, count };
 }
 
-type CountedRow = { view_key: string; project_id: string; audience_key: string; paragraph: string };
-
-const countedView = (row: CountedRow): CountedView => ({
-  viewKey: row.view_key,
-  projectId: Number(row.project_id),
-  audienceKey: row.audience_key,
-  paragraph: Number(row.paragraph),
-});
-
 /**
  * The resources read model on PostgreSQL, answering as MongoResourceViewStore does and keeping
  * what it keeps: no rows cached in the process (several processes on several machines share the
@@ -189,14 +190,7 @@ export class PostgresResourceViewStore implements ResourceViewStore {
         await store.reset(projection);
         // Emptied, in a generation only its builder writes: the mirror starts from nothing.
         if (read.bulkLoading)
-          this.mirror = new ResourceMirror({
-            resources: RESOURCES,
-            projectLinks: PROJECT_LINKS,
-            views: VIEWS,
-            viewCounts: VIEW_COUNTS,
-            viewColumns: VIEW_COLUMNS,
-            viewRow,
-          });
+          this.mirror = new ResourceMirror(TABLE_NAMES);
       },
     };
   }
@@ -210,6 +204,21 @@ export class PostgresResourceViewStore implements ResourceViewStore {
     return this.mirror && this.read.holdWrites(this.held) ? this.mirror : undefined;
   }
 
+  /**
+   * Inside a transaction: the writes it holds for the transaction's commit (ResourceBatch), where
+   * the mirror does not hold them. Undefined outside one: a read then reads the committed rows.
+   */
+  private batch(): ResourceBatch | undefined {
+    return this.read.batchWrites(this, () => new ResourceBatch(this.read, TABLE_NAMES));
+  }
+
+  /** The batch of the transaction this runs in (`read.transaction` makes one when there is none). */
+  private inTransaction(): ResourceBatch {
+    const batch = this.batch();
+    if (!batch) throw new Error('resource writes run inside a transaction');
+    return batch;
+  }
+
   static async open(read: PostgresReadDb): Promise<PostgresResourceViewStore> {
     await read.ensure(SCHEMA);
     return new PostgresResourceViewStore(read);
@@ -220,6 +229,7 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   }
 
   async viewsOfResource(resourceId: number): Promise<ResourceViewRecord[]> {
+    await this.batch()?.settle();
     const { rows } = await this.read.query<{ doc: string }>(
       `select doc from ${VIEWS} where resource_id = $1 order by view_key`,
       [resourceId],
@@ -228,6 +238,7 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   }
 
   async page(q: ViewPageQuery): Promise<ViewPage> {
+    await this.batch()?.settle();
     const counters = await this.counters(q);
     const keys = admittedKeys(q.audience, new Set(counters.map((c) => c.audienceKey))).sort();
     if (q.audience.kind !== 'everything' && keys.length === 0) return { count: 0, list: [] };
@@ -253,6 +264,7 @@ export class PostgresResourceViewStore implements ResourceViewStore {
    * full scans.
    */
   async explainPage(q: ViewPageQuery): Promise<{ counted: 'counters' | 'query'; plans: string[] }> {
+    await this.batch()?.settle();
     const explain = async ({ text, values }: Statement) =>
       (await this.read.query<{ 'QUERY PLAN': string }>(`explain ${text}`, values)).rows
         .map((row) => row['QUERY PLAN'])
@@ -267,6 +279,8 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   async stored(resourceId: number): Promise<StoredResource | null> {
     const mirror = this.mirrored();
     if (mirror) return mirror.stored(resourceId);
+    const batch = this.batch();
+    if (batch) return batch.stored(resourceId);
     const { rows } = await this.read.query<{ resource: string | null; position: string }>(
       `select resource, position from ${RESOURCES} where resource_id = $1`,
       [resourceId],
@@ -293,22 +307,7 @@ export class PostgresResourceViewStore implements ResourceViewStore {
     await this.read.transaction(async () => {
       const mirror = this.mirrored();
       if (mirror) return mirror.putResource(resourceId, resource, position, views);
-      const { rows } = await this.read.query<{ position: string }>(
-        `select position from ${RESOURCES} where resource_id = $1`,
-        [resourceId],
-      );
-      const current = rows[0];
-      if (current && BigInt(current.position) > position) return;
-      await this.replaceViews(resourceId, views);
-      await this.read.query(
-        `insert into ${RESOURCES} as r (resource_id, project_id, position, resource) values ($1, $2, $3, $4)
-         on conflict (resource_id) do update set
-           project_id = case when excluded.resource is null then r.project_id else excluded.project_id end,
-           position = excluded.position,
-           resource = excluded.resource
-         where r.position < excluded.position`,
-        [resourceId, resource?.scope.projectId ?? 0, position.toString(), resource ? JSON.stringify(resource) : null],
-      );
+      return this.inTransaction().putResource(resourceId, resource, position, views);
     });
   }
 
@@ -318,72 +317,17 @@ export class PostgresResourceViewStore implements ResourceViewStore {
    * the same rows and moves no counter.
    */
   async replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): Promise<void> {
-    // One row per view key, the last as on the other adapters: a statement may not upsert a row twice.
-    const written = [...new Map(views.map((view) => [view.viewKey, view])).values()];
     await this.read.transaction(async () => {
       const mirror = this.mirrored();
       if (mirror) return mirror.replaceViews(resourceId, views);
-      const { rows: before } = await this.read.query<CountedRow>(
-        `select view_key, project_id, audience_key, paragraph from ${VIEWS} where resource_id = $1`,
-        [resourceId],
-      );
-      // The views it leaves and the views it enters: a list of either may change.
-      for (const view of [...before.map(countedView), ...written])
-        this.read.touch(readScope.view(view.viewKey, view.projectId));
-      this.read.touch(readScope.resource(resourceId));
-      if (written.length > 0) {
-        const tuples = written.map(
-          (_, i) => `(${Array.from({ length: VIEW_COLUMNS }, (__, c) => `$${i * VIEW_COLUMNS + c + 1}`).join(', ')})`,
-        );
-        await this.read.query(
-          `insert into ${VIEWS}
-             (resource_id, view_key, project_id, paragraph, post_date, audience_key, search, tags, doc)
-           values ${tuples.join(', ')}
-           on conflict (resource_id, view_key) do update set
-             project_id = excluded.project_id, paragraph = excluded.paragraph, post_date = excluded.post_date,
-             audience_key = excluded.audience_key, search = excluded.search, tags = excluded.tags, doc = excluded.doc`,
-          written.flatMap((view) => viewRow(resourceId, view)),
-        );
-      }
-      const kept = new Set(written.map((view) => view.viewKey));
-      const stale = before.filter((row) => !kept.has(row.view_key)).map((row) => row.view_key);
-      if (stale.length > 0)
-        await this.read.query(`delete from ${VIEWS} where resource_id = $1 and view_key = any($2::text[])`, [
-          resourceId,
-          stale,
-        ]);
-      await this.moveCounters(
-        before.map(countedView),
-        written.map((view) => ({ ...view, paragraph: view.paragraphId ?? 0 })),
-      );
+      return this.inTransaction().replaceViews(resourceId, views);
     });
-  }
-
-  /** A counter down to no views is removed, so that a live read model and a rebuild of it hold the same rows. */
-  private async moveCounters(before: readonly CountedView[], after: readonly CountedView[]): Promise<void> {
-    const changes = [...countChanges(before, after)];
-    if (changes.length === 0) return;
-    await this.read.query(
-      `insert into ${VIEW_COUNTS} as c (id, view_key, project_id, audience_key, paragraph, n)
-       select * from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[])
-       on conflict (id) do update set n = c.n + excluded.n`,
-      [
-        changes.map(([id]) => id),
-        changes.map(([, c]) => c.view.viewKey),
-        changes.map(([, c]) => c.view.projectId),
-        changes.map(([, c]) => c.view.audienceKey),
-        changes.map(([, c]) => c.view.paragraph),
-        changes.map(([, c]) => c.by),
-      ],
-    );
-    const lowered = changes.filter(([, c]) => c.by < 0).map(([id]) => id);
-    if (lowered.length > 0)
-      await this.read.query(`delete from ${VIEW_COUNTS} where id = any($1::text[]) and n <= 0`, [lowered]);
   }
 
   async resourcesOfProject(projectId: number): Promise<Resource[]> {
     const mirror = this.mirrored();
     if (mirror) return mirror.resourcesOfProject(projectId);
+    await this.batch()?.settle();
     const { rows } = await this.read.query<{ resource: string }>(
       `select resource from ${RESOURCES} where project_id = $1 and resource is not null order by resource_id`,
       [projectId],
@@ -416,6 +360,7 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   }
 
   async writeProjectLink(link: ProjectLink, removed: boolean, position: bigint): Promise<void> {
+    this.batch()?.linksChanged();
     if (this.mirror) {
       // In a transaction of its own outside a batch, so that the mirror's write is sent as it commits.
       await this.read.transaction(async () => {
@@ -443,10 +388,14 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   async projectCommunities(projectId: number): Promise<number[]> {
     const mirror = this.mirrored();
     if (mirror) return mirror.projectCommunities(projectId);
-    const { rows } = await this.read.query<{ community_id: string }>(
-      `select distinct community_id from ${PROJECT_LINKS} where project_id = $1 and not removed order by community_id`,
-      [projectId],
-    );
-    return rows.map((row) => Number(row.community_id));
+    const load = async () => {
+      const { rows } = await this.read.query<{ community_id: string }>(
+        `select distinct community_id from ${PROJECT_LINKS} where project_id = $1 and not removed order by community_id`,
+        [projectId],
+      );
+      return rows.map((row) => Number(row.community_id));
+    };
+    const batch = this.batch();
+    return batch ? batch.projectCommunities(projectId, load) : load();
   }
 }

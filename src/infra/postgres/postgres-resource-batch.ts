@@ -1,0 +1,173 @@
+import type { Resource } from '../../resources/resource';
+import type { ResourceViewRecord, StoredResource } from '../../resources/resource-view-store';
+import { readScope } from '../../projections/read-scopes';
+import { countChanges, type Counted, type CountedView } from '../resource-view-counts';
+import type { HeldWrites, PostgresReadDb } from './postgres-read-db';
+import {
+  moveViewCounts,
+  writeResourceRows,
+  writeViewRows,
+  type ResourceRow,
+  type ResourceTables,
+} from './postgres-resource-rows';
+
+type CountedRow = { view_key: string; project_id: string; audience_key: string; paragraph: string };
+
+/**
+ * The resources read model's writes in one transaction of the live projection, held in the
+ * process and sent as it commits. Writing through took seven round trips an event, one after the
+ * other (the row's position, its views, the views written, the counters, the row), so the
+ * projection, which folds the events of a batch in order, fell behind the saves; here a batch
+ * costs a read of each resource it touches (none for one it creates) and of each project's
+ * communities, then a few multi-row statements however many events it folded.
+ *
+ * What it holds was read in the same transaction and only the projection's leader writes the
+ * read model (its lease is fenced in that transaction), so the rows it holds are the table's.
+ * A read of the tables inside the batch that it does not answer (a project's resources, a page)
+ * first sends what it holds (`settle`).
+ */
+export class ResourceBatch implements HeldWrites {
+  /** Resource rows read or written in this batch; null: the table has none. */
+  private readonly rows = new Map<number, ResourceRow | null>();
+  /** Each resource's views as the table holds them after this batch's writes, as counters count them. */
+  private readonly views = new Map<number, Map<string, CountedView>>();
+  private readonly communities = new Map<number, number[]>();
+  private readonly dirtyRows = new Set<number>();
+  /** Views written, by resource and view key; null: removed. */
+  private readonly dirtyViews = new Map<number, Map<string, unknown[] | null>>();
+  private readonly counts = new Map<string, Counted>();
+
+  constructor(
+    private readonly read: PostgresReadDb,
+    private readonly tables: ResourceTables,
+  ) {}
+
+  async stored(resourceId: number): Promise<StoredResource | null> {
+    const row = await this.row(resourceId);
+    if (!row) return null;
+    return { resource: row.text === null ? null : (JSON.parse(row.text) as Resource), position: row.position };
+  }
+
+  /** As PostgresResourceViewStore.putResource: nothing older than the stored row is applied. */
+  async putResource(
+    resourceId: number,
+    resource: Resource | null,
+    position: bigint,
+    views: readonly ResourceViewRecord[],
+  ): Promise<void> {
+    const current = await this.row(resourceId);
+    if (current && current.position > position) return;
+    await this.replaceViews(resourceId, views);
+    if (current && current.position >= position) return;
+    // A tombstone keeps the project id the live resource had.
+    const projectId = resource ? resource.scope.projectId : (current?.projectId ?? 0);
+    this.rows.set(resourceId, { projectId, position, text: resource ? JSON.stringify(resource) : null });
+    this.dirtyRows.add(resourceId);
+  }
+
+  /** As PostgresResourceViewStore.replaceViews: the views given, one per key (the last), and no others. */
+  async replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): Promise<void> {
+    const written = [...new Map(views.map((view) => [view.viewKey, view])).values()];
+    const before = await this.viewsOf(resourceId);
+    // The views it leaves and the views it enters: a list of either may change.
+    for (const view of [...before.values(), ...written]) this.read.touch(readScope.view(view.viewKey, view.projectId));
+    this.read.touch(readScope.resource(resourceId));
+    const after = new Map<string, CountedView>();
+    const dirty = this.dirtyViews.get(resourceId) ?? new Map<string, unknown[] | null>();
+    this.dirtyViews.set(resourceId, dirty);
+    for (const key of before.keys()) dirty.set(key, null);
+    for (const view of written) {
+      after.set(view.viewKey, {
+        viewKey: view.viewKey,
+        projectId: view.projectId,
+        audienceKey: view.audienceKey,
+        paragraph: view.paragraphId ?? 0,
+      });
+      dirty.set(view.viewKey, this.tables.viewRow(resourceId, view));
+    }
+    this.views.set(resourceId, after);
+    for (const [id, change] of countChanges([...before.values()], [...after.values()])) {
+      const by = (this.counts.get(id)?.by ?? 0) + change.by;
+      if (by === 0) this.counts.delete(id);
+      else this.counts.set(id, { view: change.view, by });
+    }
+  }
+
+  /** A project's communities, read once a batch: `load` reads them from the table. */
+  async projectCommunities(projectId: number, load: () => Promise<number[]>): Promise<number[]> {
+    let known = this.communities.get(projectId);
+    if (!known) this.communities.set(projectId, (known = await load()));
+    return [...known];
+  }
+
+  /** A project link was written in this batch: the communities read before it may have changed. */
+  linksChanged(): void {
+    this.communities.clear();
+  }
+
+  /** Sends what it holds into the transaction, before a read it does not answer; it keeps what it knows. */
+  async settle(): Promise<void> {
+    const rows = [...this.dirtyRows].map((id) => [id, this.rows.get(id) as ResourceRow] as const);
+    const upserts: unknown[][] = [];
+    const deleted: [number, string][] = [];
+    for (const [resourceId, keys] of this.dirtyViews)
+      for (const [key, row] of keys) {
+        if (row) upserts.push(row);
+        else deleted.push([resourceId, key]);
+      }
+    const counts = [...this.counts];
+    this.dirtyRows.clear();
+    this.dirtyViews.clear();
+    this.counts.clear();
+    await writeViewRows(this.read, this.tables, upserts, deleted);
+    await moveViewCounts(this.read, this.tables, counts);
+    await writeResourceRows(this.read, this.tables, rows);
+  }
+
+  flush(): Promise<void> {
+    return this.settle();
+  }
+
+  /** The transaction rolled back: this object goes with it (each batch has its own). */
+  discard(): void {}
+
+  private async row(resourceId: number): Promise<ResourceRow | null> {
+    const known = this.rows.get(resourceId);
+    if (known !== undefined) return known;
+    const { rows } = await this.read.query<{ project_id: string; position: string; resource: string | null }>(
+      `select project_id, position, resource from ${this.tables.resources} where resource_id = $1`,
+      [resourceId],
+    );
+    const found = rows[0];
+    const row = found
+      ? { projectId: Number(found.project_id), position: BigInt(found.position), text: found.resource }
+      : null;
+    this.rows.set(resourceId, row);
+    return row;
+  }
+
+  private async viewsOf(resourceId: number): Promise<Map<string, CountedView>> {
+    const known = this.views.get(resourceId);
+    if (known) return known;
+    // A resource the table has no row of has no views: its views are written with its row, and
+    // only a stored resource's views are replaced alone (a project's, when its links change).
+    if ((await this.row(resourceId)) === null) return new Map();
+    const { rows } = await this.read.query<CountedRow>(
+      `select view_key, project_id, audience_key, paragraph from ${this.tables.views} where resource_id = $1`,
+      [resourceId],
+    );
+    const views = new Map(
+      rows.map((row): [string, CountedView] => [
+        row.view_key,
+        {
+          viewKey: row.view_key,
+          projectId: Number(row.project_id),
+          audienceKey: row.audience_key,
+          paragraph: Number(row.paragraph),
+        },
+      ]),
+    );
+    this.views.set(resourceId, views);
+    return views;
+  }
+}

@@ -1,0 +1,105 @@
+import type { ResourceViewRecord } from '../../resources/resource-view-store';
+import type { Counted } from '../resource-view-counts';
+import type { PostgresReadDb } from './postgres-read-db';
+
+/** Rows per multi-row insert of views: each takes `viewColumns` parameters of the 65,535 a statement binds. */
+const VIEW_ROWS_PER_STATEMENT = 1000;
+
+/** The resources read model's table names and a view's row, as PostgresResourceViewStore writes them. */
+export type ResourceTables = {
+  readonly resources: string;
+  readonly projectLinks: string;
+  readonly views: string;
+  readonly viewCounts: string;
+  readonly viewColumns: number;
+  readonly viewRow: (resourceId: number, view: ResourceViewRecord) => unknown[];
+};
+
+/** A resource's row: its project (the live one's, for a tombstone), its position, its JSON (null: deleted). */
+export type ResourceRow = { readonly projectId: number; readonly position: bigint; readonly text: string | null };
+
+/**
+ * The statements that send what a batch held in the process (ResourceMirror, ResourceBatch) in a
+ * few multi-row writes, on the batch's connection (`read.query` inside it).
+ */
+
+/** Resource rows, each written unless the table holds it at a later position. */
+export async function writeResourceRows(
+  read: PostgresReadDb,
+  tables: ResourceTables,
+  rows: readonly (readonly [number, ResourceRow])[],
+): Promise<void> {
+  if (rows.length === 0) return;
+  await read.query(
+    `insert into ${tables.resources} as r (resource_id, project_id, position, resource)
+     select * from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[])
+     on conflict (resource_id) do update set
+       project_id = excluded.project_id, position = excluded.position, resource = excluded.resource
+     where r.position <= excluded.position`,
+    [
+      rows.map(([id]) => id),
+      rows.map(([, row]) => row.projectId),
+      rows.map(([, row]) => row.position.toString()),
+      rows.map(([, row]) => row.text),
+    ],
+  );
+}
+
+/** Views written (rows made by `tables.viewRow`) and views removed, by resource and view key. */
+export async function writeViewRows(
+  read: PostgresReadDb,
+  tables: ResourceTables,
+  upserts: readonly unknown[][],
+  deleted: readonly (readonly [number, string])[],
+): Promise<void> {
+  if (deleted.length > 0)
+    await read.query(
+      `delete from ${tables.views} where (resource_id, view_key) in
+         (select * from unnest($1::bigint[], $2::text[]))`,
+      [deleted.map(([id]) => id), deleted.map(([, key]) => key)],
+    );
+  const columns = tables.viewColumns;
+  for (let from = 0; from < upserts.length; from += VIEW_ROWS_PER_STATEMENT) {
+    const chunk = upserts.slice(from, from + VIEW_ROWS_PER_STATEMENT);
+    const tuples = chunk.map(
+      (_, i) => `(${Array.from({ length: columns }, (__, c) => `$${i * columns + c + 1}`).join(', ')})`,
+    );
+    await read.query(
+      `insert into ${tables.views}
+         (resource_id, view_key, project_id, paragraph, post_date, audience_key, search, tags, doc)
+       values ${tuples.join(', ')}
+       on conflict (resource_id, view_key) do update set
+         project_id = excluded.project_id, paragraph = excluded.paragraph, post_date = excluded.post_date,
+         audience_key = excluded.audience_key, search = excluded.search, tags = excluded.tags, doc = excluded.doc`,
+      chunk.flat(),
+    );
+  }
+}
+
+/**
+ * Counters moved by the changes given; a counter down to no views is removed, so that a live read
+ * model and a rebuild of it hold the same rows.
+ */
+export async function moveViewCounts(
+  read: PostgresReadDb,
+  tables: ResourceTables,
+  changes: readonly (readonly [string, Counted])[],
+): Promise<void> {
+  if (changes.length === 0) return;
+  await read.query(
+    `insert into ${tables.viewCounts} as c (id, view_key, project_id, audience_key, paragraph, n)
+     select * from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[])
+     on conflict (id) do update set n = c.n + excluded.n`,
+    [
+      changes.map(([id]) => id),
+      changes.map(([, c]) => c.view.viewKey),
+      changes.map(([, c]) => c.view.projectId),
+      changes.map(([, c]) => c.view.audienceKey),
+      changes.map(([, c]) => c.view.paragraph),
+      changes.map(([, c]) => c.by),
+    ],
+  );
+  const lowered = changes.filter(([, c]) => c.by < 0).map(([id]) => id);
+  if (lowered.length > 0)
+    await read.query(`delete from ${tables.viewCounts} where id = any($1::text[]) and n <= 0`, [lowered]);
+}
