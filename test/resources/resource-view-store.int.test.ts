@@ -463,7 +463,9 @@ export function describeResourceViewStoreContract(
           stored: await Promise.all([1, 2, 3].map((id) => store.stored(id))),
           views: await Promise.all([1, 2, 3].map((id) => store.viewsOfResource(id))),
           communities: await store.projectCommunities(P),
-          pages: await Promise.all([query({ ...communityView(D) }), query({ ...communityView(O) }), query()].map((q) => store.page(q))),
+          pages: await Promise.all(
+            [query({ ...communityView(D) }), query({ ...communityView(O) }), query()].map((q) => store.page(q)),
+          ),
           tables: (await store.projectionStore.digest()).counts,
         });
         for (const event of history) await projection.apply(event);
