@@ -61,7 +61,9 @@ describe('resources-cli audit --api', () => {
     const before = await streamReadsOf(demo.users.auditor, stream);
     const platformBefore = await streamReadsOf(0, stream);
     // when
-    const printed = jsonLines(await cli(env, 'audit', 'events', '--api', server.url, '--stream', stream)) as AuditItem[];
+    const printed = jsonLines(
+      await cli(env, 'audit', 'events', '--api', server.url, '--stream', stream),
+    ) as AuditItem[];
     // then: the CLI's read is recorded under the auditor and not under the platform; counted
     // before this test asks the API for the same stream itself
     const after = await streamReadsOf(demo.users.auditor, stream);
@@ -116,7 +118,15 @@ describe('resources-cli audit --api', () => {
     const before = await streamReadsOf(demo.users.auditor, stream);
     // when
     const printed = jsonLines(
-      await cli(asPerson({ RESOURCES_API_KEY: auditorKey }), 'audit', 'events', '--api', server.url, '--stream', stream),
+      await cli(
+        asPerson({ RESOURCES_API_KEY: auditorKey }),
+        'audit',
+        'events',
+        '--api',
+        server.url,
+        '--stream',
+        stream,
+      ),
     ) as AuditItem[];
     const refused = cli(
       asPerson({ RESOURCES_API_KEY: await keyOf(demo.users.admin1) }),

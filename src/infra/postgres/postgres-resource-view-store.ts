@@ -189,8 +189,7 @@ export class PostgresResourceViewStore implements ResourceViewStore {
         this.mirror = undefined;
         await store.reset(projection);
         // Emptied, in a generation only its builder writes: the mirror starts from nothing.
-        if (read.bulkLoading)
-          this.mirror = new ResourceMirror(TABLE_NAMES);
+        if (read.bulkLoading) this.mirror = new ResourceMirror(TABLE_NAMES);
       },
     };
   }
