@@ -28,6 +28,7 @@ import { commitBatch } from './postgres-group-commit';
 import type { AppendOutcome, StoredAppend } from '../stored-append';
 import { idempotencyRecordOf, type IdempotencyRow } from '../idempotency-row';
 import { isGivenUp } from './client-bound';
+import { SharedLogReads } from './shared-log-reads';
 
 /*
  * Global order. The port's `position` must grow in the order readers see events, and a reader
@@ -135,6 +136,8 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
   private committing: Promise<void> | undefined;
   private readonly ready: Promise<void>;
   private readonly listeners = new Set<() => void>();
+  /** What the live subscriptions read of the log's end, read once for them all. */
+  private readonly recent = new SharedLogReads();
   private readonly subscriptions = new Set<Subscription>();
   private notifications: LogNotifications | undefined;
   private readonly channel: string;
@@ -310,7 +313,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
       for (const waiting of batch) waiting.reject(error);
       return;
     }
-    if (outcomes.some((outcome) => outcome.ok)) for (const wake of this.listeners) wake();
+    if (outcomes.some((outcome) => outcome.ok)) this.wakeFollowers();
     outcomes.forEach((outcome, i) => {
       const waiting = batch[i]!;
       if (outcome.ok) waiting.resolve(outcome.result);
@@ -393,7 +396,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
   ): Subscription {
     const subscription = pollingSubscription({
       from,
-      read: (after) => this.readAll(after, subscriptionPageSize),
+      read: (after) => this.recent.after(after ?? 0n, subscriptionPageSize, (from, max) => this.readAll(from, max)),
       pageSize: subscriptionPageSize,
       pollIntervalMs: this.pollIntervalMs,
       listen: (wake) => {
@@ -409,12 +412,16 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     return subscription;
   }
 
+  /** An append committed: the shared reads are told before the followers wake to read it. */
+  private wakeFollowers(): void {
+    this.recent.committed();
+    for (const wake of this.listeners) wake();
+  }
+
   /** From the first subscription on, appends of other processes (and of this one) wake the followers. */
   private listenForAppends(): void {
     if (this.notifications || this.closed) return;
-    this.notifications = new LogNotifications(this.clientConfig, this.channel, () => {
-      for (const wake of this.listeners) wake();
-    });
+    this.notifications = new LogNotifications(this.clientConfig, this.channel, () => this.wakeFollowers());
     this.notifications.start();
   }
 

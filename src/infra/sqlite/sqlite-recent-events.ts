@@ -1,7 +1,5 @@
 import type { RecordedEvent } from '../../ports/event-store';
-
-/** How many of the newest events are kept for the live subscriptions. */
-const KEPT = 2048;
+import { KeptEvents } from '../kept-events';
 
 /**
  * The log's newest events as this process last read them, for its live subscriptions: each read
@@ -15,9 +13,7 @@ const KEPT = 2048;
  * Events are never changed once stored, so keeping them cannot go stale; only the range grows.
  */
 export class RecentEvents {
-  private events: RecordedEvent[] = [];
-  private start = -1n;
-  private end = -1n;
+  private readonly kept = new KeptEvents();
   /**
    * When the last read of the log reached its end (found fewer events than it asked for), with no
    * commit told since (`committed`); null otherwise. Until a commit, or until `freshForMs` has
@@ -51,57 +47,21 @@ export class RecentEvents {
    * log alone and leaves the range as it is.
    */
   after(after: bigint, max: number, read: (after: bigint, max: number) => RecordedEvent[]): RecordedEvent[] {
-    if (this.start < 0n || after > this.end) {
+    if (this.kept.empty || after > this.kept.end) {
       const asked = this.now();
       const page = read(after, max);
-      this.reset(after, page);
+      this.kept.reset(after, page);
       this.reachedEndAt = page.length < max ? asked : null;
       return page;
     }
-    if (after < this.start) return read(after, max);
-    const first = this.indexAfter(after);
-    const kept = this.events.slice(first, first + max);
+    if (after < this.kept.start) return read(after, max);
+    const kept = this.kept.slice(after, max);
     if (kept.length === max) return kept;
     const asked = this.now();
     if (this.reachedEndAt !== null && asked - this.reachedEndAt < this.freshForMs) return kept;
-    const newer = read(this.end, max - kept.length);
-    this.extend(newer);
+    const newer = read(this.kept.end, max - kept.length);
+    this.kept.extend(newer);
     this.reachedEndAt = newer.length < max - kept.length ? asked : null;
     return kept.concat(newer);
-  }
-
-  private reset(after: bigint, page: readonly RecordedEvent[]): void {
-    // A copy: the page goes to its reader, who walks it while later reads extend what is kept.
-    this.events = [...page];
-    this.start = after;
-    this.end = page.at(-1)?.position ?? after;
-    this.trim();
-  }
-
-  private extend(newer: readonly RecordedEvent[]): void {
-    const last = newer.at(-1);
-    if (!last) return;
-    this.events.push(...newer);
-    this.end = last.position;
-    this.trim();
-  }
-
-  private trim(): void {
-    const over = this.events.length - KEPT;
-    if (over <= 0) return;
-    this.start = (this.events[over - 1] as RecordedEvent).position;
-    this.events = this.events.slice(over);
-  }
-
-  /** The index of the first kept event after `position` (binary search: positions grow). */
-  private indexAfter(position: bigint): number {
-    let low = 0;
-    let high = this.events.length;
-    while (low < high) {
-      const middle = (low + high) >>> 1;
-      if ((this.events[middle] as RecordedEvent).position <= position) low = middle + 1;
-      else high = middle;
-    }
-    return low;
   }
 }
