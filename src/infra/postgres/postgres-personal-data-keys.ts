@@ -38,7 +38,22 @@ export class PostgresPersonalDataKeys implements PersonalDataKeys {
     return new PostgresPersonalDataKeys(pool);
   }
 
-  async keyFor(userId: number): Promise<Buffer> {
+  /**
+   * The lookups under way, by person: the appends of one person's concurrent requests share one
+   * (a key is never kept past its lookup: erasure deletes it in another process).
+   */
+  private readonly looking = new Map<number, Promise<Buffer>>();
+
+  keyFor(userId: number): Promise<Buffer> {
+    let lookup = this.looking.get(userId);
+    if (!lookup) {
+      lookup = this.lookUp(userId).finally(() => this.looking.delete(userId));
+      this.looking.set(userId, lookup);
+    }
+    return lookup;
+  }
+
+  private async lookUp(userId: number): Promise<Buffer> {
     // Read first: the key exists on every append but a person's first. The insert and the second
     // read are separate statements because a statement's snapshot would not see a row a concurrent
     // append committed while this insert waited on its conflict.
