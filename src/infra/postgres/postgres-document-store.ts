@@ -13,6 +13,7 @@ import {
 } from '../../projections/document-store';
 import type { PageResponse } from '../../projections/paging';
 import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
+import { readScope } from '../../projections/read-scopes';
 import { postgresProjectionStore, type HeldWrites, type PostgresReadDb } from './postgres-read-db';
 
 /** A field name is spliced into SQL (a JSON path, an index expression): only plain identifiers. */
@@ -87,6 +88,9 @@ export class PostgresDocumentStore implements DocumentStore {
   /** Follows the read model's scope in the change feed, where it declares one (DocumentReadModel.scope). */
   readonly scopeVersion?: () => string | null;
 
+  /** Moves whenever a document of `collection` changes, here or in another process (as of the feed's last look). */
+  readonly version = (collection: string): string | null => this.read.version(readScope.documents(collection));
+
   /** `scope`: the read scope each write that changes a document touches in the change feed. */
   private constructor(
     private readonly read: PostgresReadDb,
@@ -139,8 +143,12 @@ export class PostgresDocumentStore implements DocumentStore {
          where excluded.position > t.position`,
         [rows.map(([id]) => id), rows.map(([, row]) => row.text), rows.map(([, row]) => row.position.toString())],
       );
-      // Every process's answers that read this scope are forgotten once the write commits.
-      if (this.scope !== undefined && (rowCount ?? 0) > 0) this.read.touch(this.scope);
+      // Every process's answers that read this scope, or remember documents of this collection,
+      // are forgotten once the write commits.
+      if ((rowCount ?? 0) > 0) {
+        this.read.touch(readScope.documents(collection));
+        if (this.scope !== undefined) this.read.touch(this.scope);
+      }
     }
     this.dirty.clear();
     if (this.mirror && this.mirror.size >= MIRROR_MAX_DOCUMENTS) this.mirror = undefined;
