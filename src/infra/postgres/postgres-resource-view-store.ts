@@ -159,12 +159,13 @@ function pageStatements(q: ViewPageQuery, keys: readonly string[]): { page: Stat
 
 /**
  * The resources read model on PostgreSQL, answering as MongoResourceViewStore does and keeping
- * what it keeps: no rows cached in the process (several processes on several machines share the
- * database; every write names the views and the resource it changed in the change feed, on which
- * whole answers are remembered), and counters per view and audience set, so that a list that is not a search reads
- * its count from a handful of counter rows and its page along one index. Only a free-text or tag
- * search counts its matches. Writes run in the batch's transaction (in one of their own outside a
- * batch), so a reader never sees views and counters apart.
+ * what it keeps: no rows cached in the process past a transaction (several processes on several
+ * machines share the database; every write names the views and the resource it changed in the
+ * change feed, on which whole answers are remembered), and counters per view and audience set, so
+ * that a list that is not a search reads its count from a handful of counter rows and its page
+ * along one index. Only a free-text or tag search counts its matches. Writes are held for the
+ * transaction they run in (ResourceBatch; the batch's, or one of their own outside a batch) and
+ * sent as it commits, so a reader never sees views and counters apart.
  */
 export class PostgresResourceViewStore implements ResourceViewStore {
   readonly projectionStore: ProjectionStore;
