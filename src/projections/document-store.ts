@@ -85,7 +85,7 @@ export interface DocumentStore {
    * A token that moves with every write to `collection`, this process's or another's, so an answer
    * read from it may be remembered while the token stands; null while nothing may be (inside a
    * write transaction). Only where every process hears of every commit (the embedded database's
-   * change feed); absent elsewhere, where every read goes to the database.
+   * and PostgreSQL's change feeds); absent elsewhere (MongoDB), where every read goes to the database.
    */
   readonly version?: (collection: string) => string | null;
   /**
