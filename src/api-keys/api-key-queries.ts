@@ -11,7 +11,7 @@ export function apiKeyStore(documents: DocumentStore, usage: ApiKeyUsageStore): 
   const read = async (keyId: string): Promise<ApiKey | null> =>
     ((await documents.find(API_KEYS, 'by_key_id', [keyId]))[0] as ApiKey | undefined) ?? null;
   /**
-   * Where the database tells of every write (the embedded one), the keys checked lately are
+   * Where the database tells of every write (the embedded one, PostgreSQL), the keys checked lately are
    * remembered until a key changes, here or in another process, so a revocation still counts at
    * the next request; a few hundred bytes each. Kept whatever READ_MEMO says: this is the
    * credential check (as a bearer's verified token is remembered), not an answer of the read
