@@ -41,7 +41,13 @@ async function main(): Promise<void> {
   let serve: http.RequestListener = startingAnswers;
   // Loopback outside production: a development server is not offered to the whole network.
   const host = config.HOST ?? (config.NODE_ENV === 'production' ? undefined : '127.0.0.1');
-  const server = httpServerFor(app, (req, res) => serve(req, res));
+  // Set by SIGTERM or SIGINT: from then on every answer asks its client to take its next request
+  // elsewhere (a keep-alive connection would otherwise keep coming back to a process going away).
+  let stopping = false;
+  const server = httpServerFor(app, (req, res) => {
+    if (stopping) res.setHeader('Connection', 'close');
+    serve(req, res);
+  });
   // The services once built: what a shutdown drains and closes.
   const built: { services?: Services } = {};
   server.once('error', (error: NodeJS.ErrnoException) => {
@@ -59,12 +65,18 @@ async function main(): Promise<void> {
   const port = typeof address === 'object' && address ? address.port : config.PORT;
   logger.info({ port, host: host ?? 'all interfaces' }, `listening on http://${host ?? 'localhost'}:${port}, starting`);
 
-  let stopping = false;
-  const shutdown = (signal: string) => {
+  const shutdown = (signal: 'SIGTERM' | 'SIGINT') => {
     if (stopping) return;
     stopping = true;
     const grace = config.SHUTDOWN_GRACE_SECONDS;
-    logger.info({ signal, graceSeconds: grace }, 'draining: readiness 503, in-flight requests run to their end');
+    // An orchestrator's SIGTERM reaches the process while its load balancers may still send it new
+    // connections for a few seconds: they are taken and answered (readiness 503 tells the balancer
+    // to stop) rather than refused. A developer's Ctrl-C stops taking them at once.
+    const listenFor = signal === 'SIGTERM' ? Math.min(config.SHUTDOWN_LISTEN_SECONDS, grace) : 0;
+    logger.info(
+      { signal, graceSeconds: grace, listenSeconds: listenFor },
+      'draining: readiness 503, in-flight requests run to their end',
+    );
     built.services?.drain();
     const graceEnds = Date.now() + grace * 1000;
     // The spans still queued are sent within what is left of the grace, not past it: a collector
@@ -84,9 +96,13 @@ async function main(): Promise<void> {
         .catch(() => undefined)
         .finally(() => process.exit(0));
     };
-    // No new connections; idle keep-alive ones are closed now, busy ones once their answer is sent.
-    server.close(exit);
-    server.closeIdleConnections();
+    const stopListening = () => {
+      // No new connections; idle keep-alive ones are closed now, busy ones once their answer is sent.
+      server.close(exit);
+      server.closeIdleConnections();
+    };
+    if (listenFor > 0) setTimeout(stopListening, listenFor * 1000).unref();
+    else stopListening();
     setTimeout(() => {
       logger.warn({ graceSeconds: grace }, 'grace over: closing the requests still running');
       server.closeAllConnections();

@@ -145,6 +145,12 @@ export const configSchema = z.object({
   /** After SIGTERM: how long in-flight requests may run to their end before the process exits anyway. */
   SHUTDOWN_GRACE_SECONDS: z.coerce.number().int().min(0).max(3600).default(30),
   /**
+   * After SIGTERM: how long the process keeps taking connections (readiness 503, every answer with
+   * `Connection: close`) while load balancers stop sending it traffic, before it closes its listener
+   * and drains; counted within the grace. SIGINT (a developer's Ctrl-C) closes the listener at once.
+   */
+  SHUTDOWN_LISTEN_SECONDS: z.coerce.number().int().min(0).max(3600).default(5),
+  /**
    * off: the embedded read models remember no rows and no answers between requests, nor the
    * PostgreSQL ones whole answers, so every request is answered cold (the bench's cold rows; a
    * check that nothing depends on the memos).

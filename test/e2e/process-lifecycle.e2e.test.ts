@@ -37,8 +37,8 @@ describe('the service process on its embedded default', () => {
     expect(await started.json()).toEqual({ status: 'started' });
   });
 
-  it('given SIGTERM while a request is in flight, then it stops taking connections, the request runs to its end, and the process exits 0', async () => {
-    service = await startService({ ...env, SHUTDOWN_GRACE_SECONDS: '60' });
+  it('given SIGTERM while a request is in flight and no listening window, then it stops taking connections, the request runs to its end, and the process exits 0', async () => {
+    service = await startService({ ...env, SHUTDOWN_GRACE_SECONDS: '60', SHUTDOWN_LISTEN_SECONDS: '0' });
     const token = JSON.parse(fs.readFileSync(path.join(dataDir, 'dev-secrets.json'), 'utf8')) as {
       directoryToken: string;
     };
@@ -85,6 +85,38 @@ describe('the service process on its embedded default', () => {
     const answer = await answered;
     expect(answer.status).toBe(200);
     expect(await exited).toBe(0);
+    service = undefined;
+  });
+
+  it('given SIGTERM, then for its listening window it still takes connections: readiness answers 503 draining, other requests are answered with Connection: close; then it closes its listener and exits 0 before its grace is over', async () => {
+    service = await startService({ ...env, SHUTDOWN_GRACE_SECONDS: '60', SHUTDOWN_LISTEN_SECONDS: '3' });
+    const exited = new Promise<number | null>((resolve) => service!.child.once('exit', (code) => resolve(code)));
+    const signalled = Date.now();
+    // when
+    service.child.kill('SIGTERM');
+    // then: a new connection is taken, readiness says the process is going away
+    const ready = await waitFor(async () => {
+      const res = await fetch(`${service!.url}/health/ready`);
+      return res.status === 503 ? res : undefined;
+    }, 'readiness 503');
+    expect(await ready.json()).toMatchObject({ status: 'not ready', checks: { process: 'draining' } });
+    const live = await fetch(`${service.url}/health/live`);
+    expect(live.status).toBe(200);
+    expect(live.headers.get('connection')).toBe('close');
+    // and once the window is over the listener closes and the process exits on its own
+    expect(await exited).toBe(0);
+    expect(Date.now() - signalled).toBeLessThan(60_000);
+    service = undefined;
+  });
+
+  it('given SIGINT (Ctrl-C), then it stops taking connections at once and exits 0', async () => {
+    service = await startService({ ...env, SHUTDOWN_GRACE_SECONDS: '60', SHUTDOWN_LISTEN_SECONDS: '60' });
+    const exited = new Promise<number | null>((resolve) => service!.child.once('exit', (code) => resolve(code)));
+    // when
+    service.child.kill('SIGINT');
+    // then: the long listening window is for orchestrators, not for a developer's terminal
+    expect(await exited).toBe(0);
+    await expect(fetch(`${service.url}/health/live`)).rejects.toThrow();
     service = undefined;
   });
 
