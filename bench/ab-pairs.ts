@@ -103,6 +103,7 @@ async function startService(side: 'A' | 'B'): Promise<{ child: ChildProcess; url
       env: {
         ...process.env,
         NODE_ENV: 'test',
+        SHUTDOWN_LISTEN_SECONDS: '0',
         DATA_DIR: dir,
         RATE_LIMIT_PER_HOUR: '1000000000',
         ...secrets,

@@ -86,7 +86,8 @@ async function startService(
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const started = performance.now();
   const child = spawn(process.execPath, [...serviceNodeFlags(), path.join(ROOT, 'dist', 'src', 'main.js')], {
-    env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'warn' },
+    // No listening window after SIGTERM: nothing balances load onto the bench's service.
+    env: { ...process.env, SHUTDOWN_LISTEN_SECONDS: '0', ...env, PORT: String(port), LOG_LEVEL: 'warn' },
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;

@@ -41,6 +41,8 @@ export async function startService(
     cwd: root,
     env: {
       ...process.env,
+      // A test's stop needs no window for load balancers (the lifecycle tests set their own).
+      SHUTDOWN_LISTEN_SECONDS: '0',
       ...backendEnv(env),
       ...env,
       ...(options.host ? { HOST: options.host } : {}),
