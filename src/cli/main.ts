@@ -25,6 +25,7 @@ import { openingPersonalData } from '../infra/personal-data-sealing';
 import { ERASE_PERSON_HELP, erasePersonCommand } from './erase-person-command';
 import { openReadModels, READ_MODEL_NAMES, type ReadModelName } from '../app/read-model-list';
 import { RebuildJobs } from '../app/rebuild-jobs';
+import { rebuildOverApi } from './rebuild-over-api';
 import { DomainError } from '../domain/errors';
 import { sweepOrphans } from '../files/file-lifecycle';
 import { zodFieldErrors } from '../api/validation';
@@ -44,10 +45,12 @@ commands:
                          who could see a resource at a time, the log's hash chain checked
                          (audit --help for the options)
   digest                 project the whole log afresh and print the read-model digest
-  rebuild [--read-model <name>]
+  rebuild [--read-model <name>] [--api <url>]
                          project the whole log into a new generation of the read models (or one read
                          model alone), then switch every running service to it (blue/green: they keep
-                         answering meanwhile); exits 1 when the rebuild failed or another one runs
+                         answering meanwhile); exits 1 when the rebuild failed or another one runs;
+                         --api: asked of the service at <url> as a job (DIRECTORY_SYNC_TOKEN), which
+                         runs it and reports it in its metrics
   sweep-uploads          delete uploads no resource references after UPLOAD_ORPHAN_HOURS
   erase-person <userId>  destroy a person's key: their personal fields in events read as erased
   backup <DEST>          copy the event log (online, consistent) and the uploads into DEST, with a manifest
@@ -72,12 +75,16 @@ const COMMAND_HELP: Record<string, string> = {
     'usage: npm run cli -- digest\n  project the whole log afresh (in memory, or in a scratch schema on PostgreSQL)\n' +
     '  and print the read-model digest\n',
   rebuild:
-    'usage: npm run cli -- rebuild [--read-model <name>]\n  project the whole log into a new read-model ' +
+    'usage: npm run cli -- rebuild [--read-model <name>] [--api <url>]\n' +
+    '  project the whole log into a new read-model ' +
     'generation, then switch every running service to it\n  (at a CPU priority 10 ' +
     "below the caller's, so the services keep their latency)\n" +
     `  --read-model: rebuild one read model alone (${READ_MODEL_NAMES.join(', ')}), the others carried over\n` +
     '  (embedded and PostgreSQL read models); prints progress on stderr, a JSON line at the end;\n' +
-    '  exits 1 if it failed\n',
+    '  exits 1 if it failed\n' +
+    '  --api <url>: ask the running service at <url> instead (POST /internal/read-models/rebuild, with\n' +
+    '  DIRECTORY_SYNC_TOKEN as the operator credential): the job runs there, in its metrics and console;\n' +
+    '  the JSON line at the end is the job as GET /internal/read-models/rebuild/{jobId} answers it\n',
   'sweep-uploads':
     'usage: npm run cli -- sweep-uploads\n  delete uploads no resource references after UPLOAD_ORPHAN_HOURS\n',
   ...BACKUP_HELP,
@@ -299,11 +306,29 @@ function rebuildProgress() {
  * answering from the current one, then switches them all to it.
  */
 async function rebuild(args: string[], config: Config): Promise<number> {
-  const { values } = parseArgs({ args, options: { 'read-model': { type: 'string' } } });
+  const { values } = parseArgs({ args, options: { 'read-model': { type: 'string' }, api: { type: 'string' } } });
   const readModel = values['read-model'];
   if (readModel !== undefined && !(READ_MODEL_NAMES as readonly string[]).includes(readModel)) {
     process.stderr.write(`--read-model must be one of ${READ_MODEL_NAMES.join(', ')}\n`);
     return 2;
+  }
+  if (values.api !== undefined) {
+    if (!/^https?:\/\/[^\s]+$/.test(values.api)) {
+      process.stderr.write('--api must be the service URL, http(s)://host[:port]\n');
+      return 2;
+    }
+    const token = process.env.DIRECTORY_SYNC_TOKEN;
+    if (!token) {
+      process.stderr.write("--api asks as an operator: set DIRECTORY_SYNC_TOKEN to the service's directory token\n");
+      return 2;
+    }
+    return rebuildOverApi({
+      url: values.api,
+      token,
+      readModel,
+      out: (line) => process.stdout.write(`${line}\n`),
+      err: (line) => process.stderr.write(`${line}\n`),
+    });
   }
   const niceness = runInBackground();
   const events = openEventStore(config);

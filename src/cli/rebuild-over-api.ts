@@ -1,0 +1,69 @@
+/**
+ * `resources-cli rebuild --api <url>`: the rebuild asked of a running service, as the console asks
+ * it (`POST /internal/read-models/rebuild`), and followed until it ends. The job then runs in the
+ * service, which reports it in its metrics (`read_model_rebuilds_total`, `read_model_rebuild_running`)
+ * and on its console, where a rebuild run by the CLI in a process of its own reports nowhere; the
+ * CLI needs the service's address and the operator credential, not the stores.
+ */
+
+type Job = {
+  readonly jobId: string;
+  readonly phase: string;
+  readonly outcome: 'succeeded' | 'failed' | null;
+  readonly error: string | null;
+  readonly progress: { readonly position: string; readonly head: string };
+};
+
+/** How often the job is asked for: the service updates it as batches commit. */
+const POLL_MS = 250;
+
+export type RebuildOverApiOptions = {
+  readonly url: string;
+  /** The operator credential: the directory token the service is configured with. */
+  readonly token: string;
+  readonly readModel: string | undefined;
+  readonly out: (line: string) => void;
+  readonly err: (line: string) => void;
+};
+
+const problemOf = async (res: Response): Promise<string> => {
+  const text = await res.text();
+  try {
+    const problem = JSON.parse(text) as { title?: string; detail?: string };
+    return `${res.status} ${problem.detail ?? problem.title ?? ''}`.trim();
+  } catch {
+    return `${res.status} ${text.slice(0, 200)}`.trim();
+  }
+};
+
+/** Exit code: 0 when the job succeeded, 1 when it failed or the service refused it. */
+export async function rebuildOverApi(options: RebuildOverApiOptions): Promise<number> {
+  const base = options.url.replace(/\/+$/, '');
+  const headers = { 'x-directory-token': options.token, 'content-type': 'application/json' };
+  const started = await fetch(`${base}/internal/read-models/rebuild`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify(options.readModel === undefined ? {} : { readModel: options.readModel }),
+  });
+  if (started.status !== 202) {
+    options.err(`rebuild refused: ${await problemOf(started)}`);
+    return 1;
+  }
+  const { jobId } = (await started.json()) as { jobId: string };
+  let shown = '';
+  for (;;) {
+    const res = await fetch(`${base}/internal/read-models/rebuild/${encodeURIComponent(jobId)}`, { headers });
+    if (res.status !== 200) {
+      options.err(`rebuild ${jobId}: ${await problemOf(res)}`);
+      return 1;
+    }
+    const job = (await res.json()) as Job;
+    const line = `${job.phase} ${job.progress.position}/${job.progress.head}`;
+    if (line !== shown) options.err((shown = line));
+    if (job.outcome !== null) {
+      options.out(JSON.stringify(job));
+      return job.outcome === 'succeeded' ? 0 : 1;
+    }
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
+  }
+}

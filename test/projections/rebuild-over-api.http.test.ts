@@ -1,0 +1,73 @@
+/**
+ * `resources-cli rebuild --api <url>`: the CLI asks the running service for a rebuild job with the
+ * operator credential and follows it to its end, needing no store; the job runs in the service,
+ * so its metrics count it. A refused credential, a missing one and a bad address each say so.
+ */
+import { randomBytes } from 'node:crypto';
+import { demoDirectory } from '../support/demo-directory';
+import { cli } from '../support/service-process';
+import { startTestServer, type TestServer } from '../support/test-server';
+
+describe('resources-cli rebuild --api', () => {
+  jest.setTimeout(90_000);
+  let server: TestServer;
+  const metricsToken = randomBytes(32).toString('base64url');
+  const succeeded = 'read_model_rebuilds_total{outcome="succeeded"}';
+  const metric = async (series: string) => {
+    const scraped = await server.get('/internal/metrics', { headers: { authorization: `Bearer ${metricsToken}` } });
+    expect(scraped.status).toBe(200);
+    const line = scraped.text.split('\n').find((l) => l.startsWith(`${series} `));
+    return line === undefined ? 0 : Number(line.slice(series.length + 1));
+  };
+  // No DATA_DIR, no store URL: the CLI is given the service's address and the operator credential only.
+  const asOperator = (token: string) => ({ DATA_DIR: '/nonexistent/no-stores-here', DIRECTORY_SYNC_TOKEN: token });
+
+  beforeAll(async () => {
+    server = await startTestServer({ METRICS_TOKEN: metricsToken });
+    await server.directory(demoDirectory.events);
+  });
+  afterAll(() => server.close());
+
+  it('given the operator credential, when the CLI asks for a rebuild of one read model, then it prints the ended job, exits 0, and the service counts the rebuild', async () => {
+    // given
+    const before = await metric(succeeded);
+    const generation = (
+      await server.get<{ generation: number }>('/internal/read-models/digest', {
+        headers: { 'x-directory-token': server.services.secrets.directoryToken },
+      })
+    ).body.generation;
+    // when
+    const printed = await cli(
+      asOperator(server.services.secrets.directoryToken),
+      'rebuild',
+      '--api',
+      server.url,
+      '--read-model',
+      'resources',
+    );
+    // then
+    const job = JSON.parse(printed.trim().split('\n').at(-1) ?? '') as Record<string, unknown>;
+    expect(job).toMatchObject({ phase: 'done', outcome: 'succeeded', error: null, readModels: ['resources'] });
+    expect(await metric(succeeded)).toBe(before + 1);
+    const after = await server.get<{ generation: number }>('/internal/read-models/digest', {
+      headers: { 'x-directory-token': server.services.secrets.directoryToken },
+    });
+    expect(after.body.generation).toBeGreaterThan(generation);
+  });
+
+  it('given a wrong credential, then the service refuses it and the CLI says so, exit code 1, nothing printed', async () => {
+    const refused = cli(asOperator(randomBytes(32).toString('base64url')), 'rebuild', '--api', server.url);
+
+    await expect(refused).rejects.toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('401') });
+  });
+
+  it('given no credential, or an address that is not a URL, then it is a usage error naming what to set, exit code 2', async () => {
+    await expect(cli(asOperator(''), 'rebuild', '--api', server.url)).rejects.toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('DIRECTORY_SYNC_TOKEN'),
+    });
+    await expect(
+      cli(asOperator(server.services.secrets.directoryToken), 'rebuild', '--api', 'localhost:3000'),
+    ).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--api') });
+  });
+});
