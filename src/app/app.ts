@@ -49,7 +49,11 @@ export function buildApp(ctx: AppContext, app: express.Express = express()): exp
       acceptApiVersion,
       mountedAt(
         '/internal',
-        inSequence(requireInternalToken(ctx.secrets.directoryToken, ctx.config.METRICS_TOKEN), snapshot, jsonBody),
+        inSequence(
+          requireInternalToken(ctx.secrets.directoryToken, ctx.config.METRICS_TOKEN, ctx.config.OPERATOR_TOKENS),
+          snapshot,
+          jsonBody,
+        ),
       ),
       ...(servesApi ? [mountedAt('/api', apiGuard(ctx, { snapshot, jsonBody }))] : []),
       routes.exact,

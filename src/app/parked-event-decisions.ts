@@ -5,14 +5,22 @@ import type { Event } from '../domain/event';
 export const OPERATOR_DECISIONS_STREAM = 'operator-decisions';
 
 /**
- * Who decided. The operator routes take one credential today, the directory's token, which names
- * nobody: `name` is what the optional `X-Operator` header said, as the caller gave it (not
- * verified), null when absent.
+ * Who decided. With the directory's token, which names nobody, `name` is what the optional
+ * `X-Operator` header said, as the caller gave it (not verified), null when absent. With a named
+ * operator's own token (OPERATOR_TOKENS), `name` is the name that token was configured under.
  */
-const operatorSchema = z.strictObject({
-  credential: z.literal('directoryToken'),
-  name: z.string().min(1).max(100).nullable(),
-});
+const operatorSchema = z.union([
+  z.strictObject({
+    credential: z.literal('directoryToken'),
+    name: z.string().min(1).max(100).nullable(),
+  }),
+  z.strictObject({
+    credential: z.literal('operatorToken'),
+    name: z.string().min(1).max(100),
+  }),
+]);
+
+export type DecidingOperator = z.infer<typeof operatorSchema>;
 
 const decisionSchema = z.strictObject({
   readModel: z.string().min(1),

@@ -4,7 +4,13 @@ import { notFound, validationError } from '../domain/errors';
 import { systemActor } from '../domain/event';
 import type { ParkedEvent } from '../projections/read-model-projection';
 import type { ReadModelName } from './read-model-list';
-import { OPERATOR_DECISIONS_STREAM, parkedEventDecision, type ParkedEventDecisionType } from './parked-event-decisions';
+import { OPERATOR_NAME_LOCAL } from '../api/middleware/internal-token';
+import {
+  OPERATOR_DECISIONS_STREAM,
+  parkedEventDecision,
+  type DecidingOperator,
+  type ParkedEventDecisionType,
+} from './parked-event-decisions';
 import {
   OPERATOR_HEADER,
   operatorName,
@@ -17,11 +23,13 @@ import {
 
 const answerOf = parkedEventJson;
 
-const operatorOf = (header: string | undefined): string | null => {
-  if (header === undefined) return null;
+/** Who decides: the named operator whose token the request carried, else the X-Operator header as given. */
+const operatorOf = (named: unknown, header: string | undefined): DecidingOperator => {
+  if (typeof named === 'string') return { credential: 'operatorToken', name: named };
+  if (header === undefined) return { credential: 'directoryToken', name: null };
   const parsed = operatorName.safeParse(header);
   if (!parsed.success) throw validationError('X-Operator', 'a name of 1 to 100 printable characters');
-  return parsed.data;
+  return { credential: 'directoryToken', name: parsed.data };
 };
 
 async function parkedOf(ctx: AppContext, name: ReadModelName, position: bigint): Promise<ParkedEvent> {
@@ -38,7 +46,7 @@ async function recordDecision(
   ctx: AppContext,
   type: ParkedEventDecisionType,
   parked: ParkedEvent,
-  operator: string | null,
+  operator: DecidingOperator,
   correlationId: string,
 ): Promise<void> {
   const data = {
@@ -46,7 +54,7 @@ async function recordDecision(
     position: parked.position.toString(),
     streamId: parked.streamId,
     eventType: parked.type,
-    operator: { credential: 'directoryToken' as const, name: operator },
+    operator,
   };
   const metadata = { actor: systemActor, correlationId, at: ctx.clock().toISOString() };
   await ctx.eventStore.appendToStream(OPERATOR_DECISIONS_STREAM, [parkedEventDecision(type, data, metadata)], 'any');
@@ -54,8 +62,9 @@ async function recordDecision(
 
 const decisionDescription =
   'The decision is appended to the log first (stream `operator-decisions`, shown by `GET /api/audit/events`), with ' +
-  'the operator credential and, when the request names one in the `X-Operator` header (1 to 100 printable ' +
-  'characters, recorded as given), the person. ';
+  'who made it: a named operator whose own token (OPERATOR_TOKENS, `Authorization: Bearer`) the request carried, ' +
+  'by that name; else the directory token and, when the request names one in the `X-Operator` header (1 to 100 ' +
+  'printable characters, recorded as given, not verified), the person. ';
 
 /**
  * Events a projection parked after failing on them PROJECTION_PARK_AFTER times: listed, and retried
@@ -83,8 +92,8 @@ export const PARKED_EVENT_ROUTES = routeGroup<AppContext>({ tag: 'internal', acc
     errors: [400, 401, 404],
     handle:
       (ctx) =>
-      async ({ params, req, correlationId }) => {
-        const operator = operatorOf(req.header(OPERATOR_HEADER));
+      async ({ params, req, res, correlationId }) => {
+        const operator = operatorOf(res.locals[OPERATOR_NAME_LOCAL], req.header(OPERATOR_HEADER));
         const position = BigInt(params.position);
         const parked = await parkedOf(ctx, params.name, position);
         await recordDecision(ctx, 'ParkedEventRetried', parked, operator, correlationId);
@@ -104,8 +113,8 @@ export const PARKED_EVENT_ROUTES = routeGroup<AppContext>({ tag: 'internal', acc
     errors: [400, 401, 404],
     handle:
       (ctx) =>
-      async ({ params, req, correlationId }) => {
-        const operator = operatorOf(req.header(OPERATOR_HEADER));
+      async ({ params, req, res, correlationId }) => {
+        const operator = operatorOf(res.locals[OPERATOR_NAME_LOCAL], req.header(OPERATOR_HEADER));
         const position = BigInt(params.position);
         const parked = await parkedOf(ctx, params.name, position);
         await recordDecision(ctx, 'ParkedEventSkipped', parked, operator, correlationId);

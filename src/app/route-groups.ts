@@ -75,7 +75,9 @@ export const openApiDocument = () => openApiDocumentOf(ROUTE_DOCS);
 export function routesOf(ctx: AppContext, servesApi: boolean): { exact: RequestHandler; router: Router } {
   const router = express.Router();
   const exact = new ExactPathRoutes(router);
-  const internal = [requireInternalToken(ctx.secrets.directoryToken, ctx.config.METRICS_TOKEN)];
+  const internal = [
+    requireInternalToken(ctx.secrets.directoryToken, ctx.config.METRICS_TOKEN, ctx.config.OPERATOR_TOKENS),
+  ];
   for (const entry of ROUTE_GROUPS) {
     if (!servesApi && !entry.everywhere) continue;
     const access = entry.routes[0]?.doc.access;

@@ -29,6 +29,43 @@ const optionalSecret = z.preprocess((v) => (v === '' ? undefined : v), z.string(
 const optionalText = z.preprocess((v) => (v === '' ? undefined : v), z.string().max(500).optional());
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
+/** An operator as OPERATOR_TOKENS names one: who a parked event's retry or skip is recorded as. */
+export type OperatorToken = { readonly name: string; readonly token: string };
+
+/**
+ * `name=token` entries separated by commas: each name 1 to 100 printable characters without `=` or
+ * `,`, each token at least 32 characters; no name and no token twice.
+ */
+const operatorTokens = z.preprocess(
+  (v) =>
+    typeof v === 'string'
+      ? v
+          .split(',')
+          .map((entry) => entry.trim())
+          .filter(Boolean)
+          .map((entry) => {
+            const at = entry.indexOf('=');
+            return at < 0
+              ? { name: entry, token: '' }
+              : { name: entry.slice(0, at).trim(), token: entry.slice(at + 1) };
+          })
+      : v,
+  z
+    .array(
+      z.object({
+        name: z
+          .string()
+          .min(1)
+          .max(100)
+          .regex(/^[^\p{Cc}=,]+$/u, 'printable characters other than = and ,'),
+        token: z.string().min(32, 'each token at least 32 characters (name=token)'),
+      }),
+    )
+    .refine((list) => new Set(list.map((o) => o.name)).size === list.length, 'a name is given twice')
+    .refine((list) => new Set(list.map((o) => o.token)).size === list.length, 'a token is given twice')
+    .default([]),
+);
+
 /**
  * What Express's `trust proxy` takes: false (the socket's peer is the client), a hop count, or the proxies'
  * addresses.
@@ -120,6 +157,12 @@ export const configSchema = z.object({
   DIRECTORY_SYNC_TOKEN: optionalSecret,
   /** Reads /internal/metrics alone (`Authorization: Bearer`): a scraper need not hold the directory's write token. */
   METRICS_TOKEN: optionalSecret,
+  /**
+   * Named operators' own credentials (`name=token,…`): `Authorization: Bearer <token>` opens the read
+   * models' operator routes (/internal/read-models…) and the metrics, never the directory's writes,
+   * and a parked event's retry or skip is recorded under the name the token proves.
+   */
+  OPERATOR_TOKENS: operatorTokens,
   API_KEY_CAP: positiveInt(10),
   RATE_LIMIT_PER_HOUR: positiveInt(1000),
   /** Which hops in front of the service are trusted to name the client (X-Forwarded-For). */
@@ -226,8 +269,13 @@ function assertProductionSecrets(config: Config): void {
       `NODE_ENV=production refuses generated dev secrets; set ${missing.join(', ')} (or AUTH_JWKS_URL)`,
     );
   }
-  const weak = (['AUTH_JWT_SECRET', 'DIRECTORY_SYNC_TOKEN', 'METRICS_TOKEN'] as const).flatMap((variable) => {
-    const value = config[variable];
+  const weak = [
+    ...(['AUTH_JWT_SECRET', 'DIRECTORY_SYNC_TOKEN', 'METRICS_TOKEN'] as const).map((variable) => ({
+      variable,
+      value: config[variable],
+    })),
+    ...config.OPERATOR_TOKENS.map(({ token }) => ({ variable: 'OPERATOR_TOKENS' as const, value: token })),
+  ].flatMap(({ variable, value }) => {
     const weakness = value === undefined ? undefined : secretWeakness(value);
     return weakness ? [{ variable, weakness }] : [];
   });

@@ -14,6 +14,19 @@ describe('configuration', () => {
     expect(config.MONGODB_URL).toBeUndefined();
   });
 
+  it('given OPERATOR_TOKENS, then each name with its token, a name keeping its spaces; none by default', () => {
+    expect(loadConfig({}).OPERATOR_TOKENS).toEqual([]);
+    expect(
+      loadConfig({
+        OPERATOR_TOKENS:
+          ' Ada Lovelace=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxa , grace=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxb',
+      }).OPERATOR_TOKENS,
+    ).toEqual([
+      { name: 'Ada Lovelace', token: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxa' },
+      { name: 'grace', token: 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxb' },
+    ]);
+  });
+
   it('given no READ_MEMO, then answers are remembered; given off, then not', () => {
     expect(loadConfig({}).READ_MEMO).toBe('on');
     expect(loadConfig({ READ_MEMO: 'off' }).READ_MEMO).toBe('off');
@@ -35,6 +48,11 @@ describe('configuration', () => {
     ['AUTH_JWT_SECRET', 'short'],
     ['NODE_ENV', 'staging'],
     ['READ_MEMO', 'sometimes'],
+    ['OPERATOR_TOKENS', 'ada=short'],
+    ['OPERATOR_TOKENS', 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'],
+    ['OPERATOR_TOKENS', 'ada=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx,ada=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxy'],
+    ['OPERATOR_TOKENS', 'ada=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx,grace=xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'],
+    ['SHUTDOWN_LISTEN_SECONDS', '-1'],
   ])('given %s=%s, then loading fails naming the variable', (variable, value) => {
     let error: unknown;
     try {
