@@ -5,8 +5,8 @@
  * never the directory's writes; an unknown bearer token opens nothing.
  */
 import { randomBytes } from 'node:crypto';
-import type { RecordedEvent } from '../../src/ports/event-store';
-import { demo, demoDirectory } from '../support/demo-directory';
+import { demoDirectory } from '../support/demo-directory';
+import { decisionsOn, poisonDirectory } from '../support/poisoned-directory';
 import { startTestServer, type TestServer } from '../support/test-server';
 
 describe('parked events decided by named operators', () => {
@@ -14,7 +14,7 @@ describe('parked events decided by named operators', () => {
   const adaToken = randomBytes(32).toString('base64url');
   const graceToken = randomBytes(32).toString('base64url');
   const bearer = (token: string) => ({ headers: { authorization: `Bearer ${token}` } });
-  const poisoned = new Set<string>();
+  let poisoned: Set<string>;
 
   beforeAll(async () => {
     server = await startTestServer({
@@ -22,13 +22,7 @@ describe('parked events decided by named operators', () => {
       OPERATOR_TOKENS: `Ada Lovelace=${adaToken}, grace=${graceToken}`,
     });
     expect((await server.directory(demoDirectory.events)).status).toBe(200);
-    const projection = server.services.readSide.current.runners.directory.projection;
-    const apply = projection.apply.bind(projection);
-    projection.apply = async (event: RecordedEvent) => {
-      const { name } = event.data as { name?: unknown };
-      if (typeof name === 'string' && poisoned.has(name)) throw new Error(`the directory cannot fold ${name}`);
-      await apply(event);
-    };
+    poisoned = poisonDirectory(server);
   });
   afterAll(async () => server.close());
 
@@ -38,15 +32,8 @@ describe('parked events decided by named operators', () => {
     expect(answer.status).toBe(200);
     return BigInt((answer.body as { position: string }).position);
   };
-  const decisionsOn = async (position: bigint) => {
-    const page = await server.get('/api/audit/events?stream=operator-decisions', {
-      token: await server.sessionToken(demo.users.auditor),
-    });
-    expect(page.status).toBe(200);
-    return (page.body.items as { type: string; data: Record<string, unknown> }[])
-      .filter((e) => e.data.position === position.toString())
-      .map((e) => ({ type: e.type, operator: e.data.operator }));
-  };
+  const operatorsOn = async (position: bigint) =>
+    (await decisionsOn(server, position)).map((d) => ({ type: d.type, operator: d.data.operator }));
 
   it("given an operator's own token, when they skip a parked event claiming another name, then the decision records the token's name, verified", async () => {
     // given
@@ -57,7 +44,7 @@ describe('parked events decided by named operators', () => {
     });
     // then
     expect(skipped.status).toBe(200);
-    expect(await decisionsOn(position)).toEqual([
+    expect(await operatorsOn(position)).toEqual([
       { type: 'ParkedEventSkipped', operator: { credential: 'operatorToken', name: 'Ada Lovelace' } },
     ]);
   });
@@ -77,10 +64,10 @@ describe('parked events decided by named operators', () => {
 
     expect(retried.status).toBe(200);
     expect(skipped.status).toBe(200);
-    expect(await decisionsOn(first)).toEqual([
+    expect(await operatorsOn(first)).toEqual([
       { type: 'ParkedEventRetried', operator: { credential: 'operatorToken', name: 'grace' } },
     ]);
-    expect(await decisionsOn(second)).toEqual([
+    expect(await operatorsOn(second)).toEqual([
       { type: 'ParkedEventSkipped', operator: { credential: 'directoryToken', name: 'Night Shift' } },
     ]);
   });

@@ -4,8 +4,8 @@
  * an operator lists it, retries it (still failing, then fixed) or skips another, each decision in
  * the audit log; readiness answers 503 while the directory has one parked.
  */
-import type { RecordedEvent } from '../../src/ports/event-store';
-import { demo, demoDirectory } from '../support/demo-directory';
+import { demoDirectory } from '../support/demo-directory';
+import { decisionsOn, poisonDirectory } from '../support/poisoned-directory';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
 
@@ -15,19 +15,13 @@ describe('parked events', () => {
   let server: TestServer;
   let operator: Record<string, string>;
   /** Users the directory's projection fails on, by name. */
-  const poisoned = new Set<string>();
+  let poisoned: Set<string>;
 
   beforeAll(async () => {
     server = await startTestServer({ PROJECTION_PARK_AFTER: '1' });
     operator = { 'x-directory-token': server.services.secrets.directoryToken };
     expect((await server.directory(demoDirectory.events)).status).toBe(200);
-    const projection = server.services.readSide.current.runners.directory.projection;
-    const apply = projection.apply.bind(projection);
-    projection.apply = async (event: RecordedEvent) => {
-      const { name } = event.data as { name?: unknown };
-      if (typeof name === 'string' && poisoned.has(name)) throw new Error(`the directory cannot fold ${name}`);
-      await apply(event);
-    };
+    poisoned = poisonDirectory(server);
   });
   afterAll(async () => server.close());
 
@@ -42,17 +36,6 @@ describe('parked events', () => {
     server.post(`/internal/read-models/directory/parked/${position}/${decision}`, undefined, {
       headers: { ...operator, ...headers },
     });
-
-  /** The decisions on the event parked at `position`, as an auditor reads them. */
-  const decisionsOn = async (position: bigint) => {
-    const page = await server.get('/api/audit/events?stream=operator-decisions', {
-      token: await server.sessionToken(demo.users.auditor),
-    });
-    expect(page.status).toBe(200);
-    return (page.body.items as { type: string; data: Record<string, unknown> }[])
-      .filter((e) => e.data.position === position.toString())
-      .map((e) => ({ type: e.type, data: e.data }));
-  };
 
   it('given an event the directory cannot fold, then it is parked, the next events are folded, readiness answers 503 naming it and the gauge counts it; a retry still failing keeps it, a retry once fixed applies it and readiness recovers, each retry audited', async () => {
     // given
@@ -111,7 +94,7 @@ describe('parked events', () => {
       streamId: 'directory',
       eventType: 'UserUpserted',
     };
-    expect(await decisionsOn(position)).toEqual([
+    expect(await decisionsOn(server, position)).toEqual([
       { type: 'ParkedEventRetried', data: { ...decision, operator: operatorOf(null) } },
       { type: 'ParkedEventRetried', data: { ...decision, operator: operatorOf('Grace Hopper') } },
     ]);
@@ -129,7 +112,7 @@ describe('parked events', () => {
     expect(skipped.body).toEqual({ readModel: 'directory', position: position.toString(), outcome: 'skipped' });
     expect(await parked()).toEqual([]);
     expect((await server.get('/health/ready')).status).toBe(200);
-    expect(await decisionsOn(position)).toEqual([
+    expect(await decisionsOn(server, position)).toEqual([
       {
         type: 'ParkedEventSkipped',
         data: {

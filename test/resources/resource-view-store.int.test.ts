@@ -58,6 +58,11 @@ const updated = (position: bigint, resourceId: number, name: string) =>
   recorded(position, 'ResourceUpdated', updatedData(resourceId, name));
 const deleted = (position: bigint, resourceId: number) =>
   recorded(position, 'ResourceDeleted', { resourceId, resourceUrl: 'https://example.org/a.pdf' });
+/** A directory event the resources read model folds (a project linked to a community, or unlinked). */
+const link = (position: bigint, type: string, data: object): RecordedEvent => ({
+  ...recorded(position, type, data),
+  streamId: 'directory',
+});
 
 export function describeResourceViewStoreContract(
   name: string,
@@ -406,10 +411,6 @@ export function describeResourceViewStoreContract(
 
       it('given a history, when any range of it is replayed twice, then the digest is the one of a single pass', async () => {
         const projection = resourceProjection(store);
-        const link = (position: bigint, type: string, data: object): RecordedEvent => ({
-          ...recorded(position, type, data),
-          streamId: 'directory',
-        });
         const history: RecordedEvent[] = [
           created(1n, 1),
           created(2n, 2),
@@ -440,10 +441,6 @@ export function describeResourceViewStoreContract(
     describe('folded in one batch', () => {
       it('given a history folded in one committed batch, with replays and link changes in it, then the read model is the one folded event by event', async () => {
         const projection = resourceProjection(store);
-        const link = (position: bigint, type: string, data: object): RecordedEvent => ({
-          ...recorded(position, type, data),
-          streamId: 'directory',
-        });
         const history: RecordedEvent[] = [
           created(1n, 1),
           created(2n, 2),

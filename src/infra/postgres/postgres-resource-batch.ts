@@ -1,10 +1,11 @@
 import type { Resource } from '../../resources/resource';
 import type { ResourceViewRecord, StoredResource } from '../../resources/resource-view-store';
 import { readScope } from '../../projections/read-scopes';
-import { countChanges, type Counted, type CountedView } from '../resource-view-counts';
+import type { Counted, CountedView } from '../resource-view-counts';
 import type { HeldWrites, PostgresReadDb } from './postgres-read-db';
 import {
   moveViewCounts,
+  replaceViewsIn,
   writeResourceRows,
   writeViewRows,
   type ResourceRow,
@@ -67,26 +68,15 @@ export class ResourceBatch implements HeldWrites {
 
   /** As PostgresResourceViewStore.replaceViews: the views given, one per key (the last), and no others. */
   async replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): Promise<void> {
-    const written = [...new Map(views.map((view) => [view.viewKey, view])).values()];
     const before = await this.viewsOf(resourceId);
     // The views it leaves and the views it enters: a list of either may change.
-    for (const view of [...before.values(), ...written]) this.read.touch(readScope.view(view.viewKey, view.projectId));
+    for (const view of [...before.values(), ...views]) this.read.touch(readScope.view(view.viewKey, view.projectId));
     this.read.touch(readScope.resource(resourceId));
-    const after = new Map<string, CountedView>();
     const dirty = this.dirtyViews.get(resourceId) ?? new Map<string, unknown[] | null>();
     this.dirtyViews.set(resourceId, dirty);
-    for (const key of before.keys()) dirty.set(key, null);
-    for (const view of written) {
-      after.set(view.viewKey, {
-        viewKey: view.viewKey,
-        projectId: view.projectId,
-        audienceKey: view.audienceKey,
-        paragraph: view.paragraphId ?? 0,
-      });
-      dirty.set(view.viewKey, this.tables.viewRow(resourceId, view));
-    }
+    const { after, moves } = replaceViewsIn(this.tables, resourceId, before, views, dirty);
     this.views.set(resourceId, after);
-    for (const [id, change] of countChanges([...before.values()], [...after.values()])) {
+    for (const [id, change] of moves) {
       const by = (this.counts.get(id)?.by ?? 0) + change.by;
       if (by === 0) this.counts.delete(id);
       else this.counts.set(id, { view: change.view, by });

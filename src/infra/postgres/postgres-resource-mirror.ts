@@ -1,8 +1,14 @@
 import type { Resource } from '../../resources/resource';
 import type { ProjectLink, ResourceViewRecord, StoredResource } from '../../resources/resource-view-store';
-import { countChanges, type CountedView } from '../resource-view-counts';
+import type { CountedView } from '../resource-view-counts';
 import type { PostgresReadDb } from './postgres-read-db';
-import { writeResourceRows, writeViewRows, type ResourceRow, type ResourceTables } from './postgres-resource-rows';
+import {
+  replaceViewsIn,
+  writeResourceRows,
+  writeViewRows,
+  type ResourceRow,
+  type ResourceTables,
+} from './postgres-resource-rows';
 
 /**
  * How many resources and views a mirror holds at most: past it, it is written out and dropped,
@@ -71,25 +77,14 @@ export class ResourceMirror {
   }
 
   replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): void {
-    const written = [...new Map(views.map((view) => [view.viewKey, view])).values()];
     const before = this.views.get(resourceId) ?? new Map<string, CountedView>();
-    const after = new Map<string, CountedView>();
     const dirty = this.dirtyViews.get(resourceId) ?? new Map<string, unknown[] | null>();
     this.dirtyViews.set(resourceId, dirty);
-    for (const key of before.keys()) dirty.set(key, null);
-    for (const view of written) {
-      after.set(view.viewKey, {
-        viewKey: view.viewKey,
-        projectId: view.projectId,
-        audienceKey: view.audienceKey,
-        paragraph: view.paragraphId ?? 0,
-      });
-      dirty.set(view.viewKey, this.tables.viewRow(resourceId, view));
-    }
+    const { after, moves } = replaceViewsIn(this.tables, resourceId, before, views, dirty);
     this.viewCount += after.size - before.size;
     if (after.size > 0) this.views.set(resourceId, after);
     else this.views.delete(resourceId);
-    for (const [id, change] of countChanges([...before.values()], [...after.values()])) {
+    for (const [id, change] of moves) {
       const n = (this.counts.get(id)?.n ?? 0) + change.by;
       // A counter down to no views is removed, as the statements remove it.
       if (n > 0) this.counts.set(id, { ...(this.counts.get(id) ?? change.view), n });

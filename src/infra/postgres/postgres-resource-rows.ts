@@ -1,5 +1,5 @@
 import type { ResourceViewRecord } from '../../resources/resource-view-store';
-import type { Counted } from '../resource-view-counts';
+import { countChanges, type Counted, type CountedView } from '../resource-view-counts';
 import type { PostgresReadDb } from './postgres-read-db';
 
 /** Rows per multi-row insert of views: each takes `viewColumns` parameters of the 65,535 a statement binds. */
@@ -17,6 +17,32 @@ export type ResourceTables = {
 
 /** A resource's row: its project (the live one's, for a tombstone), its position, its JSON (null: deleted). */
 export type ResourceRow = { readonly projectId: number; readonly position: bigint; readonly text: string | null };
+
+/**
+ * A resource's views `before` replaced by `views` (one per key, the last): the views after, as
+ * their counters count them, and what it writes into `dirty` (each key's row; null: removed).
+ * Answers the counters' moves.
+ */
+export function replaceViewsIn(
+  tables: ResourceTables,
+  resourceId: number,
+  before: ReadonlyMap<string, CountedView>,
+  views: readonly ResourceViewRecord[],
+  dirty: Map<string, unknown[] | null>,
+): { after: Map<string, CountedView>; moves: Map<string, Counted> } {
+  const after = new Map<string, CountedView>();
+  for (const key of before.keys()) dirty.set(key, null);
+  for (const view of new Map(views.map((v) => [v.viewKey, v])).values()) {
+    after.set(view.viewKey, {
+      viewKey: view.viewKey,
+      projectId: view.projectId,
+      audienceKey: view.audienceKey,
+      paragraph: view.paragraphId ?? 0,
+    });
+    dirty.set(view.viewKey, tables.viewRow(resourceId, view));
+  }
+  return { after, moves: countChanges([...before.values()], [...after.values()]) };
+}
 
 /**
  * The statements that send what a batch held in the process (ResourceMirror, ResourceBatch) in a
