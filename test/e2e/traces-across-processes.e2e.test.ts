@@ -86,7 +86,7 @@ describe('a write and its projection in one trace across processes', () => {
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
-  it("given a projector process exporting over OTLP and an API server tracing in memory, when a resource is saved with a caller's traceparent, then the projector's fold of its events is a child of the request's span in the caller's trace", async () => {
+  it("given a projector process exporting over OTLP and an API server tracing in memory, when a resource is saved with a caller's traceparent, then the caller's trace holds the whole chain: the idempotency claim, the command and its append, the wait for the read models, and in the projector the fold of its events, each under the request's span", async () => {
     // given
     receiver = await otlpReceiver();
     projector = await startService({
@@ -111,14 +111,40 @@ describe('a write and its projection in one trace across processes', () => {
         privacyLevel: 3,
         communityProjectId: demo.communityProjects.solarIn1,
       },
-      { token: await api.sessionToken(demo.users.team), headers: { traceparent: TRACEPARENT } },
+      {
+        token: await api.sessionToken(demo.users.team),
+        headers: { traceparent: TRACEPARENT, 'idempotency-key': 'trace-the-whole-chain' },
+      },
     );
 
     // then
     expect(res.status).toBe(200);
     const stream = `resource-${(res.body as { id: number }).id}`;
-    const request = exporter.getFinishedSpans().find((s) => s.name === 'POST /api/Resource/SaveProjectResource');
+    const spans = exporter.getFinishedSpans();
+    // The caller's trace only: the directory's import before it made spans of its own.
+    const named = (name: string) => spans.filter((s) => s.name === name && s.spanContext().traceId === CALLER_TRACE);
+    const request = named('POST /api/Resource/SaveProjectResource')[0];
     expect(request?.spanContext().traceId).toBe(CALLER_TRACE);
+    const childOf = (parent: (typeof spans)[number] | undefined) => ({
+      traceId: CALLER_TRACE,
+      parentSpanId: parent?.spanContext().spanId,
+    });
+    const inTrace = (span: (typeof spans)[number] | undefined) => ({
+      traceId: span?.spanContext().traceId,
+      parentSpanId: span?.parentSpanContext?.spanId,
+    });
+    // In the API process: the idempotency claim, the command with its append (stream and
+    // position), and the wait for the read models, each a child of the request's span.
+    const claim = named('idempotency claim')[0];
+    expect(inTrace(claim)).toEqual(childOf(request));
+    const command = named('command CreateResource').find((s) => s.attributes.stream === stream);
+    expect(inTrace(command)).toEqual(childOf(request));
+    const append = named('append').find((s) => s.parentSpanContext?.spanId === command?.spanContext().spanId);
+    expect(inTrace(append)).toEqual(childOf(command));
+    expect(append?.attributes).toMatchObject({ stream, position: expect.any(Number) });
+    const wait = named('read models show the write')[0];
+    expect(inTrace(wait)).toEqual(childOf(request));
+    expect(wait?.attributes.position).toBe(append?.attributes.position);
     const folds = await waitFor(async () => {
       const found = receiver.spans.filter((s) => s.name.startsWith('project ') && s.attrs.stream === stream);
       return found.length > 0 ? found : undefined;
