@@ -533,7 +533,7 @@ export interface paths {
         put?: never;
         /**
          * Fold a parked event again now: applied, it is no longer parked; failing, it stays with the new error
-         * @description The decision is appended to the log first (stream `operator-decisions`, shown by `GET /api/audit/events`), with the operator credential and, when the request names one in the `X-Operator` header (1 to 100 printable characters, recorded as given), the person. Where the read model already holds something newer than the event, its position guards leave that as it is: rebuilding the read model folds the event in its place.
+         * @description The decision is appended to the log first (stream `operator-decisions`, shown by `GET /api/audit/events`), with who made it: a named operator whose own token (OPERATOR_TOKENS, `Authorization: Bearer`) the request carried, by that name; else the directory token and, when the request names one in the `X-Operator` header (1 to 100 printable characters, recorded as given, not verified), the person. Where the read model already holds something newer than the event, its position guards leave that as it is: rebuilding the read model folds the event in its place.
          */
         post: operations["retryParkedEvent"];
         delete?: never;
@@ -553,7 +553,7 @@ export interface paths {
         put?: never;
         /**
          * Give a parked event up: it is no longer parked and stays unapplied
-         * @description The decision is appended to the log first (stream `operator-decisions`, shown by `GET /api/audit/events`), with the operator credential and, when the request names one in the `X-Operator` header (1 to 100 printable characters, recorded as given), the person.
+         * @description The decision is appended to the log first (stream `operator-decisions`, shown by `GET /api/audit/events`), with who made it: a named operator whose own token (OPERATOR_TOKENS, `Authorization: Bearer`) the request carried, by that name; else the directory token and, when the request names one in the `X-Operator` header (1 to 100 printable characters, recorded as given, not verified), the person.
          */
         post: operations["skipParkedEvent"];
         delete?: never;
