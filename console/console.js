@@ -24,7 +24,14 @@
   const token = () => sessionStorage.getItem(TOKEN_KEY);
 
   async function call(method, path, body, extraHeaders) {
-    const headers = { ...extraHeaders, 'X-Directory-Token': token() || '' };
+    // The token typed in is either an operator's own (OPERATOR_TOKENS, a bearer token, which
+    // names them in what they decide) or the directory's: sent both ways, the service takes
+    // whichever it is.
+    const headers = {
+      ...extraHeaders,
+      'X-Directory-Token': token() || '',
+      Authorization: `Bearer ${token() || ''}`,
+    };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     const response = await fetch(api(path), {
       method,

@@ -4,13 +4,14 @@
  * rebuilds one read model from the page, following the job until it is done; and sees each event a
  * projection parked, and ends it from the page with Skip, or with Retry once its fault is gone.
  */
+import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { READ_MODEL_NAMES } from '../../src/app/read-model-list';
-import type { RecordedEvent } from '../../src/ports/event-store';
 import { inChromium, launchChromium } from '../support/chromium';
 import { demo, demoDirectory } from '../support/demo-directory';
+import { poisonDirectory } from '../support/poisoned-directory';
 import { startTestServer, type TestServer } from '../support/test-server';
 
 const maybe = inChromium('console page');
@@ -28,39 +29,38 @@ describe('/console in a headless browser', () => {
     await parkingServer?.close();
   });
 
-  /** A page of `on`'s console, signed in with its operator token. */
-  const signedIn = async (on: TestServer): Promise<Page> => {
+  /** A page of `on`'s console, signed in with its directory token, or the operator token given. */
+  const signedIn = async (on: TestServer, token = on.services.secrets.directoryToken): Promise<Page> => {
     browser ??= await launchChromium();
     const page = await browser.newPage();
     await page.goto(`${on.url}/console`);
-    await page.fill('#token', on.services.secrets.directoryToken);
+    await page.fill('#token', token);
     await page.click('#sign-in button[type=submit]');
     await page.waitForSelector('#read-models tbody tr[data-read-model]', { timeout: 30_000 });
     return page;
   };
 
   maybe(
-    'lists each parked event with its read model, stream, position, type, error and failures; Skip ends one, Retry ends another once its fault is gone',
+    "signed in with an operator's own token, lists each parked event with its read model, stream, position, type, error and failures; Skip ends one, Retry ends another once its fault is gone, each recorded under her name",
     async () => {
       // Given a service whose directory projection parks an event at its first failure, and
-      // throws on the users named in `poisoned`, as a bug in its fold would
-      parkingServer = await startTestServer({ PROJECTION_PARK_AFTER: '1' });
+      // throws on the users named in `poisoned`, as a bug in its fold would, and an operator
+      // with a token of her own
+      const graceToken = randomBytes(32).toString('base64url');
+      parkingServer = await startTestServer({
+        PROJECTION_PARK_AFTER: '1',
+        OPERATOR_TOKENS: `Grace Hopper=${graceToken}`,
+      });
       const on = parkingServer;
       expect((await on.directory(demoDirectory.events)).status).toBe(200);
-      const poisoned = new Set(['Skipped Pill', 'Retried Pill']);
-      const projection = on.services.readSide.current.runners.directory.projection;
-      const apply = projection.apply.bind(projection);
-      projection.apply = async (event: RecordedEvent) => {
-        const { name } = event.data as { name?: unknown };
-        if (typeof name === 'string' && poisoned.has(name)) throw new Error(`the directory cannot fold ${name}`);
-        await apply(event);
-      };
+      const poisoned = poisonDirectory(on);
+      poisoned.add('Skipped Pill').add('Retried Pill');
       const addUser = async (userId: number, name: string) => {
         const answer = await on.directory([{ type: 'UserUpserted', data: { userId, name, status: 'active' } }]);
         expect(answer.status).toBe(200);
         return (answer.body as { position: string }).position;
       };
-      const page = await signedIn(on);
+      const page = await signedIn(on, graceToken);
       expect(await page.locator('#no-parked').isVisible()).toBe(true);
 
       // When the projection fails on two events
@@ -105,19 +105,22 @@ describe('/console in a headless browser', () => {
       await row(retried).waitFor({ state: 'detached', timeout: 30_000 });
       await page.locator('#no-parked').waitFor({ state: 'visible', timeout: 30_000 });
 
-      // And the service agrees: nothing parked, both decisions recorded with the name given on the page
+      // And the service agrees: nothing parked, both decisions recorded under the name her token
+      // proves, not the one typed on the page
       const operator = { 'x-directory-token': on.services.secrets.directoryToken };
       expect((await on.get('/internal/read-models/directory/parked', { headers: operator })).body).toEqual([]);
       const decisions = await on.get('/api/audit/events?stream=operator-decisions', {
         token: await on.sessionToken(demo.users.auditor),
       });
       expect(
-        (decisions.body.items as { type: string; data: { position: string; operator: { name: string | null } } }[]).map(
-          (e) => [e.type, e.data.position, e.data.operator.name],
-        ),
+        (decisions.body.items as { type: string; data: { position: string; operator: unknown } }[]).map((e) => [
+          e.type,
+          e.data.position,
+          e.data.operator,
+        ]),
       ).toEqual([
-        ['ParkedEventSkipped', skipped, 'Ada'],
-        ['ParkedEventRetried', retried, 'Ada'],
+        ['ParkedEventSkipped', skipped, { credential: 'operatorToken', name: 'Grace Hopper' }],
+        ['ParkedEventRetried', retried, { credential: 'operatorToken', name: 'Grace Hopper' }],
       ]);
       expect(await page.locator('#message').innerText()).toBe('');
     },
