@@ -13,6 +13,7 @@ import { decodeCursor } from '../audit/audit-log';
 import { DomainError } from '../domain/errors';
 import type { EventStore } from '../ports/event-store';
 import { ApiRefusal, apiSource, storeSource, type AuditSource } from './audit-sources';
+import { isServiceUrl, SERVICE_URL_USAGE } from './service-api';
 import { formatTable } from './table';
 import { AUDIT_VERIFY_USAGE, auditVerify } from './audit-verify-command';
 
@@ -120,7 +121,7 @@ function takeApi(args: readonly string[]): { api: string | undefined; rest: stri
 }
 
 function apiSourceOf(url: string): AuditSource {
-  if (!/^https?:\/\/[^\s]+$/.test(url)) throw new UsageError('--api must be the service URL, http(s)://host[:port]');
+  if (!isServiceUrl(url)) throw new UsageError(SERVICE_URL_USAGE);
   const token = process.env.RESOURCES_TOKEN || undefined;
   const apiKey = process.env.RESOURCES_API_KEY || undefined;
   if (!token && !apiKey) throw new UsageError('--api reads as an auditor: set RESOURCES_TOKEN or RESOURCES_API_KEY');

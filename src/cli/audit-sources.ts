@@ -8,6 +8,7 @@ import { DIRECTORY_STREAM } from '../directory/directory-events';
 import { foldDirectory } from '../directory/directory-state';
 import { systemActor } from '../domain/event';
 import type { EventStore } from '../ports/event-store';
+import { problemDetail, serviceBase, SERVICE_ANSWER_TIMEOUT_MS } from './service-api';
 
 export type AuditEventRecord = ReturnType<ReturnType<typeof auditEventJson>>;
 export type HistoryRecord = ReturnType<typeof historyStepJson>;
@@ -122,26 +123,18 @@ export function apiSource(
   const headers: Record<string, string> = { accept: 'application/json' };
   if (credential.token) headers.authorization = `Bearer ${credential.token}`;
   else if (credential.apiKey) headers['x-api-key'] = credential.apiKey;
-  const base = baseUrl.replace(/\/+$/, '');
+  const base = serviceBase(baseUrl);
   const get = async <T>(path: string, query: Record<string, unknown>): Promise<T | null> => {
     const search = new URLSearchParams(
       Object.entries(query).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as [string, string]])),
     ).toString();
     const res = await fetchImpl(`${base}${path}${search ? `?${search}` : ''}`, {
       headers,
-      signal: AbortSignal.timeout(60_000),
+      signal: AbortSignal.timeout(SERVICE_ANSWER_TIMEOUT_MS),
     });
     const text = await res.text();
     if (res.status === 404) return null;
-    if (!res.ok) {
-      let detail = text;
-      try {
-        detail = (JSON.parse(text) as { detail?: string; title?: string }).detail ?? detail;
-      } catch {
-        // not a problem document: its text as it is
-      }
-      throw new ApiRefusal(res.status, detail);
-    }
+    if (!res.ok) throw new ApiRefusal(res.status, problemDetail(text));
     return JSON.parse(text) as T;
   };
   return {

@@ -26,6 +26,7 @@ import { ERASE_PERSON_HELP, erasePersonCommand } from './erase-person-command';
 import { openReadModels, READ_MODEL_NAMES, type ReadModelName } from '../app/read-model-list';
 import { RebuildJobs } from '../app/rebuild-jobs';
 import { rebuildOverApi } from './rebuild-over-api';
+import { isServiceUrl, SERVICE_URL_USAGE } from './service-api';
 import { DomainError } from '../domain/errors';
 import { sweepOrphans } from '../files/file-lifecycle';
 import { zodFieldErrors } from '../api/validation';
@@ -313,8 +314,8 @@ async function rebuild(args: string[], config: Config): Promise<number> {
     return 2;
   }
   if (values.api !== undefined) {
-    if (!/^https?:\/\/[^\s]+$/.test(values.api)) {
-      process.stderr.write('--api must be the service URL, http(s)://host[:port]\n');
+    if (!isServiceUrl(values.api)) {
+      process.stderr.write(`${SERVICE_URL_USAGE}\n`);
       return 2;
     }
     const token = process.env.DIRECTORY_SYNC_TOKEN;

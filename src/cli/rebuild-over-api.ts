@@ -6,6 +6,8 @@
  * CLI needs the service's address and the operator credential, not the stores.
  */
 
+import { problemDetail, serviceBase, SERVICE_ANSWER_TIMEOUT_MS } from './service-api';
+
 type Job = {
   readonly jobId: string;
   readonly phase: string;
@@ -26,35 +28,32 @@ export type RebuildOverApiOptions = {
   readonly err: (line: string) => void;
 };
 
-const problemOf = async (res: Response): Promise<string> => {
-  const text = await res.text();
-  try {
-    const problem = JSON.parse(text) as { title?: string; detail?: string };
-    return `${res.status} ${problem.detail ?? problem.title ?? ''}`.trim();
-  } catch {
-    return `${res.status} ${text.slice(0, 200)}`.trim();
-  }
-};
+/** The answer's status and its problem's detail, as the CLI prints a refusal. */
+const refusalOf = async (res: Response): Promise<string> => `${res.status} ${problemDetail(await res.text())}`.trim();
 
 /** Exit code: 0 when the job succeeded, 1 when it failed or the service refused it. */
 export async function rebuildOverApi(options: RebuildOverApiOptions): Promise<number> {
-  const base = options.url.replace(/\/+$/, '');
+  const base = serviceBase(options.url);
   const headers = { 'x-directory-token': options.token, 'content-type': 'application/json' };
   const started = await fetch(`${base}/internal/read-models/rebuild`, {
     method: 'POST',
     headers,
+    signal: AbortSignal.timeout(SERVICE_ANSWER_TIMEOUT_MS),
     body: JSON.stringify(options.readModel === undefined ? {} : { readModel: options.readModel }),
   });
   if (started.status !== 202) {
-    options.err(`rebuild refused: ${await problemOf(started)}`);
+    options.err(`rebuild refused: ${await refusalOf(started)}`);
     return 1;
   }
   const { jobId } = (await started.json()) as { jobId: string };
   let shown = '';
   for (;;) {
-    const res = await fetch(`${base}/internal/read-models/rebuild/${encodeURIComponent(jobId)}`, { headers });
+    const res = await fetch(`${base}/internal/read-models/rebuild/${encodeURIComponent(jobId)}`, {
+      headers,
+      signal: AbortSignal.timeout(SERVICE_ANSWER_TIMEOUT_MS),
+    });
     if (res.status !== 200) {
-      options.err(`rebuild ${jobId}: ${await problemOf(res)}`);
+      options.err(`rebuild ${jobId}: ${await refusalOf(res)}`);
       return 1;
     }
     const job = (await res.json()) as Job;
