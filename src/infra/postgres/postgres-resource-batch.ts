@@ -6,6 +6,7 @@ import type { HeldWrites, PostgresReadDb } from './postgres-read-db';
 import {
   moveViewCounts,
   replaceViewsIn,
+  storedResourceOf,
   writeResourceRows,
   writeViewRows,
   type ResourceRow,
@@ -46,7 +47,7 @@ export class ResourceBatch implements HeldWrites {
   async stored(resourceId: number): Promise<StoredResource | null> {
     const row = await this.row(resourceId);
     if (!row) return null;
-    return { resource: row.text === null ? null : (JSON.parse(row.text) as Resource), position: row.position };
+    return storedResourceOf(row);
   }
 
   /** As PostgresResourceViewStore.putResource: nothing older than the stored row is applied. */

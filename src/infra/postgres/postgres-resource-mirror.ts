@@ -4,6 +4,7 @@ import type { CountedView } from '../resource-view-counts';
 import type { PostgresReadDb } from './postgres-read-db';
 import {
   replaceViewsIn,
+  storedResourceOf,
   writeResourceRows,
   writeViewRows,
   type ResourceRow,
@@ -60,7 +61,7 @@ export class ResourceMirror {
   stored(resourceId: number): StoredResource | null {
     const row = this.resources.get(resourceId);
     if (!row) return null;
-    return { resource: row.text === null ? null : (JSON.parse(row.text) as Resource), position: row.position };
+    return storedResourceOf(row);
   }
 
   putResource(resourceId: number, resource: Resource | null, position: bigint, views: readonly ResourceViewRecord[]) {

@@ -1,4 +1,5 @@
-import type { ResourceViewRecord } from '../../resources/resource-view-store';
+import type { Resource } from '../../resources/resource';
+import type { ResourceViewRecord, StoredResource } from '../../resources/resource-view-store';
 import { countChanges, type Counted, type CountedView } from '../resource-view-counts';
 import type { PostgresReadDb } from './postgres-read-db';
 
@@ -17,6 +18,12 @@ export type ResourceTables = {
 
 /** A resource's row: its project (the live one's, for a tombstone), its position, its JSON (null: deleted). */
 export type ResourceRow = { readonly projectId: number; readonly position: bigint; readonly text: string | null };
+
+/** A row as the store answers it: the resource parsed afresh (each reader gets its own), or null for a tombstone. */
+export const storedResourceOf = (row: Pick<ResourceRow, 'position' | 'text'>): StoredResource => ({
+  resource: row.text === null ? null : (JSON.parse(row.text) as Resource),
+  position: row.position,
+});
 
 /**
  * A resource's views `before` replaced by `views` (one per key, the last): the views after, as

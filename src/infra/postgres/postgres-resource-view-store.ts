@@ -13,7 +13,7 @@ import { countOf, type ViewCount } from '../resource-view-counts';
 import { postgresProjectionStore, type HeldWrites, type PostgresReadDb, type Statement } from './postgres-read-db';
 import { ResourceBatch } from './postgres-resource-batch';
 import { ResourceMirror } from './postgres-resource-mirror';
-import type { ResourceTables } from './postgres-resource-rows';
+import { storedResourceOf, type ResourceTables } from './postgres-resource-rows';
 
 const RESOURCES = 'res_resources';
 const PROJECT_LINKS = 'res_project_links';
@@ -287,10 +287,7 @@ export class PostgresResourceViewStore implements ResourceViewStore {
     );
     const row = rows[0];
     if (!row) return null;
-    return {
-      resource: row.resource === null ? null : (JSON.parse(row.resource) as Resource),
-      position: BigInt(row.position),
-    };
+    return storedResourceOf({ text: row.resource, position: BigInt(row.position) });
   }
 
   /**
