@@ -1,8 +1,6 @@
 import type Database from 'better-sqlite3';
 import { EVERY_SCOPE, ScopeVersions } from '../scope-versions';
-
-/** Past this many items of one scope in one commit, the commit says the whole scope changed. */
-const ITEMS_PER_SCOPE = 1_000;
+import { changesOfRows, TouchedScopes, type ScopeChange } from '../scope-changes';
 /** Past this many rows behind, a reader forgets everything rather than reading them all. */
 const CATCH_UP_ROWS = 5_000;
 /** The feed keeps about this many rows; a reader that fell further behind forgets everything. */
@@ -17,9 +15,6 @@ const schema = `
   ) strict;
 `;
 
-/** A change seen in the feed: `items` null when the whole scope changed. */
-export type ScopeChange = { readonly scope: string; readonly items: readonly number[] | null };
-
 type Row = { seq: number; scope: string; item: number | null };
 
 /**
@@ -31,7 +26,7 @@ type Row = { seq: number; scope: string; item: number | null };
  */
 export class SqliteChangeFeed {
   /** Scopes the open transaction changed; null items: the whole scope. */
-  private readonly touched = new Map<string, Set<number> | null>();
+  private readonly touched = new TouchedScopes();
   private readonly versions = new ScopeVersions();
   /** The last feed row applied here. */
   private seen: number;
@@ -69,10 +64,7 @@ export class SqliteChangeFeed {
    */
   touch(scope: string, item?: number): void {
     if (this.silent()) return;
-    const items = this.touched.get(scope);
-    if (item === undefined || items === null || (items && items.size >= ITEMS_PER_SCOPE)) this.touched.set(scope, null);
-    else if (items) items.add(item);
-    else this.touched.set(scope, new Set([item]));
+    this.touched.touch(scope, item);
     if (!this.db.inTransaction) {
       this.db.transaction(() => this.record())();
       this.committed();
@@ -83,10 +75,8 @@ export class SqliteChangeFeed {
   record(): void {
     if (this.touched.size === 0) return;
     this.catchUp();
-    for (const [scope, items] of this.touched) {
-      if (items === null) this.recorded = Number(this.s.insert.run(scope, null).lastInsertRowid);
-      else for (const item of items) this.recorded = Number(this.s.insert.run(scope, item).lastInsertRowid);
-    }
+    for (const { scope, item } of this.touched.rows())
+      this.recorded = Number(this.s.insert.run(scope, item).lastInsertRowid);
     if (++this.commits % PRUNE_EVERY_COMMITS === 0) this.s.prune.run((this.s.last.get() ?? 0) - KEPT_ROWS);
   }
 
@@ -95,7 +85,7 @@ export class SqliteChangeFeed {
     if (this.touched.size === 0) return;
     // Its own rows follow every row read before it (the transaction held the write lock).
     this.seen = this.recorded;
-    const changes = [...this.touched].map(([scope, items]) => ({ scope, items: items && [...items] }));
+    const changes = this.touched.changes();
     this.touched.clear();
     for (const change of changes) this.apply(change);
   }
@@ -116,15 +106,8 @@ export class SqliteChangeFeed {
       this.apply({ scope: EVERY_SCOPE, items: null });
       return;
     }
-    const changes = new Map<string, number[] | null>();
-    for (const row of rows) {
-      const items = changes.get(row.scope);
-      if (row.item === null) changes.set(row.scope, null);
-      else if (items) items.push(row.item);
-      else if (items === undefined) changes.set(row.scope, [row.item]);
-      this.seen = row.seq;
-    }
-    for (const [scope, items] of changes) this.apply({ scope, items });
+    this.seen = (rows[rows.length - 1] as Row).seq;
+    for (const change of changesOfRows(rows)) this.apply(change);
   }
 
   /** Everything remembered from this database is forgotten (e.g. a read model was reset). */

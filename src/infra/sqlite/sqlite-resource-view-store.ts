@@ -178,9 +178,10 @@ export class SqliteResourceViewStore implements ResourceViewStore {
 
   async page(q: ViewPageQuery): Promise<ViewPage> {
     if (searching(q)) return this.searchPage(q);
-    const ids = this.index.admittedIds(q.viewKey, q.projectId, q.audience, q.orderBy, q.paragraphId);
-    const from = q.skip + (q.after ? this.index.startAfter(q.viewKey, q.projectId, q.orderBy, ids, q.after) : 0);
-    const list = this.index.docs(q.viewKey, q.projectId, ids.slice(from, from + q.take), (id) => {
+    const view = this.index.view(q.viewKey, q.projectId);
+    const ids = view.admittedIds(q.audience, q.orderBy, q.paragraphId);
+    const from = q.skip + (q.after ? view.startAfter(q.orderBy, ids, q.after) : 0);
+    const list = this.index.docs(view, ids.slice(from, from + q.take), (id) => {
       const doc = this.s.doc.get(id, q.viewKey);
       // Kept on the view index's entry: the parsed-records map would hold it (and its text) twice.
       return doc === undefined ? null : (JSON.parse(doc) as ResourceViewRecord);
@@ -220,7 +221,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
         .map((r) => r.detail)
         .join('; ');
     if (!searching(q)) {
-      const ids = this.index.admittedIds(q.viewKey, q.projectId, q.audience, q.orderBy, q.paragraphId);
+      const ids = this.index.view(q.viewKey, q.projectId).admittedIds(q.audience, q.orderBy, q.paragraphId);
       return { counted: 'view index', plans: [explain(this.s.doc, [ids[0] ?? 0, q.viewKey])] };
     }
     const params = this.searchParams(q, this.searchKeys(q));
@@ -232,7 +233,9 @@ export class SqliteResourceViewStore implements ResourceViewStore {
 
   /** The audience sets a search filters the view's rows by; null: every row (a community's admins). */
   private searchKeys(q: ViewPageQuery): string[] | null {
-    return q.audience.kind === 'everything' ? null : this.index.admittedAudiences(q.viewKey, q.projectId, q.audience);
+    return q.audience.kind === 'everything'
+      ? null
+      : this.index.view(q.viewKey, q.projectId).admittedAudiences(q.audience);
   }
 
   private searchParams(q: ViewPageQuery, keys: readonly string[] | null): Record<string, string | number> {
