@@ -1,20 +1,26 @@
 /**
  * What the PostgreSQL resources read model does beyond the shared contract (test/contract): texts
- * a PostgreSQL text value cannot hold are stored and searched all the same, and its counters move
- * with the batch that moves its views, or not at all.
+ * a PostgreSQL text value cannot hold are stored and searched all the same, its counters move
+ * with the batch that moves its views, or not at all, and the view index a process lists from
+ * follows what other processes commit, through the change feed.
  */
 import { PostgresReadDb } from '../../src/infra/postgres/postgres-read-db';
 import { PostgresResourceViewStore } from '../../src/infra/postgres/postgres-resource-view-store';
 import {
+  CIRCLE,
   D,
   O,
   PARAGRAPH,
   ViewModel,
+  communityView,
+  day,
+  everything,
   naivePage,
   principals,
   query,
   resource,
 } from '../resources/resource-view-fixtures';
+import { seeded } from '../support/keyset-walk';
 import { describeExternal, externalTarget } from '../support/external';
 import { dropSchema, freshSchema } from '../support/postgres';
 
@@ -87,5 +93,79 @@ describeExternal('PostgresResourceViewStore on PostgreSQL, beyond the contract',
 
     expect((await store.projectionStore.digest()).counts).toMatchObject({ res_views: 0, res_view_counts: 0 });
     expect((await store.page(query())).count).toBe(0);
+  });
+
+  describe('given a second process listing the same generation', () => {
+    let listerRead: PostgresReadDb;
+    let lister: PostgresResourceViewStore;
+
+    beforeEach(async () => {
+      listerRead = await PostgresReadDb.connect(url, { schema, queryTimeoutMs: 10_000 });
+      lister = await PostgresResourceViewStore.open(listerRead);
+    });
+    afterEach(async () => listerRead.close());
+
+    const lists = [O, D].flatMap((community) =>
+      [everything, principals('public'), principals(`circle:${CIRCLE}`), principals('member:c:999')].flatMap(
+        (audience) =>
+          ([0, 1] as const).flatMap((orderBy) => [
+            query({ audience, orderBy }),
+            query({ audience, orderBy, skip: 7, take: 5 }),
+            query({ audience, orderBy, paragraphId: PARAGRAPH, take: 0 }),
+            query({ ...communityView(community), audience, orderBy, take: 50 }),
+          ]),
+      ),
+    );
+
+    it("when the writer creates, moves, hides and deletes resources, then every list the lister answers after looking at the feed is the writer's", async () => {
+      const random = seeded(4242);
+      const live = new Set<number>();
+      let position = 0n;
+      // The lister holds every view before the writes begin, so each write must reach its index.
+      for (const q of lists) expect(await lister.page(q)).toEqual(naivePage(model.all(), q));
+      for (let round = 0; round < 12; round++) {
+        await store.projectionStore.commit('resources', position + 8n, async () => {
+          for (let i = 0; i < 8; i++) {
+            position += 1n;
+            const id = 1 + Math.floor(random() * 30);
+            if (live.has(id) && random() < 0.2) {
+              await store.putResource(id, null, position, []);
+              model.remove(id);
+              live.delete(id);
+              continue;
+            }
+            const level = 1 + Math.floor(random() * 5);
+            const r = resource(id, {
+              postDate: day(Math.floor(random() * 4)),
+              paragraphId: random() < 0.3 ? PARAGRAPH : null,
+              owner: {
+                privacyLevel: level,
+                circles: level === 4 ? [{ circleId: CIRCLE, projectId: null, communityId: O }] : [],
+              },
+            });
+            await store.putResource(id, r, position, model.put(r, random() < 0.5 ? [O, D] : [O]));
+            live.add(id);
+          }
+        });
+        // when: the lister looks at the feed, as every request does as it starts
+        await listerRead.feed.sync();
+        // then
+        const answers = await Promise.all(lists.map((q) => lister.page(q)));
+        answers.forEach((answer, i) =>
+          expect(answer).toEqual(naivePage(model.all(), lists[i] as (typeof lists)[number])),
+        );
+      }
+    });
+
+    it('when the writer resets the read model, then the lister forgets its views and lists nothing', async () => {
+      for (let id = 1; id <= 5; id++) await put(resource(id), BigInt(id));
+      await listerRead.feed.sync();
+      expect((await lister.page(query())).count).toBe(5);
+
+      await store.projectionStore.reset('resources');
+      await listerRead.feed.sync();
+
+      expect(await lister.page(query())).toEqual({ count: 0, list: [] });
+    });
   });
 });

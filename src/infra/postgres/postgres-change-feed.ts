@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import { EVERY_SCOPE, ScopeVersions } from '../scope-versions';
+import { changesOfRows, type ChangeRow, type ScopeChange, type TouchedScopes } from '../scope-changes';
 
 /** Two keys of pg_advisory_xact_lock: this constant for a generation's feed, and the schema's hash. */
 const FEED_LOCK_CLASS = 0x70_72_66_64; // 'prfd'
@@ -10,11 +11,19 @@ const KEPT_ROWS = 50_000;
 /** Rows are pruned as the numbers cross each multiple of this, by whichever commit crosses it. */
 const PRUNE_EVERY_ROWS = 10_000;
 
-/** The feed's table, in the generation's schema beside the read models it speaks of. */
+/**
+ * The feed's table, in the generation's schema beside the read models it speaks of: a row per
+ * changed scope, or per changed item of a scope (a view's resources, which the view index places
+ * one by one). Tables made before items were recorded gain the column.
+ */
 export const CHANGE_FEED_DDL = `create table if not exists read_changes (
   seq bigint primary key,
-  scope text collate "C" not null
-)`;
+  scope text collate "C" not null,
+  item bigint
+);
+alter table read_changes add column if not exists item bigint`;
+
+type FeedRow = { seq: string; scope: string; item: string | null; last: string };
 
 type Query = (text: string, values?: readonly unknown[]) => Promise<pg.QueryResult>;
 
@@ -36,6 +45,7 @@ type Query = (text: string, values?: readonly unknown[]) => Promise<pg.QueryResu
  */
 export class PostgresChangeFeed {
   private readonly versions = new ScopeVersions();
+  private readonly listeners: ((change: ScopeChange) => void)[] = [];
   /** The last row applied here; null until the first look. */
   private seen: number | null = null;
   /** The look being made, and the one queued behind it for whoever asked after it began. */
@@ -47,6 +57,11 @@ export class PostgresChangeFeed {
     private readonly query: Query,
   ) {}
 
+  /** Tells `listener` of every change applied here, this process's and others'. */
+  onChange(listener: (change: ScopeChange) => void): void {
+    this.listeners.push(listener);
+  }
+
   /** Moves whenever `scope` changes, this process's commit or another's (as last looked). */
   version(scope: string): string {
     return this.versions.version(scope);
@@ -56,33 +71,39 @@ export class PostgresChangeFeed {
    * Inside the committing transaction, on its connection, as its last statements: its changes are
    * numbered after every commit before it. The lock is released with the commit.
    */
-  async record(client: pg.PoolClient, scopes: ReadonlySet<string>): Promise<void> {
-    if (scopes.size === 0) return;
+  async record(client: pg.PoolClient, touched: TouchedScopes): Promise<void> {
+    if (touched.size === 0) return;
+    const rows = touched.rows();
     await client.query('select pg_advisory_xact_lock($1, hashtext($2))', [FEED_LOCK_CLASS, this.schema]);
     // A statement of its own after the lock: its snapshot holds every commit that released it.
-    const { rows } = await client.query<{ last: string }>(
+    const { rows: written } = await client.query<{ last: string }>(
       `with written as (
-         insert into read_changes (seq, scope)
-         select last.seq + t.n, t.scope
+         insert into read_changes (seq, scope, item)
+         select last.seq + t.n, t.scope, t.item
          from (select coalesce(max(seq), 0) as seq from read_changes) last,
-           unnest($1::text[]) with ordinality as t(scope, n)
+           unnest($1::text[], $2::bigint[]) with ordinality as t(scope, item, n)
          returning seq
        ) select max(seq) as last from written`,
-      [[...scopes]],
+      [rows.map((row) => row.scope), rows.map((row) => row.item)],
     );
-    const last = Number(rows[0]?.last);
-    if (Math.floor(last / PRUNE_EVERY_ROWS) !== Math.floor((last - scopes.size) / PRUNE_EVERY_ROWS))
+    const last = Number(written[0]?.last);
+    if (Math.floor(last / PRUNE_EVERY_ROWS) !== Math.floor((last - rows.length) / PRUNE_EVERY_ROWS))
       await client.query('delete from read_changes where seq <= $1', [last - KEPT_ROWS]);
   }
 
   /** The transaction committed: what it changed counts here at once (others read it from the feed). */
-  committed(scopes: ReadonlySet<string>): void {
-    for (const scope of scopes) this.versions.changed(scope);
+  committed(touched: TouchedScopes): void {
+    for (const change of touched.changes()) this.apply(change);
   }
 
   /** Everything remembered from this generation is forgotten. */
   forgetEverything(): void {
-    this.versions.changed(EVERY_SCOPE);
+    this.apply({ scope: EVERY_SCOPE, items: null });
+  }
+
+  private apply(change: ScopeChange): void {
+    this.versions.changed(change.scope);
+    for (const listener of this.listeners) listener(change);
   }
 
   /**
@@ -117,15 +138,15 @@ export class PostgresChangeFeed {
     }
     const from = this.seen;
     const { rows } = await this.query(
-      `select c.seq, c.scope, (select max(seq) from read_changes) as last
-       from (select seq, scope from read_changes where seq > $1 order by seq limit $2) c order by c.seq`,
+      `select c.seq, c.scope, c.item, (select max(seq) from read_changes) as last
+       from (select seq, scope, item from read_changes where seq > $1 order by seq limit $2) c order by c.seq`,
       [from, CATCH_UP_ROWS + 1],
     );
-    this.apply(from, rows as { seq: string; scope: string; last: string }[]);
+    this.applyRows(from, rows as FeedRow[]);
   }
 
   /** Rows read past `from`, in order. */
-  private apply(from: number, rows: readonly { seq: string; scope: string; last: string }[]): void {
+  private applyRows(from: number, rows: readonly FeedRow[]): void {
     const first = rows[0];
     if (!first || this.seen === null) return;
     if (rows.length > CATCH_UP_ROWS || Number(first.seq) !== from + 1) {
@@ -134,11 +155,13 @@ export class PostgresChangeFeed {
       this.forgetEverything();
       return;
     }
+    const fresh: ChangeRow[] = [];
     for (const row of rows) {
       const seq = Number(row.seq);
       if (seq <= this.seen) continue;
-      this.versions.changed(row.scope);
+      fresh.push({ scope: row.scope, item: row.item === null ? null : Number(row.item) });
       this.seen = seq;
     }
+    for (const change of changesOfRows(fresh)) this.apply(change);
   }
 }

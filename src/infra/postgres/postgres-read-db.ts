@@ -16,6 +16,7 @@ import { SCHEMA_NAME } from './migrations';
 import { CLIENT_BOUND_MARGIN_MS, isGivenUp } from './client-bound';
 import { KeyedTurns } from '../keyed-turns';
 import { parkedEventOfRow, type ParkedEventRow } from '../parked-event-row';
+import { TouchedScopes } from '../scope-changes';
 
 /** Two keys of pg_advisory_xact_lock: this constant for a read schema's tables, and the schema's hash. */
 const READ_SCHEMA_LOCK_CLASS = 0x70_72_72_64; // 'prrd'
@@ -65,7 +66,7 @@ type Batch = {
   readonly held: Set<HeldWrites>;
   /** The held writes of `batchWrites`, by the store that asked: one each per transaction. */
   readonly byOwner: Map<object, HeldWrites>;
-  readonly touched: Set<string>;
+  readonly touched: TouchedScopes;
 };
 
 /** A statement: text with $n placeholders, and its values. */
@@ -273,13 +274,13 @@ export class PostgresReadDb {
   }
 
   /**
-   * Inside a transaction: its writes changed `scope` (EVERY_SCOPE: everything). Said in the
+   * Inside a transaction: its writes changed `scope` (EVERY_SCOPE: everything), or its `item`. Said in the
    * change feed in the same transaction, and applied here once it commits.
    */
-  touch(scope: string): void {
+  touch(scope: string, item?: number): void {
     const batch = this.batch.getStore();
     if (!batch) throw new Error(`a change to ${scope} outside a transaction would reach no other process`);
-    if (!this.bulkLoading) batch.touched.add(scope);
+    if (!this.bulkLoading) batch.touched.touch(scope, item);
   }
 
   /**
@@ -309,7 +310,7 @@ export class PostgresReadDb {
     client.on('error', cut);
     let broken: Error | undefined;
     const held = new Set<HeldWrites>();
-    const batch: Batch = { client, statements: 0, held, byOwner: new Map(), touched: new Set() };
+    const batch: Batch = { client, statements: 0, held, byOwner: new Map(), touched: new TouchedScopes() };
     try {
       await client.query('begin');
       try {

@@ -71,7 +71,8 @@ export class ResourceBatch implements HeldWrites {
   async replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): Promise<void> {
     const before = await this.viewsOf(resourceId);
     // The views it leaves and the views it enters: a list of either may change.
-    for (const view of [...before.values(), ...views]) this.read.touch(readScope.view(view.viewKey, view.projectId));
+    for (const view of [...before.values(), ...views])
+      this.read.touch(readScope.view(view.viewKey, view.projectId), resourceId);
     this.read.touch(readScope.resource(resourceId));
     const dirty = this.dirtyViews.get(resourceId) ?? new Map<string, unknown[] | null>();
     this.dirtyViews.set(resourceId, dirty);

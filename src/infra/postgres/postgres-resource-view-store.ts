@@ -14,6 +14,7 @@ import { postgresProjectionStore, type HeldWrites, type PostgresReadDb, type Sta
 import { ResourceBatch } from './postgres-resource-batch';
 import { ResourceMirror } from './postgres-resource-mirror';
 import { storedResourceOf, type ResourceTables } from './postgres-resource-rows';
+import { PostgresViewIndex } from './postgres-view-index';
 
 const RESOURCES = 'res_resources';
 const PROJECT_LINKS = 'res_project_links';
@@ -80,6 +81,9 @@ const SCHEMA = `
   );
   create index if not exists ${VIEW_COUNTS}_by_view on ${VIEW_COUNTS} (view_key, project_id);
 `;
+
+/** A free-text or tag search: filtered and counted in SQL; other lists are answered by the view index. */
+const searching = (q: ViewPageQuery): boolean => q.concept !== null || q.tags.length > 0;
 
 /**
  * The two list orders, each the order of an index. post_date is never null on any adapter (the
@@ -171,6 +175,8 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   readonly projectionStore: ProjectionStore;
   /** While a new generation is bulk-loaded: the read model held in the process (see ResourceMirror). */
   private mirror: ResourceMirror | undefined;
+  /** The views this process lists, in list order (see PostgresViewIndex). */
+  private readonly index: PostgresViewIndex;
   private readonly held: HeldWrites = {
     flush: async () => {
       const mirror = this.mirror;
@@ -183,6 +189,8 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   };
 
   private constructor(private readonly read: PostgresReadDb) {
+    this.index = new PostgresViewIndex((text, values) => read.query(text, values), VIEWS);
+    read.feed.onChange((change) => this.index.changed(change));
     const store = postgresProjectionStore(read, TABLES);
     this.projectionStore = {
       ...store,
@@ -238,7 +246,14 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   }
 
   async page(q: ViewPageQuery): Promise<ViewPage> {
-    await this.batch()?.settle();
+    const batch = this.batch();
+    if (!batch && !searching(q)) {
+      const view = await this.index.view(q.viewKey, q.projectId);
+      const ids = view.admittedIds(q.audience, q.orderBy, q.paragraphId);
+      const from = q.skip + (q.after ? view.startAfter(q.orderBy, ids, q.after) : 0);
+      return { count: ids.length, list: await this.index.docs(view, ids.slice(from, from + q.take)) };
+    }
+    await batch?.settle();
     const counters = await this.counters(q);
     const keys = admittedKeys(q.audience, new Set(counters.map((c) => c.audienceKey))).sort();
     if (q.audience.kind !== 'everything' && keys.length === 0) return { count: 0, list: [] };
@@ -263,12 +278,21 @@ export class PostgresResourceViewStore implements ResourceViewStore {
    * and the page's, and a search's count). For operators and for the test that keeps lists off
    * full scans.
    */
-  async explainPage(q: ViewPageQuery): Promise<{ counted: 'counters' | 'query'; plans: string[] }> {
-    await this.batch()?.settle();
+  async explainPage(q: ViewPageQuery): Promise<{ counted: 'view index' | 'counters' | 'query'; plans: string[] }> {
+    const batch = this.batch();
     const explain = async ({ text, values }: Statement) =>
       (await this.read.query<{ 'QUERY PLAN': string }>(`explain ${text}`, values)).rows
         .map((row) => row['QUERY PLAN'])
         .join('\n');
+    if (!batch && !searching(q)) {
+      const view = await this.index.view(q.viewKey, q.projectId);
+      const ids = view.admittedIds(q.audience, q.orderBy, q.paragraphId).slice(q.skip, q.skip + q.take);
+      return {
+        counted: 'view index',
+        plans: [await explain({ text: this.index.docsStatement, values: [q.viewKey, q.projectId, ids] })],
+      };
+    }
+    await batch?.settle();
     const counters = await this.counters(q);
     const statements = pageStatements(q, admittedKeys(q.audience, new Set(counters.map((c) => c.audienceKey))).sort());
     const plans = [await explain(countersStatement(q)), await explain(statements.page)];
