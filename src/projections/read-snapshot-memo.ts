@@ -1,7 +1,7 @@
 import { KeptByVersion } from './kept-by-version';
 
 /**
- * Answers of one SQLite read database, each remembered until the scope it was read from changes:
+ * Answers of one SQLite or PostgreSQL read database, each remembered until the scope it was read from changes:
  * a resource's stored state and views, which GetResourcePrivacy and the commands ask again and
  * again (the directory's facts are kept by DirectoryReader, whatever READ_MEMO says). A scope's
  * version (SqliteChangeFeed) moves with every commit that changed it, this process's or
@@ -34,6 +34,21 @@ export class ReadSnapshotMemo {
     const remembered = this.answers.get(key, version);
     if (remembered !== undefined) return remembered as T;
     const value = read();
+    this.answers.set(key, version, value);
+    return value;
+  }
+
+  /**
+   * As `get`, for a read that waits on the database: the answer is kept under the version the
+   * scope had before the read began, so a change the read may have missed makes it unreachable at
+   * once. A failed read keeps nothing.
+   */
+  async getAsync<T>(scope: string, key: string, read: () => Promise<T>): Promise<T> {
+    const version = this.versionOf(scope);
+    if (version === null) return read();
+    const remembered = this.answers.get(key, version);
+    if (remembered !== undefined) return remembered as T;
+    const value = await read();
     this.answers.set(key, version, value);
     return value;
   }

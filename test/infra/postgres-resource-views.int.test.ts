@@ -21,6 +21,7 @@ import {
   resource,
 } from '../resources/resource-view-fixtures';
 import { seeded } from '../support/keyset-walk';
+import type { PrivacyLevel } from '../../src/resources/access/privacy-policy';
 import { describeExternal, externalTarget } from '../support/external';
 import { dropSchema, freshSchema } from '../support/postgres';
 
@@ -134,7 +135,7 @@ describeExternal('PostgresResourceViewStore on PostgreSQL, beyond the contract',
               live.delete(id);
               continue;
             }
-            const level = 1 + Math.floor(random() * 5);
+            const level = (1 + Math.floor(random() * 5)) as PrivacyLevel;
             const r = resource(id, {
               postDate: day(Math.floor(random() * 4)),
               paragraphId: random() < 0.3 ? PARAGRAPH : null,

@@ -10,6 +10,7 @@ import type {
 } from '../../projections/read-model-projection';
 import { canonicalDigest } from '../../projections/canonical-digest';
 import { VersionedAnswerMemo } from '../../projections/answer-memo';
+import { ReadSnapshotMemo } from '../../projections/read-snapshot-memo';
 import { EVERY_SCOPE } from '../scope-versions';
 import { CHANGE_FEED_DDL, PostgresChangeFeed } from './postgres-change-feed';
 import { SCHEMA_NAME } from './migrations';
@@ -89,6 +90,8 @@ export class PostgresReadDb {
   private readonly deferredIndexes: string[] = [];
   /** What each commit changed, by scope: remembered answers are kept per scope (see PostgresChangeFeed). */
   readonly feed: PostgresChangeFeed;
+  /** A resource's stored state and views, remembered until their scope changes (see ReadSnapshotMemo). */
+  readonly memo: ReadSnapshotMemo;
   /** The JSON text of whole API answers, remembered until their scopes change (see AnswerMemo). */
   readonly answers: VersionedAnswerMemo;
 
@@ -103,6 +106,7 @@ export class PostgresReadDb {
     this.feed = new PostgresChangeFeed(schema, (text, values) => this.query(text, values));
     // A memo given no version keeps nothing: with READ_MEMO=off every list is answered cold.
     this.answers = new VersionedAnswerMemo(remember ? (scope) => this.version(scope) : () => null);
+    this.memo = new ReadSnapshotMemo(remember ? (scope) => this.version(scope) : () => null);
     this.ready = this.ensure(`
       ${CHANGE_FEED_DDL};
       create table if not exists projection_checkpoints (

@@ -10,6 +10,7 @@ import {
   type ViewPageQuery,
 } from '../../resources/resource-view-store';
 import { countOf, type ViewCount } from '../resource-view-counts';
+import { readScope } from '../../projections/read-scopes';
 import { postgresProjectionStore, type HeldWrites, type PostgresReadDb, type Statement } from './postgres-read-db';
 import { ResourceBatch } from './postgres-resource-batch';
 import { ResourceMirror } from './postgres-resource-mirror';
@@ -233,21 +234,28 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   }
 
   async resource(resourceId: number): Promise<Resource | null> {
-    return (await this.stored(resourceId))?.resource ?? null;
+    return this.read.memo.getAsync(
+      readScope.resource(resourceId),
+      `res:resource:${resourceId}`,
+      async () => (await this.stored(resourceId))?.resource ?? null,
+    );
   }
 
   async viewsOfResource(resourceId: number): Promise<ResourceViewRecord[]> {
-    await this.batch()?.settle();
-    const { rows } = await this.read.query<{ doc: string }>(
-      `select doc from ${VIEWS} where resource_id = $1 order by view_key`,
-      [resourceId],
-    );
-    return rows.map((row) => JSON.parse(row.doc) as ResourceViewRecord);
+    const views = await this.read.memo.getAsync(readScope.resource(resourceId), `res:views:${resourceId}`, async () => {
+      await this.batch()?.settle();
+      const { rows } = await this.read.query<{ doc: string }>(
+        `select doc from ${VIEWS} where resource_id = $1 order by view_key`,
+        [resourceId],
+      );
+      return rows.map((row) => JSON.parse(row.doc) as ResourceViewRecord);
+    });
+    return [...views];
   }
 
   async page(q: ViewPageQuery): Promise<ViewPage> {
     const batch = this.batch();
-    if (!batch && !searching(q)) {
+    if (this.listsFromIndex(batch, q)) {
       const view = await this.index.view(q.viewKey, q.projectId);
       const ids = view.admittedIds(q.audience, q.orderBy, q.paragraphId);
       const from = q.skip + (q.after ? view.startAfter(q.orderBy, ids, q.after) : 0);
@@ -264,6 +272,15 @@ export class PostgresResourceViewStore implements ResourceViewStore {
     if (q.take === 0 || count === 0) return { count, list: [] };
     const { rows } = await this.read.query<{ doc: string }>(statements.page.text, statements.page.values);
     return { count, list: rows.map((row) => JSON.parse(row.doc) as ResourceViewRecord) };
+  }
+
+  /**
+   * Whether a page is answered by the view index: not inside a transaction (whose own writes it
+   * does not hold), not while a generation is bulk-loaded (its commits write no change feed to keep
+   * the index in step), not for a search.
+   */
+  private listsFromIndex(batch: ResourceBatch | undefined, q: ViewPageQuery): boolean {
+    return !batch && !this.read.bulkLoading && !searching(q);
   }
 
   /** The view's counters: which audience sets it holds, and how many views each (per paragraph). */
@@ -284,7 +301,7 @@ export class PostgresResourceViewStore implements ResourceViewStore {
       (await this.read.query<{ 'QUERY PLAN': string }>(`explain ${text}`, values)).rows
         .map((row) => row['QUERY PLAN'])
         .join('\n');
-    if (!batch && !searching(q)) {
+    if (this.listsFromIndex(batch, q)) {
       const view = await this.index.view(q.viewKey, q.projectId);
       const ids = view.admittedIds(q.audience, q.orderBy, q.paragraphId).slice(q.skip, q.skip + q.take);
       return {
