@@ -1,8 +1,8 @@
 import type { ViewPageQuery } from '../resources/resource-view-store';
 
 /**
- * How many views each (view, project, audience set, paragraph) holds, for the adapters that keep
- * counters (MongoDB, PostgreSQL) so that a list that is not a search reads its count instead of
+ * How many views each (view, project, audience set, paragraph) holds, for the adapter that keeps
+ * counters (MongoDB) so that a list that is not a search reads its count instead of
  * counting the admitted range of its view on every request. Pure functions: the counters' arithmetic
  * is the same whatever stores them.
  */

@@ -1,24 +1,21 @@
 import type { Resource } from '../../resources/resource';
 import type { ResourceViewRecord, StoredResource } from '../../resources/resource-view-store';
 import { readScope } from '../../projections/read-scopes';
-import type { Counted, CountedView } from '../resource-view-counts';
 import type { HeldWrites, PostgresReadDb } from './postgres-read-db';
 import {
-  moveViewCounts,
   replaceViewsIn,
   storedResourceOf,
   writeResourceRows,
   writeViewRows,
   type ResourceRow,
   type ResourceTables,
+  type StoredView,
 } from './postgres-resource-rows';
-
-type CountedRow = { view_key: string; project_id: string; audience_key: string; paragraph: string };
 
 /**
  * The resources read model's writes in one transaction of the live projection, held in the
  * process and sent as it commits. Writing through took seven round trips an event, one after the
- * other (the row's position, its views, the views written, the counters, the row), so the
+ * other (the row's position, its views, the views written, the per-view counters kept then, the row), so the
  * projection, which folds the events of a batch in order, fell behind the saves; here a batch
  * costs a read of each resource it touches (none for one it creates) and of each project's
  * communities, then a few multi-row statements however many events it folded.
@@ -31,13 +28,12 @@ type CountedRow = { view_key: string; project_id: string; audience_key: string; 
 export class ResourceBatch implements HeldWrites {
   /** Resource rows read or written in this batch; null: the table has none. */
   private readonly rows = new Map<number, ResourceRow | null>();
-  /** Each resource's views as the table holds them after this batch's writes, as counters count them. */
-  private readonly views = new Map<number, Map<string, CountedView>>();
+  /** Each resource's views as the table holds them after this batch's writes. */
+  private readonly views = new Map<number, Map<string, StoredView>>();
   private readonly communities = new Map<number, number[]>();
   private readonly dirtyRows = new Set<number>();
   /** Views written, by resource and view key; null: removed. */
   private readonly dirtyViews = new Map<number, Map<string, unknown[] | null>>();
-  private readonly counts = new Map<string, Counted>();
 
   constructor(
     private readonly read: PostgresReadDb,
@@ -76,13 +72,7 @@ export class ResourceBatch implements HeldWrites {
     this.read.touch(readScope.resource(resourceId));
     const dirty = this.dirtyViews.get(resourceId) ?? new Map<string, unknown[] | null>();
     this.dirtyViews.set(resourceId, dirty);
-    const { after, moves } = replaceViewsIn(this.tables, resourceId, before, views, dirty);
-    this.views.set(resourceId, after);
-    for (const [id, change] of moves) {
-      const by = (this.counts.get(id)?.by ?? 0) + change.by;
-      if (by === 0) this.counts.delete(id);
-      else this.counts.set(id, { view: change.view, by });
-    }
+    this.views.set(resourceId, replaceViewsIn(this.tables, resourceId, before, views, dirty));
   }
 
   /** A project's communities, read once a batch: `load` reads them from the table. */
@@ -107,12 +97,9 @@ export class ResourceBatch implements HeldWrites {
         if (row) upserts.push(row);
         else deleted.push([resourceId, key]);
       }
-    const counts = [...this.counts];
     this.dirtyRows.clear();
     this.dirtyViews.clear();
-    this.counts.clear();
     await writeViewRows(this.read, this.tables, upserts, deleted);
-    await moveViewCounts(this.read, this.tables, counts);
     await writeResourceRows(this.read, this.tables, rows);
   }
 
@@ -138,25 +125,20 @@ export class ResourceBatch implements HeldWrites {
     return row;
   }
 
-  private async viewsOf(resourceId: number): Promise<Map<string, CountedView>> {
+  private async viewsOf(resourceId: number): Promise<Map<string, StoredView>> {
     const known = this.views.get(resourceId);
     if (known) return known;
     // A resource the table has no row of has no views: its views are written with its row, and
     // only a stored resource's views are replaced alone (a project's, when its links change).
     if ((await this.row(resourceId)) === null) return new Map();
-    const { rows } = await this.read.query<CountedRow>(
-      `select view_key, project_id, audience_key, paragraph from ${this.tables.views} where resource_id = $1`,
+    const { rows } = await this.read.query<{ view_key: string; project_id: string }>(
+      `select view_key, project_id from ${this.tables.views} where resource_id = $1`,
       [resourceId],
     );
     const views = new Map(
-      rows.map((row): [string, CountedView] => [
+      rows.map((row): [string, StoredView] => [
         row.view_key,
-        {
-          viewKey: row.view_key,
-          projectId: Number(row.project_id),
-          audienceKey: row.audience_key,
-          paragraph: Number(row.paragraph),
-        },
+        { viewKey: row.view_key, projectId: Number(row.project_id) },
       ]),
     );
     this.views.set(resourceId, views);

@@ -1,6 +1,5 @@
 import type { Resource } from '../../resources/resource';
 import type { ProjectLink, ResourceViewRecord, StoredResource } from '../../resources/resource-view-store';
-import type { CountedView } from '../resource-view-counts';
 import type { PostgresReadDb } from './postgres-read-db';
 import {
   replaceViewsIn,
@@ -9,6 +8,7 @@ import {
   writeViewRows,
   type ResourceRow,
   type ResourceTables,
+  type StoredView,
 } from './postgres-resource-rows';
 
 /**
@@ -18,7 +18,6 @@ import {
 const MIRROR_MAX_ROWS = 250_000;
 
 type LinkRow = ProjectLink & { readonly position: bigint; readonly removed: boolean };
-type CountRow = CountedView & { readonly n: number };
 
 const add = <K, V>(index: Map<K, Set<V>>, key: K, value: V) => {
   let set = index.get(key);
@@ -33,23 +32,21 @@ const add = <K, V>(index: Map<K, Set<V>>, key: K, value: V) => {
  * took seven round trips an event. It holds every row of the read model, so a key it does not
  * hold is in no table: true from the reset that starts the load, as long as the builder is the
  * only writer of a generation nobody reads. It makes the same rows the statements of
- * PostgresResourceViewStore would have, counters included (the digest compares them).
+ * PostgresResourceViewStore would have (the digest compares them).
  */
 export class ResourceMirror {
   private readonly resources = new Map<number, ResourceRow>();
   private readonly resourcesByProject = new Map<number, Set<number>>();
   private readonly links = new Map<number, LinkRow>();
   private readonly linksByProject = new Map<number, Set<number>>();
-  /** Each resource's views, as their counters count them. */
-  private readonly views = new Map<number, Map<string, CountedView>>();
+  /** Each resource's views. */
+  private readonly views = new Map<number, Map<string, StoredView>>();
   private viewCount = 0;
-  private readonly counts = new Map<string, CountRow>();
 
   private readonly dirtyResources = new Set<number>();
   private readonly dirtyLinks = new Set<number>();
   /** Views written since the last flush, by resource and view key; a key absent from `views` is deleted. */
   private readonly dirtyViews = new Map<number, Map<string, unknown[] | null>>();
-  private readonly dirtyCounts = new Set<string>();
 
   constructor(private readonly tables: ResourceTables) {}
 
@@ -78,20 +75,13 @@ export class ResourceMirror {
   }
 
   replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): void {
-    const before = this.views.get(resourceId) ?? new Map<string, CountedView>();
+    const before = this.views.get(resourceId) ?? new Map<string, StoredView>();
     const dirty = this.dirtyViews.get(resourceId) ?? new Map<string, unknown[] | null>();
     this.dirtyViews.set(resourceId, dirty);
-    const { after, moves } = replaceViewsIn(this.tables, resourceId, before, views, dirty);
+    const after = replaceViewsIn(this.tables, resourceId, before, views, dirty);
     this.viewCount += after.size - before.size;
     if (after.size > 0) this.views.set(resourceId, after);
     else this.views.delete(resourceId);
-    for (const [id, change] of moves) {
-      const n = (this.counts.get(id)?.n ?? 0) + change.by;
-      // A counter down to no views is removed, as the statements remove it.
-      if (n > 0) this.counts.set(id, { ...(this.counts.get(id) ?? change.view), n });
-      else this.counts.delete(id);
-      this.dirtyCounts.add(id);
-    }
   }
 
   resourcesOfProject(projectId: number): Resource[] {
@@ -133,7 +123,7 @@ export class ResourceMirror {
 
   /** Writes what changed since the last flush, on the batch's connection (`read.query` inside it). */
   async flush(read: PostgresReadDb): Promise<void> {
-    const { projectLinks, viewCounts } = this.tables;
+    const { projectLinks } = this.tables;
     if (this.dirtyResources.size > 0) {
       await writeResourceRows(
         read,
@@ -170,29 +160,6 @@ export class ResourceMirror {
         }
       await writeViewRows(read, this.tables, upserts, deleted);
       this.dirtyViews.clear();
-    }
-    if (this.dirtyCounts.size > 0) {
-      const kept = [...this.dirtyCounts].flatMap((id) => {
-        const row = this.counts.get(id);
-        return row ? [[id, row] as const] : [];
-      });
-      const gone = [...this.dirtyCounts].filter((id) => !this.counts.has(id));
-      if (kept.length > 0)
-        await read.query(
-          `insert into ${viewCounts} (id, view_key, project_id, audience_key, paragraph, n)
-           select * from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[])
-           on conflict (id) do update set n = excluded.n`,
-          [
-            kept.map(([id]) => id),
-            kept.map(([, c]) => c.viewKey),
-            kept.map(([, c]) => c.projectId),
-            kept.map(([, c]) => c.audienceKey),
-            kept.map(([, c]) => c.paragraph),
-            kept.map(([, c]) => c.n),
-          ],
-        );
-      if (gone.length > 0) await read.query(`delete from ${viewCounts} where id = any($1::text[])`, [gone]);
-      this.dirtyCounts.clear();
     }
   }
 }

@@ -1,6 +1,5 @@
 import type { Resource } from '../../resources/resource';
 import type { ResourceViewRecord, StoredResource } from '../../resources/resource-view-store';
-import { countChanges, type Counted, type CountedView } from '../resource-view-counts';
 import type { PostgresReadDb } from './postgres-read-db';
 
 /** Rows per multi-row insert of views: each takes `viewColumns` parameters of the 65,535 a statement binds. */
@@ -11,7 +10,6 @@ export type ResourceTables = {
   readonly resources: string;
   readonly projectLinks: string;
   readonly views: string;
-  readonly viewCounts: string;
   readonly viewColumns: number;
   readonly viewRow: (resourceId: number, view: ResourceViewRecord) => unknown[];
 };
@@ -25,30 +23,27 @@ export const storedResourceOf = (row: Pick<ResourceRow, 'position' | 'text'>): S
   position: row.position,
 });
 
+/** A view a resource is in: its key and its project, which name the view's scope in the change feed. */
+export type StoredView = { readonly viewKey: string; readonly projectId: number };
+
 /**
- * A resource's views `before` replaced by `views` (one per key, the last): the views after, as
- * their counters count them, and what it writes into `dirty` (each key's row; null: removed).
- * Answers the counters' moves.
+ * A resource's views `before` replaced by `views` (one per key, the last): the views after, and
+ * what it writes into `dirty` (each key's row; null: removed).
  */
 export function replaceViewsIn(
   tables: ResourceTables,
   resourceId: number,
-  before: ReadonlyMap<string, CountedView>,
+  before: ReadonlyMap<string, StoredView>,
   views: readonly ResourceViewRecord[],
   dirty: Map<string, unknown[] | null>,
-): { after: Map<string, CountedView>; moves: Map<string, Counted> } {
-  const after = new Map<string, CountedView>();
+): Map<string, StoredView> {
+  const after = new Map<string, StoredView>();
   for (const key of before.keys()) dirty.set(key, null);
   for (const view of new Map(views.map((v) => [v.viewKey, v])).values()) {
-    after.set(view.viewKey, {
-      viewKey: view.viewKey,
-      projectId: view.projectId,
-      audienceKey: view.audienceKey,
-      paragraph: view.paragraphId ?? 0,
-    });
+    after.set(view.viewKey, { viewKey: view.viewKey, projectId: view.projectId });
     dirty.set(view.viewKey, tables.viewRow(resourceId, view));
   }
-  return { after, moves: countChanges([...before.values()], [...after.values()]) };
+  return after;
 }
 
 /**
@@ -107,32 +102,4 @@ export async function writeViewRows(
       chunk.flat(),
     );
   }
-}
-
-/**
- * Counters moved by the changes given; a counter down to no views is removed, so that a live read
- * model and a rebuild of it hold the same rows.
- */
-export async function moveViewCounts(
-  read: PostgresReadDb,
-  tables: ResourceTables,
-  changes: readonly (readonly [string, Counted])[],
-): Promise<void> {
-  if (changes.length === 0) return;
-  await read.query(
-    `insert into ${tables.viewCounts} as c (id, view_key, project_id, audience_key, paragraph, n)
-     select * from unnest($1::text[], $2::text[], $3::bigint[], $4::text[], $5::bigint[], $6::bigint[])
-     on conflict (id) do update set n = c.n + excluded.n`,
-    [
-      changes.map(([id]) => id),
-      changes.map(([, c]) => c.view.viewKey),
-      changes.map(([, c]) => c.view.projectId),
-      changes.map(([, c]) => c.view.audienceKey),
-      changes.map(([, c]) => c.view.paragraph),
-      changes.map(([, c]) => c.by),
-    ],
-  );
-  const lowered = changes.filter(([, c]) => c.by < 0).map(([id]) => id);
-  if (lowered.length > 0)
-    await read.query(`delete from ${tables.viewCounts} where id = any($1::text[]) and n <= 0`, [lowered]);
 }

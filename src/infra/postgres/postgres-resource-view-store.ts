@@ -9,7 +9,6 @@ import {
   type ViewPage,
   type ViewPageQuery,
 } from '../../resources/resource-view-store';
-import { countOf, type ViewCount } from '../resource-view-counts';
 import { readScope } from '../../projections/read-scopes';
 import { postgresProjectionStore, type HeldWrites, type PostgresReadDb, type Statement } from './postgres-read-db';
 import { ResourceBatch } from './postgres-resource-batch';
@@ -20,10 +19,9 @@ import { PostgresViewIndex } from './postgres-view-index';
 const RESOURCES = 'res_resources';
 const PROJECT_LINKS = 'res_project_links';
 const VIEWS = 'res_views';
-const VIEW_COUNTS = 'res_view_counts';
 
-/** The read model's tables, its counters among them: a reset empties them all and the digest hashes them all. */
-const TABLES: readonly string[] = [RESOURCES, PROJECT_LINKS, VIEWS, VIEW_COUNTS];
+/** The read model's tables: a reset empties them all and the digest hashes them all. */
+const TABLES: readonly string[] = [RESOURCES, PROJECT_LINKS, VIEWS];
 
 /**
  * Documents are JSON texts, not jsonb nor json: jsonb refuses a \u0000 in a string and json a
@@ -72,15 +70,8 @@ const SCHEMA = `
   create index if not exists ${VIEWS}_by_paragraph_audience
     on ${VIEWS} (view_key, project_id, paragraph, audience_key, resource_id);
 
-  create table if not exists ${VIEW_COUNTS} (
-    id text collate "C" primary key,
-    view_key text collate "C" not null,
-    project_id bigint not null,
-    audience_key text collate "C" not null,
-    paragraph bigint not null,
-    n bigint not null
-  );
-  create index if not exists ${VIEW_COUNTS}_by_view on ${VIEW_COUNTS} (view_key, project_id);
+  -- Per-audience counts of earlier releases: the view index counts now.
+  drop table if exists res_view_counts;
 `;
 
 /** A free-text or tag search: filtered and counted in SQL; other lists are answered by the view index. */
@@ -120,22 +111,16 @@ const TABLE_NAMES: ResourceTables = {
   resources: RESOURCES,
   projectLinks: PROJECT_LINKS,
   views: VIEWS,
-  viewCounts: VIEW_COUNTS,
   viewColumns: VIEW_COLUMNS,
   viewRow,
 };
 
-const countersStatement = (q: Pick<ViewPageQuery, 'viewKey' | 'projectId'>): Statement => ({
-  text: `select audience_key, paragraph, n from ${VIEW_COUNTS} where view_key = $1 and project_id = $2`,
-  values: [q.viewKey, q.projectId],
-});
-
 /**
- * A page's statement, and a search's count (the other lists count from the counters), given the
- * admitted audience sets (ignored for 'everything'). The concept is matched against the
+ * A page's statement and its count's, given the admitted audience sets (ignored for 'everything'):
+ * how a search is answered, and any list inside a transaction or a bulk load. The concept is matched against the
  * lower-cased terms' bytes: their UTF-8 holds a substring exactly where the text does.
  */
-function pageStatements(q: ViewPageQuery, keys: readonly string[]): { page: Statement; count: Statement | null } {
+function pageStatements(q: ViewPageQuery, keys: readonly string[]): { page: Statement; count: Statement } {
   const where = ['view_key = $1', 'project_id = $2'];
   const values: unknown[] = [q.viewKey, q.projectId];
   const bind = (value: unknown): string => {
@@ -148,8 +133,7 @@ function pageStatements(q: ViewPageQuery, keys: readonly string[]): { page: Stat
     where.push(`exists (select from unnest(search) as term where position(${bind(utf8(q.concept))} in term) > 0)`);
   if (q.tags.length > 0) where.push(`tags && ${bind(q.tags.map(utf8))}::bytea[]`);
   const filter = where.join(' and ');
-  const searching = q.concept !== null || q.tags.length > 0;
-  const count = searching ? { text: `select count(*) as n from ${VIEWS} where ${filter}`, values: [...values] } : null;
+  const count = { text: `select count(*) as n from ${VIEWS} where ${filter}`, values: [...values] };
   // The count is the whole list's; only the page starts after the key (isAfter in resource-view-store.ts).
   if (q.after)
     where.push(
@@ -163,14 +147,13 @@ function pageStatements(q: ViewPageQuery, keys: readonly string[]): { page: Stat
 }
 
 /**
- * The resources read model on PostgreSQL, answering as MongoResourceViewStore does and keeping
- * what it keeps: no rows cached in the process past a transaction (several processes on several
- * machines share the database; every write names the views and the resource it changed in the
- * change feed, on which whole answers are remembered), and counters per view and audience set, so
- * that a list that is not a search reads its count from a handful of counter rows and its page
- * along one index. Only a free-text or tag search counts its matches. Writes are held for the
- * transaction they run in (ResourceBatch; the batch's, or one of their own outside a batch) and
- * sent as it commits, so a reader never sees views and counters apart.
+ * The resources read model on PostgreSQL. Several processes on several machines share the
+ * database: every write names the views (with the resources it moved in them) and the resource it
+ * changed in the change feed, which keeps each process's view index in step and on which whole
+ * answers are remembered. A list that is not a search is answered from the view index (its count
+ * and its page's ids) and its page's documents read by key; a free-text or tag search is filtered
+ * and counted in SQL, along an index of the view. Writes are held for the transaction they run in
+ * (ResourceBatch; the batch's, or one of their own outside a batch) and sent as it commits.
  */
 export class PostgresResourceViewStore implements ResourceViewStore {
   readonly projectionStore: ProjectionStore;
@@ -255,54 +238,58 @@ export class PostgresResourceViewStore implements ResourceViewStore {
 
   async page(q: ViewPageQuery): Promise<ViewPage> {
     const batch = this.batch();
-    if (this.listsFromIndex(batch, q)) {
-      const view = await this.index.view(q.viewKey, q.projectId);
+    const view = this.usesIndex(batch) ? await this.index.view(q.viewKey, q.projectId) : null;
+    if (view && !searching(q)) {
       const ids = view.admittedIds(q.audience, q.orderBy, q.paragraphId);
       const from = q.skip + (q.after ? view.startAfter(q.orderBy, ids, q.after) : 0);
       return { count: ids.length, list: await this.index.docs(view, ids.slice(from, from + q.take)) };
     }
     await batch?.settle();
-    const counters = await this.counters(q);
-    const keys = admittedKeys(q.audience, new Set(counters.map((c) => c.audienceKey))).sort();
+    const keys = view ? view.admittedAudiences(q.audience).sort() : await this.admittedAudiences(q);
     if (q.audience.kind !== 'everything' && keys.length === 0) return { count: 0, list: [] };
     const statements = pageStatements(q, keys);
-    const count = statements.count
-      ? Number((await this.read.query<{ n: string }>(statements.count.text, statements.count.values)).rows[0]?.n ?? 0)
-      : countOf(q, counters, keys);
+    const count = Number(
+      (await this.read.query<{ n: string }>(statements.count.text, statements.count.values)).rows[0]?.n ?? 0,
+    );
     if (q.take === 0 || count === 0) return { count, list: [] };
     const { rows } = await this.read.query<{ doc: string }>(statements.page.text, statements.page.values);
     return { count, list: rows.map((row) => JSON.parse(row.doc) as ResourceViewRecord) };
   }
 
   /**
-   * Whether a page is answered by the view index: not inside a transaction (whose own writes it
-   * does not hold), not while a generation is bulk-loaded (its commits write no change feed to keep
-   * the index in step), not for a search.
+   * Whether lists may use the view index: not inside a transaction (whose own writes it does not
+   * hold), not while a generation is bulk-loaded (its commits write no change feed to keep the
+   * index in step).
    */
-  private listsFromIndex(batch: ResourceBatch | undefined, q: ViewPageQuery): boolean {
-    return !batch && !this.read.bulkLoading && !searching(q);
+  private usesIndex(batch: ResourceBatch | undefined): boolean {
+    return !batch && !this.read.bulkLoading;
   }
 
-  /** The view's counters: which audience sets it holds, and how many views each (per paragraph). */
-  private async counters(q: Pick<ViewPageQuery, 'viewKey' | 'projectId'>): Promise<ViewCount[]> {
-    const { text, values } = countersStatement(q);
-    const { rows } = await this.read.query<{ audience_key: string; paragraph: string; n: string }>(text, values);
-    return rows.map((c) => ({ audienceKey: c.audience_key, paragraph: Number(c.paragraph), n: Number(c.n) }));
+  /** The audience sets of the view, read from its rows, that admit the caller (without the view index). */
+  private async admittedAudiences(q: ViewPageQuery): Promise<string[]> {
+    const { rows } = await this.read.query<{ audience_key: string }>(
+      `select distinct audience_key from ${VIEWS} where view_key = $1 and project_id = $2`,
+      [q.viewKey, q.projectId],
+    );
+    return admittedKeys(
+      q.audience,
+      rows.map((row) => row.audience_key),
+    ).sort();
   }
 
   /**
-   * How a page query is answered: PostgreSQL's plans for the statements it sends (the counters'
-   * and the page's, and a search's count). For operators and for the test that keeps lists off
-   * full scans.
+   * How a page query is answered: from the view index, then the page's documents by key; or, for
+   * a search, PostgreSQL's plans for its page and count statements. For operators and for the
+   * test that keeps lists off full scans.
    */
-  async explainPage(q: ViewPageQuery): Promise<{ counted: 'view index' | 'counters' | 'query'; plans: string[] }> {
+  async explainPage(q: ViewPageQuery): Promise<{ counted: 'view index' | 'query'; plans: string[] }> {
     const batch = this.batch();
     const explain = async ({ text, values }: Statement) =>
       (await this.read.query<{ 'QUERY PLAN': string }>(`explain ${text}`, values)).rows
         .map((row) => row['QUERY PLAN'])
         .join('\n');
-    if (this.listsFromIndex(batch, q)) {
-      const view = await this.index.view(q.viewKey, q.projectId);
+    const view = this.usesIndex(batch) ? await this.index.view(q.viewKey, q.projectId) : null;
+    if (view && !searching(q)) {
       const ids = view.admittedIds(q.audience, q.orderBy, q.paragraphId).slice(q.skip, q.skip + q.take);
       return {
         counted: 'view index',
@@ -310,11 +297,11 @@ export class PostgresResourceViewStore implements ResourceViewStore {
       };
     }
     await batch?.settle();
-    const counters = await this.counters(q);
-    const statements = pageStatements(q, admittedKeys(q.audience, new Set(counters.map((c) => c.audienceKey))).sort());
-    const plans = [await explain(countersStatement(q)), await explain(statements.page)];
-    if (statements.count) plans.push(await explain(statements.count));
-    return { counted: statements.count ? 'query' : 'counters', plans };
+    const statements = pageStatements(
+      q,
+      view ? view.admittedAudiences(q.audience).sort() : await this.admittedAudiences(q),
+    );
+    return { counted: 'query', plans: [await explain(statements.page), await explain(statements.count)] };
   }
 
   async stored(resourceId: number): Promise<StoredResource | null> {
@@ -350,9 +337,8 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   }
 
   /**
-   * Upserts the new views, deletes the ones that are gone and moves the counters by the
-   * difference between the views found and the views written. Idempotent: replaying it writes
-   * the same rows and moves no counter.
+   * Upserts the new views and deletes the ones that are gone. Idempotent: replaying it writes the
+   * same rows.
    */
   async replaceViews(resourceId: number, views: readonly ResourceViewRecord[]): Promise<void> {
     await this.read.transaction(async () => {
