@@ -89,6 +89,19 @@ export interface ResourceViews {
   page(query: ViewPageQuery): Promise<ViewPage>;
 }
 
+/**
+ * What storing a resource at `position` does, given the position it is stored at (null: not
+ * stored): an event older than the stored resource changes nothing, its views would disagree with
+ * it; one at the stored position (a replay) writes the same views again and leaves the resource;
+ * a later one writes both. The projection folds no event at or before the stored position; the
+ * PostgreSQL and MongoDB stores' `putResource` follow this rule besides, as the last guard of rows
+ * that several processes' transactions may reach.
+ */
+export function resourceWriteAt(stored: bigint | null, position: bigint): 'nothing' | 'views' | 'both' {
+  if (stored === null || stored < position) return 'both';
+  return stored === position ? 'views' : 'nothing';
+}
+
 /** What the resource projection writes, and reads back to fold the next event. */
 export interface ResourceViewWriter {
   readonly projectionStore: ProjectionStore;

@@ -1,13 +1,14 @@
 import type { Collection, Document } from 'mongodb';
 import type { Resource } from '../../resources/resource';
 import type { ProjectionStore } from '../../projections/read-model-projection';
-import type {
-  ProjectLink,
-  ResourceViewRecord,
-  ResourceViewStore,
-  StoredResource,
-  ViewPage,
-  ViewPageQuery,
+import {
+  resourceWriteAt,
+  type ProjectLink,
+  type ResourceViewRecord,
+  type ResourceViewStore,
+  type StoredResource,
+  type ViewPage,
+  type ViewPageQuery,
 } from '../../resources/resource-view-store';
 import { applyGuardedUpsert, positionOf } from './mongo-guarded-write';
 import { mongoProjectionStore, type MongoReadDb } from './mongo-read-db';
@@ -155,7 +156,7 @@ export class MongoResourceViewStore implements ResourceViewStore {
       { _id: resourceId },
       { projection: { position: 1 }, ...this.read.readOptions() },
     );
-    if (current && positionOf(current.position) > position) return;
+    if (resourceWriteAt(current ? positionOf(current.position) : null, position) === 'nothing') return;
     await this.replaceViews(resourceId, views);
     await applyGuardedUpsert(
       this.resources as unknown as Collection<Document>,

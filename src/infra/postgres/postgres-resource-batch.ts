@@ -1,5 +1,5 @@
 import type { Resource } from '../../resources/resource';
-import type { ResourceViewRecord, StoredResource } from '../../resources/resource-view-store';
+import { resourceWriteAt, type ResourceViewRecord, type StoredResource } from '../../resources/resource-view-store';
 import { readScope } from '../../projections/read-scopes';
 import type { HeldWrites, PostgresReadDb } from './postgres-read-db';
 import {
@@ -54,9 +54,10 @@ export class ResourceBatch implements HeldWrites {
     views: readonly ResourceViewRecord[],
   ): Promise<void> {
     const current = await this.row(resourceId);
-    if (current && current.position > position) return;
+    const write = resourceWriteAt(current?.position ?? null, position);
+    if (write === 'nothing') return;
     await this.replaceViews(resourceId, views);
-    if (current && current.position >= position) return;
+    if (write === 'views') return;
     // A tombstone keeps the project id the live resource had.
     const projectId = resource ? resource.scope.projectId : (current?.projectId ?? 0);
     this.rows.set(resourceId, { projectId, position, text: resource ? JSON.stringify(resource) : null });

@@ -1,5 +1,10 @@
 import type { Resource } from '../../resources/resource';
-import type { ProjectLink, ResourceViewRecord, StoredResource } from '../../resources/resource-view-store';
+import {
+  resourceWriteAt,
+  type ProjectLink,
+  type ResourceViewRecord,
+  type StoredResource,
+} from '../../resources/resource-view-store';
 import type { PostgresReadDb } from './postgres-read-db';
 import {
   replaceViewsIn,
@@ -63,9 +68,10 @@ export class ResourceMirror {
 
   putResource(resourceId: number, resource: Resource | null, position: bigint, views: readonly ResourceViewRecord[]) {
     const current = this.resources.get(resourceId);
-    if (current && current.position > position) return;
+    const write = resourceWriteAt(current?.position ?? null, position);
+    if (write === 'nothing') return;
     this.replaceViews(resourceId, views);
-    if (current && current.position >= position) return;
+    if (write === 'views') return;
     // A tombstone keeps the project id the live resource had.
     const projectId = resource ? resource.scope.projectId : (current?.projectId ?? 0);
     if (current && current.projectId !== projectId) this.resourcesByProject.get(current.projectId)?.delete(resourceId);
