@@ -26,6 +26,7 @@ import { chainHead, ensureHashColumn, verifyChain } from './sqlite-hash-chain';
 import { SqliteCommitThread } from './sqlite-commit-thread';
 import type { StoredAppend } from '../stored-append';
 import { idempotencyRecordOf, type IdempotencyRow } from '../idempotency-row';
+import { switchToWal } from './wal-mode';
 
 const schema = `
   create table if not exists events (
@@ -209,7 +210,7 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
     const db = new Database(filePath, { timeout: sqliteBusyTimeoutMs });
     try {
       db.pragma(`busy_timeout = ${sqliteBusyTimeoutMs}`);
-      db.pragma('journal_mode = WAL');
+      switchToWal(db, sqliteBusyTimeoutMs);
       makeSqliteFilesPrivate(filePath);
       // FULL syncs the WAL on every commit: an acknowledged append survives kill -9 and power loss.
       db.pragma('synchronous = FULL');

@@ -15,6 +15,7 @@ import { VersionedAnswerMemo } from '../../projections/answer-memo';
 import { SqliteChangeFeed } from './sqlite-change-feed';
 import { EVERY_SCOPE } from '../scope-versions';
 import { parkedEventOfRow, type ParkedEventRow } from '../parked-event-row';
+import { switchToWal } from './wal-mode';
 
 /**
  * The embedded read models' database: one SQLite file under DATA_DIR (`:memory:` in tests),
@@ -160,7 +161,8 @@ export class SqliteReadDb {
     try {
       // A generation being built is read by nobody and thrown away if the build fails: its
       // commits need not reach the disk, nor pass through the WAL, until `finishBulkLoad`.
-      db.pragma(options.bulkLoad ? 'journal_mode = MEMORY' : 'journal_mode = WAL');
+      if (options.bulkLoad) db.pragma('journal_mode = MEMORY');
+      else switchToWal(db, 5000);
       db.pragma(options.bulkLoad ? 'synchronous = OFF' : 'synchronous = NORMAL');
       db.pragma('busy_timeout = 5000');
       if (file !== ':memory:') makeSqliteFilesPrivate(file);
@@ -168,7 +170,7 @@ export class SqliteReadDb {
         // Shared by every generation and every process, whatever the generation being loaded does.
         makePrivateFile(options.keptFile);
         kept = new Database(options.keptFile);
-        kept.pragma('journal_mode = WAL');
+        switchToWal(kept, 5000);
         kept.pragma('synchronous = NORMAL');
         kept.pragma('busy_timeout = 5000');
         makeSqliteFilesPrivate(options.keptFile);
