@@ -1,4 +1,4 @@
-import type { Audience, ResourceViewRecord, ViewPageKey } from '../resources/resource-view-store';
+import type { Audience, ResourceViewRecord, ViewPageKey, ViewPageQuery } from '../resources/resource-view-store';
 import { admittedKeys, isAfter } from '../resources/resource-view-store';
 import { readScope, viewOfScope } from '../projections/read-scopes';
 import type { ScopeChange } from './scope-changes';
@@ -145,7 +145,7 @@ export class IndexedView {
    * the count is their number, a page a slice of them. Callers admitted to the same audience sets
    * of this view share one list.
    */
-  admittedIds(audience: Audience, orderBy: 0 | 1, paragraphId: number | null): readonly number[] {
+  private admittedIds(audience: Audience, orderBy: 0 | 1, paragraphId: number | null): readonly number[] {
     const keys = audience.kind === 'everything' ? null : admittedKeys(audience, this.audiences.keys());
     const signature = `${orderBy}|${paragraphId ?? ''}|${keys === null ? '*' : keys.sort().join('\n')}`;
     let list = this.admitted.get(signature);
@@ -165,10 +165,20 @@ export class IndexedView {
   }
 
   /**
+   * A page of the view as a caller sees it: the number of rows they see and the ids of the page's
+   * rows (after `q.after`, if any, then `skip` and `take`), in the list's order.
+   */
+  page(q: ViewPageQuery): { count: number; ids: readonly number[] } {
+    const ids = this.admittedIds(q.audience, q.orderBy, q.paragraphId);
+    const from = q.skip + (q.after ? this.startAfter(q.orderBy, ids, q.after) : 0);
+    return { count: ids.length, ids: ids.slice(from, from + q.take) };
+  }
+
+  /**
    * Where the rows after `key` begin among `ids`, a list admittedIds just answered for this view
    * and order: a binary search, so a keyset page costs what an offset page does.
    */
-  startAfter(orderBy: 0 | 1, ids: readonly number[], key: ViewPageKey): number {
+  private startAfter(orderBy: 0 | 1, ids: readonly number[], key: ViewPageKey): number {
     let low = 0;
     let high = ids.length;
     while (low < high) {
@@ -245,7 +255,12 @@ export class ViewIndex {
       if (old) this.keptDocs.delete(old);
       view.replace(id, entryOf(row));
     }
-    if (this.views.get(readScope.view(view.viewKey, view.projectId)) === view) this.entries += view.size - before;
+    if (this.isHeld(view)) this.entries += view.size - before;
+  }
+
+  /** Whether `view` is the one held for its scope (not dropped, nor read for one answer only). */
+  private isHeld(view: IndexedView): boolean {
+    return this.views.get(readScope.view(view.viewKey, view.projectId)) === view;
   }
 
   /**
@@ -294,10 +309,13 @@ export class ViewIndex {
     return ids.map((id) => view.rows.get(id)?.doc ?? null);
   }
 
-  /** A document read for a row of `view`: kept on its entry while the row stands, within MAX_KEPT_DOCS. */
+  /**
+   * A document read for a row of `view`: kept on its entry while the row stands and the view is
+   * held, within MAX_KEPT_DOCS. A view dropped while its documents were read keeps none.
+   */
   keep(view: IndexedView, id: number, doc: ResourceViewRecord): void {
     const entry = view.rows.get(id);
-    if (!entry) return;
+    if (!entry || !this.isHeld(view)) return;
     entry.doc = doc;
     this.keptDocs.add(entry);
     if (this.keptDocs.size <= MAX_KEPT_DOCS) return;

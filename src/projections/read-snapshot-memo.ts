@@ -29,12 +29,10 @@ export class ReadSnapshotMemo {
 
   /** `key` names the answer among all scopes' answers; it stands while `scope` does not change. */
   get<T>(scope: string, key: string, read: () => T): T {
-    const version = this.versionOf(scope);
-    if (version === null) return read();
-    const remembered = this.answers.get(key, version);
+    const { version, remembered } = this.recall(scope, key);
     if (remembered !== undefined) return remembered as T;
     const value = read();
-    this.answers.set(key, version, value);
+    if (version !== null) this.answers.set(key, version, value);
     return value;
   }
 
@@ -44,12 +42,16 @@ export class ReadSnapshotMemo {
    * once. A failed read keeps nothing.
    */
   async getAsync<T>(scope: string, key: string, read: () => Promise<T>): Promise<T> {
-    const version = this.versionOf(scope);
-    if (version === null) return read();
-    const remembered = this.answers.get(key, version);
+    const { version, remembered } = this.recall(scope, key);
     if (remembered !== undefined) return remembered as T;
     const value = await read();
-    this.answers.set(key, version, value);
+    if (version !== null) this.answers.set(key, version, value);
     return value;
+  }
+
+  /** The scope's version now (null: nothing may be kept) and what is kept for `key` under it. */
+  private recall(scope: string, key: string): { version: string | null; remembered: unknown } {
+    const version = this.versionOf(scope);
+    return { version, remembered: version === null ? undefined : this.answers.get(key, version) };
   }
 }

@@ -15,6 +15,7 @@ import { ResourceBatch } from './postgres-resource-batch';
 import { ResourceMirror } from './postgres-resource-mirror';
 import { storedResourceOf, type ResourceTables } from './postgres-resource-rows';
 import { PostgresViewIndex } from './postgres-view-index';
+import type { IndexedView } from '../view-index';
 
 const RESOURCES = 'res_resources';
 const PROJECT_LINKS = 'res_project_links';
@@ -114,6 +115,11 @@ const TABLE_NAMES: ResourceTables = {
   viewColumns: VIEW_COLUMNS,
   viewRow,
 };
+
+/** How a page is answered: see `PostgresResourceViewStore.planOf`. */
+type PagePlan =
+  | { readonly by: 'view index'; readonly view: IndexedView }
+  | { readonly by: 'query'; readonly admitsNone: boolean; readonly statements: { page: Statement; count: Statement } };
 
 /**
  * A page's statement and its count's, given the admitted audience sets (ignored for 'everything'):
@@ -237,23 +243,37 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   }
 
   async page(q: ViewPageQuery): Promise<ViewPage> {
-    const batch = this.batch();
-    const view = this.usesIndex(batch) ? await this.index.view(q.viewKey, q.projectId) : null;
-    if (view && !searching(q)) {
-      const ids = view.admittedIds(q.audience, q.orderBy, q.paragraphId);
-      const from = q.skip + (q.after ? view.startAfter(q.orderBy, ids, q.after) : 0);
-      return { count: ids.length, list: await this.index.docs(view, ids.slice(from, from + q.take)) };
+    const plan = await this.planOf(q);
+    if (plan.by === 'view index') {
+      const { count, ids } = plan.view.page(q);
+      return { count, list: await this.index.docs(plan.view, ids) };
     }
-    await batch?.settle();
-    const keys = view ? view.admittedAudiences(q.audience).sort() : await this.admittedAudiences(q);
-    if (q.audience.kind !== 'everything' && keys.length === 0) return { count: 0, list: [] };
-    const statements = pageStatements(q, keys);
+    if (plan.admitsNone) return { count: 0, list: [] };
+    const { statements } = plan;
     const count = Number(
       (await this.read.query<{ n: string }>(statements.count.text, statements.count.values)).rows[0]?.n ?? 0,
     );
     if (q.take === 0 || count === 0) return { count, list: [] };
     const { rows } = await this.read.query<{ doc: string }>(statements.page.text, statements.page.values);
     return { count, list: rows.map((row) => JSON.parse(row.doc) as ResourceViewRecord) };
+  }
+
+  /**
+   * How a page query is answered: from the view index where it may be used and the query is no
+   * search; otherwise by a page statement and a count statement over the audience sets that admit
+   * the caller (the view index's, or read from the view's rows).
+   */
+  private async planOf(q: ViewPageQuery): Promise<PagePlan> {
+    const batch = this.batch();
+    const view = this.usesIndex(batch) ? await this.index.view(q.viewKey, q.projectId) : null;
+    if (view && !searching(q)) return { by: 'view index', view };
+    await batch?.settle();
+    const keys = view ? view.admittedAudiences(q.audience).sort() : await this.admittedAudiences(q);
+    return {
+      by: 'query',
+      admitsNone: q.audience.kind !== 'everything' && keys.length === 0,
+      statements: pageStatements(q, keys),
+    };
   }
 
   /**
@@ -283,25 +303,19 @@ export class PostgresResourceViewStore implements ResourceViewStore {
    * test that keeps lists off full scans.
    */
   async explainPage(q: ViewPageQuery): Promise<{ counted: 'view index' | 'query'; plans: string[] }> {
-    const batch = this.batch();
     const explain = async ({ text, values }: Statement) =>
       (await this.read.query<{ 'QUERY PLAN': string }>(`explain ${text}`, values)).rows
         .map((row) => row['QUERY PLAN'])
         .join('\n');
-    const view = this.usesIndex(batch) ? await this.index.view(q.viewKey, q.projectId) : null;
-    if (view && !searching(q)) {
-      const ids = view.admittedIds(q.audience, q.orderBy, q.paragraphId).slice(q.skip, q.skip + q.take);
+    const plan = await this.planOf(q);
+    if (plan.by === 'view index') {
+      const { ids } = plan.view.page(q);
       return {
         counted: 'view index',
         plans: [await explain({ text: this.index.docsStatement, values: [q.viewKey, q.projectId, ids] })],
       };
     }
-    await batch?.settle();
-    const statements = pageStatements(
-      q,
-      view ? view.admittedAudiences(q.audience).sort() : await this.admittedAudiences(q),
-    );
-    return { counted: 'query', plans: [await explain(statements.page), await explain(statements.count)] };
+    return { counted: 'query', plans: [await explain(plan.statements.page), await explain(plan.statements.count)] };
   }
 
   async stored(resourceId: number): Promise<StoredResource | null> {

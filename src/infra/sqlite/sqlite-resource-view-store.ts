@@ -179,14 +179,13 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   async page(q: ViewPageQuery): Promise<ViewPage> {
     if (searching(q)) return this.searchPage(q);
     const view = this.index.view(q.viewKey, q.projectId);
-    const ids = view.admittedIds(q.audience, q.orderBy, q.paragraphId);
-    const from = q.skip + (q.after ? view.startAfter(q.orderBy, ids, q.after) : 0);
-    const list = this.index.docs(view, ids.slice(from, from + q.take), (id) => {
+    const { count, ids } = view.page(q);
+    const list = this.index.docs(view, ids, (id) => {
       const doc = this.s.doc.get(id, q.viewKey);
       // Kept on the view index's entry: the parsed-records map would hold it (and its text) twice.
       return doc === undefined ? null : (JSON.parse(doc) as ResourceViewRecord);
     });
-    return { count: ids.length, list };
+    return { count, list };
   }
 
   /** A free-text or tag search: the view's rows that admit the caller, filtered and counted in SQL. */
@@ -221,7 +220,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
         .map((r) => r.detail)
         .join('; ');
     if (!searching(q)) {
-      const ids = this.index.view(q.viewKey, q.projectId).admittedIds(q.audience, q.orderBy, q.paragraphId);
+      const { ids } = this.index.view(q.viewKey, q.projectId).page(q);
       return { counted: 'view index', plans: [explain(this.s.doc, [ids[0] ?? 0, q.viewKey])] };
     }
     const params = this.searchParams(q, this.searchKeys(q));
