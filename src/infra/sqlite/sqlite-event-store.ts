@@ -20,7 +20,6 @@ import type {
   RememberedAnswer,
 } from '../../ports/idempotency-keys';
 import { pollingSubscription } from '../polling-subscription';
-import { RecentEvents } from './sqlite-recent-events';
 import type { ChainHead, ChainReport, LogIntegrity } from '../../ports/log-integrity';
 import { chainHead, ensureHashColumn, verifyChain } from './sqlite-hash-chain';
 import { SqliteCommitThread } from './sqlite-commit-thread';
@@ -142,8 +141,6 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
   /** The group commit being written, if any: appends arriving meanwhile wait in `pending` for the next. */
   private committing: Promise<void> | undefined;
   private readonly subscriptions = new Set<Subscription>();
-  /** The newest events, read once for every live subscription of this process. */
-  private readonly recent = new RecentEvents(pollIntervalMs);
   private readonly logId: string;
 
   private constructor(
@@ -266,7 +263,6 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
           // wake the subscriptions for it again. Read before waking them, so that anything another
           // process committed meanwhile is seen by the reads this wake starts.
           if (this.otherWriters) this.othersSeen = this.dataVersion();
-          this.recent.committed();
           for (const wake of this.listeners) wake();
         }
         outcomes.forEach((outcome, i) => {
@@ -361,7 +357,7 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
   ): Subscription {
     const subscription = pollingSubscription({
       from,
-      read: (after) => this.recent.after(after ?? 0n, subscriptionPageSize, (from, max) => this.readAllNow(from, max)),
+      read: (after) => this.readAllNow(after ?? 0n, subscriptionPageSize),
       pageSize: subscriptionPageSize,
       pollIntervalMs,
       listen: (wake) => {
@@ -405,7 +401,6 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
       const now = this.dataVersion();
       if (now !== this.othersSeen) {
         this.othersSeen = now;
-        this.recent.committed();
         for (const wake of this.listeners) wake();
       }
     }, otherWritersCheckMs);

@@ -1,9 +1,9 @@
 /**
- * A log's live subscriptions in one process share what one of them read (RecentEvents on the
- * embedded log, SharedLogReads on PostgreSQL): whatever position each starts from, however far
- * the log runs past what is kept in memory, and however many appends land at once, each still
- * gets every event after its start exactly once, in order, and sees appends made by another
- * process's connection as well as its own.
+ * A log's live subscriptions in one process (on PostgreSQL they share what one of them read,
+ * SharedLogReads; on the embedded log each reads SQLite): whatever position each starts from,
+ * however far the log runs past what is kept in memory, and however many appends land at once,
+ * each still gets every event after its start exactly once, in order, and sees appends made by
+ * another process's connection as well as its own.
  */
 import fs from 'node:fs';
 import os from 'node:os';
