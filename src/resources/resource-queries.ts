@@ -76,8 +76,9 @@ export async function toRecords(
 type RecordTexts = { readonly version: string; plain?: Buffer; editor?: Buffer };
 
 /**
- * Record texts by view document: a store hands out the same document object while its stored
- * text stays the same, so a changed resource is a new key, and an unused one is collected.
+ * Record texts by view document: a store hands out the same document object while it keeps the
+ * row (the view index keeps the documents of the pages it served), so a changed resource is a new
+ * key, and an unused one is collected. A document read again (a search's) is a new key.
  */
 const recordTexts = new WeakMap<ResourceViewRecord, RecordTexts>();
 

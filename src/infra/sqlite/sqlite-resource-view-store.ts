@@ -61,9 +61,6 @@ const pageIndexes = `
   drop index if exists res_views_by_audience_recent;
 `;
 
-/** Parsed records kept per process: a few MB at most. */
-const PARSED_CACHE_SIZE = 5_000;
-
 /** Free-text and tag searches count by scanning the view in SQL; other lists count in the view index. */
 const searching = (q: ViewPageQuery): boolean => q.concept !== null || q.tags.length > 0;
 
@@ -80,12 +77,6 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   private readonly db: Database.Database;
   private readonly s;
   private readonly pageStatements = new Map<string, Database.Statement>();
-  /**
-   * Parsed view records by their stored text. Parsing was the largest cost of a page; the same
-   * few thousand records are asked for again and again, and a text that changes is a new key, so
-   * the cache is never stale, with several processes writing or one.
-   */
-  private readonly parsed = new Map<string, ResourceViewRecord>();
   private readonly index: SqliteViewIndex;
   /**
    * Each project's communities, kept for one batch of the projection: the batch's transaction
@@ -182,8 +173,8 @@ export class SqliteResourceViewStore implements ResourceViewStore {
     const { count, ids } = view.page(q);
     const list = this.index.docs(view, ids, (id) => {
       const doc = this.s.doc.get(id, q.viewKey);
-      // Kept on the view index's entry: the parsed-records map would hold it (and its text) twice.
-      return doc === undefined ? null : (JSON.parse(doc) as ResourceViewRecord);
+      // Kept on the view index's entry while the row stands.
+      return doc === undefined ? null : this.parse(doc);
     });
     return { count, list };
   }
@@ -200,13 +191,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
   }
 
   private parse(doc: string): ResourceViewRecord {
-    let record = this.parsed.get(doc);
-    if (!record) {
-      record = JSON.parse(doc) as ResourceViewRecord;
-      if (this.parsed.size >= PARSED_CACHE_SIZE) this.parsed.delete(this.parsed.keys().next().value as string);
-      this.parsed.set(doc, record);
-    }
-    return record;
+    return JSON.parse(doc) as ResourceViewRecord;
   }
 
   /**
