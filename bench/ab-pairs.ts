@@ -15,7 +15,8 @@
  *   AB_SCENARIO  random-same | random-else | random-none (550 callers × a random page of the first
  *                100, saves on the same view, elsewhere, none) | first5k-else (5,000 callers × the
  *                first page, saves elsewhere) | apikey | bearer (one community admin repeating one
- *                list, with an API key or with a bearer token, no saves) | saves (SaveProjectResource
+ *                list, with an API key or with a bearer token, no saves) | search (a member repeating
+ *                one free-text search of the view, no saves) | saves (SaveProjectResource
  *                creating resources, 16 clients: its CPU per request is a save's); AB_MEMO on|off (default
  *                off: READ_MEMO=off); AB_MEMO_A, AB_MEMO_B one side's own (e.g. one build, memos on
  *                against off)
@@ -174,6 +175,13 @@ async function main(): Promise<void> {
         body: listBody,
         headers:
           name === 'apikey' ? { 'x-api-key': keys[url]!, 'content-type': 'application/json' } : auth(CALLERS.admin),
+      };
+    if (name === 'search')
+      return {
+        url: `${url}/api/Project/GetResourceList`,
+        method: 'POST',
+        body: JSON.stringify({ take: 20, orderBy: 1, ...big, concept: 'number 39' }),
+        headers: auth(CALLERS.member),
       };
     const random = randomSequence(2);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)] as T;
