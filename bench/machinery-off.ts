@@ -58,7 +58,7 @@ const SWITCHES: Record<string, readonly Switch[]> = {
   ],
   'kept-docs': [
     {
-      file: 'src/infra/view-index.ts',
+      file: 'src/resources/view-index.ts',
       find: '  keep(view: IndexedView, id: number, doc: ResourceViewRecord): void {\n',
       replace: '  keep(view: IndexedView, id: number, doc: ResourceViewRecord): void {\n    if (id > 0) return;\n',
     },

@@ -1,6 +1,6 @@
 import type pg from 'pg';
-import { EVERY_SCOPE, ScopeVersions } from '../scope-versions';
-import { changesOfRows, type ChangeRow, type ScopeChange, type TouchedScopes } from '../scope-changes';
+import { EVERY_SCOPE, ScopeVersions } from '../../projections/scope-versions';
+import { changesOfRows, type ChangeRow, type ScopeChange, type TouchedScopes } from '../../projections/scope-changes';
 
 /** Two keys of pg_advisory_xact_lock: this constant for a generation's feed, and the schema's hash. */
 const FEED_LOCK_CLASS = 0x70_72_66_64; // 'prfd'

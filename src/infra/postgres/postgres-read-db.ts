@@ -11,13 +11,13 @@ import type {
 import { canonicalDigest } from '../../projections/canonical-digest';
 import { VersionedAnswerMemo } from '../../projections/answer-memo';
 import { ReadSnapshotMemo } from '../../projections/read-snapshot-memo';
-import { EVERY_SCOPE } from '../scope-versions';
+import { EVERY_SCOPE } from '../../projections/scope-versions';
 import { CHANGE_FEED_DDL, PostgresChangeFeed } from './postgres-change-feed';
 import { SCHEMA_NAME } from './migrations';
 import { CLIENT_BOUND_MARGIN_MS, isGivenUp } from './client-bound';
 import { KeyedTurns } from '../keyed-turns';
 import { parkedEventOfRow, type ParkedEventRow } from '../parked-event-row';
-import { TouchedScopes } from '../scope-changes';
+import { TouchedScopes } from '../../projections/scope-changes';
 
 /** Two keys of pg_advisory_xact_lock: this constant for a read schema's tables, and the schema's hash. */
 const READ_SCHEMA_LOCK_CLASS = 0x70_72_72_64; // 'prrd'

@@ -15,7 +15,7 @@ import { ResourceBatch } from './postgres-resource-batch';
 import { ResourceMirror } from './postgres-resource-mirror';
 import { storedResourceOf, type ResourceTables } from './postgres-resource-rows';
 import { PostgresViewIndex } from './postgres-view-index';
-import type { IndexedView } from '../view-index';
+import type { IndexedView } from '../../resources/view-index';
 
 const RESOURCES = 'res_resources';
 const PROJECT_LINKS = 'res_project_links';

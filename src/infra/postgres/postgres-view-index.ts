@@ -1,8 +1,8 @@
 import type pg from 'pg';
 import type { ResourceViewRecord } from '../../resources/resource-view-store';
 import { readScope } from '../../projections/read-scopes';
-import type { ScopeChange } from '../scope-changes';
-import { ViewIndex, type IndexedView, type ViewIndexRow } from '../view-index';
+import type { ScopeChange } from '../../projections/scope-changes';
+import { ViewIndex, type IndexedView, type ViewIndexRow } from '../../resources/view-index';
 
 type Query = <R extends pg.QueryResultRow>(text: string, values?: readonly unknown[]) => Promise<pg.QueryResult<R>>;
 

@@ -1,6 +1,6 @@
 import type Database from 'better-sqlite3';
-import { EVERY_SCOPE, ScopeVersions } from '../scope-versions';
-import { changesOfRows, TouchedScopes, type ScopeChange } from '../scope-changes';
+import { EVERY_SCOPE, ScopeVersions } from '../../projections/scope-versions';
+import { changesOfRows, TouchedScopes, type ScopeChange } from '../../projections/scope-changes';
 /** Past this many rows behind, a reader forgets everything rather than reading them all. */
 const CATCH_UP_ROWS = 5_000;
 /** The feed keeps about this many rows; a reader that fell further behind forgets everything. */

@@ -13,7 +13,7 @@ import { canonicalDigest } from '../../projections/canonical-digest';
 import { ReadSnapshotMemo } from '../../projections/read-snapshot-memo';
 import { VersionedAnswerMemo } from '../../projections/answer-memo';
 import { SqliteChangeFeed } from './sqlite-change-feed';
-import { EVERY_SCOPE } from '../scope-versions';
+import { EVERY_SCOPE } from '../../projections/scope-versions';
 import { parkedEventOfRow, type ParkedEventRow } from '../parked-event-row';
 import { switchToWal } from './wal-mode';
 

@@ -1,8 +1,8 @@
 import type Database from 'better-sqlite3';
 import type { ResourceViewRecord } from '../../resources/resource-view-store';
 import { readScope } from '../../projections/read-scopes';
-import type { ScopeChange } from '../scope-changes';
-import { ViewIndex, type IndexedView, type ViewIndexRow } from '../view-index';
+import type { ScopeChange } from '../../projections/scope-changes';
+import { ViewIndex, type IndexedView, type ViewIndexRow } from '../../resources/view-index';
 
 /**
  * The embedded read model's view index (src/infra/view-index.ts), read from SQLite: a view is

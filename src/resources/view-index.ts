@@ -1,8 +1,8 @@
-import type { Audience, ResourceViewRecord, ViewPageKey, ViewPageQuery } from '../resources/resource-view-store';
-import { admittedKeys, isAfter } from '../resources/resource-view-store';
+import type { Audience, ResourceViewRecord, ViewPageKey, ViewPageQuery } from './resource-view-store';
+import { admittedKeys, isAfter } from './resource-view-store';
 import { readScope, viewOfScope } from '../projections/read-scopes';
-import type { ScopeChange } from './scope-changes';
-import { EVERY_SCOPE } from './scope-versions';
+import type { ScopeChange } from '../projections/scope-changes';
+import { EVERY_SCOPE } from '../projections/scope-versions';
 
 /** What a list needs of a view row to place it: its id, its date, its paragraph (0: none), its audience set. */
 export type ViewIndexRow = readonly [id: number, postDate: string, paragraphId: number, audienceKey: string];
