@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import Database from 'better-sqlite3';
-import { sqliteBusyTimeoutMs } from '../infra/sqlite/sqlite-event-store';
+import { sqliteBusyTimeoutMs } from '../infra/sqlite/wal-mode';
 import { chainHead, verifyChain } from '../infra/sqlite/sqlite-hash-chain';
 import { makePrivateFile, makeSqliteFilesPrivate } from '../config/private-files';
 

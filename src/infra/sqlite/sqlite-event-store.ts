@@ -25,7 +25,7 @@ import { chainHead, ensureHashColumn, verifyChain } from './sqlite-hash-chain';
 import { SqliteCommitThread } from './sqlite-commit-thread';
 import type { StoredAppend } from '../stored-append';
 import { idempotencyRecordOf, type IdempotencyRow } from '../idempotency-row';
-import { switchToWal } from './wal-mode';
+import { sqliteBusyTimeoutMs, switchToWal } from './wal-mode';
 
 const schema = `
   create table if not exists events (
@@ -64,12 +64,6 @@ const pollIntervalMs = 200;
  */
 const otherWritersCheckMs = 2;
 const subscriptionPageSize = 256;
-/**
- * Several processes may share one DATA_DIR (API processes, a projector, the operator CLI): a
- * writer that finds the write lock taken waits this long for it instead of failing at once with
- * SQLITE_BUSY. Appends hold the lock for one short transaction, so the wait is short in practice.
- */
-export const sqliteBusyTimeoutMs = 5000;
 
 /** The columns of an event the port returns: not its hash, which only the chain's checks read. */
 const COLUMNS = 'position, stream_id, revision, type, data, metadata';

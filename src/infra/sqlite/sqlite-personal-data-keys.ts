@@ -3,7 +3,7 @@ import path from 'node:path';
 import Database from 'better-sqlite3';
 import { makePrivateDir, makePrivateFile, makeSqliteFilesPrivate } from '../../config/private-files';
 import type { PersonalDataKeys } from '../../ports/personal-data-keys';
-import { switchToWal } from './wal-mode';
+import { sqliteBusyTimeoutMs, switchToWal } from './wal-mode';
 
 /**
  * Personal-data keys of the embedded store: a file of their own beside the log
@@ -26,8 +26,8 @@ export class SqlitePersonalDataKeys implements PersonalDataKeys {
       makePrivateFile(file);
     }
     const db = new Database(file);
-    switchToWal(db, 5000);
-    db.pragma('busy_timeout = 5000');
+    switchToWal(db, sqliteBusyTimeoutMs);
+    db.pragma(`busy_timeout = ${sqliteBusyTimeoutMs}`);
     db.pragma('secure_delete = on');
     if (file !== ':memory:') makeSqliteFilesPrivate(file);
     return new SqlitePersonalDataKeys(db);

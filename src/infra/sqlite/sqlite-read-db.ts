@@ -15,7 +15,7 @@ import { VersionedAnswerMemo } from '../../projections/answer-memo';
 import { SqliteChangeFeed } from './sqlite-change-feed';
 import { EVERY_SCOPE } from '../../projections/scope-versions';
 import { parkedEventOfRow, type ParkedEventRow } from '../parked-event-row';
-import { switchToWal } from './wal-mode';
+import { sqliteBusyTimeoutMs, switchToWal } from './wal-mode';
 
 /**
  * The embedded read models' database: one SQLite file under DATA_DIR (`:memory:` in tests),
@@ -162,17 +162,17 @@ export class SqliteReadDb {
       // A generation being built is read by nobody and thrown away if the build fails: its
       // commits need not reach the disk, nor pass through the WAL, until `finishBulkLoad`.
       if (options.bulkLoad) db.pragma('journal_mode = MEMORY');
-      else switchToWal(db, 5000);
+      else switchToWal(db, sqliteBusyTimeoutMs);
       db.pragma(options.bulkLoad ? 'synchronous = OFF' : 'synchronous = NORMAL');
-      db.pragma('busy_timeout = 5000');
+      db.pragma(`busy_timeout = ${sqliteBusyTimeoutMs}`);
       if (file !== ':memory:') makeSqliteFilesPrivate(file);
       if (options.keptFile) {
         // Shared by every generation and every process, whatever the generation being loaded does.
         makePrivateFile(options.keptFile);
         kept = new Database(options.keptFile);
-        switchToWal(kept, 5000);
+        switchToWal(kept, sqliteBusyTimeoutMs);
         kept.pragma('synchronous = NORMAL');
-        kept.pragma('busy_timeout = 5000');
+        kept.pragma(`busy_timeout = ${sqliteBusyTimeoutMs}`);
         makeSqliteFilesPrivate(options.keptFile);
       }
       return new SqliteReadDb(db, options.bulkLoad ?? false, options.memo ?? true, kept);

@@ -1,5 +1,12 @@
 import type Database from 'better-sqlite3';
 
+/**
+ * Several processes may share one DATA_DIR (API processes, a projector, the operator CLI): a
+ * writer that finds the write lock taken waits this long for it instead of failing at once with
+ * SQLITE_BUSY. Appends hold the lock for one short transaction, so the wait is short in practice.
+ */
+export const sqliteBusyTimeoutMs = 5000;
+
 /** How long a switch that found the file busy waits before it is tried again. */
 const RETRY_MS = 10;
 
