@@ -21,7 +21,7 @@ export function apiKeyStore(documents: DocumentStore, usage: ApiKeyUsageStore): 
   const checks = new KeptByVersion<string, ApiKey | null>(1_000);
   const credential = async (keyId: string): Promise<ApiKey | null> => {
     // Taken before the read: a write meanwhile moves it, so what was read is never served under the new one.
-    const version = documents.version?.(API_KEYS) ?? null;
+    const version = documents.version?.() ?? null;
     if (version === null) return read(keyId);
     const remembered = checks.get(keyId, version);
     if (remembered !== undefined) return remembered;

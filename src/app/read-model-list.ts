@@ -18,7 +18,7 @@ import type { ResourceViewStore } from '../resources/resource-view-store';
 import { API_KEYS_READ_MODEL } from '../api-keys/api-key-projection';
 import { APPLICATIONS_READ_MODEL } from '../applications/application-projection';
 import { FILES_READ_MODEL } from '../files/files-projection';
-import { documentProjection, type DocumentReadModel, type DocumentStore } from '../projections/document-store';
+import { documentProjection, scopeOf, type DocumentReadModel, type DocumentStore } from '../projections/document-store';
 import { DIRECTORY_READ_MODEL } from '../directory/directory-projection';
 import { directoryStore } from '../directory/directory-store';
 import { resourceProjection } from '../resources/resource-projection';
@@ -89,7 +89,7 @@ function documentModel<Store extends object, Kept = undefined>(
       if (!documents) throw new Error(`the ${model.name} store was not opened by its read model`);
       return documentProjection(model, documents);
     },
-    sqlite: (db) => opened(new SqliteDocumentStore(db, model.collections, model.scope), beside.sqlite(db)),
+    sqlite: (db) => opened(new SqliteDocumentStore(db, model.collections, scopeOf(model)), beside.sqlite(db)),
     mongo: async (db) =>
       opened(
         await adapter<typeof MongoDocumentStore>('../infra/mongo/mongo-document-store', 'MongoDocumentStore').open(
@@ -103,7 +103,7 @@ function documentModel<Store extends object, Kept = undefined>(
         await adapter<typeof PostgresDocumentStore>(
           '../infra/postgres/postgres-document-store',
           'PostgresDocumentStore',
-        ).open(db, model.collections, model.scope),
+        ).open(db, model.collections, scopeOf(model)),
         await beside.postgres(db),
       ),
   };

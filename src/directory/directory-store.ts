@@ -148,6 +148,6 @@ export function directoryStore(documents: DocumentStore): DirectoryStore {
       };
     },
   };
-  const { scopeVersion } = documents;
-  return scopeVersion ? { ...store, version: () => scopeVersion.call(documents) } : store;
+  const { version } = documents;
+  return version ? { ...store, version: () => version.call(documents) } : store;
 }

@@ -1,4 +1,5 @@
 import type { RecordedEvent } from '../ports/event-store';
+import { readScope } from './read-scopes';
 import type { PageRequest, PageResponse } from './paging';
 import {
   selecting,
@@ -40,8 +41,9 @@ export type DocumentReadModel<E extends { readonly type: string; readonly data: 
   readonly documentsOf: (event: E) => readonly { readonly collection: string; readonly id: DocumentId }[];
   readonly evolve: (collection: string, document: Document | null, event: E) => Document | null;
   /**
-   * The read scope (src/projections/read-scopes.ts) every write of the model changes, where
-   * answers remembered from it must be dropped when it does; the store's `version` follows it.
+   * The read scope (src/projections/read-scopes.ts) every write of the model changes, where other
+   * answers remembered from it must be dropped when it does; by default the model's own
+   * (`readScope.documents(name)`). The store's `version` follows it.
    */
   readonly scope?: string;
 };
@@ -82,19 +84,18 @@ export interface DocumentStore {
   /** The distinct string values of `field` (array elements unwound) among the matching documents, code-unit order. */
   distinct(collection: string, field: string, equal: Readonly<Record<string, Scalar>>): Promise<string[]>;
   /**
-   * A token that moves with every write to `collection`, this process's or another's, so an answer
-   * read from it may be remembered while the token stands; null while nothing may be (inside a
-   * write transaction). Only where every process hears of every commit (the embedded database's
-   * and PostgreSQL's change feeds); absent elsewhere (MongoDB), where every read goes to the database.
+   * A token that moves with every write to the read model's documents (its scope), this process's
+   * or another's, so an answer read from them may be remembered while the token stands; null while
+   * nothing may be (inside a write transaction). Only where every process hears of every commit
+   * (the embedded database's and PostgreSQL's change feeds); absent elsewhere (MongoDB), where
+   * every read goes to the database.
    */
-  readonly version?: (collection: string) => string | null;
-  /**
-   * Moves whenever a write changes the read model's declared scope (DocumentReadModel.scope), this
-   * process's or another's; null where nothing read may be kept (inside a write transaction).
-   * Absent where the database cannot tell.
-   */
-  readonly scopeVersion?: () => string | null;
+  readonly version?: () => string | null;
 }
+
+/** The read scope a document read model's writes change: the one it declares, or its own. */
+export const scopeOf = (model: { readonly name: string; readonly scope?: string }): string =>
+  model.scope ?? readScope.documents(model.name);
 
 /** The stored documents of `ids`, in one query (`loadMany`): absent ones and tombstones left out, in no order. */
 export async function getMany(

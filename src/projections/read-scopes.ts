@@ -7,8 +7,8 @@
 export const readScope = {
   /** People, communities, projects, circles: every caller's principals and every name. */
   directory: 'directory',
-  /** Every document of one collection of a document read model (each request checks its API key's). */
-  documents: (collection: string): string => `doc:${collection}`,
+  /** Every document of a document read model that declares no scope of its own (as the API keys'). */
+  documents: (readModel: string): string => `doc:${readModel}`,
   /** One resource's state and the list of its views. */
   resource: (resourceId: number): string => `resource:${resourceId}`,
   /** One view of one project's resources (`p:7`, or `c:12` for community 12), and which resources it holds. */

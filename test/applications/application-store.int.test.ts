@@ -13,7 +13,7 @@ import {
 } from '../../src/applications/application-projection';
 import { applicationStore, type ApplicationStore } from '../../src/applications/application-queries';
 import { DIRECTORY_STREAM } from '../../src/directory/directory-events';
-import { documentProjection, type DocumentStore } from '../../src/projections/document-store';
+import { documentProjection, scopeOf, type DocumentStore } from '../../src/projections/document-store';
 import { application as applicationOf } from '../support/application-fixtures';
 import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
 
@@ -198,7 +198,10 @@ export function describeApplicationStoreContract(
 describeOnEveryReadDb(describeApplicationStoreContract, {
   sqlite: [
     'SqliteDocumentStore',
-    (read) => applicationReadModel(new SqliteDocumentStore(read, APPLICATIONS_READ_MODEL.collections)),
+    (read) =>
+      applicationReadModel(
+        new SqliteDocumentStore(read, APPLICATIONS_READ_MODEL.collections, scopeOf(APPLICATIONS_READ_MODEL)),
+      ),
   ],
   mongo: [
     'MongoDocumentStore',

@@ -19,6 +19,7 @@ import {
   type Scalar,
 } from '../../src/projections/document-store';
 import type { RecordedEvent } from '../../src/ports/event-store';
+import { readScope } from '../../src/projections/read-scopes';
 import { mingoReadDb } from '../support/mingo-mongo';
 import {
   describeOnEveryReadDb,
@@ -29,6 +30,7 @@ import {
 import { seeded, walkFaults, walkWhileChanging } from '../support/keyset-walk';
 
 const NOTES = 'notes';
+const SCOPE = readScope.documents('notes');
 const COLLECTIONS: readonly CollectionDeclaration[] = [
   {
     name: NOTES,
@@ -329,9 +331,9 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
 }
 
 describeOnEveryReadDb(describeDocumentStoreContract, {
-  sqlite: ['SqliteDocumentStore', (read) => new SqliteDocumentStore(read, COLLECTIONS)],
+  sqlite: ['SqliteDocumentStore', (read) => new SqliteDocumentStore(read, COLLECTIONS, SCOPE)],
   mongo: ['MongoDocumentStore', (read) => MongoDocumentStore.open(read, COLLECTIONS)],
-  postgres: ['PostgresDocumentStore', (read) => PostgresDocumentStore.open(read, COLLECTIONS)],
+  postgres: ['PostgresDocumentStore', (read) => PostgresDocumentStore.open(read, COLLECTIONS, SCOPE)],
 });
 
 // A generation built from the whole log: the documents are held in the process from the reset on,
@@ -340,7 +342,7 @@ describeOnPostgres(
   describeDocumentStoreContract,
   'PostgresDocumentStore',
   async (read) => {
-    const store = await PostgresDocumentStore.open(read, COLLECTIONS);
+    const store = await PostgresDocumentStore.open(read, COLLECTIONS, SCOPE);
     await store.projectionStore.reset('notes');
     return store;
   },
@@ -351,7 +353,7 @@ describe('the document store on SQLite and on MongoDB', () => {
   it('given the same writes, when digested, then both answer the same digest', async () => {
     const sqliteRead = SqliteReadDb.open(':memory:');
     const stores = [
-      new SqliteDocumentStore(sqliteRead, COLLECTIONS),
+      new SqliteDocumentStore(sqliteRead, COLLECTIONS, SCOPE),
       await MongoDocumentStore.open(mingoReadDb(), COLLECTIONS),
     ];
     for (const store of stores) {
@@ -369,17 +371,17 @@ describe('the document store on SQLite and on MongoDB', () => {
 });
 
 describe('the document store on SQLite, whose change feed every process reads', () => {
-  it('given a collection, when a write changes it, then its version moves; an older write leaves it standing', async () => {
+  it("given the read model's documents, when a write changes one, then their version moves; an older write leaves it standing", async () => {
     const read = SqliteReadDb.open(':memory:');
-    const store = new SqliteDocumentStore(read, COLLECTIONS);
+    const store = new SqliteDocumentStore(read, COLLECTIONS, SCOPE);
     await store.save(NOTES, 1, note(1), 5n);
-    const before = store.version(NOTES);
+    const before = store.version();
     expect(before).not.toBeNull();
 
     await store.save(NOTES, 1, note(1, { colour: 'red' }), 4n);
-    expect(store.version(NOTES)).toBe(before);
+    expect(store.version()).toBe(before);
     await store.save(NOTES, 1, note(1, { colour: 'red' }), 6n);
-    expect(store.version(NOTES)).not.toBe(before);
+    expect(store.version()).not.toBe(before);
     read.close();
   });
 });

@@ -7,6 +7,7 @@ import { PostgresReadDb } from '../../src/infra/postgres/postgres-read-db';
 import { postgresGenerations } from '../../src/infra/read-generations';
 import { PostgresDocumentStore } from '../../src/infra/postgres/postgres-document-store';
 import { LeaseLostError } from '../../src/projections/projection-lease';
+import { readScope } from '../../src/projections/read-scopes';
 import { describeExternal, externalTarget } from '../support/external';
 import { dropSchema, dropSchemasOf, freshSchema, onServer } from '../support/postgres';
 
@@ -44,7 +45,7 @@ describeExternal('the PostgreSQL read database', target, () => {
   });
 
   it('given a holder whose lease was taken over, when it commits a batch, then the fence refuses it and nothing of the batch is written', async () => {
-    const store = await PostgresDocumentStore.open(read, NOTES);
+    const store = await PostgresDocumentStore.open(read, NOTES, readScope.documents('notes'));
     const lease = await read.leases.acquire('notes', 'a', 100, 0);
     await new Promise((resolve) => setTimeout(resolve, 150));
     await other.leases.acquire('notes', 'b', 10_000, 0);
@@ -64,7 +65,7 @@ describeExternal('the PostgreSQL read database', target, () => {
   });
 
   it('given a batch that fails half-way, then neither its writes nor its checkpoint remain, and the next batch commits', async () => {
-    const store = await PostgresDocumentStore.open(read, NOTES);
+    const store = await PostgresDocumentStore.open(read, NOTES, readScope.documents('notes'));
 
     const failing = store.projectionStore.commit('notes', 7n, async () => {
       await store.save('notes', 1, { id: 1 }, 6n);
@@ -81,7 +82,7 @@ describeExternal('the PostgreSQL read database', target, () => {
   });
 
   it("given a holder's batch running, when its lease is renewed meanwhile, then the renewal waits for the batch instead of failing", async () => {
-    const store = await PostgresDocumentStore.open(read, NOTES);
+    const store = await PostgresDocumentStore.open(read, NOTES, readScope.documents('notes'));
     const lease = await read.leases.acquire('notes', 'a', 10_000, 0);
     let release!: () => void;
     const running = new Promise<void>((resolve) => (release = resolve));

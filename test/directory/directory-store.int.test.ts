@@ -12,7 +12,7 @@ import { directoryStore, type DirectoryStore, type Memberships } from '../../src
 import { MongoDocumentStore } from '../../src/infra/mongo/mongo-document-store';
 import { PostgresDocumentStore } from '../../src/infra/postgres/postgres-document-store';
 import { SqliteDocumentStore } from '../../src/infra/sqlite/sqlite-document-store';
-import { documentProjection, type DocumentStore } from '../../src/projections/document-store';
+import { documentProjection, scopeOf, type DocumentStore } from '../../src/projections/document-store';
 import { PostgresReadDb } from '../../src/infra/postgres/postgres-read-db';
 import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
 import { describeExternal, externalTarget } from '../support/external';
@@ -292,7 +292,9 @@ describeOnEveryReadDb(describeDirectoryStoreContract, {
   sqlite: [
     'the directory on SqliteDocumentStore',
     (read) =>
-      directoryReadModel(new SqliteDocumentStore(read, DIRECTORY_READ_MODEL.collections, DIRECTORY_READ_MODEL.scope)),
+      directoryReadModel(
+        new SqliteDocumentStore(read, DIRECTORY_READ_MODEL.collections, scopeOf(DIRECTORY_READ_MODEL)),
+      ),
   ],
   mongo: [
     'the directory on MongoDocumentStore',
@@ -300,7 +302,10 @@ describeOnEveryReadDb(describeDirectoryStoreContract, {
   ],
   postgres: [
     'the directory on PostgresDocumentStore',
-    async (read) => directoryReadModel(await PostgresDocumentStore.open(read, DIRECTORY_READ_MODEL.collections)),
+    async (read) =>
+      directoryReadModel(
+        await PostgresDocumentStore.open(read, DIRECTORY_READ_MODEL.collections, scopeOf(DIRECTORY_READ_MODEL)),
+      ),
   ],
 });
 
@@ -330,7 +335,9 @@ describeExternal('the PostgreSQL directory store, bulk-loading', postgres, () =>
     const schema = freshSchema('dirbulk');
     const read = await PostgresReadDb.connect(url, { schema, queryTimeoutMs: 10_000, bulkLoad });
     opened.push({ read, schema });
-    const store = directoryReadModel(await PostgresDocumentStore.open(read, DIRECTORY_READ_MODEL.collections));
+    const store = directoryReadModel(
+      await PostgresDocumentStore.open(read, DIRECTORY_READ_MODEL.collections, scopeOf(DIRECTORY_READ_MODEL)),
+    );
     await store.projectionStore.reset(store.projectionName);
     return store;
   };

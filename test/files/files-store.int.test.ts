@@ -4,7 +4,7 @@ import { filesStore, type FilesStore } from '../../src/files/files-store';
 import { MongoDocumentStore } from '../../src/infra/mongo/mongo-document-store';
 import { PostgresDocumentStore } from '../../src/infra/postgres/postgres-document-store';
 import { SqliteDocumentStore } from '../../src/infra/sqlite/sqlite-document-store';
-import { documentProjection, type DocumentStore } from '../../src/projections/document-store';
+import { documentProjection, scopeOf, type DocumentStore } from '../../src/projections/document-store';
 import type { RecordedEvent } from '../../src/ports/event-store';
 import { describeOnEveryReadDb, type OpenedStore, withFreshStore } from '../support/read-db-adapters';
 
@@ -126,7 +126,7 @@ function filesStoreContract(name: string, open: () => Promise<OpenedStore<FilesR
 describeOnEveryReadDb(filesStoreContract, {
   sqlite: [
     'SqliteDocumentStore',
-    (read) => filesReadModel(new SqliteDocumentStore(read, FILES_READ_MODEL.collections)),
+    (read) => filesReadModel(new SqliteDocumentStore(read, FILES_READ_MODEL.collections, scopeOf(FILES_READ_MODEL))),
   ],
   mongo: [
     'MongoDocumentStore',
@@ -134,6 +134,7 @@ describeOnEveryReadDb(filesStoreContract, {
   ],
   postgres: [
     'PostgresDocumentStore',
-    async (read) => filesReadModel(await PostgresDocumentStore.open(read, FILES_READ_MODEL.collections)),
+    async (read) =>
+      filesReadModel(await PostgresDocumentStore.open(read, FILES_READ_MODEL.collections, scopeOf(FILES_READ_MODEL))),
   ],
 });

@@ -13,7 +13,6 @@ import {
 } from '../../projections/document-store';
 import type { PageResponse } from '../../projections/paging';
 import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
-import { readScope } from '../../projections/read-scopes';
 import { postgresProjectionStore, type HeldWrites, type PostgresReadDb } from './postgres-read-db';
 
 /** A field name is spliced into SQL (a JSON path, an index expression): only plain identifiers. */
@@ -85,19 +84,15 @@ export class PostgresDocumentStore implements DocumentStore {
     },
   };
 
-  /** Follows the read model's scope in the change feed, where it declares one (DocumentReadModel.scope). */
-  readonly scopeVersion?: () => string | null;
+  /** Moves whenever a document of the read model changes, here or in another process (as of the feed's last look). */
+  readonly version = (): string | null => this.read.version(this.scope);
 
-  /** Moves whenever a document of `collection` changes, here or in another process (as of the feed's last look). */
-  readonly version = (collection: string): string | null => this.read.version(readScope.documents(collection));
-
-  /** `scope`: the read scope each write that changes a document touches in the change feed. */
+  /** `scope`: the read scope each write that changes a document touches in the change feed (scopeOf). */
   private constructor(
     private readonly read: PostgresReadDb,
     private readonly collections: readonly CollectionDeclaration[],
-    private readonly scope?: string,
+    private readonly scope: string,
   ) {
-    if (scope !== undefined) this.scopeVersion = () => read.version(scope);
     const tables = collections.map((c) => documentTable(c.name));
     const store = postgresProjectionStore(read, tables);
     this.projectionStore = {
@@ -143,12 +138,8 @@ export class PostgresDocumentStore implements DocumentStore {
          where excluded.position > t.position`,
         [rows.map(([id]) => id), rows.map(([, row]) => row.text), rows.map(([, row]) => row.position.toString())],
       );
-      // Every process's answers that read this scope, or remember documents of this collection,
-      // are forgotten once the write commits.
-      if ((rowCount ?? 0) > 0) {
-        this.read.touch(readScope.documents(collection));
-        if (this.scope !== undefined) this.read.touch(this.scope);
-      }
+      // Every process's answers read from the read model's scope are forgotten once the write commits.
+      if ((rowCount ?? 0) > 0) this.read.touch(this.scope);
     }
     this.dirty.clear();
     if (this.mirror && this.mirror.size >= MIRROR_MAX_DOCUMENTS) this.mirror = undefined;
@@ -157,7 +148,7 @@ export class PostgresDocumentStore implements DocumentStore {
   static async open(
     read: PostgresReadDb,
     collections: readonly CollectionDeclaration[],
-    scope?: string,
+    scope: string,
   ): Promise<PostgresDocumentStore> {
     const ddl = collections.flatMap((collection) => {
       const table = documentTable(collection.name);

@@ -14,7 +14,6 @@ import {
 } from '../../projections/document-store';
 import type { PageResponse } from '../../projections/paging';
 import type { ProjectionStore, ReadModelDigest } from '../../projections/read-model-projection';
-import { readScope } from '../../projections/read-scopes';
 import { sqliteProjectionStore, type SqliteReadDb } from './sqlite-read-db';
 
 /** A field name is spliced into SQL (a JSON path, an index expression): only plain identifiers. */
@@ -53,19 +52,18 @@ const orderBy = (index: IndexDeclaration): string =>
  */
 export class SqliteDocumentStore implements DocumentStore {
   readonly projectionStore: ProjectionStore;
-  readonly version: (collection: string) => string | null;
+  readonly version: () => string | null;
   private readonly db: Database.Database;
   private readonly statements = new Map<string, Database.Statement>();
-  readonly scopeVersion?: () => string | null;
 
-  /** `scope`: the read scope each write that changes a document touches in the change feed. */
+  /** `scope`: the read scope each write that changes a document touches in the change feed (scopeOf). */
   constructor(
     private readonly read: SqliteReadDb,
     private readonly collections: readonly CollectionDeclaration[],
-    private readonly scope?: string,
+    private readonly scope: string,
   ) {
     this.db = read.db;
-    this.version = (collection) => read.feed.version(readScope.documents(collection));
+    this.version = () => read.feed.version(scope);
     for (const collection of collections) {
       const { table, indexes } = schemaOf(collection);
       this.db.exec(table);
@@ -73,7 +71,6 @@ export class SqliteDocumentStore implements DocumentStore {
     }
     const tables = collections.map((c) => documentTable(c.name));
     this.projectionStore = { ...sqliteProjectionStore(read, tables), digest: async () => this.digest(tables) };
-    if (scope !== undefined) this.scopeVersion = () => read.feed.version(scope);
   }
 
   private statement(sql: string): Database.Statement {
@@ -96,10 +93,7 @@ export class SqliteDocumentStore implements DocumentStore {
       `insert into ${table} (id, doc, position) values (?, ?, ?) on conflict (id) do update set ` +
         `doc = excluded.doc, position = excluded.position where excluded.position > ${table}.position`,
     ).run(id, document === null ? null : JSON.stringify(document), position);
-    if (changes > 0) {
-      this.read.feed.touch(readScope.documents(collection));
-      if (this.scope !== undefined) this.read.feed.touch(this.scope);
-    }
+    if (changes > 0) this.read.feed.touch(this.scope);
   }
 
   async get(collection: string, id: DocumentId): Promise<Document | null> {
