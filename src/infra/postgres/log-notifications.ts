@@ -7,7 +7,8 @@ const reconnectMs = 1000;
  * The wake-up of a PostgreSQL log's followers: one connection per store LISTENs on the log's
  * channel, and every append notifies it in its own transaction (pg_notify), which PostgreSQL
  * delivers only once that transaction has committed, and in commit order. A notification carries
- * no event: it only says "read again", so one lost or merged does no harm beyond latency; the
+ * no event, only the log's head after the commit (a position up to which every event is
+ * committed): it says "read again", so one lost or merged does no harm beyond latency; the
  * followers' poll is the fallback. While the connection is down (a restart of the server, a
  * network cut) it is made again after a second, and the followers are woken at each change, since
  * notifications sent meanwhile are lost.
@@ -20,7 +21,8 @@ export class LogNotifications {
   constructor(
     private readonly config: pg.ClientConfig,
     private readonly channel: string,
-    private readonly wake: () => void,
+    /** `head`: the position a notification named; absent where the connection was lost or made again. */
+    private readonly wake: (head?: bigint) => void,
   ) {}
 
   start(): void {
@@ -45,7 +47,7 @@ export class LogNotifications {
         this.retry.unref();
       }
     };
-    client.on('notification', () => this.wake());
+    client.on('notification', (message) => this.wake(headOf(message.payload)));
     client.on('error', onLost);
     client.on('end', onLost);
     try {
@@ -72,4 +74,9 @@ export class LogNotifications {
     this.client = undefined;
     await client?.end().catch(() => undefined);
   }
+}
+
+/** The head a notification's payload names, or undefined where it names none (an older writer's). */
+function headOf(payload: string | undefined): bigint | undefined {
+  return payload !== undefined && /^\d{1,19}$/.test(payload) ? BigInt(payload) : undefined;
 }

@@ -137,7 +137,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
   private readonly ready: Promise<void>;
   private readonly listeners = new Set<() => void>();
   /** What the live subscriptions read of the log's end, read once for them all. */
-  private readonly recent = new SharedLogReads();
+  private readonly recent: SharedLogReads;
   private readonly subscriptions = new Set<Subscription>();
   private notifications: LogNotifications | undefined;
   private readonly channel: string;
@@ -152,6 +152,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     private readonly pollIntervalMs: number,
     private readonly scanWindow: bigint,
   ) {
+    this.recent = new SharedLogReads(pollIntervalMs);
     this.pool = new pg.Pool({ ...clientConfig, max: poolSize });
     // An idle connection that fails (the server restarted) is dropped by the pool; the next query
     // fails or gets a new one. Without a listener the pool's 'error' would end the process.
@@ -313,7 +314,8 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
       for (const waiting of batch) waiting.reject(error);
       return;
     }
-    if (outcomes.some((outcome) => outcome.ok)) this.wakeFollowers();
+    const written = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.result.position] : []));
+    if (written.length > 0) this.wakeFollowers(written.reduce((a, b) => (a > b ? a : b)));
     outcomes.forEach((outcome, i) => {
       const waiting = batch[i]!;
       if (outcome.ok) waiting.resolve(outcome.result);
@@ -412,16 +414,19 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     return subscription;
   }
 
-  /** An append committed: the shared reads are told before the followers wake to read it. */
-  private wakeFollowers(): void {
-    this.recent.committed();
+  /**
+   * Appends committed, the log's head after them where known (this process's batch, a
+   * notification's payload): the shared reads are told before the followers wake to read them.
+   */
+  private wakeFollowers(head?: bigint): void {
+    if (!this.recent.committed(head)) return;
     for (const wake of this.listeners) wake();
   }
 
   /** From the first subscription on, appends of other processes (and of this one) wake the followers. */
   private listenForAppends(): void {
     if (this.notifications || this.closed) return;
-    this.notifications = new LogNotifications(this.clientConfig, this.channel, () => this.wakeFollowers());
+    this.notifications = new LogNotifications(this.clientConfig, this.channel, (head) => this.wakeFollowers(head));
     this.notifications.start();
   }
 
