@@ -28,6 +28,8 @@ export type CommandOutcome<State, Event> = {
  * resource's project, the caller, the directory), decide, and append at the revision read. When
  * another writer appended in between, the whole load, build, decide, append runs again on the
  * new state, after a jittered wait; when the attempts run out, a DomainError 'unavailable' (503).
+ * A stream named by an id just issued (`newStream`) is not read on the first attempt: nobody else
+ * holds the id, so its stream cannot exist yet, and the append's `no_stream` is the guard.
  */
 export async function handleCommand<State, Command, Event extends EventData>(
   store: EventStore,
@@ -35,10 +37,11 @@ export async function handleCommand<State, Command, Event extends EventData>(
   decider: Decider<State, Command, Event>,
   commandFor: (state: State) => Command | Promise<Command>,
   stamp: EventMetadata,
-  backoff: Backoff = jitteredBackoff,
+  options: { readonly backoff?: Backoff; readonly newStream?: boolean } = {},
 ): Promise<CommandOutcome<State, Event>> {
+  const { backoff = jitteredBackoff, newStream = false } = options;
   return inSpan('command', { stream: streamId }, (span) =>
-    runCommand(store, streamId, decider, commandFor, stamp, backoff, span),
+    runCommand(store, streamId, decider, commandFor, stamp, backoff, newStream, span),
   );
 }
 
@@ -49,10 +52,11 @@ async function runCommand<State, Command, Event extends EventData>(
   commandFor: (state: State) => Command | Promise<Command>,
   stamp: EventMetadata,
   backoff: Backoff,
+  newStream: boolean,
   span: Span | undefined,
 ): Promise<CommandOutcome<State, Event>> {
   for (let attempt = 1; ; attempt++) {
-    const history = await store.readStream(streamId);
+    const history = newStream && attempt === 1 ? [] : await store.readStream(streamId);
     // The stream holds what this decider's events were appended as: its own events.
     const state = history.reduce(
       (current, event) => decider.evolve(current, event as unknown as Event),

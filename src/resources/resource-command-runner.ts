@@ -46,13 +46,15 @@ export async function decisionFacts(
 
 /**
  * Runs a command on a resource's stream: `commandFor` builds it from the state read (once per
- * attempt) and its facts. Answers the state after the command.
+ * attempt) and its facts. Answers the state after the command. `newStream`: the id was issued for
+ * this command, so there is no stream to read yet.
  */
 export async function runResourceCommand(
   eventStore: EventStore,
   resourceId: number,
   commandFor: (state: ResourceState) => ResourceCommand | Promise<ResourceCommand>,
   stamp: EventMetadata,
+  newStream = false,
 ): Promise<ResourceCommandResult> {
   const { write, state } = await handleCommand(
     eventStore,
@@ -60,6 +62,7 @@ export async function runResourceCommand(
     resourceDecider,
     commandFor,
     stamp,
+    { newStream },
   );
   return { write, resource: state.status === 'active' ? state.resource : undefined };
 }

@@ -68,7 +68,7 @@ function contendedStore(losses: number) {
   return { store, calls };
 }
 
-function run(store: EventStore) {
+function run(store: EventStore, newStream = false) {
   const waits: number[] = [];
   const built: number[] = [];
   const outcome = handleCommand(
@@ -80,9 +80,12 @@ function run(store: EventStore) {
       return Promise.resolve({ type: 'Count' as const });
     },
     metadata,
-    (attempt) => {
-      waits.push(attempt);
-      return Promise.resolve();
+    {
+      backoff: (attempt) => {
+        waits.push(attempt);
+        return Promise.resolve();
+      },
+      newStream,
     },
   );
   return { outcome, waits, built };
@@ -144,5 +147,17 @@ describe('handleCommand', () => {
 
     expect(result).toEqual({ position: undefined, events: [], state: 2 });
     expect(calls.expected).toEqual([]);
+  });
+
+  it('given a stream named by a fresh id, then the first attempt appends without reading it, where no stream exists; a stream found there after all is read by the next attempt', async () => {
+    const { store, calls } = contendedStore(0);
+    const { outcome, built } = run(store, true);
+
+    const result = await outcome;
+
+    expect(calls.expected).toEqual(['no_stream', 1n]);
+    expect(calls.reads).toBe(1);
+    expect(built).toEqual([0, 2]);
+    expect(result.position).toBe(3n);
   });
 });
