@@ -120,16 +120,23 @@ export interface ReadModelProjection {
 export type EventSelection = {
   readonly types: ReadonlySet<string>;
   readonly streams?: (streamId: string) => boolean;
+  /**
+   * Where its type and stream leave it open, whether an event can change the read model at all
+   * (a resource created with a link references no upload): one that cannot costs the projection
+   * no transaction, only its checkpoint.
+   */
+  readonly changes?: (event: { readonly type: string; readonly data: unknown }) => boolean;
 };
 
 /** A projection's `handles` and `eventTypes`, both from its one selection, so they cannot disagree. */
 export function selecting({
   types,
   streams,
+  changes,
 }: EventSelection): Required<Pick<ReadModelProjection, 'handles' | 'eventTypes'>> {
   return {
     eventTypes: types,
-    handles: streams ? (event) => types.has(event.type) && streams(event.streamId) : (event) => types.has(event.type),
+    handles: (event) => types.has(event.type) && (!streams || streams(event.streamId)) && (!changes || changes(event)),
   };
 }
 
@@ -153,9 +160,12 @@ export function foldingProjection<E extends { readonly type: string; readonly da
   readonly store: ProjectionStore;
   readonly selects: EventSelection;
   readonly fold: (event: E, recorded: RecordedEvent) => Promise<void>;
+  /** Reads what folding these events will read, in as few queries as the store allows (see ReadModelProjection). */
+  readonly readAhead?: (events: readonly E[]) => Promise<void>;
 }): ReadModelProjection {
-  const { name, store, fold } = projection;
+  const { name, store, fold, readAhead } = projection;
   const { handles, eventTypes } = selecting(projection.selects);
+  const eventOf = (recorded: RecordedEvent) => ({ type: recorded.type, data: recorded.data }) as E;
   return {
     name,
     store,
@@ -163,7 +173,8 @@ export function foldingProjection<E extends { readonly type: string; readonly da
     eventTypes,
     async apply(recorded: RecordedEvent): Promise<void> {
       if (!handles(recorded)) return;
-      await fold({ type: recorded.type, data: recorded.data } as E, recorded);
+      await fold(eventOf(recorded), recorded);
     },
+    ...(readAhead && { readAhead: (events) => readAhead(events.filter(handles).map(eventOf)) }),
   };
 }

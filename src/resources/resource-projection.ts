@@ -86,11 +86,16 @@ export function resourceProjection(store: ResourceViewWriter): ReadModelProjecti
       streams: (streamId) => streamId === DIRECTORY_STREAM || streamId.startsWith(RESOURCE_STREAM_PREFIX),
     },
     fold: (event, recorded) =>
-      event.type === 'CommunityProjectUpserted' || event.type === 'CommunityProjectRemoved'
-        ? relinkProject(store, event, recorded.position)
-        : foldResourceEvent(store, event, recorded),
+      isLinkEvent(event) ? relinkProject(store, event, recorded.position) : foldResourceEvent(store, event, recorded),
+    ...(store.readAhead && {
+      readAhead: (events) =>
+        store.readAhead!([...new Set(events.flatMap((event) => (isLinkEvent(event) ? [] : [event.data.resourceId])))]),
+    }),
   });
 }
+
+const isLinkEvent = (event: ResourceEventData | CommunityProjectEvent): event is CommunityProjectEvent =>
+  event.type === 'CommunityProjectUpserted' || event.type === 'CommunityProjectRemoved';
 
 /** A project joined or left a community: its resources' views follow. */
 async function relinkProject(store: ResourceViewWriter, event: CommunityProjectEvent, position: bigint): Promise<void> {

@@ -106,6 +106,11 @@ export function resourceWriteAt(stored: bigint | null, position: bigint): 'nothi
 export interface ResourceViewWriter {
   readonly projectionStore: ProjectionStore;
   stored(resourceId: number): Promise<StoredResource | null>;
+  /**
+   * Inside a batch's commit, reads these resources as stored in one query, so that `stored` and
+   * the writes of them read nothing again in that batch. Where absent, each is read when asked.
+   */
+  readAhead?(resourceIds: readonly number[]): Promise<void>;
   /** Stores the resource at `position` (null: deleted) and replaces its views with `views`. */
   putResource(
     resourceId: number,

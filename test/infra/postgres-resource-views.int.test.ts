@@ -10,6 +10,7 @@ import {
   CIRCLE,
   D,
   O,
+  P,
   PARAGRAPH,
   ViewModel,
   communityView,
@@ -94,6 +95,51 @@ describeExternal('PostgresResourceViewStore on PostgreSQL, beyond the contract',
 
     expect((await store.projectionStore.digest()).counts).toMatchObject({ res_views: 0 });
     expect((await store.page(query())).count).toBe(0);
+  });
+
+  it('given a batch that reads its resources ahead, when it creates, moves, hides and deletes them, then it stores what writing them one by one does', async () => {
+    const otherSchema = freshSchema('views');
+    const otherRead = await PostgresReadDb.connect(url, { schema: otherSchema, queryTimeoutMs: 10_000 });
+    try {
+      const other = await PostgresResourceViewStore.open(otherRead);
+      const otherModel = new ViewModel();
+      for (let id = 1; id <= 4; id++) {
+        await put(resource(id), BigInt(id));
+        const r = resource(id);
+        await other.putResource(id, r, BigInt(id), otherModel.put(r, [O, D]));
+      }
+      // Stored before, created in the batch, written twice in it, deleted, and one read ahead but never written.
+      const writes: [number, ReturnType<typeof resource> | null, bigint][] = [
+        [1, resource(1, { owner: { privacyLevel: 3, circles: [] } }), 10n],
+        [
+          5,
+          resource(5, { owner: { privacyLevel: 4, circles: [{ circleId: CIRCLE, projectId: P, communityId: null }] } }),
+          11n,
+        ],
+        [5, resource(5, { name: 'moved', postDate: day(3) }), 12n],
+        [2, null, 13n],
+      ];
+      const fold = async (target: PostgresResourceViewStore, views: ViewModel, readAhead: boolean) =>
+        target.projectionStore.commit('resources', 13n, async () => {
+          if (readAhead) await target.readAhead([1, 2, 3, 5]);
+          for (const [id, r, position] of writes) {
+            expect((await target.stored(id))?.position ?? null).toBe(
+              id === 5 && position === 12n ? 11n : id === 5 ? null : BigInt(id),
+            );
+            if (!r) views.remove(id);
+            await target.putResource(id, r, position, r ? views.put(r, [O, D]) : []);
+          }
+        });
+      await fold(store, model, true);
+      await fold(other, otherModel, false);
+
+      expect((await store.projectionStore.digest()).digest).toBe((await other.projectionStore.digest()).digest);
+      for (const q of [query(), query({ audience: principals('public') }), query({ orderBy: 1 })])
+        expect(await store.page(q)).toEqual(naivePage(model.all(), q));
+    } finally {
+      await otherRead.close();
+      await dropSchema(url, otherSchema);
+    }
   });
 
   describe('given a second process listing the same generation', () => {

@@ -111,6 +111,43 @@ export class ResourceBatch implements HeldWrites {
   /** The transaction rolled back: this object goes with it (each batch has its own). */
   discard(): void {}
 
+  /**
+   * The rows of these resources, and the views of those stored, in two queries (one where none is
+   * stored, as for a batch of creations); the ones this batch knows already are not read again.
+   */
+  async readAhead(resourceIds: readonly number[]): Promise<void> {
+    const ids = resourceIds.filter((id) => !this.rows.has(id));
+    if (ids.length === 0) return;
+    const { rows } = await this.read.query<{
+      resource_id: string;
+      project_id: string;
+      position: string;
+      resource: string | null;
+    }>(
+      `select resource_id, project_id, position, resource from ${this.tables.resources}
+       where resource_id = any($1::bigint[])`,
+      [ids],
+    );
+    for (const id of ids) this.rows.set(id, null);
+    for (const found of rows)
+      this.rows.set(Number(found.resource_id), {
+        projectId: Number(found.project_id),
+        position: BigInt(found.position),
+        text: found.resource,
+      });
+    const stored = rows.map((found) => Number(found.resource_id)).filter((id) => !this.views.has(id));
+    if (stored.length === 0) return;
+    const views = await this.read.query<{ resource_id: string; view_key: string; project_id: string }>(
+      `select resource_id, view_key, project_id from ${this.tables.views} where resource_id = any($1::bigint[])`,
+      [stored],
+    );
+    for (const id of stored) this.views.set(id, new Map());
+    for (const row of views.rows)
+      this.views
+        .get(Number(row.resource_id))
+        ?.set(row.view_key, { viewKey: row.view_key, projectId: Number(row.project_id) });
+  }
+
   private async row(resourceId: number): Promise<ResourceRow | null> {
     const known = this.rows.get(resourceId);
     if (known !== undefined) return known;

@@ -318,6 +318,12 @@ export class PostgresResourceViewStore implements ResourceViewStore {
     return { counted: 'query', plans: [await explain(plan.statements.page), await explain(plan.statements.count)] };
   }
 
+  async readAhead(resourceIds: readonly number[]): Promise<void> {
+    // A bulk load's mirror holds every resource already.
+    if (this.mirrored()) return;
+    await this.batch()?.readAhead(resourceIds);
+  }
+
   async stored(resourceId: number): Promise<StoredResource | null> {
     const mirror = this.mirrored();
     if (mirror) return mirror.stored(resourceId);
