@@ -83,6 +83,10 @@ export const FILES_READ_MODEL: DocumentReadModel<Folded> = {
       'ResourceUpdated',
       'ResourceDeleted',
     ]),
+    // A resource's first event: without an upload it has no reference to write.
+    changes: (event) =>
+      event.type !== 'ResourceCreated' ||
+      evolveReference(event as Extract<Folded, { type: 'ResourceCreated' }>) !== null,
   },
   collections: COLLECTIONS,
   documentsOf: (event) =>
