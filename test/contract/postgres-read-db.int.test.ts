@@ -101,6 +101,30 @@ describeExternal('the PostgreSQL read database', target, () => {
     await batch;
     expect(await renewal).toEqual(lease);
   });
+
+  it("given a batch that ends late in its holder's lease, then the lease runs its whole TTL from the batch's end", async () => {
+    const store = await PostgresDocumentStore.open(read, NOTES, readScope.documents('notes'));
+    const lease = await read.leases.acquire('notes', 'a', 600, 0);
+
+    await store.projectionStore.commit(
+      'notes',
+      4n,
+      async () => {
+        await store.save('notes', 1, { id: 1 }, 4n);
+        await new Promise((resolve) => setTimeout(resolve, 400));
+      },
+      { ...lease!, ttlMs: 600, nowMs: 0 },
+    );
+    // Past the TTL from the batch's start, within it from the batch's end.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const refused = await other.leases.acquire('notes', 'b', 600, 0);
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    const taken = await other.leases.acquire('notes', 'b', 600, 0);
+
+    expect(refused).toBeNull();
+    expect(taken?.token).toBe(2n);
+    expect(await store.projectionStore.checkpoint('notes')).toBe(4n);
+  });
 });
 
 describeExternal('read-model generations on PostgreSQL', target, () => {

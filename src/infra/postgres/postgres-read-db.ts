@@ -420,6 +420,23 @@ export class PostgresReadDb {
     );
   }
 
+  /**
+   * The checkpoint of a batch, and its lease renewed (`fence`) in the same statement: the batch's
+   * own fence locked the lease row at its start, so the renewal cannot miss; it makes the lease
+   * committed with the batch run its whole TTL from the batch's end, however long the work took.
+   */
+  async writeCheckpointRenewing(projection: string, position: bigint, fence: Fence): Promise<void> {
+    await this.query(
+      `with renewed as (
+         update projection_leases set expires_at = clock_timestamp() + make_interval(secs => $6::double precision / 1000)
+         where projection = $3 and holder = $4 and token = $5
+       )
+       insert into projection_checkpoints as c (projection, position) values ($1, $2)
+       on conflict (projection) do update set position = greatest(c.position, excluded.position)`,
+      [projection, position.toString(), fence.projection, fence.holder, fence.token.toString(), fence.ttlMs],
+    );
+  }
+
   async clearCheckpoint(projection: string): Promise<void> {
     await this.query('delete from projection_checkpoints where projection = $1', [projection]);
     await this.query('delete from parked_events where projection = $1', [projection]);
@@ -607,10 +624,8 @@ export function postgresProjectionStore(read: PostgresReadDb, tables: readonly s
         read.transaction(async () => {
           if (fence) await read.fence(fence);
           const reached = await work();
-          // Renewed again as the work ends: however long the work took, the lease committed with
-          // the batch runs its whole TTL from here.
-          if (fence) await read.fence(fence);
-          await read.writeCheckpoint(projection, reached ?? position);
+          if (fence) await read.writeCheckpointRenewing(projection, reached ?? position, fence);
+          else await read.writeCheckpoint(projection, reached ?? position);
         }),
       ),
     checkpoint: (projection) => read.checkpoint(projection),
