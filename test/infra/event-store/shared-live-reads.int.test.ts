@@ -86,6 +86,26 @@ function describeSharedLiveReads(name: string, open: () => Promise<Logs>): void 
       expect(positions.every((p, k) => k === 0 || p > (positions[k - 1] as bigint))).toBe(true);
     });
 
+    it('given appends of this process and of another, several streams each, then every event a subscription gets is the one the log holds, field for field', async () => {
+      await store.appendToStream('s-start', [event(0)], 'no_stream');
+      const seen = follow(undefined);
+      await waitFor(() => seen.length === 1);
+
+      await Promise.all(
+        Array.from({ length: 8 }, async (_, writer) => {
+          for (let i = 0; i < 10; i++)
+            await (writer % 2 === 0 ? store : other).appendToStream(
+              `e-${writer}`,
+              [event(writer * 100 + i), { ...event(writer * 100 + i), type: 'Recounted' }],
+              i === 0 ? 'no_stream' : BigInt(2 * i - 1),
+            );
+        }),
+      );
+
+      await waitFor(() => seen.length >= 161);
+      expect(seen).toEqual(await store.readAll(undefined, 1_000));
+    });
+
     it('given two subscriptions, when one event lands, then both get it, once each', async () => {
       await store.appendToStream('s-a', [event(1)], 'no_stream');
       const a = follow(undefined);
