@@ -111,29 +111,6 @@ function toRecorded([position, streamId, revision, type, data, metadata]: EventR
   };
 }
 
-/**
- * The events a group commit wrote, as a read of the log would return them: each accepted append's
- * events end at its position and revision, and are stored as the very texts it was given.
- */
-function recordedOf(batch: readonly PendingAppend[], outcomes: readonly AppendOutcome[]): RecordedEvent[] {
-  return batch.flatMap(({ append }, i) => {
-    const outcome = outcomes[i];
-    if (!outcome?.ok) return [];
-    const count = BigInt(append.events.length);
-    const { position, nextExpectedRevision } = outcome.result;
-    return append.events.map((event, k) =>
-      toRecorded([
-        (position - count + 1n + BigInt(k)).toString(),
-        append.streamId,
-        (nextExpectedRevision - count + 1n + BigInt(k)).toString(),
-        event.type,
-        event.data,
-        event.metadata,
-      ]),
-    );
-  });
-}
-
 const COLUMNS = 'position, stream_id, revision, type, data, metadata';
 
 type PendingAppend = {
@@ -338,10 +315,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
       return;
     }
     const written = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.result.position] : []));
-    if (written.length > 0) {
-      if (this.listeners.size > 0) this.recent.appended(recordedOf(batch, outcomes));
-      this.wakeFollowers(written.reduce((a, b) => (a > b ? a : b)));
-    }
+    if (written.length > 0) this.wakeFollowers(written.reduce((a, b) => (a > b ? a : b)));
     outcomes.forEach((outcome, i) => {
       const waiting = batch[i]!;
       if (outcome.ok) waiting.resolve(outcome.result);

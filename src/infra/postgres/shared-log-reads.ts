@@ -51,17 +51,6 @@ export class SharedLogReads {
     return true;
   }
 
-  /**
-   * Events this process has just committed, told before the commit is (`committed`): where they
-   * follow the kept range directly, they extend it, so the process's followers take what it wrote
-   * from memory instead of reading it back. Positions are given in commit order without holes:
-   * events that follow the range's end are every event after it up to the commit.
-   */
-  appended(events: readonly RecordedEvent[]): void {
-    const first = events[0];
-    if (first && !this.kept.empty && first.position === this.kept.end + 1n) this.kept.extend(events);
-  }
-
   /** Up to `max` events after `after`, oldest first, as `read` would answer. */
   async after(after: bigint, max: number, read: Read): Promise<RecordedEvent[]> {
     const known = this.wakes;
