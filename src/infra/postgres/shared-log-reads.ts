@@ -1,5 +1,5 @@
 import type { RecordedEvent } from '../../ports/event-store';
-import { KeptEvents } from '../kept-events';
+import { KeptEvents } from './kept-events';
 
 type Read = (after: bigint, max: number) => Promise<RecordedEvent[]>;
 

@@ -1,4 +1,4 @@
-import type { RecordedEvent } from '../ports/event-store';
+import type { RecordedEvent } from '../../ports/event-store';
 
 /** How many of the newest events are kept for the live subscriptions. */
 const KEPT = 2048;
