@@ -10,6 +10,7 @@
  *   BENCH_ONLY=lists,varied,saves,rebuild,soak (the groups to run; all by default)
  *   BENCH_SOAK_SECONDS=300 (0 leaves the soak out)   BENCH_KEEP=1 (keep the seeded data set)
  *   BENCH_DATA_DIR=<dir> (reuse a kept data set)   BENCH_JSON=<file> (record there instead; none: nowhere)
+ *   BENCH_SERVICE_FLAGS="<node flags>" (added to the service's: `--cpu-prof`, `-r ./bench/statement-counts.cjs`)
  *
  * With POSTGRES_URL set, every store of the service, of the seed and of the rebuilds is in that
  * PostgreSQL database, in a fresh POSTGRES_SCHEMA (`bench_<hex>`, with its `_read*` and `_files`
@@ -38,6 +39,8 @@ import {
 
 const SCALE_NAME = process.env.BENCH_SCALE ?? '20k';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+/** Node flags added to the service's own: a profile (`--cpu-prof`) or a preload of bench/ (`-r ./bench/…`). */
+const SERVICE_FLAGS = (process.env.BENCH_SERVICE_FLAGS ?? '').split(' ').filter(Boolean);
 /**
  * On a shared VM the machine's speed drifts: the no-op alone moved by a third within a minute here.
  * Measured in alternating slices, a scenario and the no-op share the same drift, so their ratio
@@ -85,11 +88,15 @@ async function startService(
 ): Promise<{ child: ChildProcess; url: string; readyMs: number }> {
   const port = 20_000 + Math.floor(Math.random() * 20_000);
   const started = performance.now();
-  const child = spawn(process.execPath, [...serviceNodeFlags(), path.join(ROOT, 'dist', 'src', 'main.js')], {
-    // No listening window after SIGTERM: nothing balances load onto the bench's service.
-    env: { ...process.env, SHUTDOWN_LISTEN_SECONDS: '0', ...env, PORT: String(port), LOG_LEVEL: 'warn' },
-    stdio: ['ignore', 'ignore', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [...serviceNodeFlags(), ...SERVICE_FLAGS, path.join(ROOT, 'dist', 'src', 'main.js')],
+    {
+      // No listening window after SIGTERM: nothing balances load onto the bench's service.
+      env: { ...process.env, SHUTDOWN_LISTEN_SECONDS: '0', ...env, PORT: String(port), LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
   const url = `http://127.0.0.1:${port}`;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`service exited with ${child.exitCode}`);
