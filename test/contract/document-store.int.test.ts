@@ -134,6 +134,32 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
       ]);
     });
 
+    it('given documents and a tombstone, when many callers ask for them at the same moment, then each gets what it would alone', async () => {
+      for (let id = 1; id <= 6; id++) await store.save(NOTES, id, note(id, { colour: `c${id}` }), BigInt(id));
+      await store.save(NOTES, 4, null, 10n);
+      await store.save(NOTES, '2', note(20), 11n);
+
+      const asked = await Promise.all([
+        store.get(NOTES, 1),
+        store.load(NOTES, 4),
+        store.get(NOTES, 404),
+        store.get(NOTES, '2'),
+        store.get(NOTES, 2),
+        getMany(store, NOTES, [5, 6, 404, 4]),
+        store.loadMany(NOTES, [3, '2']),
+        store.get(NOTES, 1),
+      ]);
+
+      expect(asked[0]).toEqual(note(1, { colour: 'c1' }));
+      expect(asked[1]).toEqual({ document: null, position: 10n });
+      expect(asked[2]).toBeNull();
+      expect(asked[3]).toEqual(note(20));
+      expect(asked[4]).toEqual(note(2, { colour: 'c2' }));
+      expect((asked[5] as Document[]).map((n) => n.id).sort()).toEqual([5, 6]);
+      expect((asked[6] as { id: unknown }[]).map((n) => String(n.id)).sort()).toEqual(['2', '3']);
+      expect(asked[7]).toEqual(note(1, { colour: 'c1' }));
+    });
+
     it('given documents, when paged along a declared index, then only the equal ones, in its order, with their count', async () => {
       const notes = [
         note(3, { at: '2025-01-02T00:00:00.000Z' }),
