@@ -113,10 +113,30 @@ export class ResourceBatch implements HeldWrites {
 
   /**
    * The rows of these resources, and the views of those stored, in two queries (one where none is
-   * stored, as for a batch of creations); the ones this batch knows already are not read again.
+   * stored, as for a batch of creations); what this batch knows already is not read again.
    */
   async readAhead(resourceIds: readonly number[]): Promise<void> {
-    const ids = resourceIds.filter((id) => !this.rows.has(id));
+    await this.readRows(resourceIds.filter((id) => !this.rows.has(id)));
+    // A resource the table has no row of has no views: its views are written with its row, and
+    // only a stored resource's views are replaced alone (a project's, when its links change).
+    await this.readViews(resourceIds.filter((id) => this.rows.get(id) && !this.views.has(id)));
+  }
+
+  private async row(resourceId: number): Promise<ResourceRow | null> {
+    if (!this.rows.has(resourceId)) await this.readRows([resourceId]);
+    return this.rows.get(resourceId) ?? null;
+  }
+
+  private async viewsOf(resourceId: number): Promise<Map<string, StoredView>> {
+    if (!this.views.has(resourceId)) {
+      if ((await this.row(resourceId)) === null) return new Map();
+      await this.readViews([resourceId]);
+    }
+    return this.views.get(resourceId) as Map<string, StoredView>;
+  }
+
+  /** The rows of `ids` as the table holds them, null for those it has none of, in one query. */
+  private async readRows(ids: readonly number[]): Promise<void> {
     if (ids.length === 0) return;
     const { rows } = await this.read.query<{
       resource_id: string;
@@ -135,51 +155,19 @@ export class ResourceBatch implements HeldWrites {
         position: BigInt(found.position),
         text: found.resource,
       });
-    const stored = rows.map((found) => Number(found.resource_id)).filter((id) => !this.views.has(id));
-    if (stored.length === 0) return;
-    const views = await this.read.query<{ resource_id: string; view_key: string; project_id: string }>(
+  }
+
+  /** The views of `ids` as the table holds them, in one query. */
+  private async readViews(ids: readonly number[]): Promise<void> {
+    if (ids.length === 0) return;
+    const { rows } = await this.read.query<{ resource_id: string; view_key: string; project_id: string }>(
       `select resource_id, view_key, project_id from ${this.tables.views} where resource_id = any($1::bigint[])`,
-      [stored],
+      [ids],
     );
-    for (const id of stored) this.views.set(id, new Map());
-    for (const row of views.rows)
+    for (const id of ids) this.views.set(id, new Map());
+    for (const row of rows)
       this.views
         .get(Number(row.resource_id))
         ?.set(row.view_key, { viewKey: row.view_key, projectId: Number(row.project_id) });
-  }
-
-  private async row(resourceId: number): Promise<ResourceRow | null> {
-    const known = this.rows.get(resourceId);
-    if (known !== undefined) return known;
-    const { rows } = await this.read.query<{ project_id: string; position: string; resource: string | null }>(
-      `select project_id, position, resource from ${this.tables.resources} where resource_id = $1`,
-      [resourceId],
-    );
-    const found = rows[0];
-    const row = found
-      ? { projectId: Number(found.project_id), position: BigInt(found.position), text: found.resource }
-      : null;
-    this.rows.set(resourceId, row);
-    return row;
-  }
-
-  private async viewsOf(resourceId: number): Promise<Map<string, StoredView>> {
-    const known = this.views.get(resourceId);
-    if (known) return known;
-    // A resource the table has no row of has no views: its views are written with its row, and
-    // only a stored resource's views are replaced alone (a project's, when its links change).
-    if ((await this.row(resourceId)) === null) return new Map();
-    const { rows } = await this.read.query<{ view_key: string; project_id: string }>(
-      `select view_key, project_id from ${this.tables.views} where resource_id = $1`,
-      [resourceId],
-    );
-    const views = new Map(
-      rows.map((row): [string, StoredView] => [
-        row.view_key,
-        { viewKey: row.view_key, projectId: Number(row.project_id) },
-      ]),
-    );
-    this.views.set(resourceId, views);
-    return views;
   }
 }
