@@ -52,6 +52,19 @@ export type PostgresReadDbOptions = {
 };
 
 /**
+ * A fence's lease, renewed from the server's clock if it is still its holder's with its token:
+ * $1 the projection, $2 the holder, $3 the token, $4 the TTL in ms (`fenceValues`).
+ */
+const RENEW_LEASE = `update projection_leases set expires_at = clock_timestamp() + make_interval(secs => $4::double precision / 1000)
+  where projection = $1 and holder = $2 and token = $3`;
+const fenceValues = (fence: Fence): unknown[] => [fence.projection, fence.holder, fence.token.toString(), fence.ttlMs];
+
+/** A checkpoint written, never moved back, the projection and the position bound to the parameters named. */
+const upsertCheckpoint = (projection: string, position: string): string =>
+  `insert into projection_checkpoints as c (projection, position) values (${projection}, ${position})
+   on conflict (projection) do update set position = greatest(c.position, excluded.position)`;
+
+/**
  * A store's writes held in the process during a bulk load: `flush` sends them into the batch's
  * transaction as it commits; `discard` forgets them when the transaction rolls back.
  */
@@ -413,11 +426,7 @@ export class PostgresReadDb {
    * checkpoint it read, which a batch of the leader may have passed meanwhile (read committed).
    */
   async writeCheckpoint(projection: string, position: bigint): Promise<void> {
-    await this.query(
-      `insert into projection_checkpoints as c (projection, position) values ($1, $2)
-       on conflict (projection) do update set position = greatest(c.position, excluded.position)`,
-      [projection, position.toString()],
-    );
+    await this.query(upsertCheckpoint('$1', '$2'), [projection, position.toString()]);
   }
 
   /**
@@ -426,15 +435,11 @@ export class PostgresReadDb {
    * committed with the batch run its whole TTL from the batch's end, however long the work took.
    */
   async writeCheckpointRenewing(projection: string, position: bigint, fence: Fence): Promise<void> {
-    await this.query(
-      `with renewed as (
-         update projection_leases set expires_at = clock_timestamp() + make_interval(secs => $6::double precision / 1000)
-         where projection = $3 and holder = $4 and token = $5
-       )
-       insert into projection_checkpoints as c (projection, position) values ($1, $2)
-       on conflict (projection) do update set position = greatest(c.position, excluded.position)`,
-      [projection, position.toString(), fence.projection, fence.holder, fence.token.toString(), fence.ttlMs],
-    );
+    await this.query(`with renewed as (${RENEW_LEASE}) ${upsertCheckpoint('$5', '$6')}`, [
+      ...fenceValues(fence),
+      projection,
+      position.toString(),
+    ]);
   }
 
   async clearCheckpoint(projection: string): Promise<void> {
@@ -485,11 +490,7 @@ export class PostgresReadDb {
    * takeover either committed first (the fence misses, nothing is written) or waits for the batch.
    */
   async fence(fence: Fence): Promise<void> {
-    const { rowCount } = await this.query(
-      `update projection_leases set expires_at = clock_timestamp() + make_interval(secs => $4::double precision / 1000)
-       where projection = $1 and holder = $2 and token = $3`,
-      [fence.projection, fence.holder, fence.token.toString(), fence.ttlMs],
-    );
+    const { rowCount } = await this.query(RENEW_LEASE, fenceValues(fence));
     if (rowCount === 0) throw new LeaseLostError(fence.projection);
   }
 
