@@ -127,7 +127,7 @@ export async function saveProjectResource(
   // Decide once before allocating an id, so refused requests burn no ids.
   resourceDecider.decide(create(0), resourceDecider.initialState());
   const resourceId = await nextId(deps.eventStore, 'resource', stamp);
-  return runResourceCommand(deps.eventStore, resourceId, () => create(resourceId), stamp, true);
+  return runResourceCommand(deps.eventStore, resourceId, () => create(resourceId), stamp, { newStream: true });
 }
 
 export async function removeProjectResource(

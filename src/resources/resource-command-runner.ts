@@ -54,7 +54,7 @@ export async function runResourceCommand(
   resourceId: number,
   commandFor: (state: ResourceState) => ResourceCommand | Promise<ResourceCommand>,
   stamp: EventMetadata,
-  newStream = false,
+  options: { readonly newStream?: boolean } = {},
 ): Promise<ResourceCommandResult> {
   const { write, state } = await handleCommand(
     eventStore,
@@ -62,7 +62,7 @@ export async function runResourceCommand(
     resourceDecider,
     commandFor,
     stamp,
-    { newStream },
+    options,
   );
   return { write, resource: state.status === 'active' ? state.resource : undefined };
 }
