@@ -13,6 +13,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
+import { announceSkip } from './external';
 
 const run = promisify(execFile);
 const bin = process.env.PG_BIN ?? '/usr/lib/postgresql/15/bin';
@@ -62,8 +63,8 @@ export function describeWithOwnPostgres(name: string, body: () => void): void {
   const reason = ownPostgresUnavailable();
   if (reason === undefined) return describe(name, body);
   if (process.env.CI === 'true') throw new Error(`${name}: cannot make a PostgreSQL cluster under CI: ${reason}`);
-  process.stderr.write(`\nSKIPPED ${name}: ${reason}\n`);
-  describe.skip(name, body);
+  announceSkip(name, reason);
+  describe.skip(`${name} (skipped: ${reason})`, body);
 }
 
 export function freePort(host = '127.0.0.1'): Promise<number> {
