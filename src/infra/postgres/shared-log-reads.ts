@@ -29,9 +29,9 @@ export class SharedLogReads {
   /** The wake-up count at the last wake-up that named no head (-1: none yet). */
   private unnamedAt = -1;
   /** When the last read of what follows the kept range began, and the wake-ups told by then. */
-  private lastRead = { at: Number.NEGATIVE_INFINITY, asOf: -1 };
+  private lastRead: { readonly at: number; readonly asOf: number } = { at: Number.NEGATIVE_INFINITY, asOf: -1 };
   /** The read of what follows the kept range under way, and the wake-ups told when it began. */
-  private reading: { readonly asOf: number; readonly done: Promise<void> } | undefined;
+  private reading: { readonly at: number; readonly asOf: number; readonly done: Promise<void> } | undefined;
 
   constructor(private readonly pollIntervalMs: number) {}
 
@@ -85,8 +85,8 @@ export class SharedLogReads {
         continue;
       }
       const from = this.kept.end;
-      this.lastRead = { at: performance.now(), asOf: this.wakes };
       const reading = {
+        at: performance.now(),
         asOf: this.wakes,
         done: read(from, max).then((newer) => {
           // Only onto the range it was read after: a reader ahead of the range may have reset it.
@@ -94,6 +94,7 @@ export class SharedLogReads {
         }),
       };
       this.reading = reading;
+      this.lastRead = reading;
       const clear = () => {
         if (this.reading === reading) this.reading = undefined;
       };
