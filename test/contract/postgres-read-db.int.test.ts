@@ -81,6 +81,45 @@ describeExternal('the PostgreSQL read database', target, () => {
     expect(await store.projectionStore.checkpoint('notes')).toBe(8n);
   });
 
+  it("given a batch's write sent ahead that fails, when statements follow it and the batch commits, then nothing of the batch remains and the write's own error is thrown", async () => {
+    await read.query('create table t (k integer primary key, v integer not null)');
+
+    const failing = read.transaction(async () => {
+      await read.write('insert into t (k, v) values (1, 1)');
+      await read.write('insert into t (k, v) values (2, null)');
+      await read.write('insert into t (k, v) values (3, 3)');
+      // A read behind the failed write fails only because the transaction was aborted.
+      await read.query('select count(*) from t');
+      read.touch('t');
+    });
+
+    await expect(failing).rejects.toMatchObject({ code: '23502', column: 'v' });
+    expect((await read.query('select k from t')).rows).toEqual([]);
+    await read.transaction(() => read.write('insert into t (k, v) values (4, 4)'));
+    expect((await other.query('select k from t')).rows).toEqual([{ k: 4 }]);
+  });
+
+  it('given the change feed past a multiple of its pruning step, when a commit crosses the next one, then the rows older than the kept number are dropped and the newer ones kept', async () => {
+    const touching = (from: number, count: number) =>
+      read.transaction(async () => {
+        for (let n = from; n < from + count; n++) read.touch(`s${n}`);
+      });
+    const seqs = async () =>
+      (
+        await other.query<{ min: string; max: string; n: string }>(
+          'select min(seq), max(seq), count(*) as n from read_changes',
+        )
+      ).rows[0];
+
+    await touching(0, 55_000);
+    const before = await seqs();
+    await touching(55_000, 5_001);
+
+    expect(before).toEqual({ min: '1', max: '55000', n: '55000' });
+    // 60,001 rows written, crossing 60,000: those up to 60,001 - 50,000 dropped.
+    expect(await seqs()).toEqual({ min: '10002', max: '60001', n: '50000' });
+  });
+
   it("given a holder's batch running, when its lease is renewed meanwhile, then the renewal waits for the batch instead of failing", async () => {
     const store = await PostgresDocumentStore.open(read, NOTES, readScope.documents('notes'));
     const lease = await read.leases.acquire('notes', 'a', 10_000, 0);

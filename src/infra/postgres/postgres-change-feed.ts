@@ -68,27 +68,31 @@ export class PostgresChangeFeed {
   }
 
   /**
-   * Inside the committing transaction, on its connection, as its last statements: its changes are
-   * numbered after every commit before it. The lock is released with the commit.
+   * The statements that say what a transaction changed, to be sent as its last ones: its changes
+   * are numbered after every commit before it, under a lock released with the commit. None when it
+   * changed nothing.
    */
-  async record(client: pg.PoolClient, touched: TouchedScopes): Promise<void> {
-    if (touched.size === 0) return;
+  statements(touched: TouchedScopes): { readonly text: string; readonly values: unknown[] }[] {
+    if (touched.size === 0) return [];
     const rows = touched.rows();
-    await client.query('select pg_advisory_xact_lock($1, hashtext($2))', [FEED_LOCK_CLASS, this.schema]);
-    // A statement of its own after the lock: its snapshot holds every commit that released it.
-    const { rows: written } = await client.query<{ last: string }>(
-      `with written as (
-         insert into read_changes (seq, scope, item)
-         select last.seq + t.n, t.scope, t.item
-         from (select coalesce(max(seq), 0) as seq from read_changes) last,
-           unnest($1::text[], $2::bigint[]) with ordinality as t(scope, item, n)
-         returning seq
-       ) select max(seq) as last from written`,
-      [rows.map((row) => row.scope), rows.map((row) => row.item)],
-    );
-    const last = Number(written[0]?.last);
-    if (Math.floor(last / PRUNE_EVERY_ROWS) !== Math.floor((last - rows.length) / PRUNE_EVERY_ROWS))
-      await client.query('delete from read_changes where seq <= $1', [last - KEPT_ROWS]);
+    return [
+      { text: 'select pg_advisory_xact_lock($1, hashtext($2))', values: [FEED_LOCK_CLASS, this.schema] },
+      // A statement of its own after the lock: its snapshot holds every commit that released it.
+      // Each commit that passes a multiple of PRUNE_EVERY_ROWS drops the rows older than KEPT_ROWS.
+      {
+        text: `with written as (
+             insert into read_changes (seq, scope, item)
+             select last.seq + t.n, t.scope, t.item
+             from (select coalesce(max(seq), 0) as seq from read_changes) last,
+               unnest($1::text[], $2::bigint[]) with ordinality as t(scope, item, n)
+             returning seq
+           ), head as (select max(seq) as last from written)
+           delete from read_changes
+           where seq <= (select last from head) - $3::bigint
+             and (select last / $4::bigint <> (last - $5::bigint) / $4::bigint from head)`,
+        values: [rows.map((row) => row.scope), rows.map((row) => row.item), KEPT_ROWS, PRUNE_EVERY_ROWS, rows.length],
+      },
+    ];
   }
 
   /** The transaction committed: what it changed counts here at once (others read it from the feed). */

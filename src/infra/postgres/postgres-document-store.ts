@@ -131,15 +131,17 @@ export class PostgresDocumentStore implements DocumentStore {
     for (const [collection, held] of this.dirty) {
       if (held.size === 0) continue;
       const rows = [...held];
-      const { rowCount } = await this.read.query(
+      await this.read.write(
         `insert into ${documentTable(collection)} as t (id, doc, position)
          select id, doc::jsonb, position from unnest($1::text[], $2::text[], $3::bigint[]) as u (id, doc, position)
          on conflict (id) do update set doc = excluded.doc, position = excluded.position
          where excluded.position > t.position`,
         [rows.map(([id]) => id), rows.map(([, row]) => row.text), rows.map(([, row]) => row.position.toString())],
       );
-      // Every process's answers read from the read model's scope are forgotten once the write commits.
-      if ((rowCount ?? 0) > 0) this.read.touch(this.scope);
+      // Every process's answers read from the read model's scope are forgotten once the write
+      // commits. Sent without waiting for its answer, the write counts as a change even where its
+      // guard kept a later stored document, which only forgets answers that still held.
+      this.read.touch(this.scope);
     }
     this.dirty.clear();
     if (this.mirror && this.mirror.size >= MIRROR_MAX_DOCUMENTS) this.mirror = undefined;

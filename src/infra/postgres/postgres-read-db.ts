@@ -81,6 +81,8 @@ type Batch = {
   /** The held writes of `batchWrites`, by the store that asked: one each per transaction. */
   readonly byOwner: Map<object, HeldWrites>;
   readonly touched: TouchedScopes;
+  /** Statements sent without waiting for their answers (`write`), waited for as the batch commits. */
+  readonly sent: Promise<unknown>[];
 };
 
 /** A statement: text with $n placeholders, and its values. */
@@ -156,6 +158,8 @@ export class PostgresReadDb {
     const pool = new pg.Pool({
       connectionString,
       max: options.poolSize ?? 10,
+      // A batch's writes go out behind each other without a round trip each (`write`).
+      pipeline: true,
       options: `-c search_path=${options.schema}${options.bulkLoad ? ' -c synchronous_commit=off' : ''}`,
       // A query past its bound fails (57014, transient: a 503) instead of holding the request.
       statement_timeout: options.queryTimeoutMs,
@@ -314,8 +318,26 @@ export class PostgresReadDb {
   }
 
   /**
+   * A write whose answer nobody reads. Inside a batch it is sent behind the batch's statements
+   * without waiting for its answer (the connection is in pipeline mode), and the commit waits for
+   * it: one that fails aborts the transaction, which then commits nothing. Outside a batch it runs
+   * as `query` does.
+   */
+  async write(text: string, values: readonly unknown[] = []): Promise<void> {
+    const batch = this.batch.getStore();
+    if (!batch) {
+      await this.query(text, values);
+      return;
+    }
+    batch.statements += 1;
+    batch.sent.push(sent(batch.client.query(text, values as unknown[])));
+  }
+
+  /**
    * Runs `work` in one transaction on one connection; `query` calls inside it join it. A failure
-   * rolls everything back; the runner replays the batch from its checkpoint.
+   * rolls everything back; the runner replays the batch from its checkpoint. The `begin`, the
+   * batch's writes, its change feed and the `commit` are sent without waiting between them, so a
+   * batch costs a round trip for each read it makes and one more for all it writes.
    */
   async transaction<T>(work: () => Promise<T>): Promise<T> {
     if (this.inBatch) return work();
@@ -327,25 +349,36 @@ export class PostgresReadDb {
     client.on('error', cut);
     let broken: Error | undefined;
     const held = new Set<HeldWrites>();
-    const batch: Batch = { client, statements: 0, held, byOwner: new Map(), touched: new TouchedScopes() };
+    const batch: Batch = {
+      client,
+      statements: 0,
+      held,
+      byOwner: new Map(),
+      touched: new TouchedScopes(),
+      sent: [sent(client.query('begin'))],
+    };
     try {
-      await client.query('begin');
-      try {
-        const result = await this.batch.run(batch, async () => {
-          const done = await work();
-          // The held writes first: the feed says what the transaction changed, theirs included.
-          for (const writes of held) await writes.flush();
-          return done;
-        });
-        await this.feed.record(client, batch.touched);
-        await client.query('commit');
-        this.feed.committed(batch.touched);
-        return result;
-      } catch (error) {
-        for (const writes of held) writes.discard();
-        broken = await rolledBack(client, error);
-        throw error;
-      }
+      const result = await this.batch.run(batch, async () => {
+        const done = await work();
+        // The held writes first: the feed says what the transaction changed, theirs included.
+        for (const writes of held) await writes.flush();
+        return done;
+      });
+      for (const { text, values } of this.feed.statements(batch.touched))
+        batch.sent.push(sent(client.query(text, values)));
+      const committed = await client.query('commit');
+      const failed = await firstFailure(batch.sent);
+      if (failed !== undefined) throw failed;
+      if (committed.command !== 'COMMIT') throw new Error(`the read models' commit answered ${committed.command}`);
+      this.feed.committed(batch.touched);
+      return result;
+    } catch (error) {
+      for (const writes of held) writes.discard();
+      // A write sent ahead that failed aborted the transaction: the statements behind it failed
+      // only for that, so the write's own error is the one that says what went wrong.
+      const cause = (await firstFailure(batch.sent)) ?? error;
+      broken = await rolledBack(client, cause);
+      throw cause;
     } finally {
       client.off('error', cut);
       // A connection whose rollback failed may be left inside the transaction: dropped, not handed on.
@@ -426,7 +459,7 @@ export class PostgresReadDb {
    * checkpoint it read, which a batch of the leader may have passed meanwhile (read committed).
    */
   async writeCheckpoint(projection: string, position: bigint): Promise<void> {
-    await this.query(upsertCheckpoint('$1', '$2'), [projection, position.toString()]);
+    await this.write(upsertCheckpoint('$1', '$2'), [projection, position.toString()]);
   }
 
   /**
@@ -435,7 +468,7 @@ export class PostgresReadDb {
    * committed with the batch run its whole TTL from the batch's end, however long the work took.
    */
   async writeCheckpointRenewing(projection: string, position: bigint, fence: Fence): Promise<void> {
-    await this.query(`with renewed as (${RENEW_LEASE}) ${upsertCheckpoint('$5', '$6')}`, [
+    await this.write(`with renewed as (${RENEW_LEASE}) ${upsertCheckpoint('$5', '$6')}`, [
       ...fenceValues(fence),
       projection,
       position.toString(),
@@ -660,6 +693,18 @@ async function tablesHoldingRows(read: PostgresReadDb, tables: readonly string[]
     `select ${tables.map((table, i) => `exists (select from ${table}) as t${i}`).join(', ')}`,
   );
   return tables.filter((_, i) => rows[0]?.[`t${i}`] === true);
+}
+
+/** A statement sent ahead: its failure is observed as the batch commits, never left unhandled. */
+function sent(query: Promise<unknown>): Promise<unknown> {
+  query.catch(() => undefined);
+  return query;
+}
+
+/** The error of the first of `statements` that failed, once all have answered; undefined if none did. */
+async function firstFailure(statements: readonly Promise<unknown>[]): Promise<unknown> {
+  for (const outcome of await Promise.allSettled(statements)) if (outcome.status === 'rejected') return outcome.reason;
+  return undefined;
 }
 
 /**

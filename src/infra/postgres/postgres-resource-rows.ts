@@ -48,7 +48,7 @@ export function replaceViewsIn(
 
 /**
  * The statements that send what a batch held in the process (ResourceMirror, ResourceBatch) in a
- * few multi-row writes, on the batch's connection (`read.query` inside it).
+ * few multi-row writes, on the batch's connection (`read.write` inside it: sent without waiting).
  */
 
 /** Resource rows, each written unless the table holds it at a later position. */
@@ -58,7 +58,7 @@ export async function writeResourceRows(
   rows: readonly (readonly [number, ResourceRow])[],
 ): Promise<void> {
   if (rows.length === 0) return;
-  await read.query(
+  await read.write(
     `insert into ${tables.resources} as r (resource_id, project_id, position, resource)
      select * from unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::text[])
      on conflict (resource_id) do update set
@@ -81,7 +81,7 @@ export async function writeViewRows(
   deleted: readonly (readonly [number, string])[],
 ): Promise<void> {
   if (deleted.length > 0)
-    await read.query(
+    await read.write(
       `delete from ${tables.views} where (resource_id, view_key) in
          (select * from unnest($1::bigint[], $2::text[]))`,
       [deleted.map(([id]) => id), deleted.map(([, key]) => key)],
@@ -92,7 +92,7 @@ export async function writeViewRows(
     const tuples = chunk.map(
       (_, i) => `(${Array.from({ length: columns }, (__, c) => `$${i * columns + c + 1}`).join(', ')})`,
     );
-    await read.query(
+    await read.write(
       `insert into ${tables.views}
          (resource_id, view_key, project_id, paragraph, post_date, audience_key, search, tags, doc)
        values ${tuples.join(', ')}
