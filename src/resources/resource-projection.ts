@@ -88,8 +88,17 @@ export function resourceProjection(store: ResourceViewWriter): ReadModelProjecti
     fold: (event, recorded) =>
       isLinkEvent(event) ? relinkProject(store, event, recorded.position) : foldResourceEvent(store, event, recorded),
     ...(store.readAhead && {
-      readAhead: (events) =>
-        store.readAhead!([...new Set(events.flatMap((event) => (isLinkEvent(event) ? [] : [event.data.resourceId])))]),
+      readAhead: (events) => {
+        const resources = events.filter((event) => !isLinkEvent(event)) as ResourceEventData[];
+        return store.readAhead!(
+          [...new Set(resources.map((event) => event.data.resourceId))],
+          [
+            ...new Set(
+              resources.flatMap((event) => (event.type === 'ResourceCreated' ? [event.data.scope.projectId] : [])),
+            ),
+          ],
+        );
+      },
     }),
   });
 }

@@ -107,10 +107,12 @@ export interface ResourceViewWriter {
   readonly projectionStore: ProjectionStore;
   stored(resourceId: number): Promise<StoredResource | null>;
   /**
-   * Inside a batch's commit, reads these resources as stored in one query, so that `stored` and
-   * the writes of them read nothing again in that batch. Where absent, each is read when asked.
+   * Inside a batch's commit, reads these resources as stored, and the communities of these
+   * projects (those the batch's creations name) and of the stored resources' own, at once, so that
+   * `stored`, `projectCommunities` and the writes read nothing again in that batch. Where absent,
+   * each is read when asked.
    */
-  readAhead?(resourceIds: readonly number[]): Promise<void>;
+  readAhead?(resourceIds: readonly number[], projectIds: readonly number[]): Promise<void>;
   /** Stores the resource at `position` (null: deleted) and replaces its views with `views`. */
   putResource(
     resourceId: number,

@@ -121,7 +121,7 @@ describeExternal('PostgresResourceViewStore on PostgreSQL, beyond the contract',
       ];
       const fold = async (target: PostgresResourceViewStore, views: ViewModel, readAhead: boolean) =>
         target.projectionStore.commit('resources', 13n, async () => {
-          if (readAhead) await target.readAhead([1, 2, 3, 5]);
+          if (readAhead) await target.readAhead([1, 2, 3, 5], [P]);
           for (const [id, r, position] of writes) {
             expect((await target.stored(id))?.position ?? null).toBe(
               id === 5 && position === 12n ? 11n : id === 5 ? null : BigInt(id),
@@ -140,6 +140,30 @@ describeExternal('PostgresResourceViewStore on PostgreSQL, beyond the contract',
       await otherRead.close();
       await dropSchema(url, otherSchema);
     }
+  });
+
+  it("given projects linked to communities, when a batch reads ahead a creation's project and stored resources, then it answers each project's communities as the table holds them", async () => {
+    const link = (communityProjectId: number, communityId: number, projectId: number, removed: boolean, at: bigint) =>
+      store.writeProjectLink({ communityProjectId, communityId, projectId }, removed, at);
+    const OTHER = P + 1;
+    await store.projectionStore.commit('resources', 4n, async () => {
+      await link(1, 7, P, false, 1n);
+      await link(2, 3, P, false, 2n);
+      await link(3, 9, P, true, 3n);
+      await link(4, 5, OTHER, false, 4n);
+    });
+    await put(resource(1), 5n);
+    const outside = await Promise.all([P, OTHER, 404].map((project) => store.projectCommunities(project)));
+
+    const inside: number[][] = [];
+    await store.projectionStore.commit('resources', 6n, async () => {
+      // Resource 1 is stored in P; resource 8 is a creation in OTHER; project 404 has no link.
+      await store.readAhead([1, 8], [OTHER, 404]);
+      for (const project of [P, OTHER, 404]) inside.push(await store.projectCommunities(project));
+    });
+
+    expect(outside).toEqual([[3, 7], [5], []]);
+    expect(inside).toEqual(outside);
   });
 
   describe('given a second process listing the same generation', () => {

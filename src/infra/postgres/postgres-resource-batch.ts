@@ -112,14 +112,39 @@ export class ResourceBatch implements HeldWrites {
   discard(): void {}
 
   /**
-   * The rows of these resources, and the views of those stored, in two queries (one where none is
-   * stored, as for a batch of creations); what this batch knows already is not read again.
+   * The rows and the views of these resources, and the communities of these projects and of the
+   * stored resources' own, in three queries sent together: one round trip however many events the
+   * batch holds. What this batch knows already is not read again.
    */
-  async readAhead(resourceIds: readonly number[]): Promise<void> {
-    await this.readRows(resourceIds.filter((id) => !this.rows.has(id)));
-    // A resource the table has no row of has no views: its views are written with its row, and
-    // only a stored resource's views are replaced alone (a project's, when its links change).
-    await this.readViews(resourceIds.filter((id) => this.rows.get(id) && !this.views.has(id)));
+  async readAhead(resourceIds: readonly number[], projectIds: readonly number[]): Promise<void> {
+    const ids = resourceIds.filter((id) => !this.rows.has(id));
+    await Promise.all([
+      this.readRows(ids),
+      // Creations among them have no views: the query finds none.
+      this.readViews(ids.filter((id) => !this.views.has(id))),
+      this.readCommunities(
+        projectIds.filter((id) => !this.communities.has(id)),
+        ids,
+      ),
+    ]);
+  }
+
+  /** The communities of `projectIds` and of the projects of the stored `resourceIds`, in one query. */
+  private async readCommunities(projectIds: readonly number[], resourceIds: readonly number[]): Promise<void> {
+    if (projectIds.length === 0 && resourceIds.length === 0) return;
+    const { rows } = await this.read.query<{ project_id: string; communities: string[] }>(
+      `select p.project_id,
+         coalesce(array_agg(distinct l.community_id order by l.community_id)
+           filter (where l.community_id is not null), '{}') as communities
+       from (select unnest($1::bigint[]) as project_id
+             union select project_id from ${this.tables.resources} where resource_id = any($2::bigint[])) p
+       left join ${this.tables.projectLinks} l on l.project_id = p.project_id and not l.removed
+       group by p.project_id`,
+      [projectIds, resourceIds],
+    );
+    for (const row of rows)
+      if (!this.communities.has(Number(row.project_id)))
+        this.communities.set(Number(row.project_id), row.communities.map(Number));
   }
 
   private async row(resourceId: number): Promise<ResourceRow | null> {

@@ -318,10 +318,10 @@ export class PostgresResourceViewStore implements ResourceViewStore {
     return { counted: 'query', plans: [await explain(plan.statements.page), await explain(plan.statements.count)] };
   }
 
-  async readAhead(resourceIds: readonly number[]): Promise<void> {
+  async readAhead(resourceIds: readonly number[], projectIds: readonly number[]): Promise<void> {
     // A bulk load's mirror holds every resource already.
     if (this.mirrored()) return;
-    await this.batch()?.readAhead(resourceIds);
+    await this.batch()?.readAhead(resourceIds, projectIds);
   }
 
   async stored(resourceId: number): Promise<StoredResource | null> {
