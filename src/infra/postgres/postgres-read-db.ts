@@ -374,9 +374,10 @@ export class PostgresReadDb {
       return result;
     } catch (error) {
       for (const writes of held) writes.discard();
-      // A write sent ahead that failed aborted the transaction: the statements behind it failed
-      // only for that, so the write's own error is the one that says what went wrong.
-      const cause = (await firstFailure(batch.sent)) ?? error;
+      // A write sent ahead that failed aborted the transaction: a statement behind it that failed
+      // only for that (25P02) is not what went wrong, the write's own error is.
+      const earlier = await firstFailure(batch.sent);
+      const cause = earlier !== undefined && isAbortedTransaction(error) ? earlier : error;
       broken = await rolledBack(client, cause);
       throw cause;
     } finally {
@@ -700,6 +701,9 @@ function sent(query: Promise<unknown>): Promise<unknown> {
   query.catch(() => undefined);
   return query;
 }
+
+/** PostgreSQL's answer to a statement sent into a transaction an earlier statement aborted. */
+const isAbortedTransaction = (error: unknown): boolean => (error as { code?: unknown } | null)?.code === '25P02';
 
 /** The error of the first of `statements` that failed, once all have answered; undefined if none did. */
 async function firstFailure(statements: readonly Promise<unknown>[]): Promise<unknown> {
