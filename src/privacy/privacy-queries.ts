@@ -12,25 +12,23 @@ import type { CircleFacts, CommunityFacts, ProjectFacts, Viewer } from '../direc
 import { notFound } from '../domain/errors';
 import type { PrivacyLevel } from '../resources/access/privacy-policy';
 import { takesCircles } from '../resources/access/privacy-policy';
-import type { CircleRef, PrivacyBlock, Resource } from '../resources/resource';
+import type { CircleRef, PrivacyBlock } from '../resources/resource';
 import { owningCommunityId } from '../resources/resource';
 import { shareCandidateIds } from './share-candidates';
 import type { CircleGroup, ResourcePrivacyAnswer } from './privacy-answer-schemas';
 import type { DirectoryReader } from '../directory/directory-reader';
-import type { ResourceViews } from '../resources/resource-view-store';
+import type { ResourceViews, ResourceWithViews } from '../resources/resource-view-store';
 
 /**
  * Gathers the facts of GetResourcePrivacy's read rule (src/resources/access/resource-read-access.ts):
  * the resource's views from the visibility read model, with their communities from the directory.
  */
 export async function canReadResource(
-  store: ResourceViews,
   directory: DirectoryReader,
   viewer: Viewer,
-  resource: Resource,
+  { resource, views: docs }: ResourceWithViews,
   project: ProjectFacts,
 ): Promise<boolean> {
-  const docs = await store.viewsOfResource(resource.resourceId);
   const communityIds = docs.flatMap((d) => (d.viewCommunityId === null ? [] : [d.viewCommunityId]));
   const communities = await directory.communities(communityIds);
   const views = docs.map((doc): ResourceInView => {
@@ -114,12 +112,13 @@ export async function getResourcePrivacy(
   viewer: Viewer,
   resourceId: number,
 ): Promise<ResourcePrivacyAnswer> {
-  const resource = await store.resource(resourceId);
+  const read = await store.resourceWithViews(resourceId);
   const missing = () => notFound(`resource ${resourceId} not found`);
-  if (!resource) throw missing();
+  if (!read) throw missing();
+  const { resource } = read;
   const project = await directory.project(resource.scope.projectId);
   if (!project) throw missing();
-  if (!(await canReadResource(store, directory, viewer, resource, project))) throw missing();
+  if (!(await canReadResource(directory, viewer, read, project))) throw missing();
 
   const owning = owningCommunityId(resource);
   const shares = [...resource.shares]

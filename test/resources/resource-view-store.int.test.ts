@@ -96,12 +96,14 @@ export function describeResourceViewStoreContract(
         const views = await store.viewsOfResource(1);
         expect(views.map((v) => v.viewKey)).toEqual(['c:10', 'c:20', 'p:7']);
         expect(views).toEqual([...model.views.get(1)!].sort((a, b) => (a.viewKey < b.viewKey ? -1 : 1)));
+        expect(await store.resourceWithViews(1)).toEqual({ resource: r, views });
       });
 
       it('given nothing stored, when read, then null and no views', async () => {
         expect(await store.resource(404)).toBeNull();
         expect(await store.stored(404)).toBeNull();
         expect(await store.viewsOfResource(404)).toEqual([]);
+        expect(await store.resourceWithViews(404)).toBeNull();
       });
 
       it('given a deleted resource, when read, then a tombstone at its position and no views, and it leaves its project', async () => {
@@ -112,6 +114,8 @@ export function describeResourceViewStoreContract(
         expect(await store.resource(1)).toBeNull();
         expect(await store.stored(1)).toEqual({ resource: null, position: 3n });
         expect(await store.viewsOfResource(1)).toEqual([]);
+        expect(await store.resourceWithViews(1)).toBeNull();
+        expect((await store.resourceWithViews(2))?.resource).toEqual(resource(2));
         expect((await store.resourcesOfProject(P)).map((r) => r.resourceId)).toEqual([2]);
       });
 
@@ -133,6 +137,7 @@ export function describeResourceViewStoreContract(
         await store.replaceViews(1, views);
 
         expect((await store.viewsOfResource(1)).map((v) => v.viewKey)).toEqual(['c:20', 'p:7']);
+        expect((await store.resourceWithViews(1))?.views.map((v) => v.viewKey)).toEqual(['c:20', 'p:7']);
         expect(await store.stored(1)).toEqual({ resource: resource(1), position: 1n });
       });
     });

@@ -2,10 +2,12 @@ import type { Collection, Document } from 'mongodb';
 import type { Resource } from '../../resources/resource';
 import type { ProjectionStore } from '../../projections/read-model-projection';
 import {
+  readSideBySide,
   resourceWriteAt,
   type ProjectLink,
   type ResourceViewRecord,
   type ResourceViewStore,
+  type ResourceWithViews,
   type StoredResource,
   type ViewPage,
   type ViewPageQuery,
@@ -108,6 +110,10 @@ export class MongoResourceViewStore implements ResourceViewStore {
       .sort(VIEWS_OF_RESOURCE_SORT)
       .toArray();
     return docs as unknown as ResourceViewRecord[];
+  }
+
+  resourceWithViews(resourceId: number): Promise<ResourceWithViews | null> {
+    return readSideBySide(this, resourceId);
   }
 
   async page(q: ViewPageQuery): Promise<ViewPage> {

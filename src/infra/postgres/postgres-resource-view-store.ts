@@ -5,6 +5,7 @@ import {
   type ProjectLink,
   type ResourceViewRecord,
   type ResourceViewStore,
+  type ResourceWithViews,
   type StoredResource,
   type ViewPage,
   type ViewPageQuery,
@@ -240,6 +241,24 @@ export class PostgresResourceViewStore implements ResourceViewStore {
       return rows.map((row) => JSON.parse(row.doc) as ResourceViewRecord);
     });
     return [...views];
+  }
+
+  /** One statement: the resource's row and its views' documents, from one snapshot. */
+  async resourceWithViews(resourceId: number): Promise<ResourceWithViews | null> {
+    return this.read.memo.getAsync(readScope.resource(resourceId), `res:with-views:${resourceId}`, async () => {
+      await this.batch()?.settle();
+      const { rows } = await this.read.query<{ resource: string | null; views: string[] }>(
+        `select resource, array(select doc from ${VIEWS} where resource_id = $1 order by view_key) as views
+         from ${RESOURCES} where resource_id = $1`,
+        [resourceId],
+      );
+      const row = rows[0];
+      if (!row?.resource) return null;
+      return {
+        resource: JSON.parse(row.resource) as Resource,
+        views: row.views.map((doc) => JSON.parse(doc) as ResourceViewRecord),
+      };
+    });
   }
 
   async page(q: ViewPageQuery): Promise<ViewPage> {

@@ -1,13 +1,15 @@
 import type Database from 'better-sqlite3';
 import type { Resource } from '../../resources/resource';
 import type { ProjectionStore } from '../../projections/read-model-projection';
-import type {
-  ProjectLink,
-  ResourceViewRecord,
-  ResourceViewStore,
-  StoredResource,
-  ViewPage,
-  ViewPageQuery,
+import {
+  readSideBySide,
+  type ProjectLink,
+  type ResourceViewRecord,
+  type ResourceViewStore,
+  type ResourceWithViews,
+  type StoredResource,
+  type ViewPage,
+  type ViewPageQuery,
 } from '../../resources/resource-view-store';
 import { readScope } from '../../projections/read-scopes';
 import { sqliteProjectionStore, type SqliteReadDb } from './sqlite-read-db';
@@ -165,6 +167,10 @@ export class SqliteResourceViewStore implements ResourceViewStore {
       this.s.views.all(resourceId).map((r) => this.parse(r.doc)),
     );
     return [...views];
+  }
+
+  resourceWithViews(resourceId: number): Promise<ResourceWithViews | null> {
+    return readSideBySide(this, resourceId);
   }
 
   async page(q: ViewPageQuery): Promise<ViewPage> {
