@@ -50,10 +50,14 @@ function forget(store: EventStore, streamId: string): void {
  */
 export async function nextId(store: EventStore, sequence: string, metadata: EventMetadata): Promise<number> {
   const streamId = `sequence-${sequence}`;
+  // Who allocated and when, not from where: the event the id is for, appended next under the same
+  // correlation id, carries the client's address. Without personal data an allocation seals
+  // nothing, so it waits for no look-up of its person's key.
+  const { clientAddress: _, ...bookkeeping } = metadata;
   for (let attempt = 1; ; attempt += 1) {
     const { expected, id } = await reserve(store, streamId);
     try {
-      await store.appendToStream(streamId, [{ type: 'IdAllocated', data: { id }, metadata }], expected);
+      await store.appendToStream(streamId, [{ type: 'IdAllocated', data: { id }, metadata: bookkeeping }], expected);
       return id;
     } catch (error) {
       if (!(error instanceof WrongExpectedRevisionError)) throw error;

@@ -59,6 +59,19 @@ describe('personal data erased by destroying its key', () => {
     expect(audited.map((e) => e.metadata.clientAddress)).toEqual(stored.map(() => '127.0.0.1'));
   });
 
+  it('given a save over HTTP, then its id allocation carries no client address, only who and when, under the same correlation id', async () => {
+    // when
+    const [created] = await server.services.eventStore.readStream(`resource-${resourceId}`);
+    const allocations = await server.services.eventStore.readStream('sequence-resource');
+    // then
+    const allocation = allocations.find((e) => (e.data as { id: number }).id === resourceId);
+    expect(allocation?.metadata).toEqual({
+      actor: created!.metadata.actor,
+      correlationId: created!.metadata.correlationId,
+      at: created!.metadata.at,
+    });
+  });
+
   it("given a person's key destroyed with erase-person, then their addresses read as erased in the API and the CLI export, and the log, its chain and the read models are as they were", async () => {
     // given
     const before = await digest();
