@@ -5,15 +5,13 @@
  * each an approved member of community 1 and of one circle).
  */
 import { demo, demoDirectory } from '../test/support/demo-directory';
+import { percentile } from './percentile';
 import { startTestServer } from '../test/support/test-server';
 
 const RESOURCES = Number(process.env.BENCH_RESOURCES ?? 20_000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 1000);
 const USERS = Number(process.env.BENCH_USERS ?? 2000);
 const REQUESTS = 200;
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 async function measure(scenario: string, op: () => Promise<void>) {
   const latencies: number[] = [];
@@ -27,8 +25,8 @@ async function measure(scenario: string, op: () => Promise<void>) {
   return {
     scenario,
     n: REQUESTS,
-    p50: ms(percentile(latencies, 50)),
-    p95: ms(percentile(latencies, 95)),
+    p50: ms(percentile(latencies, 0.5)),
+    p95: ms(percentile(latencies, 0.95)),
     max: ms(latencies.at(-1) ?? 0),
   };
 }

@@ -12,6 +12,7 @@
  *   POSTGRES_URL (default postgresql://postgres@127.0.0.1:5432/test)   BENCH_SECONDS=10   BENCH_CLIENTS=16
  */
 import { randomBytes } from 'node:crypto';
+import { percentile } from './percentile';
 import pg from 'pg';
 import { PostgresEventStore } from '../src/infra/postgres/postgres-event-store';
 import type { NewEvent } from '../src/ports/event-store';
@@ -35,8 +36,6 @@ const saved = (n: number): NewEvent => ({
   },
   metadata: { actor: { userId: 7, credential: 'session' }, correlationId: randomBytes(8).toString('hex'), at: '' },
 });
-
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 
 async function load(name: string, stores: PostgresEventStore[]): Promise<void> {
   const latencies: number[] = [];

@@ -9,6 +9,7 @@
  *   POSTGRES_URL (default postgresql://postgres@127.0.0.1:5432/test)   BENCH_APPENDS=1000   BENCH_PACE_MS=5
  */
 import { randomBytes } from 'node:crypto';
+import { percentile } from './percentile';
 import pg from 'pg';
 import { PostgresEventStore } from '../src/infra/postgres/postgres-event-store';
 
@@ -17,7 +18,6 @@ const APPENDS = Number(process.env.BENCH_APPENDS ?? 1000);
 const PACE_MS = Number(process.env.BENCH_PACE_MS ?? 5);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
 const summary = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   return `p50 ${percentile(sorted, 0.5).toFixed(2)} ms, p99 ${percentile(sorted, 0.99).toFixed(2)} ms, max ${sorted.at(-1)!.toFixed(2)} ms`;

@@ -17,6 +17,7 @@
  * schemas) that is dropped at the end unless BENCH_KEEP; the run is recorded as `<scale> PostgreSQL`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { percentile } from './percentile';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -184,8 +185,7 @@ async function paced(scenario: string, options: autocannon.Options, perSecond: n
   const seconds = (performance.now() - measuredFrom) / 1000;
   agent.destroy();
   const sorted = times.sort((a, b) => a - b);
-  const at = (q: number) =>
-    Math.round(10 * (sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0)) / 10;
+  const at = (q: number) => Math.round(10 * percentile(sorted, q)) / 10;
   return { scenario, rps: Math.round(times.length / seconds), p50: at(0.5), p99: at(0.99), errors };
 }
 
@@ -218,7 +218,6 @@ function cliRebuild(env: Record<string, string>): Promise<{ events: number; seco
   });
 }
 
-/** Upper bounds (ms) of the buckets holding each quantile of a Prometheus histogram. */
 /** A histogram's cumulative bucket counts in a Prometheus text, by upper bound. */
 function histogramBuckets(text: string, name: string): { le: string; n: number }[] {
   return [...text.matchAll(new RegExp(`^${name}_bucket\\{le="([^"]+)"\\} (\\d+)$`, 'gm'))].map((m) => ({

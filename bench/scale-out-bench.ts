@@ -5,6 +5,7 @@
  * when the projector is killed with SIGKILL. Asserts nothing.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { percentile } from './percentile';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -33,9 +34,6 @@ async function start(env: Record<string, string>, role: string): Promise<Proc> {
     await new Promise((r) => setTimeout(r, 20));
   }
 }
-
-const percentile = (sorted: number[], p: number) =>
-  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? 0;
 
 async function main(): Promise<void> {
   execFileSync(
@@ -124,8 +122,8 @@ async function main(): Promise<void> {
     [
       '| measure (2 API processes, a projector and a standby on one DATA_DIR) | value |',
       '|---|---|',
-      `| save through api1, then list through api2: p50 / p99 (${SAVES} rounds, 4 readers on api2) | ${ms(percentile(latencies, 50))} / ${ms(percentile(latencies, 99))} ms |`,
-      `| of which the save through api1 (answered once visible there): p50 / p99 | ${ms(percentile(saveLatencies, 50))} / ${ms(percentile(saveLatencies, 99))} ms |`,
+      `| save through api1, then list through api2: p50 / p99 (${SAVES} rounds, 4 readers on api2) | ${ms(percentile(latencies, 0.5))} / ${ms(percentile(latencies, 0.99))} ms |`,
+      `| of which the save through api1 (answered once visible there): p50 / p99 | ${ms(percentile(saveLatencies, 0.5))} / ${ms(percentile(saveLatencies, 0.99))} ms |`,
       `| rounds where api2 did not show the save at once | ${invisible} |`,
       `| takeover after SIGKILL of the projector (standby leading) | ${Math.round(takeoverMs)} ms |`,
       '',
