@@ -5,8 +5,8 @@
  * each an approved member of community 1 and of one circle).
  */
 import { demo, demoDirectory } from '../test/support/demo-directory';
-import { percentile } from './percentile';
 import { startTestServer } from '../test/support/test-server';
+import { percentile } from './percentile';
 
 const RESOURCES = Number(process.env.BENCH_RESOURCES ?? 20_000);
 const CHANGES = Number(process.env.BENCH_CHANGES ?? 1000);

@@ -12,10 +12,10 @@
  *   POSTGRES_URL (default postgresql://postgres@127.0.0.1:5432/test)   BENCH_SECONDS=10   BENCH_CLIENTS=16
  */
 import { randomBytes } from 'node:crypto';
-import { percentile } from './percentile';
 import pg from 'pg';
 import { PostgresEventStore } from '../src/infra/postgres/postgres-event-store';
 import type { NewEvent } from '../src/ports/event-store';
+import { percentile } from './percentile';
 
 const URL = process.env.POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);

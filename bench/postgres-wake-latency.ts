@@ -9,9 +9,9 @@
  *   POSTGRES_URL (default postgresql://postgres@127.0.0.1:5432/test)   BENCH_APPENDS=1000   BENCH_PACE_MS=5
  */
 import { randomBytes } from 'node:crypto';
-import { percentile } from './percentile';
 import pg from 'pg';
 import { PostgresEventStore } from '../src/infra/postgres/postgres-event-store';
+import { percentile } from './percentile';
 
 const URL = process.env.POSTGRES_URL ?? 'postgresql://postgres@127.0.0.1:5432/test';
 const APPENDS = Number(process.env.BENCH_APPENDS ?? 1000);

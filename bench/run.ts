@@ -17,7 +17,6 @@
  * schemas) that is dropped at the end unless BENCH_KEEP; the run is recorded as `<scale> PostgreSQL`.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { percentile } from './percentile';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
@@ -38,6 +37,7 @@ import {
   startWriteLoad,
   variedRequest,
 } from './varied-load';
+import { percentile } from './percentile';
 
 const SCALE_NAME = process.env.BENCH_SCALE ?? '20k';
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);

@@ -5,13 +5,13 @@
  * when the projector is killed with SIGKILL. Asserts nothing.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { percentile } from './percentile';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { mintSessionToken } from '../src/infra/auth/session-verifier';
 import { demo, demoDirectory } from '../test/support/demo-directory';
+import { percentile } from './percentile';
 
 const ROOT = path.join(__dirname, '..');
 const SAVES = Number(process.env.BENCH_SAVES ?? 400);
