@@ -29,6 +29,7 @@ import type { AppendOutcome, StoredAppend } from '../stored-append';
 import { idempotencyRecordOf, type IdempotencyRow } from '../idempotency-row';
 import { isGivenUp } from './client-bound';
 import { SharedLogReads } from './shared-log-reads';
+import { PreparingClient } from './preparing-client';
 
 /*
  * Global order. The port's `position` must grow in the order readers see events, and a reader
@@ -153,12 +154,13 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     private readonly scanWindow: bigint,
   ) {
     this.recent = new SharedLogReads(pollIntervalMs);
-    this.pool = new pg.Pool({ ...clientConfig, max: poolSize });
+    this.pool = new pg.Pool({ ...clientConfig, max: poolSize, Client: PreparingClient });
     // An idle connection that fails (the server restarted) is dropped by the pool; the next query
     // fails or gets a new one. Without a listener the pool's 'error' would end the process.
     this.pool.on('error', () => undefined);
     this.writer = new pg.Pool({
       ...clientConfig,
+      Client: PreparingClient,
       max: 1,
       pipeline: true,
       // The log's lock is held between a commit's round trips: a process stalled there (a pause,

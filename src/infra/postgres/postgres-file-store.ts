@@ -6,6 +6,7 @@ import { parseUploadPath } from '../../files/upload-policy';
 import type { ByteRange, FileStore, StagedFile } from '../../ports/file-store';
 import { InvalidFilePathError } from '../../ports/file-store';
 import { SCHEMA_NAME } from './migrations';
+import { PreparingClient } from './preparing-client';
 
 /**
  * The bytes of one row of `file_chunks`. Fixed per file (recorded in its header), so a range read
@@ -136,6 +137,7 @@ export class PostgresFileStore implements FileStore {
     if (!SCHEMA_NAME.test(schema)) throw new Error(`not a schema name this store takes: ${JSON.stringify(schema)}`);
     const pool = new pg.Pool({
       connectionString,
+      Client: PreparingClient,
       max: options.poolSize ?? 10,
       options: `-c search_path=${schema}`,
       // A query past its bound fails instead of holding an upload or a download.

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { PersonalDataKeys } from '../../ports/personal-data-keys';
 import { MIGRATION_LOCK_CLASS, SCHEMA_NAME } from './migrations';
+import { PreparingClient } from './preparing-client';
 
 /**
  * Personal-data keys on PostgreSQL: a table beside the log, in its schema. A destroyed key's row is
@@ -13,7 +14,13 @@ export class PostgresPersonalDataKeys implements PersonalDataKeys {
 
   static async connect(connectionString: string, schema: string): Promise<PostgresPersonalDataKeys> {
     if (!SCHEMA_NAME.test(schema)) throw new Error(`not a schema name this store takes: ${JSON.stringify(schema)}`);
-    const pool = new pg.Pool({ connectionString, max: 2, options: `-c search_path=${schema}`, keepAlive: true });
+    const pool = new pg.Pool({
+      connectionString,
+      Client: PreparingClient,
+      max: 2,
+      options: `-c search_path=${schema}`,
+      keepAlive: true,
+    });
     pool.on('error', () => undefined);
     const client = await pool.connect();
     try {

@@ -18,6 +18,7 @@ import { CLIENT_BOUND_MARGIN_MS, isGivenUp } from './client-bound';
 import { KeyedTurns } from '../keyed-turns';
 import { parkedEventOfRow, type ParkedEventRow } from '../parked-event-row';
 import { TouchedScopes } from '../../projections/scope-changes';
+import { PreparingClient } from './preparing-client';
 
 /** Two keys of pg_advisory_xact_lock: this constant for a read schema's tables, and the schema's hash. */
 const READ_SCHEMA_LOCK_CLASS = 0x70_72_72_64; // 'prrd'
@@ -157,6 +158,7 @@ export class PostgresReadDb {
       if (!SCHEMA_NAME.test(schema)) throw new Error(`not a schema name this store takes: ${JSON.stringify(schema)}`);
     const pool = new pg.Pool({
       connectionString,
+      Client: PreparingClient,
       max: options.poolSize ?? 10,
       // A batch's writes go out behind each other without a round trip each (`write`).
       pipeline: true,

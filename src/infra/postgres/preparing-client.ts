@@ -1,0 +1,65 @@
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+
+/**
+ * A statement with more parameters than this is left unnamed: it is a multi-row write whose text
+ * grows with its rows, and naming each length would keep a plan per length on every connection.
+ */
+const MAX_PARAMETERS = 64;
+/** The texts named at most, whatever the code sends: past it, a new text is left unnamed. */
+const MAX_NAMES = 2000;
+
+const names = new Map<string, string>();
+
+/** A text's statement name: its digest, the same in every process and on every connection. */
+function nameOf(text: string): string | undefined {
+  let name = names.get(text);
+  if (name === undefined && names.size < MAX_NAMES) {
+    // 63 bytes is PostgreSQL's longest name; 160 bits of the digest keep texts apart.
+    name = `q_${createHash('sha256').update(text).digest('hex').slice(0, 40)}`;
+    names.set(text, name);
+  }
+  return name;
+}
+
+type QueryArguments = [config: unknown, values?: unknown, callback?: unknown];
+
+/** The arguments of `query` with the statement named, where it is one to name. */
+function named([config, values, callback]: QueryArguments): QueryArguments {
+  if (typeof config === 'string') {
+    if (!Array.isArray(values) || values.length === 0 || values.length > MAX_PARAMETERS)
+      return [config, values, callback];
+    const name = nameOf(config);
+    return name ? [{ text: config, values, name }, undefined, callback] : [config, values, callback];
+  }
+  if (config === null || typeof config !== 'object') return [config, values, callback];
+  const given = config as pg.QueryConfig & { submit?: unknown };
+  // A cursor or a stream (it submits itself), a statement named by its caller, one without values: as given.
+  if (typeof given.submit === 'function' || given.name !== undefined || typeof given.text !== 'string')
+    return [config, values, callback];
+  const bound = Array.isArray(values) ? values : given.values;
+  if (!bound || bound.length === 0 || bound.length > MAX_PARAMETERS) return [config, values, callback];
+  const name = nameOf(given.text);
+  // The values move into the config; a callback stays where it was given (a pool passes its own third).
+  return name
+    ? [{ ...given, values: bound, name }, Array.isArray(values) ? undefined : values, callback]
+    : [config, values, callback];
+}
+
+/**
+ * A node-postgres client that has the server parse and plan each parameterized statement once per
+ * connection (a named, prepared statement) instead of on every call, as postgres.js does by
+ * default. Every statement of this service is a constant text but for its table names, so a
+ * connection holds a few dozen. Statements without values (`begin`, `commit`, DDL) go as given.
+ *
+ * A prepared plan follows what the server changes under it (an index added, the search path);
+ * only a change of the columns a statement answers (a migration redefining a `select *` source)
+ * fails it on the connections that prepared it before: a migration that does so restarts the
+ * processes of the release before it.
+ */
+export class PreparingClient extends pg.Client {}
+
+const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
+PreparingClient.prototype.query = function preparedQuery(this: pg.Client, ...args: unknown[]) {
+  return query.apply(this, named(args as QueryArguments));
+} as pg.Client['query'];
