@@ -4,9 +4,10 @@
  * whatever the connection has prepared before, after a connection is cut, and in pipeline mode.
  */
 import pg from 'pg';
+import { PostgresEventStore } from '../../src/infra/postgres/postgres-event-store';
 import { PreparingClient } from '../../src/infra/postgres/preparing-client';
 import { describeExternal, externalTarget } from '../support/external';
-import { onServer } from '../support/postgres';
+import { dropSchema, freshSchema, onServer } from '../support/postgres';
 
 const target = externalTarget('postgres');
 
@@ -123,6 +124,24 @@ describeExternal('prepared statements on PostgreSQL', target, () => {
       second = await only.query<{ echoed: number; pid: number }>(text, [2]).catch(() => undefined);
     expect(second?.rows[0]?.echoed).toBe(2);
     expect(second?.rows[0]?.pid).not.toBe(first.rows[0]!.pid);
+  });
+
+  it('given a column added to the idempotency keys while a store runs (a later release migrating), then the store still reads its keys', async () => {
+    const schema = freshSchema('prepared');
+    const store = await PostgresEventStore.connect(url, { schema, poolSize: 1 });
+    try {
+      const at = 1_750_000_000_000;
+      const key = { scope: 'user:7', key: 'k-1' };
+      await store.claimIdempotencyKey({ ...key, owner: 'a' }, { fingerprint: 'fp', now: at, expiresAt: at + 60_000 });
+      expect(await store.readIdempotencyKey(key, at)).toMatchObject({ owner: 'a' });
+
+      await onServer(url, (admin) => admin.query(`alter table "${schema}".idempotency_keys add column later text`));
+
+      expect(await store.readIdempotencyKey(key, at)).toMatchObject({ owner: 'a', fingerprint: 'fp' });
+    } finally {
+      await store.close();
+      await dropSchema(url, schema);
+    }
   });
 
   it('given one statement sent twice in a row before its first answer, in pipeline mode, then both are answered by their values', async () => {

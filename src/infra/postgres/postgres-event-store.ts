@@ -434,7 +434,9 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
 
   async readIdempotencyKey(ref: IdempotencyRef, now: number): Promise<IdempotencyRecord | undefined> {
     const { rows } = await this.query<IdempotencyRow>(
-      'select * from idempotency_keys where scope = $1 and key = $2 and expires_at > $3',
+      `select fingerprint, owner, claimed_at, expires_at, write_stream, write_position, answer_status, answer_type,
+         answer_body
+       from idempotency_keys where scope = $1 and key = $2 and expires_at > $3`,
       [ref.scope, ref.key, now],
     );
     return rows[0] && idempotencyRecordOf(rows[0]);

@@ -506,7 +506,8 @@ export class PostgresReadDb {
 
   async parked(projection: string): Promise<ParkedEvent[]> {
     const { rows } = await this.query<ParkedEventRow>(
-      'select * from parked_events where projection = $1 order by position',
+      `select projection, position, stream_id, type, error, failures, first_failed_at, last_failed_at
+       from parked_events where projection = $1 order by position`,
       [projection],
     );
     return rows.map(parkedEventOfRow);

@@ -52,10 +52,10 @@ function named([config, values, callback]: QueryArguments): QueryArguments {
  * default. Every statement of this service is a constant text but for its table names, so a
  * connection holds a few dozen. Statements without values (`begin`, `commit`, DDL) go as given.
  *
- * A prepared plan follows what the server changes under it (an index added, the search path);
- * only a change of the columns a statement answers (a migration redefining a `select *` source)
- * fails it on the connections that prepared it before: a migration that does so restarts the
- * processes of the release before it.
+ * A prepared plan follows what the server changes under it (an index or a column added, the
+ * search path), as long as the columns a statement answers stay the same: the statements name
+ * their columns, so only a migration that changes a column's type or a function's result fails
+ * them on the connections that prepared them before (docs/operations.md, "Prepared statements").
  */
 export class PreparingClient extends pg.Client {}
 
