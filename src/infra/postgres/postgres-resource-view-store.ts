@@ -247,8 +247,12 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   async resourceWithViews(resourceId: number): Promise<ResourceWithViews | null> {
     return this.read.memo.getAsync(readScope.resource(resourceId), `res:with-views:${resourceId}`, async () => {
       await this.batch()?.settle();
-      const { rows } = await this.read.query<{ resource: string | null; views: string[] }>(
-        `select resource, array(select doc from ${VIEWS} where resource_id = $1 order by view_key) as views
+      // The views as one JSON array, joined by the server from the stored texts: parsed at once
+      // here, where an array of texts would be unescaped character by character first.
+      const { rows } = await this.read.query<{ resource: string | null; views: string }>(
+        `select resource,
+           coalesce((select '[' || string_agg(doc, ',' order by view_key) || ']' from ${VIEWS} where resource_id = $1),
+             '[]') as views
          from ${RESOURCES} where resource_id = $1`,
         [resourceId],
       );
@@ -256,7 +260,7 @@ export class PostgresResourceViewStore implements ResourceViewStore {
       if (!row?.resource) return null;
       return {
         resource: JSON.parse(row.resource) as Resource,
-        views: row.views.map((doc) => JSON.parse(doc) as ResourceViewRecord),
+        views: JSON.parse(row.views) as ResourceViewRecord[],
       };
     });
   }
