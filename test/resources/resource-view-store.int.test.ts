@@ -140,6 +140,13 @@ export function describeResourceViewStoreContract(
         expect((await store.resourceWithViews(1))?.views.map((v) => v.viewKey)).toEqual(['c:20', 'p:7']);
         expect(await store.stored(1)).toEqual({ resource: resource(1), position: 1n });
       });
+
+      it('given a live resource whose views were all replaced by none, when read with its views, then the resource and no views', async () => {
+        await put(resource(1), 1n, [O, D]);
+        await store.replaceViews(1, []);
+
+        expect(await store.resourceWithViews(1)).toEqual({ resource: resource(1), views: [] });
+      });
     });
 
     describe('project links', () => {
