@@ -25,25 +25,21 @@ function nameOf(text: string): string | undefined {
 type QueryArguments = [config: unknown, values?: unknown, callback?: unknown];
 
 /** The arguments of `query` with the statement named, where it is one to name. */
-function named([config, values, callback]: QueryArguments): QueryArguments {
-  if (typeof config === 'string') {
-    if (!Array.isArray(values) || values.length === 0 || values.length > MAX_PARAMETERS)
-      return [config, values, callback];
-    const name = nameOf(config);
-    return name ? [{ text: config, values, name }, undefined, callback] : [config, values, callback];
-  }
-  if (config === null || typeof config !== 'object') return [config, values, callback];
-  const given = config as pg.QueryConfig & { submit?: unknown };
-  // A cursor or a stream (it submits itself), a statement named by its caller, one without values: as given.
-  if (typeof given.submit === 'function' || given.name !== undefined || typeof given.text !== 'string')
-    return [config, values, callback];
+function named(args: QueryArguments): QueryArguments {
+  const [config, values, callback] = args;
+  const given = (typeof config === 'string' ? { text: config } : config) as
+    (pg.QueryConfig & { submit?: unknown }) | null | undefined;
+  // A cursor or a stream (it submits itself), a statement named by its caller: as given.
+  if (!given || typeof given !== 'object' || typeof given.submit === 'function' || given.name !== undefined)
+    return args;
+  if (typeof given.text !== 'string') return args;
   const bound = Array.isArray(values) ? values : given.values;
-  if (!bound || bound.length === 0 || bound.length > MAX_PARAMETERS) return [config, values, callback];
+  // Without values (`begin`, DDL), or a multi-row write: as given.
+  if (!bound || bound.length === 0 || bound.length > MAX_PARAMETERS) return args;
   const name = nameOf(given.text);
+  if (!name) return args;
   // The values move into the config; a callback stays where it was given (a pool passes its own third).
-  return name
-    ? [{ ...given, values: bound, name }, Array.isArray(values) ? undefined : values, callback]
-    : [config, values, callback];
+  return [{ ...given, values: bound, name }, Array.isArray(values) ? undefined : values, callback];
 }
 
 /**
