@@ -20,6 +20,16 @@ async function preparedAs(client: pg.PoolClient, text: string): Promise<number> 
   return Number(rows[0]!.n);
 }
 
+/** Runs `work` on one connection of `pool`, handed back after. */
+async function onConnection<T>(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    return await work(client);
+  } finally {
+    client.release();
+  }
+}
+
 describeExternal('prepared statements on PostgreSQL', target, () => {
   const url = target.kind === 'url' ? target.url : '';
   const pools: pg.Pool[] = [];
@@ -34,8 +44,7 @@ describeExternal('prepared statements on PostgreSQL', target, () => {
   });
 
   it('given a statement with values run three times on one connection, then each answers its own values and the connection prepared it once', async () => {
-    const client = await pool().connect();
-    try {
+    await onConnection(pool(), async (client) => {
       const text = 'select $1::int + $2::int as sum';
       const sums = [];
       for (const [a, b] of [
@@ -46,14 +55,11 @@ describeExternal('prepared statements on PostgreSQL', target, () => {
         sums.push((await client.query<{ sum: number }>(text, [a, b])).rows[0]!.sum);
       expect(sums).toEqual([3, 30, 0]);
       expect(await preparedAs(client, text)).toBe(1);
-    } finally {
-      client.release();
-    }
+    });
   });
 
   it('given statements given as configs and with callbacks, then each answers as node-postgres does unnamed', async () => {
-    const client = await pool().connect();
-    try {
+    await onConnection(pool(), async (client) => {
       const text = "select $1::text || '!' as said";
       const fromConfig = await client.query<{ said: string }>({ text, values: ['config'] });
       const fromCallback = await new Promise<string>((resolve, reject) =>
@@ -64,9 +70,7 @@ describeExternal('prepared statements on PostgreSQL', target, () => {
       const asArray = await client.query({ text, values: ['rows'], rowMode: 'array' });
       expect([fromConfig.rows[0]!.said, fromCallback, asArray.rows[0]]).toEqual(['config!', 'callback!', ['rows!']]);
       expect(await preparedAs(client, text)).toBe(1);
-    } finally {
-      client.release();
-    }
+    });
   });
 
   it('given statements handed to the pool (which passes its own callback), as text and as configs, then each is answered and prepared once', async () => {
@@ -78,17 +82,13 @@ describeExternal('prepared statements on PostgreSQL', target, () => {
       (await only.query({ text, values: [1, 3], rowMode: 'array' })).rows[0],
     ];
     expect(answers).toEqual([2, 6, [-2]]);
-    const client = await only.connect();
-    try {
+    await onConnection(only, async (client) => {
       expect(await preparedAs(client, text)).toBe(1);
-    } finally {
-      client.release();
-    }
+    });
   });
 
   it('given a statement without values, one named by its caller, and one with more than 64 values, then the connection prepares none of them itself', async () => {
-    const client = await pool().connect();
-    try {
+    await onConnection(pool(), async (client) => {
       const bare = 'select 41 + 1 as answer';
       const many = `select ${Array.from({ length: 65 }, (_, i) => `$${i + 1}::int`).join(' + ')} as total`;
       const own = 'select $1::int * 2 as twice';
@@ -108,9 +108,7 @@ describeExternal('prepared statements on PostgreSQL', target, () => {
         [own],
       );
       expect(rows).toEqual([{ name: 'twice' }]);
-    } finally {
-      client.release();
-    }
+    });
   });
 
   it('given a connection the server ended after it prepared a statement, then the next connection prepares it again and answers', async () => {
@@ -144,15 +142,12 @@ describeExternal('prepared statements on PostgreSQL', target, () => {
     }
   });
 
-  it('given one statement sent twice in a row before its first answer, in pipeline mode, then both are answered by their values', async () => {
-    const client = await pool({ pipeline: true } as pg.PoolConfig).connect();
-    try {
+  it('given one statement sent three times in a row before its first answer, in pipeline mode, then both are answered by their values', async () => {
+    await onConnection(pool({ pipeline: true } as pg.PoolConfig), async (client) => {
       const text = 'select $1::int * 3 as tripled';
       const answers = await Promise.all([1, 2, 3].map((n) => client.query<{ tripled: number }>(text, [n])));
       expect(answers.map((a) => a.rows[0]!.tripled)).toEqual([3, 6, 9]);
       expect(await preparedAs(client, text)).toBe(1);
-    } finally {
-      client.release();
-    }
+    });
   });
 });
