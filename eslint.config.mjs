@@ -41,6 +41,7 @@ export default tseslint.config(
   {
     ignores: [
       'dist/',
+      'dist-*/',
       'node_modules/',
       'coverage/',
       'data/',

@@ -16,7 +16,9 @@
  *                100, saves on the same view, elsewhere, none) | first5k-else (5,000 callers × the
  *                first page, saves elsewhere) | apikey | bearer (one community admin repeating one
  *                list, with an API key or with a bearer token, no saves) | search (a member repeating
- *                one free-text search of the view, no saves) | saves (SaveProjectResource
+ *                one free-text search of the view, no saves) | privacy (GetResourcePrivacy of a random
+ *                resource a member sees in the view, by a random member, the team or the admin, no
+ *                saves) | saves (SaveProjectResource
  *                creating resources, 16 clients: its CPU per request is a save's); AB_MEMO on|off (default
  *                off: READ_MEMO=off); AB_MEMO_A, AB_MEMO_B one side's own (e.g. one build, memos on
  *                against off)
@@ -25,6 +27,9 @@
  *                (name:seconds): the state a service is in after varied traffic (its memos full,
  *                its heap grown, saves landed), which the whole bench's later scenarios run in
  *   BENCH_SCALE  the data set's scale (20k)
+ *
+ * A data set kept on PostgreSQL (its bench-secrets.json names POSTGRES_SCHEMA) needs POSTGRES_URL:
+ * both sides then serve that one schema, each as a projector of it, so compare read scenarios there.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -164,6 +169,19 @@ async function main(): Promise<void> {
       });
       keys[services[s]!.url] = ((await created.json()) as { key: string }).key;
     }
+  // The privacy scenario's resources: those a member sees in the view (as bench/run.ts reads them).
+  const privacyIds: number[] = [];
+  if (SCENARIO === 'privacy') {
+    const listed = await fetch(`${services[sides[0]!]!.url}/api/Project/GetResourceList`, {
+      method: 'POST',
+      headers: auth(CALLERS.member),
+      body: JSON.stringify({ take: 1000, orderBy: 1, ...big }),
+    });
+    privacyIds.push(
+      ...((await listed.json()) as { resources: { list: { id: number }[] } }).resources.list.map((r) => r.id),
+    );
+  }
+  const privacyReaders = [...MANY_CALLERS.members.filter((u) => u <= scale.users), CALLERS.team, CALLERS.admin];
   const scenario = (url: string, name = SCENARIO): autocannon.Options => {
     if (name === 'saves')
       return savesRequest(url, auth(CALLERS.team), { projectId: VIEWS.smallProject, communityId: VIEWS.hotCommunity });
@@ -186,6 +204,11 @@ async function main(): Promise<void> {
     const random = randomSequence(2);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)] as T;
     const listUrl = { url: `${url}/api/Project/GetResourceList`, method: 'POST' as const };
+    if (name === 'privacy')
+      return variedRequest({ url: `${url}/api/Privacy/GetResourcePrivacy?resourceId=1`, method: 'GET' }, () => ({
+        headers: auth(pick(privacyReaders)),
+        path: `/api/Privacy/GetResourcePrivacy?resourceId=${pick(privacyIds)}`,
+      }));
     if (name.startsWith('random'))
       return variedRequest(listUrl, () => ({
         headers: auth(pick(many)),
