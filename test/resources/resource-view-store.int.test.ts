@@ -147,6 +147,26 @@ export function describeResourceViewStoreContract(
 
         expect(await store.resourceWithViews(1)).toEqual({ resource: resource(1), views: [] });
       });
+
+      it('given live, deleted and absent resources, when read with their views all at once, then each answer is its own read', async () => {
+        await put(resource(1), 1n, [O, D]);
+        await put(resource(2), 2n, [D]);
+        await put(resource(3), 3n);
+        await remove(3, 4n);
+
+        const together = await Promise.all([1, 404, 2, 3, 1].map((id) => store.resourceWithViews(id)));
+
+        const alone = [await store.resourceWithViews(1), await store.resourceWithViews(2)];
+
+        expect(together).toEqual([alone[0], null, alone[1], null, alone[0]]);
+        expect(together.map((read) => read?.views.map((v) => v.viewKey))).toEqual([
+          ['c:10', 'c:20', 'p:7'],
+          undefined,
+          ['c:20', 'p:7'],
+          undefined,
+          ['c:10', 'c:20', 'p:7'],
+        ]);
+      });
     });
 
     describe('project links', () => {

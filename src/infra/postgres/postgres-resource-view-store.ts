@@ -1,3 +1,4 @@
+import DataLoader from 'dataloader';
 import type { Resource } from '../../resources/resource';
 import type { ProjectionStore } from '../../projections/read-model-projection';
 import {
@@ -246,23 +247,44 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   /** One statement: the resource's row and its views' documents, from one snapshot. */
   async resourceWithViews(resourceId: number): Promise<ResourceWithViews | null> {
     return this.read.memo.getAsync(readScope.resource(resourceId), `res:with-views:${resourceId}`, async () => {
-      await this.batch()?.settle();
-      // The views as one JSON array, joined by the server from the stored texts: parsed at once
-      // here, where an array of texts would be unescaped character by character first.
-      const { rows } = await this.read.query<{ resource: string | null; views: string }>(
-        `select resource,
-           coalesce((select '[' || string_agg(doc, ',' order by view_key) || ']' from ${VIEWS} where resource_id = $1),
-             '[]') as views
-         from ${RESOURCES} where resource_id = $1`,
-        [resourceId],
-      );
-      const row = rows[0];
-      if (!row?.resource) return null;
-      return {
-        resource: JSON.parse(row.resource) as Resource,
-        views: JSON.parse(row.views) as ResourceViewRecord[],
-      };
+      const batch = this.batch();
+      if (!batch) return this.withViews.load(resourceId);
+      await batch.settle();
+      return (await this.readWithViews([resourceId]))[0] ?? null;
     });
+  }
+
+  /**
+   * The reads of one resource with its views made outside a transaction in one turn of the event
+   * loop, sent as one statement. Under load each request's read otherwise costs a round trip of
+   * its own (a socket write, a server process woken, a bind and an execute), which was most of what
+   * a GetResourcePrivacy cost here beyond the request itself (docs/benchmarks.md). Nothing is kept
+   * between turns: every read still goes to the database.
+   */
+  private readonly withViews = new DataLoader<number, ResourceWithViews | null>((ids) => this.readWithViews(ids), {
+    cache: false,
+    maxBatchSize: 256,
+  });
+
+  /** The resources of `ids` with their views, in the order of `ids`; null for one absent or deleted. */
+  private async readWithViews(ids: readonly number[]): Promise<(ResourceWithViews | null)[]> {
+    // The views as one JSON array, joined by the server from the stored texts: parsed at once
+    // here, where an array of texts would be unescaped character by character first.
+    const { rows } = await this.read.query<{ resource_id: string; resource: string | null; views: string }>(
+      `select resource_id, resource,
+         coalesce((select '[' || string_agg(doc, ',' order by view_key) || ']' from ${VIEWS} v
+           where v.resource_id = r.resource_id), '[]') as views
+       from ${RESOURCES} r where resource_id = any($1::bigint[])`,
+      [[...new Set(ids)]],
+    );
+    const found = new Map<number, ResourceWithViews>();
+    for (const row of rows)
+      if (row.resource)
+        found.set(Number(row.resource_id), {
+          resource: JSON.parse(row.resource) as Resource,
+          views: JSON.parse(row.views) as ResourceViewRecord[],
+        });
+    return ids.map((id) => found.get(id) ?? null);
   }
 
   async page(q: ViewPageQuery): Promise<ViewPage> {
