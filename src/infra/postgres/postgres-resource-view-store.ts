@@ -257,9 +257,9 @@ export class PostgresResourceViewStore implements ResourceViewStore {
   /**
    * The reads of one resource with its views made outside a transaction in one turn of the event
    * loop, sent as one statement. Under load each request's read otherwise costs a round trip of
-   * its own (a socket write, a server process woken, a bind and an execute), which was most of what
-   * a GetResourcePrivacy cost here beyond the request itself (docs/benchmarks.md). Nothing is kept
-   * between turns: every read still goes to the database.
+   * its own (a socket write, a server process woken, a bind and an execute): half the service's
+   * CPU a GetResourcePrivacy cost with the memos off (docs/benchmarks.md "What the figures
+   * decided"). Nothing is kept between turns: every read still goes to the database.
    */
   private readonly withViews = new DataLoader<number, ResourceWithViews | null>((ids) => this.readWithViews(ids), {
     cache: false,
