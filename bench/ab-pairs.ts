@@ -42,6 +42,7 @@ import { CALLERS, MANY_CALLERS, SCALES, VIEWS, teamOf } from './scale-data';
 import {
   bareExpressRequest,
   landSave,
+  privacyReads,
   randomSequence,
   savesRequest,
   startBareExpress,
@@ -169,20 +170,18 @@ async function main(): Promise<void> {
       });
       keys[services[s]!.url] = ((await created.json()) as { key: string }).key;
     }
-  // The privacy scenario's resources: those a member sees in the view (as bench/run.ts reads them).
-  const privacyIds: number[] = [];
+  // The privacy scenario of each side, its resources listed once as it starts.
+  const privacy: Record<string, autocannon.Options> = {};
   if (SCENARIO === 'privacy') {
-    const listed = await fetch(`${services[sides[0]!]!.url}/api/Project/GetResourceList`, {
-      method: 'POST',
-      headers: auth(CALLERS.member),
-      body: JSON.stringify({ take: 1000, orderBy: 1, ...big }),
-    });
-    privacyIds.push(
-      ...((await listed.json()) as { resources: { list: { id: number }[] } }).resources.list.map((r) => r.id),
-    );
+    const random = randomSequence(2);
+    const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)] as T;
+    for (const s of sides)
+      privacy[services[s]!.url] = (
+        await privacyReads(services[s]!.url, scale, auth(CALLERS.member), auth, pick)
+      ).request;
   }
-  const privacyReaders = [...MANY_CALLERS.members.filter((u) => u <= scale.users), CALLERS.team, CALLERS.admin];
   const scenario = (url: string, name = SCENARIO): autocannon.Options => {
+    if (name === 'privacy') return { ...privacy[url]! };
     if (name === 'saves')
       return savesRequest(url, auth(CALLERS.team), { projectId: VIEWS.smallProject, communityId: VIEWS.hotCommunity });
     const listBody = JSON.stringify({ take: 20, orderBy: 1, ...big });
@@ -204,11 +203,6 @@ async function main(): Promise<void> {
     const random = randomSequence(2);
     const pick = <T>(xs: readonly T[]) => xs[Math.floor(random() * xs.length)] as T;
     const listUrl = { url: `${url}/api/Project/GetResourceList`, method: 'POST' as const };
-    if (name === 'privacy')
-      return variedRequest({ url: `${url}/api/Privacy/GetResourcePrivacy?resourceId=1`, method: 'GET' }, () => ({
-        headers: auth(pick(privacyReaders)),
-        path: `/api/Privacy/GetResourcePrivacy?resourceId=${pick(privacyIds)}`,
-      }));
     if (name.startsWith('random'))
       return variedRequest(listUrl, () => ({
         headers: auth(pick(many)),

@@ -31,6 +31,7 @@ import { serviceNodeFlags } from './service-node-flags';
 import {
   bareExpressRequest,
   landSave,
+  privacyReads,
   randomSequence,
   savesRequest,
   startBareExpress,
@@ -439,26 +440,17 @@ async function main(): Promise<void> {
         'none',
       ),
     );
-    // Privacy reads of the resources the members see, by the members, the team and the admin.
-    const visible = (await (
-      await fetch(listUrl.url, {
-        method: 'POST',
-        headers: await auth(CALLERS.member),
-        body: JSON.stringify({ ...big, take: 1000 }),
-      })
-    ).json()) as { resources: { list: { id: number }[] } };
-    const visibleIds = visible.resources.list.map((r) => r.id);
-    const privacyReaders = [...MANY_CALLERS.members.filter((u) => u <= scale.users), CALLERS.team, CALLERS.admin];
+    const privacy = await privacyReads(
+      service.url,
+      scale,
+      await auth(CALLERS.member),
+      (userId) => ({ authorization: `Bearer ${tokens.get(userId)}` }),
+      pick,
+    );
     results.push(
       await withSaves(
-        `GetResourcePrivacy, ${privacyReaders.length} callers × ${visibleIds.length} resources`,
-        variedRequest({ url: `${service.url}/api/Privacy/GetResourcePrivacy?resourceId=1`, method: 'GET' }, () => {
-          const userId = pick(privacyReaders);
-          return {
-            headers: { authorization: `Bearer ${tokens.get(userId)}` },
-            path: `/api/Privacy/GetResourcePrivacy?resourceId=${pick(visibleIds)}`,
-          };
-        }),
+        `GetResourcePrivacy, ${privacy.callers} callers × ${privacy.resources} resources`,
+        privacy.request,
         'none',
       ),
     );

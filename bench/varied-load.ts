@@ -6,7 +6,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import type autocannon from 'autocannon';
-import { communityOf, type Scale } from './scale-data';
+import { CALLERS, MANY_CALLERS, VIEWS, communityOf, type Scale } from './scale-data';
 
 export type BareExpress = { readonly url: string; readonly child: ChildProcess };
 
@@ -97,6 +97,32 @@ export function variedRequest(
       },
     ],
   };
+}
+
+/**
+ * The varied privacy reads: GetResourcePrivacy of a random one of the resources a member sees in
+ * the large view, by a random member, the team or the admin. `memberHeaders` list those
+ * resources; `headersOf` authenticates each read's caller.
+ */
+export async function privacyReads(
+  url: string,
+  scale: Scale,
+  memberHeaders: Record<string, string>,
+  headersOf: (userId: number) => Record<string, string>,
+  pick: <T>(items: readonly T[]) => T,
+): Promise<{ readonly request: autocannon.Options; readonly callers: number; readonly resources: number }> {
+  const listed = await fetch(`${url}/api/Project/GetResourceList`, {
+    method: 'POST',
+    headers: { ...memberHeaders, 'content-type': 'application/json' },
+    body: JSON.stringify({ projectId: VIEWS.hotProject, communityId: VIEWS.hotCommunity, take: 1000 }),
+  });
+  const ids = ((await listed.json()) as { resources: { list: { id: number }[] } }).resources.list.map((r) => r.id);
+  const readers = [...MANY_CALLERS.members.filter((u) => u <= scale.users), CALLERS.team, CALLERS.admin];
+  const request = variedRequest({ url: `${url}/api/Privacy/GetResourcePrivacy?resourceId=1`, method: 'GET' }, () => ({
+    headers: headersOf(pick(readers)),
+    path: `/api/Privacy/GetResourcePrivacy?resourceId=${pick(ids)}`,
+  }));
+  return { request, callers: readers.length, resources: ids.length };
 }
 
 export type WriteLoad = { stop(): Promise<{ saves: number; failed: number; seconds: number }> };
