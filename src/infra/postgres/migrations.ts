@@ -88,6 +88,100 @@ export const MIGRATIONS: readonly Migration[] = [
       $$;
     `,
   },
+  {
+    version: 2,
+    name: 'log_append',
+    sql: `
+      -- A group commit in one statement (src/infra/postgres/postgres-group-commit.ts): the log's
+      -- row locked until commit, the batch's claims locked, then each append in order checked
+      -- against the log as it stands (its claim still its owner's, its expected revision), its
+      -- events numbered on from the log's end and hashed on from the chain's end, inserted, and its
+      -- claim's first write recorded; a refused append writes nothing and the others go on. The
+      -- hash is log-hash.ts's, byte for byte: SHA-256 over the UTF-8 of the previous hash in hex,
+      -- the JSON array [stream, revision as a string, type], the data and the metadata, each after
+      -- a newline. Answers one row per append, in order. log_reserve stays for processes of the
+      -- release before, which lock the same row.
+      create function log_append(
+        p_streams text[], p_expected text[], p_scopes text[], p_keys text[], p_owners text[],
+        p_counts integer[], p_types text[], p_data text[], p_metadata text[], p_channel text
+      )
+        returns table (problem text, revision bigint, log_position bigint)
+        language plpgsql volatile
+        set search_path from current
+      as $$
+      declare
+        head bigint;
+        previous bytea;
+        at integer := 0;
+        i integer;
+        j integer;
+        last_revision bigint;
+        last_position bigint;
+        held boolean;
+        stale boolean;
+        start_head bigint;
+      begin
+        select h.position, h.hash into head, previous from log_head h for update;
+        start_head := head;
+        perform 1 from idempotency_keys k
+          join unnest(p_scopes, p_keys, p_owners) as c(scope, key, owner)
+            on k.scope = c.scope and k.key = c.key and k.owner = c.owner
+          for update of k;
+        for i in 1 .. coalesce(array_length(p_streams, 1), 0) loop
+          problem := null;
+          last_revision := null;
+          last_position := null;
+          select e.revision, e.position into last_revision, last_position from events e
+            where e.stream_id = p_streams[i] order by e.revision desc limit 1;
+          held := p_scopes[i] is null or exists (
+            select 1 from idempotency_keys k
+            where k.scope = p_scopes[i] and k.key = p_keys[i] and k.owner = p_owners[i]);
+          -- A CASE, not AND/OR: 'any'::bigint must never be evaluated.
+          stale := case p_expected[i]
+            when 'any' then false
+            when 'no_stream' then last_revision is not null
+            else last_revision is distinct from p_expected[i]::bigint
+          end;
+          if not held then
+            problem := 'claim';
+          elsif stale then
+            problem := 'revision';
+          end if;
+          if problem is not null then
+            revision := last_revision;
+            log_position := null;
+            at := at + p_counts[i];
+            return next;
+            continue;
+          end if;
+          revision := coalesce(last_revision, -1);
+          log_position := coalesce(last_position, -1);
+          for j in at + 1 .. at + p_counts[i] loop
+            revision := revision + 1;
+            head := head + 1;
+            log_position := head;
+            previous := sha256(convert_to(
+              encode(previous, 'hex') || E'\\n' ||
+              '[' || to_json(p_streams[i])::text || ',"' || revision || '",' || to_json(p_types[j])::text || ']' ||
+              E'\\n' || p_data[j] || E'\\n' || p_metadata[j], 'UTF8'));
+            insert into events (position, stream_id, revision, type, data, metadata, hash)
+              values (head, p_streams[i], revision, p_types[j], p_data[j], p_metadata[j], previous);
+          end loop;
+          if p_counts[i] > 0 and p_scopes[i] is not null then
+            update idempotency_keys k set write_stream = p_streams[i], write_position = head
+              where k.scope = p_scopes[i] and k.key = p_keys[i] and k.write_stream is null;
+          end if;
+          at := at + p_counts[i];
+          return next;
+        end loop;
+        if head > start_head then
+          update log_head set position = head, hash = previous;
+          perform pg_notify(p_channel, head::text);
+        end if;
+      end
+      $$;
+    `,
+  },
 ];
 
 /** A schema name the store accepts: it is written into SQL and into the connection's search_path. */

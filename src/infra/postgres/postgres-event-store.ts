@@ -59,8 +59,9 @@ import { PreparingClient } from './preparing-client';
  *     in its own transaction.
  *
  * This store takes the second: exact, simple for readers, and the chain in the append. Its price is
- * that appends to the whole log are serial: the lock is held for the append's last round trips and
- * its commit (bench/postgres-appends.ts measures what that allows). Appends to one stream are
+ * that appends to the whole log are serial: the lock is held for one statement on the server (a
+ * group commit's call of `log_append`) and its commit, never across a round trip to a process
+ * (bench/postgres-appends.ts measures what that allows). Appends to one stream are
  * serial anyway; optimistic concurrency per stream is checked under the lock and backed by the
  * unique (stream_id, revision).
  */
@@ -70,8 +71,6 @@ const DEFAULT_POLL_INTERVAL_MS = 1000;
 const subscriptionPageSize = 256;
 /** A scan by type looks through at most this many positions per query, and reports how far it got between them. */
 const DEFAULT_SCAN_WINDOW = 100_000;
-/** How long the server lets a commit of this store sit idle inside its transaction, holding the log's lock. */
-const WRITER_IDLE_IN_TRANSACTION_MS = 5000;
 /** A claim sweeps expired idempotency keys at most this often (in the claims' epoch ms), at most this many at once. */
 const SWEEP_EVERY_MS = 60_000;
 const SWEEP_BATCH = 1000;
@@ -129,7 +128,7 @@ type PendingAppend = {
  */
 export class PostgresEventStore implements EventStore, IdempotencyKeys, LogIntegrity {
   private readonly pool: pg.Pool;
-  /** The group commit's one connection, in pipeline mode: statements sent without waiting between them. */
+  /** The group commit's one connection: one commit at a time, each one statement. */
   private readonly writer: pg.Pool;
   /** Appends waiting for the next group commit. */
   private pending: PendingAppend[] = [];
@@ -160,13 +159,11 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     this.pool.on('error', () => undefined);
     this.writer = new pg.Pool({
       ...clientConfig,
+      // A commit is one statement, its own transaction: under READ COMMITTED each statement of
+      // log_append sees every commit that held the log's row before it, whatever the server's default.
+      options: `${clientConfig.options ?? ''} -c default_transaction_isolation=read\\ committed`,
       Client: PreparingClient,
       max: 1,
-      pipeline: true,
-      // The log's lock is held between a commit's round trips: a process stalled there (a pause,
-      // a cut network) would stop every process's appends. The server ends such a session, which
-      // rolls its commit back, instead.
-      idle_in_transaction_session_timeout: WRITER_IDLE_IN_TRANSACTION_MS,
       query_timeout: STATEMENT_CLIENT_BOUND_MS,
     });
     this.writer.on('error', () => undefined);

@@ -127,7 +127,7 @@ describeExternal('PostgreSQL log', postgres, () => {
         const waitingPid = async () =>
           (
             await sql<{ pid: number }>(
-              `select pid from pg_stat_activity where wait_event_type = 'Lock' and query like '%log_reserve%'`,
+              `select pid from pg_stat_activity where wait_event_type = 'Lock' and query like '%log_append%'`,
             )
           )[0]?.pid;
         await until('the commit waits for the log', async () => (await waitingPid()) !== undefined);
@@ -244,6 +244,36 @@ describeExternal('PostgreSQL log', postgres, () => {
       expect(rows).toHaveLength(6);
       expect(await b.integrityHead()).toEqual({ position: 6n, hash: previous });
       expect((await a.verifyIntegrity()).firstMismatch).toBeNull();
+    });
+
+    it('given streams and types that JSON escapes, text beyond ASCII and an event past 16 KB, then the server hashes the bytes the log-hash definition gives', async () => {
+      // given: every character class JSON.stringify writes its own way, in the identity's strings
+      const store = await connect();
+      const odd = 'q"b\\s/\b\f\n\r\t\u0001\u001f\u007f-é-日本-😀';
+      await store.appendToStream(`s-${odd}`, [{ type: `T-${odd}`, data: { text: odd }, metadata }], 'no_stream');
+      await store.appendToStream(
+        's-large',
+        [{ type: 'Large', data: { text: 'ü'.repeat(20_000) }, metadata }],
+        'no_stream',
+      );
+      await store.appendToStream(`s-${odd}`, [happened(1), happened(2)], 0n);
+      // when
+      const rows = await sql<{
+        stream_id: string;
+        revision: string;
+        type: string;
+        data: string;
+        metadata: string;
+        hash: Buffer;
+      }>('select stream_id, revision, type, data, metadata, hash from $schema.events order by position');
+      // then
+      expect(rows.map((row) => row.stream_id)).toEqual([`s-${odd}`, 's-large', `s-${odd}`, `s-${odd}`]);
+      let previous = GENESIS;
+      for (const row of rows) {
+        previous = eventHash(previous, row.stream_id, BigInt(row.revision), row.type, row.data, row.metadata);
+        expect(row.hash.toString('hex')).toBe(previous);
+      }
+      expect((await store.verifyIntegrity()).firstMismatch).toBeNull();
     });
 
     it('given an event edited behind the store, when verified, then that event is named', async () => {
