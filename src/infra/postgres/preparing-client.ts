@@ -55,28 +55,7 @@ function named(args: QueryArguments): QueryArguments {
  */
 export class PreparingClient extends pg.Client {}
 
-type Socket = { cork?: () => void; uncork?: () => void };
-type Internals = { pipeline?: boolean; connection?: { stream?: Socket }; corked?: boolean };
-
-/**
- * On a connection in pipeline mode, the statements sent in one turn of the event loop leave in
- * one socket write: node-postgres writes each statement on its own, and every write is a system
- * call here and a wake-up of the server's process there. A group commit sends two statements at a
- * time, a read model's batch a dozen.
- */
-function holdWritesForTheTurn(client: Internals): void {
-  const socket = client.connection?.stream;
-  if (!client.pipeline || client.corked || !socket?.cork || !socket.uncork) return;
-  client.corked = true;
-  socket.cork();
-  process.nextTick(() => {
-    client.corked = false;
-    socket.uncork!();
-  });
-}
-
 const query = pg.Client.prototype.query as (...args: unknown[]) => unknown;
 PreparingClient.prototype.query = function preparedQuery(this: pg.Client, ...args: unknown[]) {
-  holdWritesForTheTurn(this as unknown as Internals);
   return query.apply(this, named(args as QueryArguments));
 } as pg.Client['query'];
