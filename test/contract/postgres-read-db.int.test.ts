@@ -64,6 +64,27 @@ describeExternal('the PostgreSQL read database', target, () => {
     expect(await store.projectionStore.checkpoint('notes')).toBeUndefined();
   });
 
+  it('given a holder whose lease was taken over, when its batch writes and then its fold throws, then the commit answers that the lease was lost and nothing is written', async () => {
+    const store = await PostgresDocumentStore.open(read, NOTES, readScope.documents('notes'));
+    const lease = await read.leases.acquire('notes', 'a', 100, 0);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    await other.leases.acquire('notes', 'b', 10_000, 0);
+
+    const commit = store.projectionStore.commit(
+      'notes',
+      5n,
+      async () => {
+        await store.save('notes', 1, { id: 1 }, 5n);
+        throw new Error('the fold failed');
+      },
+      { ...lease!, ttlMs: 10_000, nowMs: 0 },
+    );
+
+    await expect(commit).rejects.toBeInstanceOf(LeaseLostError);
+    expect(await store.get('notes', 1)).toBeNull();
+    expect(await other.leases.acquire('notes', 'b', 10_000, 0)).toMatchObject({ holder: 'b', token: 2n });
+  });
+
   it('given a batch that fails half-way, then neither its writes nor its checkpoint remain, and the next batch commits', async () => {
     const store = await PostgresDocumentStore.open(read, NOTES, readScope.documents('notes'));
 

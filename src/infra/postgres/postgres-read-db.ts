@@ -524,11 +524,23 @@ export class PostgresReadDb {
   /**
    * Inside a batch's transaction: the lease must still be this holder's with this token; it is
    * renewed from the server's clock. The update locks the lease row until the batch commits, so a
-   * takeover either committed first (the fence misses, nothing is written) or waits for the batch.
+   * takeover either committed first (the fence misses, nothing is committed) or waits for the
+   * batch. Sent without waiting for its answer: the batch's reads go out behind it in the same
+   * round trip, and whatever the batch sends meanwhile runs after it in the transaction, rolled
+   * back with it when the lease did not hold. Answers whether it held; a statement that failed
+   * answers true here, its error reaching the batch as any of its statements' does (the commit
+   * fails with it).
    */
-  async fence(fence: Fence): Promise<void> {
-    const { rowCount } = await this.query(RENEW_LEASE, fenceValues(fence));
-    if (rowCount === 0) throw new LeaseLostError(fence.projection);
+  fence(fence: Fence): Promise<boolean> {
+    const batch = this.batch.getStore();
+    if (!batch) throw new Error('a fence is sent inside a batch');
+    batch.statements += 1;
+    const renewing = batch.client.query(RENEW_LEASE, fenceValues(fence));
+    batch.sent.push(sent(renewing));
+    return renewing.then(
+      ({ rowCount }) => rowCount !== 0,
+      () => true,
+    );
   }
 
   /**
@@ -660,8 +672,18 @@ export function postgresProjectionStore(read: PostgresReadDb, tables: readonly s
     commit: (projection, position, work, fence) =>
       read.inTurn(projection, () =>
         read.transaction(async () => {
-          if (fence) await read.fence(fence);
-          const reached = await work();
+          // The fence's answer comes back with the batch's first reads, not a round trip before them.
+          const held = fence ? read.fence(fence) : undefined;
+          const lost = async () => held !== undefined && !(await held);
+          let reached: bigint | void;
+          try {
+            reached = await work();
+          } catch (error) {
+            // A batch that had lost its lease failed because of it, whatever its fold threw.
+            if (await lost()) throw new LeaseLostError(projection);
+            throw error;
+          }
+          if (await lost()) throw new LeaseLostError(projection);
           if (fence) await read.writeCheckpointRenewing(projection, reached ?? position, fence);
           else await read.writeCheckpoint(projection, reached ?? position);
         }),
