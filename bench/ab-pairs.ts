@@ -30,6 +30,8 @@
  *
  * A data set kept on PostgreSQL (its bench-secrets.json names POSTGRES_SCHEMA) needs POSTGRES_URL:
  * both sides then serve that one schema, each as a projector of it, so compare read scenarios there.
+ * Saves there are compared one build at a time (AB_ONLY=B, AB_B=<build>, alternating runs): with
+ * both sides up, the one leading the projections folds both sides' saves.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -75,6 +77,12 @@ const BEFORE = (process.env.AB_BEFORE ?? '')
   });
 
 const secrets = JSON.parse(fs.readFileSync(path.join(DATA, 'bench-secrets.json'), 'utf8')) as Record<string, string>;
+// Both sides of a PostgreSQL data set follow one log, and whichever leads the projections folds
+// the other's saves too: its CPU a save counts both, the follower's neither.
+if (SCENARIO === 'saves' && secrets.POSTGRES_SCHEMA && !ONLY)
+  throw new Error(
+    'saves on a PostgreSQL data set compare only one side at a time: set AB_ONLY and run each build alone',
+  );
 
 function cpuTicks(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
