@@ -199,6 +199,12 @@ export const MIGRATION_LOCK_CLASS = 0x70_72_73_6c; // 'prsl'
 export async function migrate(client: PoolClient, schema: string): Promise<number[]> {
   if (!SCHEMA_NAME.test(schema)) throw new Error(`not a schema name this store takes: ${JSON.stringify(schema)}`);
   const applied: number[] = [];
+  // The server hashes the log's events over their UTF-8 (log_append): a database in another
+  // encoding would store hashes that no verification finds again.
+  const { rows: encoding } = await client.query<{ server_encoding: string }>('show server_encoding');
+  const name = encoding[0]?.server_encoding;
+  if (name !== 'UTF8')
+    throw new Error(`the database's encoding is ${name}: the event log needs UTF8 (createdb --encoding=UTF8)`);
   await client.query('begin isolation level read committed');
   try {
     await client.query('select pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK_CLASS, schema]);

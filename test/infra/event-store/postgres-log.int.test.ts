@@ -87,6 +87,22 @@ describeExternal('PostgreSQL log', postgres, () => {
       expect(await sql('select version from $schema.schema_migrations')).toHaveLength(MIGRATIONS.length);
     });
 
+    it('given a database in another encoding than UTF8, when a store connects, then it refuses, naming the encoding', async () => {
+      // given
+      const database = `log_${schema}`;
+      await sql(`create database ${database} encoding 'SQL_ASCII' template template0 lc_collate 'C' lc_ctype 'C'`);
+      try {
+        const other = new URL(url);
+        other.pathname = `/${database}`;
+        // when
+        const connecting = PostgresEventStore.connect(other.toString(), { schema });
+        // then
+        await expect(connecting).rejects.toThrow(/encoding is SQL_ASCII: the event log needs UTF8/);
+      } finally {
+        await sql(`drop database if exists ${database} with (force)`);
+      }
+    });
+
     it('given a schema name that could not be written into SQL as it is, then the store refuses it', () => {
       expect(() => PostgresEventStore.open(url, { schema: 'events"; drop table x; --' })).toThrow(/schema name/);
     });
