@@ -121,6 +121,16 @@ type PendingAppend = {
 };
 
 /**
+ * An error that ends the connection rather than the statement: no SQLSTATE (the socket closed:
+ * "Connection terminated unexpectedly"), a connection exception (class 08) or an operator's
+ * intervention (class 57: the backend terminated, the server shutting down).
+ */
+function isConnectionLost(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && (typeof code !== 'string' || code.startsWith('08') || code.startsWith('57'));
+}
+
+/**
  * The event log in PostgreSQL (see "Global order" above): the `EventStore` port, idempotency
  * keys recorded in the append's own transaction, and the hash chain computed there. The schema is
  * migrated when the store connects (src/infra/postgres/migrations.ts); every call waits for that.
@@ -216,12 +226,14 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     try {
       return await work(client);
     } catch (error) {
-      if (isGivenUp(error)) givenUp = error as Error;
+      if (isGivenUp(error) || isConnectionLost(error)) givenUp = error as Error;
       throw error;
     } finally {
       client.off('error', cut);
-      // A connection left inside a transaction (its rollback failed) or inside a statement given
-      // up is dropped, not handed on.
+      // A connection left inside a transaction (its rollback failed), inside a statement given
+      // up, or ended by the server or the network is dropped, not handed on: an ended one still
+      // looks idle here (its last answer said so) until its end is heard, and the next commit
+      // would fail on it.
       const status = client.getTransactionStatus();
       client.release(
         givenUp ?? (status === 'I' || status === null ? undefined : new Error(`left in transaction (${status})`)),
