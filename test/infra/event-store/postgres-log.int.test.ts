@@ -140,10 +140,12 @@ describeExternal('PostgreSQL log', postgres, () => {
         await holder.query('begin');
         await holder.query(`select * from "${schema}".log_head for update`);
         const waiting = store.appendToStream('s-1', [happened(1)], 0n);
+        // The session our holder blocks, not any other waiting on a lock in the cluster (test files run in parallel).
+        const holderPid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
         const waitingPid = async () =>
           (
             await sql<{ pid: number }>(
-              `select pid from pg_stat_activity where wait_event_type = 'Lock' and query like '%log_append%'`,
+              `select pid from pg_stat_activity where ${holderPid} = any(pg_blocking_pids(pid))`,
             )
           )[0]?.pid;
         await until('the commit waits for the log', async () => (await waitingPid()) !== undefined);
