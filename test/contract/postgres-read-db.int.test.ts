@@ -44,20 +44,26 @@ describeExternal('the PostgreSQL read database', target, () => {
     expect(taken).toEqual({ projection: 'p', holder: 'b', token: 2n });
   });
 
-  it('given a holder whose lease was taken over, when it commits a batch, then the fence refuses it and nothing of the batch is written', async () => {
+  /**
+   * A store of notes and holder a's lease on them, expired and then taken by b in another
+   * process; `commitAsA` commits a batch at position 5 under a's lease.
+   */
+  const leaseTakenOver = async () => {
     const store = await PostgresDocumentStore.open(read, NOTES, readScope.documents('notes'));
     const lease = await read.leases.acquire('notes', 'a', 100, 0);
     await new Promise((resolve) => setTimeout(resolve, 150));
     await other.leases.acquire('notes', 'b', 10_000, 0);
+    const commitAsA = (work: () => Promise<void>) =>
+      store.projectionStore.commit('notes', 5n, work, { ...lease!, ttlMs: 10_000, nowMs: 0 });
+    return { store, commitAsA };
+  };
 
-    const commit = store.projectionStore.commit(
-      'notes',
-      5n,
-      async () => {
-        await store.save('notes', 1, { id: 1 }, 5n);
-      },
-      { ...lease!, ttlMs: 10_000, nowMs: 0 },
-    );
+  it('given a holder whose lease was taken over, when it commits a batch, then the fence refuses it and nothing of the batch is written', async () => {
+    const { store, commitAsA } = await leaseTakenOver();
+
+    const commit = commitAsA(async () => {
+      await store.save('notes', 1, { id: 1 }, 5n);
+    });
 
     await expect(commit).rejects.toBeInstanceOf(LeaseLostError);
     expect(await store.get('notes', 1)).toBeNull();
@@ -65,20 +71,12 @@ describeExternal('the PostgreSQL read database', target, () => {
   });
 
   it('given a holder whose lease was taken over, when its batch writes and then its fold throws, then the commit answers that the lease was lost and nothing is written', async () => {
-    const store = await PostgresDocumentStore.open(read, NOTES, readScope.documents('notes'));
-    const lease = await read.leases.acquire('notes', 'a', 100, 0);
-    await new Promise((resolve) => setTimeout(resolve, 150));
-    await other.leases.acquire('notes', 'b', 10_000, 0);
+    const { store, commitAsA } = await leaseTakenOver();
 
-    const commit = store.projectionStore.commit(
-      'notes',
-      5n,
-      async () => {
-        await store.save('notes', 1, { id: 1 }, 5n);
-        throw new Error('the fold failed');
-      },
-      { ...lease!, ttlMs: 10_000, nowMs: 0 },
-    );
+    const commit = commitAsA(async () => {
+      await store.save('notes', 1, { id: 1 }, 5n);
+      throw new Error('the fold failed');
+    });
 
     await expect(commit).rejects.toBeInstanceOf(LeaseLostError);
     expect(await store.get('notes', 1)).toBeNull();

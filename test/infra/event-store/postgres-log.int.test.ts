@@ -240,25 +240,34 @@ describeExternal('PostgreSQL log', postgres, () => {
   });
 
   describe('hash chain', () => {
-    it('given appends from two stores in turn, then each stored hash is the event hash over its bytes and its predecessor', async () => {
-      // given
-      const [a, b] = [await connect(), await connect()];
-      for (let i = 0; i < 6; i += 1) await (i % 2 === 0 ? a : b).appendToStream(`s-${i}`, [happened(i)], 'no_stream');
-      // when
-      const rows = await sql<{
-        stream_id: string;
-        revision: string;
-        type: string;
-        data: string;
-        metadata: string;
-        hash: Buffer;
-      }>('select stream_id, revision, type, data, metadata, hash from $schema.events order by position');
-      // then
+    type StoredEvent = {
+      stream_id: string;
+      revision: string;
+      type: string;
+      data: string;
+      metadata: string;
+      hash: Buffer;
+    };
+    const storedEvents = () =>
+      sql<StoredEvent>('select stream_id, revision, type, data, metadata, hash from $schema.events order by position');
+    /** Each stored hash is the event hash over its bytes and its predecessor's; answers the last. */
+    const expectChained = (rows: readonly StoredEvent[]): string => {
       let previous = GENESIS;
       for (const row of rows) {
         previous = eventHash(previous, row.stream_id, BigInt(row.revision), row.type, row.data, row.metadata);
         expect(row.hash.toString('hex')).toBe(previous);
       }
+      return previous;
+    };
+
+    it('given appends from two stores in turn, then each stored hash is the event hash over its bytes and its predecessor', async () => {
+      // given
+      const [a, b] = [await connect(), await connect()];
+      for (let i = 0; i < 6; i += 1) await (i % 2 === 0 ? a : b).appendToStream(`s-${i}`, [happened(i)], 'no_stream');
+      // when
+      const rows = await storedEvents();
+      // then
+      const previous = expectChained(rows);
       expect(rows).toHaveLength(6);
       expect(await b.integrityHead()).toEqual({ position: 6n, hash: previous });
       expect((await a.verifyIntegrity()).firstMismatch).toBeNull();
@@ -276,21 +285,10 @@ describeExternal('PostgreSQL log', postgres, () => {
       );
       await store.appendToStream(`s-${odd}`, [happened(1), happened(2)], 0n);
       // when
-      const rows = await sql<{
-        stream_id: string;
-        revision: string;
-        type: string;
-        data: string;
-        metadata: string;
-        hash: Buffer;
-      }>('select stream_id, revision, type, data, metadata, hash from $schema.events order by position');
+      const rows = await storedEvents();
       // then
       expect(rows.map((row) => row.stream_id)).toEqual([`s-${odd}`, 's-large', `s-${odd}`, `s-${odd}`]);
-      let previous = GENESIS;
-      for (const row of rows) {
-        previous = eventHash(previous, row.stream_id, BigInt(row.revision), row.type, row.data, row.metadata);
-        expect(row.hash.toString('hex')).toBe(previous);
-      }
+      expectChained(rows);
       expect((await store.verifyIntegrity()).firstMismatch).toBeNull();
     });
 
