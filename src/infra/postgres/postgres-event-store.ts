@@ -28,6 +28,7 @@ import { commitBatch } from './postgres-group-commit';
 import type { AppendOutcome, StoredAppend } from '../stored-append';
 import { idempotencyRecordOf, type IdempotencyRow } from '../idempotency-row';
 import { isGivenUp } from './client-bound';
+import { isTransientStoreError } from '../../projections/transient-error';
 import { SharedLogReads } from './shared-log-reads';
 import { PreparingClient } from './preparing-client';
 
@@ -119,16 +120,6 @@ type PendingAppend = {
   readonly resolve: (result: AppendResult) => void;
   readonly reject: (error: unknown) => void;
 };
-
-/**
- * An error that ends the connection rather than the statement: no SQLSTATE (the socket closed:
- * "Connection terminated unexpectedly"), a connection exception (class 08) or an operator's
- * intervention (class 57: the backend terminated, the server shutting down).
- */
-function isConnectionLost(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return error instanceof Error && (typeof code !== 'string' || code.startsWith('08') || code.startsWith('57'));
-}
 
 /**
  * The event log in PostgreSQL (see "Global order" above): the `EventStore` port, idempotency
@@ -226,14 +217,14 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     try {
       return await work(client);
     } catch (error) {
-      if (isGivenUp(error) || isConnectionLost(error)) givenUp = error as Error;
+      if (isGivenUp(error) || isTransientStoreError(error)) givenUp = error as Error;
       throw error;
     } finally {
       client.off('error', cut);
       // A connection left inside a transaction (its rollback failed), inside a statement given
-      // up, or ended by the server or the network is dropped, not handed on: an ended one still
-      // looks idle here (its last answer said so) until its end is heard, and the next commit
-      // would fail on it.
+      // up, or after a passing failure (among them one the server or the network ended) is
+      // dropped, not handed on: an ended one still looks idle here (its last answer said so)
+      // until its end is heard, and the next commit would fail on it.
       const status = client.getTransactionStatus();
       client.release(
         givenUp ?? (status === 'I' || status === null ? undefined : new Error(`left in transaction (${status})`)),

@@ -331,8 +331,7 @@ export class PostgresReadDb {
       await this.query(text, values);
       return;
     }
-    batch.statements += 1;
-    batch.sent.push(sent(batch.client.query(text, values as unknown[])));
+    sentInBatch(batch, text, values);
   }
 
   /**
@@ -533,11 +532,8 @@ export class PostgresReadDb {
    */
   fence(fence: Fence): Promise<boolean> {
     const batch = this.batch.getStore();
-    if (!batch) throw new Error('a fence is sent inside a batch');
-    batch.statements += 1;
-    const renewing = batch.client.query(RENEW_LEASE, fenceValues(fence));
-    batch.sent.push(sent(renewing));
-    return renewing.then(
+    if (!batch) throw new Error('a fence is sent only inside a batch');
+    return sentInBatch(batch, RENEW_LEASE, fenceValues(fence)).then(
       ({ rowCount }) => rowCount !== 0,
       () => true,
     );
@@ -724,6 +720,14 @@ async function tablesHoldingRows(read: PostgresReadDb, tables: readonly string[]
 /** A statement sent ahead: its failure is observed as the batch commits, never left unhandled. */
 function sent(query: Promise<unknown>): Promise<unknown> {
   query.catch(() => undefined);
+  return query;
+}
+
+/** A statement sent into the batch without waiting for its answer, counted, its failure the commit's. */
+function sentInBatch(batch: Batch, text: string, values: readonly unknown[]): Promise<pg.QueryResult> {
+  batch.statements += 1;
+  const query = batch.client.query(text, values as unknown[]);
+  batch.sent.push(sent(query));
   return query;
 }
 
