@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { NewEvent } from '../src/ports/event-store';
 import { SqliteEventStore } from '../src/infra/sqlite/sqlite-event-store';
-import { hashEventInto } from '../src/infra/log-hash';
+import { hashEventInto } from '../src/audit/log-hash';
 
 const SLICES = Number(process.env.BENCH_SLICES ?? 21);
 const SERIAL = Number(process.env.BENCH_SERIAL ?? 20);

@@ -41,7 +41,7 @@ const SWITCHES: Record<string, readonly Switch[]> = {
         '    if (token.length > 0) return this.inner.verify(token);\n    const now = this.clock().getTime();\n    const hit',
     },
   ],
-  hash: [{ file: 'src/infra/log-hash.ts', find: 'if (most > SCRATCH_BYTES) {', replace: 'if (most > 0) {' }],
+  hash: [{ file: 'src/audit/log-hash.ts', find: 'if (most > SCRATCH_BYTES) {', replace: 'if (most > 0) {' }],
   directory: [
     {
       file: 'src/directory/directory-reader.ts',

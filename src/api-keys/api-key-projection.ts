@@ -42,7 +42,7 @@ export const API_KEYS_READ_MODEL: DocumentReadModel<ApiKeyEvent> = {
   evolve: (_collection, document, event) => {
     switch (event.type) {
       case 'ApiKeyCreated': {
-        // The log's reader lifts a version-1 creation (src/infra/versioned-event-store.ts); one folded
+        // The log's reader lifts a version-1 creation (src/app/versioned-event-store.ts); one folded
         // as stored, unlifted, gets the same scope and quota from the same upcaster.
         const data = event.data.readOnly === undefined ? apiKeyCreatedV1ToV2(event.data) : event.data;
         const { id, keyId, userId, name, secretHash, createdAt, expiresAt, readOnly, ratePerHour } = data;

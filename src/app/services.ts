@@ -15,12 +15,12 @@ import type { PostgresEventStore } from '../infra/postgres/postgres-event-store'
 import type { PostgresPersonalDataKeys } from '../infra/postgres/postgres-personal-data-keys';
 import type { MongoPersonalDataKeys } from '../infra/mongo/mongo-personal-data-keys';
 import { SqlitePersonalDataKeys } from '../infra/sqlite/sqlite-personal-data-keys';
-import { sealingPersonalData } from '../infra/personal-data-sealing';
+import { sealingPersonalData } from '../audit/personal-data-sealing';
 import type { PersonalDataKeys } from '../ports/personal-data-keys';
-import { meteredEventStore } from '../infra/metered-event-store';
+import { meteredEventStore } from './metered-event-store';
 import type { EventStore } from '../ports/event-store';
 import { SqliteEventStore } from '../infra/sqlite/sqlite-event-store';
-import { versionedEventStore } from '../infra/versioned-event-store';
+import { versionedEventStore } from './versioned-event-store';
 import { hasLogIntegrity } from '../ports/log-integrity';
 import { EVENT_CATALOG } from './event-catalog';
 import type { IdempotencyKeys } from '../ports/idempotency-keys';

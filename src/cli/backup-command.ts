@@ -6,7 +6,7 @@ import type { Config } from '../config/config';
 import { makePrivateDir, PRIVATE_DIR_MODE, PRIVATE_FILE_MODE } from '../config/private-files';
 import { keptReadModelsFile } from '../infra/read-db';
 import { SqliteEventStore } from '../infra/sqlite/sqlite-event-store';
-import { versionedEventStore } from '../infra/versioned-event-store';
+import { versionedEventStore } from '../app/versioned-event-store';
 import type { LogDigest } from './log-digest';
 import { projectedDigest } from './log-digest';
 import type { LogFacts } from './sqlite-log-copy';

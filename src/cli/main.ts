@@ -21,7 +21,7 @@ import { ReadSide } from '../app/read-side';
 import { Presets, SingleBar } from 'cli-progress';
 import { ReadModels } from '../projections/read-models';
 import { openEventStore, openFileStore, openPersonalDataKeys } from '../app/services';
-import { openingPersonalData } from '../infra/personal-data-sealing';
+import { openingPersonalData } from '../audit/personal-data-sealing';
 import { ERASE_PERSON_HELP, erasePersonCommand } from './erase-person-command';
 import { openReadModels, READ_MODEL_NAMES, type ReadModelName } from '../app/read-model-list';
 import { RebuildJobs } from '../app/rebuild-jobs';

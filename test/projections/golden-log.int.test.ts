@@ -4,7 +4,7 @@ import path from 'node:path';
 import { EVENT_CATALOG } from '../../src/app/event-catalog';
 import { currentVersionOf } from '../../src/domain/event-upcasting';
 import { SqliteEventStore } from '../../src/infra/sqlite/sqlite-event-store';
-import { versionedEventStore } from '../../src/infra/versioned-event-store';
+import { versionedEventStore } from '../../src/app/versioned-event-store';
 import { demo } from '../support/demo-directory';
 import type { GoldenAnswers, GoldenExpected } from '../support/golden-log';
 import {

@@ -20,8 +20,8 @@ import {
   type RememberedAnswer,
 } from '../../ports/idempotency-keys';
 import type { ChainHead, ChainReport, LogIntegrity } from '../../ports/log-integrity';
-import { ChainCheck } from '../log-hash';
-import { pollingSubscription } from '../polling-subscription';
+import { ChainCheck } from '../../audit/log-hash';
+import { pollingSubscription } from '../../projections/polling-subscription';
 import { LogNotifications } from './log-notifications';
 import { migrate, SCHEMA_NAME } from './migrations';
 import { commitBatch } from './postgres-group-commit';

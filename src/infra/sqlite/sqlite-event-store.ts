@@ -19,7 +19,7 @@ import type {
   IdempotencyRef,
   RememberedAnswer,
 } from '../../ports/idempotency-keys';
-import { pollingSubscription } from '../polling-subscription';
+import { pollingSubscription } from '../../projections/polling-subscription';
 import type { ChainHead, ChainReport, LogIntegrity } from '../../ports/log-integrity';
 import { chainHead, ensureHashColumn, verifyChain } from './sqlite-hash-chain';
 import { SqliteCommitThread } from './sqlite-commit-thread';

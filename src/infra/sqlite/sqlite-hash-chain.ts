@@ -1,10 +1,10 @@
 import type Database from 'better-sqlite3';
 import type { ChainHead, ChainReport } from '../../ports/log-integrity';
-import { ChainCheck, hashEventInto, type ChainRow } from '../log-hash';
+import { ChainCheck, hashEventInto, type ChainRow } from '../../audit/log-hash';
 
 /**
  * The embedded log's hash chain (docs/architecture.md "A tamper-evident log"). Each
- * event's `hash` (src/infra/log-hash.ts: SHA-256 over the previous hashed event's hash and the
+ * event's `hash` (src/audit/log-hash.ts: SHA-256 over the previous hashed event's hash and the
  * event's stored bytes) is computed inside the group commit that appends it, so the chain follows
  * log order across processes (the write lock is held). A log made before hashes existed keeps its
  * events unhashed: the chain starts at the first hashed event, which links to the empty hash;

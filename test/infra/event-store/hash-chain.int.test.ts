@@ -5,7 +5,7 @@ import Database from 'better-sqlite3';
 import type { EventMetadata } from '../../../src/domain/event';
 import { WrongExpectedRevisionError } from '../../../src/ports/event-store';
 import { SqliteEventStore } from '../../../src/infra/sqlite/sqlite-event-store';
-import { eventHash } from '../../../src/infra/log-hash';
+import { eventHash } from '../../../src/audit/log-hash';
 import { ChainCursor } from '../../../src/infra/sqlite/sqlite-hash-chain';
 
 /**

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import { eventHash, GENESIS } from '../../../src/infra/log-hash';
+import { eventHash, GENESIS } from '../../../src/audit/log-hash';
 import { MIGRATIONS } from '../../../src/infra/postgres/migrations';
 import { PostgresEventStore, type PostgresEventStoreOptions } from '../../../src/infra/postgres/postgres-event-store';
 import type { EventMetadata } from '../../../src/domain/event';

@@ -1,11 +1,11 @@
-import { EVENT_CATALOG } from '../../../src/app/event-catalog';
+import { EVENT_CATALOG } from '../../src/app/event-catalog';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { EventMetadata } from '../../../src/domain/event';
-import type { RecordedEvent } from '../../../src/ports/event-store';
-import { SqliteEventStore } from '../../../src/infra/sqlite/sqlite-event-store';
-import { versionedEventStore } from '../../../src/infra/versioned-event-store';
+import type { EventMetadata } from '../../src/domain/event';
+import type { RecordedEvent } from '../../src/ports/event-store';
+import { SqliteEventStore } from '../../src/infra/sqlite/sqlite-event-store';
+import { versionedEventStore } from '../../src/app/versioned-event-store';
 
 /**
  * Versions at the port's boundary, on the embedded store: what is appended is stamped

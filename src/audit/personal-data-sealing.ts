@@ -1,4 +1,4 @@
-import { openPersonalData, sealPersonalData } from '../audit/personal-data';
+import { openPersonalData, sealPersonalData } from './personal-data';
 import type { EventStore, RecordedEvent } from '../ports/event-store';
 import type { PersonalDataKeys } from '../ports/personal-data-keys';
 

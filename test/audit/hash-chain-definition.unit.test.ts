@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { eventHash, GENESIS } from '../../../src/infra/log-hash';
+import { eventHash, GENESIS } from '../../src/audit/log-hash';
 
 /**
  * What the hash chain hashes (docs/architecture.md "A tamper-evident log"), pinned:
