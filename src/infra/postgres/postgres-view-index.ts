@@ -16,7 +16,7 @@ const indexRow = (row: IndexRow): ViewIndexRow => [
 ];
 
 /**
- * The PostgreSQL read model's view index (src/infra/view-index.ts): each process serving lists
+ * The PostgreSQL read model's view index (src/resources/view-index.ts): each process serving lists
  * holds the views it lists, in list order, kept in step by the change feed, which names each
  * resource a commit moved in or out of a view. Its reads are asynchronous, so one view is read at
  * a time: a request that finds a view being read waits for that read, and then places what

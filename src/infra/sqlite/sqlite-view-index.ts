@@ -5,7 +5,7 @@ import type { ScopeChange } from '../../projections/scope-changes';
 import { ViewIndex, type IndexedView, type ViewIndexRow } from '../../resources/view-index';
 
 /**
- * The embedded read model's view index (src/infra/view-index.ts), read from SQLite: a view is
+ * The embedded read model's view index (src/resources/view-index.ts), read from SQLite: a view is
  * loaded through `res_views_in_view`, which holds all a list needs to place a row (never its
  * document), and a changed row by its primary key, both synchronously.
  */
