@@ -44,6 +44,11 @@ type FieldEntry<S extends z.ZodType> = {
    * carry it, so that the log written before it still folds and parses.
    */
   readonly absent?: z.output<S>;
+  /**
+   * Whether GetResourceList's free-text `concept` matches a substring of it (a text, or each of a
+   * list of texts).
+   */
+  readonly searched?: true;
 };
 
 /** Checks an entry's request and record against its stored type, and keeps its literal types. */
@@ -59,6 +64,7 @@ const FIELDS = {
       .max(200)
       .meta({ description: 'Trimmed, 1 to 200 characters', example: 'Pitch deck' }),
     record: { description: 'Its name, at most 200 characters', example: 'Pitch deck' },
+    searched: true,
   }),
   description: field({
     stored: z.string(),
@@ -73,6 +79,7 @@ const FIELDS = {
         example: 'The deck we show investors',
       }),
     record: { description: 'Empty when none was given', example: 'The deck we show investors' },
+    searched: true,
   }),
   resourceUrl: field({
     stored: z.string(),
@@ -108,6 +115,7 @@ const FIELDS = {
         example: ['pitch'],
       }),
     record: { description: 'Its tags, deduplicated case-insensitively, in the order given', example: ['pitch'] },
+    searched: true,
   }),
 };
 
@@ -200,4 +208,18 @@ export function apiFieldsIn(record: ApiFields): RecordFields {
 export function storedFieldsOf(sent: ApiFields): ResourceFields {
   const held = sent as Readonly<Record<string, unknown>>;
   return byField((key) => copied(held[apiNameOf(key)])) as ResourceFields;
+}
+
+/** The API's names of the fields the free-text search matches, in the order of FIELDS. */
+const SEARCHED = EDITABLE_FIELDS.filter((key) => (FIELDS[key] as FieldEntry<z.ZodType>).searched).map(apiNameOf);
+
+/**
+ * What GetResourceList's `concept` is matched against: the searched fields' texts (a list's one
+ * by one), lower-cased. Each read model stores them beside a view and keeps a view whose terms
+ * include the lower-cased concept as a substring; lower-cased here, not by the database, since
+ * SQL's lower() folds some characters differently from toLowerCase.
+ */
+export function searchTermsOf(fields: ApiFields): string[] {
+  const held = fields as Readonly<Record<string, unknown>>;
+  return SEARCHED.flatMap((name) => [held[name] as string | readonly string[]].flat()).map((t) => t.toLowerCase());
 }

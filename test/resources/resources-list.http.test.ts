@@ -194,6 +194,8 @@ describe('POST /api/Project/GetResourceList', () => {
       ['with regex characters, taken literally', { concept: '(final)', communityId: 1 }, ['R4']],
       ['that is a regex but not a literal substring', { concept: '.*' }, []],
       ['matching nothing', { concept: 'zebra' }, []],
+      ['only in every link (https://example.org/…), which is not searched', { concept: 'example.org' }, []],
+      ["only in every icon ('book'), which is not searched", { concept: 'book' }, []],
       ['empty', { concept: '' }, ['R1', 'R2', 'R5']],
     ])('given a concept %s, then the resources holding it', async (_what, body, expected) => {
       expect(await list(body)).toEqual(ids(...expected));

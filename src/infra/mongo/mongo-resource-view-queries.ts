@@ -1,5 +1,6 @@
 import type { Document, IndexDescription } from 'mongodb';
 import type { Resource } from '../../resources/resource';
+import { searchTermsOf } from '../../resources/resource-fields';
 import type { ProjectLink, ResourceViewRecord, ViewPageKey, ViewPageQuery } from '../../resources/resource-view-store';
 import { admittedKeys as admittedAmong } from '../../resources/resource-view-store';
 import { guardedUpsert, type GuardedUpsert, type SortOrder } from './mongo-guarded-write';
@@ -19,7 +20,7 @@ export const RESOURCE_COLLECTIONS: readonly string[] = [RESOURCES, PROJECT_LINKS
 
 export type ResourceViewDocument = ResourceViewRecord & {
   readonly _id: string;
-  /** Lower-cased name, description and tags: the concept filter matches a substring of one. */
+  /** The view's search terms (`searchTermsOf`): the concept filter matches a substring of one. */
   readonly search: readonly string[];
   /** paragraphId with 0 for none, as the SQLite adapter keys it, so that both filter alike. */
   readonly paragraph: number;
@@ -31,7 +32,7 @@ export function viewDocument(view: ResourceViewRecord): ResourceViewDocument {
   return {
     ...view,
     _id: viewId(view.resourceId, view.viewKey),
-    search: [view.name, view.description, ...view.resourceTags].map((t) => t.toLowerCase()),
+    search: searchTermsOf(view),
     paragraph: view.paragraphId ?? 0,
   };
 }

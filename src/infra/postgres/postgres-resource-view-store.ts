@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { Resource } from '../../resources/resource';
+import { searchTermsOf } from '../../resources/resource-fields';
 import type { ProjectionStore } from '../../projections/read-model-projection';
 import {
   admittedKeys,
@@ -102,9 +103,7 @@ function viewRow(resourceId: number, view: ResourceViewRecord): unknown[] {
     view.paragraphId ?? 0,
     view.postDate,
     view.audienceKey,
-    // Matched case-sensitively against the lower-cased concept, as the other adapters do: SQL's
-    // lower() folds some characters differently from toLowerCase.
-    [view.name, view.description, ...view.resourceTags].map((t) => utf8(t.toLowerCase())),
+    searchTermsOf(view).map(utf8),
     view.tagsLower.map(utf8),
     JSON.stringify(view),
   ];

@@ -1,5 +1,6 @@
 import type Database from 'better-sqlite3';
 import type { Resource } from '../../resources/resource';
+import { searchTermsOf } from '../../resources/resource-fields';
 import type { ProjectionStore } from '../../projections/read-model-projection';
 import {
   readSideBySide,
@@ -323,7 +324,7 @@ export class SqliteResourceViewStore implements ResourceViewStore {
         paragraph,
         view.postDate,
         view.audienceKey,
-        JSON.stringify([view.name, view.description, ...view.resourceTags].map((t) => t.toLowerCase())),
+        JSON.stringify(searchTermsOf(view)),
         JSON.stringify(view.tagsLower),
         JSON.stringify(view),
       );
