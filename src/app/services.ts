@@ -65,7 +65,12 @@ const postgresLogAdapter = () =>
 const postgresFilesAdapter = () =>
   (
     require('../infra/postgres/postgres-file-store') as {
-      PostgresFileStore: { connect(url: string, options: { schema: string; poolSize?: number }): Promise<FileStore> };
+      PostgresFileStore: {
+        connect(
+          url: string,
+          options: { schema: string; poolSize?: number; queryTimeoutMs?: number },
+        ): Promise<FileStore>;
+      };
     }
   ).PostgresFileStore;
 const postgresKeysAdapter = () =>
@@ -87,6 +92,7 @@ export function openEventStore(config: Config): EventStore & IdempotencyKeys {
     ? postgresLogAdapter().open(config.POSTGRES_URL, {
         schema: config.POSTGRES_SCHEMA,
         poolSize: config.POSTGRES_POOL_SIZE,
+        statementTimeoutMs: config.POSTGRES_STATEMENT_TIMEOUT_MS,
       })
     : config.EVENTSTORE_URL
       ? esdbAdapter().connect(config.EVENTSTORE_URL)
@@ -99,7 +105,12 @@ export function openEventStore(config: Config): EventStore & IdempotencyKeys {
  * PostgreSQL, in the read models' MongoDB with EventStoreDB, a file of DATA_DIR otherwise.
  */
 export async function openPersonalDataKeys(config: Config): Promise<PersonalDataKeys> {
-  if (config.POSTGRES_URL) return postgresKeysAdapter().connect(config.POSTGRES_URL, config.POSTGRES_SCHEMA);
+  if (config.POSTGRES_URL)
+    return postgresKeysAdapter().connect(
+      config.POSTGRES_URL,
+      config.POSTGRES_SCHEMA,
+      config.POSTGRES_STATEMENT_TIMEOUT_MS,
+    );
   if (config.MONGODB_URL) return mongoKeysAdapter().connect(config.MONGODB_URL, config.MONGO_QUERY_TIMEOUT_MS);
   return SqlitePersonalDataKeys.open(path.join(config.DATA_DIR, 'personal-data-keys.sqlite'));
 }
@@ -117,6 +128,7 @@ export async function openFileStore(config: Config): Promise<FileStore> {
     return postgresFilesAdapter().connect(config.POSTGRES_URL, {
       schema: `${config.POSTGRES_SCHEMA}_files`,
       poolSize: config.POSTGRES_POOL_SIZE,
+      queryTimeoutMs: config.POSTGRES_STATEMENT_TIMEOUT_MS,
     });
   return config.MONGODB_URL
     ? gridFsAdapter().connect(config.MONGODB_URL, undefined, config.MONGO_QUERY_TIMEOUT_MS)

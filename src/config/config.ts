@@ -139,7 +139,11 @@ export const configSchema = z.object({
     .string()
     .regex(/^[a-z_][a-z0-9_]{0,31}$/, 'a lowercase identifier of at most 32 characters (letters, digits, _)')
     .default('resources'),
-  /** The server-side bound (statement_timeout) of every PostgreSQL read-model statement; past it: a 503. */
+  /**
+   * The server-side bound (statement_timeout) of every PostgreSQL statement a request or a
+   * projection makes (the log's, the read models', the files', the personal-data keys'); past it:
+   * a 503. The client gives a statement up 1 s later, where the network no longer answers.
+   */
   POSTGRES_STATEMENT_TIMEOUT_MS: positiveInt(5000),
   /**
    * Connections each pool of a process may open on PostgreSQL (the log's, the read models', the

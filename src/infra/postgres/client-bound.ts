@@ -16,3 +16,24 @@ export const CLIENT_BOUND_MARGIN_MS = 1000;
  */
 export const isGivenUp = (error: unknown): boolean =>
   error instanceof Error && error.message.startsWith('Query read timeout');
+
+/**
+ * The bounds every pool of the service puts on its connections, from one statement bound
+ * (POSTGRES_STATEMENT_TIMEOUT_MS): the server cancels a statement past it (57014, transient: a
+ * 503) and rolls back a transaction left idle past it (a process paused or cut off mid-batch
+ * would otherwise hold its locks), the client gives a statement up a little later (a cut network
+ * never answers), and a new connection is waited for no longer.
+ */
+export function statementBounds(timeoutMs: number): {
+  statement_timeout: number;
+  query_timeout: number;
+  idle_in_transaction_session_timeout: number;
+  connectionTimeoutMillis: number;
+} {
+  return {
+    statement_timeout: timeoutMs,
+    query_timeout: timeoutMs + CLIENT_BOUND_MARGIN_MS,
+    idle_in_transaction_session_timeout: Math.max(timeoutMs, 5000),
+    connectionTimeoutMillis: Math.max(timeoutMs, 2000),
+  };
+}

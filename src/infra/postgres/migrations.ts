@@ -187,6 +187,9 @@ export const MIGRATIONS: readonly Migration[] = [
 /** A schema name the store accepts: it is written into SQL and into the connection's search_path. */
 export const SCHEMA_NAME = /^[a-z_][a-z0-9_]{0,47}$/;
 
+/** How long a migration, and a wait for another process's, may take before the process gives up starting. */
+const MIGRATION_BOUND_MS = 5 * 60_000;
+
 /** Two keys of pg_advisory_xact_lock: this constant for the log's migrations, and the schema's hash. */
 export const MIGRATION_LOCK_CLASS = 0x70_72_73_6c; // 'prsl'
 
@@ -207,6 +210,8 @@ export async function migrate(client: PoolClient, schema: string): Promise<numbe
     throw new Error(`the database's encoding is ${name}: the event log needs UTF8 (createdb --encoding=UTF8)`);
   await client.query('begin isolation level read committed');
   try {
+    // Not a request's bound: a process waits here for another's migration, however long it takes.
+    await client.query(`set local statement_timeout = ${MIGRATION_BOUND_MS}`);
     await client.query('select pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK_CLASS, schema]);
     // Under the lock: two processes creating the same schema at once would collide on pg_namespace.
     // Looked for first: CREATE SCHEMA needs the CREATE privilege on the database even when the

@@ -27,7 +27,7 @@ import { migrate, SCHEMA_NAME } from './migrations';
 import { commitBatch } from './postgres-group-commit';
 import type { AppendOutcome, StoredAppend } from '../stored-append';
 import { idempotencyRecordOf, type IdempotencyRow } from '../idempotency-row';
-import { isGivenUp } from './client-bound';
+import { CLIENT_BOUND_MARGIN_MS, isGivenUp } from './client-bound';
 import { isTransientStoreError } from '../../projections/transient-error';
 import { SharedLogReads } from './shared-log-reads';
 import { PreparingClient } from './preparing-client';
@@ -77,13 +77,10 @@ const SWEEP_EVERY_MS = 60_000;
 const SWEEP_BATCH = 1000;
 /** Readiness asks often and must answer quickly when the server does not. */
 const PING_DEADLINE_MS = 2000;
-/**
- * A request's statement, or a group commit's, whose answer has not come by then is given up on the
- * client (client-bound.ts): the log has no server-side bound of its own, and across a cut network
- * the answer never comes. Past the writer's idle-in-transaction bound, so a commit that waited
- * behind a stalled one still has its time.
- */
-const STATEMENT_CLIENT_BOUND_MS = 10_000;
+/** The log's statement bound where none is given (the service gives POSTGRES_STATEMENT_TIMEOUT_MS). */
+const DEFAULT_STATEMENT_TIMEOUT_MS = 9_000;
+/** An auditor's check of the whole chain reads the whole log in one snapshot: its own, longer bound. */
+const VERIFY_BOUND_MS = 10 * 60_000;
 const VERIFY_BATCH = 1000;
 /** A group commit takes at most this many appends, and this many characters of JSON (past its first append). */
 const MAX_BATCH_APPENDS = 256;
@@ -97,6 +94,13 @@ export type PostgresEventStoreOptions = {
   readonly pollIntervalMs?: number;
   /** Positions a scan by type (scanAll) looks through per query; default 100,000. */
   readonly scanWindow?: number;
+  /**
+   * The server cancels a statement of the log past this bound (a group commit then rolls back as
+   * a whole and its appends fail, transient: a 503) and ends a transaction left idle as long; the
+   * client gives a statement up a little later (client-bound.ts): across a cut network the
+   * server's answer never comes. Default 9 s.
+   */
+  readonly statementTimeoutMs?: number;
 };
 
 type EventRow = [position: string, streamId: string, revision: string, type: string, data: string, metadata: string];
@@ -152,6 +156,8 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     poolSize: number,
     private readonly pollIntervalMs: number,
     private readonly scanWindow: bigint,
+    /** A statement whose answer has not come by then is given up on the client (client-bound.ts). */
+    private readonly clientBoundMs: number,
   ) {
     this.recent = new SharedLogReads(pollIntervalMs);
     this.pool = new pg.Pool({ ...clientConfig, max: poolSize, Client: PreparingClient });
@@ -165,7 +171,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
       options: `${clientConfig.options ?? ''} -c default_transaction_isolation=read\\ committed`,
       Client: PreparingClient,
       max: 1,
-      query_timeout: STATEMENT_CLIENT_BOUND_MS,
+      query_timeout: clientBoundMs,
     });
     this.writer.on('error', () => undefined);
     this.channel = `event_log_${schema}`;
@@ -178,10 +184,15 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
   static open(connectionString: string, options: PostgresEventStoreOptions = {}): PostgresEventStore {
     const schema = options.schema ?? 'public';
     if (!SCHEMA_NAME.test(schema)) throw new Error(`not a schema name this store takes: ${JSON.stringify(schema)}`);
+    const bound = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
     const config: pg.ClientConfig = {
       connectionString,
       // Unqualified names resolve in the log's schema, on every connection of the store.
       options: `-c search_path=${schema}`,
+      // The server's own bounds: a statement abandoned by its client (given up, below) does not
+      // run on, holding a connection and the log's lock while the client's retries open more.
+      statement_timeout: bound,
+      idle_in_transaction_session_timeout: Math.max(bound, 5000),
       connectionTimeoutMillis: 10_000,
       // The LISTEN connection stays idle for long: keep-alives find a cut one (the poll covers meanwhile).
       keepAlive: true,
@@ -192,6 +203,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
       options.poolSize ?? 10,
       options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
       BigInt(options.scanWindow ?? DEFAULT_SCAN_WINDOW),
+      bound + CLIENT_BOUND_MARGIN_MS,
     );
   }
 
@@ -232,14 +244,22 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     }
   }
 
+  /**
+   * A statement with the client's bound (node-postgres takes a statement's own query_timeout; its
+   * types do not say so). Not the pool's own: a cursor (verifyIntegrity) must not be given up mid-scan.
+   */
+  private bounded<T extends pg.QueryConfig | pg.QueryArrayConfig>(statement: T): T {
+    return { ...statement, query_timeout: this.clientBoundMs };
+  }
+
   private async query<R extends pg.QueryResultRow>(text: string, values?: unknown[]): Promise<pg.QueryResult<R>> {
     await this.ready;
-    return this.pool.query<R>(bounded({ text, values }));
+    return this.pool.query<R>(this.bounded({ text, values }));
   }
 
   private async rows(text: string, values: unknown[]): Promise<EventRow[]> {
     await this.ready;
-    const result = await this.pool.query<EventRow>(bounded({ text, values, rowMode: 'array' }));
+    const result = await this.pool.query<EventRow>(this.bounded({ text, values, rowMode: 'array' }));
     return result.rows;
   }
 
@@ -522,6 +542,11 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
   async verifyIntegrity(): Promise<ChainReport> {
     await this.ready;
     return this.withClient(this.pool, async (client) => {
+      // One snapshot, read in pages: bounded as a whole, by its own bound (a failure leaves the
+      // connection inside the transaction, and withClient drops it).
+      await client.query('begin isolation level repeatable read read only');
+      await client.query(`set local statement_timeout = ${VERIFY_BOUND_MS}`);
+      await client.query(`set local idle_in_transaction_session_timeout = ${VERIFY_BOUND_MS}`);
       const cursor = client.query(
         new Cursor<[string, string, string, string, string, string, Buffer | null]>(
           `select ${COLUMNS}, hash from events order by position`,
@@ -530,20 +555,23 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
         ),
       );
       const check = new ChainCheck();
-      try {
-        for (;;) {
-          const rows = await cursor.read(VERIFY_BATCH);
-          if (rows.length === 0) break;
-          for (const [position, streamId, revision, type, data, metadata, hash] of rows) {
-            if (!check.add([BigInt(position), streamId, BigInt(revision), type, data, metadata, hash])) {
-              return check.report();
+      const report = await (async () => {
+        try {
+          for (;;) {
+            const rows = await cursor.read(VERIFY_BATCH);
+            if (rows.length === 0) return check.report();
+            for (const [position, streamId, revision, type, data, metadata, hash] of rows) {
+              if (!check.add([BigInt(position), streamId, BigInt(revision), type, data, metadata, hash])) {
+                return check.report();
+              }
             }
           }
+        } finally {
+          await cursor.close();
         }
-        return check.report();
-      } finally {
-        await cursor.close();
-      }
+      })();
+      await client.query('commit');
+      return report;
     });
   }
 
@@ -553,7 +581,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
       timer = setTimeout(() => reject(new Error('PostgreSQL did not answer in time')), PING_DEADLINE_MS);
     });
     try {
-      await Promise.race([this.pool.query(bounded({ text: 'select 1' })), deadline]);
+      await Promise.race([this.pool.query(this.bounded({ text: 'select 1' })), deadline]);
     } finally {
       clearTimeout(timer);
     }
@@ -573,10 +601,3 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
   }
 }
 
-/**
- * A statement with the client's bound (node-postgres takes a statement's own query_timeout; its
- * types do not say so).
- */
-function bounded<T extends pg.QueryConfig | pg.QueryArrayConfig>(statement: T): T {
-  return { ...statement, query_timeout: STATEMENT_CLIENT_BOUND_MS };
-}

@@ -6,6 +6,7 @@ import { parseUploadPath } from '../../files/upload-policy';
 import type { ByteRange, FileStore, StagedFile } from '../../ports/file-store';
 import { InvalidFilePathError } from '../../ports/file-store';
 import { SCHEMA_NAME } from './migrations';
+import { statementBounds } from './client-bound';
 import { PreparingClient } from './preparing-client';
 
 /**
@@ -141,8 +142,7 @@ export class PostgresFileStore implements FileStore {
       max: options.poolSize ?? 10,
       options: `-c search_path=${schema}`,
       // A query past its bound fails instead of holding an upload or a download.
-      statement_timeout: options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS,
-      connectionTimeoutMillis: 10_000,
+      ...statementBounds(options.queryTimeoutMs ?? DEFAULT_QUERY_TIMEOUT_MS),
       keepAlive: true,
     });
     // An idle connection that fails (the server restarted) is dropped by the pool; the next query

@@ -3,6 +3,9 @@ import pg from 'pg';
 import type { PersonalDataKeys } from '../../ports/personal-data-keys';
 import { MIGRATION_LOCK_CLASS, SCHEMA_NAME } from './migrations';
 import { PreparingClient } from './preparing-client';
+import { statementBounds } from './client-bound';
+
+const DEFAULT_STATEMENT_TIMEOUT_MS = 10_000;
 
 /**
  * Personal-data keys on PostgreSQL: a table beside the log, in its schema. A destroyed key's row is
@@ -12,13 +15,20 @@ import { PreparingClient } from './preparing-client';
 export class PostgresPersonalDataKeys implements PersonalDataKeys {
   private constructor(private readonly pool: pg.Pool) {}
 
-  static async connect(connectionString: string, schema: string): Promise<PostgresPersonalDataKeys> {
+  static async connect(
+    connectionString: string,
+    schema: string,
+    statementTimeoutMs = DEFAULT_STATEMENT_TIMEOUT_MS,
+  ): Promise<PostgresPersonalDataKeys> {
     if (!SCHEMA_NAME.test(schema)) throw new Error(`not a schema name this store takes: ${JSON.stringify(schema)}`);
     const pool = new pg.Pool({
       connectionString,
       Client: PreparingClient,
       max: 2,
       options: `-c search_path=${schema}`,
+      // Every write seals its person's data under a key looked up here first: a look-up past its
+      // bound fails (a 503) instead of holding the write, and the writes queued behind it.
+      ...statementBounds(statementTimeoutMs),
       keepAlive: true,
     });
     pool.on('error', () => undefined);

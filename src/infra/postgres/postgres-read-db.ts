@@ -14,7 +14,7 @@ import { ReadSnapshotMemo } from '../../projections/read-snapshot-memo';
 import { EVERY_SCOPE } from '../../projections/scope-versions';
 import { CHANGE_FEED_DDL, PostgresChangeFeed } from './postgres-change-feed';
 import { SCHEMA_NAME } from './migrations';
-import { CLIENT_BOUND_MARGIN_MS, isGivenUp } from './client-bound';
+import { CLIENT_BOUND_MARGIN_MS, isGivenUp, statementBounds } from './client-bound';
 import { KeyedTurns } from '../keyed-turns';
 import { parkedEventOfRow, type ParkedEventRow } from '../parked-event-row';
 import { TouchedScopes } from '../../projections/scope-changes';
@@ -163,13 +163,9 @@ export class PostgresReadDb {
       // A batch's writes go out behind each other without a round trip each (`write`).
       pipeline: true,
       options: `-c search_path=${options.schema}${options.bulkLoad ? ' -c synchronous_commit=off' : ''}`,
-      // A query past its bound fails (57014, transient: a 503) instead of holding the request.
-      statement_timeout: options.queryTimeoutMs,
-      query_timeout: options.queryTimeoutMs + CLIENT_BOUND_MARGIN_MS,
-      // A batch stalled inside its transaction (a pause, a cut network) holds its lease row: the
-      // server ends it instead, which rolls the batch back.
-      idle_in_transaction_session_timeout: Math.max(options.queryTimeoutMs, 5000),
-      connectionTimeoutMillis: Math.max(options.queryTimeoutMs, 2000),
+      // A batch stalled inside its transaction (a pause, a cut network) would hold its lease row:
+      // the server ends it instead, which rolls the batch back.
+      ...statementBounds(options.queryTimeoutMs),
       keepAlive: true,
     });
     // An idle connection that fails (the server restarted) is dropped by the pool; the next query
