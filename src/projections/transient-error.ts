@@ -61,7 +61,11 @@ const transientEsdbTypes = new Set(['unavailable', 'deadline-exceeded', 'timeout
 /** gRPC status codes: DEADLINE_EXCEEDED and UNAVAILABLE. */
 const transientGrpcCodes = new Set([4, 14]);
 
-/** Node system errors of a connection that failed, dropped or timed out, or a DNS hiccup. */
+/**
+ * Node system errors of a connection that failed, dropped or timed out, or a name that did not
+ * resolve: a DNS hiccup, or a container's name while it is stopped or restarting (Docker's DNS
+ * then answers "no such host", ENOTFOUND, until it is back).
+ */
 const transientSystemCodes = new Set([
   'ECONNRESET',
   'ECONNREFUSED',
@@ -71,15 +75,18 @@ const transientSystemCodes = new Set([
   'EHOSTUNREACH',
   'ENETUNREACH',
   'EAI_AGAIN',
+  'ENOTFOUND',
 ]);
 
 /**
  * PostgreSQL's SQLSTATEs of passing trouble: a connection that failed (class 08), a server out of
  * resources (53), shutting down or starting (57P01-57P03), a statement past its time bound (57014),
- * a serialization failure or a deadlock (40001, 40P01), a lock not available (55P03).
+ * a serialization failure or a deadlock (40001, 40P01), a lock not available (55P03), a write
+ * sent to a server that is read-only (25006: a standby the address still named after a failover;
+ * the connection that met it is dropped, and the next one finds the new primary).
  */
 const transientPostgresClasses = ['08', '53'];
-const transientPostgresStates = new Set(['57P01', '57P02', '57P03', '57014', '40001', '40P01', '55P03']);
+const transientPostgresStates = new Set(['57P01', '57P02', '57P03', '57014', '40001', '40P01', '55P03', '25006']);
 const isPostgresState = (code: string) => /^[0-9A-Z]{5}$/.test(code);
 const transientPostgresState = (code: string) =>
   transientPostgresStates.has(code) || transientPostgresClasses.includes(code.slice(0, 2));

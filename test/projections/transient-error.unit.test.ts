@@ -70,6 +70,10 @@ const transient: ReadonlyArray<readonly [string, unknown]> = [
   ['PostgreSQL too_many_connections (53300)', postgresError('53300', 'sorry, too many clients already')],
   ['PostgreSQL serialization_failure (40001)', postgresError('40001', 'could not serialize access')],
   ['PostgreSQL deadlock_detected (40P01)', postgresError('40P01', 'deadlock detected')],
+  [
+    'PostgreSQL read_only_sql_transaction (25006), a standby after a failover',
+    postgresError('25006', 'cannot execute INSERT in a read-only transaction'),
+  ],
   ['node-postgres: a connection cut under a query', new Error('Connection terminated unexpectedly')],
   ['node-postgres: the pool could not connect in time', new Error('timeout exceeded when trying to connect')],
   ['EPIPE, a 5-letter system code', systemError('EPIPE')],
@@ -109,6 +113,7 @@ const transient: ReadonlyArray<readonly [string, unknown]> = [
   ['ECONNREFUSED', systemError('ECONNREFUSED')],
   ['ETIMEDOUT', systemError('ETIMEDOUT')],
   ['EPIPE', systemError('EPIPE')],
+  ['ENOTFOUND, a host name that does not resolve (a container stopped)', systemError('ENOTFOUND')],
   ['a wrapped ECONNRESET', new Error('projection resources failed', { cause: systemError('ECONNRESET') })],
 ];
 
