@@ -76,6 +76,10 @@ export function connectionStringProblem(value: string, rule: ConnectionStringRul
   if (hosts.length > maxHosts) return `takes ${maxHosts} host under ${scheme}://`;
   const allowsPort = rule.allowsPort?.(scheme) ?? true;
   const bad = hosts.find((host) => !validHost(host, allowsPort));
-  if (bad !== undefined) return `has an invalid host[:port] "${bad}"`;
-  return undefined;
+  if (bad === undefined) return undefined;
+  // A password holding an unencoded / ? or # ends the authority early, and its first part reads
+  // as the host: a value with a user part never has its host repeated, lest a password be logged.
+  if (value.includes('@'))
+    return 'has an invalid host[:port], or a password with an unencoded / ? # or @ (percent-encode it)';
+  return `has an invalid host[:port] "${bad}"`;
 }

@@ -102,6 +102,31 @@ describe('store connection strings', () => {
     },
   );
 
+  it.each([
+    ['POSTGRES_URL', 'postgresql://svc:Sup3r/Secr3t@db.example.com:5432/resources'],
+    ['REDIS_URL', 'redis://:hunter2/xyz@cache:6379'],
+    ['MONGODB_URL', 'mongodb://app:pa?ss@mongo:27017/db'],
+    ['EVENTSTORE_URL', 'esdb://admin:ch#ange@n1:2113'],
+  ])(
+    'given %s whose password holds an unencoded / ? or #, then the error says so and repeats no part of it',
+    (variable, value) => {
+      // when
+      const error = loadingError({ [variable]: value });
+      // then
+      expect(error).toBeInstanceOf(ConfigError);
+      const message = (error as ConfigError).message;
+      expect(message).toMatch(/percent-encode/);
+      expect(message).not.toMatch(/Sup3r|hunter2|app:pa|admin:ch/);
+    },
+  );
+
+  it('given a host that is no host name and no user part, then the error repeats the host', () => {
+    // when
+    const error = loadingError({ POSTGRES_URL: 'postgresql://db_1!:5432/resources' });
+    // then
+    expect((error as ConfigError).message).toContain('"db_1!:5432"');
+  });
+
   it('given a bad value in two variables, then the error names both', () => {
     // given
     const env = { MONGODB_URL: 'mongodb://a,,b/db', EVENTSTORE_URL: 'esdb://n1:2113 ,n2' };
