@@ -600,4 +600,3 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     await Promise.all([this.pool.end(), this.writer.end()]);
   }
 }
-
