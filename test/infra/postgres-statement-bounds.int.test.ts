@@ -84,9 +84,7 @@ describeExternal('every PostgreSQL store bounds its statements', postgres, () =>
       try {
         await holder.query('begin');
         await holder.query(`lock table "${schema}".${opened.table} in access exclusive mode`);
-        const {
-          rows: [{ pid }],
-        } = await holder.query<{ pid: number }>('select pg_backend_pid() as pid');
+        const pid = (await holder.query<{ pid: number }>('select pg_backend_pid() as pid')).rows[0]!.pid;
 
         // when: the store's call meets the lock
         const failed = await opened.call().then(
