@@ -8,7 +8,7 @@ import { DIRECTORY_STREAM } from '../directory/directory-events';
 import { foldDirectory } from '../directory/directory-state';
 import { systemActor } from '../domain/event';
 import type { EventStore } from '../ports/event-store';
-import { problemDetail, serviceBase, SERVICE_ANSWER_TIMEOUT_MS } from './service-api';
+import { askService, isRedirect, problemDetail, refusalDetail, serviceBase } from './service-api';
 
 export type AuditEventRecord = ReturnType<ReturnType<typeof auditEventJson>>;
 export type HistoryRecord = ReturnType<typeof historyStepJson>;
@@ -128,10 +128,8 @@ export function apiSource(
     const search = new URLSearchParams(
       Object.entries(query).flatMap(([k, v]) => (v === undefined ? [] : [[k, String(v)] as [string, string]])),
     ).toString();
-    const res = await fetchImpl(`${base}${path}${search ? `?${search}` : ''}`, {
-      headers,
-      signal: AbortSignal.timeout(SERVICE_ANSWER_TIMEOUT_MS),
-    });
+    const res = await askService(`${base}${path}${search ? `?${search}` : ''}`, { headers }, fetchImpl);
+    if (isRedirect(res)) throw new ApiRefusal(res.status, await refusalDetail(res));
     const text = await res.text();
     if (res.status === 404) return null;
     if (!res.ok) throw new ApiRefusal(res.status, problemDetail(text));

@@ -6,7 +6,7 @@
  * CLI needs the service's address and the operator credential, not the stores.
  */
 
-import { problemDetail, serviceBase, SERVICE_ANSWER_TIMEOUT_MS } from './service-api';
+import { askService, refusalDetail, serviceBase } from './service-api';
 
 type Job = {
   readonly jobId: string;
@@ -29,16 +29,15 @@ export type RebuildOverApiOptions = {
 };
 
 /** The answer's status and its problem's detail, as the CLI prints a refusal. */
-const refusalOf = async (res: Response): Promise<string> => `${res.status} ${problemDetail(await res.text())}`.trim();
+const refusalOf = async (res: Response): Promise<string> => `${res.status} ${await refusalDetail(res)}`.trim();
 
 /** Exit code: 0 when the job succeeded, 1 when it failed or the service refused it. */
 export async function rebuildOverApi(options: RebuildOverApiOptions): Promise<number> {
   const base = serviceBase(options.url);
   const headers = { 'x-directory-token': options.token, 'content-type': 'application/json' };
-  const started = await fetch(`${base}/internal/read-models/rebuild`, {
+  const started = await askService(`${base}/internal/read-models/rebuild`, {
     method: 'POST',
     headers,
-    signal: AbortSignal.timeout(SERVICE_ANSWER_TIMEOUT_MS),
     body: JSON.stringify(options.readModel === undefined ? {} : { readModel: options.readModel }),
   });
   if (started.status !== 202) {
@@ -48,10 +47,7 @@ export async function rebuildOverApi(options: RebuildOverApiOptions): Promise<nu
   const { jobId } = (await started.json()) as { jobId: string };
   let shown = '';
   for (;;) {
-    const res = await fetch(`${base}/internal/read-models/rebuild/${encodeURIComponent(jobId)}`, {
-      headers,
-      signal: AbortSignal.timeout(SERVICE_ANSWER_TIMEOUT_MS),
-    });
+    const res = await askService(`${base}/internal/read-models/rebuild/${encodeURIComponent(jobId)}`, { headers });
     if (res.status !== 200) {
       options.err(`rebuild ${jobId}: ${await refusalOf(res)}`);
       return 1;

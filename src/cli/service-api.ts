@@ -14,6 +14,26 @@ export const serviceBase = (url: string): string => url.replace(/\/+$/, '');
 /** How long the CLI waits for one answer of the service. */
 export const SERVICE_ANSWER_TIMEOUT_MS = 60_000;
 
+/**
+ * A request to the service as the CLI makes it: bounded in time, and never following a redirect.
+ * fetch drops `Authorization` on a redirect to another origin but carries every other header
+ * (`x-directory-token`, `x-api-key`) to whatever address the redirect names; the service answers
+ * its API without redirects, so one is answered as a refusal instead.
+ */
+export function askService(url: string, init: RequestInit = {}, fetchImpl: typeof fetch = fetch): Promise<Response> {
+  return fetchImpl(url, { ...init, redirect: 'manual', signal: AbortSignal.timeout(SERVICE_ANSWER_TIMEOUT_MS) });
+}
+
+/** Whether an answer is a redirect (askService does not follow it). */
+export const isRedirect = (res: Response): boolean => res.status >= 300 && res.status < 400;
+
+/** What the CLI says of an answer it refuses: where a redirect led, or the problem's detail. */
+export async function refusalDetail(res: Response): Promise<string> {
+  if (isRedirect(res))
+    return `a redirect to ${res.headers.get('location') ?? 'nowhere said'}, not followed (the credential stays with the address given): give --api the service's own address`;
+  return problemDetail(await res.text());
+}
+
 /** A refusal's detail: the problem document's `detail`, else the answer's text as it is. */
 export function problemDetail(text: string): string {
   try {

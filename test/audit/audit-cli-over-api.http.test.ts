@@ -5,6 +5,7 @@
  * needs no store credentials; a credential without the auditor role is refused as the API refuses it.
  */
 import { demo, demoDirectory } from '../support/demo-directory';
+import { redirectingServer } from '../support/redirecting-server';
 import { cli } from '../support/service-process';
 import { startTestServer, type TestServer } from '../support/test-server';
 
@@ -160,5 +161,23 @@ describe('resources-cli audit --api', () => {
     );
 
     await expect(refused).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('RESOURCES_TOKEN') });
+  });
+
+  it('given an address that redirects elsewhere, then the CLI does not follow it: the API key reaches no other host, and it says where the redirect led, exit code 1', async () => {
+    const redirecting = await redirectingServer();
+    try {
+      const env = asPerson({ RESOURCES_API_KEY: 'rk_live_not-a-real-key-but-a-secret-all-the-same' });
+
+      const followed = cli(env, 'audit', 'events', '--api', redirecting.url);
+
+      await expect(followed).rejects.toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: expect.stringContaining(`a redirect to ${redirecting.elsewhereUrl}/api/audit/events`),
+      });
+      expect(redirecting.reached).toEqual([]);
+    } finally {
+      await redirecting.close();
+    }
   });
 });

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { demoDirectory } from '../support/demo-directory';
+import { redirectingServer } from '../support/redirecting-server';
 import { cli } from '../support/service-process';
 import { startTestServer, type TestServer } from '../support/test-server';
 
@@ -59,6 +60,24 @@ describe('resources-cli rebuild --api', () => {
     const refused = cli(asOperator(randomBytes(32).toString('base64url')), 'rebuild', '--api', server.url);
 
     await expect(refused).rejects.toMatchObject({ code: 1, stdout: '', stderr: expect.stringContaining('401') });
+  });
+
+  it('given an address that redirects elsewhere, then the CLI does not follow it: its credential reaches no other host, and it says where the redirect led, exit code 1', async () => {
+    const redirecting = await redirectingServer();
+    try {
+      const followed = cli(asOperator(server.services.secrets.directoryToken), 'rebuild', '--api', redirecting.url);
+
+      await expect(followed).rejects.toMatchObject({
+        code: 1,
+        stdout: '',
+        stderr: expect.stringContaining(
+          `307 a redirect to ${redirecting.elsewhereUrl}/internal/read-models/rebuild, not followed`,
+        ),
+      });
+      expect(redirecting.reached).toEqual([]);
+    } finally {
+      await redirecting.close();
+    }
   });
 
   it('given no credential, or an address that is not a URL, then it is a usage error naming what to set, exit code 2', async () => {
