@@ -39,7 +39,8 @@ export async function openScratchReadDb(config: Config): Promise<{ readDb: ReadD
     const readDb: ReadDb = { kind: 'sqlite', sqlite: SqliteReadDb.open(':memory:') };
     return { readDb, dispose: () => closeReadDb(readDb) };
   }
-  const schema = `${config.POSTGRES_SCHEMA}_scratch_${randomBytes(4).toString('hex')}`;
+  // 9 + 6 characters past the longest POSTGRES_SCHEMA (32) stay within the schema names the stores take (48).
+  const schema = `${config.POSTGRES_SCHEMA}_scratch_${randomBytes(3).toString('hex')}`;
   const postgres = await postgresReadDb().connect(config.POSTGRES_URL, {
     schema,
     queryTimeoutMs: config.POSTGRES_STATEMENT_TIMEOUT_MS,
