@@ -3,6 +3,7 @@ import express from 'express';
 import { buildApp } from './app/app';
 import { httpServerFor } from './app/http-server';
 import { ConfigError, loadConfig } from './config/config';
+import { storeAddresses } from './config/store-addresses';
 import { withApplicationName } from './config/postgres-application-name';
 import { createLogger } from './observability/logger';
 import { tracingAsked } from './observability/tracing';
@@ -112,7 +113,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
   process.on('SIGINT', () => shutdown('SIGINT'));
 
-  const services = await createServices(config, logger);
+  const services = await createServices(config, logger).catch((error: unknown) => {
+    throw new StartFailed(error, storeAddresses(config));
+  });
   built.services = services;
   serve = buildApp(services, app);
   if (stopping) services.drain();
@@ -127,7 +130,19 @@ async function main(): Promise<void> {
   );
 }
 
+/** A failure to build the services, with the stores the process was given. */
+class StartFailed extends Error {
+  constructor(
+    readonly reason: unknown,
+    readonly stores: string,
+  ) {
+    super(reason instanceof Error ? reason.message : String(reason));
+  }
+}
+
 main().catch((error: unknown) => {
-  process.stderr.write(`failed to start: ${error instanceof Error ? error.message : String(error)}\n`);
+  const message = error instanceof Error ? error.message : String(error);
+  const stores = error instanceof StartFailed ? `\n  the stores it was given: ${error.stores}` : '';
+  process.stderr.write(`failed to start: ${message}${stores}\n`);
   process.exit(1);
 });

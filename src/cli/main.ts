@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ingestDirectoryEvents } from '../directory/ingest-directory-events';
 import { loadConfig } from '../config/config';
+import { logAddress } from '../config/store-addresses';
 import { DIRECTORY_STREAM, directoryBatchSchema } from '../directory/directory-events';
 import { systemActor } from '../domain/event';
 import { mintSessionToken } from '../infra/auth/session-verifier';
@@ -184,7 +185,7 @@ async function devToken(args: string[], config: Config): Promise<number> {
     );
     if (!known) {
       process.stderr.write(
-        `warning: user ${userId} is not in the directory of ${config.DATA_DIR}; the service will answer 401 until it is (npm run seed loads the demo)\n`,
+        `warning: user ${userId} is not in the directory of ${logAddress(config)}; the service will answer 401 until it is (npm run seed loads the demo, given the service's store settings)\n`,
       );
     }
   } finally {
@@ -211,7 +212,9 @@ async function importDirectory(file: string | undefined, config: Config): Promis
       correlationId: `cli-import-${Date.now()}`,
       at: new Date().toISOString(),
     });
-    process.stdout.write(`imported ${parsed.data.events.length} directory events (position ${position})\n`);
+    process.stdout.write(
+      `imported ${parsed.data.events.length} directory events (position ${position}) into ${logAddress(config)}\n`,
+    );
   } finally {
     await store.close();
   }

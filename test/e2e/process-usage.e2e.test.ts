@@ -58,6 +58,36 @@ describe('the processes at the command line', () => {
     }
   });
 
+  it('given a PostgreSQL that does not answer, when the server starts, then it exits 1 naming the stores it was given, and no password', async () => {
+    const closed = net.createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
+    const port = (closed.address() as net.AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+      cwd: root,
+      env: {
+        ...process.env,
+        ...env,
+        PORT: '0',
+        LOG_LEVEL: 'silent',
+        NODE_ENV: 'development',
+        POSTGRES_URL: `postgresql://svc:s3cr3t-pw@127.0.0.1:${port}/resources?password=also-s3cr3t`,
+        POSTGRES_SCHEMA: 'usage_closed',
+      },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+
+    expect(code).toBe(1);
+    expect(stderr).toContain('failed to start: connect ECONNREFUSED');
+    expect(stderr).toContain(
+      `the stores it was given: the event log: PostgreSQL postgresql://127.0.0.1:${port}/resources, schema usage_closed`,
+    );
+    expect(stderr).not.toMatch(/s3cr3t|svc:/);
+  });
+
   it('given an unknown command, then the CLI names it and exits 2', async () => {
     const result = await cli(env, 'rebuld');
 
@@ -120,10 +150,18 @@ describe('the processes at the command line', () => {
     expect(result.code).toBe(0);
     expect(result.stdout.trim()).toMatch(/^[\w-]+\.[\w-]+\.[\w-]+$/);
     expect(result.stderr).toContain('999');
+    expect(result.stderr).toContain(`the directory of the embedded store in ${path.resolve(dataDir)}`);
   });
 
   it('given a seeded user, then dev-token does not warn', async () => {
-    expect((await cli(env, 'seed')).code).toBe(0);
+    const seeded = await cli(env, 'seed');
+    expect(seeded.code).toBe(0);
+    expect(seeded.stdout).toMatch(
+      new RegExp(
+        `^imported \\d+ directory events \\(position \\d+\\) into the embedded store in ${path.resolve(dataDir)}$`,
+        'm',
+      ),
+    );
 
     const result = await cli(withSecret, 'dev-token', '--user', '1');
 
