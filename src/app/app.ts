@@ -65,7 +65,7 @@ export function buildApp(ctx: AppContext, app: express.Express = express()): exp
   app.use('/console', consolePage());
   app.use(routes.router);
 
-  app.use(routeNotFound);
+  app.use(routeNotFound(servesApi));
   app.use(errorHandler(ctx.logger));
   return app;
 }

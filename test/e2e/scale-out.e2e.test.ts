@@ -49,6 +49,11 @@ describe('several processes on one DATA_DIR', () => {
     const [api1, api2] = [await start('api'), await start('api')];
     expect(await leading(projector)).toBe(true);
     expect(await leading(standby)).toBe(false);
+    // and a projector serves no API: it says where the API is, rather than pointing at a /docs it lacks
+    const notServed = await fetch(`${projector!.url}/api/user/getcurrent`);
+    expect(notServed.status).toBe(404);
+    expect(((await notServed.json()) as { detail: string }).detail).toContain('ROLE=projector');
+    expect((await fetch(`${projector!.url}/docs`)).status).toBe(404);
     const directory = await fetch(`${api1!.url}/internal/directory/events`, {
       method: 'POST',
       headers: internal,

@@ -50,9 +50,19 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
   };
 }
 
-export const routeNotFound: RequestHandler = (req, res) => {
-  sendProblem(res, 'routeNotFound', `no endpoint ${req.method} ${req.path}; the page at /docs lists every endpoint`);
-};
+/**
+ * The answer to a path no route serves, pointing to where the endpoints are listed: this process's
+ * /docs where it serves the API, else the processes that do (a projector serves health, metrics
+ * and the operator routes only).
+ */
+export function routeNotFound(servesApi: boolean): RequestHandler {
+  const where = servesApi
+    ? 'the page at /docs lists every endpoint'
+    : 'this process is a projector (ROLE=projector): the API and its /docs are served by the API processes';
+  return (req, res) => {
+    sendProblem(res, 'routeNotFound', `no endpoint ${req.method} ${req.path}; ${where}`);
+  };
+}
 
 /** RFC 6750: tell the client why its credentials were refused. */
 export function wwwAuthenticate(reason: string): string {
