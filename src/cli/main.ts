@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ingestDirectoryEvents } from '../directory/ingest-directory-events';
-import { loadConfig } from '../config/config';
+import { ConfigError, loadConfig } from '../config/config';
 import { logAddress } from '../config/store-addresses';
 import { DIRECTORY_STREAM, directoryBatchSchema } from '../directory/directory-events';
 import { systemActor } from '../domain/event';
@@ -428,8 +428,10 @@ main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
     process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
-    // A malformed command line (util.parseArgs: unknown option, missing value) is a usage error.
+    // A malformed command line (util.parseArgs: unknown option, missing value) is a usage error,
+    // and an invalid configuration one too, as the server exits on it: nothing was run.
     const code = (error as { code?: unknown } | null)?.code;
-    process.exit(typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS') ? 2 : 1);
+    const usage = error instanceof ConfigError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'));
+    process.exit(usage ? 2 : 1);
   },
 );

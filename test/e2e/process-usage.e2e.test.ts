@@ -110,6 +110,13 @@ describe('the processes at the command line', () => {
     expect(result.stdout).toContain('usage: npm run cli -- <command>');
   });
 
+  it('given an invalid configuration, then the CLI names the variable and exits 2, as the server does', async () => {
+    const result = await cli({ ...env, POSTGRES_SCHEMA: 'Not-A-Schema' }, 'seed');
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('POSTGRES_SCHEMA');
+  });
+
   it('given an unknown option, then the CLI exits 2', async () => {
     const result = await cli(env, 'dev-token', '--usr', '1');
 
