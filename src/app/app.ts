@@ -2,6 +2,7 @@ import express from 'express';
 import type { AppContext } from './app-context';
 import { authenticate } from '../api/middleware/authenticate';
 import { errorHandler, routeNotFound } from '../api/middleware/error-handler';
+import { refuseDeepJson } from '../api/json-depth';
 import { requireInternalToken } from '../api/middleware/internal-token';
 import { requestLog } from '../api/middleware/request-log';
 import { requestTrace } from '../api/middleware/request-trace';
@@ -31,7 +32,7 @@ export function buildApp(ctx: AppContext, app: express.Express = express()): exp
   const snapshot = noticeOtherWriters(() => ctx.readDb);
   // Bodies are parsed only once the caller is known: an anonymous request costs the same
   // whatever it sends.
-  const jsonBody = express.json({ limit: JSON_BODY_LIMIT, strict: false });
+  const jsonBody = express.json({ limit: JSON_BODY_LIMIT, strict: false, verify: refuseDeepJson });
   // A projector process answers health, metrics and operator calls only: the API is served elsewhere.
   const servesApi = ctx.config.ROLE !== 'projector';
   const routes = routesOf(ctx, servesApi);

@@ -235,6 +235,33 @@ describe('hostile input', () => {
   const bodyRoutes = () => routes().filter((r) => r.schema && r.valid);
   const queryRoutes = () => routes().filter((r) => r.query);
 
+  it('given a body that nests past 64 levels in a field the route ignores, with an Idempotency-Key, then a 400 saying so, nothing appended; 64 levels pass', async () => {
+    const save = {
+      name: 'SaveProjectResource',
+      method: 'POST',
+      path: () => '/api/Resource/SaveProjectResource',
+      userId: users.team,
+    } as Route;
+    const nested = (levels: number, inner: string) => `${'['.repeat(levels)}${inner}${']'.repeat(levels)}`;
+    const body = (image: string) =>
+      `{"id":${resourceId},"name":"Target","resourceUrl":"https://example.org/t","privacyLevel":1,` +
+      `"communityProjectId":${communityProjects.solarIn1},"image":${image}}`;
+
+    // a recursion no stack survives: 200,000 levels, and brackets inside a string, which do not count
+    const deep = await send(save, body(nested(200_000, '"[[[{{{"')), '', { 'Idempotency-Key': 'deep-1' });
+    await check(deep, 'deep');
+    expect(deep.status).toBe(400);
+    expect(JSON.parse(deep.text)).toMatchObject({ detail: 'the JSON body nests deeper than 64 levels' });
+    const justPast = await send(save, body(nested(64, '1')), '', { 'Idempotency-Key': 'deep-2' });
+    await check(justPast, 'just past');
+    expect(justPast.status).toBe(400);
+
+    // 63 levels inside the body's own object: 64 in all, within the bound (the field itself is refused or ignored)
+    const within = await send(save, body(nested(63, '"]]]"')), '', { 'Idempotency-Key': 'deep-3' });
+    await check(within, 'within');
+    expect(within.text).not.toContain('nests deeper');
+  });
+
   it('given every body route, when one to three fields of a valid body are replaced by generated hostile values, then no 5xx and refusals append nothing', async () => {
     for (const route of bodyRoutes()) {
       const fields = [...keysOf(route.schema!), '__proto__', 'constructor', '$where'];
