@@ -14,16 +14,13 @@ import type { Settle } from '../api/route-declaration';
 import { routeGroup, written } from '../api/route-declaration';
 import { downloadQuery, uploadAnswerSchema, uploadQuery } from './file-schemas';
 import type { ReceivedUpload } from './receive-upload';
-import { UploadAbortedError, UploadRefusedError, receiveUpload } from './receive-upload';
+import { MULTIPART_OVERHEAD, UploadAbortedError, UploadRefusedError, receiveUpload } from './receive-upload';
 import type { FileUploaded } from './file-events';
 import { uploadFingerprint } from './upload-fingerprint';
 import type { IdempotencyKeys } from '../ports/idempotency-keys';
 
 /** UPLOAD_MAX_MB and UPLOAD_BIG_MAX_MB count MiB: 1 MB = 1024 × 1024 bytes. */
 export const MIB = 1024 * 1024;
-
-/** Multipart framing around the file (boundaries, part headers, the folder field) allowed over the ceiling. */
-const MULTIPART_OVERHEAD = 64 * 1024;
 
 const missing = () => notFound('no such file');
 

@@ -38,6 +38,13 @@ export type ReceivedUpload = {
   readonly declared: { readonly fileName: string; readonly contentType: string; readonly sha256: string };
 };
 
+/**
+ * What a multipart body may hold beyond its file's bytes: the boundaries, the part headers and the
+ * folder field, with room to spare. The body as a whole is bounded by it whatever its framing (a
+ * chunked body declares no length), and whatever follows the closing boundary.
+ */
+export const MULTIPART_OVERHEAD = 64 * 1024;
+
 const tooLarge = (limit: number) =>
   new DomainError('payload_too_large', `the file is over the ${limit} byte ceiling of this request`, [
     { field: 'file', message: `at most ${limit} bytes` },
@@ -202,6 +209,17 @@ export function receiveUpload(req: IncomingMessage, fileStore: FileStore, limit:
     req.on('close', () => {
       if (!req.complete) fail(new UploadAbortedError());
     });
+    // The file part is counted by its guard; the body is counted here, as it arrives: busboy reads
+    // on past the closing boundary (an epilogue), and nothing else would bound what it reads there.
+    let received = 0;
+    const countBody = (chunk: Buffer) => {
+      received += chunk.length;
+      if (received > limit + MULTIPART_OVERHEAD) {
+        req.off('data', countBody);
+        fail(tooLarge(limit));
+      }
+    };
+    req.on('data', countBody);
     req.pipe(parser);
   });
 }

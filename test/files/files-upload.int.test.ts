@@ -280,6 +280,44 @@ describe('POST /api/File/Upload', () => {
     });
   });
 
+  describe('what follows the closing boundary', () => {
+    it('given a small file and then more bytes than the ceiling after the closing boundary, chunked, then 413 and nothing left behind', async () => {
+      const before = await settledFiles(server);
+      const { body, contentType } = multipart([
+        { name: 'file', filename: 'small.txt', contentType: 'text/plain', data: Buffer.from('hello') },
+      ]);
+      const epilogue = Buffer.alloc(3 * MIB + 128 * 1024, 0x61);
+      const stream = new ReadableStream({
+        start(controller) {
+          controller.enqueue(body);
+          for (let i = 0; i < epilogue.length; i += 65_536) controller.enqueue(epilogue.subarray(i, i + 65_536));
+          controller.close();
+        },
+      });
+      const res = await fetch(`${server.url}/api/File/Upload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await server.sessionToken(users.team)}`, 'content-type': contentType },
+        body: stream,
+        duplex: 'half',
+      } as RequestInit).catch((error: unknown) => error);
+      // The answer is 413, or the connection is cut before the client reads it: never a stored file.
+      if (res instanceof Response) expect(res.status).toBe(413);
+      expect(storedFiles(server)).toEqual(before);
+    });
+
+    it('given a short epilogue within the framing allowance, then the file is stored', async () => {
+      const { body, contentType } = multipart([
+        { name: 'file', filename: 'small.txt', contentType: 'text/plain', data: Buffer.from('hello') },
+      ]);
+      const res = await fetch(`${server.url}/api/File/Upload`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${await server.sessionToken(users.team)}`, 'content-type': contentType },
+        body: Buffer.concat([body, Buffer.from('\r\nan epilogue the parser ignores\r\n')]),
+      });
+      expect(res.status).toBe(200);
+    });
+  });
+
   describe('a client that disconnects mid-upload', () => {
     it('when the connection drops after part of the file, then nothing is left behind', async () => {
       const before = await settledFiles(server);
