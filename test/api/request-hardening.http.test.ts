@@ -71,6 +71,15 @@ describe('request hardening', () => {
       expect(res.headers.get('x-content-type-options')).toBe('nosniff');
     });
 
+    it.each(['/API/user/getcurrent', '/Api/User/GetCurrent'])(
+      'given %s, answered as /api/user/getcurrent is, then Cache-Control is no-store too',
+      async (path) => {
+        const res = await server.get(path, { token: await server.sessionToken(demo.users.team) });
+        expect(res.status).toBe(200);
+        expect(res.headers.get('cache-control')).toBe('no-store');
+      },
+    );
+
     it('given an authenticated answer, then Cache-Control is no-store', async () => {
       const res = await server.get('/api/user/getcurrent', { token: await server.sessionToken(demo.users.team) });
       expect(res.status).toBe(200);

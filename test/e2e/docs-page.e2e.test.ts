@@ -37,8 +37,16 @@ describe('/docs in a headless browser', () => {
     const page = await browser.newPage();
     const requested: string[] = [];
     page.on('request', (request) => requested.push(request.url()));
+    const refused: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) refused.push(message.text());
+    });
     const response = await page.goto(`${service.url}/docs`);
     expect(response?.status()).toBe(200);
+    // under a policy that admits the service alone and forbids framing (tokens are typed here)
+    const policy = response?.headers()['content-security-policy'] ?? '';
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).toContain("frame-ancestors 'none'");
     await page.waitForSelector('.opblock', { timeout: 60_000 });
 
     // Then every operation is on the page, by its operationId and its summary
@@ -57,5 +65,15 @@ describe('/docs in a headless browser', () => {
     // And the page came from the service alone (no CDN)
     const foreign = requested.filter((u) => !u.startsWith(service!.url) && !u.startsWith('data:'));
     expect(foreign).toEqual([]);
+    // And nothing the page needed was refused by its policy
+    expect(refused).toEqual([]);
+  });
+
+  it('serves the files the page loads and none of the rest of its package', async () => {
+    service ??= await startServiceProcess({ DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'prs-docs-')) });
+    for (const file of ['swagger-ui-bundle.js', 'swagger-ui.css', 'swagger-initializer.js'])
+      expect([file, (await fetch(`${service.url}/docs/${file}`)).status]).toEqual([file, 200]);
+    for (const file of ['package.json', 'README.md', 'swagger-ui-bundle.js.map', 'oauth2-redirect.html'])
+      expect([file, (await fetch(`${service.url}/docs/${file}`)).status]).toEqual([file, 404]);
   });
 });

@@ -6,6 +6,9 @@ import type { RequestHandler } from 'express';
  */
 export const securityHeaders: RequestHandler = (req, res, next) => {
   res.setHeader('X-Content-Type-Options', 'nosniff');
-  if (req.path.startsWith('/api/') || req.path.startsWith('/internal/')) res.setHeader('Cache-Control', 'no-store');
+  // In any letter case: the routes answer /API/… as they answer /api/….
+  if (CALLER_DEPENDENT.test(req.path)) res.setHeader('Cache-Control', 'no-store');
   next();
 };
+
+const CALLER_DEPENDENT = /^\/(?:api|internal)\//i;
