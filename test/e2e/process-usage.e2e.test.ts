@@ -30,6 +30,19 @@ async function cli(env: Record<string, string>, ...args: string[]) {
   }
 }
 
+/** The server started with `env`, run until it stops by itself: its exit code and stderr. */
+async function serverThatStops(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, LOG_LEVEL: 'silent', NODE_ENV: 'development', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stderr };
+}
+
 describe('the processes at the command line', () => {
   jest.setTimeout(120_000);
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-usage-'));
@@ -42,14 +55,7 @@ describe('the processes at the command line', () => {
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const port = (taken.address() as net.AddressInfo).port;
     try {
-      const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-        cwd: root,
-        env: { ...process.env, ...env, PORT: String(port), LOG_LEVEL: 'silent', NODE_ENV: 'development' },
-        stdio: ['ignore', 'ignore', 'pipe'],
-      });
-      let stderr = '';
-      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      const { code, stderr } = await serverThatStops({ ...env, PORT: String(port) });
 
       expect(code).toBe(1);
       expect(stderr).toContain('PORT');
@@ -63,22 +69,12 @@ describe('the processes at the command line', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as net.AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-      cwd: root,
-      env: {
-        ...process.env,
-        ...env,
-        PORT: '0',
-        LOG_LEVEL: 'silent',
-        NODE_ENV: 'development',
-        POSTGRES_URL: `postgresql://svc:s3cr3t-pw@127.0.0.1:${port}/resources?password=also-s3cr3t`,
-        POSTGRES_SCHEMA: 'usage_closed',
-      },
-      stdio: ['ignore', 'ignore', 'pipe'],
+    const { code, stderr } = await serverThatStops({
+      ...env,
+      PORT: '0',
+      POSTGRES_URL: `postgresql://svc:s3cr3t-pw@127.0.0.1:${port}/resources?password=also-s3cr3t`,
+      POSTGRES_SCHEMA: 'usage_closed',
     });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
 
     expect(code).toBe(1);
     expect(stderr).toContain('failed to start: connect ECONNREFUSED');

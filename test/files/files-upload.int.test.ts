@@ -234,6 +234,22 @@ describe('POST /api/File/Upload', () => {
     });
   });
 
+  /** An upload sent chunked (no Content-Length), 64 KiB at a time. */
+  const uploadChunked = async (body: Buffer, contentType: string): Promise<Response> => {
+    const stream = new ReadableStream({
+      start(controller) {
+        for (let i = 0; i < body.length; i += 65_536) controller.enqueue(body.subarray(i, i + 65_536));
+        controller.close();
+      },
+    });
+    return fetch(`${server.url}/api/File/Upload`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${await server.sessionToken(users.team)}`, 'content-type': contentType },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit);
+  };
+
   describe('the 3 MB ceiling (UPLOAD_MAX_MB=3, MB = 1024 × 1024 bytes)', () => {
     it('given exactly 3 MiB, then it is accepted whole', async () => {
       const data = Buffer.alloc(3 * MIB, 0x61);
@@ -263,18 +279,7 @@ describe('POST /api/File/Upload', () => {
       const { body, contentType } = multipart([
         { name: 'file', filename: 'big.txt', contentType: 'text/plain', data: Buffer.alloc(3 * MIB + 1, 0x61) },
       ]);
-      const stream = new ReadableStream({
-        start(controller) {
-          for (let i = 0; i < body.length; i += 65_536) controller.enqueue(body.subarray(i, i + 65_536));
-          controller.close();
-        },
-      });
-      const res = await fetch(`${server.url}/api/File/Upload`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${await server.sessionToken(users.team)}`, 'content-type': contentType },
-        body: stream,
-        duplex: 'half',
-      } as RequestInit);
+      const res = await uploadChunked(body, contentType);
       expect(res.status).toBe(413);
       expect(storedFiles(server)).toEqual(before);
     });
@@ -287,19 +292,7 @@ describe('POST /api/File/Upload', () => {
         { name: 'file', filename: 'small.txt', contentType: 'text/plain', data: Buffer.from('hello') },
       ]);
       const epilogue = Buffer.alloc(3 * MIB + 128 * 1024, 0x61);
-      const stream = new ReadableStream({
-        start(controller) {
-          controller.enqueue(body);
-          for (let i = 0; i < epilogue.length; i += 65_536) controller.enqueue(epilogue.subarray(i, i + 65_536));
-          controller.close();
-        },
-      });
-      const res = await fetch(`${server.url}/api/File/Upload`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${await server.sessionToken(users.team)}`, 'content-type': contentType },
-        body: stream,
-        duplex: 'half',
-      } as RequestInit).catch((error: unknown) => error);
+      const res = await uploadChunked(Buffer.concat([body, epilogue]), contentType).catch((error: unknown) => error);
       // The answer is 413, or the connection is cut before the client reads it: never a stored file.
       if (res instanceof Response) expect(res.status).toBe(413);
       expect(storedFiles(server)).toEqual(before);
