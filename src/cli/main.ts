@@ -51,8 +51,9 @@ commands:
                          project the whole log into a new generation of the read models (or one read
                          model alone), then switch every running service to it (blue/green: they keep
                          answering meanwhile); exits 1 when the rebuild failed or another one runs;
-                         --api: asked of the service at <url> as a job (DIRECTORY_SYNC_TOKEN), which
-                         runs it and reports it in its metrics
+                         --api: asked of the service at <url> as a job (RESOURCES_OPERATOR_TOKEN, an
+                         operator's own token, or DIRECTORY_SYNC_TOKEN), which runs it and reports it
+                         in its metrics
   sweep-uploads          delete uploads no resource references after UPLOAD_ORPHAN_HOURS
   erase-person <userId>  destroy a person's key: their personal fields in events read as erased
   backup <DEST>          copy the event log (online, consistent) and the uploads into DEST, with a manifest
@@ -85,7 +86,8 @@ const COMMAND_HELP: Record<string, string> = {
     '  (embedded and PostgreSQL read models); prints progress on stderr, a JSON line at the end;\n' +
     '  exits 1 if it failed\n' +
     '  --api <url>: ask the running service at <url> instead (POST /internal/read-models/rebuild, with\n' +
-    '  DIRECTORY_SYNC_TOKEN as the operator credential): the job runs there, in its metrics and console;\n' +
+    '  RESOURCES_OPERATOR_TOKEN, your token of OPERATOR_TOKENS, or DIRECTORY_SYNC_TOKEN as the operator\n' +
+    '  credential): the job runs there, in its metrics and console;\n' +
     '  the JSON line at the end is the job as GET /internal/read-models/rebuild/{jobId} answers it\n',
   'sweep-uploads':
     'usage: npm run cli -- sweep-uploads\n  delete uploads no resource references after UPLOAD_ORPHAN_HOURS\n',
@@ -321,14 +323,19 @@ async function rebuild(args: string[], config: Config): Promise<number> {
       process.stderr.write(`${SERVICE_URL_USAGE}\n`);
       return 2;
     }
-    const token = process.env.DIRECTORY_SYNC_TOKEN;
-    if (!token) {
-      process.stderr.write("--api asks as an operator: set DIRECTORY_SYNC_TOKEN to the service's directory token\n");
+    // An operator's own token first: the service then knows which operator asked.
+    const own = process.env.RESOURCES_OPERATOR_TOKEN;
+    const directory = process.env.DIRECTORY_SYNC_TOKEN;
+    if (!own && !directory) {
+      process.stderr.write(
+        '--api asks as an operator: set RESOURCES_OPERATOR_TOKEN to your token of OPERATOR_TOKENS, ' +
+          "or DIRECTORY_SYNC_TOKEN to the service's directory token\n",
+      );
       return 2;
     }
     return rebuildOverApi({
       url: values.api,
-      token,
+      credential: own ? { kind: 'operator', token: own } : { kind: 'directory', token: directory ?? '' },
       readModel,
       out: (line) => process.stdout.write(`${line}\n`),
       err: (line) => process.stderr.write(`${line}\n`),

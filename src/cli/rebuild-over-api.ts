@@ -19,10 +19,16 @@ type Job = {
 /** How often the job is asked for: the service updates it as batches commit. */
 const POLL_MS = 250;
 
+/**
+ * The operator credential: an operator's own token (OPERATOR_TOKENS, sent as a bearer token), or
+ * the directory token the service is configured with.
+ */
+export type OperatorCredential =
+  { readonly kind: 'operator'; readonly token: string } | { readonly kind: 'directory'; readonly token: string };
+
 export type RebuildOverApiOptions = {
   readonly url: string;
-  /** The operator credential: the directory token the service is configured with. */
-  readonly token: string;
+  readonly credential: OperatorCredential;
   readonly readModel: string | undefined;
   readonly out: (line: string) => void;
   readonly err: (line: string) => void;
@@ -34,7 +40,13 @@ const refusalOf = async (res: Response): Promise<string> => `${res.status} ${awa
 /** Exit code: 0 when the job succeeded, 1 when it failed or the service refused it. */
 export async function rebuildOverApi(options: RebuildOverApiOptions): Promise<number> {
   const base = serviceBase(options.url);
-  const headers = { 'x-directory-token': options.token, 'content-type': 'application/json' };
+  const { credential } = options;
+  const headers = {
+    ...(credential.kind === 'operator'
+      ? { authorization: `Bearer ${credential.token}` }
+      : { 'x-directory-token': credential.token }),
+    'content-type': 'application/json',
+  };
   const started = await askService(`${base}/internal/read-models/rebuild`, {
     method: 'POST',
     headers,

@@ -13,6 +13,7 @@ describe('resources-cli rebuild --api', () => {
   jest.setTimeout(90_000);
   let server: TestServer;
   const metricsToken = randomBytes(32).toString('base64url');
+  const operatorToken = randomBytes(32).toString('base64url');
   const succeeded = 'read_model_rebuilds_total{outcome="succeeded"}';
   const metric = async (series: string) => {
     const scraped = await server.get('/internal/metrics', { headers: { authorization: `Bearer ${metricsToken}` } });
@@ -24,7 +25,7 @@ describe('resources-cli rebuild --api', () => {
   const asOperator = (token: string) => ({ DATA_DIR: '/nonexistent/no-stores-here', DIRECTORY_SYNC_TOKEN: token });
 
   beforeAll(async () => {
-    server = await startTestServer({ METRICS_TOKEN: metricsToken });
+    server = await startTestServer({ METRICS_TOKEN: metricsToken, OPERATOR_TOKENS: `ana=${operatorToken}` });
     await server.directory(demoDirectory.events);
   });
   afterAll(() => server.close());
@@ -54,6 +55,28 @@ describe('resources-cli rebuild --api', () => {
       headers: { 'x-directory-token': server.services.secrets.directoryToken },
     });
     expect(after.body.generation).toBeGreaterThan(generation);
+  });
+
+  it("given an operator's own token (OPERATOR_TOKENS) and no directory token, then the CLI asks with it and the rebuild runs", async () => {
+    const before = await metric(succeeded);
+
+    const printed = await cli(
+      { DATA_DIR: '/nonexistent/no-stores-here', DIRECTORY_SYNC_TOKEN: '', RESOURCES_OPERATOR_TOKEN: operatorToken },
+      'rebuild',
+      '--api',
+      server.url,
+    );
+
+    expect(JSON.parse(printed.trim().split('\n').at(-1) ?? '')).toMatchObject({ outcome: 'succeeded' });
+    expect(await metric(succeeded)).toBe(before + 1);
+    // and a token no operator holds is refused
+    const refused = cli(
+      { DATA_DIR: '/nonexistent/no-stores-here', RESOURCES_OPERATOR_TOKEN: randomBytes(32).toString('base64url') },
+      'rebuild',
+      '--api',
+      server.url,
+    );
+    await expect(refused).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('401') });
   });
 
   it('given a wrong credential, then the service refuses it and the CLI says so, exit code 1, nothing printed', async () => {
