@@ -25,6 +25,10 @@ export function createLogger(level: string, destination?: pino.DestinationStream
         '*.secret',
         '*.key',
         '*.token',
+        // A Redis client's error carries the command it failed (ioredis's `command`: its name and
+        // arguments), and a refused AUTH's arguments are the user and the password.
+        '*.command',
+        '*.cause.command',
       ],
       censor: '[redacted]',
     },
