@@ -15,6 +15,11 @@ export type ConnectionStringRule = {
   readonly maxHosts?: (scheme: string) => number;
   /** Whether a host may carry a port under this scheme. */
   readonly allowsPort?: (scheme: string) => boolean;
+  /**
+   * Why what follows the hosts is refused, if it is; never repeating a value (it may be a secret).
+   * Where absent, the driver reads it as it will.
+   */
+  readonly tailProblem?: (tail: string) => string | undefined;
 };
 
 export const mongodbConnectionString: ConnectionStringRule = {
@@ -24,8 +29,55 @@ export const mongodbConnectionString: ConnectionStringRule = {
   allowsPort: (scheme) => scheme !== 'mongodb+srv',
 };
 
+/**
+ * The options the EventStoreDB client reads from its connection string, flat-cased as it compares
+ * them (case, `-` and `_` ignored), with the values each takes.
+ */
+const ESDB_OPTIONS: Readonly<Record<string, 'integer' | 'boolean' | 'text' | 'nodePreference'>> = {
+  usercertfile: 'text',
+  userkeyfile: 'text',
+  maxdiscoverattempts: 'integer',
+  connectionname: 'text',
+  defaultdeadline: 'integer',
+  discoveryinterval: 'integer',
+  gossiptimeout: 'integer',
+  nodepreference: 'nodePreference',
+  tls: 'boolean',
+  tlsverifycert: 'boolean',
+  tlscafile: 'text',
+  throwonappendfailure: 'boolean',
+  keepaliveinterval: 'integer',
+  keepalivetimeout: 'integer',
+};
+const flat = (text: string): string => text.trim().toLowerCase().replace(/[_-]/g, '');
+
+/**
+ * The client prints its whole connection string, password included, to the console for an option
+ * it does not know or ignores, and puts it in the message of the error it throws for one it cannot
+ * read: every option is checked here first, so that it never gets to.
+ */
+function esdbOptionsProblem(tail: string): string | undefined {
+  if (tail === '') return undefined;
+  if (!tail.startsWith('?')) return 'takes no path: options follow the hosts as ?key=value&key=value';
+  for (const pair of tail.slice(1).split('&')) {
+    const [key = '', value, ...more] = pair.split('=');
+    const kind = ESDB_OPTIONS[flat(key)];
+    if (value === undefined || value === '' || more.length > 0 || /[?#]/.test(pair))
+      return 'has an option that is not key=value';
+    if (!kind) return `has an option the EventStoreDB client does not know: ${key.slice(0, 64)}`;
+    if (kind === 'integer' && !/^-?[0-9]+$/.test(value)) return `takes a whole number as ${key}`;
+    if (kind === 'boolean' && value !== 'true' && value !== 'false') return `takes true or false as ${key}`;
+    if (kind === 'nodePreference' && !['leader', 'follower', 'readonlyreplica', 'random'].includes(flat(value)))
+      return `takes leader, follower, readOnlyReplica or random as ${key}`;
+    if (flat(key) === 'tlsverifycert' && value === 'false')
+      return 'has tlsVerifyCert=false, which the EventStoreDB client ignores: give the CA with tlsCAFile';
+  }
+  return undefined;
+}
+
 export const eventStoreConnectionString: ConnectionStringRule = {
   schemes: ['esdb', 'esdb+discover'],
+  tailProblem: esdbOptionsProblem,
 };
 
 /** node-postgres reaches one host (it takes no list of hosts, unlike libpq). */
@@ -76,7 +128,8 @@ export function connectionStringProblem(value: string, rule: ConnectionStringRul
   if (hosts.length > maxHosts) return `takes ${maxHosts} host under ${scheme}://`;
   const allowsPort = rule.allowsPort?.(scheme) ?? true;
   const bad = hosts.find((host) => !validHost(host, allowsPort));
-  if (bad === undefined) return undefined;
+  if (bad === undefined)
+    return rule.tailProblem?.(authorityEnd < 0 ? '' : rest.slice(authorityEnd).replace(/\/+$/, ''));
   // A password holding an unencoded / ? or # ends the authority early, and its first part reads
   // as the host: a value with a user part never has its host repeated, lest a password be logged.
   if (value.includes('@'))

@@ -120,6 +120,33 @@ describe('store connection strings', () => {
     },
   );
 
+  it.each([
+    ['esdb://admin:S3cret@n1:2113?tls=false&keepAliveTimout=10000', 'does not know: keepAliveTimout'],
+    ['esdb://admin:S3cret@n1:2113?tls=maybe', 'true or false as tls'],
+    ['esdb://admin:S3cret@n1:2113?keepAliveInterval=often', 'whole number as keepAliveInterval'],
+    ['esdb://admin:S3cret@n1:2113?nodePreference=nearest', 'as nodePreference'],
+    ['esdb://admin:S3cret@n1:2113?tlsVerifyCert=false', 'tlsCAFile'],
+    ['esdb://admin:S3cret@n1:2113/events?tls=false', 'takes no path'],
+    ['esdb://admin:S3cret@n1:2113?tls', 'not key=value'],
+  ])(
+    'given EVENTSTORE_URL=%s, which the client would print whole or throw with, then the error says why and repeats no secret',
+    (value, why) => {
+      const error = loadingError({ EVENTSTORE_URL: value });
+
+      expect(error).toBeInstanceOf(ConfigError);
+      expect((error as ConfigError).message).toContain(why);
+      expect((error as ConfigError).message).not.toContain('S3cret');
+    },
+  );
+
+  it.each([
+    'esdb://admin:changeit@n1:2113?tls=false&keepAliveInterval=10000&keepAliveTimeout=10000&defaultDeadline=5000',
+    'esdb+discover://cluster.example.com:2113?tls=true&nodePreference=read_only_replica&tlsCAFile=%2Fetc%2Fca.pem',
+    'esdb://n1:2113/',
+  ])('given EVENTSTORE_URL=%s, options the client reads, then it is accepted', (value) => {
+    expect(loadConfig({ EVENTSTORE_URL: value }).EVENTSTORE_URL).toBe(value);
+  });
+
   it('given a host that is no host name and no user part, then the error repeats the host', () => {
     // when
     const error = loadingError({ POSTGRES_URL: 'postgresql://db_1!:5432/resources' });
