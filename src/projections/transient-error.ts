@@ -56,10 +56,17 @@ const isMongoError = (error: object): error is MongoError => {
   return typeof name === 'string' && name.startsWith('Mongo') && error instanceof mongoDriver().MongoError;
 };
 
-/** @eventstore/db-client CommandError types: the node is unreachable, slow, or not the leader. */
-const transientEsdbTypes = new Set(['unavailable', 'deadline-exceeded', 'timeout', 'not-leader']);
-/** gRPC status codes: DEADLINE_EXCEEDED and UNAVAILABLE. */
-const transientGrpcCodes = new Set([4, 14]);
+/**
+ * @eventstore/db-client CommandError types: the node is unreachable, slow, or not the leader, or it
+ * cancelled the call (a node stepping down or restarting ends its long-running calls, and the client
+ * reconnects).
+ */
+const transientEsdbTypes = new Set(['unavailable', 'deadline-exceeded', 'timeout', 'not-leader', 'cancelled']);
+/** gRPC status codes: CANCELLED, DEADLINE_EXCEEDED and UNAVAILABLE. */
+const transientGrpcCodes = new Set([1, 4, 14]);
+/** gRPC INTERNAL (13) is a server's bug, but for these, the transport's: an HTTP/2 stream reset or cut short. */
+const GRPC_INTERNAL = 13;
+const transportResets = [/RST_STREAM/, /Call ended without gRPC status/];
 
 /**
  * Node system errors of a connection that failed, dropped or timed out, or a name that did not
@@ -133,7 +140,11 @@ function isTransientMongoError(error: MongoError): boolean {
 function isTransientByShape(error: object): boolean {
   const { code, type } = error as { code?: unknown; type?: unknown };
   if (typeof type === 'string' && transientEsdbTypes.has(type)) return true;
-  if (typeof code === 'number') return transientGrpcCodes.has(code);
+  if (typeof code === 'number') {
+    const { message } = error as { message?: unknown };
+    const reset = code === GRPC_INTERNAL && typeof message === 'string' && transportResets.some((p) => p.test(message));
+    return transientGrpcCodes.has(code) || reset;
+  }
   if (typeof code === 'string') {
     if (transientSystemCodes.has(code) || transientSqlitePrefixes.some((prefix) => code.startsWith(prefix)))
       return true;
