@@ -40,7 +40,13 @@ import {
   type ScannedEvents,
   type Subscription,
 } from '../../ports/event-store';
-import { consumeRead, readAtMost, withDeadline } from './streaming-read';
+import {
+  consumeRead,
+  ReadDeadlineExceededError,
+  readAtMost,
+  withDeadline,
+  type StreamingReadLike,
+} from './streaming-read';
 import { exactTypes, scanFiltered } from './filtered-scan';
 
 /*
@@ -230,14 +236,51 @@ export class MalformedLogIdentityError extends Error {
   }
 }
 
+/**
+ * A call of the log with no answer by then is given up (ReadDeadlineExceededError: a passing
+ * failure, a 503): the client sends every read with an infinite gRPC deadline, and an append waits
+ * first, with no bound, on its probe of the server's capabilities; across a cut network or a
+ * server that accepts and never answers, neither would end.
+ */
+const DEFAULT_CALL_DEADLINE_MS = 10_000;
+
 export class EsdbEventStore implements EventStore, IdempotencyKeys {
   private readonly subscriptions = new Set<Subscription>();
   private logId: Promise<string> | undefined;
 
-  private constructor(private readonly client: EventStoreDBClient) {}
+  private constructor(
+    private readonly client: EventStoreDBClient,
+    private readonly callDeadlineMs: number = DEFAULT_CALL_DEADLINE_MS,
+  ) {}
 
-  static connect(connectionString: string): EsdbEventStore {
-    return new EsdbEventStore(EventStoreDBClient.connectionString(connectionString));
+  /** A read of the client, run to its end or left by `visit` within the call deadline. */
+  private consume<T>(read: StreamingReadLike<T>, visit: (item: T) => boolean): Promise<void> {
+    return withDeadline(read, this.callDeadlineMs, (started) => consumeRead(started, visit));
+  }
+
+  /** The first `n` items `map` keeps, within the call deadline. */
+  private atMost<T, R>(read: StreamingReadLike<T>, n: number, map: (item: T) => R | undefined): Promise<R[]> {
+    return withDeadline(read, this.callDeadlineMs, (started) => readAtMost(started, n, map));
+  }
+
+  /**
+   * A unary call (an append, a stream's metadata) given up past the call deadline. It may still
+   * land on the server: an append's events carry ids of their own, so its retry writes nothing twice.
+   */
+  private within<T>(call: Promise<T>): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new ReadDeadlineExceededError(this.callDeadlineMs)), this.callDeadlineMs);
+    });
+    call.catch(() => undefined);
+    return Promise.race([call, expired]).finally(() => clearTimeout(timer));
+  }
+
+  static connect(connectionString: string, options: { readonly callDeadlineMs?: number } = {}): EsdbEventStore {
+    return new EsdbEventStore(
+      EventStoreDBClient.connectionString(connectionString),
+      options.callDeadlineMs ?? DEFAULT_CALL_DEADLINE_MS,
+    );
   }
 
   identity(): Promise<string> {
@@ -252,16 +295,16 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
   private async writeOrReadLogId(): Promise<string> {
     const mine = randomUUID();
     try {
-      await this.client.appendToStream(
-        LOG_IDENTITY_STREAM,
-        [jsonEvent({ type: LOG_IDENTITY_TYPE, data: { id: mine } })],
-        { expectedRevision: NO_STREAM },
+      await this.within(
+        this.client.appendToStream(LOG_IDENTITY_STREAM, [jsonEvent({ type: LOG_IDENTITY_TYPE, data: { id: mine } })], {
+          expectedRevision: NO_STREAM,
+        }),
       );
       return `esdb:${mine}`;
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
     }
-    const [first] = await readAtMost(this.client.readStream(LOG_IDENTITY_STREAM, { maxCount: 1 }), 1, fromResolved);
+    const [first] = await this.atMost(this.client.readStream(LOG_IDENTITY_STREAM, { maxCount: 1 }), 1, fromResolved);
     const id = (first?.data as { id?: unknown } | undefined)?.id;
     if (typeof id !== 'string' || id === '') throw new MalformedLogIdentityError();
     return `esdb:${id}`;
@@ -288,9 +331,11 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     );
     try {
       const intended = claim && events.length > 0 ? await this.intendWrite(claim, streamId, events.length) : false;
-      const result = await this.client.appendToStream(streamId, proposed, {
-        expectedRevision: toEsdbRevision(expected),
-      });
+      const result = await this.within(
+        this.client.appendToStream(streamId, proposed, {
+          expectedRevision: toEsdbRevision(expected),
+        }),
+      );
       const position = appendPosition(result.position, events.length);
       if (claim && intended) {
         await this.appendIdempotency(
@@ -328,10 +373,12 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
   ): Promise<boolean> {
     const expectedRevision = revision === undefined ? NO_STREAM : revision;
     try {
-      await this.client.appendToStream(
-        idempotencyStreamOf(ref),
-        events.map((e) => jsonEvent({ type: e.type, data: e.data as JSONType })),
-        { expectedRevision },
+      await this.within(
+        this.client.appendToStream(
+          idempotencyStreamOf(ref),
+          events.map((e) => jsonEvent({ type: e.type, data: e.data as JSONType })),
+          { expectedRevision },
+        ),
       );
       return true;
     } catch (error) {
@@ -351,7 +398,7 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     const ids = new Set(Array.from({ length: intent.count }, (_, i) => idempotentEventId(ref, intent.streamId, i)));
     let write: RecordedWrite | undefined;
     try {
-      await consumeRead(this.client.readStream(intent.streamId), (resolved) => {
+      await this.consume(this.client.readStream(intent.streamId), (resolved) => {
         const event = resolved.event;
         if (event && ids.has(event.id) && event.position)
           write = { streamId: intent.streamId, position: event.position.commit };
@@ -402,15 +449,17 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
   ): Promise<boolean> {
     const stream = idempotencyStreamOf(claim);
     const maxAge = Math.max(1, Math.ceil((record.expiresAt - record.now) / 1000));
-    await this.client.setStreamMetadata(stream, { maxAge });
+    await this.within(this.client.setStreamMetadata(stream, { maxAge }));
     const claimed: IdempotencyEvent = {
       type: '$idempotency-claimed',
       data: { fingerprint: record.fingerprint, owner: claim.owner, claimedAt: record.now, expiresAt: record.expiresAt },
     };
     try {
-      await this.client.appendToStream(stream, [jsonEvent({ type: claimed.type, data: claimed.data as JSONType })], {
-        expectedRevision: revision ?? NO_STREAM,
-      });
+      await this.within(
+        this.client.appendToStream(stream, [jsonEvent({ type: claimed.type, data: claimed.data as JSONType })], {
+          expectedRevision: revision ?? NO_STREAM,
+        }),
+      );
       return true;
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
@@ -438,7 +487,7 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
   async readStream(streamId: string): Promise<RecordedEvent[]> {
     const events: RecordedEvent[] = [];
     try {
-      await consumeRead(this.client.readStream(streamId), (resolved) => {
+      await this.consume(this.client.readStream(streamId), (resolved) => {
         const event = fromResolved(resolved);
         if (event) events.push(event);
         return true;
@@ -453,7 +502,7 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
   async readLastEvent(streamId: string): Promise<RecordedEvent | undefined> {
     try {
       const read = this.client.readStream(streamId, { direction: BACKWARDS, fromRevision: END, maxCount: 1 });
-      const [event] = await readAtMost(read, 1, fromResolved);
+      const [event] = await this.atMost(read, 1, fromResolved);
       return event;
     } catch (error) {
       if (error instanceof StreamNotFoundError) return undefined;
@@ -463,13 +512,12 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
 
   async headPosition(): Promise<bigint | undefined> {
     const read = this.client.readAll({ direction: BACKWARDS, fromPosition: END, maxCount: 1 });
-    try {
-      for await (const resolved of read) return resolved.event?.position?.commit ?? resolved.commitPosition;
-      return undefined;
-    } finally {
-      // Left after the first event: end the call rather than let the server stream on.
-      read.cancel?.();
-    }
+    const [head] = await this.atMost(
+      read,
+      1,
+      (resolved) => resolved.event?.position?.commit ?? resolved.commitPosition,
+    );
+    return head;
   }
 
   /**
@@ -503,7 +551,7 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
       let seen = 0;
       let lastPosition: Position | undefined;
       const skipTo = after;
-      await consumeRead(this.client.readAll({ fromPosition: startAt(after), maxCount: pageSize }), (resolved) => {
+      await this.consume(this.client.readAll({ fromPosition: startAt(after), maxCount: pageSize }), (resolved) => {
         seen += 1;
         const event = resolved.event;
         if (!event) return true;
