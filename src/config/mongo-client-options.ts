@@ -20,6 +20,12 @@ export const DEFAULT_MONGO_QUERY_TIMEOUT_MS = 5000;
 /** How long finding a server may take before an operation fails (the driver's default is 30 s). */
 export const MONGO_SERVER_SELECTION_TIMEOUT_MS = 5000;
 
+/**
+ * How long opening a connection may take (the driver's default is 30 s): across a cut network a
+ * retried operation would otherwise wait that long for its new connection.
+ */
+export const MONGO_CONNECT_TIMEOUT_MS = 3000;
+
 /** The longest a write may wait on the server: a transaction's commit and its majority write concern. */
 export const MONGO_WRITE_TIMEOUT_MS = 10_000;
 
@@ -27,14 +33,19 @@ export const MONGO_WRITE_TIMEOUT_MS = 10_000;
 const SOCKET_MARGIN_MS = 2000;
 
 /**
- * The client options: bounded server selection, and a socket timeout as a backstop for a
- * connection that died without a word (no reset, no answer), which no server-side bound can
- * end. The backstop is above every bound the server applies (reads' `maxTimeMS`, a commit's
+ * The client options: bounded server selection, connection and wait for a pooled connection, and
+ * a socket timeout as a backstop for a connection that died without a word (no reset, no answer),
+ * which no server-side bound can end. The backstop is above every bound the server applies
+ * (reads' `maxTimeMS`, a commit's
  * `maxCommitTimeMS` and `wtimeoutMS`), so it never cuts short an operation the server still runs.
  */
 export function mongoClientOptions(queryTimeoutMs: number): MongoClientOptions {
   return {
     serverSelectionTimeoutMS: MONGO_SERVER_SELECTION_TIMEOUT_MS,
+    connectTimeoutMS: MONGO_CONNECT_TIMEOUT_MS,
+    // An operation waiting for a free connection of the pool (the driver's default: for ever) waits
+    // no longer than a read may run.
+    waitQueueTimeoutMS: queryTimeoutMs,
     socketTimeoutMS: Math.max(queryTimeoutMs, MONGO_WRITE_TIMEOUT_MS) + SOCKET_MARGIN_MS,
   };
 }

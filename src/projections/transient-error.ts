@@ -133,6 +133,8 @@ function isTransientMongoError(error: MongoError): boolean {
   ) {
     return true;
   }
+  // Every connection of the pool busy past waitQueueTimeoutMS (the class is not exported: its name).
+  if (error.name === 'MongoWaitQueueTimeoutError') return true;
   if (transientMongoLabels.some((label) => error.hasErrorLabel(label))) return true;
   return typeof error.code === 'number' && transientMongoCodes.has(error.code);
 }

@@ -115,6 +115,9 @@ describe('the client options and readiness', () => {
     (queryTimeoutMs) => {
       const options = mongoClientOptions(queryTimeoutMs);
       expect(options.serverSelectionTimeoutMS).toBe(5000);
+      // a new connection, and a wait for a pooled one, bounded too (the driver's defaults: 30 s, for ever)
+      expect(options.connectTimeoutMS).toBeLessThanOrEqual(options.serverSelectionTimeoutMS!);
+      expect(options.waitQueueTimeoutMS).toBe(queryTimeoutMs);
       expect(options.socketTimeoutMS).toBeGreaterThan(queryTimeoutMs);
       expect(options.socketTimeoutMS).toBeGreaterThan(MONGO_WRITE_TIMEOUT_MS);
       // Deprecated in this driver and without effect: a bound that only seems to be there.

@@ -34,6 +34,15 @@ function systemError(code: string): NodeJS.ErrnoException {
   return Object.assign(new Error(`connect ${code} 10.0.0.1:27017`), { code, syscall: 'connect' });
 }
 
+/** The driver's error for a wait for a pooled connection past waitQueueTimeoutMS (not exported by its index). */
+function waitQueueTimeout(): Error {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { WaitQueueTimeoutError } = require('mongodb/lib/cmap/errors') as {
+    WaitQueueTimeoutError: new (message: string, address: string) => Error;
+  };
+  return new WaitQueueTimeoutError('Timed out while checking out a connection from connection pool', 'db:27017');
+}
+
 const serverError = (code: number, errorLabels: string[] = []) =>
   new MongoServerError({ code, errmsg: `server error ${code}`, errorLabels });
 
@@ -63,6 +72,7 @@ const transient: ReadonlyArray<readonly [string, unknown]> = [
   ['MaxTimeMSExpired (50), a query past its maxTimeMS', serverError(50)],
   ['ExceededTimeLimit (262), the same from a mongos', serverError(262)],
   ['MaxTimeMSExpired (50), wrapped', new Error('query failed', { cause: serverError(50) })],
+  ['every pooled connection busy past waitQueueTimeoutMS', waitQueueTimeout()],
   ['PostgreSQL admin_shutdown (57P01)', postgresError('57P01', 'terminating connection due to administrator command')],
   ['PostgreSQL cannot_connect_now (57P03)', postgresError('57P03', 'the database system is starting up')],
   ['PostgreSQL query_canceled (57014), a statement timeout', postgresError('57014', 'canceling statement')],
