@@ -36,8 +36,8 @@ const SOCKET_MARGIN_MS = 2000;
  * The client options: bounded server selection, connection and wait for a pooled connection, and
  * a socket timeout as a backstop for a connection that died without a word (no reset, no answer),
  * which no server-side bound can end. The backstop is above every bound the server applies
- * (reads' `maxTimeMS`, a commit's
- * `maxCommitTimeMS` and `wtimeoutMS`), so it never cuts short an operation the server still runs.
+ * (reads' `maxTimeMS`, a commit's `maxCommitTimeMS` and `wtimeoutMS`), so it never cuts short an
+ * operation the server still runs.
  */
 export function mongoClientOptions(queryTimeoutMs: number): MongoClientOptions {
   return {
