@@ -6,6 +6,7 @@
  * command timeout these calls never resolve and the test fails on jest's own timeout.
  */
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { REDIS_COMMAND_TIMEOUT_MS, RedisCache } from '../../src/infra/redis/redis-cache';
 import { ResilientCache } from '../../src/infra/redis/resilient-cache';
 import { createLogger } from '../../src/observability/logger';
@@ -24,16 +25,13 @@ describeExternal('Redis that stops answering (a black-holing proxy in front of R
   async function cacheBehindProxy() {
     const url = new URL(redis.kind === 'url' ? redis.url : 'redis://127.0.0.1:6379');
     const proxy = await blackholeProxy({ host: url.hostname, port: Number(url.port || 6379) });
-    const cache = new ResilientCache(
-      RedisCache.connect(proxy.url, `prs-test-${randomUUID()}:`),
-      createLogger('silent'),
-      20,
-    );
+    const prefix = `prs-test-${randomUUID()}:`;
+    const cache = new ResilientCache(RedisCache.connect(proxy.url, prefix), createLogger('silent'), 20);
     cleanups.push(async () => {
       await cache.close();
       await proxy.close();
     });
-    return { proxy, cache };
+    return { proxy, cache, prefix, direct: url.toString() };
   }
 
   it('given a connection that stops carrying bytes, when a request reads and counts, then it is answered from the process and readiness says degraded', async () => {
@@ -51,6 +49,23 @@ describeExternal('Redis that stops answering (a black-holing proxy in front of R
     expect(decision).toMatchObject({ allowed: true, remaining: 4 });
     expect(health).toBe('degraded');
     expect(cache.degraded).toBe(true);
+  });
+
+  it('given a count sent into the black hole and given up, when the link returns, then Redis never counts it', async () => {
+    // given: one count through the proxy, then a second one sent into the black hole, answered from the process
+    const { proxy, cache, prefix, direct } = await cacheBehindProxy();
+    expect(await cache.increment('n', 60)).toBe(1);
+    proxy.blackhole();
+    expect(await cache.increment('n', 60)).toBe(1);
+    // when: the connection the count was sent on is closed by the client (as a reset discards what
+    // the kernel still held to send), then the link carries again and the cache is back on Redis
+    while (proxy.closedByClient() === 0) await new Promise((resolve) => setImmediate(resolve));
+    proxy.restore();
+    while ((await cache.health()) !== 'ok') await new Promise((resolve) => setImmediate(resolve));
+    // then: the count given up never reached Redis, and was not sent again on the new connection
+    const reader = new Redis(direct);
+    cleanups.push(async () => void reader.disconnect());
+    expect(await reader.get(`${prefix}c:n`)).toBe('1');
   });
 
   it('given a black hole that clears, then readiness is ok again and the shared store answers', async () => {

@@ -9,6 +9,7 @@ import net from 'node:net';
  */
 export async function blackholeProxy(target: { host: string; port: number }) {
   let holed = false;
+  let closedByClient = 0;
   const held: (() => void)[] = [];
   const sockets = new Set<net.Socket>();
   const forward = (to: net.Socket) => (chunk: Buffer) => {
@@ -24,7 +25,10 @@ export async function blackholeProxy(target: { host: string; port: number }) {
     }
     client.on('data', forward(upstream));
     upstream.on('data', forward(client));
-    client.on('close', () => upstream.destroy());
+    client.on('close', () => {
+      closedByClient += 1;
+      upstream.destroy();
+    });
     upstream.on('close', () => client.destroy());
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -33,6 +37,10 @@ export async function blackholeProxy(target: { host: string; port: number }) {
     url: `redis://127.0.0.1:${port}`,
     blackhole(): void {
       holed = true;
+    },
+    /** How many connections their client has closed (what it sent and the hole held is then dropped). */
+    closedByClient(): number {
+      return closedByClient;
     },
     restore(): void {
       holed = false;

@@ -1,3 +1,4 @@
+import net from 'node:net';
 import { Redis } from 'ioredis';
 import { assertValidNow, assertValidPolicy } from '../../domain/rate-limit';
 import type { Cache, RateLimitDecision, RateLimitPolicy, RateLimiter } from '../../ports/cache';
@@ -111,7 +112,7 @@ const REDIS_QUEUE_TIMEOUT_MS = 10 * REDIS_COMMAND_TIMEOUT_MS;
  * Redis's would switch it to per-process rate limits: a burst split between two processes once
  * admitted 1,042 requests under a limit of 1,000.
  */
-function withinDeadline<T>(command: Promise<T>): Promise<T> {
+function withinDeadline<T>(command: Promise<T>, givenUp: () => void): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let settled = false;
     const timer = setTimeout(
@@ -119,6 +120,7 @@ function withinDeadline<T>(command: Promise<T>): Promise<T> {
         setImmediate(() => {
           if (settled) return;
           settled = true;
+          givenUp();
           reject(new Error(`redis: no answer within ${REDIS_COMMAND_TIMEOUT_MS} ms`));
         }),
       REDIS_COMMAND_TIMEOUT_MS,
@@ -166,6 +168,9 @@ export class RedisCache implements Cache, RateLimiter {
       // long (withinDeadline), and TCP keepalive probes the idle connection so the kernel notices it is gone.
       commandTimeout: REDIS_QUEUE_TIMEOUT_MS,
       keepAlive: REDIS_KEEPALIVE_MS,
+      // A command given up was answered from the process: sent again on a new connection it
+      // would count a second time (a rate limit's increment) or write what is no longer meant.
+      autoResendUnfulfilledCommands: false,
     });
     // Without a listener ioredis prints every connection error itself; the failing command's
     // rejection already reports it to the caller.
@@ -176,22 +181,22 @@ export class RedisCache implements Cache, RateLimiter {
   }
 
   async get(key: string): Promise<string | null> {
-    return withinDeadline(this.redis.get(this.cacheKey(key)));
+    return this.within(this.redis.get(this.cacheKey(key)));
   }
 
   async set(key: string, value: string, ttlSeconds: number): Promise<void> {
     assertValidTtl(ttlSeconds);
-    await withinDeadline(this.redis.set(this.cacheKey(key), value, 'PX', Math.max(1, Math.ceil(ttlSeconds * 1000))));
+    await this.within(this.redis.set(this.cacheKey(key), value, 'PX', Math.max(1, Math.ceil(ttlSeconds * 1000))));
   }
 
   async del(key: string): Promise<void> {
-    await withinDeadline(this.redis.del(this.cacheKey(key)));
+    await this.within(this.redis.del(this.cacheKey(key)));
   }
 
   async increment(key: string, ttlSeconds: number): Promise<number> {
     assertValidTtl(ttlSeconds);
     const name = this.cacheKey(key);
-    const results = await withinDeadline(
+    const results = await this.within(
       this.redis
         .multi()
         .incr(name)
@@ -205,7 +210,7 @@ export class RedisCache implements Cache, RateLimiter {
 
   async counts(keys: readonly string[]): Promise<number[]> {
     if (keys.length === 0) return [];
-    const values = await withinDeadline(this.redis.mget(keys.map((key) => this.cacheKey(key))));
+    const values = await this.within(this.redis.mget(keys.map((key) => this.cacheKey(key))));
     return values.map((value) => (value === null ? 0 : Number(value) || 0));
   }
 
@@ -213,7 +218,7 @@ export class RedisCache implements Cache, RateLimiter {
     // Lua would not reject a bad policy; fail the same way as the embedded adapter.
     assertValidPolicy(policy);
     assertValidNow(nowMs);
-    const [allowed, limit, remaining, resetSeconds, retryAfter] = await withinDeadline(
+    const [allowed, limit, remaining, resetSeconds, retryAfter] = await this.within(
       this.redis.prsRateLimitConsume(
         `${this.keyPrefix}rl:${key}`,
         nowMs,
@@ -231,11 +236,11 @@ export class RedisCache implements Cache, RateLimiter {
   async release(key: string, policy: RateLimitPolicy, nowMs: number): Promise<void> {
     assertValidPolicy(policy);
     assertValidNow(nowMs);
-    await withinDeadline(this.redis.prsRateLimitRelease(`${this.keyPrefix}rl:${key}`, nowMs, policy.windowSeconds));
+    await this.within(this.redis.prsRateLimitRelease(`${this.keyPrefix}rl:${key}`, nowMs, policy.windowSeconds));
   }
 
   async ping(): Promise<void> {
-    await withinDeadline(this.redis.ping());
+    await this.within(this.redis.ping());
   }
 
   async close(): Promise<void> {
@@ -246,6 +251,20 @@ export class RedisCache implements Cache, RateLimiter {
       // quit() would wait for a connection that may never come.
       this.redis.disconnect();
     }
+  }
+
+  /**
+   * `command` within its deadline. Past it the connection is reset, and ioredis makes a new one:
+   * a reset discards what the kernel still held to send, so a command given up (and answered from
+   * the process) never reaches Redis later, when the link comes back.
+   */
+  private within<T>(command: Promise<T>): Promise<T> {
+    return withinDeadline(command, () => {
+      const socket = (this.redis as { stream?: unknown }).stream;
+      if (this.redis.status !== 'ready') return;
+      if (socket instanceof net.Socket) socket.resetAndDestroy();
+      else this.redis.disconnect(true);
+    });
   }
 
   private cacheKey(key: string): string {
