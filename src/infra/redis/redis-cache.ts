@@ -1,4 +1,5 @@
 import net from 'node:net';
+import tls from 'node:tls';
 import { Redis } from 'ioredis';
 import { assertValidNow, assertValidPolicy } from '../../domain/rate-limit';
 import type { Cache, RateLimitDecision, RateLimitPolicy, RateLimiter } from '../../ports/cache';
@@ -260,10 +261,15 @@ export class RedisCache implements Cache, RateLimiter {
    */
   private within<T>(command: Promise<T>): Promise<T> {
     return withinDeadline(command, () => {
-      const socket = (this.redis as { stream?: unknown }).stream;
       if (this.redis.status !== 'ready') return;
-      if (socket instanceof net.Socket) socket.resetAndDestroy();
-      else this.redis.disconnect(true);
+      const socket = (this.redis as { stream?: unknown }).stream;
+      try {
+        // A TLS connection's socket is no plain TCP one, and refuses a reset: it is closed instead.
+        if (socket instanceof net.Socket && !(socket instanceof tls.TLSSocket)) return void socket.resetAndDestroy();
+      } catch {
+        // closed below
+      }
+      this.redis.disconnect(true);
     });
   }
 
