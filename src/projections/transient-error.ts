@@ -22,11 +22,14 @@ const transientMongoCodes = new Set([
   64,
   89, // NetworkTimeout
   91, // ShutdownInProgress
+  133, // FailedToSatisfyReadPreference: no member answers for the read preference (an election under way)
+  134, // ReadConcernMajorityNotAvailableYet: a member just started or elected has no majority snapshot yet
   189, // PrimarySteppedDown
   262, // ExceededTimeLimit: the same, as a mongos or a shard reports it
   9001, // SocketException
   10107, // NotWritablePrimary
   11600, // InterruptedAtShutdown
+  11601, // Interrupted: an operator's killOp, or a session killed; the same operation may pass when sent again
   11602, // InterruptedDueToReplStateChange
   13435, // NotPrimaryNoSecondaryOk
   13436, // NotPrimaryOrSecondary
