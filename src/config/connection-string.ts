@@ -109,27 +109,50 @@ function validHost(host: string, allowsPort: boolean): boolean {
   return value >= 1 && value <= 65535;
 }
 
+/** A connection string cut at the places the shape above names; the hosts as one comma-separated text. */
+export type ConnectionStringParts = {
+  readonly scheme: string;
+  /** `user[:password]`, or null where there is no `@`. */
+  readonly userInfo: string | null;
+  readonly hosts: string;
+  /** `/path`, or empty. */
+  readonly path: string;
+  /** Everything after the hosts: the path, the query and the fragment. */
+  readonly tail: string;
+};
+
+/** The parts of `value`; the scheme empty where it has none. */
+export function connectionStringParts(value: string): ConnectionStringParts {
+  const schemeEnd = value.indexOf('://');
+  const rest = schemeEnd < 0 ? value : value.slice(schemeEnd + 3);
+  const authorityEnd = rest.search(/[/?#]/);
+  const authority = authorityEnd < 0 ? rest : rest.slice(0, authorityEnd);
+  const tail = authorityEnd < 0 ? '' : rest.slice(authorityEnd);
+  const at = authority.lastIndexOf('@');
+  const queryStart = tail.search(/[?#]/);
+  return {
+    scheme: schemeEnd < 0 ? '' : value.slice(0, schemeEnd),
+    userInfo: at < 0 ? null : authority.slice(0, at),
+    hosts: authority.slice(at + 1),
+    path: queryStart < 0 ? tail : tail.slice(0, queryStart),
+    tail,
+  };
+}
+
 /** Undefined when `value` is a connection string the rule accepts, else why not. */
 export function connectionStringProblem(value: string, rule: ConnectionStringRule): string | undefined {
   if (/\s/.test(value)) return 'must not contain whitespace';
-  const schemeEnd = value.indexOf('://');
-  const scheme = schemeEnd < 0 ? '' : value.slice(0, schemeEnd);
+  const { scheme, userInfo: user, hosts: hostList, tail } = connectionStringParts(value);
   const expected = rule.schemes.map((s) => `${s}://`).join(' or ');
   if (!rule.schemes.includes(scheme)) return `must start with ${expected}`;
-  const rest = value.slice(schemeEnd + 3);
-  const authorityEnd = rest.search(/[/?#]/);
-  const authority = authorityEnd < 0 ? rest : rest.slice(0, authorityEnd);
-  const at = authority.lastIndexOf('@');
-  if (at >= 0 && !userInfo.test(authority.slice(0, at))) return 'has an invalid user or password (percent-encode it)';
-  const hostList = authority.slice(at + 1);
+  if (user !== null && !userInfo.test(user)) return 'has an invalid user or password (percent-encode it)';
   if (hostList === '') return 'names no host';
   const hosts = hostList.split(',');
   const maxHosts = rule.maxHosts?.(scheme) ?? Number.POSITIVE_INFINITY;
   if (hosts.length > maxHosts) return `takes ${maxHosts} host under ${scheme}://`;
   const allowsPort = rule.allowsPort?.(scheme) ?? true;
   const bad = hosts.find((host) => !validHost(host, allowsPort));
-  if (bad === undefined)
-    return rule.tailProblem?.(authorityEnd < 0 ? '' : rest.slice(authorityEnd).replace(/\/+$/, ''));
+  if (bad === undefined) return rule.tailProblem?.(tail.replace(/\/+$/, ''));
   // A password holding an unencoded / ? or # ends the authority early, and its first part reads
   // as the host: a value with a user part never has its host repeated, lest a password be logged.
   if (value.includes('@'))

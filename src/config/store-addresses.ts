@@ -1,5 +1,6 @@
 import path from 'node:path';
 import type { Config } from './config';
+import { connectionStringParts } from './connection-string';
 
 /**
  * Where a configuration keeps its stores, as a person reads it: no user, no password, no query
@@ -9,14 +10,8 @@ import type { Config } from './config';
 
 /** `scheme://host[:port][,host…][/path]` of a connection string the configuration accepted. */
 export function addressOf(connectionString: string): string {
-  const schemeEnd = connectionString.indexOf('://');
-  const rest = connectionString.slice(schemeEnd + 3);
-  const end = rest.search(/[?#]/);
-  const location = end < 0 ? rest : rest.slice(0, end);
-  const slash = location.indexOf('/');
-  const authority = slash < 0 ? location : location.slice(0, slash);
-  const hosts = authority.slice(authority.lastIndexOf('@') + 1);
-  return `${connectionString.slice(0, schemeEnd)}://${hosts}${slash < 0 ? '' : location.slice(slash)}`;
+  const { scheme, hosts, path: where } = connectionStringParts(connectionString);
+  return `${scheme}://${hosts}${where}`;
 }
 
 /** Where the event log is. */
