@@ -48,6 +48,7 @@ import {
   type StreamingReadLike,
 } from './streaming-read';
 import { exactTypes, scanFiltered } from './filtered-scan';
+import { withinMs } from '../deadline';
 
 /*
  * Positions: the port's global position is the ESDB commit position. Every event appended through
@@ -268,12 +269,7 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
    * land on the server: an append's events carry ids of their own, so its retry writes nothing twice.
    */
   private within<T>(call: Promise<T>): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new ReadDeadlineExceededError(this.callDeadlineMs)), this.callDeadlineMs);
-    });
-    call.catch(() => undefined);
-    return Promise.race([call, expired]).finally(() => clearTimeout(timer));
+    return withinMs(call, this.callDeadlineMs, () => new ReadDeadlineExceededError(this.callDeadlineMs));
   }
 
   static connect(connectionString: string, options: { readonly callDeadlineMs?: number } = {}): EsdbEventStore {

@@ -5,6 +5,8 @@
  * it is left. Kept free of the client so that it can be tested with a fake readable.
  */
 
+import { withinMs } from '../deadline';
+
 /** The part of the client's `StreamingRead` used here: an async iterable readable with `cancel`. */
 export type StreamingReadLike<T> = AsyncIterable<T> & {
   readonly readableEnded?: boolean;
@@ -77,16 +79,8 @@ export async function withDeadline<T, R>(
   deadlineMs: number,
   work: (read: StreamingReadLike<T>) => Promise<R>,
 ): Promise<R> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => {
-      void cancelRead(read);
-      reject(new ReadDeadlineExceededError(deadlineMs));
-    }, deadlineMs);
+  return withinMs(work(read), deadlineMs, () => {
+    void cancelRead(read);
+    return new ReadDeadlineExceededError(deadlineMs);
   });
-  try {
-    return await Promise.race([work(read), expired]);
-  } finally {
-    clearTimeout(timer);
-  }
 }

@@ -37,3 +37,7 @@ export function statementBounds(timeoutMs: number): {
     connectionTimeoutMillis: Math.max(timeoutMs, 2000),
   };
 }
+
+/** A readiness probe's error when the server did not answer in its time: transient (a 503). */
+export const notAnsweredInTime = (): Error =>
+  Object.assign(new Error('PostgreSQL did not answer in time'), { code: 'ETIMEDOUT' });

@@ -27,10 +27,11 @@ import { migrate, SCHEMA_NAME } from './migrations';
 import { commitBatch } from './postgres-group-commit';
 import type { AppendOutcome, StoredAppend } from '../stored-append';
 import { idempotencyRecordOf, type IdempotencyRow } from '../idempotency-row';
-import { CLIENT_BOUND_MARGIN_MS, isGivenUp } from './client-bound';
+import { CLIENT_BOUND_MARGIN_MS, isGivenUp, notAnsweredInTime } from './client-bound';
 import { isTransientStoreError } from '../../projections/transient-error';
 import { SharedLogReads } from './shared-log-reads';
 import { PreparingClient } from './preparing-client';
+import { withinMs } from '../deadline';
 
 /*
  * Global order. The port's `position` must grow in the order readers see events, and a reader
@@ -576,15 +577,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
   }
 
   async ping(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error('PostgreSQL did not answer in time')), PING_DEADLINE_MS);
-    });
-    try {
-      await Promise.race([this.pool.query(this.bounded({ text: 'select 1' })), deadline]);
-    } finally {
-      clearTimeout(timer);
-    }
+    await withinMs(this.pool.query(this.bounded({ text: 'select 1' })), PING_DEADLINE_MS, notAnsweredInTime);
   }
 
   async close(): Promise<void> {

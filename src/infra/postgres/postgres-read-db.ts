@@ -14,7 +14,8 @@ import { ReadSnapshotMemo } from '../../projections/read-snapshot-memo';
 import { EVERY_SCOPE } from '../../projections/scope-versions';
 import { CHANGE_FEED_DDL, PostgresChangeFeed } from './postgres-change-feed';
 import { SCHEMA_NAME } from './migrations';
-import { CLIENT_BOUND_MARGIN_MS, isGivenUp, statementBounds } from './client-bound';
+import { CLIENT_BOUND_MARGIN_MS, isGivenUp, notAnsweredInTime, statementBounds } from './client-bound';
+import { withinMs } from '../deadline';
 import { KeyedTurns } from '../keyed-turns';
 import { parkedEventOfRow, type ParkedEventRow } from '../parked-event-row';
 import { TouchedScopes } from '../../projections/scope-changes';
@@ -591,15 +592,7 @@ export class PostgresReadDb {
 
   /** Readiness: bounded whatever the connection does. */
   async ping(): Promise<void> {
-    await Promise.race([
-      this.query('select 1'),
-      new Promise((_, reject) =>
-        setTimeout(
-          () => reject(Object.assign(new Error('PostgreSQL did not answer in time'), { code: 'ETIMEDOUT' })),
-          PING_DEADLINE_MS,
-        ).unref(),
-      ),
-    ]);
+    await withinMs(this.query('select 1'), PING_DEADLINE_MS, notAnsweredInTime);
   }
 
   /**
