@@ -27,7 +27,7 @@ import { migrate, SCHEMA_NAME } from './migrations';
 import { commitBatch } from './postgres-group-commit';
 import type { AppendOutcome, StoredAppend } from '../stored-append';
 import { idempotencyRecordOf, type IdempotencyRow } from '../idempotency-row';
-import { CLIENT_BOUND_MARGIN_MS, isGivenUp, notAnsweredInTime } from './client-bound';
+import { isGivenUp, notAnsweredInTime, statementBounds } from './client-bound';
 import { isTransientStoreError } from '../../projections/transient-error';
 import { SharedLogReads } from './shared-log-reads';
 import { PreparingClient } from './preparing-client';
@@ -185,16 +185,18 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
   static open(connectionString: string, options: PostgresEventStoreOptions = {}): PostgresEventStore {
     const schema = options.schema ?? 'public';
     if (!SCHEMA_NAME.test(schema)) throw new Error(`not a schema name this store takes: ${JSON.stringify(schema)}`);
-    const bound = options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS;
+    // The server's own bounds: a statement abandoned by its client (given up, below) does not run
+    // on, holding a connection and the log's lock while the client's retries open more. The
+    // client's bound is put on each statement instead of the pool: a cursor (verifyIntegrity)
+    // must not be given up mid-scan.
+    const { query_timeout: clientBoundMs, ...serverBounds } = statementBounds(
+      options.statementTimeoutMs ?? DEFAULT_STATEMENT_TIMEOUT_MS,
+    );
     const config: pg.ClientConfig = {
       connectionString,
       // Unqualified names resolve in the log's schema, on every connection of the store.
       options: `-c search_path=${schema}`,
-      // The server's own bounds: a statement abandoned by its client (given up, below) does not
-      // run on, holding a connection and the log's lock while the client's retries open more.
-      statement_timeout: bound,
-      idle_in_transaction_session_timeout: Math.max(bound, 5000),
-      connectionTimeoutMillis: 10_000,
+      ...serverBounds,
       // The LISTEN connection stays idle for long: keep-alives find a cut one (the poll covers meanwhile).
       keepAlive: true,
     };
@@ -204,7 +206,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
       options.poolSize ?? 10,
       options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
       BigInt(options.scanWindow ?? DEFAULT_SCAN_WINDOW),
-      bound + CLIENT_BOUND_MARGIN_MS,
+      clientBoundMs,
     );
   }
 
