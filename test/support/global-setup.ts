@@ -6,6 +6,7 @@
  *  - PostgreSQL: POSTGRES_URL, or the local default (user postgres, database test). Likewise
  *    required under CI=true. Each suite works in schemas of its own, so runs never share state.
  *  - MongoDB / EventStoreDB: MONGODB_URL / EVENTSTORE_URL, or a Docker engine for testcontainers.
+ * It also makes the directory where service processes are listed while they run (TEST_SERVICE_PIDS).
  */
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -44,6 +45,8 @@ function dockerAnswers(): boolean {
 }
 
 export default async function globalSetup(): Promise<void> {
+  // Where the run's service processes are listed while they run (service-process.ts), for the teardown.
+  process.env.TEST_SERVICE_PIDS = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-services-'));
   const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
   if (await reachable(redisUrl, 6379)) {
     process.env.TEST_REDIS_URL = redisUrl;

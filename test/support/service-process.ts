@@ -4,6 +4,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { execFile, spawn } from 'node:child_process';
+import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { promisify } from 'node:util';
@@ -24,6 +25,19 @@ function freePort(): Promise<number> {
 }
 
 export type Running = { child: ChildProcess; url: string };
+
+/**
+ * Each service started is listed in the run's directory of services (global-setup.ts) until it
+ * exits: the run's teardown stops any still running, a test that failed, timed out or had its
+ * worker replaced before its own stop, and names the test file that started it.
+ */
+function listUntilExit(child: ChildProcess): void {
+  const dir = process.env.TEST_SERVICE_PIDS;
+  if (!dir || child.pid === undefined) return;
+  const file = path.join(dir, String(child.pid));
+  fs.writeFileSync(file, expect.getState().testPath ?? 'unknown test file');
+  child.once('exit', () => fs.rmSync(file, { force: true }));
+}
 
 /**
  * `netns`: the network namespace to run in (`ip netns exec` replaces itself with node, so the
@@ -52,6 +66,7 @@ export async function startService(
     },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  listUntilExit(child);
   let stderr = '';
   child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const url = `http://${options.host ?? '127.0.0.1'}:${port}`;
@@ -63,7 +78,10 @@ export async function startService(
     } catch {
       // not listening yet
     }
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`service did not start: ${stderr}`);
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`service did not start: ${stderr}`);
+    }
     await new Promise((r) => setTimeout(r, 100));
   }
 }
