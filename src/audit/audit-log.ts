@@ -1,4 +1,5 @@
 import type { Actor, EventMetadata } from '../domain/event';
+import type { Caller } from '../domain/auth/caller';
 import { DomainError, validationError } from '../domain/errors';
 
 /**
@@ -8,10 +9,17 @@ import { DomainError, validationError } from '../domain/errors';
 
 export const AUDITOR_ROLE = 'auditor';
 
-/** Only users whose directory entry carries the platform role `auditor`, whatever the credential. */
-export function assertAuditor(caller: { readonly platformRoles: readonly string[] }): void {
+/**
+ * Only users whose directory entry carries the platform role `auditor`, with their own session or
+ * their API key. Not someone acting as an auditor: the audit trail opens every recorded client
+ * address, which an impersonation grant (made to act for a user, not to read everyone's) must not.
+ */
+export function assertAuditor(caller: Pick<Caller, 'platformRoles' | 'actor'>): void {
   if (!caller.platformRoles.includes(AUDITOR_ROLE)) {
     throw new DomainError('forbidden', 'the audit API is for users with the platform role auditor');
+  }
+  if (caller.actor.impersonatorId !== undefined) {
+    throw new DomainError('forbidden', "the audit API needs the auditor's own credential, not an impersonation");
   }
 }
 
@@ -52,10 +60,18 @@ export function encodeCursor(position: bigint): string {
   return Buffer.from(`v1:${position.toString()}`, 'utf8').toString('base64url');
 }
 
+/**
+ * The largest log position a cursor names: SQLite's and PostgreSQL's positions are signed 64-bit
+ * integers (a larger one is refused by the database, not answered); EventStoreDB's commit position,
+ * a count of bytes, would pass it only in a log of 8 EiB.
+ */
+const MAX_POSITION = 2n ** 63n - 1n;
+
 export function decodeCursor(cursor: string, field = 'after'): bigint {
-  const match = /^v1:([0-9]{1,30})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
-  if (!match?.[1]) throw validationError(field, 'not a cursor this service issued');
-  return BigInt(match[1]);
+  const match = /^v1:([0-9]{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  const position = match?.[1] === undefined ? undefined : BigInt(match[1]);
+  if (position === undefined || position > MAX_POSITION) throw validationError(field, 'not a cursor this service issued');
+  return position;
 }
 
 /** Every read of the audit API, by whom and of what, lands in the reader's own stream. */

@@ -20,7 +20,7 @@ const event = {
 
 describe('audit log rules', () => {
   it('given a cursor it issued, then it decodes to the same position; anything else is a validation error on the field', () => {
-    expect(decodeCursor(encodeCursor(12345678901234567890n))).toBe(12345678901234567890n);
+    expect(decodeCursor(encodeCursor(1234567890123456789n))).toBe(1234567890123456789n);
     expect(() => decodeCursor('MTIz')).toThrow(DomainError);
     const error = (() => {
       try {
@@ -63,13 +63,22 @@ describe('audit log rules', () => {
     );
   });
 
-  it('given a user without the auditor role, then forbidden', () => {
-    expect(() => assertAuditor({ platformRoles: [] })).toThrow(expect.objectContaining({ kind: 'forbidden' }));
-    expect(() => assertAuditor({ platformRoles: ['auditor'] })).not.toThrow();
+  it('given a user without the auditor role, or an impersonation of an auditor, then forbidden; an auditor with a session or a key may read', () => {
+    const session = { userId: 11, credential: 'session' as const };
+    const key = { userId: 11, credential: 'apiKey' as const, apiKeyId: 4 };
+    const impersonation = { ...session, impersonatorId: 8 };
+    expect(() => assertAuditor({ platformRoles: [], actor: session })).toThrow(
+      expect.objectContaining({ kind: 'forbidden' }),
+    );
+    expect(() => assertAuditor({ platformRoles: ['auditor'], actor: impersonation })).toThrow(
+      expect.objectContaining({ kind: 'forbidden', message: expect.stringContaining('impersonation') }),
+    );
+    expect(() => assertAuditor({ platformRoles: ['auditor'], actor: session })).not.toThrow();
+    expect(() => assertAuditor({ platformRoles: ['auditor'], actor: key })).not.toThrow();
   });
 
   it.each([
-    ['a longer position', `v1:${'9'.repeat(31)}`],
+    ['a longer position', `v1:${'9'.repeat(20)}`],
     ['no position', 'v1:'],
     ['another version', 'v2:12'],
     ['text before', 'xv1:12'],
@@ -81,10 +90,13 @@ describe('audit log rules', () => {
     );
   });
 
-  it('given the largest position a cursor holds (30 digits) and the smallest, then they decode', () => {
-    const largest = BigInt('9'.repeat(30));
+  it('given the largest position a store keeps (2^63 - 1) and the smallest, then they decode; one past it is refused', () => {
+    const largest = 2n ** 63n - 1n;
     expect(decodeCursor(encodeCursor(largest))).toBe(largest);
     expect(decodeCursor(encodeCursor(0n))).toBe(0n);
+    expect(() => decodeCursor(encodeCursor(largest + 1n), 'cursor')).toThrow(
+      expect.objectContaining({ kind: 'validation', errors: [expect.objectContaining({ field: 'cursor' })] }),
+    );
   });
 
   it('given an event whose time does not parse, then a time filter drops it and others keep it', () => {

@@ -90,6 +90,23 @@ describe('audit API', () => {
       }
     });
 
+    it('given an impersonation session of an auditor, then every audit route answers 403, naming the impersonation', async () => {
+      const token = await server.token(demo.users.auditor, { impersonatorId: demo.users.admin1 });
+      const api = createResourcesClient({ baseUrl: server.url, token });
+      const answers = await Promise.all([
+        api.GET('/api/audit/events', {}),
+        api.GET('/api/audit/resources/{id}/history', { params: { path: { id: resourceId } } }),
+        api.GET('/api/audit/integrity', {}),
+      ]);
+      for (const answer of answers) {
+        expect(answer.response.status).toBe(403);
+        expect(answer.error).toMatchObject({
+          type: '/problems/forbidden',
+          detail: expect.stringContaining('impersonation'),
+        });
+      }
+    });
+
     it('given no credential, then 401', async () => {
       const res = await createResourcesClient({ baseUrl: server.url }).GET('/api/audit/events', {});
       expect(res.response.status).toBe(401);
@@ -165,6 +182,18 @@ describe('audit API', () => {
       expect(byCursor.slice(0, -1).every((p) => p.hasMore && p.nextCursor === p.next)).toBe(true);
       expect(byCursor.at(-1)).toMatchObject({ hasMore: false, nextCursor: null });
       expect(byCursor.at(-1)!.next).not.toBeNull();
+    });
+
+    it('given a cursor past the largest position a store keeps, then 400 naming cursor, with or without a stream', async () => {
+      const past = Buffer.from(`v1:${2n ** 63n}`, 'utf8').toString('base64url');
+      for (const query of [{ cursor: past }, { cursor: past, stream: `resource-${resourceId}` }]) {
+        const res = await server.get(`/api/audit/events?${new URLSearchParams(query)}`, {
+          token: await server.sessionToken(demo.users.auditor),
+        });
+
+        expect(res.status).toBe(400);
+        expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['cursor']);
+      }
     });
 
     it('given both cursor and after, then 400 naming cursor', async () => {
