@@ -10,7 +10,7 @@ export function meteredEventStore(inner: EventStore, metrics: Metrics): EventSto
       metrics.eventsAppended.inc({ stream_type: streamId.split('-')[0] ?? streamId }, events.length);
       return result;
     },
-    readStream: (streamId) => inner.readStream(streamId),
+    readStream: (streamId, range) => inner.readStream(streamId, range),
     readLastEvent: (streamId) => inner.readLastEvent(streamId),
     readAll: (from, maxCount, types) => inner.readAll(from, maxCount, types),
     ...(inner.scanAll && { scanAll: inner.scanAll.bind(inner) }),

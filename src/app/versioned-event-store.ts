@@ -24,7 +24,7 @@ export function versionedEventStore<S extends EventStore & IdempotencyKeys>(
     identity: () => inner.identity(),
     appendToStream: (streamId, events, expected, options) =>
       inner.appendToStream(streamId, events.map(stamped), expected, options),
-    readStream: async (streamId) => (await inner.readStream(streamId)).map(currentOf),
+    readStream: async (streamId, range) => (await inner.readStream(streamId, range)).map(currentOf),
     readLastEvent: async (streamId) => {
       const event = await inner.readLastEvent(streamId);
       return event && currentOf(event);

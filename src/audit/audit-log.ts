@@ -70,7 +70,8 @@ const MAX_POSITION = 2n ** 63n - 1n;
 export function decodeCursor(cursor: string, field = 'after'): bigint {
   const match = /^v1:([0-9]{1,19})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   const position = match?.[1] === undefined ? undefined : BigInt(match[1]);
-  if (position === undefined || position > MAX_POSITION) throw validationError(field, 'not a cursor this service issued');
+  if (position === undefined || position > MAX_POSITION)
+    throw validationError(field, 'not a cursor this service issued');
   return position;
 }
 

@@ -5,13 +5,14 @@ import { matchesFilter } from './audit-log';
 import type { HistoryStep } from './resource-history';
 import { resourceHistory } from './resource-history';
 import { DIRECTORY_STREAM } from '../directory/directory-events';
-import { foldDirectory } from '../directory/directory-state';
+import { directoryFold, type DirectoryState } from '../directory/directory-state';
 import { RESOURCE_EVENT_TYPES, resourceStreamId } from '../resources/resource-events';
 import { evolve, initialState } from '../resources/resource-evolve';
 import { foldResource } from '../resources/resource-evolve';
 import type { ResourceState } from '../resources/resource';
 import { isResourceEvent } from '../resources/resource-events';
 import type { EventStore, RecordedEvent } from '../ports/event-store';
+import { revisionAfter, streamPages } from './stream-pages';
 
 /**
  * The audit API's reads, straight from the event store (the log is the audit trail; no read
@@ -44,25 +45,14 @@ export async function readAuditPage(
   limit: number,
   scanMax = AUDIT_SCAN_MAX,
 ): Promise<AuditPage> {
-  if (filter.stream !== undefined) {
-    // One stream is read whole (streams are per resource, per user, ...), then paged by position.
-    const rest = (await store.readStream(filter.stream)).filter((e) => after === undefined || e.position > after);
-    const items: RecordedEvent[] = [];
-    let lastSeen = after;
-    let i = 0;
-    for (; i < rest.length && items.length < limit; i++) {
-      const e = rest[i] as RecordedEvent;
-      lastSeen = e.position;
-      if (matchesFilter(e, filter)) items.push(e);
-    }
-    return { items, lastSeen, hasMore: rest.slice(i).some((e) => matchesFilter(e, filter)) };
-  }
+  const read = await batchesAfter(store, filter.stream, after);
+  if (!read) return { items: [], lastSeen: after, hasMore: false };
   const items: RecordedEvent[] = [];
   let lastSeen = after;
   let scanned = 0;
   for (;;) {
     const want = Math.min(BATCH, scanMax - scanned);
-    const batch = await store.readAll(lastSeen, want);
+    const batch = await read(want);
     for (const [i, e] of batch.entries()) {
       lastSeen = e.position;
       scanned++;
@@ -78,6 +68,33 @@ export async function readAuditPage(
   }
 }
 
+/**
+ * The next `want` events after `after`, batch after batch: of the log, or of one stream (read by
+ * revision from where `after` falls in it). Undefined when the stream has nothing after it.
+ */
+async function batchesAfter(
+  store: EventStore,
+  stream: string | undefined,
+  after: bigint | undefined,
+): Promise<((want: number) => Promise<RecordedEvent[]>) | undefined> {
+  if (stream === undefined) {
+    let from = after;
+    return async (want) => {
+      const batch = await store.readAll(from, want);
+      from = batch.at(-1)?.position ?? from;
+      return batch;
+    };
+  }
+  let revision = after === undefined ? 0n : await revisionAfter(store, stream, after);
+  if (revision === undefined) return undefined;
+  return async (want) => {
+    const batch = await store.readStream(stream, { fromRevision: revision!, maxCount: want });
+    const last = batch.at(-1);
+    if (last) revision = last.revision + 1n;
+    return batch;
+  };
+}
+
 /** Every step of one resource's stream; null when the resource never existed. */
 export async function readResourceHistory(store: EventStore, resourceId: number): Promise<HistoryStep[] | null> {
   const events = await store.readStream(resourceStreamId(resourceId));
@@ -91,13 +108,29 @@ const upTo = (at: number) => (e: RecordedEvent) => Date.parse(e.metadata.at) <= 
  * that moment (by the time recorded in every event's metadata). Null when it never existed.
  */
 export async function reviewAccessAt(store: EventStore, resourceId: number, at: Date): Promise<AccessReview | null> {
-  const [resourceEvents, directoryEvents] = await Promise.all([
-    store.readStream(resourceStreamId(resourceId)),
-    store.readStream(DIRECTORY_STREAM),
-  ]);
+  const resourceEvents = await store.readStream(resourceStreamId(resourceId));
   if (resourceEvents.length === 0) return null;
   const until = upTo(at.getTime());
-  return reviewAccess(foldResource(resourceEvents.filter(until)), foldDirectory(directoryEvents.filter(until)));
+  const { then } = await directoryNowAndAt(store, at);
+  return reviewAccess(foldResource(resourceEvents.filter(until)), then);
+}
+
+/**
+ * The directory as it stands and as it stood at `at`, folded from its stream a page at a time in
+ * one pass: the stream grows with every change of the directory, and is never held whole.
+ */
+export async function directoryNowAndAt(
+  store: EventStore,
+  at: Date,
+): Promise<{ readonly now: DirectoryState; readonly then: DirectoryState }> {
+  const until = upTo(at.getTime());
+  const now = directoryFold();
+  const then = directoryFold();
+  for await (const page of streamPages(store, DIRECTORY_STREAM)) {
+    now.add(page);
+    then.add(page.filter(until));
+  }
+  return { now: now.state(), then: then.state() };
 }
 
 const RESOURCE_TYPES: ReadonlySet<string> = new Set(RESOURCE_EVENT_TYPES);
@@ -109,8 +142,8 @@ const RESOURCE_TYPES: ReadonlySet<string> = new Set(RESOURCE_EVENT_TYPES);
  */
 export async function reviewPersonAccessAt(store: EventStore, userId: number, at: Date): Promise<PersonAccess | null> {
   const until = upTo(at.getTime());
-  const directoryEvents = await store.readStream(DIRECTORY_STREAM);
-  if (!foldDirectory(directoryEvents).users.has(userId)) return null;
+  const directory = await directoryNowAndAt(store, at);
+  if (!directory.now.users.has(userId)) return null;
   const states = new Map<string, ResourceState>();
   let after: bigint | undefined;
   for (;;) {
@@ -122,5 +155,5 @@ export async function reviewPersonAccessAt(store: EventStore, userId: number, at
     }
     if (batch.length < BATCH) break;
   }
-  return reviewPersonAccess(userId, states.values(), foldDirectory(directoryEvents.filter(until)));
+  return reviewPersonAccess(userId, states.values(), directory.then);
 }

@@ -35,7 +35,7 @@ export function openingPersonalData<S extends EventStore>(inner: S, openKeys: ()
   const scanAll = inner.scanAll?.bind(inner);
   return {
     ...inner,
-    readStream: async (streamId) => opened(await inner.readStream(streamId)),
+    readStream: async (streamId, range) => opened(await inner.readStream(streamId, range)),
     readLastEvent: async (streamId) => {
       const event = await inner.readLastEvent(streamId);
       return event && (await opened([event]))[0];

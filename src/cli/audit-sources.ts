@@ -2,10 +2,14 @@ import { EVENT_CATALOG } from '../app/event-catalog';
 import { accessJson, auditEventJson, historyStepJson, personAccessJson } from '../audit/audit-json';
 import type { AuditFilter } from '../audit/audit-log';
 import { decodeCursor, encodeCursor } from '../audit/audit-log';
-import { readAuditPage, readResourceHistory, reviewAccessAt, reviewPersonAccessAt } from '../audit/audit-queries';
+import {
+  directoryNowAndAt,
+  readAuditPage,
+  readResourceHistory,
+  reviewAccessAt,
+  reviewPersonAccessAt,
+} from '../audit/audit-queries';
 import { recordAuditRead } from '../audit/record-audit-read';
-import { DIRECTORY_STREAM } from '../directory/directory-events';
-import { foldDirectory } from '../directory/directory-state';
 import { systemActor } from '../domain/event';
 import type { EventStore } from '../ports/event-store';
 import { askService, isRedirect, problemDetail, refusalDetail, serviceBase } from './service-api';
@@ -83,7 +87,7 @@ export function storeSource(store: EventStore): AuditSource {
     history: async (id) => {
       const steps = await readResourceHistory(store, id);
       if (!steps) return null;
-      const directory = foldDirectory(await store.readStream(DIRECTORY_STREAM));
+      const directory = (await directoryNowAndAt(store, new Date())).now;
       const names = new Map([...directory.users.values()].map((u) => [u.userId, u.name] as const));
       return steps.map((step) => historyStepJson(step, names));
     },

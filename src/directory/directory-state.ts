@@ -48,12 +48,24 @@ const inner = <K, V>(outer: Map<number, Map<K, V>>, userId: number): Map<K, V> =
   return map;
 };
 
+type Folded = Iterable<{ readonly type: string; readonly data: unknown }>;
+
 /**
  * Folds directory events, oldest first, into a fresh state. Events of other types are skipped.
  * The state is built by mutation for speed (the stream can be long) but never escapes before the
  * fold ends, so the function is pure: same events, same state.
  */
-export function foldDirectory(events: Iterable<{ readonly type: string; readonly data: unknown }>): DirectoryState {
+export function foldDirectory(events: Folded): DirectoryState {
+  const fold = directoryFold();
+  fold.add(events);
+  return fold.state();
+}
+
+/**
+ * `foldDirectory` a page at a time, for a stream read in pages: only the state is held, never the
+ * events already folded. `state()` ends the fold.
+ */
+export function directoryFold(): { add(events: Folded): void; state(): DirectoryState } {
   const s: Mutable = {
     users: new Map(),
     communities: new Map(),
@@ -64,10 +76,19 @@ export function foldDirectory(events: Iterable<{ readonly type: string; readonly
     projectRolesByUser: new Map(),
     circlesByUser: new Map(),
   };
-  for (const event of events) {
-    if (DIRECTORY_EVENT_TYPES.has(event.type)) apply(s, event as DirectoryEvent);
-  }
-  return s;
+  let ended = false;
+  return {
+    add(events) {
+      if (ended) throw new Error('the directory fold has ended');
+      for (const event of events) {
+        if (DIRECTORY_EVENT_TYPES.has(event.type)) apply(s, event as DirectoryEvent);
+      }
+    },
+    state() {
+      ended = true;
+      return s;
+    },
+  };
 }
 
 // Upserts replace the whole record and removals delete it, as the directory projection does.

@@ -134,6 +134,9 @@ export type ScannedEvents = { readonly events: RecordedEvent[]; readonly scanned
  * Positions passed to readAll/subscribeToAll are exclusive: `from` is the last position
  * already seen, or undefined to start at the beginning.
  */
+/** A page of a stream: from this revision on (inclusive), at most this many events. */
+export type StreamRange = { readonly fromRevision: bigint; readonly maxCount: number };
+
 export interface EventStore {
   /**
    * Which log this is: an id written once into the log itself when it was first used
@@ -149,8 +152,12 @@ export interface EventStore {
     expected: ExpectedRevision,
     options?: AppendOptions,
   ): Promise<AppendResult>;
-  /** Every event of one stream, oldest first; [] when the stream does not exist. */
-  readStream(streamId: string): Promise<RecordedEvent[]>;
+  /**
+   * Every event of one stream, oldest first; [] when the stream does not exist. With `range`, only
+   * those from revision `fromRevision` on, at most `maxCount`: a long stream (the directory's) read
+   * a page at a time.
+   */
+  readStream(streamId: string, range?: StreamRange): Promise<RecordedEvent[]>;
   /** The last event of a stream, or undefined when the stream does not exist. */
   readLastEvent(streamId: string): Promise<RecordedEvent | undefined>;
   /**

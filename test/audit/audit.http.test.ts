@@ -186,7 +186,8 @@ describe('audit API', () => {
 
     it('given a cursor past the largest position a store keeps, then 400 naming cursor, with or without a stream', async () => {
       const past = Buffer.from(`v1:${2n ** 63n}`, 'utf8').toString('base64url');
-      for (const query of [{ cursor: past }, { cursor: past, stream: `resource-${resourceId}` }]) {
+      const queries: Record<string, string>[] = [{ cursor: past }, { cursor: past, stream: `resource-${resourceId}` }];
+      for (const query of queries) {
         const res = await server.get(`/api/audit/events?${new URLSearchParams(query)}`, {
           token: await server.sessionToken(demo.users.auditor),
         });

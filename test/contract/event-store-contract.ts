@@ -430,6 +430,22 @@ export function describeEventStoreContract(name: string, factory: () => Promise<
         expect(events.map((e) => e.type)).toEqual(['Opened', 'Credited', 'Debited']);
       });
 
+      it('reads a page of a stream: from a revision on, at most so many; past its end, nothing', async () => {
+        // given
+        const stream = subject.stream('account');
+        const other = subject.stream('other');
+        await store.appendToStream(stream, [event('Opened'), event('Credited')], 'no_stream');
+        await store.appendToStream(other, [event('Unrelated')], 'no_stream');
+        await store.appendToStream(stream, [event('Debited'), event('Credited'), event('Closed')], 1n);
+        const whole = await store.readStream(stream);
+        // when / then
+        expect(await store.readStream(stream, { fromRevision: 1n, maxCount: 3 })).toEqual(whole.slice(1, 4));
+        expect(await store.readStream(stream, { fromRevision: 3n, maxCount: 10 })).toEqual(whole.slice(3));
+        expect(await store.readStream(stream, { fromRevision: 0n, maxCount: 1 })).toEqual(whole.slice(0, 1));
+        expect(await store.readStream(stream, { fromRevision: 5n, maxCount: 10 })).toEqual([]);
+        expect(await store.readStream(subject.stream('missing'), { fromRevision: 0n, maxCount: 10 })).toEqual([]);
+      });
+
       it('reads the last event of a stream', async () => {
         // given
         const stream = subject.stream('account');

@@ -436,7 +436,12 @@ export class FakeEventStoreDb {
     const visible = (stored ?? []).filter(
       (record) => maxAge === undefined || record.created >= this.now() - maxAge * 1000,
     );
-    const ordered = options.direction === BACKWARDS ? [...visible].reverse() : visible;
+    if (options.direction === BACKWARDS && options.fromRevision !== undefined && options.fromRevision !== END)
+      throw new Error('the stand-in reads a stream backwards from END only');
+    // Forwards from a revision: the first event stored at it or after it (an expired one is skipped).
+    const from = typeof options.fromRevision === 'bigint' ? options.fromRevision : 0n;
+    const ordered =
+      options.direction === BACKWARDS ? [...visible].reverse() : visible.filter((record) => record.revision >= from);
     let next = 0;
     return new LogRead(
       () => ordered[next++],

@@ -37,6 +37,7 @@ import {
   type ExpectedRevision,
   type NewEvent,
   type RecordedEvent,
+  type StreamRange,
   type ScannedEvents,
   type Subscription,
 } from '../../ports/event-store';
@@ -480,10 +481,12 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     await this.appendIdempotency(claim, [{ type, data: {} }], fold.revision);
   }
 
-  async readStream(streamId: string): Promise<RecordedEvent[]> {
+  async readStream(streamId: string, range?: StreamRange): Promise<RecordedEvent[]> {
     const events: RecordedEvent[] = [];
+    if (range && range.maxCount <= 0) return events;
+    const options = range ? { fromRevision: range.fromRevision, maxCount: range.maxCount } : {};
     try {
-      await this.consume(this.client.readStream(streamId), (resolved) => {
+      await this.consume(this.client.readStream(streamId, options), (resolved) => {
         const event = fromResolved(resolved);
         if (event) events.push(event);
         return true;

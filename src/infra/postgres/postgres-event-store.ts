@@ -9,6 +9,7 @@ import {
   type ExpectedRevision,
   type NewEvent,
   type RecordedEvent,
+  type StreamRange,
   type ScannedEvents,
   type Subscription,
 } from '../../ports/event-store';
@@ -348,8 +349,13 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     });
   }
 
-  async readStream(streamId: string): Promise<RecordedEvent[]> {
-    const rows = await this.rows(`select ${COLUMNS} from events where stream_id = $1 order by revision`, [streamId]);
+  async readStream(streamId: string, range?: StreamRange): Promise<RecordedEvent[]> {
+    const rows = range
+      ? await this.rows(
+          `select ${COLUMNS} from events where stream_id = $1 and revision >= $2 order by revision limit $3`,
+          [streamId, range.fromRevision.toString(), range.maxCount],
+        )
+      : await this.rows(`select ${COLUMNS} from events where stream_id = $1 order by revision`, [streamId]);
     return rows.map(toRecorded);
   }
 

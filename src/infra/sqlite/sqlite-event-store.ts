@@ -9,6 +9,7 @@ import type {
   ExpectedRevision,
   NewEvent,
   RecordedEvent,
+  StreamRange,
   Subscription,
 } from '../../ports/event-store';
 import { storableEvents } from '../../ports/event-store';
@@ -150,6 +151,9 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
         `select ${COLUMNS} from events where stream_id = ? order by revision desc limit 1`,
       ),
       stream: db.prepare<[string], Row>(`select ${COLUMNS} from events where stream_id = ? order by revision`),
+      streamRange: db.prepare<[string, bigint, number], Row>(
+        `select ${COLUMNS} from events where stream_id = ? and revision >= ? order by revision limit ?`,
+      ),
       head: db.prepare<[], { position: bigint | null }>('select max(position) as position from events'),
       all: db
         .prepare<[bigint, number], RawRow>(
@@ -327,8 +331,11 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
       .immediate();
   }
 
-  async readStream(streamId: string): Promise<RecordedEvent[]> {
-    return this.statements.stream.all(streamId).map(toRecorded);
+  async readStream(streamId: string, range?: StreamRange): Promise<RecordedEvent[]> {
+    const rows = range
+      ? this.statements.streamRange.all(streamId, range.fromRevision, range.maxCount)
+      : this.statements.stream.all(streamId);
+    return rows.map(toRecorded);
   }
 
   async readLastEvent(streamId: string): Promise<RecordedEvent | undefined> {
