@@ -41,7 +41,7 @@ commands:
                          mint a bearer token for a user (not in production)
   import-directory <file.json>
                          append a directory batch {"events": [...]} (all or nothing)
-  seed                   import the demo directory (demo/directory.json)
+  seed                   import the demo directory (demo/directory.json; not in production)
   audit events|history|access|verify [options]
                          the audit trail: events with filters, one resource's history,
                          who could see a resource at a time, the log's hash chain checked
@@ -72,7 +72,7 @@ const COMMAND_HELP: Record<string, string> = {
   'import-directory':
     'usage: npm run cli -- import-directory <file.json>\n  append a directory batch ' +
     '{"events": [...]} (all or nothing)\n',
-  seed: 'usage: npm run cli -- seed\n  import the demo directory (demo/directory.json)\n',
+  seed: 'usage: npm run cli -- seed\n  import the demo directory (demo/directory.json; not in production)\n',
   audit: AUDIT_USAGE,
   digest:
     'usage: npm run cli -- digest\n  project the whole log afresh (in memory, or in a scratch schema on PostgreSQL)\n' +
@@ -112,6 +112,12 @@ async function main(argv: string[]): Promise<number> {
     case 'import-directory':
       return importDirectory(rest[0], config);
     case 'seed':
+      // The demo's users 1 to 11 carry roles (an auditor, community admins): loaded into a real
+      // directory whose ids overlap, they would grant them to real accounts.
+      if (config.NODE_ENV === 'production') {
+        process.stderr.write('seed is not available in production: it loads the demo directory\n');
+        return 2;
+      }
       return importDirectory(demoDirectoryFile(), config);
     case 'audit':
       // An export like the API's answers: personal fields opened, or erased with their key.

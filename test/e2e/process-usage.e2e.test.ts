@@ -113,6 +113,20 @@ describe('the processes at the command line', () => {
     expect(result.stderr).toContain('POSTGRES_SCHEMA');
   });
 
+  it('given production, then seed refuses to load the demo directory (exit 2) and writes nothing', async () => {
+    const production = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-usage-production-'));
+    const secret = () => randomBytes(32).toString('base64url');
+
+    const result = await cli(
+      { DATA_DIR: production, NODE_ENV: 'production', AUTH_JWT_SECRET: secret(), DIRECTORY_SYNC_TOKEN: secret() },
+      'seed',
+    );
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('seed is not available in production');
+    expect(fs.readdirSync(production)).toEqual([]);
+  });
+
   it('given an unknown option, then the CLI exits 2', async () => {
     const result = await cli(env, 'dev-token', '--usr', '1');
 
