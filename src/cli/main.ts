@@ -440,7 +440,12 @@ async function sweepUploads(config: Config): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (error: unknown) => {
-    process.stderr.write(`${error instanceof Error ? error.message : String(error)}\n`);
+    // fetch's own message is "fetch failed": why (a refused connection, a name not found) is its cause.
+    const cause =
+      error instanceof Error && error.message === 'fetch failed' && error.cause instanceof Error
+        ? `: ${error.cause.message}`
+        : '';
+    process.stderr.write(`${error instanceof Error ? error.message + cause : String(error)}\n`);
     // A malformed command line (util.parseArgs: unknown option, missing value) is a usage error,
     // and an invalid configuration one too, as the server exits on it: nothing was run.
     const code = (error as { code?: unknown } | null)?.code;

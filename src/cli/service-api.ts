@@ -3,10 +3,23 @@
  * service's address is checked, and how a refusal's problem document is read.
  */
 
-/** Why an `--api` value is refused (a usage error): not an http(s) URL. */
-export const SERVICE_URL_USAGE = '--api must be the service URL, http(s)://host[:port]';
+/** Why an `--api` value is refused (a usage error): not an http(s) URL, or one carrying a password. */
+export const SERVICE_URL_USAGE =
+  '--api must be the service URL, http(s)://host[:port], with no user or password (the credential goes in its variable)';
 
-export const isServiceUrl = (url: string): boolean => /^https?:\/\/[^\s]+$/.test(url);
+/**
+ * An http(s) URL with no user part: fetch refuses one with credentials, and its refusal repeats
+ * the URL, password included, which the CLI would print.
+ */
+export function isServiceUrl(url: string): boolean {
+  if (!/^https?:\/\/[^\s]+$/.test(url)) return false;
+  try {
+    const parsed = new URL(url);
+    return parsed.username === '' && parsed.password === '';
+  } catch {
+    return false;
+  }
+}
 
 /** The address with no trailing slash, for paths to be appended. */
 export const serviceBase = (url: string): string => url.replace(/\/+$/, '');

@@ -4,6 +4,7 @@
  * so its metrics count it. A refused credential, a missing one and a bad address each say so.
  */
 import { randomBytes } from 'node:crypto';
+import net from 'node:net';
 import { demoDirectory } from '../support/demo-directory';
 import { redirectingServer } from '../support/redirecting-server';
 import { cli } from '../support/service-process';
@@ -111,5 +112,27 @@ describe('resources-cli rebuild --api', () => {
     await expect(
       cli(asOperator(server.services.secrets.directoryToken), 'rebuild', '--api', 'localhost:3000'),
     ).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('--api') });
+  });
+
+  it('given an address with a user and password, then it is a usage error that never repeats the password', async () => {
+    const withPassword = server.url.replace('://', '://admin:hunter2-secret@');
+
+    const refused = cli(asOperator(server.services.secrets.directoryToken), 'rebuild', '--api', withPassword);
+
+    await expect(refused).rejects.toMatchObject({ code: 2, stderr: expect.stringContaining('no user or password') });
+    const { stdout, stderr } = (await refused.catch((error: unknown) => error)) as { stdout: string; stderr: string };
+    expect(`${stdout}${stderr}`).not.toContain('hunter2-secret');
+  });
+
+  it('given a service that does not answer, then the refusal says why the connection failed', async () => {
+    const probe = net.createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as net.AddressInfo;
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const closed = `http://127.0.0.1:${port}`;
+
+    await expect(
+      cli(asOperator(server.services.secrets.directoryToken), 'rebuild', '--api', closed),
+    ).rejects.toMatchObject({ code: 1, stderr: expect.stringContaining('ECONNREFUSED') });
   });
 });
