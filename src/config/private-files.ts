@@ -19,9 +19,18 @@ export function makePrivateDir(dir: string): void {
   }
 }
 
-/** Creates `file` empty and 0600 when missing (before SQLite creates it with the umask's mode), else makes it 0600. */
+/**
+ * Creates `file` empty and 0600 when missing (before SQLite creates it with the umask's mode), else
+ * makes it 0600. A file that exists is never opened: closing any descriptor of a file drops every
+ * POSIX lock this process holds on it, SQLite's among them (SQLite's documented way to corrupt a
+ * database), and this process may already have a connection to it.
+ */
 export function makePrivateFile(file: string): void {
-  fs.closeSync(fs.openSync(file, 'a', PRIVATE_FILE_MODE));
+  try {
+    fs.closeSync(fs.openSync(file, 'wx', PRIVATE_FILE_MODE));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
   fs.chmodSync(file, PRIVATE_FILE_MODE);
 }
 

@@ -4,6 +4,10 @@
  * after which it reads as erased in the API and in the CLI's export, while the hash chain still
  * verifies, a rebuild gives the same read models, and the erasure is itself in the audit log.
  */
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
+import Database from 'better-sqlite3';
+import { embeddedOnly } from '../support/backend';
 import { csvObjects, parseCsv } from '../support/csv-records';
 import { demo, demoDirectory } from '../support/demo-directory';
 import { cli } from '../support/service-process';
@@ -11,6 +15,21 @@ import { rebuildAndWait } from '../support/rebuild-job';
 import { startTestServer, type TestServer } from '../support/test-server';
 
 type AuditItem = { streamId: string; type: string; data: Record<string, unknown>; metadata: Record<string, unknown> };
+
+/** The files under `dir` whose bytes contain `bytes`, read by a child process. */
+function filesHolding(dir: string, bytes: Buffer): string[] {
+  const script = `
+    const fs = require('node:fs');
+    const path = require('node:path');
+    const [dir, hex] = process.argv.slice(1);
+    const wanted = Buffer.from(hex, 'hex');
+    const found = fs.readdirSync(dir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => path.join(entry.parentPath, entry.name))
+      .filter((name) => fs.readFileSync(name).includes(wanted));
+    process.stdout.write(JSON.stringify(found));`;
+  return JSON.parse(execFileSync(process.execPath, ['-e', script, dir, bytes.toString('hex')], { encoding: 'utf8' }));
+}
 
 describe('personal data erased by destroying its key', () => {
   jest.setTimeout(90_000);
@@ -124,6 +143,30 @@ describe('personal data erased by destroying its key', () => {
     expect(job.outcome).toBe('succeeded');
     expect(after.digest).toBe(before);
   });
+
+  embeddedOnly("it reads the embedded store's files")(
+    "given a person's key destroyed while another process holds the keys open, then the key's bytes are in no file of DATA_DIR",
+    async () => {
+      // given the key as stored (the save above made it), and another process's connection to the file open
+      const file = path.join(server.dataDir, 'personal-data-keys.sqlite');
+      const other = new Database(file, { readonly: true });
+      try {
+        const { key } = other.prepare('select key from personal_data_keys where user_id = ?').get(demo.users.team) as {
+          key: Buffer;
+        };
+        // Read from another process: closing a file this process holds a SQLite lock on would drop the
+        // lock (POSIX record locks belong to the process), and the service's connections with it.
+        const holding = () => filesHolding(server.dataDir, key);
+        expect(holding()).not.toEqual([]);
+        // when
+        await cli({ DATA_DIR: server.dataDir, LOG_LEVEL: 'silent' }, 'erase-person', String(demo.users.team));
+        // then
+        expect(holding()).toEqual([]);
+      } finally {
+        other.close();
+      }
+    },
+  );
 
   it('given an erasure of someone who never had a key, then it is recorded all the same, and nobody else is erased', async () => {
     // when

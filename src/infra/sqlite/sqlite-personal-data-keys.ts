@@ -5,11 +5,15 @@ import { makePrivateDir, makePrivateFile, makeSqliteFilesPrivate } from '../../c
 import type { PersonalDataKeys } from '../../ports/personal-data-keys';
 import { sqliteBusyTimeoutMs, switchToWal } from './wal-mode';
 
+const WAL_ATTEMPTS = 100;
+const WAL_RETRY_MS = 20;
+
 /**
  * Personal-data keys of the embedded store: a file of their own beside the log
  * (`personal-data-keys.sqlite`, private like every file of DATA_DIR), so that a destroyed key is
  * gone from the one place it was, while the log and its backups keep only sealed values.
- * `secure_delete` overwrites a deleted key's bytes in the file instead of leaving them in a free page.
+ * `secure_delete` overwrites a deleted key's bytes in the file instead of leaving them in a free page,
+ * and a destruction empties the write-ahead log, whose frames still hold the key as it was written.
  */
 export class SqlitePersonalDataKeys implements PersonalDataKeys {
   private constructor(private readonly db: Database.Database) {
@@ -53,7 +57,26 @@ export class SqlitePersonalDataKeys implements PersonalDataKeys {
   }
 
   async destroy(userId: number): Promise<boolean> {
-    return this.db.prepare('delete from personal_data_keys where user_id = ?').run(userId).changes > 0;
+    const destroyed = this.db.prepare('delete from personal_data_keys where user_id = ?').run(userId).changes > 0;
+    await this.emptyWal();
+    return destroyed;
+  }
+
+  /**
+   * Copies the write-ahead log into the file and truncates it to nothing: until then its frames
+   * keep the pages the key was written in, and a copy of DATA_DIR would carry them. Another
+   * process in the middle of a read holds the log back; its reads are one statement long, so this
+   * waits for them a while, then fails (the key is gone from the table: erasing again finishes).
+   */
+  private async emptyWal(): Promise<void> {
+    for (let attempt = 0; attempt < WAL_ATTEMPTS; attempt++) {
+      const [result] = this.db.pragma('wal_checkpoint(TRUNCATE)') as { busy: number }[];
+      if (!result || result.busy === 0) return;
+      await new Promise((resolve) => setTimeout(resolve, WAL_RETRY_MS));
+    }
+    throw new Error(
+      "the personal-data keys' write-ahead log could not be emptied: another process keeps reading it; erase again",
+    );
   }
 
   async close(): Promise<void> {
