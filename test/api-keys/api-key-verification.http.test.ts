@@ -266,6 +266,40 @@ describe('API key verification behind a trusted proxy (TRUST_PROXY=loopback)', (
     for (const event of events)
       expect(event.metadata).toMatchObject({ actor: { apiKeyId: key.id }, clientAddress: '198.51.100.20' });
   });
+
+  it.each([
+    ['a value that looks sealed', 'sealed:v1:6:AAAA'],
+    ['a name', 'client.example'],
+  ])(
+    'given a forwarded address that is no IP address (%s), then the TCP peer is recorded instead, sealed',
+    async (_what, forwarded) => {
+      const key = await newKey(server);
+      const before = await server.services.eventStore.headPosition();
+
+      const saved = await send(server, {
+        method: 'POST',
+        path: '/api/Resource/SaveProjectResource',
+        apiKey: key.key,
+        headers: { 'x-forwarded-for': forwarded },
+        body: {
+          id: 0,
+          name: 'Forwarded text',
+          resourceUrl: 'https://example.org/f.pdf',
+          privacyLevel: 1,
+          communityProjectId: demo.communityProjects.solarIn1,
+        },
+      });
+
+      expect(saved.status).toBe(200);
+      const stored = (await server.services.eventStore.readAll(before, 100)).filter(
+        (e) => e.type === 'ResourceCreated',
+      );
+      expect(stored).toHaveLength(1);
+      expect(stored[0]!.metadata.clientAddress).not.toBe(forwarded);
+      const [opened] = await openPersonalData(stored, server.services.personalDataKeys);
+      expect(opened!.metadata.clientAddress).toMatch(/^(127\.0\.0\.1|::1|::ffff:127\.0\.0\.1)$/);
+    },
+  );
 });
 
 describe('API key verification past the bound on concurrent argon2 runs', () => {
