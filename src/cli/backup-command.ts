@@ -96,6 +96,9 @@ async function backup(config: Config, dest: string, out: Out): Promise<number> {
   const source = path.join(config.DATA_DIR, LOG);
   if (!fs.existsSync(source)) throw new RefusedError(`no event log at ${source}`);
   if (!isEmptyDir(dest)) throw new RefusedError(`${dest} is not empty: a backup never overwrites`);
+  // A backup inside DATA_DIR would copy itself (its uploads folder holds it) until the path is too long.
+  if (isWithin(dest, config.DATA_DIR))
+    throw new RefusedError(`${dest} is inside DATA_DIR ${config.DATA_DIR}: a backup goes elsewhere`);
   const uploadsDir = path.join(config.DATA_DIR, FILES);
   const uploads = fs.existsSync(uploadsDir);
   if (uploads) assertPlainTree(uploadsDir, FILES, 'DATA_DIR');
@@ -158,6 +161,8 @@ async function restore(config: Config, src: string, out: Out): Promise<number> {
   if (!isEmptyDir(config.DATA_DIR, FRESH_DATA_DIR)) {
     throw new RefusedError(`DATA_DIR ${config.DATA_DIR} is not empty: restore writes only into an empty one`);
   }
+  if (isWithin(config.DATA_DIR, src))
+    throw new RefusedError(`DATA_DIR ${config.DATA_DIR} is inside the backup ${src}: restore into a place of its own`);
   const { manifest, checks: results } = await checks(src);
   const failed = results.filter((c) => !c.ok);
   if (failed.length > 0) {
@@ -168,10 +173,14 @@ async function restore(config: Config, src: string, out: Out): Promise<number> {
   fs.chmodSync(config.DATA_DIR, PRIVATE_DIR_MODE);
   const target = path.join(config.DATA_DIR, LOG);
   const written = [`${target}.restoring`, path.join(config.DATA_DIR, KEPT), path.join(config.DATA_DIR, FILES)];
+  let keptCopied = false;
   try {
     // Copied beside, then renamed: a service started meanwhile finds no log or the whole one.
     copyLog(path.join(src, LOG), `${target}.restoring`);
-    if (fs.existsSync(path.join(src, KEPT))) copyLog(path.join(src, KEPT), path.join(config.DATA_DIR, KEPT));
+    if (fs.existsSync(path.join(src, KEPT))) {
+      copyLog(path.join(src, KEPT), path.join(config.DATA_DIR, KEPT));
+      keptCopied = true;
+    }
     if (manifest.uploads && fs.existsSync(path.join(src, FILES))) {
       copyPlainTree(path.join(src, FILES), path.join(config.DATA_DIR, FILES));
     }
@@ -180,10 +189,42 @@ async function restore(config: Config, src: string, out: Out): Promise<number> {
     for (const file of written) fs.rmSync(file, { recursive: true, force: true });
     throw error;
   }
-  fs.renameSync(`${target}.restoring`, target);
+  // Linked, never renamed over: a log that appeared meanwhile (a service started on this DATA_DIR)
+  // is left as it is, and the restore refused, rather than replaced under the process writing it.
+  try {
+    fs.linkSync(`${target}.restoring`, target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    // The copy of the kept records goes with the restore; restored uploads no log names are swept.
+    if (keptCopied) fs.rmSync(path.join(config.DATA_DIR, KEPT), { force: true });
+    throw new RefusedError(
+      `an event log appeared in DATA_DIR ${config.DATA_DIR} during the restore (a service started there?): ` +
+        'it was left as it is; stop what wrote it and restore into an empty DATA_DIR',
+    );
+  } finally {
+    fs.rmSync(`${target}.restoring`, { force: true });
+  }
   const { events, lastPosition, digest } = manifest;
   out.write(`${JSON.stringify({ restored: true, dataDir: config.DATA_DIR, events, lastPosition, digest })}\n`);
   return 0;
+}
+
+/**
+ * Whether `inner` is `outer` or lies inside it, by the paths links resolve to (`inner` need not
+ * exist yet: its nearest existing parent is resolved).
+ */
+function isWithin(inner: string, outer: string): boolean {
+  const real = (where: string): string => {
+    const missing: string[] = [];
+    let at = path.resolve(where);
+    while (!fs.existsSync(at) && path.dirname(at) !== at) {
+      missing.unshift(path.basename(at));
+      at = path.dirname(at);
+    }
+    return path.join(fs.realpathSync(at), ...missing);
+  };
+  const relative = path.relative(real(outer), real(inner));
+  return relative === '' || (!relative.startsWith('..') && !path.isAbsolute(relative));
 }
 
 /** Projects a copy of the log (itself copied first: the backup is never opened for writing). */

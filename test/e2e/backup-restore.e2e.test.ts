@@ -10,6 +10,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
 import { SqliteEventStore } from '../../src/infra/sqlite/sqlite-event-store';
 import { demo, demoDirectory } from '../support/demo-directory';
 import type { TestServer } from '../support/test-server';
@@ -23,10 +24,14 @@ const root = path.join(__dirname, '..', '..');
 const tsx = path.join(root, 'node_modules', '.bin', 'tsx');
 
 async function cli(dataDir: string, ...args: string[]) {
+  return cliWith({}, dataDir, ...args);
+}
+
+async function cliWith(env: Record<string, string>, dataDir: string, ...args: string[]) {
   try {
     const { stdout, stderr } = await run(tsx, ['src/cli/main.ts', ...args], {
       cwd: root,
-      env: { ...process.env, DATA_DIR: dataDir },
+      env: { ...process.env, ...env, DATA_DIR: dataDir },
     });
     return { code: 0, stdout, stderr };
   } catch (error) {
@@ -242,6 +247,55 @@ describe('CLI backup, verify, restore', () => {
       expect(fs.readdirSync(target)).toEqual([]);
     },
   );
+
+  it('given a destination inside DATA_DIR (its uploads folder), when a backup is asked, then it is refused and nothing is written there', async () => {
+    const files = path.join(source.dataDir, 'files');
+    fs.mkdirSync(files, { recursive: true });
+    const before = fs.readdirSync(files, { recursive: true });
+
+    const refused = await cli(source.dataDir, 'backup', path.join(files, 'bk'));
+
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('inside DATA_DIR');
+    expect(fs.readdirSync(files, { recursive: true })).toEqual(before);
+  });
+
+  it('given a DATA_DIR inside the backup, when it is restored, then it is refused and nothing is written', async () => {
+    const dest = path.join(tempDir('prs-backup-'), 'backup-nest');
+    expect((await cli(source.dataDir, 'backup', dest)).code).toBe(0);
+    const inside = path.join(dest, 'files', 'restored-here');
+
+    const refused = await cli(inside, 'restore', dest);
+
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('inside the backup');
+    expect(fs.existsSync(inside)).toBe(false);
+  });
+
+  it('given a log that appears in DATA_DIR while a restore checks the backup, then the restore is refused and that log is left as it was', async () => {
+    // given a backup, and the CLI's scratch copies in a folder of their own, watched
+    const dest = path.join(tempDir('prs-backup-'), 'backup-race');
+    expect((await cli(source.dataDir, 'backup', dest)).code).toBe(0);
+    const target = tempDir('prs-restored-');
+    const scratch = tempDir('prs-scratch-');
+    // when a service's log appears once the restore has begun checking (its digest's scratch copy exists)
+    const restoring = cliWith({ TMPDIR: scratch }, target, 'restore', dest);
+    const deadline = Date.now() + 60_000;
+    const checking = () => fs.readdirSync(scratch).some((name) => name.startsWith('prs-backup-digest-'));
+    while (!checking() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1));
+    const log = path.join(target, 'events.sqlite');
+    const other = new Database(log);
+    other.exec("create table marker (note text); insert into marker values ('the live log')");
+    other.close();
+    const refused = await restoring;
+    // then
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('appeared in DATA_DIR');
+    const kept = new Database(log, { readonly: true });
+    expect(kept.prepare('select note from marker').pluck().get()).toBe('the live log');
+    kept.close();
+    expect(fs.existsSync(`${log}.restoring`)).toBe(false);
+  });
 
   it('given no destination, when backup is run, then it is a usage error', async () => {
     expect((await cli(source.dataDir, 'backup')).code).toBe(2);
