@@ -153,9 +153,14 @@ export type ChainRow = readonly [
  * Checks a chain row by row, in log order, from the stored bytes. Events before the first hashed
  * one are unchained (a log made before hashes existed); after it, every event must carry the hash
  * its content and its predecessor's hash give. `add` answers false at the first event that does
- * not match, after which `report` names it.
+ * not match, after which `report` names it. `chainedSince`: the position from which the log has
+ * hashed every event, where it recorded it: an event there or later without a hash is missing its
+ * hash, not older than the chain (hashes wiped from the start of a log would otherwise read as a
+ * log made before hashes existed).
  */
 export class ChainCheck {
+  constructor(private readonly chainedSince?: bigint) {}
+
   private events = 0;
   private unchained = 0;
   private chainedFrom: bigint | null = null;
@@ -166,7 +171,8 @@ export class ChainCheck {
 
   add([position, streamId, revision, type, data, metadata, hash]: ChainRow): boolean {
     this.events += 1;
-    if (hash === null && this.chainedFrom === null) {
+    const required = this.chainedSince !== undefined && position >= this.chainedSince;
+    if (hash === null && this.chainedFrom === null && !required) {
       this.unchained += 1;
       return true;
     }

@@ -11,18 +11,38 @@ import { ChainCheck, hashEventInto, type ChainRow } from '../../audit/log-hash';
  * after it, every event must carry one.
  */
 
-/** Adds the `hash` column to a log made before it existed (existing events keep null: unchained). */
+/**
+ * Adds the `hash` column to a log made before it existed (existing events keep null: unchained),
+ * and records in `meta` where the chain starts (`chain_from`): the first position every later
+ * event must carry a hash from. A new log's is its first event; an old log's, its next event; a log
+ * hashed before this was recorded, its first hashed event.
+ */
 export function ensureHashColumn(db: Database.Database): void {
   const hasHash = () =>
     db
       .prepare<[], { name: string }>('pragma table_info(events)')
       .all()
       .some((c) => c.name === 'hash');
-  if (hasHash()) return;
+  const chainFrom = () => db.prepare(`select value from meta where key = 'chain_from'`).get();
+  if (hasHash() && chainFrom()) return;
   // Under the write lock: two processes opening an old log at once add the column once.
   db.transaction(() => {
     if (!hasHash()) db.exec('alter table events add column hash blob');
+    db.exec(`insert into meta (key, value)
+      select 'chain_from', coalesce(
+        (select min(position) from events where hash is not null),
+        (select max(position) + 1 from events),
+        1)
+      on conflict (key) do nothing`);
   }).immediate();
+}
+
+/** Where the chain starts, where the log recorded it (see ensureHashColumn). */
+function chainedSince(db: Database.Database): bigint | undefined {
+  const hasMeta = db.prepare(`select 1 from sqlite_master where type = 'table' and name = 'meta'`).get();
+  if (!hasMeta) return undefined;
+  const row = db.prepare<[], { value: string }>(`select value from meta where key = 'chain_from'`).get();
+  return row && /^[0-9]+$/.test(row.value) ? BigInt(row.value) : undefined;
 }
 
 /**
@@ -94,7 +114,7 @@ export function verifyChain(db: Database.Database): ChainReport {
     )
     .safeIntegers(true)
     .raw(true);
-  const check = new ChainCheck();
+  const check = new ChainCheck(chainedSince(db));
   for (const row of rows.iterate()) if (!check.add(row)) break;
   return check.report();
 }

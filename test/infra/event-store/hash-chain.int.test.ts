@@ -121,6 +121,11 @@ describe('hash chain of the SQLite event store', () => {
       head: { position: 4n },
       firstMismatch: null,
     });
+    // and a hash wiped from the first chained event is missing, not one more unchained event
+    const other = new Database(file);
+    other.exec('update events set hash = null where position = 3');
+    other.close();
+    expect((await store.verifyIntegrity()).firstMismatch).toMatchObject({ position: 3n, problem: 'missing' });
   });
 
   it.each([
@@ -132,6 +137,8 @@ describe('hash chain of the SQLite event store', () => {
       'hash',
     ],
     ['it deleted', 'delete from events where position = 3', 'hash'],
+    ['every hash of the log removed', 'update events set hash = null', 'missing'],
+    ['the hashes of its first events removed', 'update events set hash = null where position <= 3', 'missing'],
   ])(
     'given an event with %s behind the store, when verified, then the first event that does not match is named',
     async (_case, tamper, problem) => {
@@ -145,7 +152,11 @@ describe('hash chain of the SQLite event store', () => {
       // when
       const report = await store.verifyIntegrity();
       // then: a deleted event shows at the next one, whose link no longer holds
-      const named = tamper.startsWith('delete') ? { position: 4n, streamId: 's-3' } : { position: 3n, streamId: 's-2' };
+      const named = tamper.startsWith('delete')
+        ? { position: 4n, streamId: 's-3' }
+        : tamper.includes('where position = 3')
+          ? { position: 3n, streamId: 's-2' }
+          : { position: 1n, streamId: 's-0' };
       expect(report.firstMismatch).toEqual({ ...named, revision: 0n, type: 'Happened', problem });
     },
   );
