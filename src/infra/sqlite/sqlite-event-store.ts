@@ -22,7 +22,7 @@ import type {
 } from '../../ports/idempotency-keys';
 import { pollingSubscription } from '../../projections/polling-subscription';
 import type { ChainHead, ChainReport, LogIntegrity } from '../../ports/log-integrity';
-import { chainHead, ensureHashColumn, verifyChain } from './sqlite-hash-chain';
+import { chainHead, ensureHashColumn, verifyChainInTurns } from './sqlite-hash-chain';
 import { SqliteCommitThread } from './sqlite-commit-thread';
 import type { StoredAppend } from '../stored-append';
 import { idempotencyRecordOf, type IdempotencyRow } from '../idempotency-row';
@@ -382,7 +382,7 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
   }
 
   async verifyIntegrity(): Promise<ChainReport> {
-    return verifyChain(this.db);
+    return verifyChainInTurns(this.db);
   }
 
   /** The log id the schema wrote into the file's meta table once, on its first open (whichever process came first). */

@@ -1,3 +1,4 @@
+import { setImmediate } from 'node:timers/promises';
 import type Database from 'better-sqlite3';
 import type { ChainHead, ChainReport } from '../../ports/log-integrity';
 import { ChainCheck, hashEventInto, type ChainRow } from '../../audit/log-hash';
@@ -106,15 +107,43 @@ export function chainHead(db: Database.Database): ChainHead | undefined {
   return row && { position: BigInt(row.position), hash: row.hash.toString('hex') };
 }
 
-/** Recomputes the chain over every stored event, in log order, and names the first that does not match. */
-export function verifyChain(db: Database.Database): ChainReport {
-  const rows = db
-    .prepare<[], ChainRow>(
-      'select position, stream_id, revision, type, data, metadata, hash from events order by position',
+/** Events checked between two turns of the event loop by `verifyChainInTurns`. */
+const CHAIN_PAGE = 5000;
+
+/** The log's events after `after` in order, a page at a time: each page one short read. */
+function* chainPages(db: Database.Database): Generator<ChainRow[]> {
+  const page = db
+    .prepare<[bigint, number], ChainRow>(
+      'select position, stream_id, revision, type, data, metadata, hash from events ' +
+        'where position > ? order by position limit ?',
     )
     .safeIntegers(true)
     .raw(true);
+  for (let after = 0n; ;) {
+    const rows = page.all(after, CHAIN_PAGE);
+    if (rows.length > 0) yield rows;
+    if (rows.length < CHAIN_PAGE) return;
+    after = rows[rows.length - 1]![0];
+  }
+}
+
+/** Recomputes the chain over every stored event, in log order, and names the first that does not match. */
+export function verifyChain(db: Database.Database): ChainReport {
   const check = new ChainCheck(chainedSince(db));
-  for (const row of rows.iterate()) if (!check.add(row)) break;
+  for (const rows of chainPages(db)) if (!rows.every((row) => check.add(row))) break;
+  return check.report();
+}
+
+/**
+ * `verifyChain` in the service, a page at a time with a turn of the event loop between pages: the
+ * embedded store reads synchronously, and the whole log in one go would hold every other request
+ * for as long as it takes (about a second and a half for 300,000 events).
+ */
+export async function verifyChainInTurns(db: Database.Database): Promise<ChainReport> {
+  const check = new ChainCheck(chainedSince(db));
+  for (const rows of chainPages(db)) {
+    if (!rows.every((row) => check.add(row))) break;
+    await setImmediate();
+  }
   return check.report();
 }

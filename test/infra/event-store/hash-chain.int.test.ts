@@ -87,6 +87,29 @@ describe('hash chain of the SQLite event store', () => {
     },
   );
 
+  it('given a log longer than one page of the check, when verified, then it holds across pages, and an edit in a later page is named', async () => {
+    // given 12,000 events: the check reads 5,000 at a time, with a turn of the event loop between
+    const file = tempFile();
+    const store = open(file);
+    for (let i = 0; i < 24; i += 1)
+      await store.appendToStream(
+        `s-${i}`,
+        Array.from({ length: 500 }, (_, n) => happened(n)),
+        'no_stream',
+      );
+    expect(await store.verifyIntegrity()).toMatchObject({
+      events: 12_000,
+      firstMismatch: null,
+      head: { position: 12_000n },
+    });
+    // when an event of the third page is edited behind the store
+    const other = new Database(file);
+    other.exec(`update events set data = '{"n":-1}' where position = 11000`);
+    other.close();
+    // then
+    expect((await store.verifyIntegrity()).firstMismatch).toMatchObject({ position: 11_000n, problem: 'hash' });
+  });
+
   it('given two stores on one file appending in turn, when verified, then the chain runs across both', async () => {
     const file = tempFile();
     const [a, b] = [open(file), open(file)];
