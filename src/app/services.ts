@@ -85,7 +85,15 @@ const mongoKeysAdapter = () =>
 /* eslint-enable @typescript-eslint/no-require-imports */
 
 /** Production adapters where their URL is set, the embedded ones otherwise (docs/api.md "Shape"). */
-export function openEventStore(config: Config): EventStore & IdempotencyKeys {
+/**
+ * `existingOnly`: for a tool that reads a log (the CLI's audit, digest, rebuild): where DATA_DIR or
+ * POSTGRES_SCHEMA holds none, NoEventLogError instead of a new, empty log (EventStoreDB has one
+ * log per server: nothing to tell).
+ */
+export function openEventStore(
+  config: Config,
+  options: { readonly existingOnly?: boolean } = {},
+): EventStore & IdempotencyKeys {
   // Versions stamped on append, old events upcast on read: one place for every adapter.
   const file = path.join(config.DATA_DIR, 'events.sqlite');
   const log = config.POSTGRES_URL
@@ -93,10 +101,11 @@ export function openEventStore(config: Config): EventStore & IdempotencyKeys {
         schema: config.POSTGRES_SCHEMA,
         poolSize: config.POSTGRES_POOL_SIZE,
         statementTimeoutMs: config.POSTGRES_STATEMENT_TIMEOUT_MS,
+        ...options,
       })
     : config.EVENTSTORE_URL
       ? esdbAdapter().connect(config.EVENTSTORE_URL)
-      : SqliteEventStore.open(file);
+      : SqliteEventStore.open(file, options);
   return versionedEventStore(log, EVENT_CATALOG);
 }
 

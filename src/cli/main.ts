@@ -22,6 +22,7 @@ import { ReadSide } from '../app/read-side';
 import { Presets, SingleBar } from 'cli-progress';
 import { ReadModels } from '../projections/read-models';
 import { openEventStore, openFileStore, openPersonalDataKeys } from '../app/services';
+import { NoEventLogError } from '../ports/event-store';
 import { openingPersonalData } from '../audit/personal-data-sealing';
 import { ERASE_PERSON_HELP, erasePersonCommand } from './erase-person-command';
 import { openReadModels, READ_MODEL_NAMES, type ReadModelName } from '../app/read-model-list';
@@ -121,7 +122,9 @@ async function main(argv: string[]): Promise<number> {
       return importDirectory(demoDirectoryFile(), config);
     case 'audit':
       // An export like the API's answers: personal fields opened, or erased with their key.
-      return auditCommand(rest, () => openingPersonalData(openEventStore(config), () => openPersonalDataKeys(config)));
+      return auditCommand(rest, () =>
+        openingPersonalData(openEventStore(config, { existingOnly: true }), () => openPersonalDataKeys(config)),
+      );
     case 'erase-person':
       return erasePerson(rest, config);
     case 'digest':
@@ -145,7 +148,25 @@ async function main(argv: string[]): Promise<number> {
 type Config = ReturnType<typeof loadConfig>;
 
 function erasePerson(args: string[], config: Config): Promise<number> {
-  return erasePersonCommand(args, { events: () => openEventStore(config), keys: () => openPersonalDataKeys(config) });
+  return erasePersonCommand(args, {
+    events: () => openEventStore(config, { existingOnly: true }),
+    keys: () => openPersonalDataKeys(config),
+  });
+}
+
+/**
+ * The log the configuration names, known to exist before anything else is opened beside it (a
+ * scratch schema, read-model files): NoEventLogError where there is none.
+ */
+async function existingLog(config: Config) {
+  const store = openEventStore(config, { existingOnly: true });
+  try {
+    await store.headPosition();
+    return store;
+  } catch (error) {
+    await store.close().catch(() => undefined);
+    throw error;
+  }
 }
 
 function demoDirectoryFile(): string {
@@ -231,7 +252,7 @@ async function importDirectory(file: string | undefined, config: Config): Promis
 
 /** A fresh projection of the whole log, on scratch read models: compare with GET /internal/read-models/digest. */
 async function digest(config: Config): Promise<number> {
-  const store = openEventStore(config);
+  const store = await existingLog(config);
   const scratch = await openScratchReadDb(config);
   const readModels = new ReadModels(store, (await openReadModels(scratch.readDb)).projections, createLogger('error'));
   try {
@@ -348,7 +369,7 @@ async function rebuild(args: string[], config: Config): Promise<number> {
     });
   }
   const niceness = runInBackground();
-  const events = openEventStore(config);
+  const events = await existingLog(config);
   const logger = createLogger('error');
   const generations = readGenerations(config);
   const side = await ReadSide.open({
@@ -416,7 +437,7 @@ async function rebuild(args: string[], config: Config): Promise<number> {
 /** The orphan sweeper once, now (the server also runs it every hour). */
 async function sweepUploads(config: Config): Promise<number> {
   const logger = createLogger('error');
-  const eventStore = openEventStore(config);
+  const eventStore = await existingLog(config);
   // Follows the read models a running service projects (or catches them up if none runs).
   const side = await ReadSide.open({
     config,
@@ -449,7 +470,10 @@ main(process.argv.slice(2)).then(
     // A malformed command line (util.parseArgs: unknown option, missing value) is a usage error,
     // and an invalid configuration one too, as the server exits on it: nothing was run.
     const code = (error as { code?: unknown } | null)?.code;
-    const usage = error instanceof ConfigError || (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'));
+    const usage =
+      error instanceof ConfigError ||
+      error instanceof NoEventLogError ||
+      (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS'));
     process.exit(usage ? 2 : 1);
   },
 );

@@ -48,6 +48,17 @@ export type AppendResult = {
 };
 
 /** Raised when the stream's revision is not the expected one; the command layer retries. */
+/**
+ * A tool that reads a log was pointed where none is (a mistyped DATA_DIR or schema): it stops
+ * there, where opening would have made a new, empty log and answered about it.
+ */
+export class NoEventLogError extends Error {
+  constructor(readonly where: string) {
+    super(`no event log at ${where}: is it the service's? nothing was read or written`);
+    this.name = 'NoEventLogError';
+  }
+}
+
 export class WrongExpectedRevisionError extends Error {
   constructor(
     readonly streamId: string,

@@ -11,6 +11,8 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import pg from 'pg';
+import { describeExternal, externalTarget } from '../support/external';
 import { root, startServiceProcess } from '../support/service-process';
 
 const run = promisify(execFile);
@@ -127,6 +129,19 @@ describe('the processes at the command line', () => {
     expect(fs.readdirSync(production)).toEqual([]);
   });
 
+  it.each([['audit', 'verify'], ['audit', 'events'], ['digest'], ['rebuild'], ['erase-person', '3']])(
+    'given a DATA_DIR that holds no log (a mistyped one), then %s refuses naming it (exit 2) and makes no log',
+    async (...command) => {
+      const mistyped = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'prs-usage-nolog-')), 'data');
+
+      const result = await cli({ DATA_DIR: mistyped }, ...command);
+
+      expect(result.code).toBe(2);
+      expect(result.stderr).toContain(`no event log at ${path.join(mistyped, 'events.sqlite')}`);
+      expect(fs.existsSync(path.join(mistyped, 'events.sqlite'))).toBe(false);
+    },
+  );
+
   it('given an unknown option, then the CLI exits 2', async () => {
     const result = await cli(env, 'dev-token', '--usr', '1');
 
@@ -195,5 +210,29 @@ describe('the processes at the command line', () => {
     const lines = result.stderr.split('\n').filter((l) => l.startsWith('rebuilding:'));
     expect(lines.length).toBeGreaterThan(0);
     expect(lines.at(-1)).toMatch(/^rebuilding: 100%/);
+  });
+});
+
+const postgres = externalTarget('postgres');
+describeExternal('the CLI on a PostgreSQL schema that holds no log', postgres, () => {
+  const env = { DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'prs-usage-pg-')) };
+  it('given a PostgreSQL schema that holds no log, then audit verify refuses naming it (exit 2) and creates no schema', async () => {
+    const url = postgres.kind === 'url' ? postgres.url : '';
+    const schema = `usage_nolog_${randomBytes(3).toString('hex')}`;
+
+    const result = await cli({ ...env, POSTGRES_URL: url, POSTGRES_SCHEMA: schema }, 'audit', 'verify');
+
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain(`no event log at PostgreSQL schema ${schema}`);
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      const { rowCount } = await client.query('select 1 from information_schema.schemata where schema_name = $1', [
+        schema,
+      ]);
+      expect(rowCount).toBe(0);
+    } finally {
+      await client.end();
+    }
   });
 });

@@ -2,6 +2,7 @@ import pg from 'pg';
 import Cursor from 'pg-cursor';
 import type { EventMetadata } from '../../domain/event';
 import {
+  NoEventLogError,
   storableEvents,
   type AppendOptions,
   type AppendResult,
@@ -103,6 +104,8 @@ export type PostgresEventStoreOptions = {
    * server's answer never comes. Default 9 s.
    */
   readonly statementTimeoutMs?: number;
+  /** Only a schema that holds a log: where it has none, every call fails with NoEventLogError. */
+  readonly existingOnly?: boolean;
 };
 
 type EventRow = [position: string, streamId: string, revision: string, type: string, data: string, metadata: string];
@@ -160,6 +163,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     private readonly scanWindow: bigint,
     /** A statement whose answer has not come by then is given up on the client (client-bound.ts). */
     private readonly clientBoundMs: number,
+    existingOnly: boolean,
   ) {
     this.recent = new SharedLogReads(pollIntervalMs);
     this.pool = new pg.Pool({ ...clientConfig, max: poolSize, Client: PreparingClient });
@@ -177,7 +181,16 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     });
     this.writer.on('error', () => undefined);
     this.channel = `event_log_${schema}`;
-    this.ready = this.withClient(this.pool, (client) => migrate(client, schema)).then(() => undefined);
+    this.ready = this.withClient(this.pool, async (client) => {
+      if (existingOnly) {
+        const { rows } = await client.query(
+          `select 1 from information_schema.tables where table_schema = $1 and table_name = 'events'`,
+          [schema],
+        );
+        if (rows.length === 0) throw new NoEventLogError(`PostgreSQL schema ${schema}`);
+      }
+      await migrate(client, schema);
+    });
     // Every call awaits `ready` and fails with its error; unobserved, it would be an unhandled rejection.
     this.ready.catch(() => undefined);
   }
@@ -208,6 +221,7 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
       options.pollIntervalMs ?? DEFAULT_POLL_INTERVAL_MS,
       BigInt(options.scanWindow ?? DEFAULT_SCAN_WINDOW),
       clientBoundMs,
+      options.existingOnly ?? false,
     );
   }
 

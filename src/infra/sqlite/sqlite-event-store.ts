@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { makePrivateDir, makePrivateFile, makeSqliteFilesPrivate } from '../../config/private-files';
@@ -12,7 +13,7 @@ import type {
   StreamRange,
   Subscription,
 } from '../../ports/event-store';
-import { storableEvents } from '../../ports/event-store';
+import { NoEventLogError, storableEvents } from '../../ports/event-store';
 import type {
   IdempotencyClaim,
   IdempotencyKeys,
@@ -113,8 +114,11 @@ function toRecorded(row: Row): RecordedEvent {
   };
 }
 
-/** `hashChain: false` appends without hashes: only for measuring what the chain costs (bench/hash-chain.ts). */
-export type SqliteEventStoreOptions = { readonly hashChain?: boolean };
+/**
+ * `hashChain: false` appends without hashes: only for measuring what the chain costs
+ * (bench/hash-chain.ts). `existingOnly`: a file that does not exist is NoEventLogError, not a new log.
+ */
+export type SqliteEventStoreOptions = { readonly hashChain?: boolean; readonly existingOnly?: boolean };
 
 type PendingAppend = {
   readonly append: StoredAppend;
@@ -199,6 +203,7 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
   }
 
   static open(filePath: string, options?: SqliteEventStoreOptions): SqliteEventStore {
+    if (options?.existingOnly && !fs.existsSync(filePath)) throw new NoEventLogError(path.resolve(filePath));
     makePrivateDir(path.dirname(filePath));
     makePrivateFile(filePath);
     // The timeout also covers the pragmas and the schema below, which take locks of their own.
