@@ -1,6 +1,6 @@
 import { closeReadDb, type ReadDb } from '../infra/read-db';
 import { SqliteReadDb } from '../infra/sqlite/sqlite-read-db';
-import { createLogger } from '../observability/logger';
+import { cliLogger } from './cli-logger';
 import type { EventStore } from '../ports/event-store';
 import { ReadModels } from '../projections/read-models';
 import { openReadModels } from '../app/read-model-list';
@@ -17,7 +17,7 @@ export type LogDigest = {
  */
 export async function projectedDigest(store: EventStore): Promise<LogDigest> {
   const readDb: ReadDb = { kind: 'sqlite', sqlite: SqliteReadDb.open(':memory:') };
-  const readModels = new ReadModels(store, (await openReadModels(readDb)).projections, createLogger('error'));
+  const readModels = new ReadModels(store, (await openReadModels(readDb)).projections, cliLogger());
   try {
     await readModels.start();
     return { checkpoint: readModels.checkpoint?.toString() ?? null, ...(await readModels.digest()) };

@@ -14,7 +14,7 @@ import { DIRECTORY_STREAM, directoryBatchSchema } from '../directory/directory-e
 import { systemActor } from '../domain/event';
 import { mintSessionToken } from '../infra/auth/session-verifier';
 import { NoDevSecretsError, serverSigningSecret } from '../config/dev-secrets';
-import { createLogger } from '../observability/logger';
+import { cliLogger } from './cli-logger';
 import { packageFile } from '../config/package-file';
 import { openScratchReadDb } from '../infra/read-db';
 import { readGenerations } from '../infra/read-generations';
@@ -254,7 +254,7 @@ async function importDirectory(file: string | undefined, config: Config): Promis
 async function digest(config: Config): Promise<number> {
   const store = await existingLog(config);
   const scratch = await openScratchReadDb(config);
-  const readModels = new ReadModels(store, (await openReadModels(scratch.readDb)).projections, createLogger('error'));
+  const readModels = new ReadModels(store, (await openReadModels(scratch.readDb)).projections, cliLogger());
   try {
     await readModels.start();
     const result = await readModels.digest();
@@ -370,7 +370,7 @@ async function rebuild(args: string[], config: Config): Promise<number> {
   }
   const niceness = runInBackground();
   const events = await existingLog(config);
-  const logger = createLogger('error');
+  const logger = cliLogger();
   const generations = readGenerations(config);
   const side = await ReadSide.open({
     config,
@@ -436,7 +436,7 @@ async function rebuild(args: string[], config: Config): Promise<number> {
 
 /** The orphan sweeper once, now (the server also runs it every hour). */
 async function sweepUploads(config: Config): Promise<number> {
-  const logger = createLogger('error');
+  const logger = cliLogger();
   const eventStore = await existingLog(config);
   // Follows the read models a running service projects (or catches them up if none runs).
   const side = await ReadSide.open({

@@ -142,6 +142,17 @@ describe('the processes at the command line', () => {
     },
   );
 
+  it("given a line the CLI's log writes, then it goes to stderr: stdout keeps the command's answer alone", async () => {
+    const { stdout, stderr } = await run(
+      tsx,
+      ['-e', "require('./src/cli/cli-logger').cliLogger().error('the log line'); console.log('{\"answer\":1}')"],
+      { cwd: root },
+    );
+
+    expect(stdout).toBe('{"answer":1}\n');
+    expect(stderr).toContain('the log line');
+  });
+
   it('given an unknown option, then the CLI exits 2', async () => {
     const result = await cli(env, 'dev-token', '--usr', '1');
 
