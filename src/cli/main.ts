@@ -15,6 +15,7 @@ import { systemActor } from '../domain/event';
 import { mintSessionToken } from '../infra/auth/session-verifier';
 import { NoDevSecretsError, serverSigningSecret } from '../config/dev-secrets';
 import { cliLogger } from './cli-logger';
+import { IMPERSONATION_MAX_LIFETIME_S, SESSION_MAX_LIFETIME_S } from '../domain/auth/session-token';
 import { packageFile } from '../config/package-file';
 import { openScratchReadDb } from '../infra/read-db';
 import { readGenerations } from '../infra/read-generations';
@@ -187,6 +188,18 @@ async function devToken(args: string[], config: Config): Promise<number> {
   const userId = Number(values.user);
   if (!Number.isInteger(userId) || userId <= 0) {
     process.stderr.write('--user <positive integer id> is required\n');
+    return 2;
+  }
+  // The limits the service applies to a token it verifies: a token it would refuse is not minted.
+  if (values.impersonator !== undefined && !/^[1-9][0-9]*$/.test(values.impersonator)) {
+    process.stderr.write('--impersonator takes a positive integer user id\n');
+    return 2;
+  }
+  const longest = values.impersonator === undefined ? SESSION_MAX_LIFETIME_S : IMPERSONATION_MAX_LIFETIME_S;
+  if (values.ttl !== undefined && !(/^[1-9][0-9]*$/.test(values.ttl) && Number(values.ttl) <= longest)) {
+    process.stderr.write(
+      `--ttl takes whole seconds from 1 to ${longest} (${values.impersonator === undefined ? '7 days' : '1 hour, impersonating'})\n`,
+    );
     return 2;
   }
   let secret: string | undefined;

@@ -153,6 +153,19 @@ describe('the processes at the command line', () => {
     expect(stderr).toContain('the log line');
   });
 
+  it.each([
+    ['a negative lifetime', ['--ttl', '-100']],
+    ['a lifetime over 7 days', ['--ttl', '604801']],
+    ['a lifetime that is no number', ['--ttl', 'abc']],
+    ['an impersonator that is no user id', ['--impersonator', 'abc']],
+    ['an impersonation over 1 hour', ['--impersonator', '2', '--ttl', '3601']],
+  ])('given %s, then dev-token mints nothing the service would refuse: exit 2', async (_what, options) => {
+    const result = await cli(withSecret, 'dev-token', '--user', '1', ...options);
+
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+  });
+
   it('given an unknown option, then the CLI exits 2', async () => {
     const result = await cli(env, 'dev-token', '--usr', '1');
 
