@@ -331,7 +331,7 @@ export interface paths {
         };
         /**
          * The head of the log's hash chain, and with `verify=true` whether the whole chain holds
-         * @description Each event carries a SHA-256 over its stored bytes and the previous event's hash (docs/architecture.md "A tamper-evident log"). The read is recorded in the stream `audit-{userId}` before the head is taken. With `verify=true` the service also recomputes the chain from every stored event, as `resources-cli audit verify` does, and answers `verification`: the events read, whether the chain is intact, and else the first event that does not match. One run at a time: requests that arrive while a run is under way in the process share its result (its `checkedAt` says when it began). `verification` is null where the log keeps no chain.
+         * @description Each event carries a SHA-256 over its stored bytes and the previous event's hash (docs/architecture.md "A tamper-evident log"). The read is recorded in the stream `audit-{userId}` before the head is taken. With `verify=true` the service also recomputes the chain from every stored event, as `resources-cli audit verify` does, and answers `verification`: the events read, whether the chain is intact, and else the first event that does not match. One run at a time: requests that arrive while a run is under way in the process share its result (its `checkedAt` says when it began). `verification` is null where the log keeps no chain. With `anchor` (a head recorded earlier, `<position>:<hash>`) it also answers whether the log still passes through it.
          */
         get: operations["getLogIntegrity"];
         put?: never;
@@ -2716,6 +2716,24 @@ export interface components {
              * @example 9b2e4c6f1a3d5b7e9c0f2a4d6b8e0c1f3a5d7b9e1c3f5a7d9b0e2c4f6a8d0b1e
              */
             hash: string | null;
+            /** @description With `anchor` only */
+            anchor?: {
+                /**
+                 * @description The anchor's position, as given
+                 * @example 42
+                 */
+                position: string;
+                /**
+                 * @description The anchor's hash, as given
+                 * @example 9b2e4c6f1a3d5b7e9c0f2a4d6b8e0c1f3a5d7b9e1c3f5a7d9b0e2c4f6a8d0b1e
+                 */
+                hash: string;
+                /**
+                 * @description The whole chain holds and the event at that position carries that hash: nothing up to it was changed, even with the hashes computed again after an edit
+                 * @example true
+                 */
+                holds: boolean;
+            };
             /**
              * @description With `verify=true`: the result of recomputing the chain; null when the log keeps none (`kept` false). Absent without `verify=true`
              * @example {
@@ -4938,6 +4956,8 @@ export interface operations {
             query?: {
                 /** @description `true`: also recompute the whole chain from the stored bytes and answer `verification`; default `false`, absent: the head alone */
                 verify?: "true" | "false";
+                /** @description A head recorded earlier, `<position>:<hash>`: also check that the log still passes through it (implies `verify=true`; answers `anchor`). Absent: no anchor is checked */
+                anchor?: string;
             };
             header?: {
                 /**

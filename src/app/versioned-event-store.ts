@@ -47,7 +47,12 @@ export function versionedEventStore<S extends EventStore & IdempotencyKeys>(
     releaseIdempotencyKey: (claim) => inner.releaseIdempotencyKey(claim),
   };
   if (!hasLogIntegrity(inner)) return store;
-  return { ...store, integrityHead: () => inner.integrityHead(), verifyIntegrity: () => inner.verifyIntegrity() };
+  return {
+    ...store,
+    integrityHead: () => inner.integrityHead(),
+    verifyIntegrity: () => inner.verifyIntegrity(),
+    hashAt: (position) => inner.hashAt(position),
+  };
 }
 
 /** The event stamped with its type's current version. */

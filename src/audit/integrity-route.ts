@@ -4,7 +4,7 @@ import type { LogIntegrity } from '../ports/log-integrity';
 import type { EventStore } from '../ports/event-store';
 import type { RouteGroup } from '../api/route-declaration';
 import type { LogVerification } from './log-verification';
-import { verifyLog } from './log-verification';
+import { anchorHolds, parseAnchor, verifyLog } from './log-verification';
 import { integrityHeadSchema, integrityQuery } from './integrity-schemas';
 
 /** What the integrity route reads: the log's hash chain where the event store keeps one. */
@@ -46,22 +46,35 @@ export const integrityRoute = <D extends IntegrityRouteDeps>(audit: RouteGroup<D
       'stored event, as `resources-cli audit verify` does, and answers `verification`: the events read, ' +
       'whether the chain is intact, and else the first event that does not match. One run at a time: ' +
       'requests that arrive while a run is under way in the process share its result (its `checkedAt` ' +
-      'says when it began). `verification` is null where the log keeps no chain.',
+      'says when it began). `verification` is null where the log keeps no chain. With `anchor` (a head ' +
+      'recorded earlier, `<position>:<hash>`) it also answers whether the log still passes through it.',
     request: { query: integrityQuery },
     answers: { 200: { description: 'The chain head, and the verification when asked', json: integrityHeadSchema } },
     errors: [400, 401, 403],
     handle:
       (ctx) =>
       async ({ query, request }) => {
-        const verify = query.verify === 'true';
+        const anchor = query.anchor === undefined ? undefined : parseAnchor(query.anchor);
+        const verify = query.verify === 'true' || anchor !== undefined;
         const stamp = stampOf(request, ctx.clock().toISOString());
-        await recordAuditRead(ctx.eventStore, stamp, 'GET /api/audit/integrity', verify ? { verify: true } : {});
+        const params = { ...(verify ? { verify: true } : {}), ...(query.anchor ? { anchor: query.anchor } : {}) };
+        await recordAuditRead(ctx.eventStore, stamp, 'GET /api/audit/integrity', params);
         const verification = verify && ctx.logIntegrity ? await verifyLog(ctx.logIntegrity, ctx.clock) : undefined;
         const head = await ctx.logIntegrity?.integrityHead();
+        const stored = anchor && ctx.logIntegrity ? await ctx.logIntegrity.hashAt(anchor.position) : undefined;
         return {
           kept: ctx.logIntegrity !== undefined,
           position: head?.position.toString() ?? null,
           hash: head?.hash ?? null,
+          ...(anchor
+            ? {
+                anchor: {
+                  position: anchor.position.toString(),
+                  hash: anchor.hash,
+                  holds: verification !== undefined && anchorHolds(verification.report, stored, anchor),
+                },
+              }
+            : {}),
           ...(verify ? { verification: verification ? verificationJson(verification) : null } : {}),
         };
       },

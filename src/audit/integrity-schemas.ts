@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { component } from '../contract/primitives';
+import { ANCHOR_PATTERN } from './log-verification';
 
 /**
  * GET /api/audit/integrity: the head of the log's hash chain and, when asked, the result of
@@ -16,6 +17,16 @@ const integrityQueryShape = {
         'default `false`, absent: the head alone',
       default: 'false',
       example: 'true',
+    }),
+  anchor: z
+    .string()
+    .regex(ANCHOR_PATTERN, 'must be <position>:<hash>, the head this API answered (hash: 64 lower-case hex digits)')
+    .optional()
+    .meta({
+      description:
+        'A head recorded earlier, `<position>:<hash>`: also check that the log still passes through it ' +
+        '(implies `verify=true`; answers `anchor`). Absent: no anchor is checked',
+      example: '42:9b2e4c6f1a3d5b7e9c0f2a4d6b8e0c1f3a5d7b9e1c3f5a7d9b0e2c4f6a8d0b1e',
     }),
 };
 
@@ -121,6 +132,22 @@ export const integrityHeadSchema = component(
           'record it to check the log later',
         example: headExample.hash,
       }),
+    anchor: component(
+      'ChainAnchorCheck',
+      {
+        position: decimal.meta({ description: "The anchor's position, as given", example: headExample.position }),
+        hash: z.string().meta({ description: "The anchor's hash, as given", example: headExample.hash }),
+        holds: z.boolean().meta({
+          description:
+            'The whole chain holds and the event at that position carries that hash: nothing up to it was ' +
+            'changed, even with the hashes computed again after an edit',
+          example: true,
+        }),
+      },
+      { description: 'With `anchor`: whether the log still passes through it' },
+    )
+      .optional()
+      .meta({ description: 'With `anchor` only' }),
     verification: integrityVerificationSchema
       .nullable()
       .optional()

@@ -30,3 +30,24 @@ export function verifyLog(integrity: LogIntegrity, clock: () => Date): Promise<L
   running.set(integrity, run);
   return run;
 }
+
+/** A head an auditor recorded earlier (`GET /api/audit/integrity`), to check the log still passes through it. */
+export type ChainAnchor = { readonly position: bigint; readonly hash: string };
+
+/**
+ * Whether the log still passes through `anchor`: the chain holds as a whole and the event at the
+ * anchor's position carries the recorded hash. A hash is stored beside its event, but one that
+ * holds is the one its content and every event before it give: so nothing up to the anchor was
+ * changed, even by someone who recomputed the hashes after an edit.
+ */
+export function anchorHolds(report: ChainReport, storedHash: string | undefined, anchor: ChainAnchor): boolean {
+  return report.firstMismatch === null && storedHash === anchor.hash;
+}
+
+/** An anchor as an auditor writes it, `<position>:<hash>` (the head `GET /api/audit/integrity` answered). */
+export const ANCHOR_PATTERN = /^([0-9]{1,19}):([0-9a-f]{64})$/;
+
+export function parseAnchor(text: string): ChainAnchor | undefined {
+  const match = ANCHOR_PATTERN.exec(text);
+  return match ? { position: BigInt(match[1]!), hash: match[2]! } : undefined;
+}

@@ -2,12 +2,14 @@ import { parseArgs } from 'node:util';
 import type { EventStore } from '../ports/event-store';
 import type { ChainReport } from '../ports/log-integrity';
 import { hasLogIntegrity } from '../ports/log-integrity';
+import { anchorHolds, parseAnchor } from '../audit/log-verification';
 
 type Out = { write(text: string): void };
 
-export const AUDIT_VERIFY_USAGE = `  audit verify
+export const AUDIT_VERIFY_USAGE = `  audit verify [--anchor <position>:<hash>]
       recompute the log's hash chain from the stored bytes; one JSON line: the head, and the first
-      event that does not match (exit 1), or none (exit 0)
+      event that does not match (exit 1), or none (exit 0); with --anchor (a head recorded earlier),
+      also whether the log still passes through it (exit 1 when it does not)
 `;
 
 /** The report as one JSON line (positions as decimal strings). */
@@ -26,12 +28,19 @@ export const chainReportJson = (report: ChainReport) => ({
 
 /** `audit verify`: exit 0 when the chain holds, 1 naming the first event that does not, 2 when the log keeps none. */
 export async function auditVerify(args: string[], store: EventStore, out: Out): Promise<number> {
-  parseArgs({ args, options: {} });
+  const { values } = parseArgs({ args, options: { anchor: { type: 'string' } } });
+  const anchor = values.anchor === undefined ? undefined : parseAnchor(values.anchor);
+  if (values.anchor !== undefined && !anchor) {
+    process.stderr.write('--anchor takes <position>:<hash>, a head GET /api/audit/integrity answered\n');
+    return 2;
+  }
   if (!hasLogIntegrity(store)) {
     process.stderr.write('this event store keeps no hash chain (docs/architecture.md "A tamper-evident log")\n');
     return 2;
   }
   const report = await store.verifyIntegrity();
-  out.write(`${JSON.stringify(chainReportJson(report))}\n`);
-  return report.firstMismatch === null ? 0 : 1;
+  const holds = anchor && anchorHolds(report, await store.hashAt(anchor.position), anchor);
+  const anchored = anchor ? { anchor: { position: anchor.position.toString(), hash: anchor.hash, holds } } : {};
+  out.write(`${JSON.stringify({ ...chainReportJson(report), ...anchored })}\n`);
+  return report.firstMismatch === null && holds !== false ? 0 : 1;
 }

@@ -34,9 +34,13 @@ export interface LogIntegrity {
   integrityHead(): Promise<ChainHead | undefined>;
   /** Recomputes the whole chain from the stored bytes. */
   verifyIntegrity(): Promise<ChainReport>;
+  /** The hash stored with the event at `position` (hex), or undefined when there is none. */
+  hashAt(position: bigint): Promise<string | undefined>;
 }
 
 export function hasLogIntegrity(store: object): store is LogIntegrity {
   const s = store as Partial<LogIntegrity>;
-  return typeof s.integrityHead === 'function' && typeof s.verifyIntegrity === 'function';
+  return (
+    typeof s.integrityHead === 'function' && typeof s.verifyIntegrity === 'function' && typeof s.hashAt === 'function'
+  );
 }

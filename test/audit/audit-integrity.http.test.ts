@@ -1,7 +1,8 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { demo, demoDirectory } from '../support/demo-directory';
-import { backendEnv } from '../support/backend';
+import { backendEnv, embeddedOnly } from '../support/backend';
+import { eventHash } from '../../src/audit/log-hash';
 import { onServer } from '../support/postgres';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
@@ -261,4 +262,118 @@ describe('GET /api/audit/integrity?verify=true on a log changed behind the servi
       },
     });
   });
+});
+
+/** Edits one event's data and computes every hash from there again, as someone covering an edit would. */
+function rewriteChainFrom(server: TestServer, position: string, text: string, replacement: string): void {
+  const db = new Database(path.join(server.dataDir, 'events.sqlite'));
+  try {
+    db.pragma('busy_timeout = 10000');
+    db.defaultSafeIntegers(true);
+    db.transaction(() => {
+      db.prepare('update events set data = replace(data, ?, ?) where position = ?').run(
+        text,
+        replacement,
+        BigInt(position),
+      );
+      const before = db
+        .prepare('select hash from events where position < ? order by position desc limit 1')
+        .get(BigInt(position)) as { hash: Buffer } | undefined;
+      let previous = before ? before.hash.toString('hex') : '';
+      const rows = db
+        .prepare(
+          'select position, stream_id, revision, type, data, metadata from events where position >= ? order by position',
+        )
+        .all(BigInt(position)) as {
+        position: bigint;
+        stream_id: string;
+        revision: bigint;
+        type: string;
+        data: string;
+        metadata: string;
+      }[];
+      const update = db.prepare('update events set hash = ? where position = ?');
+      for (const row of rows) {
+        previous = eventHash(previous, row.stream_id, row.revision, row.type, row.data, row.metadata);
+        update.run(Buffer.from(previous, 'hex'), row.position);
+      }
+    }).immediate();
+  } finally {
+    db.close();
+  }
+}
+
+describe('GET /api/audit/integrity?anchor=: does the log still pass through a head recorded earlier', () => {
+  let server: TestServer;
+  const as = async (userId: number) => ({ token: await server.sessionToken(userId) });
+  const save = async (name: string) => {
+    const saved = await server.post(
+      '/api/Resource/SaveProjectResource',
+      {
+        id: 0,
+        name,
+        resourceUrl: 'https://example.org/a.pdf',
+        privacyLevel: 2,
+        communityProjectId: demo.communityProjects.solarIn1,
+      },
+      await as(users.team),
+    );
+    expect(saved.status).toBe(200);
+    return saved.body.id as number;
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    expect((await server.directory(demoDirectory.events)).status).toBe(200);
+  });
+  afterAll(() => server.close());
+
+  it('given a head recorded, and writes since, then the log passes through it; through the same position with another hash it does not', async () => {
+    await save('Anchored budget');
+    const recorded = (await server.get('/api/audit/integrity', await as(users.auditor))).body;
+    await save('Later plan');
+
+    const anchored = await server.get(
+      `/api/audit/integrity?anchor=${recorded.position}:${recorded.hash}`,
+      await as(users.auditor),
+    );
+    const otherHash = `${recorded.hash.slice(0, -1)}${recorded.hash.endsWith('0') ? '1' : '0'}`;
+    const other = await server.get(
+      `/api/audit/integrity?anchor=${recorded.position}:${otherHash}`,
+      await as(users.auditor),
+    );
+
+    expect(anchored.status).toBe(200);
+    expect(anchored.body.anchor).toEqual({ position: recorded.position, hash: recorded.hash, holds: true });
+    expect(anchored.body.verification).toMatchObject({ intact: true });
+    expect(BigInt(anchored.body.position)).toBeGreaterThan(BigInt(recorded.position));
+    expect(other.body.anchor).toEqual({ position: recorded.position, hash: otherHash, holds: false });
+  });
+
+  it.each(['42', '42:abc', 'x:9b2e4c6f1a3d5b7e9c0f2a4d6b8e0c1f3a5d7b9e1c3f5a7d9b0e2c4f6a8d0b1e'])(
+    'given the anchor %s, then 400 naming anchor',
+    async (anchor) => {
+      const res = await server.get(`/api/audit/integrity?anchor=${anchor}`, await as(users.auditor));
+
+      expect(res.status).toBe(400);
+      expect(res.body.errors.map((e: { field: string }) => e.field)).toEqual(['anchor']);
+    },
+  );
+
+  embeddedOnly("it rewrites the embedded store's file")(
+    'given an event before the anchor edited and every hash after it computed again, then the chain holds but the log no longer passes through the anchor',
+    async () => {
+      const id = await save('Rewritten budget');
+      const auditor = await as(users.auditor);
+      const created = (await server.get(`/api/audit/events?stream=resource-${id}&type=ResourceCreated`, auditor)).body
+        .items[0];
+      const recorded = (await server.get('/api/audit/integrity', auditor)).body;
+
+      rewriteChainFrom(server, created.position, 'Rewritten', 'Xewritten');
+      const res = await server.get(`/api/audit/integrity?anchor=${recorded.position}:${recorded.hash}`, auditor);
+
+      expect(res.body.verification).toMatchObject({ intact: true, firstMismatch: null });
+      expect(res.body.anchor).toEqual({ position: recorded.position, hash: recorded.hash, holds: false });
+    },
+  );
 });

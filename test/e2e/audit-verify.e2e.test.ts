@@ -91,6 +91,16 @@ describe('CLI audit verify', () => {
       firstMismatch: null,
     });
 
+    // and the head recorded holds as an anchor; the same position with another hash does not (exit 1)
+    const anchored = await cli('audit', 'verify', '--anchor', `${head.position}:${head.hash}`);
+    expect(anchored.code).toBe(0);
+    expect(JSON.parse(anchored.stdout).anchor).toEqual({ position: head.position, hash: head.hash, holds: true });
+    const wrong = `${head.hash.slice(0, -1)}${head.hash.endsWith('0') ? '1' : '0'}`;
+    const refused = await cli('audit', 'verify', '--anchor', `${head.position}:${wrong}`);
+    expect(refused.code).toBe(1);
+    expect(JSON.parse(refused.stdout)).toMatchObject({ ok: true, anchor: { holds: false } });
+    expect((await cli('audit', 'verify', '--anchor', 'not-an-anchor')).code).toBe(2);
+
     // given the service stopped (its log checkpointed into the file) and one byte of the event changed there
     await server.close();
     const file = path.join(dataDir, 'events.sqlite');

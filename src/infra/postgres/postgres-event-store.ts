@@ -561,6 +561,13 @@ export class PostgresEventStore implements EventStore, IdempotencyKeys, LogInteg
     return row && { position: BigInt(row.position), hash: row.hash.toString('hex') };
   }
 
+  async hashAt(position: bigint): Promise<string | undefined> {
+    const { rows } = await this.query<{ hash: Buffer }>('select hash from events where position = $1', [
+      position.toString(),
+    ]);
+    return rows[0]?.hash.toString('hex');
+  }
+
   /** Recomputes the chain from the stored bytes, in log order, read through a cursor (one snapshot). */
   async verifyIntegrity(): Promise<ChainReport> {
     await this.ready;

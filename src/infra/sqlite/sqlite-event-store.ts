@@ -23,7 +23,7 @@ import type {
 } from '../../ports/idempotency-keys';
 import { pollingSubscription } from '../../projections/polling-subscription';
 import type { ChainHead, ChainReport, LogIntegrity } from '../../ports/log-integrity';
-import { chainHead, ensureHashColumn, verifyChainInTurns } from './sqlite-hash-chain';
+import { chainHead, ensureHashColumn, storedHashAt, verifyChainInTurns } from './sqlite-hash-chain';
 import { SqliteCommitThread } from './sqlite-commit-thread';
 import type { StoredAppend } from '../stored-append';
 import { idempotencyRecordOf, type IdempotencyRow } from '../idempotency-row';
@@ -384,6 +384,10 @@ export class SqliteEventStore implements EventStore, IdempotencyKeys, LogIntegri
 
   async integrityHead(): Promise<ChainHead | undefined> {
     return chainHead(this.db);
+  }
+
+  async hashAt(position: bigint): Promise<string | undefined> {
+    return storedHashAt(this.db, position);
   }
 
   async verifyIntegrity(): Promise<ChainReport> {

@@ -107,6 +107,15 @@ export function chainHead(db: Database.Database): ChainHead | undefined {
   return row && { position: BigInt(row.position), hash: row.hash.toString('hex') };
 }
 
+/** The hash stored with the event at `position` (hex), or undefined where there is no event or no hash. */
+export function storedHashAt(db: Database.Database, position: bigint): string | undefined {
+  const row = db
+    .prepare<[bigint], { hash: unknown }>('select hash from events where position = ?')
+    .safeIntegers(true)
+    .get(position);
+  return Buffer.isBuffer(row?.hash) ? row.hash.toString('hex') : undefined;
+}
+
 /** Events checked between two turns of the event loop by `verifyChainInTurns`. */
 const CHAIN_PAGE = 5000;
 
