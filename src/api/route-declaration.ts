@@ -307,7 +307,11 @@ function declareRoute<D, R extends RequestSchemas | undefined, A extends Record<
           body: request.body
             ? parseWith(
                 request.body,
-                withoutIgnored(request.bodyOptional ? (req.body ?? {}) : req.body, request.ignoredBodyFields),
+                // An optional body that is absent is empty; one sent as JSON `null` is checked as sent (a 400).
+                withoutIgnored(
+                  request.bodyOptional && req.body === undefined ? {} : req.body,
+                  request.ignoredBodyFields,
+                ),
               )
             : undefined,
           req,

@@ -227,6 +227,13 @@ describe('rebuild jobs', () => {
     expect(extra.body.errors.map((e: { field: string }) => e.field)).toEqual(['readModels']);
   });
 
+  it('given a body of JSON null, then the rebuild is refused with 400 naming the body, not started as if none were sent', async () => {
+    const refused = await start('null');
+
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors.map((e: { field: string }) => e.field)).toEqual(['(body)']);
+  });
+
   it('given no operator credential, or a wrong one, then both routes answer 401 and no rebuild starts', async () => {
     const before = await digest();
     const wrong = { headers: { 'x-directory-token': 'not-the-token' } };
