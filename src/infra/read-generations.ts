@@ -108,29 +108,66 @@ const rebuildLockFile = (dataDir: string) => path.join(dataDir, 'read-models.reb
 
 function fileRebuildLock(dataDir: string, jobId: string | undefined): RebuildLock | null {
   const file = rebuildLockFile(dataDir);
-  for (let attempt = 0; attempt < 2; attempt++) {
+  // The pid says whether the holder lives; the nonce tells this lock from a later one of the same pid.
+  const mine = `${process.pid}\n${jobId ?? ''}\n${randomBytes(8).toString('hex')}\n`;
+  const readLock = (at: string): string | undefined => {
+    try {
+      return fs.readFileSync(at, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  };
+  for (let attempt = 0; attempt < 3; attempt++) {
     try {
       makePrivateDir(dataDir);
-      fs.writeFileSync(file, `${process.pid}\n${jobId ?? ''}\n`, { flag: 'wx', mode: PRIVATE_FILE_MODE });
-      let held = true;
+      fs.writeFileSync(file, mine, { flag: 'wx', mode: PRIVATE_FILE_MODE });
+      let released = false;
       return {
+        // Held while the file is this lock's: a takeover by another process shows at once.
         get held() {
-          return held;
+          return !released && readLock(file) === mine;
         },
         release: async () => {
-          // Once only: after it the file may be another rebuild's lock.
-          if (!held) return;
-          held = false;
-          fs.rmSync(file, { force: true });
+          if (released) return;
+          released = true;
+          // Only this lock's file: after a takeover it is another rebuild's.
+          if (readLock(file) === mine) fs.rmSync(file, { force: true });
         },
       };
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (processAlive(Number(fs.readFileSync(file, 'utf8').split('\n')[0]))) return null;
-      fs.rmSync(file, { force: true });
+      const stale = readLock(file);
+      if (stale === undefined) continue;
+      if (processAlive(Number(stale.split('\n')[0]))) return null;
+      takeOver(file, stale);
     }
   }
   return null;
+}
+
+/**
+ * Removes the lock file `stale` (a dead process's) unless it changed since it was read: it is
+ * moved aside under a name of this process's first, so that of two processes taking over the same
+ * dead lock, the slower one never removes the lock the faster one made meanwhile (it moves it back).
+ */
+function takeOver(file: string, stale: string): void {
+  const aside = `${file}.${process.pid}.${randomBytes(4).toString('hex')}`;
+  try {
+    fs.renameSync(file, aside);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  if (fs.readFileSync(aside, 'utf8') !== stale) {
+    try {
+      fs.linkSync(aside, file);
+    } catch (error) {
+      // A third process made one meanwhile: the lock moved aside reads as not held by its own.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+  }
+  fs.rmSync(aside, { force: true });
 }
 
 function processAlive(pid: number): boolean {
