@@ -26,8 +26,8 @@ describe('/docs in a headless browser', () => {
   });
 
   maybe('renders every operation of /openapi.json, with no request leaving the service', async () => {
-    // Given the service running as a process
-    service = await startServiceProcess({ DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'prs-docs-')) });
+    // Given the service running as a process (one for both tests, whichever runs first: the order is shuffled)
+    service ??= await startServiceProcess({ DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'prs-docs-')) });
     const doc = (await (await fetch(`${service.url}/openapi.json`)).json()) as Doc;
     const operations = Object.values(doc.paths).flatMap((item) => Object.values(item));
     expect(operations.length).toBeGreaterThan(0);
