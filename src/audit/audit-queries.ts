@@ -12,7 +12,7 @@ import { foldResource } from '../resources/resource-evolve';
 import type { ResourceState } from '../resources/resource';
 import { isResourceEvent } from '../resources/resource-events';
 import type { EventStore, RecordedEvent } from '../ports/event-store';
-import { revisionAfter, streamPages } from './stream-pages';
+import { revisionAfter, streamPages, streamReader } from './stream-pages';
 
 /**
  * The audit API's reads, straight from the event store (the log is the audit trail; no read
@@ -85,14 +85,8 @@ async function batchesAfter(
       return batch;
     };
   }
-  let revision = after === undefined ? 0n : await revisionAfter(store, stream, after);
-  if (revision === undefined) return undefined;
-  return async (want) => {
-    const batch = await store.readStream(stream, { fromRevision: revision!, maxCount: want });
-    const last = batch.at(-1);
-    if (last) revision = last.revision + 1n;
-    return batch;
-  };
+  const revision = after === undefined ? 0n : await revisionAfter(store, stream, after);
+  return revision === undefined ? undefined : streamReader(store, stream, revision);
 }
 
 /** Every step of one resource's stream; null when the resource never existed. */
@@ -111,26 +105,24 @@ export async function reviewAccessAt(store: EventStore, resourceId: number, at: 
   const resourceEvents = await store.readStream(resourceStreamId(resourceId));
   if (resourceEvents.length === 0) return null;
   const until = upTo(at.getTime());
-  const { then } = await directoryNowAndAt(store, at);
+  const [then] = await directoriesAt(store, [at]);
   return reviewAccess(foldResource(resourceEvents.filter(until)), then);
 }
 
 /**
- * The directory as it stands and as it stood at `at`, folded from its stream a page at a time in
- * one pass: the stream grows with every change of the directory, and is never held whole.
+ * The directory as it stood at each of `ats` (undefined: as it stands), folded from its stream in
+ * one pass a page at a time: the stream grows with every change of the directory, and is never
+ * held whole.
  */
-export async function directoryNowAndAt(
+export async function directoriesAt<const A extends readonly (Date | undefined)[]>(
   store: EventStore,
-  at: Date,
-): Promise<{ readonly now: DirectoryState; readonly then: DirectoryState }> {
-  const until = upTo(at.getTime());
-  const now = directoryFold();
-  const then = directoryFold();
+  ats: A,
+): Promise<{ -readonly [K in keyof A]: DirectoryState }> {
+  const folds = ats.map((at) => ({ fold: directoryFold(), keeps: at && upTo(at.getTime()) }));
   for await (const page of streamPages(store, DIRECTORY_STREAM)) {
-    now.add(page);
-    then.add(page.filter(until));
+    for (const { fold, keeps } of folds) fold.add(keeps ? page.filter(keeps) : page);
   }
-  return { now: now.state(), then: then.state() };
+  return folds.map(({ fold }) => fold.state()) as { -readonly [K in keyof A]: DirectoryState };
 }
 
 const RESOURCE_TYPES: ReadonlySet<string> = new Set(RESOURCE_EVENT_TYPES);
@@ -142,8 +134,8 @@ const RESOURCE_TYPES: ReadonlySet<string> = new Set(RESOURCE_EVENT_TYPES);
  */
 export async function reviewPersonAccessAt(store: EventStore, userId: number, at: Date): Promise<PersonAccess | null> {
   const until = upTo(at.getTime());
-  const directory = await directoryNowAndAt(store, at);
-  if (!directory.now.users.has(userId)) return null;
+  const [now, then] = await directoriesAt(store, [undefined, at]);
+  if (!now.users.has(userId)) return null;
   const states = new Map<string, ResourceState>();
   let after: bigint | undefined;
   for (;;) {
@@ -155,5 +147,5 @@ export async function reviewPersonAccessAt(store: EventStore, userId: number, at
     }
     if (batch.length < BATCH) break;
   }
-  return reviewPersonAccess(userId, states.values(), directory.then);
+  return reviewPersonAccess(userId, states.values(), then);
 }

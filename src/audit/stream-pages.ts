@@ -10,20 +10,35 @@ import type { EventStore, RecordedEvent } from '../ports/event-store';
 /** Events a page. */
 export const STREAM_PAGE = 1000;
 
-/** The events of `streamId` from revision `fromRevision` on, a page at a time. */
-export async function* streamPages(
+/**
+ * The events of `streamId` from revision `fromRevision` on, read a page at a time: each call answers
+ * the next `maxCount` of them ([] past the end).
+ */
+export function streamReader(
   store: EventStore,
   streamId: string,
   fromRevision = 0n,
+): (maxCount: number) => Promise<RecordedEvent[]> {
+  let from = fromRevision;
+  return async (maxCount) => {
+    const page = await store.readStream(streamId, { fromRevision: from, maxCount });
+    const last = page.at(-1);
+    if (last) from = last.revision + 1n;
+    return page;
+  };
+}
+
+/** The events of `streamId`, a page at a time, a turn of the event loop between pages. */
+export async function* streamPages(
+  store: EventStore,
+  streamId: string,
   pageSize = STREAM_PAGE,
 ): AsyncGenerator<RecordedEvent[]> {
-  let from = fromRevision;
+  const next = streamReader(store, streamId);
   for (;;) {
-    const page = await store.readStream(streamId, { fromRevision: from, maxCount: pageSize });
-    const last = page.at(-1);
-    if (last) yield page;
-    if (!last || page.length < pageSize) return;
-    from = last.revision + 1n;
+    const page = await next(pageSize);
+    if (page.length > 0) yield page;
+    if (page.length < pageSize) return;
     await nextTurn();
   }
 }

@@ -3,7 +3,7 @@ import { accessJson, auditEventJson, historyStepJson, personAccessJson } from '.
 import type { AuditFilter } from '../audit/audit-log';
 import { decodeCursor, encodeCursor } from '../audit/audit-log';
 import {
-  directoryNowAndAt,
+  directoriesAt,
   readAuditPage,
   readResourceHistory,
   reviewAccessAt,
@@ -87,7 +87,7 @@ export function storeSource(store: EventStore): AuditSource {
     history: async (id) => {
       const steps = await readResourceHistory(store, id);
       if (!steps) return null;
-      const directory = (await directoryNowAndAt(store, new Date())).now;
+      const [directory] = await directoriesAt(store, [undefined]);
       const names = new Map([...directory.users.values()].map((u) => [u.userId, u.name] as const));
       return steps.map((step) => historyStepJson(step, names));
     },
