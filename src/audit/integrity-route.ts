@@ -4,7 +4,7 @@ import type { LogIntegrity } from '../ports/log-integrity';
 import type { EventStore } from '../ports/event-store';
 import type { RouteGroup } from '../api/route-declaration';
 import type { LogVerification } from './log-verification';
-import { anchorHolds, parseAnchor, verifyLog } from './log-verification';
+import { anchorCheck, parseAnchor, verifyLog } from './log-verification';
 import { integrityHeadSchema, integrityQuery } from './integrity-schemas';
 
 /** What the integrity route reads: the log's hash chain where the event store keeps one. */
@@ -66,15 +66,7 @@ export const integrityRoute = <D extends IntegrityRouteDeps>(audit: RouteGroup<D
           kept: ctx.logIntegrity !== undefined,
           position: head?.position.toString() ?? null,
           hash: head?.hash ?? null,
-          ...(anchor
-            ? {
-                anchor: {
-                  position: anchor.position.toString(),
-                  hash: anchor.hash,
-                  holds: verification !== undefined && anchorHolds(verification.report, stored, anchor),
-                },
-              }
-            : {}),
+          ...(anchor ? { anchor: anchorCheck(verification?.report, stored, anchor) } : {}),
           ...(verify ? { verification: verification ? verificationJson(verification) : null } : {}),
         };
       },

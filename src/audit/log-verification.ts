@@ -35,13 +35,19 @@ export function verifyLog(integrity: LogIntegrity, clock: () => Date): Promise<L
 export type ChainAnchor = { readonly position: bigint; readonly hash: string };
 
 /**
- * Whether the log still passes through `anchor`: the chain holds as a whole and the event at the
- * anchor's position carries the recorded hash. A hash is stored beside its event, but one that
- * holds is the one its content and every event before it give: so nothing up to the anchor was
- * changed, even by someone who recomputed the hashes after an edit.
+ * The anchor as given, and whether the log still passes through it (`holds`): the chain holds as a
+ * whole (`report`; none where the log keeps no chain) and the event at the anchor's position
+ * carries the recorded hash. A hash is stored beside its event, but one that holds is the one its
+ * content and every event before it give: so nothing up to the anchor was changed, even by someone
+ * who recomputed the hashes after an edit. Positions as decimal strings, as everywhere in the audit.
  */
-export function anchorHolds(report: ChainReport, storedHash: string | undefined, anchor: ChainAnchor): boolean {
-  return report.firstMismatch === null && storedHash === anchor.hash;
+export function anchorCheck(
+  report: ChainReport | undefined,
+  storedHash: string | undefined,
+  anchor: ChainAnchor,
+): { position: string; hash: string; holds: boolean } {
+  const holds = report !== undefined && report.firstMismatch === null && storedHash === anchor.hash;
+  return { position: anchor.position.toString(), hash: anchor.hash, holds };
 }
 
 /** An anchor as an auditor writes it, `<position>:<hash>` (the head `GET /api/audit/integrity` answered). */

@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import type { EventStore } from '../ports/event-store';
 import type { ChainReport } from '../ports/log-integrity';
 import { hasLogIntegrity } from '../ports/log-integrity';
-import { anchorHolds, parseAnchor } from '../audit/log-verification';
+import { anchorCheck, parseAnchor } from '../audit/log-verification';
 
 type Out = { write(text: string): void };
 
@@ -39,8 +39,7 @@ export async function auditVerify(args: string[], store: EventStore, out: Out): 
     return 2;
   }
   const report = await store.verifyIntegrity();
-  const holds = anchor && anchorHolds(report, await store.hashAt(anchor.position), anchor);
-  const anchored = anchor ? { anchor: { position: anchor.position.toString(), hash: anchor.hash, holds } } : {};
-  out.write(`${JSON.stringify({ ...chainReportJson(report), ...anchored })}\n`);
-  return report.firstMismatch === null && holds !== false ? 0 : 1;
+  const checked = anchor && anchorCheck(report, await store.hashAt(anchor.position), anchor);
+  out.write(`${JSON.stringify({ ...chainReportJson(report), ...(checked ? { anchor: checked } : {}) })}\n`);
+  return report.firstMismatch === null && checked?.holds !== false ? 0 : 1;
 }
