@@ -47,7 +47,6 @@ export type AppendResult = {
   readonly position: bigint;
 };
 
-/** Raised when the stream's revision is not the expected one; the command layer retries. */
 /**
  * A tool that reads a log was pointed where none is (a mistyped DATA_DIR or schema): it stops
  * there, where opening would have made a new, empty log and answered about it.
@@ -59,6 +58,7 @@ export class NoEventLogError extends Error {
   }
 }
 
+/** Raised when the stream's revision is not the expected one; the command layer retries. */
 export class WrongExpectedRevisionError extends Error {
   constructor(
     readonly streamId: string,
@@ -140,14 +140,14 @@ export type Subscription = { close(): Promise<void> };
 /** What `scanAll` answers: the events found, and how far the log was looked through. */
 export type ScannedEvents = { readonly events: RecordedEvent[]; readonly scannedTo: bigint | undefined };
 
+/** A page of a stream: from this revision on (inclusive), at most this many events. */
+export type StreamRange = { readonly fromRevision: bigint; readonly maxCount: number };
+
 /**
  * The event store port. Appends of several events are atomic: all are stored or none.
  * Positions passed to readAll/subscribeToAll are exclusive: `from` is the last position
  * already seen, or undefined to start at the beginning.
  */
-/** A page of a stream: from this revision on (inclusive), at most this many events. */
-export type StreamRange = { readonly fromRevision: bigint; readonly maxCount: number };
-
 export interface EventStore {
   /**
    * Which log this is: an id written once into the log itself when it was first used

@@ -24,8 +24,7 @@ export function ensureHashColumn(db: Database.Database): void {
       .prepare<[], { name: string }>('pragma table_info(events)')
       .all()
       .some((c) => c.name === 'hash');
-  const chainFrom = () => db.prepare(`select value from meta where key = 'chain_from'`).get();
-  if (hasHash() && chainFrom()) return;
+  if (hasHash() && chainedSince(db) !== undefined) return;
   // Under the write lock: two processes opening an old log at once add the column once.
   db.transaction(() => {
     if (!hasHash()) db.exec('alter table events add column hash blob');
