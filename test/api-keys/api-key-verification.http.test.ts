@@ -203,6 +203,21 @@ describe('API key verification behind a trusted proxy (TRUST_PROXY=loopback)', (
 
   const attacker = { 'x-forwarded-for': '203.0.113.7' };
   const owner = { 'x-forwarded-for': '198.51.100.20' };
+  /** A resource created with `key`, through the proxy's `headers`. */
+  const saveWithKey = (key: Key, headers: Record<string, string>, name: string) =>
+    send(server, {
+      method: 'POST',
+      path: '/api/Resource/SaveProjectResource',
+      apiKey: key.key,
+      headers,
+      body: {
+        id: 0,
+        name,
+        resourceUrl: 'https://example.org/p.pdf',
+        privacyLevel: 1,
+        communityProjectId: demo.communityProjects.solarIn1,
+      },
+    });
 
   it('given 1,000 wrong secrets for key X from client A through the proxy, when the owner uses X from client B with a cold cache, then 200', async () => {
     const key = await newKey(server);
@@ -242,19 +257,7 @@ describe('API key verification behind a trusted proxy (TRUST_PROXY=loopback)', (
     const key = await newKey(server);
     const before = await server.services.eventStore.headPosition();
 
-    const saved = await send(server, {
-      method: 'POST',
-      path: '/api/Resource/SaveProjectResource',
-      apiKey: key.key,
-      headers: owner,
-      body: {
-        id: 0,
-        name: 'Via proxy',
-        resourceUrl: 'https://example.org/p.pdf',
-        privacyLevel: 1,
-        communityProjectId: demo.communityProjects.solarIn1,
-      },
-    });
+    const saved = await saveWithKey(key, owner, 'Via proxy');
 
     expect(saved.status).toBe(200);
     // Stored sealed under the person's key; opened as the audit opens it. The id's allocation
@@ -276,19 +279,7 @@ describe('API key verification behind a trusted proxy (TRUST_PROXY=loopback)', (
       const key = await newKey(server);
       const before = await server.services.eventStore.headPosition();
 
-      const saved = await send(server, {
-        method: 'POST',
-        path: '/api/Resource/SaveProjectResource',
-        apiKey: key.key,
-        headers: { 'x-forwarded-for': forwarded },
-        body: {
-          id: 0,
-          name: 'Forwarded text',
-          resourceUrl: 'https://example.org/f.pdf',
-          privacyLevel: 1,
-          communityProjectId: demo.communityProjects.solarIn1,
-        },
-      });
+      const saved = await saveWithKey(key, { 'x-forwarded-for': forwarded }, 'Forwarded text');
 
       expect(saved.status).toBe(200);
       const stored = (await server.services.eventStore.readAll(before, 100)).filter(

@@ -4,6 +4,7 @@ import { demo, demoDirectory } from '../support/demo-directory';
 import { backendEnv, embeddedOnly } from '../support/backend';
 import { eventHash } from '../../src/audit/log-hash';
 import { onServer } from '../support/postgres';
+import { newResource, resourceApi, scope } from '../support/resource-api';
 import type { TestServer } from '../support/test-server';
 import { startTestServer } from '../support/test-server';
 
@@ -306,21 +307,13 @@ function rewriteChainFrom(server: TestServer, position: string, text: string, re
 describe('GET /api/audit/integrity?anchor=: does the log still pass through a head recorded earlier', () => {
   let server: TestServer;
   const as = async (userId: number) => ({ token: await server.sessionToken(userId) });
-  const save = async (name: string) => {
-    const saved = await server.post(
-      '/api/Resource/SaveProjectResource',
-      {
-        id: 0,
-        name,
-        resourceUrl: 'https://example.org/a.pdf',
-        privacyLevel: 2,
-        communityProjectId: demo.communityProjects.solarIn1,
-      },
-      await as(users.team),
-    );
-    expect(saved.status).toBe(200);
-    return saved.body.id as number;
-  };
+  const save = async (name: string) =>
+    (
+      await resourceApi(server).create(
+        users.team,
+        newResource(scope.communityProject(demo.communityProjects.solarIn1), { name, privacyLevel: 2 }),
+      )
+    ).id;
 
   beforeAll(async () => {
     server = await startTestServer();
