@@ -9,6 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { ingestDirectoryEvents } from '../directory/ingest-directory-events';
 import { ConfigError, loadConfig } from '../config/config';
+import { withApplicationName } from '../config/postgres-application-name';
 import { logAddress } from '../config/store-addresses';
 import { DIRECTORY_STREAM, directoryBatchSchema } from '../directory/directory-events';
 import { systemActor } from '../domain/event';
@@ -107,7 +108,11 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(USAGE);
     return 0;
   }
-  const config = loadConfig();
+  const loaded = loadConfig();
+  // Named as the service's are: an operator tells a CLI's sessions apart in pg_stat_activity.
+  const config = loaded.POSTGRES_URL
+    ? { ...loaded, POSTGRES_URL: withApplicationName(loaded.POSTGRES_URL, `prs-cli-${command}-${process.pid}`) }
+    : loaded;
   switch (command) {
     case 'dev-token':
       return devToken(rest, config);

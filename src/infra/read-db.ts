@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import type { Config } from '../config/config';
 import type { LeaseStore } from '../projections/projection-lease';
@@ -8,6 +7,7 @@ import type { MongoReadDb } from './mongo/mongo-read-db';
 import { mongoReadDb } from './mongo/mongo-read-db-loader';
 import { SqliteReadDb } from './sqlite/sqlite-read-db';
 import type { PostgresReadDb } from './postgres/postgres-read-db';
+import type { claimScratchSchema as ClaimScratchSchema } from './postgres/scratch-schema';
 
 /**
  * Where the read models live: PostgreSQL or MongoDB where its URL is set, a SQLite file under
@@ -21,6 +21,12 @@ export type ReadDb =
 /** The schemas of the PostgreSQL read models: generation 0's keeps the pointer and what outlasts generations. */
 export const postgresReadSchema = (base: string, generation: number): string =>
   generation === 0 ? `${base}_read` : `${base}_read_g${generation}`;
+
+/** The scratch schemas of `resources-cli digest` on PostgreSQL, loaded only where POSTGRES_URL is set. */
+function claimScratchSchema(): typeof ClaimScratchSchema {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('./postgres/scratch-schema') as { claimScratchSchema: typeof ClaimScratchSchema }).claimScratchSchema;
+}
 
 /** The PostgreSQL read-model adapter, loaded only where POSTGRES_URL is set. */
 export function postgresReadDb(): typeof PostgresReadDb {
@@ -40,19 +46,25 @@ export async function openScratchReadDb(config: Config): Promise<{ readDb: ReadD
     return { readDb, dispose: () => closeReadDb(readDb) };
   }
   // 9 + 6 characters past the longest POSTGRES_SCHEMA (32) stay within the schema names the stores take (48).
-  const schema = `${config.POSTGRES_SCHEMA}_scratch_${randomBytes(3).toString('hex')}`;
-  const postgres = await postgresReadDb().connect(config.POSTGRES_URL, {
-    schema,
-    queryTimeoutMs: config.POSTGRES_STATEMENT_TIMEOUT_MS,
-    poolSize: config.POSTGRES_POOL_SIZE,
-  });
+  const scratch = await claimScratchSchema()(config.POSTGRES_URL, config.POSTGRES_SCHEMA);
+  let postgres: PostgresReadDb;
+  try {
+    postgres = await postgresReadDb().connect(config.POSTGRES_URL, {
+      schema: scratch.schema,
+      queryTimeoutMs: config.POSTGRES_STATEMENT_TIMEOUT_MS,
+      poolSize: config.POSTGRES_POOL_SIZE,
+    });
+  } catch (error) {
+    await scratch.release();
+    throw error;
+  }
   return {
     readDb: { kind: 'postgres', postgres },
     dispose: async () => {
       try {
-        await postgres.query(`drop schema if exists "${schema}" cascade`);
-      } finally {
         await postgres.close();
+      } finally {
+        await scratch.release();
       }
     },
   };
