@@ -56,6 +56,18 @@ export type BackupManifest = LogFacts & {
 
 type Out = { write(text: string): void };
 
+/** What a backup stopped before its manifest leaves: its files, and nothing else, without the manifest. */
+function isInterruptedBackup(dir: string): boolean {
+  if (!fs.existsSync(dir) || !fs.statSync(dir).isDirectory()) return false;
+  const entries = fs.readdirSync(dir);
+  // A copied log with what SQLite keeps beside it (-journal, -wal, -shm).
+  const ours = (entry: string) =>
+    [LOG, KEPT].some((file) => entry === file || entry.startsWith(`${file}-`)) ||
+    entry === FILES ||
+    entry === `${MANIFEST}.writing`;
+  return entries.length > 0 && !entries.includes(MANIFEST) && entries.every(ours);
+}
+
 class RefusedError extends Error {}
 
 /** Usage and refusals exit 2, a backup that does not check out 1. */
@@ -95,7 +107,12 @@ export async function backupCommands(
 async function backup(config: Config, dest: string, out: Out): Promise<number> {
   const source = path.join(config.DATA_DIR, LOG);
   if (!fs.existsSync(source)) throw new RefusedError(`no event log at ${source}`);
-  if (!isEmptyDir(dest)) throw new RefusedError(`${dest} is not empty: a backup never overwrites`);
+  if (!isEmptyDir(dest))
+    throw new RefusedError(
+      isInterruptedBackup(dest)
+        ? `${dest} holds a backup that was interrupted (no ${MANIFEST}): remove it and run the backup again`
+        : `${dest} is not empty: a backup never overwrites`,
+    );
   // A backup inside DATA_DIR would copy itself (its uploads folder holds it) until the path is too long.
   if (isWithin(dest, config.DATA_DIR))
     throw new RefusedError(`${dest} is inside DATA_DIR ${config.DATA_DIR}: a backup goes elsewhere`);
@@ -114,9 +131,10 @@ async function backup(config: Config, dest: string, out: Out): Promise<number> {
   const { digest, counts } = await digestOfCopy(path.join(dest, LOG));
   const createdAt = new Date().toISOString();
   const manifest: BackupManifest = { format: 1, createdAt, ...facts, digest, counts, uploads, keptReadModels };
-  fs.writeFileSync(path.join(dest, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`, {
-    mode: PRIVATE_FILE_MODE,
-  });
+  // Written last, and whole or not at all: a backup without it is one that did not finish.
+  const manifestFile = path.join(dest, MANIFEST);
+  fs.writeFileSync(`${manifestFile}.writing`, `${JSON.stringify(manifest, null, 2)}\n`, { mode: PRIVATE_FILE_MODE });
+  fs.renameSync(`${manifestFile}.writing`, manifestFile);
   out.write(`${JSON.stringify({ backup: dest, events: facts.events, lastPosition: facts.lastPosition, digest })}\n`);
   return facts.integrity === 'ok' && facts.chainBreak === null ? 0 : 1;
 }
@@ -126,7 +144,11 @@ type Check = { readonly name: string; readonly ok: boolean; readonly expected?: 
 async function checks(src: string): Promise<{ manifest: BackupManifest; checks: Check[] }> {
   const manifestFile = path.join(src, MANIFEST);
   if (!fs.existsSync(manifestFile) || !fs.existsSync(path.join(src, LOG))) {
-    throw new RefusedError(`${src} is not a backup (no ${MANIFEST} or ${LOG})`);
+    throw new RefusedError(
+      isInterruptedBackup(src)
+        ? `${src} is a backup that was interrupted (no ${MANIFEST}): take it again`
+        : `${src} is not a backup (no ${MANIFEST} or ${LOG})`,
+    );
   }
   // The backup's own directory may be reached through a link (the operator named it); nothing in it may.
   for (const entry of fs.readdirSync(src)) assertPlainTree(path.join(src, entry), entry, 'the backup');

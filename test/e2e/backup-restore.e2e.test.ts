@@ -161,6 +161,23 @@ describe('CLI backup, verify, restore', () => {
     expect(fs.readdirSync(dest)).toEqual(['keep.txt']);
   });
 
+  it('given what an interrupted backup left (its log copied, no manifest), when backed up into again or verified, then each is refused naming the interrupted backup', async () => {
+    // given (the log's bytes do not matter here; read from the source, they would be read in the
+    // process that holds it open, which drops that process's locks on it)
+    const dest = tempDir('prs-backup-interrupted-');
+    fs.writeFileSync(path.join(dest, 'events.sqlite'), 'the first pages of a log');
+    fs.mkdirSync(path.join(dest, 'files'));
+    // when
+    const again = await cli(source.dataDir, 'backup', dest);
+    const verified = await cli(source.dataDir, 'verify', dest);
+    // then
+    expect(again.code).toBe(2);
+    expect(again.stderr).toContain('interrupted (no backup.json): remove it and run the backup again');
+    expect(verified.code).toBe(2);
+    expect(verified.stderr).toContain('is a backup that was interrupted (no backup.json)');
+    expect(fs.readdirSync(dest).sort()).toEqual(['events.sqlite', 'files']);
+  });
+
   it('given a backup whose log was changed after it was taken, when verified, then it fails and restore refuses it', async () => {
     // given
     const dest = path.join(tempDir('prs-backup-'), 'backup-3');
