@@ -5,6 +5,7 @@
  */
 import os from 'node:os';
 import { demo, demoDirectory } from '../support/demo-directory';
+import { newResource, resourceApi, scope } from '../support/resource-api';
 import { cli, waitFor } from '../support/service-process';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { rebuildAndWait, waitForJob } from '../support/rebuild-job';
@@ -30,18 +31,11 @@ describe('blue/green rebuild of the read models', () => {
     );
   const save = async (name: string) =>
     (
-      await server.post(
-        '/api/Resource/SaveProjectResource',
-        {
-          id: 0,
-          name,
-          resourceUrl: 'https://example.org/a.pdf',
-          privacyLevel: 2,
-          communityProjectId: demo.communityProjects.solarIn1,
-        },
-        { token: team },
+      await resourceApi(server).create(
+        demo.users.team,
+        newResource(scope.communityProject(demo.communityProjects.solarIn1), { name, privacyLevel: 2 }),
       )
-    ).body.id as number;
+    ).id;
 
   beforeAll(async () => {
     server = await startTestServer();

@@ -4,6 +4,7 @@
  * and the rebuild running in this process, behind the operator token.
  */
 import { demo, demoDirectory } from '../support/demo-directory';
+import { newResource, resourceApi, scope } from '../support/resource-api';
 import { operator, waitForJob } from '../support/rebuild-job';
 import { startTestServer, type TestServer } from '../support/test-server';
 import { embeddedOnly } from '../support/backend';
@@ -32,7 +33,6 @@ type Status = {
 describe('GET /internal/read-models', () => {
   jest.setTimeout(60_000);
   let server: TestServer;
-  let team: string;
 
   const status = async () => {
     const answer = await server.get<Status>('/internal/read-models', operator(server));
@@ -52,16 +52,9 @@ describe('GET /internal/read-models', () => {
     }
   };
   const save = (name: string) =>
-    server.post(
-      '/api/Resource/SaveProjectResource',
-      {
-        id: 0,
-        name,
-        resourceUrl: 'https://example.org/a.pdf',
-        privacyLevel: 2,
-        communityProjectId: demo.communityProjects.solarIn1,
-      },
-      { token: team },
+    resourceApi(server).save(
+      demo.users.team,
+      newResource(scope.communityProject(demo.communityProjects.solarIn1), { name, privacyLevel: 2 }),
     );
   const names = () => [...READ_MODEL_NAMES].sort();
   const runner = (name: string) => {
@@ -73,7 +66,6 @@ describe('GET /internal/read-models', () => {
   beforeAll(async () => {
     server = await startTestServer();
     await server.directory(demoDirectory.events);
-    team = await server.token(demo.users.team);
     expect((await save('first')).status).toBe(200);
   });
   afterEach(() => jest.restoreAllMocks());
@@ -212,21 +204,13 @@ describe('GET /internal/read-models when a projection fails', () => {
 
   it('given the resources projection throwing on an event, when a write is made, then the read model is stopped and its last error names the event, when and what failed, without the error message', async () => {
     // given
-    const team = await server.token(demo.users.team);
     const projection = server.services.readModels.runners.find((r) => r.name === 'resources')?.projection;
     if (!projection) throw new Error('no resources runner');
     jest.spyOn(projection, 'apply').mockRejectedValue(new TypeError('secret detail of the failure'));
     // when
-    const write = server.post(
-      '/api/Resource/SaveProjectResource',
-      {
-        id: 0,
-        name: 'fails',
-        resourceUrl: 'https://example.org/a.pdf',
-        privacyLevel: 2,
-        communityProjectId: demo.communityProjects.solarIn1,
-      },
-      { token: team },
+    const write = resourceApi(server).save(
+      demo.users.team,
+      newResource(scope.communityProject(demo.communityProjects.solarIn1), { name: 'fails', privacyLevel: 2 }),
     );
     let stopped: Status;
     for (let tries = 0; ; tries++) {

@@ -8,6 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { RebuildOptions } from '../../src/app/read-side';
 import { demo, demoDirectory } from '../support/demo-directory';
+import { newResource, resourceApi, scope } from '../support/resource-api';
 import {
   operator,
   rebuildAndWait,
@@ -41,18 +42,11 @@ describe('rebuild jobs', () => {
     server.post('/internal/read-models/rebuild', body, options);
   const save = async (name: string) =>
     (
-      await server.post(
-        '/api/Resource/SaveProjectResource',
-        {
-          id: 0,
-          name,
-          resourceUrl: 'https://example.org/a.pdf',
-          privacyLevel: 2,
-          communityProjectId: demo.communityProjects.solarIn1,
-        },
-        { token: team },
+      await resourceApi(server).create(
+        demo.users.team,
+        newResource(scope.communityProject(demo.communityProjects.solarIn1), { name, privacyLevel: 2 }),
       )
-    ).body.id as number;
+    ).id;
   const listedIds = async () =>
     (
       await server.post(
