@@ -44,6 +44,15 @@ function personalDataKeysContract(open: () => Promise<OpenedStore<TwoHandles>>) 
     expect((await second.keysOf([42])).get(42)).toEqual(keys[0]);
   });
 
+  it('given a key destroyed on one handle while the other asks for it again and again, every call answers a key of 32 bytes', async () => {
+    // An erasure on one process while another appends for the same person.
+    await first.keyFor(9);
+    const asked = Promise.all(Array.from({ length: 40 }, () => first.keyFor(9)));
+    const destroyed = Promise.all(Array.from({ length: 10 }, () => second.destroy(9)));
+    const [keys] = await Promise.all([asked, destroyed]);
+    for (const key of keys) expect(key).toHaveLength(32);
+  });
+
   it('keysOf gives only the keys that exist; destroy removes one for good and says whether it was there', async () => {
     const a = await first.keyFor(1);
     const b = await first.keyFor(2);

@@ -21,13 +21,16 @@ export class MongoPersonalDataKeys implements PersonalDataKeys {
   }
 
   async keyFor(userId: number): Promise<Buffer> {
-    await this.keys.updateOne(
+    // One operation that makes the key or finds it and answers it: a destroy between a write and a
+    // later read would leave nothing to read. An upsert that loses a race for the same _id is
+    // retried by the server (an equality on _id), so concurrent first calls all answer one key.
+    const doc = await this.keys.findOneAndUpdate(
       { _id: userId },
       { $setOnInsert: { key: new Binary(randomBytes(32)), createdAt: new Date() } },
-      { upsert: true },
+      { upsert: true, returnDocument: 'after' },
     );
-    const doc = await this.keys.findOne({ _id: userId }, { readConcern: { level: 'majority' } } as never);
-    return Buffer.from(doc!.key.buffer);
+    if (!doc) throw new Error(`no personal-data key was made for user ${userId}`);
+    return Buffer.from(doc.key.buffer);
   }
 
   async keysOf(userIds: readonly number[]): Promise<ReadonlyMap<number, Buffer>> {
