@@ -163,6 +163,9 @@ export function receiveUpload(req: IncomingMessage, fileStore: FileStore, limit:
     };
 
     parser.on('file', (name, stream, info) => {
+      // A body that ends inside the part (no closing boundary) fails the part's stream; piped, the
+      // error reaches nothing else, and unhandled it would end the process.
+      stream.on('error', () => fail(validationError('file', 'the multipart body ends inside the file part')));
       if (failure) {
         stream.resume();
         return;
