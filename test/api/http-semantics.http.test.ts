@@ -7,7 +7,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { demo } from '../support/demo-directory';
-import { newResource, scope } from '../support/resource-api';
+import { newResource, resourceApi, scope } from '../support/resource-api';
 import { serverForSuite } from '../support/suite-server';
 import { fileApi } from '../support/upload-client';
 
@@ -45,6 +45,24 @@ describe('HTTP semantics', () => {
       expect(res.status).toBe(405);
       expect(res.body.type).toBe('/problems/method-not-allowed');
       expect(res.headers.get('allow')).toBe(`${allowed}, OPTIONS`);
+    });
+
+    it('given HEAD on RemoveProjectResource (a GET that deletes), then 405 with Allow listing GET, and the resource stays', async () => {
+      const created = await resourceApi(server).create(
+        users.team,
+        newResource(scope.communityProject(communityProjects.solarIn1)),
+      );
+      const res = await server.request(
+        'HEAD',
+        `/api/Resource/RemoveProjectResource?id=${created.id}`,
+        undefined,
+        await as(users.team),
+      );
+
+      expect(res.status).toBe(405);
+      expect(res.headers.get('allow')).toBe('GET, OPTIONS');
+      const read = await server.get(`/api/Privacy/GetResourcePrivacy?resourceId=${created.id}`, await as(users.team));
+      expect(read.status).toBe(200);
     });
 
     it('given no credential, when a known path is called with the wrong method, then still 405, not 401', async () => {

@@ -9,14 +9,16 @@ import { sendProblem } from '../problem';
  * a known path does not take (and `OPTIONS` answered with `Allow`).
  */
 
-/** The methods each declared path takes, with HEAD wherever GET is (express answers HEAD with the GET route). */
+/** The methods each declared path takes, with HEAD wherever a GET that only reads is (express answers HEAD with the GET route). */
 function allowedMethods(routes: readonly RouteDoc[]) {
   const table = new Map<string, { pattern: RegExp; methods: Set<string> }>();
   for (const route of routes) {
     const source = `^${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{\w+\\?\}/g, '[^/]+')}/?$`;
     const entry = table.get(source) ?? { pattern: new RegExp(source), methods: new Set<string>() };
     entry.methods.add(route.method.toUpperCase());
-    if (route.method === 'get') entry.methods.add('HEAD');
+    // A GET that writes (RemoveProjectResource) is no safe method: a HEAD of it (a link checker's, a
+    // prefetcher's) must not delete anything, so it is not served.
+    if (route.method === 'get' && !route.writes) entry.methods.add('HEAD');
     table.set(source, entry);
   }
   const entries = [...table.values()];
