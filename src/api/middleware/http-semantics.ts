@@ -9,7 +9,7 @@ import { sendProblem } from '../problem';
  * a known path does not take (and `OPTIONS` answered with `Allow`).
  */
 
-/** The methods each declared path takes, with HEAD wherever a GET that only reads is (express answers HEAD with the GET route). */
+/** The methods each declared path takes, with HEAD wherever a GET only reads (express answers HEAD with the GET). */
 function allowedMethods(routes: readonly RouteDoc[]) {
   const table = new Map<string, { pattern: RegExp; methods: Set<string> }>();
   for (const route of routes) {
