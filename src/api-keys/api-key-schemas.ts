@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { component, count, integer } from '../contract/primitives';
+import { component, count, integer, pathId } from '../contract/primitives';
 
 const timestamp = z.string().meta({ description: 'ISO 8601 UTC timestamp' });
 
@@ -50,12 +50,7 @@ export const rotateApiKeyBody = z
   .meta({ id: 'RotateApiKeyRequest', example: { graceHours: 24 } });
 
 export const apiKeyPathParams = z.object({
-  id: z
-    .string()
-    .regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer')
-    .transform(Number)
-    .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER))
-    .meta({ description: "The key's `id`, as the creation answer and the list give it", example: '1' }),
+  id: pathId.meta({ description: "The key's `id`, as the creation answer and the list give it", example: '1' }),
 });
 
 /** The creation (and rotation) answer: the only one that carries the plaintext `key`. */

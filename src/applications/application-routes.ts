@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pathId } from '../contract/primitives';
 import { applicationListSchema } from './application-list';
 import { canListApplications } from './application-access';
 import { forbidden, notFound, validationError } from '../domain/errors';
@@ -26,12 +27,6 @@ function applicationCursorKey(key: (string | number)[], orderBy: 0 | 1): (string
   return key;
 }
 
-/** A path id: decimal digits naming a positive safe integer (`0`, `-1`, `1.5`, `1e3`, `abc` are 400). */
-const pathId = z
-  .string()
-  .regex(/^[1-9][0-9]{0,15}$/, 'must be a positive integer')
-  .transform(Number)
-  .pipe(z.number().int().positive().max(Number.MAX_SAFE_INTEGER));
 
 export const applicationsPathParams = z.object({
   applicationDefinitionId: pathId.meta({ description: 'The application definition', example: '70' }),

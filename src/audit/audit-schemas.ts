@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { component, integer } from '../contract/primitives';
+import { component, integer, queryInteger } from '../contract/primitives';
 import { AUDIT_PAGE_MAX } from './audit-queries';
 import { CIRCLE_LEVEL_NUMBERS, PRIVACY } from '../resources/access/privacy-policy';
 import { privacyLevelSchema } from '../resources/privacy-level-schema';
@@ -12,7 +12,7 @@ import { editableFieldSchema } from '../resources/resource-fields';
  */
 
 // Coerced from the query string, so that the document (and the typed client) says integer.
-const positiveId = z.coerce.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const positiveId = queryInteger((n) => n.positive().max(Number.MAX_SAFE_INTEGER));
 
 const isoTime = z.iso
   .datetime({ offset: true })
@@ -75,11 +75,7 @@ export const auditEventsQuery = strictQuery({
     param: { deprecated: true },
     example: 'djE6NDE',
   }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(AUDIT_PAGE_MAX)
+  limit: queryInteger((n) => n.min(1).max(AUDIT_PAGE_MAX))
     .optional()
     .meta({ description: `Page size, 1 to ${AUDIT_PAGE_MAX}; default 100`, default: 100, example: 50 }),
 })

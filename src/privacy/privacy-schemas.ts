@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryInteger } from '../contract/primitives';
 import { SHARE_REASON_MAX } from '../resources/resource-event-schemas';
 import { CIRCLE_LEVEL_NAMES, LEVEL_NAMES } from '../resources/access/privacy-policy';
 
@@ -130,5 +131,5 @@ export const unshareResourceBody = z.strictObject({
 });
 
 export const getResourcePrivacyQuery = z.object({
-  resourceId: z.coerce.number().int().positive().meta({ description: 'The resource', example: 1 }),
+  resourceId: queryInteger((n) => n.positive()).meta({ description: 'The resource', example: 1 }),
 });

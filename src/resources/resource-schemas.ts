@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { queryInteger } from '../contract/primitives';
 import { paginated } from '../api/pagination';
 import { OWN_LEVEL_CHOICES } from './access/privacy-policy';
 import { REQUEST_FIELDS } from './resource-fields';
@@ -136,5 +137,5 @@ export const getResourceListBody = paginated(
 ).meta({ example: { projectId: 10, communityId: 1, skip: 0, take: 10 } });
 
 export const removeProjectResourceQuery = z.object({
-  id: z.coerce.number().int().positive().meta({ description: 'The resource to delete', example: 1 }),
+  id: queryInteger((n) => n.positive()).meta({ description: 'The resource to delete', example: 1 }),
 });

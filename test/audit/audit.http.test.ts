@@ -224,6 +224,8 @@ describe('audit API', () => {
       ['limit', { limit: '0' }],
       ['limit', { limit: '1001' }],
       ['userId', { userId: 'abc' }],
+      ['userId', { userId: '3.0' }],
+      ['limit', { limit: '1e2' }],
       ['credential', { credential: 'password' }],
       ['from', { from: 'last march' }],
       ['to', { from: '2025-03-02T00:00:00Z', to: '2025-03-01T00:00:00Z' }],

@@ -764,6 +764,8 @@ describe('resource privacy over HTTP', () => {
       ['an unknown resource', '987654', 404, '/problems/not-found'],
       ['a resourceId that is not a number', 'abc', 400, '/problems/validation'],
       ['a resourceId of 0', '0', 400, '/problems/validation'],
+      ['a resourceId in exponent notation', '1e0', 400, '/problems/validation'],
+      ['a resourceId in hex', '0x1', 400, '/problems/validation'],
     ])('when %s is read, then it is refused with the matching problem', async (_what, id, status, type) => {
       const res = await api.read(team, id);
 

@@ -181,6 +181,16 @@ describe('GET /api/Resource/RemoveProjectResource', () => {
       expect(fieldsOf(res.body)).toEqual(['id']);
     });
 
+    it("when the id is another spelling of a resource's id (hex, a fraction, an exponent, a space, a leading zero), then 400 naming id, and that resource stays", async () => {
+      const kept = await api.create(users.team, newResource(scope.communityProject(communityProjects.solarIn1)));
+      const spellings = [`0x${kept.id.toString(16)}`, `${kept.id}.0`, `${kept.id}e0`, ` ${kept.id}`, `0${kept.id}`];
+      for (const id of spellings) {
+        const res = await api.remove(users.team, id);
+        expect([id, res.status, fieldsOf(res.body)]).toEqual([id, 400, ['id']]);
+      }
+      expect((await api.remove(users.team, kept.id)).status).toBe(200);
+    });
+
     it('when the id is missing, then 400 naming id', async () => {
       const res = await server.get('/api/Resource/RemoveProjectResource', { token: await api.tokenOf(users.team) });
       expect(res.status).toBe(400);
