@@ -27,7 +27,6 @@ function applicationCursorKey(key: (string | number)[], orderBy: 0 | 1): (string
   return key;
 }
 
-
 export const applicationsPathParams = z.object({
   applicationDefinitionId: pathId.meta({ description: 'The application definition', example: '70' }),
 });
