@@ -5,6 +5,7 @@ import { stampOf } from '../commands/request-info';
 import type { ResourceCommandDeps, ResourceCommandResult } from '../resources/resource-command-runner';
 import { decisionFacts, runResourceCommand } from '../resources/resource-command-runner';
 import { activeResource } from '../resources/resource-refusals';
+import { DomainError } from '../domain/errors';
 
 type CircleChangesInput = {
   readonly circlesToAdd: readonly CircleRef[];
@@ -79,15 +80,25 @@ export async function changeResourcePrivacy(
   );
 }
 
-/** UnshareResourceFromCommunity: exactly one `sharesToRemove` entry of SaveResourcePrivacy. */
-export function unshareResourceFromCommunity(
+/**
+ * UnshareResourceFromCommunity: exactly one `sharesToRemove` entry of SaveResourcePrivacy. A
+ * refusal names the fields of this request: the entry's are its `communityId`.
+ */
+export async function unshareResourceFromCommunity(
   deps: ResourceCommandDeps,
   request: RequestInfo,
   input: { readonly resourceId: number; readonly communityId: number },
 ): Promise<ResourceCommandResult> {
-  return changeResourcePrivacy(deps, request, {
-    resourceId: input.resourceId,
-    sharesToUpsert: [],
-    sharesToRemove: [{ communityId: input.communityId }],
-  });
+  try {
+    return await changeResourcePrivacy(deps, request, {
+      resourceId: input.resourceId,
+      sharesToUpsert: [],
+      sharesToRemove: [{ communityId: input.communityId }],
+    });
+  } catch (error) {
+    if (!(error instanceof DomainError)) throw error;
+    const field = (name: string) => (name.startsWith('sharesToRemove[0]') ? 'communityId' : name);
+    const errors = error.errors.map((e) => ({ ...e, field: field(e.field) }));
+    throw new DomainError(error.kind, error.message, errors, error.extensions);
+  }
 }

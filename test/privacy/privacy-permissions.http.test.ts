@@ -196,11 +196,16 @@ describe('SaveResourcePrivacy and UnshareResourceFromCommunity: who may change w
       const res = await when(change, callers[caller], resourceId);
 
       const after = await api.readAll(resourceId);
-      const type = res.status === 200 ? '' : (res.body as { type?: string } | undefined)?.type;
+      const problem = res.body as { type?: string; errors?: { field: string }[] } | undefined;
+      const type = res.status === 200 ? '' : problem?.type;
+      // A refusal names fields of the request that was sent, whichever endpoint it was.
+      const sent = change === 'unshare endpoint' ? ['resourceId', 'communityId'] : null;
+      const strangers = sent ? (problem?.errors ?? []).map((e) => e.field).filter((f) => !sent.includes(f)) : [];
       const outcome = status === 200 ? applied(change, before) : before;
-      expected[row] = `${status} ${status === 200 ? '' : PROBLEM_TYPE[status]} state ok`;
+      expected[row] = `${status} ${status === 200 ? '' : PROBLEM_TYPE[status]} state ok fields named []`;
       actual[row] =
-        `${res.status} ${type ?? ''} state ${JSON.stringify(after) === JSON.stringify(outcome) ? 'ok' : JSON.stringify(after)}`;
+        `${res.status} ${type ?? ''} state ${JSON.stringify(after) === JSON.stringify(outcome) ? 'ok' : JSON.stringify(after)}` +
+        ` fields named ${JSON.stringify(strangers)}`;
       if (res.status === 200) expect(res.text).toBe('');
     }
     expect(actual).toEqual(expected);
