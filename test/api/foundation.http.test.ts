@@ -38,8 +38,6 @@ describe('foundation over HTTP', () => {
 
     const now = () => Math.floor(Date.now() / 1000);
     const refusals: [string, () => Promise<Record<string, string>>][] = [
-      ['no credential', async () => ({})],
-      ['a malformed Authorization header', async () => ({ authorization: 'Token abc' })],
       ['a token that is not a JWT', async () => ({ authorization: 'Bearer not-a-jwt' })],
       [
         'an expired token',
@@ -69,6 +67,20 @@ describe('foundation over HTTP', () => {
         async () => ({ authorization: `Bearer ${await server.token(1)}`, 'x-api-key': 'svc_live_abc.def' }),
       ],
     ];
+
+    it.each([
+      ['no credential', {}],
+      ['another scheme than Bearer', { authorization: 'Token abc' }],
+    ])(
+      'when the request carries %s, then 401 with a challenge naming no error (RFC 6750) and the reason in the problem',
+      async (_name, headers) => {
+        const res = await server.get('/api/user/getcurrent', { headers });
+        expect(res.status).toBe(401);
+        expect(res.headers.get('www-authenticate')).toBe('Bearer realm="api"');
+        expect(res.body.type).toBe('/problems/unauthenticated');
+        expect(res.body.detail).toMatch(/Bearer/);
+      },
+    );
 
     it.each(refusals)(
       'when the request carries %s, then 401 with WWW-Authenticate and a reason',

@@ -22,6 +22,17 @@ export type CallerDirectory = {
 
 const unauthenticated = (reason: string) => new DomainError('unauthenticated', reason);
 
+/**
+ * A request that carried no credential this API takes (none at all, or another scheme than
+ * Bearer): its challenge names no error (RFC 6750 §3.1), the client may not have known the API
+ * asks for one. The reason is in the problem's detail.
+ */
+export class NoCredentialError extends DomainError {
+  constructor(reason: string) {
+    super('unauthenticated', reason);
+  }
+}
+
 export function authenticate(deps: {
   sessions: TokenVerifier;
   directory: CallerDirectory;
@@ -39,9 +50,10 @@ export function authenticate(deps: {
       if (!deps.apiKeys) throw unauthenticated('API key authentication is not enabled on this server');
       ({ actor, readOnly } = await deps.apiKeys.authenticate(apiKey, req, res));
     } else {
-      if (authorization === undefined) throw unauthenticated('authentication required');
+      if (authorization === undefined)
+        throw new NoCredentialError('authentication required: send Authorization: Bearer <token> or X-API-Key');
       const match = /^Bearer +(\S+)$/i.exec(authorization);
-      if (!match?.[1]) throw unauthenticated('the Authorization header must be "Bearer <token>"');
+      if (!match?.[1]) throw new NoCredentialError('the Authorization header must be "Bearer <token>"');
       const token = match[1];
       if (token.startsWith('svc_')) throw unauthenticated('API keys go in the X-API-Key header, not in Authorization');
       const verdict = await deps.sessions.verify(token);

@@ -7,13 +7,18 @@ import { IdempotencyKeyProblem } from '../idempotency';
 import { UnsupportedMediaType } from '../route-declaration';
 import { problemForKind, sendProblem } from '../problem';
 import { requestLogFields } from './request-log';
+import { NoCredentialError } from './authenticate';
 
 /** The one place errors become responses. No stack trace ever leaves the process. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, _req, res, _next) => {
     if (res.headersSent) return;
     if (error instanceof DomainError) {
-      if (error.kind === 'unauthenticated') res.setHeader('WWW-Authenticate', wwwAuthenticate(error.message));
+      if (error.kind === 'unauthenticated')
+        res.setHeader(
+          'WWW-Authenticate',
+          error instanceof NoCredentialError ? CHALLENGE : wwwAuthenticate(error.message),
+        );
       // Every 503 is transient (a busy stream, read models catching up): say when to come back.
       if (error.kind === 'unavailable') res.setHeader('Retry-After', '1');
       sendProblem(res, problemForKind[error.kind], error.message, error.errors, error.extensions);
@@ -64,9 +69,12 @@ export function routeNotFound(servesApi: boolean): RequestHandler {
   };
 }
 
+/** The challenge of a request without credentials. */
+const CHALLENGE = 'Bearer realm="api"';
+
 /** RFC 6750: tell the client why its credentials were refused. */
 export function wwwAuthenticate(reason: string): string {
   // A header value takes visible ASCII only; anything else would make the answer itself fail.
   const safe = reason.replace(/["\\]/g, "'").replace(/[^\x20-\x7e]/g, '?');
-  return `Bearer realm="api", error="invalid_token", error_description="${safe}"`;
+  return `${CHALLENGE}, error="invalid_token", error_description="${safe}"`;
 }
