@@ -3950,8 +3950,8 @@ export interface operations {
                      * @example 10
                      */
                     pageSize?: number;
-                    /** @description The `nextCursor` of the page before, sent with the same other fields: the page starts after its last item, however the list changed meanwhile; not with `skip` > 0; absent: the page starts at `skip` */
-                    cursor?: string;
+                    /** @description The `nextCursor` of the page before, sent with the same other fields: the page starts after its last item, however the list changed meanwhile; not with `skip` > 0; absent or null (the `nextCursor` of no page before): the page starts at `skip` */
+                    cursor?: string | null;
                 };
             };
         };
@@ -4670,8 +4670,8 @@ export interface operations {
                      * @example 10
                      */
                     pageSize?: number;
-                    /** @description The `nextCursor` of the page before, sent with the same other fields: the page starts after its last item, however the list changed meanwhile; not with `skip` > 0; absent: the page starts at `skip` */
-                    cursor?: string;
+                    /** @description The `nextCursor` of the page before, sent with the same other fields: the page starts after its last item, however the list changed meanwhile; not with `skip` > 0; absent or null (the `nextCursor` of no page before): the page starts at `skip` */
+                    cursor?: string | null;
                 };
             };
         };

@@ -28,11 +28,12 @@ export const paginationShape = {
     .string()
     .min(1)
     .max(MAX_CURSOR_LENGTH)
-    .optional()
+    .nullish()
     .meta({
       description:
         'The `nextCursor` of the page before, sent with the same other fields: the page starts after its last ' +
-        'item, however the list changed meanwhile; not with `skip` > 0; absent: the page starts at `skip`',
+        'item, however the list changed meanwhile; not with `skip` > 0; absent or null (the `nextCursor` of no page ' +
+        'before): the page starts at `skip`',
     }),
 };
 
@@ -42,7 +43,7 @@ export const nextCursorSchema = z.string().nullable().meta({
   example: null,
 });
 
-type PaginationFields = { skip?: number; take?: number; pageSize?: number; cursor?: string | undefined };
+type PaginationFields = { skip?: number; take?: number; pageSize?: number; cursor?: string | null | undefined };
 
 /** A request schema with the pagination fields, resolved to `{skip, take}`. */
 export function paginated<Shape extends z.ZodRawShape>(shape: Shape, { strict = false }: { strict?: boolean } = {}) {
@@ -52,7 +53,7 @@ export function paginated<Shape extends z.ZodRawShape>(shape: Shape, { strict = 
       message: 'take and pageSize are aliases; when both are sent they must be equal',
       path: ['pageSize'],
     })
-    .refine((body) => (body as PaginationFields).cursor === undefined || ((body as PaginationFields).skip ?? 0) === 0, {
+    .refine((body) => (body as PaginationFields).cursor == null || ((body as PaginationFields).skip ?? 0) === 0, {
       message: 'a cursor says where the page starts: send it without skip (or with skip 0)',
       path: ['cursor'],
     });

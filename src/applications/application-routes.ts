@@ -84,7 +84,7 @@ export const APPLICATION_ROUTES = routeGroup<ApplicationRouteDeps>(
             orderBy,
           };
           const after =
-            body.cursor === undefined ? null : applicationCursorKey(ctx.cursors.open(body.cursor, identity), orderBy);
+            body.cursor == null ? null : applicationCursorKey(ctx.cursors.open(body.cursor, identity), orderBy);
           return listApplications(
             ctx.stores.applications,
             definition,

@@ -65,7 +65,7 @@ export const RESOURCE_ROUTES = routeGroup<ResourceRouteDeps>(
             orderBy: body.orderBy ?? 0,
           };
           const cursors = resourceListCursors(ctx.cursors, filters);
-          const after = body.cursor === undefined ? null : cursors.open(body.cursor);
+          const after = body.cursor == null ? null : cursors.open(body.cursor);
           const viewer = await ctx.directory.viewer(caller.userId);
           return listResources(
             ctx.stores.resources,
