@@ -4274,7 +4274,7 @@ export interface operations {
                     "application/octet-stream": string;
                 };
             };
-            /** @description One byte range (`Range: bytes=a-b`, `a-`, `-n`), with `Content-Range` */
+            /** @description One byte range (`Range: bytes=a-b`, `a-`, `-n`), with `Content-Range`; with `If-Range`, only while it names the file's `ETag` (else 200, the whole file) */
             206: {
                 headers: {
                     "Api-Version": components["headers"]["Api-Version"];

@@ -7,7 +7,7 @@ import { storeUpload } from './file-lifecycle';
 import { stampOf } from '../commands/request-info';
 import { DomainError, notFound } from '../domain/errors';
 import { ACCEPTED_EXTENSIONS, contentDisposition, servedContentType } from './upload-policy';
-import { parseRange } from './http-range';
+import { ifRangeHolds, parseRange } from './http-range';
 import type { FileStore } from '../ports/file-store';
 import { sendProblem } from '../api/problem';
 import type { Settle } from '../api/route-declaration';
@@ -196,7 +196,12 @@ export const FILE_ROUTES = routeGroup<FileRouteDeps>(
           content: binary,
         },
         304: { description: "Not modified: `If-None-Match` names the file's strong `ETag`; no body" },
-        206: { description: 'One byte range (`Range: bytes=a-b`, `a-`, `-n`), with `Content-Range`', content: binary },
+        206: {
+          description:
+            'One byte range (`Range: bytes=a-b`, `a-`, `-n`), with `Content-Range`; with `If-Range`, only while it ' +
+            "names the file's `ETag` (else 200, the whole file)",
+          content: binary,
+        },
         416: {
           description:
             'The range starts past the end (`/problems/range-not-satisfiable`); `Content-Range: bytes */<size>`',
@@ -224,7 +229,9 @@ export const FILE_ROUTES = routeGroup<FileRouteDeps>(
             res.removeHeader('Content-Disposition');
             return void res.status(304).end();
           }
-          const range = parseRange(req.header('range'), stat.size);
+          const range = ifRangeHolds(req.header('if-range'), etag)
+            ? parseRange(req.header('range'), stat.size)
+            : ({ kind: 'whole' } as const);
           if (range.kind === 'unsatisfiable') {
             res.setHeader('Content-Range', `bytes */${stat.size}`);
             res.removeHeader('Content-Disposition');

@@ -29,3 +29,12 @@ export function parseRange(header: string | undefined, size: number): RangeAnswe
   if (start >= size) return { kind: 'unsatisfiable' };
   return { kind: 'partial', start, end: Math.min(end, size - 1) };
 }
+
+/**
+ * Whether a Range may be served under this `If-Range` (RFC 9110 §13.1.5): absent, or the file's
+ * own strong ETag. A weak tag never matches, and a date neither: no `Last-Modified` is sent, so a
+ * client holds no date of this file to send. When it does not hold, the whole file is served.
+ */
+export function ifRangeHolds(header: string | undefined, etag: string): boolean {
+  return header === undefined || header.trim() === etag;
+}

@@ -132,6 +132,18 @@ describe('files: download, file resources, lifecycle', () => {
       },
     );
 
+    it("given If-Range with the file's ETag, then the range; with another tag, a weak one or a date, then 200 with the whole file", async () => {
+      const { headers } = await files.download(users.team, stored);
+      const etag = headers.get('etag') as string;
+      const same = await files.download(users.team, stored, { range: 'bytes=0-4', 'if-range': etag });
+      expect([same.status, same.bytes.toString()]).toEqual([206, '01234']);
+      for (const ifRange of ['"another"', `W/${etag}`, 'Tue, 01 Dec 2026 00:00:00 GMT']) {
+        const res = await files.download(users.team, stored, { range: 'bytes=0-4', 'if-range': ifRange });
+        expect([ifRange, res.status, res.headers.get('content-range')]).toEqual([ifRange, 200, null]);
+        expect(res.bytes.equals(data)).toBe(true);
+      }
+    });
+
     it('a multi-range or unparsable Range is ignored: 200 with the whole file', async () => {
       for (const range of ['bytes=0-1,5-6', 'items=0-1', 'bytes=5-2']) {
         const res = await files.download(users.team, stored, { range });
