@@ -43,6 +43,22 @@ const serverError = (code: number, codeName: string, errmsg: string, errorLabels
   new MongoServerError({ ok: 0, code, codeName, errmsg, errorLabels });
 
 /**
+ * The server parses an upsert's filter without `$expr`, anywhere in it (nested in `$or` too):
+ * QueryFeatureNotAllowed, "$expr is not allowed in the query predicate for an upsert"
+ * (mongodb/mongo src/mongo/db/ops/parsed_writes_common.h, jstests/core/expr.js).
+ */
+function refuseExprInUpsert(filter: Document, options: { upsert?: boolean }): void {
+  const holdsExpr = (value: unknown): boolean =>
+    Array.isArray(value)
+      ? value.some(holdsExpr)
+      : typeof value === 'object' && value !== null
+        ? Object.entries(value).some(([key, inner]) => key === '$expr' || holdsExpr(inner))
+        : false;
+  if (options.upsert && holdsExpr(filter))
+    throw serverError(224, 'QueryFeatureNotAllowed', '$expr is not allowed in the query predicate for an upsert');
+}
+
+/**
  * Documents hold only JSON values. Not structuredClone: under jest it builds objects of another
  * realm, which mingo does not take for plain objects (its $set then leaves them unchanged).
  */
@@ -508,6 +524,7 @@ class MingoCollection {
     modifier: Modifier,
     options: { upsert?: boolean } & Options = {},
   ): Promise<{ matchedCount: number; upsertedCount: number }> {
+    refuseExprInUpsert(filter, options);
     return this.write(filter, options, (place) => {
       const [found] = this.matching(this.writable(place), filter);
       if (found) {
@@ -551,6 +568,7 @@ class MingoCollection {
     modifier: Modifier,
     options: { upsert?: boolean } & Options = {},
   ): Promise<Document | null> {
+    refuseExprInUpsert(filter, options);
     // A query too (it finds before it writes): recorded, with its time bound.
     this.read('findOneAndUpdate', filter, options);
     return this.write(filter, options, (place) => {
@@ -572,6 +590,7 @@ class MingoCollection {
     replacement: Document,
     options: { upsert?: boolean } & Options = {},
   ): Promise<void> {
+    refuseExprInUpsert(filter, options);
     await this.write(filter, options, (place) => {
       const docs = this.writable(place);
       const [found] = this.matching(docs, filter);

@@ -45,28 +45,30 @@ const SERVER_NOW_MS: Document = { $toLong: '$$NOW' };
 const serverNowPlus = (ttlMs: number): Document => ({ $add: [SERVER_NOW_MS, ttlMs] });
 
 /**
- * The lease filter: free, expired by the server's clock, or already this holder's. Pure, so a
- * test can evaluate it.
- */
-export function leaseTakeable(projection: string, holder: string): Document {
-  return { _id: projection, $or: [{ holder }, { $expr: { $lte: ['$expiresAt', SERVER_NOW_MS] } }] };
-}
-
-/**
  * The taking (or renewal) of a lease, as an update pipeline evaluated on the server against the
- * document as it is: the same token for its holder, the next one for anyone else (1 for a new
- * lease), expiring `ttlMs` after the server's now. One atomic write: no token read beforehand
- * that another process could change in between.
+ * document as it is (none yet: a new lease). It is takeable when free, expired by the server's
+ * clock, or already this holder's: then the same token for its holder, the next one for anyone
+ * else (1 for a new lease), expiring `ttlMs` after the server's now; otherwise left as it is. One
+ * atomic write: no token read beforehand that another process could change in between. The
+ * decision is the pipeline's, not the filter's: the server refuses `$expr` in an upsert's filter
+ * (QueryFeatureNotAllowed), and an upsert whose filter is the `_id` alone is retried by the server
+ * when two processes insert the same lease at once. Pure, so a test can evaluate it.
  */
 export function leaseTake(holder: string, ttlMs: number): Document[] {
+  const mine = { $eq: ['$holder', holder] };
+  const takeable = { $or: [mine, { $lte: [{ $ifNull: ['$expiresAt', 0] }, SERVER_NOW_MS] }] };
   return [
+    { $set: { _takeable: takeable } },
     {
       $set: {
-        token: { $cond: [{ $eq: ['$holder', holder] }, '$token', { $add: [{ $ifNull: ['$token', 0] }, 1] }] },
-        holder: { $literal: holder },
-        expiresAt: serverNowPlus(ttlMs),
+        token: {
+          $cond: ['$_takeable', { $cond: [mine, '$token', { $add: [{ $ifNull: ['$token', 0] }, 1] }] }, '$token'],
+        },
+        holder: { $cond: ['$_takeable', { $literal: holder }, '$holder'] },
+        expiresAt: { $cond: ['$_takeable', serverNowPlus(ttlMs), '$expiresAt'] },
       },
     },
+    { $unset: '_takeable' },
   ];
 }
 
@@ -369,22 +371,16 @@ export class MongoReadDb {
    */
   readonly leases: LeaseStore = Object.defineProperty<LeaseStore>(
     {
-      // nowMs unused: the server's clock decides (leaseTakeable, leaseTake).
+      // nowMs unused: the server's clock decides (leaseTake).
       acquire: (projection, holder, ttlMs): Promise<Lease | null> =>
         this.inTurn(projection, async () => {
           const leases = this.db.collection<LeaseDoc>('projection_leases');
-          try {
-            const result = await leases.findOneAndUpdate(leaseTakeable(projection, holder), leaseTake(holder, ttlMs), {
-              upsert: true,
-              returnDocument: 'after',
-              maxTimeMS: this.queryTimeoutMs,
-            });
-            return result && result.holder === holder ? { projection, holder, token: BigInt(result.token) } : null;
-          } catch (error) {
-            // The filter missed an existing lease (held by someone else): the upsert collided on _id.
-            if ((error as { code?: number }).code === 11000) return null;
-            throw error;
-          }
+          const result = await leases.findOneAndUpdate({ _id: projection }, leaseTake(holder, ttlMs), {
+            upsert: true,
+            returnDocument: 'after',
+            maxTimeMS: this.queryTimeoutMs,
+          });
+          return result && result.holder === holder ? { projection, holder, token: BigInt(result.token) } : null;
         }),
       release: (lease) =>
         this.inTurn(lease.projection, async () => {
