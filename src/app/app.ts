@@ -29,7 +29,7 @@ export function buildApp(ctx: AppContext, app: express.Express = express()): exp
   // address every per-address budget and the audit metadata use, follows it.
   app.set('trust proxy', ctx.config.TRUST_PROXY);
   // What reads the read models (/api, /internal) reads them as of the request's start.
-  const snapshot = noticeOtherWriters(() => ctx.readDb);
+  const snapshot = noticeOtherWriters(ctx.readSide, () => ctx.readDb);
   // Bodies are parsed only once the caller is known: an anonymous request costs the same
   // whatever it sends.
   const jsonBody = express.json({ limit: JSON_BODY_LIMIT, strict: false, verify: refuseDeepJson });

@@ -4,18 +4,22 @@ import { startReading } from '../infra/read-db';
 
 /**
  * Every request reads the read models as they are when it starts, whichever process committed
- * to them: a save answered by another API process is in the list asked here after it, and no
- * answer remembered before it is served past it.
+ * to them: from the generation the shared pointer names then (ReadSide.served), and in it what
+ * every process had committed. A save answered by another API process is in the list asked here
+ * after it, and no answer remembered before it is served past it.
  */
-export function noticeOtherWriters(readDb: () => ReadDb): RequestHandler {
+export function noticeOtherWriters(readSide: { served(): Promise<void> }, readDb: () => ReadDb): RequestHandler {
   return (_req, _res, next) => {
-    const reading = startReading(readDb());
     // A look that fails (the database unreachable) fails the request: a 503.
-    if (reading)
-      reading.then(
-        () => next(),
-        (error: unknown) => next(error ?? new Error('the read models could not be looked at')),
-      );
-    else next();
+    const failed = (error: unknown) => next(error ?? new Error('the read models could not be looked at'));
+    // Both looks at once: the pointer almost never moves, and the feed's look is the one that counts.
+    const looked = readDb();
+    Promise.all([readSide.served(), startReading(looked)]).then(() => {
+      const served = readDb();
+      if (served === looked) return next();
+      const reading = startReading(served);
+      if (reading) reading.then(() => next(), failed);
+      else next();
+    }, failed);
   };
 }

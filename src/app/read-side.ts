@@ -10,6 +10,7 @@ import type { ReadModelRunner, RunnerOptions } from '../projections/read-model-r
 import type { ParkedEvent } from '../projections/read-model-projection';
 import { isTransientStoreError } from '../projections/transient-error';
 import { ReadModels } from '../projections/read-models';
+import { SharedLooks } from '../projections/shared-looks';
 import { verifyEventLog } from '../projections/event-log-identity';
 import {
   declaredVersion,
@@ -93,7 +94,24 @@ export class ReadSide {
   private closed = false;
   private switching: Promise<void> | undefined;
 
+  /** Looks at the pointer for requests: one look in flight, however many requests start at once. */
+  private readonly pointerLooks = new SharedLooks(async () => {
+    const number = await this.deps.generations.current();
+    if (number !== this.generation.number && !this.closed) await this.switchTo(number);
+  });
+
   private constructor(private readonly deps: Deps) {}
+
+  /**
+   * Resolves once this process serves the generation the shared pointer named at a look begun
+   * after this call. Every request asks it before it reads, and every write before it is answered:
+   * a process that learnt of a new generation only from its watch (every WATCH_MS) would answer
+   * meanwhile from one that another process has stopped projecting, and miss writes confirmed
+   * there (a privacy change among them).
+   */
+  served(): Promise<void> {
+    return this.closed ? Promise.resolve() : this.pointerLooks.sync();
+  }
 
   static async open(deps: Deps): Promise<ReadSide> {
     const side = new ReadSide(deps);
@@ -336,12 +354,34 @@ export class ReadSide {
     this.watchTimer.unref();
   }
 
+  /**
+   * A new generation is served only once it holds every event appended before the switch: the
+   * rebuild stopped at a head, and what came after is folded by its runners only once a projector
+   * has switched too. Every write answered anywhere before this moment is then in it. Bounded by
+   * PROJECTION_WAIT_MS (no projector running): served as it is after that, with a warning.
+   */
+  private async caughtUpWithLog(next: Generation): Promise<void> {
+    const head = await this.deps.events.headPosition();
+    if (head === undefined) return;
+    try {
+      await next.readModels.waitFor(head, this.deps.config.PROJECTION_WAIT_MS);
+    } catch (error) {
+      this.deps.logger.warn(
+        { err: error, generation: next.number, head: head.toString() },
+        'serving a new read-model generation before it caught up with the log',
+      );
+    }
+  }
+
   private async switchTo(number: number): Promise<void> {
     if (number === this.generation.number) return;
     this.switching ??= (async () => {
       const old = this.generation;
-      this.generation = await this.start(number);
+      const next = await this.start(number);
+      await this.caughtUpWithLog(next);
+      this.generation = next;
       this.deps.logger.info({ from: old.number, to: number }, 'serving a new read-model generation');
+      // Writes waiting for the old generation are let go: they wait for this one instead.
       await old.readModels.stop();
       setTimeout(() => void closeReadDb(old.readDb).catch(() => undefined), GRACE_MS).unref();
     })().finally(() => {

@@ -230,6 +230,7 @@ export class ReadModelRunner {
     this.subscription = undefined;
     this.leading = false;
     await this.lease?.release();
+    this.position.abandon();
   }
 
   get checkpoint(): bigint | undefined {

@@ -1,6 +1,17 @@
 import { DomainError } from '../domain/errors';
 
-type Waiter = { position: bigint; resolve: () => void };
+type Waiter = { position: bigint; resolve: () => void; reject: (error: Error) => void };
+
+/**
+ * The read model stopped (its generation replaced, or the process closing) while a write waited
+ * for it: whoever waited asks the read models served now, or gives up.
+ */
+export class ReadModelStoppedError extends Error {
+  constructor() {
+    super('the read model stopped while a write waited for it');
+    this.name = 'ReadModelStoppedError';
+  }
+}
 
 /**
  * How far a read model is known to reach here, and the writes waiting for it to reach their
@@ -36,6 +47,13 @@ export class ReadPosition {
     }
   }
 
+  /** Lets every waiter go with a ReadModelStoppedError: nothing moves this position any more. */
+  abandon(): void {
+    const waiting = this.waiters;
+    this.waiters = [];
+    for (const w of waiting) w.reject(new ReadModelStoppedError());
+  }
+
   /** Resolves once the position reaches `position`; 503 after `timeoutMs`. */
   wait(position: bigint, timeoutMs: number): Promise<void> {
     return new Promise((resolve, reject) => {
@@ -44,6 +62,10 @@ export class ReadPosition {
         resolve: () => {
           clearTimeout(timer);
           resolve();
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
         },
       };
       const timer = setTimeout(() => {

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { EVERY_SCOPE, ScopeVersions } from '../../projections/scope-versions';
 import { changesOfRows, type ChangeRow, type ScopeChange, type TouchedScopes } from '../../projections/scope-changes';
+import { SharedLooks } from '../../projections/shared-looks';
 
 /** Two keys of pg_advisory_xact_lock: this constant for a generation's feed, and the schema's hash. */
 const FEED_LOCK_CLASS = 0x70_72_66_64; // 'prfd'
@@ -48,9 +49,7 @@ export class PostgresChangeFeed {
   private readonly listeners: ((change: ScopeChange) => void)[] = [];
   /** The last row applied here; null until the first look. */
   private seen: number | null = null;
-  /** The look being made, and the one queued behind it for whoever asked after it began. */
-  private running: Promise<void> | null = null;
-  private queued: Promise<void> | null = null;
+  private readonly looks = new SharedLooks(() => this.look());
 
   constructor(
     private readonly schema: string,
@@ -116,20 +115,7 @@ export class PostgresChangeFeed {
    * the one after it: one query however many requests start at once.
    */
   sync(): Promise<void> {
-    if (!this.running) {
-      const look = this.look().finally(() => {
-        this.running = null;
-      });
-      this.running = look;
-      return look;
-    }
-    this.queued ??= this.running
-      .catch(() => undefined)
-      .then(() => {
-        this.queued = null;
-        return this.sync();
-      });
-    return this.queued;
+    return this.looks.sync();
   }
 
   private async look(): Promise<void> {
