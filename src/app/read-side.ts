@@ -104,13 +104,18 @@ export class ReadSide {
 
   /**
    * Resolves once this process serves the generation the shared pointer named at a look begun
-   * after this call. Every request asks it before it reads, and every write before it is answered:
-   * a process that learnt of a new generation only from its watch (every WATCH_MS) would answer
-   * meanwhile from one that another process has stopped projecting, and miss writes confirmed
+   * after this call (undefined: it does already, read at once). Every request asks it before it
+   * reads, and every write before it is answered: a process that learnt of a new generation only
+   * from its watch (every WATCH_MS) would answer meanwhile from one that another process has
+   * stopped projecting, and miss writes confirmed
    * there (a privacy change among them).
    */
-  served(): Promise<void> {
-    return this.closed ? Promise.resolve() : this.pointerLooks.sync();
+  served(): Promise<void> | undefined {
+    if (this.closed) return undefined;
+    const now = this.deps.generations.currentNow?.();
+    if (now === undefined) return this.pointerLooks.sync();
+    // Read at once (a file): nothing to wait for unless it moved, or a switch is under way.
+    return now === this.generation.number && !this.switching ? undefined : this.switchTo(now);
   }
 
   static async open(deps: Deps): Promise<ReadSide> {

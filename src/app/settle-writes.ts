@@ -11,7 +11,7 @@ import { DomainError } from '../domain/errors';
 type SettleDeps = {
   /** The read models of the generation served now. */
   readonly readModels: ReadModels;
-  readonly readSide: { served(): Promise<void> };
+  readonly readSide: { served(): Promise<void> | undefined };
   readonly config: { readonly PROJECTION_WAIT_MS: number };
   readonly metrics: Metrics;
   readonly clock: () => Date;

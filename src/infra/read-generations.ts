@@ -20,6 +20,11 @@ import { SqliteReadDb } from './sqlite/sqlite-read-db';
 export interface ReadGenerations {
   current(): Promise<number>;
   /**
+   * The current generation read at once, where that costs no round trip (a file of this
+   * machine's): asked before every request, so absent where it would be a query.
+   */
+  currentNow?(): number;
+  /**
    * `bulkLoad`: a generation about to be built from the whole log (see SqliteReadDb.open and
    * PostgresReadDbOptions.bulkLoad).
    */
@@ -199,14 +204,25 @@ function sqliteGenerations(dataDir: string, memo: boolean): ReadGenerations {
   const pointer = path.join(dataDir, 'read-models.generation');
   const file = (generation: number) =>
     path.join(dataDir, generation === 0 ? 'read-models.sqlite' : `read-models.g${generation}.sqlite`);
+  // The pointer as last read, and the file it was read from: read again only once the file
+  // changed (a switch renames a new file over it: another inode, another time).
+  let seen: { readonly ino: number; readonly mtimeMs: number; readonly generation: number } | undefined;
+  const currentNow = (): number => {
+    const stat = fs.statSync(pointer, { throwIfNoEntry: false });
+    if (!stat) return 0;
+    if (seen && seen.ino === stat.ino && seen.mtimeMs === stat.mtimeMs) return seen.generation;
+    let generation = 0;
+    try {
+      generation = Number(fs.readFileSync(pointer, 'utf8').trim()) || 0;
+    } catch {
+      return 0;
+    }
+    seen = { ino: stat.ino, mtimeMs: stat.mtimeMs, generation };
+    return generation;
+  };
   return {
-    async current() {
-      try {
-        return Number(fs.readFileSync(pointer, 'utf8').trim()) || 0;
-      } catch {
-        return 0;
-      }
-    },
+    current: async () => currentNow(),
+    currentNow,
     async open(generation, options) {
       return {
         kind: 'sqlite',
