@@ -20,6 +20,8 @@ export type ConnectionStringRule = {
    * Where absent, the driver reads it as it will.
    */
   readonly tailProblem?: (tail: string) => string | undefined;
+  /** Why a host that has the general shape is still refused by the scheme's client, if it is. */
+  readonly hostProblem?: (host: string) => string | undefined;
 };
 
 export const mongodbConnectionString: ConnectionStringRule = {
@@ -69,6 +71,10 @@ function esdbOptionsProblem(tail: string): string | undefined {
     if (kind === 'boolean' && value !== 'true' && value !== 'false') return `takes true or false as ${key}`;
     if (kind === 'nodePreference' && !['leader', 'follower', 'readonlyreplica', 'random'].includes(flat(value)))
       return `takes leader, follower, readOnlyReplica or random as ${key}`;
+    // Resolved instead of thrown, a lost compare-and-set would read as a write: every conflict
+    // (a stream's revision, the log's id, an idempotency claim) relies on the throw.
+    if (flat(key) === 'throwonappendfailure' && value === 'false')
+      return 'has throwOnAppendFailure=false: the service needs a failed append to throw';
     if (flat(key) === 'tlsverifycert' && value === 'false')
       return 'has tlsVerifyCert=false, which the EventStoreDB client ignores: give the CA with tlsCAFile';
   }
@@ -78,6 +84,12 @@ function esdbOptionsProblem(tail: string): string | undefined {
 export const eventStoreConnectionString: ConnectionStringRule = {
   schemes: ['esdb', 'esdb+discover'],
   tailProblem: esdbOptionsProblem,
+  // The client's parser stops a host at [ ] % or ~ and throws with the whole string, password
+  // included, on the error (dist/Client/parseConnectionString.js, parseHosts).
+  hostProblem: (host) =>
+    /[[\]%~]/.test(host)
+      ? 'takes DNS names and IPv4 addresses as hosts: the EventStoreDB client reads no [IPv6] address, % or ~'
+      : undefined,
 };
 
 /** node-postgres reaches one host (it takes no list of hosts, unlike libpq). */
@@ -152,7 +164,13 @@ export function connectionStringProblem(value: string, rule: ConnectionStringRul
   if (hosts.length > maxHosts) return `takes ${maxHosts} host under ${scheme}://`;
   const allowsPort = rule.allowsPort?.(scheme) ?? true;
   const bad = hosts.find((host) => !validHost(host, allowsPort));
-  if (bad === undefined) return rule.tailProblem?.(tail.replace(/\/+$/, ''));
+  if (bad === undefined) {
+    for (const host of hosts) {
+      const problem = rule.hostProblem?.(host);
+      if (problem) return problem;
+    }
+    return rule.tailProblem?.(tail.replace(/\/+$/, ''));
+  }
   // A password holding an unencoded / ? or # ends the authority early, and its first part reads
   // as the host: a value with a user part never has its host repeated, lest a password be logged.
   if (value.includes('@'))

@@ -65,6 +65,13 @@ const isMongoError = (error: object): error is MongoError => {
  * reconnects).
  */
 const transientEsdbTypes = new Set(['unavailable', 'deadline-exceeded', 'timeout', 'not-leader', 'cancelled']);
+/**
+ * A node starting, catching up or overloaded refuses an append on the batch-append stream (every
+ * append since server 21.10) with a status the client cannot unpack: an error of type `unknown`
+ * carrying the server's words (KurrentDB Streams.BatchAppend.cs, NotHandled NotReady / TooBusy).
+ */
+const ESDB_UNKNOWN = 'unknown';
+const notReadyOrBusy = /Server Is (Not Ready|Busy|Too Busy)/i;
 /** gRPC status codes: CANCELLED, DEADLINE_EXCEEDED and UNAVAILABLE. */
 const transientGrpcCodes = new Set([1, 4, 14]);
 /** gRPC INTERNAL (13) is a server's bug, but for these, the transport's: an HTTP/2 stream reset or cut short. */
@@ -145,6 +152,10 @@ function isTransientMongoError(error: MongoError): boolean {
 function isTransientByShape(error: object): boolean {
   const { code, type } = error as { code?: unknown; type?: unknown };
   if (typeof type === 'string' && transientEsdbTypes.has(type)) return true;
+  if (type === ESDB_UNKNOWN) {
+    const { message } = error as { message?: unknown };
+    if (typeof message === 'string' && notReadyOrBusy.test(message)) return true;
+  }
   if (typeof code === 'number') {
     const { message } = error as { message?: unknown };
     const reset = code === GRPC_INTERNAL && typeof message === 'string' && transportResets.some((p) => p.test(message));

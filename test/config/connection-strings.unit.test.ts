@@ -128,6 +128,10 @@ describe('store connection strings', () => {
     ['esdb://admin:S3cret@n1:2113?tlsVerifyCert=false', 'tlsCAFile'],
     ['esdb://admin:S3cret@n1:2113/events?tls=false', 'takes no path'],
     ['esdb://admin:S3cret@n1:2113?tls', 'not key=value'],
+    ['esdb://admin:S3cret@n1:2113?throwOnAppendFailure=false', 'throwOnAppendFailure=false'],
+    ['esdb://admin:S3cret@[::1]:2113?tls=false', 'reads no [IPv6] address'],
+    ['esdb://admin:S3cret@n1:2113,n%2D2:2113', 'reads no [IPv6] address, % or ~'],
+    ['esdb://admin:S3cret@n~1:2113', 'reads no [IPv6] address, % or ~'],
   ])(
     'given EVENTSTORE_URL=%s, which the client would print whole or throw with, then the error says why and repeats no secret',
     (value, why) => {

@@ -3,6 +3,7 @@ import {
   NotLeaderError,
   StreamNotFoundError,
   UnavailableError,
+  UnknownError,
   convertToCommandError,
 } from '@eventstore/db-client';
 import Database from 'better-sqlite3';
@@ -118,6 +119,12 @@ const transient: ReadonlyArray<readonly [string, unknown]> = [
     convertToCommandError(grpcServiceError(5, 'Leader info available', notLeaderTrailers)),
   ],
   ['raw gRPC UNAVAILABLE', grpcServiceError(14, 'unavailable')],
+  // What the client makes of a batch append a node refused while starting or overloaded.
+  [
+    'EventStoreDB node not ready (batch append)',
+    new UnknownError(undefined, 'Could not recognize Server Is Not Ready'),
+  ],
+  ['EventStoreDB node busy (batch append)', new UnknownError(undefined, 'Could not recognize Server Is Too Busy')],
   [
     'EventStoreDB CANCELLED (from gRPC): a node ending its long-running calls',
     convertToCommandError(grpcServiceError(1, 'Server has cancelled a long running request')),
@@ -148,6 +155,7 @@ const fatal: ReadonlyArray<readonly [string, unknown]> = [
   ['MongoServerError without a transient code or label', serverError(2)],
   ['MongoInvalidArgumentError', new MongoInvalidArgumentError('bad option')],
   ['EventStoreDB StreamNotFoundError', new StreamNotFoundError(undefined, 'resource-1')],
+  ['EventStoreDB UnknownError of anything else', new UnknownError(undefined, 'Could not recognize Stream is deleted')],
   [
     'EventStoreDB access denied (from gRPC)',
     convertToCommandError(grpcServiceError(7, 'Access denied', { exception: 'access-denied' })),

@@ -273,9 +273,17 @@ export class FakeEventStoreDb {
   /** False: a server older than 23.10, which never says a catch-up subscription caught up. */
   readonly saysCaughtUp: boolean;
 
-  constructor(options: { now?: () => number; saysCaughtUp?: boolean } = {}) {
+  /**
+   * False: a client connected with `throwOnAppendFailure=false`, which resolves a failed
+   * compare-and-set as `{success: false, nextExpectedRevision, position: undefined}` instead of
+   * throwing (@eventstore/db-client appendToStream/batchAppend.js).
+   */
+  readonly throwOnAppendFailure: boolean;
+
+  constructor(options: { now?: () => number; saysCaughtUp?: boolean; throwOnAppendFailure?: boolean } = {}) {
     this.now = options.now ?? Date.now;
     this.saysCaughtUp = options.saysCaughtUp ?? true;
+    this.throwOnAppendFailure = options.throwOnAppendFailure ?? true;
   }
 
   get length(): number {
@@ -391,6 +399,8 @@ export class FakeEventStoreDb {
           position: { commit: last.position, prepare: last.position },
         };
       }
+      if (!this.throwOnAppendFailure)
+        return { success: false, nextExpectedRevision: current ?? -1n, position: undefined };
       throw new WrongExpectedVersionError(undefined, {
         streamName: streamId,
         expected,

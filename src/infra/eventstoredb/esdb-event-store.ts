@@ -92,15 +92,26 @@ export class NoPositionError extends Error {
   }
 }
 
+/**
+ * How the server says it knows no position for an event (one not committed by itself: written by a
+ * legacy transaction): -1 on the wire, read by the client as the largest unsigned 64-bit number.
+ */
+const UNKNOWN_COMMIT = 0xffff_ffff_ffff_ffffn;
+
+/** The commit position the server gave, or undefined where it gave none or said it knows none. */
+const knownCommit = (position: Position | undefined): bigint | undefined =>
+  position === undefined || position.commit === UNKNOWN_COMMIT ? undefined : position.commit;
+
 function toRecorded(event: EsdbRecordedEvent, position: Position | undefined): RecordedEvent {
-  if (!position) throw new NoPositionError(`${event.streamId}@${event.revision}`);
+  const commit = knownCommit(position);
+  if (commit === undefined) throw new NoPositionError(`${event.streamId}@${event.revision}`);
   return {
     streamId: event.streamId,
     type: event.type,
     data: event.data,
     metadata: event.metadata as EventMetadata,
     revision: event.revision,
-    position: position.commit,
+    position: commit,
   };
 }
 
@@ -113,7 +124,8 @@ function fromResolved(resolved: ResolvedEvent): RecordedEvent | undefined {
 
 /** The commit position of an append is that of its last event. */
 function appendPosition(position: Position | undefined, count: number): bigint {
-  if (position) return position.commit;
+  const commit = knownCommit(position);
+  if (commit !== undefined) return commit;
   // Callers wait for projections to reach this position: guessing one would break read-your-writes.
   if (count > 0) throw new NoPositionError('an append (server older than 22.6?)');
   return -1n;
@@ -160,7 +172,9 @@ export function idempotentEventId(ref: IdempotencyRef, streamId: string, index: 
  * twice. Why the content too: EventStoreDB takes an append whose ids match the events already
  * after its expected revision for that repeat, so another writer racing at the same revision must
  * not propose the same ids, or it would be told it succeeded when it lost (its metadata differs:
- * its own correlation id and time).
+ * its own correlation id and time). This holds at a revision (or `no_stream`), which the server
+ * checks against its index; at `'any'` it recognises a repeat only from its cache of recent
+ * writes, so a repeat sent after a restart or a leader change may be stored twice.
  */
 export function appendEventId(
   streamId: string,
@@ -267,10 +281,33 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
 
   /**
    * A unary call (an append, a stream's metadata) given up past the call deadline. It may still
-   * land on the server: an append's events carry ids of their own, so its retry writes nothing twice.
+   * land on the server: an append at a revision carries ids of its own, so its retry writes
+   * nothing twice; one with `'any'` is recognised by the server only while its ids are in the
+   * server's cache of recent writes (not after a restart or a leader change).
    */
   private within<T>(call: Promise<T>): Promise<T> {
     return withinMs(call, this.callDeadlineMs, () => new ReadDeadlineExceededError(this.callDeadlineMs));
+  }
+
+  /**
+   * An append, within the call deadline; a lost compare-and-set always throws
+   * WrongExpectedVersionError, on which every conflict here relies (a stream's revision, the log's
+   * id, an idempotency claim). The client resolves `{success: false}` instead under
+   * `throwOnAppendFailure=false`, which the configuration refuses: checked here as well.
+   */
+  private async append(
+    streamId: string,
+    events: Parameters<EventStoreDBClient['appendToStream']>[1],
+    expectedRevision: AppendExpectedRevision,
+  ) {
+    const result = await this.within(this.client.appendToStream(streamId, events, { expectedRevision }));
+    if (!result.success)
+      throw new WrongExpectedVersionError(undefined, {
+        streamName: streamId,
+        expected: expectedRevision,
+        current: result.nextExpectedRevision < 0n ? NO_STREAM : result.nextExpectedRevision,
+      });
+    return result;
   }
 
   static connect(connectionString: string, options: { readonly callDeadlineMs?: number } = {}): EsdbEventStore {
@@ -292,11 +329,7 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
   private async writeOrReadLogId(): Promise<string> {
     const mine = randomUUID();
     try {
-      await this.within(
-        this.client.appendToStream(LOG_IDENTITY_STREAM, [jsonEvent({ type: LOG_IDENTITY_TYPE, data: { id: mine } })], {
-          expectedRevision: NO_STREAM,
-        }),
-      );
+      await this.append(LOG_IDENTITY_STREAM, [jsonEvent({ type: LOG_IDENTITY_TYPE, data: { id: mine } })], NO_STREAM);
       return `esdb:${mine}`;
     } catch (error) {
       if (!(error instanceof WrongExpectedVersionError)) throw error;
@@ -328,11 +361,7 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     );
     try {
       const intended = claim && events.length > 0 ? await this.intendWrite(claim, streamId, events.length) : false;
-      const result = await this.within(
-        this.client.appendToStream(streamId, proposed, {
-          expectedRevision: toEsdbRevision(expected),
-        }),
-      );
+      const result = await this.append(streamId, proposed, toEsdbRevision(expected));
       const position = appendPosition(result.position, events.length);
       if (claim && intended) {
         await this.appendIdempotency(
@@ -370,12 +399,10 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
   ): Promise<boolean> {
     const expectedRevision = revision === undefined ? NO_STREAM : revision;
     try {
-      await this.within(
-        this.client.appendToStream(
-          idempotencyStreamOf(ref),
-          events.map((e) => jsonEvent({ type: e.type, data: e.data as JSONType })),
-          { expectedRevision },
-        ),
+      await this.append(
+        idempotencyStreamOf(ref),
+        events.map((e) => jsonEvent({ type: e.type, data: e.data as JSONType })),
+        expectedRevision,
       );
       return true;
     } catch (error) {
@@ -397,8 +424,8 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     try {
       await this.consume(this.client.readStream(intent.streamId), (resolved) => {
         const event = resolved.event;
-        if (event && ids.has(event.id) && event.position)
-          write = { streamId: intent.streamId, position: event.position.commit };
+        const position = knownCommit(event?.position);
+        if (event && ids.has(event.id) && position !== undefined) write = { streamId: intent.streamId, position };
         return true;
       });
     } catch (error) {
@@ -452,10 +479,10 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
       data: { fingerprint: record.fingerprint, owner: claim.owner, claimedAt: record.now, expiresAt: record.expiresAt },
     };
     try {
-      await this.within(
-        this.client.appendToStream(stream, [jsonEvent({ type: claimed.type, data: claimed.data as JSONType })], {
-          expectedRevision: revision ?? NO_STREAM,
-        }),
+      await this.append(
+        stream,
+        [jsonEvent({ type: claimed.type, data: claimed.data as JSONType })],
+        revision ?? NO_STREAM,
       );
       return true;
     } catch (error) {
@@ -514,7 +541,7 @@ export class EsdbEventStore implements EventStore, IdempotencyKeys {
     const [head] = await this.atMost(
       read,
       1,
-      (resolved) => resolved.event?.position?.commit ?? resolved.commitPosition,
+      (resolved) => knownCommit(resolved.event?.position) ?? resolved.commitPosition,
     );
     return head;
   }

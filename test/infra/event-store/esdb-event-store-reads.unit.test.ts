@@ -65,6 +65,17 @@ describe('EsdbEventStore reads', () => {
     expect(read.cancel).toHaveBeenCalledTimes(1);
   });
 
+  it('given an event whose position the server says it does not know (-1, read as 2^64 - 1), when the stream is read, then it fails as one without a position', async () => {
+    // given
+    const unknown = 0xffff_ffff_ffff_ffffn;
+    const read = new FakeRead([resolved('resource-1', 0n, 1296n), resolved('resource-1', 1n, unknown)], 'stall');
+    const store = storeOn({ readStream: jest.fn(() => read), readAll: jest.fn() });
+    // when
+    const reading = store.readStream('resource-1');
+    // then
+    await expect(reading).rejects.toBeInstanceOf(NoPositionError);
+  });
+
   it('given a whole stream, when it is read, then every event comes back in order', async () => {
     // given
     const read = new FakeRead([resolved('resource-1', 0n, 1296n), resolved('resource-1', 1n, 1418n)]);

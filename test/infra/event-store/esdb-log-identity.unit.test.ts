@@ -30,6 +30,17 @@ describe('EsdbEventStore log identity', () => {
     expect(server.storedIn(LOG_IDENTITY_STREAM)).toHaveLength(1);
   });
 
+  it('given a client that resolves a lost append instead of throwing (throwOnAppendFailure=false), when several processes ask at once, then still one id for all', async () => {
+    // given
+    const server = new FakeEventStoreDb({ throwOnAppendFailure: false });
+    const processes = [storeOn(server), storeOn(server), storeOn(server)];
+    // when
+    const identities = await Promise.all(processes.map((store) => store.identity()));
+    // then
+    expect(new Set(identities).size).toBe(1);
+    expect(server.storedIn(LOG_IDENTITY_STREAM)).toHaveLength(1);
+  });
+
   it('given an id in the log, when another connection (another host name) asks, then it gets the same id', async () => {
     // given
     const server = new FakeEventStoreDb();
