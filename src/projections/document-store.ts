@@ -16,7 +16,7 @@ export type Scalar = string | number | boolean;
 
 /**
  * A named index over document fields: `equal` are asked by equality, `order` gives the order
- * of the answer (1 ascending, -1 descending; strings in code-unit order on every database).
+ * of the answer (1 ascending, -1 descending; strings in code-point order on every database).
  */
 export type IndexDeclaration = {
   readonly equal: readonly string[];
@@ -81,7 +81,7 @@ export interface DocumentStore {
    * lookup by a field no two documents share or a list known to be short.
    */
   find(collection: string, index: string, equal: readonly Scalar[]): Promise<Document[]>;
-  /** The distinct string values of `field` (array elements unwound) among the matching documents, code-unit order. */
+  /** The distinct string values of `field` (array elements unwound) among the matching documents, code-point order. */
   distinct(collection: string, field: string, equal: Readonly<Record<string, Scalar>>): Promise<string[]>;
   /**
    * A token that moves with every write to the read model's documents (its scope), this process's
@@ -106,9 +106,24 @@ export async function getMany(
   return (await store.loadMany(collection, ids)).flatMap(({ document }) => (document === null ? [] : [document]));
 }
 
-/** Code-unit order, as MongoDB compares strings (binary) and SQLite's default collation does. */
-export function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+/**
+ * Code-point order, as the databases order strings: SQLite's default collation and MongoDB compare
+ * UTF-8 bytes, PostgreSQL's "C" collation too. JavaScript's `<` compares UTF-16 code units, which
+ * puts a character past U+FFFF (a surrogate pair) before U+E000 to U+FFFF: one surrogate against
+ * a character that is none is decided by the surrogate's side.
+ */
+export function compareCodePoints(a: string, b: string): number {
+  const shorter = Math.min(a.length, b.length);
+  for (let i = 0; i < shorter; i++) {
+    const x = a.charCodeAt(i);
+    const y = b.charCodeAt(i);
+    if (x === y) continue;
+    const xSurrogate = x >= 0xd800 && x <= 0xdfff;
+    const ySurrogate = y >= 0xd800 && y <= 0xdfff;
+    if (xSurrogate !== ySurrogate) return xSurrogate ? 1 : -1;
+    return x - y;
+  }
+  return a.length - b.length;
 }
 
 /** A document's values of an index's `order` fields: where a keyset page after it starts. */

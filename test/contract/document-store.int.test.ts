@@ -278,12 +278,13 @@ export function describeDocumentStoreContract(name: string, open: () => Promise<
       expect(await store.distinct(NOTES, 'colour', { pinned: false })).toEqual(['blue']);
     });
 
-    it('given documents, when distinct values are asked, then strings only, array elements unwound, in code-unit order', async () => {
-      await store.save(NOTES, 1, note(1, { tags: ['b', 'ä'], colour: 'red' }), 1n);
-      await store.save(NOTES, 2, note(2, { tags: ['Z', 'b'], colour: null }), 2n);
+    it('given documents, when distinct values are asked, then strings only, array elements unwound, in code-point order', async () => {
+      // A character past U+FFFF sorts after U+FF21 by code point (as the databases order), before it by UTF-16 units.
+      await store.save(NOTES, 1, note(1, { tags: ['b', 'ä', '\u{1F600}'], colour: 'red' }), 1n);
+      await store.save(NOTES, 2, note(2, { tags: ['Z', 'b', '\uFF21'], colour: null }), 2n);
       await store.save(NOTES, 3, note(3, { board: 2, tags: ['other'], colour: 'blue' }), 3n);
 
-      expect(await store.distinct(NOTES, 'tags', { board: 1 })).toEqual(['Z', 'b', 'ä']);
+      expect(await store.distinct(NOTES, 'tags', { board: 1 })).toEqual(['Z', 'b', 'ä', '\uFF21', '\u{1F600}']);
       expect(await store.distinct(NOTES, 'colour', { board: 1 })).toEqual(['red']);
       expect(await store.distinct(NOTES, 'colour', {})).toEqual(['blue', 'red']);
     });

@@ -43,6 +43,20 @@ const serverError = (code: number, codeName: string, errmsg: string, errorLabels
   new MongoServerError({ ok: 0, code, codeName, errmsg, errorLabels });
 
 /**
+ * The server refuses a `$regex` holding a NUL byte: BadValue, "Regular expression cannot contain
+ * an embedded null byte" (mongodb/mongo src/mongo/db/matcher/expression_leaf.cpp).
+ */
+function refuseNulInRegex(filter: unknown): void {
+  if (Array.isArray(filter)) return filter.forEach(refuseNulInRegex);
+  if (typeof filter !== 'object' || filter === null) return;
+  for (const [key, value] of Object.entries(filter)) {
+    if (key === '$regex' && typeof value === 'string' && value.includes('\0'))
+      throw serverError(2, 'BadValue', 'Regular expression cannot contain an embedded null byte');
+    refuseNulInRegex(value);
+  }
+}
+
+/**
  * The server parses an upsert's filter without `$expr`, anywhere in it (nested in `$or` too):
  * QueryFeatureNotAllowed, "$expr is not allowed in the query predicate for an upsert"
  * (mongodb/mongo src/mongo/db/ops/parsed_writes_common.h, jstests/core/expr.js).
@@ -437,6 +451,7 @@ class MingoCollection {
   }
 
   private read(operation: MingoRead['operation'], filter: Document, options: Options | undefined): Place {
+    refuseNulInRegex(filter);
     const place = this.place(options);
     this.reads.push({ collection: this.name, operation, options: { ...options }, filter: clone(filter) });
     return place;

@@ -1,7 +1,7 @@
 import type { Collection, Document as MongoDocument, IndexDescription } from 'mongodb';
 import { canonicalDigest } from '../../projections/canonical-digest';
 import {
-  compareCodeUnits,
+  compareCodePoints,
   indexOf,
   keysetAlternatives,
   type CollectionDeclaration,
@@ -130,7 +130,7 @@ export class MongoDocumentStore implements DocumentStore {
   async distinct(collection: string, field: string, equal: Readonly<Record<string, Scalar>>): Promise<string[]> {
     const filter = { doc: { $ne: null }, ...Object.fromEntries(Object.entries(equal).map(([f, v]) => [at(f), v])) };
     const values: unknown[] = await this.collection(collection).distinct(at(field), filter, this.read.readOptions());
-    return [...new Set(values.filter((v): v is string => typeof v === 'string'))].sort(compareCodeUnits);
+    return [...new Set(values.filter((v): v is string => typeof v === 'string'))].sort(compareCodePoints);
   }
 
   /** Rows as `{ id, document, position }` in id order: the same rows the SQLite adapter digests. */

@@ -70,7 +70,9 @@ export function admittedKeys(q: Pick<ViewPageQuery, 'audience'>, keysInView: rea
   ).sort();
 }
 
-const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+// A NUL byte is spelt out: the server refuses a pattern that holds one (BadValue, "Regular
+// expression cannot contain an embedded null byte"), which would make a search a 500.
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&').replace(/\0/g, '\\x00');
 
 /**
  * The page's filter, given the admitted audience keys (ignored for 'everything'). `$in` over the

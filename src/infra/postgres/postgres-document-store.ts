@@ -1,6 +1,6 @@
 import { canonicalDigest } from '../../projections/canonical-digest';
 import {
-  compareCodeUnits,
+  compareCodePoints,
   indexOf,
   keysetAlternatives,
   type CollectionDeclaration,
@@ -278,7 +278,7 @@ export class PostgresDocumentStore implements DocumentStore {
        where ${where} and jsonb_typeof(e) = 'string'`,
       fields.map((f) => JSON.stringify(equal[f])),
     );
-    return rows.map((row) => row.v).sort(compareCodeUnits);
+    return rows.map((row) => row.v).sort(compareCodePoints);
   }
 
   /** Rows as `{ id, document, position }` in id order: the rows the other adapters digest. */

@@ -1,7 +1,7 @@
 import type Database from 'better-sqlite3';
 import { canonicalDigest } from '../../projections/canonical-digest';
 import {
-  compareCodeUnits,
+  compareCodePoints,
   indexOf,
   keysetAlternatives,
   type CollectionDeclaration,
@@ -158,7 +158,7 @@ export class SqliteDocumentStore implements DocumentStore {
     const rows = this.statement(
       `select distinct j.value as v from ${documentTable(collection)} t, json_each(t.doc, '$.${name}') j where ${where.join(' and ')}`,
     ).all(...fields.map((f) => bindable(equal[f] as Scalar))) as { v: string }[];
-    return rows.map((row) => row.v).sort(compareCodeUnits);
+    return rows.map((row) => row.v).sort(compareCodePoints);
   }
 
   /** Rows as `{ id, document, position }` in id order: the same rows the MongoDB adapter digests. */
