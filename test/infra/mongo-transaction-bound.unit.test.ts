@@ -8,6 +8,7 @@
  * wtimeoutMS with WriteConcernFailed labelled UnknownTransactionCommitResult (MongoDB manual,
  * "Write Concern": wtimeout; "Transactions": "Retry commit on UnknownTransactionCommitResult").
  */
+import { MongoServerError } from 'mongodb';
 import { MONGO_WRITE_TIMEOUT_MS } from '../../src/config/mongo-client-options';
 import {
   MongoTransactionGaveUpError,
@@ -40,6 +41,40 @@ function replicaSet() {
 }
 
 describe('the bound of a batch transaction (mingo stand-in of a replica set)', () => {
+  it('given work that meets a write conflict (TransientTransactionError), when it runs again, then only after a pause on the clock, as the drivers do', async () => {
+    // given
+    const { clock, read, store } = replicaSet();
+    let attempts = 0;
+    const conflict = () =>
+      new MongoServerError({
+        ok: 0,
+        code: 112,
+        codeName: 'WriteConflict',
+        errmsg: 'write conflict',
+        errorLabels: ['TransientTransactionError'],
+      });
+    const turns = async (n: number) => {
+      for (let i = 0; i < n; i++) await new Promise((resolve) => setImmediate(resolve));
+    };
+    // when
+    const committed = store.commit('p', 1n, async () => {
+      attempts += 1;
+      if (attempts <= 2) throw conflict();
+      await read.db.collection('docs').updateOne({ _id: 1 } as object, { $set: { n: 1 } }, read.sessionOption());
+    });
+    // then: each rerun waits for the clock to pass its pause (at most 500 ms), never at once
+    await until(() => attempts === 1, 'the first attempt');
+    await turns(20);
+    expect(attempts).toBe(1);
+    clock.pass(500);
+    await until(() => attempts === 2, 'the second attempt');
+    await turns(20);
+    expect(attempts).toBe(2);
+    clock.pass(500);
+    await committed;
+    expect(attempts).toBe(3);
+  });
+
   it('given a majority that never acknowledges, when the batch commits, then its commit is retried while the bound lasts and then given up, as a transient error', async () => {
     // given
     const { clock, server, batch } = replicaSet();

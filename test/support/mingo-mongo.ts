@@ -781,6 +781,7 @@ type ReadDbConstructor = new (
   queryTimeoutMs?: number,
   now?: () => number,
   kept?: Db,
+  wait?: (ms: number) => Promise<void>,
 ) => MongoReadDb;
 
 const servers = new WeakMap<MongoReadDb, MingoServer>();
@@ -815,6 +816,7 @@ export function mingoReadDb(
     options.queryTimeoutMs,
     server.processNow,
     server.db(options.keptDbName ?? dbName) as unknown as Db,
+    (ms: number) => new Promise<void>((resolve) => server.clock.after(ms, resolve)),
   );
   server.owners = [...server.owners, read];
   servers.set(read, server);
