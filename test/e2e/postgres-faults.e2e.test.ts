@@ -43,6 +43,12 @@ describeWithOwnPostgres('the service on PostgreSQL, with its server killed and r
     const readyWhileDown = await Promise.all(
       [api, projector].map(async (p) => (await fetch(`${p.url}/health/ready`)).status),
     );
+    // The metrics are what an operator reads during an outage: they need no database.
+    const metricsWhileDown = await Promise.all(
+      [api, projector].map(
+        async (p) => (await fetch(`${p.url}/internal/metrics`, { headers: operatorHeaders })).status,
+      ),
+    );
     await sleep(2500);
     const upAt = Date.now();
     await cluster.start();
@@ -64,6 +70,7 @@ describeWithOwnPostgres('the service on PostgreSQL, with its server killed and r
         `${workload.answered.size} saves acknowledged, ${workload.observations.length} requests\n`,
     );
     expect(readyWhileDown).toEqual([503, 503]);
+    expect(metricsWhileDown).toEqual([200, 200]);
     expect(whileDown.length).toBeGreaterThan(0);
     expect(whileDown.filter((o) => o.status !== 503 || o.retryAfter === null).map((o) => o.status)).toEqual([]);
     expect(serverErrors(workload.observations)).toEqual([]);
