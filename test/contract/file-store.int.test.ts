@@ -76,6 +76,14 @@ function fileStoreContract(open: () => Promise<OpenedStore<FileStore>>) {
     expect(await store.open(P)).toBeNull();
   });
 
+  it('given two deletes of one file at once, then one says true, the other false, and the file is gone', async () => {
+    const staged = await store.stage(Readable.from([Buffer.from('x')]));
+    await store.commit(staged, P);
+    const answers = await Promise.all([store.delete(P), store.delete(P)]);
+    expect(answers.sort()).toEqual([false, true]);
+    expect(await store.stat(P)).toBeNull();
+  });
+
   it.each(['../x/y.txt', 'a/../../y.txt', '/etc/passwd', 'a/b', 'a/b/c/d.txt', 'a/b/..', '.staging/k/x'])(
     'refuses the path %j',
     async (bad) => {

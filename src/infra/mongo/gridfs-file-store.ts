@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { Db, Filter, GridFSFile } from 'mongodb';
-import { GridFSBucket, MongoClient, ObjectId } from 'mongodb';
+import { GridFSBucket, MongoClient, MongoRuntimeError, ObjectId } from 'mongodb';
 import { parseUploadPath } from '../../files/upload-policy';
 import { DEFAULT_MONGO_QUERY_TIMEOUT_MS, mongoClientOptions } from '../../config/mongo-client-options';
 import type { ByteRange, FileStore, StagedFile } from '../../ports/file-store';
@@ -133,7 +133,14 @@ export class GridFsFileStore implements FileStore {
   async delete(storedPath: string): Promise<boolean> {
     const doc = await this.files().findOne(committedFileFilter(this.checked(storedPath)), this.query);
     if (!doc) return false;
-    await this.bucket.delete(doc._id);
+    try {
+      await this.bucket.delete(doc._id);
+    } catch (error) {
+      // Another delete removed its files document between the find and this one: not this one's.
+      // The driver says so only in words (MongoRuntimeError, "File not found for id …").
+      if (error instanceof MongoRuntimeError && error.message.startsWith('File not found')) return false;
+      throw error;
+    }
     return true;
   }
 
