@@ -174,6 +174,9 @@ export async function createServices(
   const log = openEventStore(config);
   let personalDataKeys: PersonalDataKeys;
   try {
+    // The log first: a store it refuses (a PostgreSQL database in another encoding than UTF8) is
+    // refused before the keys' table or the read models' schema is made beside it.
+    await log.identity();
     personalDataKeys = await openPersonalDataKeys(config);
   } catch (error) {
     await log.close();

@@ -240,6 +240,42 @@ describe('the processes at the command line', () => {
 const postgres = externalTarget('postgres');
 describeExternal('the CLI on a PostgreSQL schema that holds no log', postgres, () => {
   const env = { DATA_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'prs-usage-pg-')) };
+
+  it('given a database in another encoding than UTF8, when the server starts, then it exits 1 naming it and creates no schema there', async () => {
+    const url = postgres.kind === 'url' ? postgres.url : '';
+    const database = `usage_ascii_${randomBytes(3).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect();
+    try {
+      await admin.query(
+        `create database ${database} encoding 'SQL_ASCII' template template0 lc_collate 'C' lc_ctype 'C'`,
+      );
+      const other = new URL(url);
+      other.pathname = `/${database}`;
+
+      const { code, stderr } = await serverThatStops({
+        ...env,
+        PORT: '0',
+        POSTGRES_URL: other.toString(),
+        POSTGRES_SCHEMA: 'usage_ascii',
+      });
+
+      expect(code).toBe(1);
+      expect(stderr).toContain('the event log needs UTF8');
+      const inside = new pg.Client({ connectionString: other.toString() });
+      await inside.connect();
+      try {
+        const { rows } = await inside.query("select nspname from pg_namespace where nspname like 'usage\\_ascii%'");
+        expect(rows).toEqual([]);
+      } finally {
+        await inside.end();
+      }
+    } finally {
+      await admin.query(`drop database if exists ${database} with (force)`);
+      await admin.end();
+    }
+  });
+
   it('given a PostgreSQL schema that holds no log, then audit verify refuses naming it (exit 2) and creates no schema', async () => {
     const url = postgres.kind === 'url' ? postgres.url : '';
     const schema = `usage_nolog_${randomBytes(3).toString('hex')}`;
