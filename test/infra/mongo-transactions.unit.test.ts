@@ -125,3 +125,33 @@ describeMongoBatchContract('the mingo stand-in of a standalone server', async ()
   read: mingoReadDb(),
   dispose: async () => undefined,
 }));
+
+describe('a write outside a transaction to a document the transaction read (mingo stand-in of a replica set)', () => {
+  it('given a batch that read a checkpoint, when another process changes it before the batch writes it, then the batch meets a write conflict, runs again and keeps the other write', async () => {
+    // given
+    const a = mingoReadDb({ transactions: true });
+    const b = mingoReadDb({ server: a });
+    await a.setCheckpointLog('p', 'log-before');
+    let letWrite!: () => void;
+    const mayWrite = new Promise<void>((resolve) => (letWrite = resolve));
+    let readOnce!: () => void;
+    const read = new Promise<void>((resolve) => (readOnce = resolve));
+    let attempts = 0;
+    // when
+    const batch = a.transaction(async () => {
+      attempts += 1;
+      await a.checkpoint('p');
+      readOnce();
+      await mayWrite;
+      await a.writeCheckpoint('p', 42n);
+    });
+    await read;
+    await b.setCheckpointLog('p', 'log-written-beside');
+    letWrite();
+    await batch;
+    // then: as on the server, where the first attempt aborts with WriteConflict (TransientTransactionError)
+    expect(attempts).toBe(2);
+    expect(await b.checkpointLog('p')).toBe('log-written-beside');
+    expect(await b.checkpoint('p')).toBe(42n);
+  });
+});

@@ -239,14 +239,31 @@ class OpenTransaction {
     readonly options: TransactionOptions,
   ) {}
 
+  /** Each collection as committed when this transaction first looked at it: its snapshot. */
+  private readonly snapshots = new Map<MingoCollection, Document[]>();
+
   /** The collection as this transaction sees it: committed when it first looked, and its own writes. */
   docs(collection: MingoCollection): Document[] {
     let docs = this.working.get(collection);
     if (!docs) {
       docs = clone(collection.committed);
       this.working.set(collection, docs);
+      this.snapshots.set(collection, clone(collection.committed));
     }
     return docs;
+  }
+
+  /**
+   * Whether a document this transaction is about to write was changed by a write outside it,
+   * committed since its snapshot: the server then aborts the transaction with WriteConflict,
+   * labelled TransientTransactionError (MongoDB manual, "In-progress Transactions and Write
+   * Conflicts").
+   */
+  conflictsOn(collection: MingoCollection, id: unknown): boolean {
+    if (this.holds(collection, id)) return false;
+    const then = this.snapshots.get(collection)?.find((d) => d._id === id);
+    const now = collection.committed.find((d) => d._id === id);
+    return JSON.stringify(then ?? null) !== JSON.stringify(now ?? null);
   }
 
   wrote(collection: MingoCollection, id: unknown): void {
@@ -499,7 +516,15 @@ class MingoCollection {
   }
 
   private wrote(place: Place, id: unknown): void {
-    if (place.inside) place.tx.wrote(this, id);
+    if (!place.inside) return;
+    if (place.tx.conflictsOn(this, id))
+      this.refuse(
+        place,
+        serverError(112, 'WriteConflict', 'Write conflict during plan execution and yielding is disabled', [
+          'TransientTransactionError',
+        ]),
+      );
+    place.tx.wrote(this, id);
   }
 
   private insert(place: Place, doc: Document): void {
