@@ -107,8 +107,7 @@ export class ReadSide {
    * after this call (undefined: it does already, read at once). Every request asks it before it
    * reads, and every write before it is answered: a process that learnt of a new generation only
    * from its watch (every WATCH_MS) would answer meanwhile from one that another process has
-   * stopped projecting, and miss writes confirmed
-   * there (a privacy change among them).
+   * stopped projecting, and miss writes confirmed there (a privacy change among them).
    */
   served(): Promise<void> | undefined {
     if (this.closed) return undefined;
