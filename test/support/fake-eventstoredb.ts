@@ -192,7 +192,9 @@ export class FakeAllSubscription extends Readable {
     const reached = this.filtering?.checkpointReached;
     if (!reached || this.unsubscribed) return;
     this.checkpoints.push(position);
-    await reached(this as never, { commit: position, prepare: position });
+    // Servers of the 23.10 line name a checkpoint (C, 0): AllReader's next position (kurrent-io/KurrentDB#3989).
+    const prepare = this.server.checkpointStyle === 'v23' ? 0n : position;
+    await reached(this as never, { commit: position, prepare });
   }
 
   private async run(): Promise<void> {
@@ -227,7 +229,10 @@ export class FakeAllSubscription extends Readable {
       await new Promise((resolve) => setImmediate(resolve));
     }
     if (this.server.saysCaughtUp) {
-      if (lastPageStart !== undefined)
+      // Before kurrent-io/KurrentDB#4975 (in no 23.x or 24.x release) the empty page at the end names
+      // the end of the log: where the next record will start, not one that exists.
+      if (this.server.checkpointStyle === 'v23') await this.checkpoint(this.server.endOfLog);
+      else if (lastPageStart !== undefined)
         await this.checkpoint(lastSent !== undefined && lastSent > lastPageStart ? lastSent : lastPageStart);
       if (this.unsubscribed) return;
       this.caughtUp = true;
@@ -279,11 +284,24 @@ export class FakeEventStoreDb {
    * throwing (@eventstore/db-client appendToStream/batchAppend.js).
    */
   readonly throwOnAppendFailure: boolean;
+  /**
+   * How a filtered subscription names its checkpoints: `v24`, a record's own position; `v23`, as
+   * servers before 24.2 do, (commit, 0) while catching up and, at its end, the end of the log.
+   */
+  readonly checkpointStyle: 'v23' | 'v24';
 
-  constructor(options: { now?: () => number; saysCaughtUp?: boolean; throwOnAppendFailure?: boolean } = {}) {
+  constructor(
+    options: {
+      now?: () => number;
+      saysCaughtUp?: boolean;
+      throwOnAppendFailure?: boolean;
+      checkpointStyle?: 'v23' | 'v24';
+    } = {},
+  ) {
     this.now = options.now ?? Date.now;
     this.saysCaughtUp = options.saysCaughtUp ?? true;
     this.throwOnAppendFailure = options.throwOnAppendFailure ?? true;
+    this.checkpointStyle = options.checkpointStyle ?? 'v24';
   }
 
   get length(): number {

@@ -143,6 +143,23 @@ describe('EventStoreDB catch-up filtered on the server', () => {
     expect(after.events.map((e) => e.streamId)).toEqual(['rare-late']);
   });
 
+  it('given a server that names its last checkpoint at the end of the log (before 25.1), when a scan ends there, then it answers the head, and a later scan from it finds the next event once', async () => {
+    // given: checkpoints (commit, 0) while catching up, then one at the end of the log, where no record starts
+    const server = new FakeEventStoreDb({ checkpointStyle: 'v23' });
+    const rare = logOf(server, 7000, [3500]);
+    const head = headOf(server);
+    const store = storeOn(server);
+    // when
+    const scanned = await store.scanAll(undefined, 10, RARE);
+    // then
+    expect(server.subscriptions[0]!.checkpoints.at(-1)).toBe(server.endOfLog);
+    expect(scanned.events.map((e) => e.position)).toEqual(rare);
+    expect(scanned.scannedTo).toBe(head);
+    server.write('rare-late', [{ type: 'Rare' }]);
+    const after = await store.scanAll(scanned.scannedTo, 10, RARE);
+    expect(after.events.map((e) => e.streamId)).toEqual(['rare-late']);
+  });
+
   it('given a position where no record starts, when $all is read or scanned from it, then the server refuses it (InvalidPosition)', async () => {
     const server = new FakeEventStoreDb();
     const [, second] = logOf(server, 5000, [10, 4000]);
