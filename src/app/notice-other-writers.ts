@@ -13,24 +13,20 @@ export function noticeOtherWriters(
   readDb: () => ReadDb,
 ): RequestHandler {
   return (_req, _res, next) => {
-    // A look that fails (the database unreachable) fails the request: a 503.
-    const failed = (error: unknown) => next(error ?? new Error('the read models could not be looked at'));
+    // Both looks at once: the pointer almost never moves, and the feed's look is the one that counts.
     const looked = readDb();
     const switching = readSide.served();
     const reading = startReading(looked);
-    if (!switching) {
-      // The embedded database: both looks made at once, nothing to wait for.
-      if (reading) reading.then(() => next(), failed);
-      else next();
-      return;
-    }
-    // Both looks at once: the pointer almost never moves, and the feed's look is the one that counts.
-    Promise.all([switching, reading]).then(() => {
-      const served = readDb();
-      if (served === looked) return next();
-      const again = startReading(served);
-      if (again) again.then(() => next(), failed);
-      else next();
-    }, failed);
+    // The generation switched meanwhile: the feed of the one served now is the one to look at.
+    const ready = switching
+      ? Promise.all([switching, reading]).then(() => (readDb() === looked ? undefined : startReading(readDb())))
+      : reading;
+    // The embedded database has nothing to wait for: on at once. A look that fails (the database
+    // unreachable) fails the request: a 503.
+    if (!ready) return next();
+    ready.then(
+      () => next(),
+      (error: unknown) => next(error ?? new Error('the read models could not be looked at')),
+    );
   };
 }

@@ -94,7 +94,7 @@ export class ReadSide {
   private closed = false;
   private switching: Promise<void> | undefined;
 
-  /** Looks at the pointer for requests: one look in flight, however many requests start at once. */
+  /** Looks at the pointer, for requests and the watch: one look in flight, however many ask at once. */
   private readonly pointerLooks = new SharedLooks(async () => {
     const number = await this.deps.generations.current();
     if (number !== this.generation.number && !this.closed) await this.switchTo(number);
@@ -348,8 +348,7 @@ export class ReadSide {
     if (this.closed) return;
     this.watchTimer = setTimeout(async () => {
       try {
-        const number = await this.deps.generations.current();
-        if (number !== this.generation.number && !this.closed) await this.switchTo(number);
+        await this.pointerLooks.sync();
       } catch (error) {
         this.deps.logger.warn({ err: error }, 'could not read the read-model generation');
       }
