@@ -1,5 +1,4 @@
-import { closeReadDb, type ReadDb } from '../infra/read-db';
-import { SqliteReadDb } from '../infra/sqlite/sqlite-read-db';
+import { inMemoryScratchReadDb, type ScratchReadDb } from '../infra/read-db';
 import { cliLogger } from './cli-logger';
 import type { EventStore } from '../ports/event-store';
 import { ReadModels } from '../projections/read-models';
@@ -12,17 +11,23 @@ export type LogDigest = {
 };
 
 /**
- * The read-model digest of a log projected afresh, in memory (what `resources-cli digest` prints,
- * and what GET /internal/read-models/digest answers once the service has caught up with that log).
+ * The read-model digest of a log projected afresh into `scratch`, in memory by default (what
+ * `resources-cli digest` prints, and what GET /internal/read-models/digest answers once the service
+ * has caught up with that log). `scratch` is dropped after.
  */
-export async function projectedDigest(store: EventStore): Promise<LogDigest> {
-  const readDb: ReadDb = { kind: 'sqlite', sqlite: SqliteReadDb.open(':memory:') };
-  const readModels = new ReadModels(store, (await openReadModels(readDb)).projections, cliLogger());
+export async function projectedDigest(
+  store: EventStore,
+  scratch: ScratchReadDb = inMemoryScratchReadDb(),
+): Promise<LogDigest> {
   try {
-    await readModels.start();
-    return { checkpoint: readModels.checkpoint?.toString() ?? null, ...(await readModels.digest()) };
+    const readModels = new ReadModels(store, (await openReadModels(scratch.readDb)).projections, cliLogger());
+    try {
+      await readModels.start();
+      return { checkpoint: readModels.checkpoint?.toString() ?? null, ...(await readModels.digest()) };
+    } finally {
+      await readModels.stop();
+    }
   } finally {
-    await readModels.stop();
-    await closeReadDb(readDb);
+    await scratch.dispose();
   }
 }

@@ -16,18 +16,18 @@ import { systemActor } from '../domain/event';
 import { mintSessionToken } from '../infra/auth/session-verifier';
 import { NoDevSecretsError, serverSigningSecret } from '../config/dev-secrets';
 import { cliLogger } from './cli-logger';
+import { projectedDigest } from './log-digest';
 import { IMPERSONATION_MAX_LIFETIME_S, SESSION_MAX_LIFETIME_S } from '../domain/auth/session-token';
 import { packageFile } from '../config/package-file';
 import { openScratchReadDb } from '../infra/read-db';
 import { readGenerations } from '../infra/read-generations';
 import { ReadSide } from '../app/read-side';
 import { Presets, SingleBar } from 'cli-progress';
-import { ReadModels } from '../projections/read-models';
 import { openEventStore, openFileStore, openPersonalDataKeys } from '../app/services';
 import { NoEventLogError } from '../ports/event-store';
 import { openingPersonalData } from '../audit/personal-data-sealing';
 import { ERASE_PERSON_HELP, erasePersonCommand } from './erase-person-command';
-import { openReadModels, READ_MODEL_NAMES, type ReadModelName } from '../app/read-model-list';
+import { READ_MODEL_NAMES, type ReadModelName } from '../app/read-model-list';
 import { RebuildJobs } from '../app/rebuild-jobs';
 import { rebuildOverApi } from './rebuild-over-api';
 import { isServiceUrl, SERVICE_URL_USAGE } from './service-api';
@@ -271,15 +271,10 @@ async function importDirectory(file: string | undefined, config: Config): Promis
 /** A fresh projection of the whole log, on scratch read models: compare with GET /internal/read-models/digest. */
 async function digest(config: Config): Promise<number> {
   const store = await existingLog(config);
-  const scratch = await openScratchReadDb(config);
-  const readModels = new ReadModels(store, (await openReadModels(scratch.readDb)).projections, cliLogger());
   try {
-    await readModels.start();
-    const result = await readModels.digest();
-    process.stdout.write(`${JSON.stringify({ checkpoint: readModels.checkpoint?.toString() ?? null, ...result })}\n`);
+    process.stdout.write(`${JSON.stringify(await projectedDigest(store, await openScratchReadDb(config)))}\n`);
   } finally {
-    await readModels.stop();
-    await Promise.allSettled([store.close(), scratch.dispose()]);
+    await store.close();
   }
   return 0;
 }

@@ -34,17 +34,23 @@ export function postgresReadDb(): typeof PostgresReadDb {
   return (require('./postgres/postgres-read-db') as { PostgresReadDb: typeof PostgresReadDb }).PostgresReadDb;
 }
 
+/** Read models to project a log into, and how to drop them. */
+export type ScratchReadDb = { readonly readDb: ReadDb; dispose(): Promise<void> };
+
+/** Scratch read models in memory, gone once disposed. */
+export function inMemoryScratchReadDb(): ScratchReadDb {
+  const readDb: ReadDb = { kind: 'sqlite', sqlite: SqliteReadDb.open(':memory:') };
+  return { readDb, dispose: () => closeReadDb(readDb) };
+}
+
 /**
  * Read models to project the whole log into afresh (`resources-cli digest`), dropped by `dispose`:
  * in memory, or on PostgreSQL a schema of their own beside the served ones, since a row's digest
  * is the adapter's own (PostgreSQL's booleans, its view counters) and must be compared with the
  * same adapter's.
  */
-export async function openScratchReadDb(config: Config): Promise<{ readDb: ReadDb; dispose: () => Promise<void> }> {
-  if (!config.POSTGRES_URL) {
-    const readDb: ReadDb = { kind: 'sqlite', sqlite: SqliteReadDb.open(':memory:') };
-    return { readDb, dispose: () => closeReadDb(readDb) };
-  }
+export async function openScratchReadDb(config: Config): Promise<ScratchReadDb> {
+  if (!config.POSTGRES_URL) return inMemoryScratchReadDb();
   // 9 + 6 characters past the longest POSTGRES_SCHEMA (32) stay within the schema names the stores take (48).
   const scratch = await claimScratchSchema()(config.POSTGRES_URL, config.POSTGRES_SCHEMA);
   let postgres: PostgresReadDb;
