@@ -15,15 +15,22 @@ import { startTestServer, type TestServer } from '../support/test-server';
 
 const { users, projects, communities, communityProjects } = demo;
 
+/**
+ * On PostgreSQL each process holds a pool per generation, and a replaced one for a grace after a
+ * switch: three quick rebuilds in two processes would otherwise take most of the server's 100
+ * connections, which the suites running beside this one need too.
+ */
+const SMALL_POOLS = { POSTGRES_POOL_SIZE: '2' };
+
 describe('a rebuild seen by two processes on one store', () => {
   jest.setTimeout(90_000);
   let a: TestServer;
   let b: TestServer;
   beforeAll(async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'prs-generation-switch-'));
-    a = await startTestServer({ DATA_DIR: dataDir, ROLE: 'all', PROJECTION_WAIT_MS: '3000' });
+    a = await startTestServer({ DATA_DIR: dataDir, ROLE: 'all', PROJECTION_WAIT_MS: '3000', ...SMALL_POOLS });
     expect((await a.directory(demoDirectory.events)).status).toBe(200);
-    b = await startTestServer({ DATA_DIR: dataDir, ROLE: 'api', PROJECTION_WAIT_MS: '3000' });
+    b = await startTestServer({ DATA_DIR: dataDir, ROLE: 'api', PROJECTION_WAIT_MS: '3000', ...SMALL_POOLS });
   });
   afterAll(async () => {
     await Promise.all([b?.close(), a?.close()]);
