@@ -42,18 +42,20 @@ class DuplicateKeyError extends Error {
 const serverError = (code: number, codeName: string, errmsg: string, errorLabels: string[] = []) =>
   new MongoServerError({ ok: 0, code, codeName, errmsg, errorLabels });
 
+/** Whether some `key: value` pair anywhere in a filter (inside `$or`, `$and`, arrays) satisfies `found`. */
+function holds(filter: unknown, found: (key: string, value: unknown) => boolean): boolean {
+  if (Array.isArray(filter)) return filter.some((inner) => holds(inner, found));
+  if (typeof filter !== 'object' || filter === null) return false;
+  return Object.entries(filter).some(([key, value]) => found(key, value) || holds(value, found));
+}
+
 /**
  * The server refuses a `$regex` holding a NUL byte: BadValue, "Regular expression cannot contain
  * an embedded null byte" (mongodb/mongo src/mongo/db/matcher/expression_leaf.cpp).
  */
 function refuseNulInRegex(filter: unknown): void {
-  if (Array.isArray(filter)) return filter.forEach(refuseNulInRegex);
-  if (typeof filter !== 'object' || filter === null) return;
-  for (const [key, value] of Object.entries(filter)) {
-    if (key === '$regex' && typeof value === 'string' && value.includes('\0'))
-      throw serverError(2, 'BadValue', 'Regular expression cannot contain an embedded null byte');
-    refuseNulInRegex(value);
-  }
+  if (holds(filter, (key, value) => key === '$regex' && typeof value === 'string' && value.includes('\0')))
+    throw serverError(2, 'BadValue', 'Regular expression cannot contain an embedded null byte');
 }
 
 /**
@@ -62,13 +64,7 @@ function refuseNulInRegex(filter: unknown): void {
  * (mongodb/mongo src/mongo/db/ops/parsed_writes_common.h, jstests/core/expr.js).
  */
 function refuseExprInUpsert(filter: Document, options: { upsert?: boolean }): void {
-  const holdsExpr = (value: unknown): boolean =>
-    Array.isArray(value)
-      ? value.some(holdsExpr)
-      : typeof value === 'object' && value !== null
-        ? Object.entries(value).some(([key, inner]) => key === '$expr' || holdsExpr(inner))
-        : false;
-  if (options.upsert && holdsExpr(filter))
+  if (options.upsert && holds(filter, (key) => key === '$expr'))
     throw serverError(224, 'QueryFeatureNotAllowed', '$expr is not allowed in the query predicate for an upsert');
 }
 
